@@ -1,0 +1,101 @@
+"""The typed error hierarchy users see.
+
+Every message names what is wrong, where (a field path such as
+``nodes[2].params.trans_batch_sz``), the value found and what is allowed, so a
+user can act on it without reading code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class QrtuneError(Exception):
+    """Base of every error qrtune reports to a user."""
+
+
+class ProjectFileError(QrtuneError):
+    """A project file cannot be read: malformed JSON, wrong version or shape."""
+
+
+class MalformedJsonError(ProjectFileError):
+    """The file is not JSON; the message gives line and column."""
+
+
+class FormatVersionError(ProjectFileError):
+    """The ``format_version`` is missing, unknown or newer than this qrtune."""
+
+
+class FieldError(QrtuneError):
+    """A field holds a value that is not allowed.
+
+    Parameters
+    ----------
+    path : str
+        Dotted field path, e.g. ``nodes[1].params.batchsz``.
+    value : Any
+        The offending value.
+    allowed : str
+        What would be accepted, in words.
+    """
+
+    def __init__(self, path: str, value: Any, allowed: str):
+        self.path = path
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{path}: {_show(value)} is not allowed; expected {allowed}")
+
+
+class ValueRangeError(FieldError, ValueError):
+    """A parameter value is of the wrong type or out of its range."""
+
+
+class UnknownKindError(FieldError):
+    """A node names a kind the registry does not know."""
+
+
+class UnknownParameterError(FieldError):
+    """A node carries a parameter its kind does not have."""
+
+
+class TopologyError(QrtuneError):
+    """The topology breaks a connection rule or is incomplete."""
+
+
+class IncompatibleLinkError(TopologyError):
+    """A link joins two kinds that cannot be connected in that direction."""
+
+
+class DuplicateLinkError(TopologyError):
+    """The same two nodes are already linked."""
+
+
+class DanglingLinkError(TopologyError, FieldError):
+    """A link names a node id that does not exist."""
+
+    def __init__(self, path: str, value: Any, allowed: str):
+        FieldError.__init__(self, path, value, allowed)
+
+
+class DuplicateIdError(TopologyError, FieldError):
+    """Two nodes (or two links) share one id."""
+
+    def __init__(self, path: str, value: Any, allowed: str):
+        FieldError.__init__(self, path, value, allowed)
+
+
+class ScenarioError(QrtuneError):
+    """A scenario file for ``qrtune evaluate`` cannot be read."""
+
+
+class UnsupportedKindError(QrtuneError):
+    """The engine cannot yet predict this scenario or project kind."""
+
+
+def _show(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,158 @@
+"""Project files: JSON with an integer ``format_version``.
+
+Load is parse -> migrate -> build. Migrations are pure functions on plain
+dicts registered with :func:`migrates`; an unknown or newer version is a clear
+error. Save is atomic: a temporary file in the same folder, fsync, rename.
+
+Format history
+--------------
+1. ``nodes[].type``, ``nodes[].x``/``y``, ``nodes[].settings``; ``links[].from``/``to``
+   without ids.
+2. ``nodes[].kind``, ``nodes[].position``, ``nodes[].params``; links with stable
+   ``id``, ``source``, ``target``; a ``description``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
+from engine.model import Project, build_project, to_dict
+
+FORMAT_VERSION = 2
+_MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+
+def migrates(from_version: int, to_version: int):
+    """Register a pure migration from ``from_version`` to ``to_version`` (= from + 1)."""
+    if to_version != from_version + 1:
+        raise ValueError("a migration moves exactly one version")
+
+    def register(fn: Callable[[dict], dict]) -> Callable[[dict], dict]:
+        _MIGRATIONS[from_version] = fn
+        return fn
+
+    return register
+
+
+@migrates(1, 2)
+def _v1_to_v2(data: dict) -> dict:
+    out = {k: v for k, v in data.items() if k not in ("nodes", "links")}
+    out["description"] = data.get("description", "")
+    nodes = []
+    for i, n in enumerate(_list(data, "nodes")):
+        if not isinstance(n, dict):
+            raise FieldError(f"nodes[{i}]", n, "an object with id, type, x, y and settings")
+        nodes.append(
+            {
+                "id": n.get("id"),
+                "kind": n.get("type"),
+                "label": n.get("label", n.get("id")),
+                "position": [n.get("x", 0.0), n.get("y", 0.0)],
+                "params": n.get("settings", {}),
+            }
+        )
+    links = []
+    for i, link in enumerate(_list(data, "links")):
+        if not isinstance(link, dict):
+            raise FieldError(f"links[{i}]", link, "an object with from and to")
+        links.append({"id": f"link-{i + 1}", "source": link.get("from"), "target": link.get("to")})
+    out["nodes"], out["links"] = nodes, links
+    return out
+
+
+def _list(data: dict, key: str) -> list:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise FieldError(key, value, "a list")
+    return value
+
+
+def migrate(data: Any) -> dict:
+    """Bring plain project data to :data:`FORMAT_VERSION`.
+
+    Raises
+    ------
+    FormatVersionError
+        ``format_version`` missing, not an integer, unknown or newer than this qrtune.
+    """
+    if not isinstance(data, dict):
+        raise FieldError("(top level)", data, "a JSON object")
+    version = data.get("format_version")
+    if version is None:
+        raise FormatVersionError("format_version: missing; expected an integer from 1 to " f"{FORMAT_VERSION}")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FormatVersionError(f"format_version: {json.dumps(version)} is not an integer; expected 1 to "
+                                 f"{FORMAT_VERSION}")
+    if version > FORMAT_VERSION:
+        raise FormatVersionError(
+            f"format_version: {version} is newer than this qrtune understands (1 to {FORMAT_VERSION}); "
+            "update qrtune to open it"
+        )
+    if version < 1:
+        raise FormatVersionError(f"format_version: {version} is unknown; expected 1 to {FORMAT_VERSION}")
+    while version < FORMAT_VERSION:
+        data = _MIGRATIONS[version](data)
+        version += 1
+        data["format_version"] = version
+    return data
+
+
+def loads(text: str, source: str = "<text>") -> Project:
+    """Parse, migrate and build a project from JSON text.
+
+    Raises
+    ------
+    MalformedJsonError
+        The text is not JSON (message gives line and column).
+    FormatVersionError, FieldError, TopologyError
+        See :func:`migrate` and :func:`engine.model.build_project`.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise MalformedJsonError(f"{source}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+    return build_project(migrate(data))
+
+
+def load(path: str | os.PathLike) -> Project:
+    """Read a project file; errors as :func:`loads`, plus ProjectFileError when unreadable."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ProjectFileError(f"{path}: cannot read: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise MalformedJsonError(f"{path}: not UTF-8 text: {e}") from e
+    return loads(text, str(path))
+
+
+def dumps(project: Project) -> str:
+    """The project as JSON text of the current format."""
+    data = {"format_version": FORMAT_VERSION, **to_dict(project)}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: temporary file, fsync, rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save(project: Project, path: str | os.PathLike) -> None:
+    """Save ``project`` atomically to ``path`` in the current format."""
+    atomic_write_text(path, dumps(project))

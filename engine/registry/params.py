@@ -1,0 +1,150 @@
+"""Parameter specifications: one declarative description per knob.
+
+A :class:`ParamSpec` carries IBM's own parameter name (lower case), its unit,
+type, allowed range or choices, the product default, a one-line help text and
+the seed document section that discusses it. Knob forms, validation messages,
+the project file schema, report settings tables and sweep axes are all derived
+from these specs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import ValueRangeError
+
+#: Seed documents by file name (see ../shared/seeds/ of the workspace).
+SEED_QREP_ZOS = "000_b67a63c5fea2a7a6.txt"
+SEED_QREP_2005 = "001_538a2843961b4ba9.txt"
+SEED_MIRROR = "002_4094ace59eb76d2a.txt"
+SEED_MQ_V8 = "003_ae22eb27d25a695a.txt"
+SEED_DB2_V8 = "004_ffcf34fd6a8d592a.txt"
+
+PARAM_TYPES = ("int", "float", "bool", "enum", "str", "column_map", "int_pair")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One knob of a node kind.
+
+    Parameters
+    ----------
+    name : str
+        IBM's parameter name in lower case (``trans_batch_sz``).
+    type : str
+        One of :data:`PARAM_TYPES`. ``column_map`` is a mapping of Db2 column
+        type (``"CHAR(20)"``) to a column count; ``int_pair`` a ``[low, high]`` pair.
+    default : Any
+        The product default (``None`` only when ``nullable``).
+    unit : str
+        Unit shown next to the value (``"ms"``, ``"MB"``, ``""`` when unitless).
+    help : str
+        One line for tooltips; names the seeds' tuned value where it differs.
+    seed : str
+        ``"<seed file>, <section>"`` that discusses the knob.
+    minimum, maximum : float, optional
+        Inclusive bounds for numeric types.
+    choices : tuple, optional
+        Allowed values for ``enum``.
+    nullable : bool
+        ``None`` is allowed and means what ``null_meaning`` says.
+    null_meaning : str
+        What ``None`` means, e.g. ``"drive to the maximum"``.
+    scenario_paths : dict
+        Where the value lives in a scenario of ../shared/validation's format,
+        keyed by scenario kind (``{"qrep": "qcapture.trans_batch_sz"}``). A path
+        may contain ``{role}``, replaced by the node's ``role`` parameter.
+    """
+
+    name: str
+    type: str
+    default: Any
+    unit: str
+    help: str
+    seed: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple = ()
+    nullable: bool = False
+    null_meaning: str = ""
+    scenario_paths: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """IBM's upper-case spelling, as the seeds and reports write it."""
+        return self.name.upper()
+
+    def allowed(self) -> str:
+        """Describe the allowed values in words, for error messages and help."""
+        if self.type == "enum":
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.type == "bool":
+            text = "true or false"
+        elif self.type in ("int", "float"):
+            kind = "an integer" if self.type == "int" else "a number"
+            lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
+            hi = "inf" if self.maximum is None else f"{self.maximum:g}"
+            text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "")
+        elif self.type == "column_map":
+            text = 'a mapping of column type to count, e.g. {"INTEGER": 10, "CHAR(20)": 10}'
+        elif self.type == "int_pair":
+            text = "a pair of integers [low, high]"
+        else:
+            text = "text"
+        if self.nullable:
+            text += f", or null ({self.null_meaning})"
+        return text
+
+    def check(self, value: Any, path: str) -> Any:
+        """Validate ``value`` and return it normalised (ints stay ints, floats become floats).
+
+        Raises
+        ------
+        ValueRangeError
+            Naming ``path``, the value and what is allowed.
+        """
+        if value is None:
+            if self.nullable:
+                return None
+            raise ValueRangeError(path, value, self.allowed())
+        t = self.type
+        if t == "bool":
+            if isinstance(value, bool):
+                return value
+        elif t == "int":
+            if isinstance(value, int) and not isinstance(value, bool):
+                return self._in_range(value, path)
+            if isinstance(value, float) and value.is_integer():
+                return self._in_range(int(value), path)
+        elif t == "float":
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return self._in_range(float(value), path)
+        elif t == "enum":
+            if value in self.choices:
+                return value
+        elif t == "str":
+            if isinstance(value, str):
+                return value
+        elif t == "column_map":
+            if isinstance(value, dict) and value and all(
+                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for k, v in value.items()
+            ):
+                return dict(value)
+        elif t == "int_pair":
+            if (
+                isinstance(value, (list, tuple))
+                and len(value) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+                and value[0] <= value[1]
+            ):
+                return [int(value[0]), int(value[1])]
+        raise ValueRangeError(path, value, self.allowed())
+
+    def _in_range(self, value: float, path: str) -> float:
+        if (self.minimum is not None and value < self.minimum) or (
+            self.maximum is not None and value > self.maximum
+        ):
+            raise ValueRangeError(path, value, self.allowed())
+        return value
