@@ -126,9 +126,13 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
     return project
 
 
+#: Settings derived from knobs rather than set by one (``run.mode`` follows the receive queue's initial depth).
+DERIVED_PATHS = {"qrep": {"run.mode"}, "db2mirror": {"topology"}}
+
+
 def known_paths(scenario_kind: str) -> set[str]:
-    """Every settings path of ``scenario_kind`` some knob maps to (``{role}`` expanded)."""
-    paths = set()
+    """Every settings path of ``scenario_kind`` some knob maps to (``{role}`` expanded), plus derived ones."""
+    paths = set(DERIVED_PATHS.get(scenario_kind, ()))
     for k in KINDS.values():
         for spec in k.params:
             template = spec.scenario_paths.get(scenario_kind)

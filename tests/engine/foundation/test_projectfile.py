@@ -1,0 +1,95 @@
+"""Project files: round trips, migration, atomic save and every bad-input message."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine import projectfile
+from engine.errors import (
+    DanglingLinkError,
+    DuplicateIdError,
+    DuplicateLinkError,
+    FormatVersionError,
+    IncompatibleLinkError,
+    MalformedJsonError,
+    TopologyError,
+    UnknownKindError,
+    UnknownParameterError,
+    ValueRangeError,
+)
+from engine.topology import check_complete
+
+ROOT = Path(__file__).resolve().parents[3]
+SAMPLES = sorted((ROOT / "sample_runs").glob("*.json"))
+BAD = ROOT / "tests" / "data" / "projects" / "bad"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_samples_round_trip(path, tmp_path):
+    project = projectfile.load(path)
+    check_complete(project)
+    out = tmp_path / path.name
+    projectfile.save(project, out)
+    assert projectfile.load(out) == project
+    assert json.loads(out.read_text()) == json.loads(path.read_text())
+
+
+def test_every_format_version_has_an_example():
+    examples = {json.loads(p.read_text())["format_version"] for p in (ROOT / "tests/data/projects").glob("*.json")}
+    assert examples == set(range(1, projectfile.FORMAT_VERSION + 1))
+
+
+def test_v1_migrates_to_current():
+    old = projectfile.load(ROOT / "tests/data/projects/v1-unidirectional.json")
+    assert [n.kind for n in old.nodes][:3] == ["source_db2", "qcapture", "queue_manager"]
+    assert [link.id for link in old.links] == [f"link-{i}" for i in range(1, 7)]
+    assert old.node("ab-1-qcapture").param("trans_batch_sz") == 3
+    assert old.node("ab-1-qcapture").param("commit_interval_ms") == 500  # default filled in
+    check_complete(old)
+
+
+@pytest.mark.parametrize(
+    "name, error, words",
+    [
+        ("malformed.json", MalformedJsonError, ["line 2", "column"]),
+        ("newer-version.json", FormatVersionError, ["99", "newer"]),
+        ("unknown-version.json", FormatVersionError, ["0", "unknown"]),
+        ("missing-version.json", FormatVersionError, ["format_version", "missing"]),
+        ("wrong-type.json", ValueRangeError, ["nodes[5].params.num_apply_agents", '"six"', "integer from 1 to 128"]),
+        ("unknown-kind.json", UnknownKindError, ["nodes[2].kind", "queue_mgr", "queue_manager"]),
+        ("unknown-param.json", UnknownParameterError, ["trans_batch_size", "trans_batch_sz"]),
+        ("dangling-link.json", DanglingLinkError, ["links[3].target", "ab-9-nowhere"]),
+        ("out-of-range.json", ValueRangeError, ["nodes[1].params.trans_batch_sz", "0", "1 to 10000"]),
+        ("incompatible-link.json", IncompatibleLinkError, ["cannot feed", "Db2 B (target)"]),
+        ("duplicate-link.json", DuplicateLinkError, ["already linked", "link-1"]),
+        ("duplicate-node-id.json", DuplicateIdError, ["nodes[1].id", "ab-0-source-db2"]),
+    ],
+)
+def test_bad_files_name_field_value_and_allowed(name, error, words):
+    with pytest.raises(error) as info:
+        projectfile.load(BAD / name)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_incomplete_topology_loads_but_cannot_predict():
+    project = projectfile.load(BAD / "incomplete-topology.json")
+    with pytest.raises(TopologyError, match="needs 1 complete flow"):
+        check_complete(project)
+
+
+def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
+    project = projectfile.load(SAMPLES[0])
+    target = tmp_path / "p.json"
+    target.write_text("previous content")
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(OSError):
+        projectfile.save(project, target)
+    assert target.read_text() == "previous content"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
