@@ -1,0 +1,89 @@
+"""The results store: every run kept in one DuckDB file, ready to list and compare.
+
+Tables (flat records of :mod:`engine.store.records`, schema in :mod:`engine.store.schema`):
+``runs`` (id, project name and hash, settings JSON, engine and coefficient versions,
+seed, kind, started, status, scenario kind, bottleneck, sweep and point), ``metrics``
+(run, metric, value, unit), ``stage_metrics`` (run, stage, capacity, utilisation,
+latency_ms, unit), ``timeseries`` (run, t_s, series, value), ``sweeps``,
+``monitor_imports`` and ``monitor_rows`` (imported IBMQREP_CAPMON / CAPQMON / APPLYMON
+cells in long form), ``fits`` and ``projects`` (project content by hash). The file
+carries a schema version; opening it for writing migrates it.
+
+Python API (what the GUI uses)
+------------------------------
+>>> from engine.store import Store, default_db_path
+>>> with Store.open(path) as store:                       # path=None: default file
+...     run_id = store.record_prediction(project, prediction, kind="gui")
+...     sim_id = store.record_simulation(project, metrics, units, timeseries={"qdepth": (t_s, depth)}, seed=7)
+...     runs = store.list_runs(project_name=project.name)    # RunRecord, newest first
+...     data = store.load_run(run_id)                        # RunData: run, metrics, stages, timeseries
+>>> from engine.compare import compare_runs
+>>> comparison = compare_runs(store, [run_a, run_b])         # settings that differ, metric deltas
+
+* ``Store.open(path=None, read_only=False, wait_s=0.0)``: creates or migrates the file.
+  DuckDB allows one writing process per file; when another process holds it, ``open``
+  waits up to ``wait_s`` seconds, then raises :class:`StoreLockedError` with a message
+  naming the file and the process. Keep a writable store open only while writing.
+* ``record_prediction(project, prediction, kind="predict", settings=None, label="") -> run_id``
+* ``record_simulation(project, metrics, units=None, timeseries=None, seed=None, settings=None,
+  stages=(), coefficients_version="", scenario_kind="", bottleneck=None, label="") -> run_id``
+* ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps).
+* ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)``, ``get_runs(ids)``,
+  ``load_run(id)``, ``metrics_of(ids)``, ``list_monitor_imports(project_name=None)``,
+  ``latest_fit(project_name)``; ``store.con`` is the DuckDB connection for custom reads.
+* ``project_hash(project)``: sha256 of the project's model content (not its name,
+  labels or canvas positions).
+
+Writes are columnar (numpy arrays scanned by DuckDB, or the appender), never ``executemany``.
+"""
+
+from engine.store.connection import DEFAULT_FILE_NAME, ENV_DB, connect, default_db_path
+from engine.store.errors import FitError, MonitorImportError, StoreError, StoreLockedError, UnknownRunError
+from engine.store.records import (
+    RUN_KINDS,
+    MetricRow,
+    MonitorImport,
+    MonitorRow,
+    RunData,
+    RunRecord,
+    StageMetricRow,
+    TimeseriesPoint,
+)
+from engine.store.schema import SCHEMA_VERSION
+from engine.store.store import (
+    RunBundle,
+    Store,
+    bundle_from_prediction,
+    canonical_json,
+    engine_version,
+    project_hash,
+    utc_now,
+)
+
+__all__ = [
+    "Store",
+    "RunBundle",
+    "bundle_from_prediction",
+    "project_hash",
+    "canonical_json",
+    "engine_version",
+    "utc_now",
+    "default_db_path",
+    "connect",
+    "DEFAULT_FILE_NAME",
+    "ENV_DB",
+    "SCHEMA_VERSION",
+    "RUN_KINDS",
+    "RunRecord",
+    "MetricRow",
+    "StageMetricRow",
+    "TimeseriesPoint",
+    "MonitorImport",
+    "MonitorRow",
+    "RunData",
+    "StoreError",
+    "StoreLockedError",
+    "UnknownRunError",
+    "MonitorImportError",
+    "FitError",
+]

@@ -1,0 +1,28 @@
+"""Errors of the results store and of monitor imports, as users see them."""
+
+from __future__ import annotations
+
+from engine.errors import QrtuneError
+
+
+class StoreError(QrtuneError):
+    """The store file cannot be used: missing, not a store, or from a newer qrtune."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the store file's write lock (DuckDB allows one writer per file)."""
+
+
+class UnknownRunError(StoreError):
+    """A run id names no run in the store."""
+
+
+class MonitorImportError(QrtuneError):
+    """A monitor-table CSV export cannot be imported; the message names file and line."""
+
+
+class FitError(QrtuneError):
+    """Coefficients cannot be fitted (no imported intervals, too few to hold some out ...)."""
+
+
+__all__ = ["StoreError", "StoreLockedError", "UnknownRunError", "MonitorImportError", "FitError"]

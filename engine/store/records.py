@@ -1,0 +1,218 @@
+"""Flat, typed result records: one frozen dataclass per store table.
+
+Each record maps one to one onto a row of a DuckDB table of :mod:`engine.store.schema`
+(same field names, same order), so a front end can build them, the store can write
+them column-wise and a reader gets them back unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+#: Run kinds the store knows; any other text is accepted and shown as is.
+RUN_KINDS = ("predict", "simulate", "sweep", "gui", "fit")
+
+#: Run statuses: ``ok`` finished with results; ``failed`` finished with ``error`` set.
+RUN_STATUSES = ("ok", "failed")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run: what was run, on what, with which engine, and how it ended.
+
+    Attributes
+    ----------
+    id : int
+        Run id, unique in one store, increasing in the order runs were recorded.
+    project_name : str
+        Name of the project the run was made on.
+    project_hash : str
+        sha256 (hex) of the project's model content (see :func:`engine.store.project_hash`).
+    settings_json : str
+        The scenario settings the engine ran on, as canonical JSON.
+    engine_version : str
+        qrtune version that produced the numbers.
+    coefficients_version : str
+        Version of the fitted coefficients used ("" when the engine reports none).
+    seed : int or None
+        Random seed of a simulation; None for deterministic steady-state runs.
+    kind : str
+        ``predict``, ``simulate``, ``sweep``, ``gui`` or ``fit`` (see :data:`RUN_KINDS`).
+    started : datetime
+        When the run started (UTC, naive).
+    status : str
+        ``ok`` or ``failed``.
+    scenario_kind : str
+        Scenario kind of the engine (``qrep``, ``db2mirror`` ...).
+    bottleneck : str or None
+        The stage that limits throughput, when the engine names one.
+    sweep_id : int or None
+        The sweep this run is a point of.
+    point_index : int or None
+        Index of the point in its sweep's cartesian product.
+    label : str
+        Free text shown in run lists (a sweep point's settings, a user note).
+    error : str
+        Why a failed run failed ("" for ``ok``).
+    """
+
+    id: int
+    project_name: str
+    project_hash: str
+    settings_json: str
+    engine_version: str
+    coefficients_version: str
+    seed: int | None
+    kind: str
+    started: datetime
+    status: str
+    scenario_kind: str = ""
+    bottleneck: str | None = None
+    sweep_id: int | None = None
+    point_index: int | None = None
+    label: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric of a run: ``value`` in ``unit`` (e.g. ``apply_rows_per_s`` in rows/s)."""
+
+    run_id: int
+    metric: str
+    value: float
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class StageMetricRow:
+    """One pipeline stage of a run at its operating point.
+
+    Attributes
+    ----------
+    capacity : float
+        Most the stage could carry, in ``unit``.
+    utilisation : float
+        Carried load over capacity, 0..1.
+    latency_ms : float
+        Mean time spent in the stage, ms.
+    """
+
+    run_id: int
+    stage: str
+    capacity: float
+    utilisation: float
+    latency_ms: float
+    unit: str = "rows/s"
+
+
+@dataclass(frozen=True)
+class TimeseriesPoint:
+    """One sample of a time series of a run: ``value`` of ``series`` at ``t_s`` seconds from start."""
+
+    run_id: int
+    t_s: float
+    series: str
+    value: float
+
+
+@dataclass(frozen=True)
+class MonitorImport:
+    """One imported monitor-table CSV file.
+
+    Attributes
+    ----------
+    table_name : str
+        ``IBMQREP_CAPMON``, ``IBMQREP_CAPQMON`` or ``IBMQREP_APPLYMON``.
+    n_rows : int
+        Data rows imported.
+    columns : tuple[str, ...]
+        Numeric columns found in the file (upper case, as exported).
+    """
+
+    id: int
+    project_name: str
+    file: str
+    table_name: str
+    imported: datetime
+    n_rows: int
+    columns: tuple = ()
+
+
+@dataclass(frozen=True)
+class MonitorRow:
+    """One numeric cell of an imported monitor row, in long form.
+
+    Attributes
+    ----------
+    import_id : int
+        The :class:`MonitorImport` it came from.
+    table_name : str
+        Monitor table (``IBMQREP_APPLYMON`` ...).
+    line : int
+        Line of the CSV file (1 = header).
+    monitor_time : datetime
+        The row's MONITOR_TIME.
+    queue : str
+        SENDQ (CAPQMON) or RECVQ (APPLYMON); "" for CAPMON.
+    column : str
+        Column name as IBM spells it (``ROWS_APPLIED``); units as in the product
+        (latencies and MONITOR_INTERVAL in ms, CURRENT_MEMORY in bytes, counts per interval).
+    value : float
+        The value; timestamps other than MONITOR_TIME are stored as seconds since the epoch.
+    """
+
+    import_id: int
+    table_name: str
+    line: int
+    monitor_time: datetime
+    queue: str
+    column: str
+    value: float
+
+
+@dataclass(frozen=True)
+class RunData:
+    """Everything stored for one run.
+
+    Attributes
+    ----------
+    run : RunRecord
+    metrics : tuple[MetricRow, ...]
+    stages : tuple[StageMetricRow, ...]
+    timeseries : dict[str, tuple[numpy.ndarray, numpy.ndarray]]
+        Series name -> (t_s, value) arrays, sorted by time.
+    """
+
+    run: RunRecord
+    metrics: tuple = ()
+    stages: tuple = ()
+    timeseries: dict = field(default_factory=dict)
+
+    def metric(self, name: str) -> float:
+        """Value of metric ``name``; raises KeyError when the run has none."""
+        for m in self.metrics:
+            if m.metric == name:
+                return m.value
+        raise KeyError(name)
+
+    @property
+    def settings(self) -> dict:
+        """The run's settings as plain data."""
+        import json
+
+        return json.loads(self.run.settings_json)
+
+
+__all__ = [
+    "RUN_KINDS",
+    "RUN_STATUSES",
+    "RunRecord",
+    "MetricRow",
+    "StageMetricRow",
+    "TimeseriesPoint",
+    "MonitorImport",
+    "MonitorRow",
+    "RunData",
+]
