@@ -19,6 +19,11 @@ SUBCOMMANDS = (
     "engine.cli.evaluate",
     "engine.cli.predict",
     "engine.cli.gui",
+    "engine.cli.sweep",
+    "engine.cli.compare",
+    "engine.cli.runs",
+    "engine.cli.import_monitor",
+    "engine.cli.fit",
 )
 
 

@@ -14,6 +14,9 @@ def register(sub) -> None:
     p = sub.add_parser("predict", help="predict a project at steady state", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
+    p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
+    p.add_argument("--wait", metavar="SECONDS", type=float, default=0.0,
+                   help="with --db: wait this long for another process holding the store")
     p.set_defaults(func=run)
 
 
@@ -40,9 +43,18 @@ def format_prediction(pred: Prediction, title: str) -> str:
 def run(args) -> int:
     project = projectfile.load(args.project)
     pred = predict_project(project)
+    run_id = None
+    if getattr(args, "db", None):
+        from engine.store import Store
+
+        with Store.open(args.db, wait_s=args.wait) as store:
+            run_id = store.record_prediction(project, pred, kind="predict")
     if args.json:
-        json.dump({"project": project.name, **pred.to_json()}, sys.stdout, indent=1)
+        extra = {"run_id": run_id} if run_id is not None else {}
+        json.dump({"project": project.name, **pred.to_json(), **extra}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(format_prediction(pred, project.name))
+        if run_id is not None:
+            print(f"\n  recorded as run {run_id} in {args.db}")
     return 0

@@ -1,0 +1,68 @@
+"""``qrtune sweep PROJECT --set TARGET.PARAM=VALUES ...``: predict the cartesian product into the store.
+
+TARGET is a node kind (every node of that kind) or a node id; VALUES a comma list of values
+and integer ranges LOW..HIGH[:STEP], e.g. ``--set qapply.num_apply_agents=1,4,8,16
+--set qcapture.trans_batch_sz=1..5``. Points run on a local process pool, or on a Dask
+cluster with ``--scheduler tcp://HOST:PORT``, and are recorded as they finish; run the
+same command again to resume an interrupted sweep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.cli.runs import add_db_options, open_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="sweep knobs over their values and record every point", description=__doc__)
+    p.add_argument("project", metavar="PROJECT", help="project file")
+    p.add_argument("--set", dest="axes", action="append", default=[], metavar="TARGET.PARAM=VALUES",
+                   help="one sweep axis; repeat for a cartesian product")
+    add_db_options(p)
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local worker processes (default: CPU count; 0: in this process)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the points on this Dask scheduler")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="points per task")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--predictor", default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from engine import projectfile
+    from engine.sweep import DEFAULT_PREDICTOR, n_points, parse_axes, run_sweep
+
+    project = projectfile.load(args.project)
+    axes = parse_axes(args.axes, project)
+    with open_store(args) as store:
+        try:
+            result = run_sweep(
+                project, axes, store, workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
+                predictor=args.predictor or DEFAULT_PREDICTOR, progress=not args.no_progress,
+            )
+        except KeyboardInterrupt:
+            print(f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
+                  "again to resume", file=sys.stderr)
+            return 130
+        ok_ids = [r.id for r in store.list_runs(sweep_id=result.sweep_id) if r.status == "ok"]
+    summary = {
+        "sweep_id": result.sweep_id, "points": result.n_points, "already_stored": result.n_skipped,
+        "run_now": result.n_run, "failed": result.n_failed, "elapsed_s": round(result.elapsed_s, 3),
+        "db": str(store.path), "axes": {a.name: list(a.values) for a in axes},
+    }
+    if args.json:
+        json.dump(summary, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"sweep {result.sweep_id}: {n_points(axes)} points over " + " x ".join(
+        f"{a.name} ({len(a.values)})" for a in axes))
+    print(f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
+          f"{result.elapsed_s:.2f} s; store {store.path}")
+    if ok_ids:
+        print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
+        print(f"  compare two: qrtune compare {min(ok_ids)} {max(ok_ids)} --db {store.path}")
+    return 0

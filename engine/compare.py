@@ -1,0 +1,255 @@
+"""Comparing stored runs: the settings that differ and every metric side by side.
+
+:func:`compare_runs` reads runs from a :class:`~engine.store.Store` and returns a
+:class:`Comparison`: for each settings path whose value differs between the runs,
+the values; for each metric any run has, the values, and the absolute and percent
+deltas of every run against the first (the reference). Format it with
+:func:`format_table`, :func:`format_csv` or :meth:`Comparison.to_json`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from engine.errors import QrtuneError
+
+
+@dataclass(frozen=True)
+class SettingDiff:
+    """One settings path whose value differs between the runs.
+
+    Attributes
+    ----------
+    path : str
+        Dotted path in the settings (``qapply.num_apply_agents``).
+    values : tuple
+        The value in each run, in run order (None when a run lacks the path).
+    """
+
+    path: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    """One metric across the runs.
+
+    Attributes
+    ----------
+    metric : str
+    unit : str
+    values : tuple[float | None, ...]
+        Value per run (None when a run lacks the metric).
+    abs_delta : tuple[float | None, ...]
+        ``value - reference`` per run (the first entry is 0 or None).
+    pct_delta : tuple[float | None, ...]
+        ``100 * (value - reference) / |reference|`` per run; None when the reference is 0 or missing.
+    """
+
+    metric: str
+    unit: str
+    values: tuple
+    abs_delta: tuple
+    pct_delta: tuple
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs compared against the first.
+
+    Attributes
+    ----------
+    run_ids : tuple[int, ...]
+    runs : tuple[RunRecord, ...]
+    settings : tuple[SettingDiff, ...]
+        Only the settings paths that differ.
+    metrics : tuple[MetricDelta, ...]
+        Every metric of any run, in the reference run's order then the others'.
+    bottlenecks : tuple[str | None, ...]
+    """
+
+    run_ids: tuple
+    runs: tuple
+    settings: tuple
+    metrics: tuple
+    bottlenecks: tuple
+
+    def metric(self, name: str) -> MetricDelta:
+        """The :class:`MetricDelta` of ``name``; raises KeyError when no run has it."""
+        for m in self.metrics:
+            if m.metric == name:
+                return m
+        raise KeyError(name)
+
+    def to_json(self) -> dict:
+        """Plain data for JSON output (NaN becomes null)."""
+        return {
+            "runs": [
+                {"id": r.id, "project": r.project_name, "kind": r.kind, "started": r.started.isoformat(),
+                 "label": r.label, "bottleneck": r.bottleneck, "status": r.status}
+                for r in self.runs
+            ],
+            "settings_that_differ": [{"path": s.path, "values": list(s.values)} for s in self.settings],
+            "metrics": [
+                {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
+                 "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                for m in self.metrics
+            ],
+        }
+
+
+def _clean(values: tuple) -> list:
+    return [None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v for v in values]
+
+
+def flatten(settings: Any, prefix: str = "") -> dict[str, Any]:
+    """Dotted path -> leaf value of nested settings (lists and column maps stay whole)."""
+    out: dict[str, Any] = {}
+    if isinstance(settings, dict) and settings and not prefix.endswith("columns"):
+        for key, value in settings.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+    else:
+        out[prefix] = settings
+    return out
+
+
+def _delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
+    if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
+        return None, None
+    absolute = value - ref
+    pct = None if ref == 0 else 100.0 * absolute / abs(ref)
+    return absolute, pct
+
+
+#: Settings paths that identify a run rather than configure it.
+_IGNORED_PATHS = {"id"}
+
+
+def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
+    """Compare ``run_ids`` (at least two) of ``store`` against the first.
+
+    Raises
+    ------
+    QrtuneError
+        Fewer than two run ids.
+    UnknownRunError
+        Some id names no run.
+    """
+    ids = [int(i) for i in run_ids]
+    if len(ids) < 2:
+        raise QrtuneError(f"compare needs at least two run ids, got {len(ids)}")
+    runs = store.get_runs(ids)
+    flat = [flatten(json.loads(r.settings_json)) for r in runs]
+    paths: list[str] = []
+    seen: set[str] = set()
+    for f in flat:
+        for p in f:
+            if p not in seen and p not in _IGNORED_PATHS:
+                seen.add(p)
+                paths.append(p)
+    settings = tuple(
+        SettingDiff(p, tuple(f.get(p) for f in flat))
+        for p in paths
+        if any(json.dumps(f.get(p), sort_keys=True) != json.dumps(flat[0].get(p), sort_keys=True) for f in flat[1:])
+    )
+    by_run = store.metrics_of(ids)
+    names: list[str] = []
+    seen = set()
+    for run_id in ids:
+        for name in by_run[run_id]:
+            if name not in seen:
+                seen.add(name)
+                names.append(name)
+    metrics = []
+    for name in names:
+        cells = [by_run[i].get(name) for i in ids]
+        values = tuple(None if c is None else c[0] for c in cells)
+        unit = next((c[1] for c in cells if c is not None and c[1]), "")
+        deltas = [_delta(v, values[0]) for v in values]
+        metrics.append(MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas)))
+    return Comparison(tuple(ids), tuple(runs), settings, tuple(metrics), tuple(r.bottleneck for r in runs))
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "-"
+        return f"{value:.4g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _fmt_pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+def format_table(comparison: Comparison) -> str:
+    """A readable table: settings that differ, then metrics with deltas against the first run."""
+    ids = comparison.run_ids
+    head = [f"run {i}" for i in ids]
+    lines = ["Runs"] + [f"  {r.id:>6}  {r.kind:<8} {r.started:%Y-%m-%d %H:%M:%S}  {r.project_name}  {r.label}".rstrip()
+                         for r in comparison.runs] + [""]
+    rows: list[list[str]] = []
+    if comparison.settings:
+        lines.append("Settings that differ")
+        rows = [["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings]
+        lines += _grid(rows)
+    else:
+        lines.append("Settings: identical")
+    lines.append("")
+    lines.append(f"Metrics (deltas against run {ids[0]})")
+    rows = [["metric", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
+    for m in comparison.metrics:
+        rows.append([m.metric, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
+                     *(_fmt_pct(v) for v in m.pct_delta[1:])])
+    rows.append(["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))])
+    lines += _grid(rows, left=2)
+    return "\n".join(lines)
+
+
+def _grid(rows: list[list[str]], left: int = 1) -> list[str]:
+    """Align ``rows`` in columns; the first ``left`` columns flush left, the rest flush right."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    out = []
+    for k, r in enumerate(rows):
+        cells = [r[c].ljust(widths[c]) if c < left else r[c].rjust(widths[c]) for c in range(len(r))]
+        out.append("  " + "  ".join(cells).rstrip())
+        if k == 0:
+            out.append("  " + "  ".join("-" * w for w in widths))
+    return out
+
+
+def format_csv(comparison: Comparison) -> str:
+    """CSV: one row per setting that differs and per metric (section, name, unit, values, deltas)."""
+    ids = comparison.run_ids
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "name", "unit", *(f"run_{i}" for i in ids), *(f"abs_delta_{i}" for i in ids[1:]),
+                *(f"pct_delta_{i}" for i in ids[1:])])
+    for s in comparison.settings:
+        w.writerow(["setting", s.path, "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
+    for m in comparison.metrics:
+        w.writerow(["metric", m.metric, m.unit, *(_csv_value(v) for v in m.values),
+                    *(_csv_value(v) for v in m.abs_delta[1:]), *(_csv_value(v) for v in m.pct_delta[1:])])
+    return buf.getvalue()
+
+
+def _csv_value(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+__all__ = ["Comparison", "SettingDiff", "MetricDelta", "compare_runs", "flatten", "format_table", "format_csv"]

@@ -1,0 +1,486 @@
+"""Sweeps: the cartesian product of knob settings, predicted in parallel, streamed into the store.
+
+An axis is written ``TARGET.PARAM=VALUES`` where TARGET is a node kind (every node of
+that kind gets the value, e.g. both Q Apply nodes of a bidirectional project) or one
+node id, PARAM is the knob's IBM name, and VALUES is a comma list whose items are
+values or integer ranges ``LOW..HIGH`` (inclusive) or ``LOW..HIGH:STEP``:
+
+    qapply.num_apply_agents=1,4,8,16    qcapture.trans_batch_sz=1..5    ab-5-qapply.commit_count=1..9:2
+
+Every point is a new project built with :meth:`engine.model.Project.with_param` (so
+each value is validated by the knob's spec), turned into scenario settings and
+predicted. Points run in batches on a local process pool (spawn or forkserver, never
+fork) or on a Dask cluster through ``Client(address).get_executor()``; the one process
+that called :func:`run_sweep` writes finished batches into the store, one transaction
+per batch. A sweep is identified by a key (project content, axes, engine version,
+predictor), so running the same command again skips the points already stored: an
+interrupted sweep resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import math
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from engine.errors import FieldError, QrtuneError, UnsupportedKindError
+from engine.model import Project
+from engine.registry import KINDS
+
+#: The predictor a sweep uses unless told otherwise (``module:function``).
+DEFAULT_PREDICTOR = "engine.perf:predict_settings"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One sweep axis: a knob on one or more nodes and the values it takes.
+
+    Attributes
+    ----------
+    target : str
+        The node kind or node id as written.
+    param : str
+        Knob name (``num_apply_agents``).
+    node_ids : tuple[str, ...]
+        Nodes the value is set on.
+    values : tuple
+        Validated values, in sweep order.
+    """
+
+    target: str
+    param: str
+    node_ids: tuple
+    values: tuple
+
+    @property
+    def name(self) -> str:
+        """``target.param`` as written on the command line."""
+        return f"{self.target}.{self.param}"
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def _expand(token: str, spec, where: str) -> list:
+    """Values of one comma item: a range ``a..b[:step]`` or a single value (text, converted by type)."""
+    if ".." in token and spec.type in ("int", "float"):
+        low_text, _, rest = token.partition("..")
+        high_text, _, step_text = rest.partition(":")
+        try:
+            low, high = int(low_text), int(high_text)
+            step = int(step_text) if step_text else 1
+        except ValueError:
+            raise FieldError(where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8") from None
+        if step <= 0 or high < low:
+            raise FieldError(where, token, "a range LOW..HIGH with LOW <= HIGH and a positive STEP")
+        return list(range(low, high + 1, step))
+    text = token.strip()
+    if text.lower() in ("null", "none") and spec.nullable:
+        return [None]
+    if spec.type == "int":
+        try:
+            return [int(text)]
+        except ValueError:
+            try:
+                return [float(text)]  # 4.0 is accepted by the spec, 4.5 is reported by it
+            except ValueError:
+                raise FieldError(where, text, spec.allowed()) from None
+    if spec.type == "float":
+        try:
+            return [float(text)]
+        except ValueError:
+            raise FieldError(where, text, spec.allowed()) from None
+    if spec.type == "bool":
+        if text.lower() in _TRUE:
+            return [True]
+        if text.lower() in _FALSE:
+            return [False]
+        raise FieldError(where, text, "true or false")
+    if spec.type in ("column_map", "int_pair"):
+        raise FieldError(where, text, f"a knob that takes single values ({spec.name} is a {spec.type})")
+    return [text]
+
+
+def parse_axis(text: str, project: Project) -> Axis:
+    """Parse ``TARGET.PARAM=VALUES`` against ``project``.
+
+    Raises
+    ------
+    FieldError
+        Malformed text, a target that is neither a node kind nor a node id of the
+        project, an unknown knob, or a value the knob does not allow; the message
+        names the ``--set`` item, the value and what is allowed.
+    """
+    where = f"--set {text}"
+    left, eq, right = text.partition("=")
+    target, dot, param = left.strip().rpartition(".")
+    if not eq or not dot or not target or not param or not right.strip():
+        raise FieldError("--set", text, "TARGET.PARAM=VALUES, e.g. qapply.num_apply_agents=1,4,8 or 1..8")
+    node_ids = {n.id for n in project.nodes}
+    if target in node_ids:
+        nodes = [project.node(target)]
+    elif target in KINDS:
+        nodes = project.nodes_of(target)
+        if not nodes:
+            kinds_here = sorted({n.kind for n in project.nodes})
+            raise FieldError(where, target, f"a node kind present in the project: {', '.join(kinds_here)}")
+    else:
+        kinds_here = sorted({n.kind for n in project.nodes})
+        raise FieldError(
+            where, target, f"a node kind ({', '.join(kinds_here)}) or a node id ({', '.join(sorted(node_ids))})"
+        )
+    kind = KINDS[nodes[0].kind]
+    try:
+        spec = kind.param(param)
+    except KeyError:
+        raise FieldError(where, param, f"a knob of {kind.id}: {', '.join(p.name for p in kind.params)}") from None
+    values: list = []
+    for token in right.split(","):
+        if not token.strip():
+            raise FieldError(where, right, "a comma list of values without empty items")
+        for value in _expand(token.strip(), spec, where):
+            values.append(spec.check(value, f"{where} ({target}.{param})"))
+    unique = []
+    for v in values:
+        if v not in unique:
+            unique.append(v)
+    return Axis(target, param, tuple(n.id for n in nodes), tuple(unique))
+
+
+def parse_axes(texts: Sequence[str], project: Project) -> list[Axis]:
+    """Parse every ``--set`` item; the same knob of the same node on two axes is an error."""
+    axes = [parse_axis(t, project) for t in texts]
+    if not axes:
+        raise FieldError("--set", None, "at least one TARGET.PARAM=VALUES axis")
+    seen: dict[tuple, str] = {}
+    for a in axes:
+        for node_id in a.node_ids:
+            key = (node_id, a.param)
+            if key in seen:
+                raise FieldError(f"--set {a.name}", node_id, f"a knob not already swept by --set {seen[key]}")
+            seen[key] = a.name
+    return axes
+
+
+def n_points(axes: Sequence[Axis]) -> int:
+    """Size of the cartesian product."""
+    return math.prod(len(a.values) for a in axes)
+
+
+def point_values(axes: Sequence[Axis], index: int) -> tuple:
+    """Values of point ``index`` (row-major: the last axis varies fastest)."""
+    out = []
+    for a in reversed(axes):
+        index, k = divmod(index, len(a.values))
+        out.append(a.values[k])
+    return tuple(reversed(out))
+
+
+def point_changes(axes: Sequence[Axis], index: int) -> list[tuple[str, str, Any]]:
+    """``(node_id, param, value)`` edits that make point ``index`` from the base project."""
+    return [(node_id, a.param, v) for a, v in zip(axes, point_values(axes, index)) for node_id in a.node_ids]
+
+
+def point_label(axes: Sequence[Axis], index: int) -> str:
+    """``qapply.num_apply_agents=4 qcapture.trans_batch_sz=3`` for point ``index``."""
+    return " ".join(f"{a.name}={v}" for a, v in zip(axes, point_values(axes, index)))
+
+
+def sweep_key(project_hash: str, axes: Sequence[Axis], predictor: str, version: str) -> str:
+    """Identity of a sweep: same project content, axes, predictor and engine version give the same key."""
+    from engine.store import canonical_json
+
+    data = {"project": project_hash, "predictor": predictor, "engine": version,
+            "axes": [[a.target, a.param, list(a.node_ids), list(a.values)] for a in axes]}
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
+
+
+def _load_predictor(path: str) -> Callable[[dict], Any]:
+    module_name, _, func = path.partition(":")
+    return getattr(importlib.import_module(module_name), func or "predict")
+
+
+def run_points(project: Project, batch: Sequence[tuple[int, list]], predictor: str = DEFAULT_PREDICTOR) -> list:
+    """Predict a batch of points (runs in a worker).
+
+    Returns
+    -------
+    list of (index, settings, prediction, error)
+        ``prediction`` is None and ``error`` the one-line message when the point
+        failed with a user error (a value not allowed in combination, an engine
+        that rejects the settings).
+    """
+    from engine.scenario import project_to_scenario
+
+    predict = _load_predictor(predictor)
+    out = []
+    for index, changes in batch:
+        settings: dict = {}
+        try:
+            p = project
+            for node_id, name, value in changes:
+                p = p.with_param(node_id, name, value)
+            settings = project_to_scenario(p)
+            out.append((index, settings, predict(settings), ""))
+        except UnsupportedKindError:
+            raise
+        except (QrtuneError, ValueError) as e:
+            out.append((index, settings, None, f"{type(e).__name__}: {e}"))
+    return out
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep did.
+
+    Attributes
+    ----------
+    sweep_id : int
+    n_points : int
+        Size of the cartesian product.
+    n_skipped : int
+        Points already in the store (a resumed sweep).
+    n_run : int
+        Points predicted and recorded by this call.
+    n_failed : int
+        Of those, points recorded as failed (see each run's ``error``).
+    elapsed_s : float
+    """
+
+    sweep_id: int
+    n_points: int
+    n_skipped: int
+    n_run: int
+    n_failed: int
+    elapsed_s: float
+
+
+class Progress:
+    """A one-line progress bar on stderr (redrawn at most 10 times a second)."""
+
+    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, label: str = "sweep"):
+        self.total, self.done, self.label = total, done, label
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.start_done = done
+        self._last = 0.0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        frac = self.done / self.total if self.total else 1.0
+        width = 30
+        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
+        elapsed = now - self.start
+        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        text = f"{self.label} [{bar}] {self.done}/{self.total} {100 * frac:5.1f}% {elapsed:6.1f}s"
+        if math.isfinite(eta):
+            text += f" eta {eta:5.1f}s"
+        self.stream.write(("\r" if self._tty else "") + text + ("" if self._tty else "\n"))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self._tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def local_executor(workers: int | None = None) -> Executor:
+    """A process pool that starts workers with forkserver (spawn where unavailable), never fork."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario"])
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
+
+
+def dask_executor(address: str):
+    """``(client, executor)`` for the Dask cluster at ``address`` (``tcp://HOST:PORT``).
+
+    Raises
+    ------
+    QrtuneError
+        dask.distributed is not installed, or the scheduler cannot be reached.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise QrtuneError("--scheduler needs dask.distributed: pip install 'qrtune[dask]'") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError) as e:
+        raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    return client, client.get_executor()
+
+
+def run_sweep(
+    project: Project,
+    axes: Sequence[Axis],
+    store,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    batch_size: int | None = None,
+    predictor: str = DEFAULT_PREDICTOR,
+    progress: bool = True,
+    executor: Executor | None = None,
+) -> SweepResult:
+    """Predict every point of ``axes`` on ``project`` and record each into ``store``.
+
+    Parameters
+    ----------
+    project : Project
+        The base project.
+    axes : sequence of Axis
+        From :func:`parse_axes`.
+    store : engine.store.Store
+        Open for writing; this process is the only writer.
+    workers : int, optional
+        Local pool size (default: CPU count). ``0`` predicts in this process.
+    scheduler : str, optional
+        ``tcp://HOST:PORT`` of a Dask scheduler; points then run on that cluster.
+    batch_size : int, optional
+        Points per task (default: enough for ~8 tasks per worker, at most 64).
+    predictor : str
+        ``module:function`` taking settings and returning a Prediction (tests inject fakes).
+    progress : bool
+        Draw a progress bar on stderr.
+    executor : Executor, optional
+        Use this executor instead of creating one (left open).
+
+    Raises
+    ------
+    UnsupportedKindError
+        No engine predicts this project's kind (found on the first point, before any work).
+    """
+    from engine.store import bundle_from_prediction, engine_version, project_hash, utc_now
+    from engine.store.records import RunRecord
+    from engine.store.store import RunBundle, canonical_json
+
+    t0 = time.monotonic()
+    total = n_points(axes)
+    digest = project_hash(project)
+    key = sweep_key(digest, axes, predictor, engine_version())
+    sweep_id = store.sweep_by_key(key)
+    if sweep_id is None:
+        axes_data = [{"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
+                     for a in axes]
+        sweep_id = store.create_sweep(key, project, axes_data, total)
+    done = store.done_points(sweep_id)
+    todo = [i for i in range(total) if i not in done]
+    bar = Progress(total, len(done), enabled=progress)
+
+    def record(results: list) -> int:
+        bundles, failed = [], 0
+        for index, settings, prediction, error in results:
+            label = point_label(axes, index)
+            if prediction is None:
+                failed += 1
+                record_ = RunRecord(
+                    id=0, project_name=project.name, project_hash=digest, settings_json=canonical_json(settings),
+                    engine_version=engine_version(), coefficients_version="", seed=None, kind="sweep",
+                    started=utc_now(), status="failed", scenario_kind=str(settings.get("kind", "")),
+                    sweep_id=sweep_id, point_index=index, label=label, error=error,
+                )
+                bundles.append(RunBundle(record_))
+            else:
+                bundles.append(bundle_from_prediction(
+                    project_name=project.name, project_hash_=digest, settings=settings, prediction=prediction,
+                    kind="sweep", label=label, sweep_id=sweep_id, point_index=index,
+                ))
+        store.record_runs(bundles)
+        bar.update(len(results))
+        return failed
+
+    n_failed = 0
+    if todo:
+        # The first point runs here: an engine missing for this kind stops the sweep before any pool starts.
+        first = todo.pop(0)
+        n_failed += record(run_points(project, [(first, point_changes(axes, first))], predictor))
+    if todo:
+        if workers == 0 and executor is None and scheduler is None:
+            step = batch_size or 64
+            for k in range(0, len(todo), step):
+                chunk = todo[k:k + step]
+                n_failed += record(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
+        else:
+            n_failed += _run_parallel(project, axes, todo, predictor, record, workers, scheduler, batch_size, executor)
+    bar.close()
+    return SweepResult(sweep_id, total, len(done), total - len(done), n_failed, time.monotonic() - t0)
+
+
+def _run_parallel(project, axes, todo, predictor, record, workers, scheduler, batch_size, executor) -> int:
+    client = None
+    own = executor is None
+    if scheduler:
+        client, executor = dask_executor(scheduler)
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
+    else:
+        n_workers = workers or os.cpu_count() or 1
+        if executor is None:
+            executor = local_executor(n_workers)
+    size = batch_size or max(1, min(64, math.ceil(len(todo) / (n_workers * 8))))
+    batches = [todo[k:k + size] for k in range(0, len(todo), size)]
+    pending: set = set()
+    it = iter(batches)
+    in_flight = max(2, 4 * n_workers)
+    failed = 0
+    try:
+        for batch in itertools.islice(it, in_flight):
+            pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                failed += record(fut.result())
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in nxt],
+                                                predictor))
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
+    finally:
+        if client is not None:
+            client.close()
+        elif own:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return failed
+
+
+__all__ = [
+    "Axis",
+    "DEFAULT_PREDICTOR",
+    "parse_axis",
+    "parse_axes",
+    "n_points",
+    "point_values",
+    "point_changes",
+    "point_label",
+    "sweep_key",
+    "run_points",
+    "run_sweep",
+    "SweepResult",
+    "Progress",
+    "local_executor",
+    "dask_executor",
+]
