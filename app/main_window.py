@@ -1,48 +1,603 @@
-"""The workbench main window (first version: opens a project and lists its nodes)."""
+"""The workbench main window: canvas, palette, inspector, live results, runs and the analysis views.
+
+Layout: the central tabs hold the topology canvas, the simulation, sweep,
+compare and validation views; docks hold the node palette, the inspector, the
+live results and the run history. The dock layout and window geometry are kept
+in QSettings between sessions. Every edit goes through :class:`app.document.Document`.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QTreeWidget, QTreeWidgetItem
+from pathlib import Path
 
-from engine import projectfile
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.autosave import Autosaver, find_recoverable, recover
+from app.canvas import CanvasView, NodePalette, TopologyScene
+from app.document import Document
+from app.history import RunHistory
+from app.live import LivePredictor
+from app.panels.inspector import Inspector
+from app.panels.results import ResultsPanel
+from app.stages import node_loads
+from app.worker import TaskRunner
+from engine import templates
 from engine.errors import QrtuneError
 from engine.model import Project
-from engine.registry import KINDS
+
+MAX_RECENT = 8
+TEMPLATE_TITLES = {
+    "unidirectional": "Unidirectional",
+    "bidirectional": "Bidirectional",
+    "peer-to-peer": "Peer-to-peer",
+    "db2-mirror-pair": "Db2 Mirror pair",
+    "mq-mover": "MQ buffer pool and channel",
+    "db2-v8-migration": "DB2 V8 migration",
+}
 
 
 class MainWindow(QMainWindow):
-    """Main window: the open project's nodes and their parameters."""
+    """The workbench.
 
-    def __init__(self):
+    Parameters
+    ----------
+    project : Project, optional
+        Start on this project (default: the unidirectional template).
+    settings : QSettings, optional
+        Where recent files and the layout are kept (tests pass an isolated file).
+    db_path : str, optional
+        Run store file (default: ``$QRTUNE_DB`` or the user data folder).
+    autosave_dir : Path, optional
+        Autosave folder (default: the application data folder).
+    """
+
+    def __init__(self, project: Project | None = None, settings: QSettings | None = None,
+                 db_path: str | None = None, autosave_dir: Path | None = None):
         super().__init__()
-        self.setWindowTitle("qrtune")
-        self.project: Project | None = None
-        self.nodes_view = QTreeWidget()
-        self.nodes_view.setHeaderLabels(["Node", "Kind", "Parameters"])
-        self.setCentralWidget(self.nodes_view)
+        self.settings = settings or QSettings("qrtune", "qrtune")
+        self.document = Document(project or templates.unidirectional("Untitled"), parent=self)
+        self.history = RunHistory(db_path, self)
+        self.tasks = TaskRunner(self)
+        self.last_message = ""
+        self.confirm_discard = self._ask_discard  # replaced in tests
+        self.setObjectName("qrtune-main")
+        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks)
 
-    def open_project(self, path: str) -> bool:
-        """Load ``path``; on error show the message and keep the current project."""
+        # canvas and central tabs
+        self.scene = TopologyScene(self.document, self)
+        self.view = CanvasView(self.scene)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background:#fdecea; color:#8a1c1c; padding:6px; border:1px solid #e6a5a5;")
+        self.banner.hide()
+        self.banner_timer = QTimer(self, singleShot=True, interval=10000, timeout=self.banner.hide)
+        canvas_page = QWidget()
+        cl = QVBoxLayout(canvas_page)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.banner)
+        cl.addWidget(self.view, 1)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(canvas_page, "Topology")
+        self.setCentralWidget(self.tabs)
+        self._lazy_views: dict[str, QWidget] = {}
+        for name in ("Simulation", "Sweep", "Compare", "Validation"):
+            holder = QWidget()
+            QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
+            self.tabs.addTab(holder, name)
+        self.tabs.currentChanged.connect(self._tab_changed)
+
+        # docks
+        self.palette = NodePalette()
+        self.inspector = Inspector(self.document)
+        self.results = ResultsPanel()
+        self.palette_dock = self._dock("Node palette", "palette", self.palette, Qt.LeftDockWidgetArea)
+        self.inspector_dock = self._dock("Inspector", "inspector", self.inspector, Qt.RightDockWidgetArea)
+        self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
+        from app.panels.runs import RunsPanel
+
+        self.runs = RunsPanel(self.history, lambda: self.document.project.name)
+        self.runs_dock = self._dock("Runs", "runs", self.runs, Qt.LeftDockWidgetArea)
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [210, 340], Qt.Horizontal)
+        self.resizeDocks([self.results_dock], [300], Qt.Vertical)
+
+        # status bar: modified indicator, predict time, progress and Cancel
+        self.modified_label = QLabel()
+        self.predict_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setRange(0, 1000)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.tasks.cancel)
+        sb = self.statusBar()
+        sb.addPermanentWidget(self.predict_label)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
+        sb.addPermanentWidget(self.modified_label)
+
+        # wiring
+        self.live = LivePredictor(self.document, self)
+        self.live.predicted.connect(self._predicted)
+        self.live.failed.connect(self._predict_failed)
+        self.scene.message.connect(self.show_message)
+        self.scene.node_selected.connect(self.inspector.show_node)
+        self.palette.kind_activated.connect(self.add_kind_at_centre)
+        self.runs.compare_requested.connect(self.compare_runs)
+        self.document.modified_changed.connect(self._update_title)
+        self.document.path_changed.connect(lambda _: self._update_title())
+        self.document.project_changed.connect(self._project_changed)
+        self.tasks.started.connect(self._task_started)
+        self.tasks.progress.connect(self._task_progress)
+        self.tasks.partial.connect(self._task_partial)
+        self.tasks.finished.connect(self._task_finished)
+        self.tasks.failed.connect(self._task_failed)
+        self.tasks.cancelled.connect(self._task_cancelled)
+        self._task_kind = ""
+        self.autosaver = Autosaver(self.document, autosave_dir, parent=self)
+
+        self._build_actions()
+        self._build_menus()
+        self._restore_layout()
+        self._update_title()
+        self.live.update()
+        QTimer.singleShot(0, self.view.fit_to_view)
+
+    # -- construction helpers ----------------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{name}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+        a.setStatusTip(tip or text)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _build_actions(self) -> None:
+        K = QKeySequence
+        self.act_open = self._action("&Open...", lambda: self.open_dialog(), K.Open)
+        self.act_save = self._action("&Save", lambda: self.save(), K.Save)
+        self.act_save_as = self._action("Save &As...", lambda: self.save_as(), K.SaveAs)
+        self.act_quit = self._action("&Quit", self.close, K.Quit)
+        self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcuts(K.Undo)
+        self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([K(K.Redo), K("Ctrl+Y")])
+        self.act_delete = self._action("&Delete", self.scene.delete_selected, [K(K.Delete), K("Backspace")])
+        self.act_select_all = self._action("Select &All", self._select_all, K.SelectAll)
+        self.act_zoom_in = self._action("Zoom &In", lambda: self.view.zoom_by(1.25), [K(K.ZoomIn), K("Ctrl+=")])
+        self.act_zoom_out = self._action("Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
+        self.act_fit = self._action("&Fit to View", self.view.fit_to_view, "Ctrl+0")
+        self.act_actual = self._action("Actual &Size", self.view.reset_zoom, "Ctrl+1")
+        self.act_predict = self._action("&Predict and Record", self.predict_and_record, "F5",
+                                        "Predict the project and keep the run in the history")
+        self.act_simulate = self._action("&Simulate...", lambda: self.tabs.setCurrentIndex(1), "F6")
+        self.act_sweep = self._action("S&weep...", lambda: self.tabs.setCurrentIndex(2), "F7")
+        self.act_validate = self._action("&Validation", lambda: self.tabs.setCurrentIndex(4), "F8")
+        self.act_cancel = self._action("&Cancel Background Task", self.tasks.cancel, "Esc")
+        self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        new_menu = file_menu.addMenu("&New from Template")
+        for key, title in TEMPLATE_TITLES.items():
+            a = QAction(title, self)
+            if key == "unidirectional":
+                a.setShortcut(QKeySequence.New)
+            a.triggered.connect(lambda _=False, k=key: self.new_from_template(k))
+            new_menu.addAction(a)
+        file_menu.addAction(self.act_open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._fill_recent_menu()
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_save)
+        file_menu.addAction(self.act_save_as)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        edit = mb.addMenu("&Edit")
+        for a in (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all):
+            edit.addSeparator() if a is None else edit.addAction(a)
+        view = mb.addMenu("&View")
+        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual):
+            view.addAction(a)
+        view.addSeparator()
+        for dock in (self.palette_dock, self.inspector_dock, self.results_dock, self.runs_dock):
+            view.addAction(dock.toggleViewAction())
+        run = mb.addMenu("&Run")
+        for a in (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel):
+            run.addSeparator() if a is None else run.addAction(a)
+
+    # -- lazy analysis views (pyqtgraph-heavy, built on first use) ------------------------------------
+    def view_widget(self, name: str) -> QWidget:
+        """The Simulation, Sweep, Compare or Validation view, built on first use."""
+        if name in self._lazy_views:
+            return self._lazy_views[name]
+        if name == "Simulation":
+            from app.panels.simulation import SimulationView
+
+            w = SimulationView()
+            w.run_requested.connect(self.simulate)
+        elif name == "Sweep":
+            from app.panels.sweep import SweepView
+
+            w = SweepView()
+            w.set_project(self.document.project)
+            w.run_requested.connect(self.sweep)
+        elif name == "Compare":
+            from app.panels.compare import CompareView
+
+            w = CompareView()
+        elif name == "Validation":
+            from app.panels.validation import ValidationView
+
+            w = ValidationView()
+            w.run_requested.connect(self.validate)
+        else:
+            raise KeyError(name)
+        index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index(name)
+        self.tabs.widget(index).layout().addWidget(w)
+        self._lazy_views[name] = w
+        return w
+
+    def _tab_changed(self, index: int) -> None:
+        name = self.tabs.tabText(index)
+        if name != "Topology":
+            self.view_widget(name)
+
+    # -- document ------------------------------------------------------------------------
+    def _update_title(self) -> None:
+        name = Path(self.document.path).name if self.document.path else "unsaved"
+        self.setWindowTitle(f"{self.document.project.name} ({name})[*] - qrtune")
+        self.setWindowModified(self.document.is_modified())
+        self.modified_label.setText("\u25cf Modified" if self.document.is_modified() else "Saved")
+        self.modified_label.setStyleSheet("color:#b8862a;" if self.document.is_modified() else "color:#1a7a30;")
+
+    def _project_changed(self, old: Project, new: Project) -> None:
+        if old is None or old.name != new.name:
+            self._update_title()
+        if "Sweep" in self._lazy_views and (old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}):
+            self._lazy_views["Sweep"].set_project(new)
+
+    def _predicted(self, project: Project, prediction) -> None:
+        self.results.show_prediction(prediction)
+        self.scene.set_loads(node_loads(project, prediction))
+        self.predict_label.setText(f"predict {self.live.last_predict_ms:.1f} ms")
+
+    def _predict_failed(self, project: Project, message: str) -> None:
+        self.results.show_message(message)
+        self.scene.set_loads(None)
+        self.predict_label.setText("no prediction")
+
+    def show_message(self, text: str) -> None:
+        """Show a message the user must read (a refused link) over the canvas and in the status bar."""
+        self.last_message = text
+        self.banner.setText(text)
+        self.banner.show()
+        self.banner_timer.start()
+        self.statusBar().showMessage(text, 10000)
+
+    def add_kind_at_centre(self, kind_id: str) -> None:
+        centre = self.view.mapToScene(self.view.viewport().rect().center())
+        self.scene.add_kind_at(kind_id, centre)
+
+    def _select_all(self) -> None:
+        for item in self.scene.nodes.values():
+            item.setSelected(True)
+
+    # -- files ------------------------------------------------------------------------------
+    def _ask_discard(self) -> bool:
+        """Ask whether unsaved edits may be dropped; saving first is offered."""
+        if not self.document.is_modified():
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to {self.document.project.name}?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
+        return answer == QMessageBox.Discard
+
+    def new_from_template(self, key: str) -> bool:
+        """Start a new unsaved project from ``engine.templates.TEMPLATES[key]``."""
+        if not self.confirm_discard():
+            return False
+        self.autosaver.discard()
+        self.document.reset(templates.TEMPLATES[key](), None)
+        self.view.fit_to_view()
+        return True
+
+    def open_dialog(self) -> bool:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", self._last_dir(), "qrtune projects (*.json)")
+        return self.open_project(path) if path else False
+
+    def open_project(self, path: str, ask: bool = True) -> bool:
+        """Open ``path``; on error show the message and keep the current project."""
+        if ask and not self.confirm_discard():
+            return False
+        from engine import projectfile
+
         try:
             project = projectfile.load(path)
         except QrtuneError as e:
-            QMessageBox.warning(self, "Cannot open project", str(e))
+            self.show_message(str(e))
+            if ask:
+                QMessageBox.warning(self, "Cannot open project", str(e))
             return False
-        self.set_project(project)
+        self.autosaver.discard()
+        self.document.reset(project, str(Path(path).resolve()))
+        self._add_recent(str(Path(path).resolve()))
+        self.view.fit_to_view()
         return True
 
-    def set_project(self, project: Project) -> None:
-        """Show ``project``'s nodes."""
-        self.project = project
-        self.setWindowTitle(f"qrtune - {project.name}")
-        self.nodes_view.clear()
-        for node in project.nodes:
-            item = QTreeWidgetItem([node.label, KINDS[node.kind].name, f"{len(node.params)}"])
-            for name, value in node.params.items():
-                item.addChild(QTreeWidgetItem([name.upper(), "", str(value)]))
-            self.nodes_view.addTopLevelItem(item)
-        self.nodes_view.resizeColumnToContents(0)
+    def save(self) -> bool:
+        """Save to the current file (asks for one if never saved)."""
+        if not self.document.path:
+            return self.save_as()
+        return self._save_to(self.document.path)
 
+    def save_as(self, path: str | None = None) -> bool:
+        if path is None:
+            default = str(Path(self._last_dir()) / f"{self.document.project.name}.json")
+            path, _ = QFileDialog.getSaveFileName(self, "Save project", default, "qrtune projects (*.json)")
+            if not path:
+                return False
+        return self._save_to(path)
+
+    def _save_to(self, path: str) -> bool:
+        try:
+            self.document.save(path)
+        except OSError as e:
+            self.show_message(f"Cannot save {path}: {e.strerror or e}")
+            return False
+        self._add_recent(str(Path(path).resolve()))
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        return True
+
+    def _last_dir(self) -> str:
+        recent = self.recent_files()
+        return str(Path(recent[0]).parent) if recent else str(Path.cwd())
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: str) -> None:
+        files = [path] + [f for f in self.recent_files() if f != path]
+        self.settings.setValue("recent_files", files[:MAX_RECENT])
+        self._fill_recent_menu()
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        for i, f in enumerate(files):
+            a = QAction(f"&{i + 1} {Path(f).name}", self)
+            a.setStatusTip(f)
+            a.triggered.connect(lambda _=False, p=f: self.open_project(p))
+            self.recent_menu.addAction(a)
+        self.recent_menu.setEnabled(bool(files))
+
+    def offer_recovery(self, ask: bool = True) -> bool:
+        """Offer to recover the newest autosave a crashed session left; True if one was recovered."""
+        entries = find_recoverable(self.autosaver.directory)
+        if not entries:
+            return False
+        entry = entries[0]
+        if ask:
+            from datetime import datetime
+
+            when = datetime.fromtimestamp(entry.saved_at).strftime("%Y-%m-%d %H:%M")
+            answer = QMessageBox.question(
+                self, "Recover unsaved changes",
+                f"qrtune closed without saving changes to {entry.project_name} "
+                f"({entry.original_path or 'never saved'}), autosaved {when}. Recover them?",
+                QMessageBox.Yes | QMessageBox.Discard | QMessageBox.Ignore, QMessageBox.Yes)
+            if answer == QMessageBox.Discard:
+                entry.discard()
+                return False
+            if answer != QMessageBox.Yes:
+                return False
+        try:
+            recover(self.document, entry)
+        except (QrtuneError, OSError, ValueError, KeyError) as e:
+            self.show_message(f"Cannot recover {entry.file}: {e}")
+            return False
+        self.view.fit_to_view()
+        return True
+
+    # -- layout ------------------------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 900)
+        if state is not None:
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        if self.tasks.busy():
+            self.tasks.cancel()
+            self.tasks.wait(10000)
+        self.save_layout()
+        self.autosaver.discard()
+        event.accept()
+
+    # -- runs --------------------------------------------------------------------------------
+    def predict_and_record(self) -> int | None:
+        """Predict now and record the run in the store; returns the run id."""
+        self.live.settings = None  # force a fresh prediction
+        self.live.update()
+        if self.live.prediction is None:
+            self.show_message(self.live.error or "No prediction")
+            return None
+        try:
+            run_id = self.history.record_prediction(self.document.project, self.live.prediction,
+                                                    settings=self.live.settings)
+        except Exception as e:  # a locked store must not lose the prediction on screen
+            self.show_message(f"The run was not recorded: {e}")
+            return None
+        self.statusBar().showMessage(f"Recorded run #{run_id}", 4000)
+        return run_id
+
+    def compare_runs(self, run_ids: list) -> bool:
+        """Show ``run_ids`` side by side in the Compare view."""
+        view = self.view_widget("Compare")
+        self.tabs.setCurrentIndex(3)
+        try:
+            cmp = self.history.compare(run_ids)
+        except Exception as e:
+            view.show_message(f"Cannot compare runs {run_ids}: {e}")
+            return False
+        view.show_comparison(cmp)
+        return True
+
+    # -- background tasks ------------------------------------------------------------------
+    def _start(self, kind: str, title: str, fn) -> bool:
+        if self.tasks.busy():
+            self.show_message(f"{self.tasks.title} is still running; cancel it first.")
+            return False
+        self._task_kind = kind
+        return self.tasks.start(title, fn)
+
+    def simulate(self, duration_s: float, seed: int, events: list) -> bool:
+        """Run a simulation of the current project in the background."""
+        from app.tasks import simulation_task
+
+        view = self.view_widget("Simulation")
+        try:
+            fn = simulation_task(self.document.project, duration_s, seed, events, str(self.history.db_path))
+        except QrtuneError as e:
+            view.show_message(str(e))
+            return False
+        view.show_running(True)
+        return self._start("simulate", f"Simulating {duration_s:g} s", fn)
+
+    def sweep(self, axis_text: str) -> bool:
+        """Run a one-knob sweep (``TARGET.PARAM=VALUES``) in the background."""
+        from app.tasks import sweep_task
+
+        view = self.view_widget("Sweep")
+        try:
+            fn, total = sweep_task(self.document.project, axis_text, str(self.history.db_path))
+        except QrtuneError as e:
+            view.status.setText(str(e))
+            return False
+        view.clear(axis_text.partition("=")[0])
+        view.status.setText(f"Sweeping {axis_text} ({total} points)...")
+        view.show_running(True)
+        self._sweep_axis = axis_text.partition("=")[0]
+        return self._start("sweep", f"Sweep {axis_text}", fn)
+
+    def validate(self, scenarios_path: str | None = None) -> bool:
+        """Run the validation view's scenarios (default: the bundled published measurements)."""
+        from app.tasks import validation_task
+        from app.validation import BUNDLED_SCENARIOS
+
+        view = self.view_widget("Validation")
+        path = scenarios_path or str(BUNDLED_SCENARIOS)
+        try:
+            fn = validation_task(path)
+        except QrtuneError as e:
+            view.summary_label.setText(str(e))
+            return False
+        view.show_running(True)
+        return self._start("validate", "Validation", fn)
+
+    def _task_started(self, title: str) -> None:
+        self.progress.setValue(0)
+        self.progress.setFormat(f"{title} %p%")
+        self.progress.show()
+        self.cancel_button.show()
+
+    def _task_progress(self, fraction: float, text: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        if text:
+            self.statusBar().showMessage(text, 2000)
+
+    def _task_partial(self, data) -> None:
+        if self._task_kind == "sweep":
+            self._lazy_views["Sweep"].show_points(data, self._sweep_axis)
+
+    def _task_done_ui(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
+        for view in self._lazy_views.values():
+            if hasattr(view, "show_running"):
+                view.show_running(False)
+
+    def _task_finished(self, result) -> None:
+        kind = self._task_kind
+        self._task_done_ui()
+        if kind == "sweep":
+            view = self._lazy_views["Sweep"]
+            view.show_points(result.points, result.axis_name)
+            n_fail = sum(1 for p in result.points if p.error)
+            view.status.setText(f"Sweep #{result.sweep_id}: {len(result.points)} points in {result.elapsed_s:.2f} s"
+                                + (f", {n_fail} failed" if n_fail else "") + "; recorded in the run history.")
+            self.history.notify()
+        elif kind == "simulate":
+            self._lazy_views["Simulation"].show_outcome(result)
+            self.history.notify()
+        elif kind == "validate":
+            checks, summary = result
+            self._lazy_views["Validation"].show_results(checks, summary)
+
+    def _task_failed(self, message: str) -> None:
+        kind = self._task_kind
+        self._task_done_ui()
+        first = message.splitlines()[0]
+        self.show_message(f"{self.tasks.title or kind} failed: {first}")
+        if kind == "simulate":
+            self._lazy_views["Simulation"].show_message(first)
+        elif kind == "sweep":
+            self._lazy_views["Sweep"].status.setText(first)
+
+    def _task_cancelled(self) -> None:
+        kind = self._task_kind
+        self._task_done_ui()
+        self.statusBar().showMessage("Cancelled", 4000)
+        if kind == "sweep":
+            view = self._lazy_views["Sweep"]
+            view.status.setText(f"Cancelled after {len(view.points)} points (kept in the run history).")
+            self.history.notify()
+        elif kind == "simulate":
+            self._lazy_views["Simulation"].show_message("Simulation cancelled.")
+
+    # -- smoke test -------------------------------------------------------------------------------
     def smoke_views(self) -> dict:
-        """The main views to screenshot, by name."""
-        return {"main_window": self}
+        """The main widgets to screenshot, by name (the analysis views are tabs of the window)."""
+        return {"main_window": self, "canvas": self.view, "inspector": self.inspector_dock,
+                "results": self.results_dock, "runs": self.runs_dock}

@@ -1,0 +1,222 @@
+"""The topology scene: a mirror of the document's project.
+
+The scene keeps ``dict[node_id, NodeItem]`` and ``dict[link_id, LinkItem]`` and
+rebuilds only what changed between two project snapshots. User gestures become
+document edits: dropping a kind adds a node, dragging from an output port to a
+node adds a link (a refused link reports the model's message unchanged through
+:attr:`TopologyScene.message`), releasing a drag moves the nodes, Delete removes
+the selection.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QPen, QColor
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
+
+from app.canvas.items import NODE_H, NODE_W, LinkItem, NodeItem, PortItem, link_path
+from app.document import Document
+from app.stages import NodeLoad
+from engine.errors import QrtuneError
+from engine.model import Project
+from engine.registry import KINDS
+
+#: Mime type of a node kind dragged from the palette (payload: the kind id, UTF-8).
+KIND_MIME = "application/x-qrtune-kind"
+
+
+class TopologyScene(QGraphicsScene):
+    """Scene items mirroring ``document.project``.
+
+    Signals
+    -------
+    message(str)
+        Something the user should read: a refused link (the model's message), a refused drop.
+    node_selected(str)
+        The id of the single selected node, or "" when none or several.
+    """
+
+    message = Signal(str)
+    node_selected = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.nodes: dict[str, NodeItem] = {}
+        self.links: dict[str, LinkItem] = {}
+        self._drag_line: QGraphicsPathItem | None = None
+        self._drag_port: PortItem | None = None
+        self._press_positions: dict[str, QPointF] = {}
+        self.setSceneRect(-2000, -2000, 6000, 4000)
+        self.setBackgroundBrush(QColor("#fafbfc"))
+        document.project_changed.connect(self._sync)
+        self.selectionChanged.connect(self._selection_changed)
+        self._sync(None, document.project)
+
+    # -- mirror the model -----------------------------------------------------------------
+    def _sync(self, old: Project | None, new: Project) -> None:
+        keep = {n.id for n in new.nodes}
+        for link_id in [k for k in self.links if k not in {link.id for link in new.links}]:
+            self._remove_link_item(link_id)
+        for node_id in [k for k in self.nodes if k not in keep]:
+            item = self.nodes.pop(node_id)
+            for link in list(item.links):
+                self._remove_link_item(link.link_id)
+            self.removeItem(item)
+        old_nodes = {n.id: n for n in old.nodes} if old is not None else {}
+        for node in new.nodes:
+            item = self.nodes.get(node.id)
+            if item is None:
+                item = NodeItem(node)
+                self.nodes[node.id] = item
+                self.addItem(item)
+            elif old_nodes.get(node.id) != node or item.pos() != QPointF(node.x, node.y):
+                item.update_from(node)
+        for link in new.links:
+            item = self.links.get(link.id)
+            if item is not None and (item.source.node_id, item.target.node_id) != (link.source, link.target):
+                self._remove_link_item(link.id)
+                item = None
+            if item is None:
+                item = LinkItem(link.id, self.nodes[link.source], self.nodes[link.target])
+                self.links[link.id] = item
+                self.addItem(item)
+            else:
+                item.update_path()
+
+    def _remove_link_item(self, link_id: str) -> None:
+        item = self.links.pop(link_id, None)
+        if item is not None:
+            item.detach()
+            self.removeItem(item)
+
+    def set_loads(self, loads: dict[str, NodeLoad] | None) -> None:
+        """Colour nodes by predicted utilisation; ``None`` clears every colour."""
+        for node_id, item in self.nodes.items():
+            load = (loads or {}).get(node_id)
+            if load is None:
+                item.set_load(None)
+            else:
+                item.set_load(load.utilisation, load.stages, load.bottleneck)
+
+    # -- selection -------------------------------------------------------------------------
+    def selected_node_ids(self) -> list[str]:
+        return [i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)]
+
+    def selected_link_ids(self) -> list[str]:
+        return [i.link_id for i in self.selectedItems() if isinstance(i, LinkItem)]
+
+    def _selection_changed(self) -> None:
+        ids = self.selected_node_ids()
+        self.node_selected.emit(ids[0] if len(ids) == 1 else "")
+
+    def select_node(self, node_id: str) -> None:
+        """Select exactly the node ``node_id``."""
+        self.clearSelection()
+        if node_id in self.nodes:
+            self.nodes[node_id].setSelected(True)
+
+    def delete_selected(self) -> None:
+        """Delete the selected nodes and links as one undo step."""
+        self.document.remove_items(self.selected_node_ids(), self.selected_link_ids())
+
+    # -- gestures ----------------------------------------------------------------------------
+    def try_link(self, source_id: str, target_id: str) -> bool:
+        """Ask the document to link two nodes; a refusal emits the model's message unchanged."""
+        try:
+            self.document.add_link(source_id, target_id)
+        except QrtuneError as e:
+            self.message.emit(str(e))
+            return False
+        return True
+
+    def add_kind_at(self, kind_id: str, pos: QPointF) -> str | None:
+        """Add a node of ``kind_id`` centred at scene position ``pos``."""
+        if kind_id not in KINDS:
+            self.message.emit(f"unknown node kind {kind_id!r}")
+            return None
+        node_id = self.document.add_node(kind_id, round(pos.x() - NODE_W / 2), round(pos.y() - NODE_H / 2))
+        self.select_node(node_id)
+        return node_id
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        item = self.itemAt(event.scenePos(), self.views()[0].transform() if self.views() else _identity())
+        if isinstance(item, PortItem) and item.output and event.button() == Qt.LeftButton:
+            self._drag_port = item
+            self._drag_line = QGraphicsPathItem()
+            self._drag_line.setPen(QPen(QColor("#f0a030"), 2, Qt.DashLine))
+            self._drag_line.setZValue(5)
+            self.addItem(self._drag_line)
+            self._drag_line.setPath(link_path(item.scene_centre(), event.scenePos()))
+            event.accept()
+            return
+        super().mousePressEvent(event)
+        self._press_positions = {i.node_id: QPointF(i.pos()) for i in self.selectedItems() if isinstance(i, NodeItem)}
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._drag_line is not None:
+            self._drag_line.setPath(link_path(self._drag_port.scene_centre(), event.scenePos()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        if self._drag_line is not None:
+            source = self._drag_port.node_item
+            self.removeItem(self._drag_line)
+            self._drag_line = None
+            self._drag_port = None
+            target = self.node_at(event.scenePos())
+            if target is not None and target is not source:
+                self.try_link(source.node_id, target.node_id)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        self.commit_moves()
+
+    def commit_moves(self) -> None:
+        """Turn dragged item positions into one document move."""
+        moved = {}
+        for node_id, item in self.nodes.items():
+            node = self.document.project.node(node_id)
+            if (item.pos().x(), item.pos().y()) != (node.x, node.y):
+                moved[node_id] = (round(item.pos().x(), 1), round(item.pos().y(), 1))
+        self._press_positions = {}
+        if moved:
+            self.document.move_nodes(moved)
+
+    def node_at(self, pos: QPointF) -> NodeItem | None:
+        """The node item under scene position ``pos``, if any."""
+        for item in self.items(pos):
+            while item is not None and not isinstance(item, NodeItem):
+                item = item.parentItem()
+            if isinstance(item, NodeItem):
+                return item
+        return None
+
+    # -- drops from the palette ------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasFormat(KIND_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasFormat(KIND_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasFormat(KIND_MIME):
+            kind_id = bytes(event.mimeData().data(KIND_MIME)).decode()
+            self.add_kind_at(kind_id, event.scenePos())
+            event.acceptProposedAction()
+        else:
+            super().dropEvent(event)
+
+
+def _identity():
+    from PySide6.QtGui import QTransform
+
+    return QTransform()

@@ -1,0 +1,95 @@
+"""The canvas view: zoom with the wheel, pan with the middle button or Space, rubber-band select."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QMouseEvent, QPainter
+from PySide6.QtWidgets import QGraphicsView
+
+MIN_ZOOM = 0.15
+MAX_ZOOM = 4.0
+
+
+class CanvasView(QGraphicsView):
+    """A view of a :class:`~app.canvas.scene.TopologyScene`."""
+
+    def __init__(self, scene, parent=None):
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setDragMode(QGraphicsView.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.setAcceptDrops(True)
+        self._space = False
+        self._panning = False
+
+    def zoom(self) -> float:
+        """Current scale factor (1 = 100%)."""
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float) -> None:
+        """Multiply the zoom by ``factor``, kept within MIN_ZOOM..MAX_ZOOM."""
+        target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
+        f = target / self.zoom()
+        self.scale(f, f)
+
+    def reset_zoom(self) -> None:
+        self.resetTransform()
+
+    def fit_to_view(self) -> None:
+        """Zoom and centre so every node is visible (at most 100%)."""
+        scene = self.scene()
+        rect = QRectF()
+        for item in scene.nodes.values():
+            rect = rect.united(item.sceneBoundingRect())
+        if rect.isNull():
+            self.resetTransform()
+            return
+        rect = rect.adjusted(-40, -40, 40, 40)
+        self.fitInView(rect, Qt.KeepAspectRatio)
+        if self.zoom() > 1.0:
+            self.resetTransform()
+            self.centerOn(rect.center())
+
+    def wheelEvent(self, event) -> None:  # noqa: N802
+        if event.angleDelta().y() == 0:
+            return super().wheelEvent(event)
+        self.zoom_by(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
+        event.accept()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.setDragMode(QGraphicsView.ScrollHandDrag)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.setDragMode(QGraphicsView.RubberBandDrag)
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() == Qt.MiddleButton:
+            # pan: replay the press as a left button in hand-drag mode
+            self._panning = True
+            self.setDragMode(QGraphicsView.ScrollHandDrag)
+            fake = QMouseEvent(QEvent.MouseButtonPress, event.position(), event.globalPosition(),
+                               Qt.LeftButton, Qt.LeftButton, event.modifiers())
+            super().mousePressEvent(fake)
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        if self._panning and event.button() == Qt.MiddleButton:
+            fake = QMouseEvent(QEvent.MouseButtonRelease, event.position(), event.globalPosition(),
+                               Qt.LeftButton, Qt.NoButton, event.modifiers())
+            super().mouseReleaseEvent(fake)
+            self._panning = False
+            self.setDragMode(QGraphicsView.ScrollHandDrag if self._space else QGraphicsView.RubberBandDrag)
+            return
+        super().mouseReleaseEvent(event)

@@ -1,0 +1,176 @@
+"""pyqtgraph charts of the workbench; each builds its items once and then only sets data.
+
+* :class:`LatencyBreakdownChart` - stacked CAPTURE / Q / APPLY latency (one bar per run or flow).
+* :class:`StageChart` - utilisation of every stage, the bottleneck in red.
+* :class:`BarChart` - named values (CPU per row on each side, metric deltas).
+* :class:`LineChart` - series against time or a swept knob, several curves overlaid.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+pg.setConfigOptions(antialias=True, background="w", foreground="#333")
+
+LATENCY_PARTS = (
+    ("capture_latency_ms", "CAPTURE", "#4a7fd4"),
+    ("qlatency_ms", "Q", "#f0a030"),
+    ("apply_latency_ms", "APPLY", "#3aa060"),
+)
+PALETTE = ("#4a7fd4", "#f0a030", "#3aa060", "#c0202a", "#8a5cc2", "#2aa7b8", "#7f7f7f", "#b8862a")
+
+
+def _plot(title: str, left: str = "", bottom: str = "") -> pg.PlotWidget:
+    w = pg.PlotWidget()
+    w.setTitle(title, size="9pt")
+    if left:
+        w.setLabel("left", left)
+    if bottom:
+        w.setLabel("bottom", bottom)
+    w.setMenuEnabled(False)
+    w.showGrid(x=True, y=False, alpha=0.25)
+    w.setMinimumHeight(120)
+    return w
+
+
+class LatencyBreakdownChart(pg.PlotWidget):
+    """Horizontal stacked bars: CAPTURE, Q and APPLY latency in ms; one bar per label."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setTitle("Latency breakdown (ms)", size="9pt")
+        self.setMenuEnabled(False)
+        self.showGrid(x=True, y=False, alpha=0.25)
+        self.setMinimumHeight(110)
+        self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.bars = []
+        for _, name, colour in LATENCY_PARTS:
+            bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"), name=name)
+            self.addItem(bar)
+            self.bars.append(bar)
+        self.labels: list[str] = []
+        self.values = np.zeros((0, 3))
+
+    def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
+        """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
+        self.labels = list(labels)
+        vals = np.array([[float(m.get(k) or 0.0) for k, _, _ in LATENCY_PARTS] for m in metrics]).reshape(-1, 3)
+        self.values = vals
+        y = np.arange(len(labels), dtype=float)
+        left = np.zeros(len(labels))
+        for i, bar in enumerate(self.bars):
+            bar.setOpts(x0=left.copy(), y=y, width=vals[:, i], height=0.6)
+            left += vals[:, i]
+        self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
+        if len(labels):
+            self.setXRange(0, max(float(left.max()), 1e-3) * 1.08, padding=0)
+            self.setYRange(-0.6, len(labels) - 0.4, padding=0)
+
+
+class StageChart(pg.PlotWidget):
+    """Utilisation (%) per stage; the bottleneck stage in red."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setTitle("Stage utilisation (%)", size="9pt")
+        self.setMenuEnabled(False)
+        self.setMinimumHeight(110)
+        self.bar = pg.BarGraphItem(x=[0], height=[0], width=0.7, brush="#4a7fd4")
+        self.addItem(self.bar)
+        self.limit = pg.InfiniteLine(pos=90, angle=0, pen=pg.mkPen("#c0202a", style=pg.QtCore.Qt.DashLine))
+        self.addItem(self.limit)
+        self.names: list[str] = []
+        self.utilisation_pct = np.zeros(0)
+
+    def set_data(self, names: Sequence[str], utilisation: Sequence[float], bottleneck: str | None) -> None:
+        """``utilisation`` in 0..1 per stage ``names``; ``bottleneck`` is drawn red."""
+        self.names = list(names)
+        self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
+        brushes = [pg.mkBrush("#c0202a" if n == bottleneck else "#4a7fd4") for n in names]
+        self.bar.setOpts(x=np.arange(len(names)), height=self.utilisation_pct, brushes=brushes, width=0.7)
+        self.getAxis("bottom").setTicks([[(i, n.replace("_", "\n", 1)) for i, n in enumerate(names)]])
+        self.setYRange(0, max(105.0, float(self.utilisation_pct.max()) * 1.05 if len(names) else 105.0), padding=0)
+        self.setXRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
+
+
+class BarChart(pg.PlotWidget):
+    """Named values as vertical bars (several series side by side)."""
+
+    def __init__(self, title: str, unit: str = "", parent=None):
+        super().__init__(parent)
+        self.setTitle(title, size="9pt")
+        self.setMenuEnabled(False)
+        self.setMinimumHeight(110)
+        if unit:
+            self.setLabel("left", unit)
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.items: list[pg.BarGraphItem] = []
+        self.categories: list[str] = []
+        self.series: dict[str, np.ndarray] = {}
+
+    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]]) -> None:
+        """Bars for each category, one colour per series name."""
+        self.categories = list(categories)
+        self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
+        n = max(len(series), 1)
+        width = 0.8 / n
+        while len(self.items) < len(series):
+            colour = PALETTE[len(self.items) % len(PALETTE)]
+            item = pg.BarGraphItem(x=[0], height=[0], width=width, brush=colour)
+            self.addItem(item)
+            self.items.append(item)
+        self.legend.clear()
+        x = np.arange(len(categories), dtype=float)
+        for i, item in enumerate(self.items):
+            if i < len(series):
+                name = list(series)[i]
+                values = np.nan_to_num(self.series[name])
+                item.setOpts(x=x - 0.4 + width * (i + 0.5), height=values, width=width)
+                item.setVisible(True)
+                if len(series) > 1:
+                    self.legend.addItem(item, name)
+            else:
+                item.setVisible(False)
+        self.getAxis("bottom").setTicks([[(i, c) for i, c in enumerate(categories)]])
+        self.setXRange(-0.6, max(len(categories) - 0.4, 0.4), padding=0)
+
+
+class LineChart(pg.PlotWidget):
+    """Series against an x axis (time in s, or a knob); curves are created once and reused."""
+
+    def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
+        super().__init__(parent)
+        self.setTitle(title, size="9pt")
+        self.setMenuEnabled(False)
+        self.showGrid(x=True, y=True, alpha=0.2)
+        self.setMinimumHeight(120)
+        if x_label:
+            self.setLabel("bottom", x_label)
+        if y_label:
+            self.setLabel("left", y_label)
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+
+    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False) -> None:
+        """Show exactly ``series`` (name -> (x, y)); other curves are hidden."""
+        for name, (x, y) in series.items():
+            curve = self.curves.get(name)
+            if curve is None:
+                colour = QColor(PALETTE[len(self.curves) % len(PALETTE)])
+                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), name=name,
+                                  symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
+                self.curves[name] = curve
+            curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+            curve.setVisible(True)
+        for name, curve in self.curves.items():
+            if name not in series:
+                curve.setData([], [])
+                curve.setVisible(False)
+        self.enableAutoRange()
+
+    def set_x_label(self, text: str) -> None:
+        self.setLabel("bottom", text)

@@ -1,0 +1,72 @@
+"""Live prediction: the steady-state engine re-run on every document change.
+
+The steady-state engine answers in about a millisecond, so it runs synchronously
+in the GUI thread right after the change; edits that leave the engine's
+settings unchanged (moving a node, renaming it) reuse the last prediction.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.errors import QrtuneError
+from engine.model import Project
+from engine.perf import predict_settings
+from engine.scenario import project_to_scenario
+
+
+class LivePredictor(QObject):
+    """Predicts the document's project whenever it changes.
+
+    Signals
+    -------
+    predicted(object, object)
+        ``(project, prediction)`` after a successful prediction.
+    failed(object, str)
+        ``(project, message)``: the engine cannot predict this project; the message says why.
+    """
+
+    predicted = Signal(object, object)
+    failed = Signal(object, str)
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.settings: dict | None = None
+        self.prediction = None
+        self.error = ""
+        self.last_predict_ms = 0.0
+        self.enabled = True
+        document.project_changed.connect(lambda old, new: self.update(new))
+
+    def update(self, project: Project | None = None) -> None:
+        """Predict ``project`` (default: the document's) and emit the outcome."""
+        if not self.enabled:
+            return
+        project = project or self.document.project
+        try:
+            settings = project_to_scenario(project)
+        except QrtuneError as e:
+            self._fail(project, str(e))
+            return
+        if settings == self.settings and self.prediction is not None:
+            self.predicted.emit(project, self.prediction)
+            return
+        start = time.perf_counter()
+        try:
+            prediction = predict_settings(settings)
+        except QrtuneError as e:
+            self._fail(project, str(e), settings)
+            return
+        except Exception as e:  # an engine bug must not take the window down
+            self._fail(project, f"The engine failed on these settings: {type(e).__name__}: {e}", settings)
+            return
+        self.last_predict_ms = (time.perf_counter() - start) * 1000.0
+        self.settings, self.prediction, self.error = settings, prediction, ""
+        self.predicted.emit(project, prediction)
+
+    def _fail(self, project: Project, message: str, settings: dict | None = None) -> None:
+        self.settings, self.prediction, self.error = settings, None, message
+        self.failed.emit(project, message)

@@ -1,0 +1,1 @@
+"""Dock panels of the workbench: inspector, results, runs, compare, validation."""

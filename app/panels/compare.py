@@ -1,0 +1,137 @@
+"""The compare view: runs side by side, the settings that differ, metric deltas, charts overlaid."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.charts import BarChart, LatencyBreakdownChart, LineChart
+from app.comparison import Comparison
+from app.panels.results import format_number
+
+#: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
+KEY_METRICS = (
+    "apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "end2end_latency_ms", "apply_latency_ms",
+    "qlatency_ms", "msg_size_kb", "capture_cpu_us_per_row", "apply_cpu_us_per_row", "response_time_ms",
+    "peak_depth", "catch_up_s", "transfer_mb_per_s",
+)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return format_number(v)
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+class CompareView(QWidget):
+    """Shows one :class:`~app.comparison.Comparison`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.title = QLabel("Pick two or more runs in the Runs panel and press Compare selected.")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        split = QSplitter(Qt.Vertical)
+        tables = QSplitter(Qt.Horizontal)
+        self.settings_table = QTableWidget(0, 1)
+        self.metrics_table = QTableWidget(0, 2)
+        for t in (self.settings_table, self.metrics_table):
+            t.verticalHeader().hide()
+            t.setEditTriggers(QTableWidget.NoEditTriggers)
+        box_s = QWidget()
+        ls = QVBoxLayout(box_s)
+        ls.setContentsMargins(0, 0, 0, 0)
+        ls.addWidget(QLabel("<b>Settings that differ</b>"))
+        ls.addWidget(self.settings_table)
+        box_m = QWidget()
+        lm = QVBoxLayout(box_m)
+        lm.setContentsMargins(0, 0, 0, 0)
+        lm.addWidget(QLabel("<b>Metrics</b> (delta against the first run)"))
+        lm.addWidget(self.metrics_table)
+        tables.addWidget(box_s)
+        tables.addWidget(box_m)
+        tables.setSizes([350, 650])
+        split.addWidget(tables)
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.latency_chart = LatencyBreakdownChart()
+        self.delta_chart = BarChart("Change against the first run (%)", "%")
+        self.series_chart = LineChart("Time series", "time (s)")
+        grid.addWidget(self.latency_chart, 0, 0)
+        grid.addWidget(self.delta_chart, 0, 1)
+        grid.addWidget(self.series_chart, 1, 0, 1, 2)
+        split.addWidget(charts)
+        split.setSizes([300, 400])
+        layout.addWidget(split, 1)
+        self.comparison: Comparison | None = None
+
+    def show_message(self, text: str) -> None:
+        self.title.setText(text)
+
+    def show_comparison(self, cmp: Comparison) -> None:
+        """Fill tables and charts from ``cmp``."""
+        self.comparison = cmp
+        n = len(cmp.labels)
+        self.title.setText("Comparing " + ", ".join(cmp.labels) + f" (reference: {cmp.labels[0]})")
+        self.settings_table.setColumnCount(1 + n)
+        self.settings_table.setHorizontalHeaderLabels(["Setting", *cmp.labels])
+        self.settings_table.setRowCount(len(cmp.settings))
+        for r, (path, values) in enumerate(cmp.settings):
+            self.settings_table.setItem(r, 0, QTableWidgetItem(path))
+            for c, v in enumerate(values):
+                self.settings_table.setItem(r, 1 + c, QTableWidgetItem(_fmt(v)))
+        self.settings_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        headers = ["Metric", "Unit", cmp.labels[0]]
+        for label in cmp.labels[1:]:
+            headers += [label, "\u0394 %"]
+        self.metrics_table.setColumnCount(len(headers))
+        self.metrics_table.setHorizontalHeaderLabels(headers)
+        self.metrics_table.setRowCount(len(cmp.metrics))
+        for r, m in enumerate(cmp.metrics):
+            cells = [m.metric, m.unit, _fmt(m.values[0])]
+            for v, pct in zip(m.values[1:], m.delta_pct[1:]):
+                cells += [_fmt(v), "" if pct is None else f"{pct:+.1f}%"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 2:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if headers[c] == "\u0394 %" and text:
+                    pct = float(text.rstrip("%"))
+                    if abs(pct) >= 1:
+                        item.setForeground(QColor("#1a7a30" if pct > 0 else "#c0202a"))
+                self.metrics_table.setItem(r, c, item)
+        self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        self._charts(cmp)
+
+    def _charts(self, cmp: Comparison) -> None:
+        by_name = {m.metric: m for m in cmp.metrics}
+        latency = [{k: (by_name[k].values[i] if k in by_name else None) for k in
+                    ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")} for i in range(len(cmp.labels))]
+        has_latency = any(v for d in latency for v in d.values())
+        self.latency_chart.set_data(list(cmp.labels) if has_latency else [], latency if has_latency else [])
+        keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]]
+        series = {label: [by_name[k].delta_pct[i] or 0.0 for k in keys]
+                  for i, label in enumerate(cmp.labels) if i > 0}
+        self.delta_chart.set_data(keys, series)
+        lines = {}
+        for run, label in zip(cmp.runs, cmp.labels):
+            for name, (t, v) in getattr(run, "timeseries", {}).items():
+                lines[f"{label}: {name}"] = (t, v)
+        self.series_chart.set_series(dict(list(lines.items())[:8]))

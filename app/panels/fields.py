@@ -1,0 +1,307 @@
+"""One editor widget per parameter type, generated from a :class:`~engine.registry.ParamSpec`.
+
+Every field shows the value, emits :attr:`ParamField.committed` with what the
+user entered (parsed as far as the text allows; the model does the checking)
+and can show an inline error. Text the user typed stays in the field while it is
+marked wrong, so no edit is lost.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.registry import ParamSpec
+
+ERROR_STYLE = "border: 2px solid #c0202a; background: #fff0f0;"
+
+
+def tooltip(spec: ParamSpec) -> str:
+    """Help, allowed values, product default and the seed section, as rich text."""
+    default = "null" if spec.default is None else json.dumps(spec.default)
+    seed_file, _, section = spec.seed.partition(", ")
+    return (
+        f"<b>{spec.label}</b>{' (' + spec.unit + ')' if spec.unit else ''}<br>{spec.help}<br>"
+        f"<i>Allowed:</i> {spec.allowed()}<br><i>Default:</i> {default}<br>"
+        f"<i>Seed:</i> {section or seed_file} <small>({seed_file})</small>"
+    )
+
+
+def format_value(spec: ParamSpec, value: Any) -> str:
+    """The text a line edit shows for ``value``."""
+    if value is None:
+        return ""
+    if spec.type == "float":
+        return f"{value:g}" if abs(value) < 1e15 else str(value)
+    if spec.type == "int_pair":
+        return f"{value[0]}, {value[1]}"
+    return str(value)
+
+
+def parse_text(spec: ParamSpec, text: str) -> Any:
+    """Turn typed text into the value to check; text that does not parse is passed on unchanged.
+
+    An empty field means ``None`` (the model accepts it only for nullable knobs).
+    """
+    text = text.strip()
+    if text == "":
+        return None
+    if spec.type in ("int", "float"):
+        clean = text.replace("_", "").replace(",", "")
+        try:
+            return int(clean)
+        except ValueError:
+            try:
+                return float(clean)
+            except ValueError:
+                return text
+    if spec.type == "int_pair":
+        parts = [p.strip() for p in text.strip("[]").replace(";", ",").split(",")]
+        try:
+            return [int(p) for p in parts]
+        except ValueError:
+            return text
+    return text
+
+
+class ParamField(QWidget):
+    """Base of the editors: a value widget, its unit and an inline error line.
+
+    Signals
+    -------
+    committed(object)
+        The user finished entering a value.
+    """
+
+    committed = Signal(object)
+
+    def __init__(self, spec: ParamSpec, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.spec = spec
+        self.shown_value: Any = object()
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(1)
+        self.row = QHBoxLayout()
+        self.row.setSpacing(4)
+        self._layout.addLayout(self.row)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0202a; font-size: 8pt;")
+        self.error_label.hide()
+        self._layout.addWidget(self.error_label)
+        self.setToolTip(tooltip(spec))
+
+    def add_unit(self) -> None:
+        if self.spec.unit:
+            unit = QLabel(self.spec.unit)
+            unit.setMinimumWidth(10)
+            self.row.addWidget(unit)
+
+    @property
+    def error(self) -> str:
+        """The inline error shown, or ""."""
+        return self.error_label.text() if not self.error_label.isHidden() else ""
+
+    def show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.show()
+        self.editor_widget().setStyleSheet(ERROR_STYLE)
+
+    def clear_error(self) -> None:
+        self.error_label.clear()
+        self.error_label.hide()
+        self.editor_widget().setStyleSheet("")
+
+    def set_value(self, value: Any) -> None:
+        """Show the model's ``value`` (clears any error)."""
+        self.shown_value = value
+        self.clear_error()
+        self._show(value)
+
+    def editor_widget(self) -> QWidget:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _show(self, value: Any) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class TextField(ParamField):
+    """int, float, str and int_pair values in a line edit; empty means null for nullable knobs."""
+
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.edit = QLineEdit()
+        if spec.nullable:
+            self.edit.setPlaceholderText(f"null: {spec.null_meaning}")
+        if spec.type in ("int", "float"):
+            self.edit.setAlignment(Qt.AlignRight)
+        self.row.addWidget(self.edit, 1)
+        self.add_unit()
+        self.edit.editingFinished.connect(self._finished)
+
+    def editor_widget(self) -> QWidget:
+        return self.edit
+
+    def _show(self, value: Any) -> None:
+        self.edit.setText(format_value(self.spec, value))
+
+    def _finished(self) -> None:
+        value = parse_text(self.spec, self.edit.text()) if self.spec.type != "str" else self.edit.text()
+        if value == self.shown_value and not self.error:
+            return
+        self.committed.emit(value)
+
+
+class BoolField(ParamField):
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.box = QCheckBox()
+        self.row.addWidget(self.box)
+        self.row.addStretch(1)
+        self.box.toggled.connect(lambda on: self.committed.emit(bool(on)) if on != self.shown_value else None)
+
+    def editor_widget(self) -> QWidget:
+        return self.box
+
+    def _show(self, value: Any) -> None:
+        self.box.blockSignals(True)
+        self.box.setChecked(bool(value))
+        self.box.blockSignals(False)
+
+
+class EnumField(ParamField):
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.combo = QComboBox()
+        for choice in spec.choices:
+            self.combo.addItem(str(choice), choice)
+        if spec.nullable:
+            self.combo.addItem(f"(null: {spec.null_meaning})", None)
+        self.row.addWidget(self.combo, 1)
+        self.add_unit()
+        self.combo.activated.connect(self._activated)
+
+    def editor_widget(self) -> QWidget:
+        return self.combo
+
+    def _activated(self, index: int) -> None:
+        value = self.combo.itemData(index)
+        if value != self.shown_value:
+            self.committed.emit(value)
+
+    def _show(self, value: Any) -> None:
+        i = self.combo.findData(value)
+        self.combo.setCurrentIndex(max(i, 0))
+
+
+class ColumnMapField(ParamField):
+    """A table of Db2 column type and column count, with add and remove buttons."""
+
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["Column type", "Columns"])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setMaximumHeight(150)
+        self.total = QLabel()
+        col = QVBoxLayout()
+        col.addWidget(self.table)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton("Add type")
+        self.remove_button = QPushButton("Remove")
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addWidget(self.total, 1)
+        col.addLayout(buttons)
+        self.row.addLayout(col, 1)
+        self.add_button.clicked.connect(self._add_row)
+        self.remove_button.clicked.connect(self._remove_row)
+        self.table.itemChanged.connect(self._changed)
+        self._loading = False
+
+    def editor_widget(self) -> QWidget:
+        return self.table
+
+    def _show(self, value: Any) -> None:
+        self._loading = True
+        self.table.setRowCount(0)
+        for col_type, count in (value or {}).items():
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            self.table.setItem(r, 0, QTableWidgetItem(col_type))
+            item = QTableWidgetItem(str(count))
+            item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            self.table.setItem(r, 1, item)
+        self.total.setText(f"{sum((value or {}).values())} columns")
+        self._loading = False
+
+    def current(self) -> Any:
+        """The mapping the table shows; a count that is not an integer is passed on as text."""
+        out: dict = {}
+        for r in range(self.table.rowCount()):
+            key_item, count_item = self.table.item(r, 0), self.table.item(r, 1)
+            key = key_item.text().strip() if key_item else ""
+            text = count_item.text().strip() if count_item else ""
+            if not key:
+                continue
+            try:
+                out[key] = int(text)
+            except ValueError:
+                out[key] = text
+        return out
+
+    def _changed(self) -> None:
+        if not self._loading:
+            self.committed.emit(self.current())
+
+    def _add_row(self) -> None:
+        used = {self.table.item(r, 0).text() for r in range(self.table.rowCount()) if self.table.item(r, 0)}
+        name, i = "VARCHAR(100)", 2
+        while name in used:
+            name, i = f"CHAR({i * 10})", i + 1
+        self._loading = True
+        r = self.table.rowCount()
+        self.table.insertRow(r)
+        self.table.setItem(r, 0, QTableWidgetItem(name))
+        self.table.setItem(r, 1, QTableWidgetItem("1"))
+        self._loading = False
+        self._changed()
+
+    def _remove_row(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True) or [self.table.rowCount() - 1]
+        self._loading = True
+        for r in rows:
+            if r >= 0:
+                self.table.removeRow(r)
+        self._loading = False
+        self._changed()
+
+
+def make_field(spec: ParamSpec, parent: QWidget | None = None) -> ParamField:
+    """The editor for ``spec``'s type."""
+    if spec.type == "bool":
+        return BoolField(spec, parent)
+    if spec.type == "enum":
+        return EnumField(spec, parent)
+    if spec.type == "column_map":
+        return ColumnMapField(spec, parent)
+    return TextField(spec, parent)

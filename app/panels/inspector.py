@@ -1,0 +1,136 @@
+"""The knob inspector: the selected node's form, generated from the parameter registry.
+
+Each parameter of the node's kind gets an editor by type (see
+:mod:`app.panels.fields`), its IBM name, unit and a tooltip with help, allowed
+values, default and seed section. A value goes to the document, which validates
+it with the model; a refused value is marked inline with the model's message and
+the typed text stays in the field. With no node selected the inspector edits the
+project's name and description.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.document import Document
+from app.panels.fields import ParamField, make_field, tooltip
+from engine.errors import QrtuneError
+from engine.model import Project
+from engine.registry import KINDS
+
+
+class Inspector(QWidget):
+    """Form for one node (or the project when none is selected)."""
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.node_id = ""
+        self.fields: dict[str, ParamField] = {}
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.RichText)
+        outer.addWidget(self.title)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        outer.addWidget(self.scroll, 1)
+        self.label_edit: QLineEdit | None = None
+        self.label_error = QLabel()
+        document.project_changed.connect(self._project_changed)
+        self.show_node("")
+
+    # -- building ---------------------------------------------------------------------
+    def show_node(self, node_id: str) -> None:
+        """Build the form of ``node_id`` ("" for the project properties)."""
+        project = self.document.project
+        if node_id and node_id not in {n.id for n in project.nodes}:
+            node_id = ""
+        self.node_id = node_id
+        self.fields = {}
+        body = QWidget()
+        form = QFormLayout(body)
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignRight)
+        if not node_id:
+            self.title.setText(f"<b>Project</b><br><small>{project.topology}</small>")
+            self.name_edit = QLineEdit(project.name)
+            self.name_edit.editingFinished.connect(
+                lambda: self.document.set_project_text(name=self.name_edit.text().strip() or project.name))
+            form.addRow("Name", self.name_edit)
+            self.description_edit = QPlainTextEdit(project.description)
+            self.description_edit.setMaximumHeight(90)
+            form.addRow("Description", self.description_edit)
+            self.description_edit.textChanged.connect(self._description_changed)
+            hint = QLabel("Select a node on the canvas to edit its knobs.")
+            hint.setWordWrap(True)
+            form.addRow(hint)
+        else:
+            node = project.node(node_id)
+            kind = KINDS[node.kind]
+            self.title.setText(f"<b>{kind.name}</b> <small>({node.id})</small><br><small>{kind.description}</small>")
+            self.label_edit = QLineEdit(node.label)
+            self.label_edit.editingFinished.connect(self._label_finished)
+            form.addRow("Label", self.label_edit)
+            for spec in kind.params:
+                field = make_field(spec)
+                field.set_value(node.params[spec.name])
+                field.committed.connect(lambda value, name=spec.name: self.commit(name, value))
+                label = QLabel(spec.label)
+                label.setToolTip(tooltip(spec))
+                form.addRow(label, field)
+                self.fields[spec.name] = field
+        self.scroll.setWidget(body)
+
+    # -- edits ------------------------------------------------------------------------------
+    def commit(self, name: str, value) -> bool:
+        """Send one knob value to the document; mark the field inline when the model refuses it."""
+        field = self.fields[name]
+        try:
+            self.document.set_param(self.node_id, name, value)
+        except QrtuneError as e:
+            field.show_error(str(e))
+            return False
+        field.clear_error()
+        return True
+
+    def _label_finished(self) -> None:
+        try:
+            self.document.rename_node(self.node_id, self.label_edit.text())
+        except ValueError:
+            self.label_edit.setText(self.document.project.node(self.node_id).label)
+
+    def _description_changed(self) -> None:
+        self.document.set_project_text(description=self.description_edit.toPlainText())
+
+    # -- follow the document (undo, redo, other views) ----------------------------------------
+    def _project_changed(self, old: Project, new: Project) -> None:
+        if not self.node_id:
+            if hasattr(self, "name_edit") and self.name_edit.text() != new.name and not self.name_edit.hasFocus():
+                self.name_edit.setText(new.name)
+            if self.description_edit.toPlainText() != new.description:
+                self.description_edit.blockSignals(True)
+                self.description_edit.setPlainText(new.description)
+                self.description_edit.blockSignals(False)
+            return
+        try:
+            node = new.node(self.node_id)
+        except KeyError:
+            self.show_node("")
+            return
+        if self.label_edit is not None and self.label_edit.text() != node.label:
+            self.label_edit.setText(node.label)
+        for name, field in self.fields.items():
+            value = node.params[name]
+            if value != field.shown_value:
+                field.set_value(value)

@@ -1,0 +1,153 @@
+"""Live results: throughput, latency breakdown, CPU, stage utilisation and the bottleneck.
+
+:meth:`ResultsPanel.show_prediction` updates every chart with ``setData``-style
+calls only; :meth:`ResultsPanel.show_message` replaces the numbers with the
+reason the engine cannot predict (an incomplete topology, an engine not there yet).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.charts import BarChart, LatencyBreakdownChart, StageChart
+
+#: Metrics tried in order for the headline throughput of each scenario kind.
+HEADLINE = (
+    "apply_rows_per_s",
+    "capture_rows_per_s",
+    "throughput",
+    "tps",
+    "transfer_mb_per_s",
+    "channel_msgs_per_s",
+)
+
+
+def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
+    """(metric, value, unit) shown as the throughput, or None."""
+    for name in HEADLINE:
+        value = metrics.get(name)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return name, float(value), units.get(name, "")
+    return None
+
+
+def format_number(value) -> str:
+    """Compact, readable number (``12,345``, ``3.21``, ``0.0042``)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    if not math.isfinite(value):
+        return str(value)
+    a = abs(value)
+    if a >= 1000:
+        return f"{value:,.0f}"
+    if a >= 10:
+        return f"{value:.1f}"
+    if a >= 0.01 or a == 0:
+        return f"{value:.3g}" if a < 1 else f"{value:.2f}"
+    return f"{value:.2e}"
+
+
+def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
+    """CPU per row on each side (us/row) or, for engines without it, CPU busy (%)."""
+    names = [k for k in metrics if k.endswith("cpu_us_per_row")]
+    unit = "us/row"
+    if not names:
+        names = [k for k in metrics if k.endswith(("_cpu_pct", "_busy_pct"))]
+        unit = "%"
+    names = [k for k in names if isinstance(metrics[k], (int, float)) and math.isfinite(metrics[k])]
+    labels = [k.replace("_cpu_us_per_row", "").replace("_cpu_pct", "").replace("_busy_pct", "") for k in names]
+    return labels, [float(metrics[k]) for k in names], unit
+
+
+class ResultsPanel(QWidget):
+    """The live prediction of the open project."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.headline = QLabel("No prediction yet")
+        self.headline.setTextFormat(Qt.RichText)
+        self.headline.setStyleSheet("font-size: 11pt;")
+        layout.addWidget(self.headline)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #8a4a00; background: #fff6e0; padding: 6px; border-radius: 4px;")
+        self.message.hide()
+        layout.addWidget(self.message)
+        grid = QGridLayout()
+        self.latency_chart = LatencyBreakdownChart()
+        self.stage_chart = StageChart()
+        self.cpu_chart = BarChart("CPU per row", "us/row")
+        grid.addWidget(self.latency_chart, 0, 0)
+        grid.addWidget(self.stage_chart, 0, 1)
+        grid.addWidget(self.cpu_chart, 1, 0)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit"])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        grid.addWidget(self.table, 1, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        layout.addLayout(grid, 1)
+        self.prediction = None
+
+    def show_message(self, text: str) -> None:
+        """Show why there are no numbers; charts are emptied so nothing stale is read."""
+        self.prediction = None
+        self.headline.setText("<b>No prediction</b>")
+        self.message.setText(text)
+        self.message.show()
+        self.latency_chart.set_data([], [])
+        self.stage_chart.set_data([], [], None)
+        self.cpu_chart.set_data([], {})
+        self.table.setRowCount(0)
+
+    def show_prediction(self, prediction) -> None:
+        """Update every view from an :class:`engine.perf.Prediction`."""
+        self.prediction = prediction
+        self.message.hide()
+        metrics, units = prediction.metrics, prediction.units
+        head = headline(metrics, units)
+        parts = []
+        if head:
+            name, value, unit = head
+            parts.append(f"<b>{format_number(value)}</b> {unit} <small>({name})</small>")
+        e2e = metrics.get("end2end_latency_ms")
+        if isinstance(e2e, (int, float)):
+            parts.append(f"END2END <b>{format_number(e2e)}</b> ms")
+        if prediction.bottleneck:
+            util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
+            tail = f" at {util * 100:.0f}%" if util is not None else ""
+            parts.append(f"bottleneck <b style='color:#c0202a'>{prediction.bottleneck}</b>{tail}")
+        self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
+        has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
+        self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
+        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
+                                  prediction.bottleneck)
+        labels, values, unit = cpu_metrics(metrics)
+        self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
+        self.cpu_chart.set_data(labels, {unit: values})
+        self._fill_table(metrics, units)
+
+    def _fill_table(self, metrics: dict, units: dict) -> None:
+        rows = [(k, v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        self.table.setRowCount(len(rows))
+        for r, (name, value) in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            item = QTableWidgetItem(format_number(value))
+            item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            self.table.setItem(r, 1, item)
+            self.table.setItem(r, 2, QTableWidgetItem(units.get(name, "")))

@@ -1,0 +1,140 @@
+"""The simulation view: workload and outage settings, queue depth and latency over time, the summary."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.charts import LineChart
+from app.panels.results import format_number
+
+
+def parse_duration_s(text: str) -> float:
+    """``90``, ``90s``, ``10m``, ``1h`` -> seconds.
+
+    Raises
+    ------
+    ValueError
+        With a message naming the text and the allowed forms.
+    """
+    t = text.strip().lower()
+    scale = {"s": 1.0, "m": 60.0, "h": 3600.0}
+    try:
+        if t and t[-1] in scale:
+            value = float(t[:-1]) * scale[t[-1]]
+        else:
+            value = float(t)
+    except ValueError:
+        raise ValueError(f"duration: {text!r} is not allowed; expected seconds or 90s, 10m, 1h") from None
+    if value <= 0:
+        raise ValueError(f"duration: {text!r} is not allowed; expected a positive time")
+    return value
+
+
+def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
+    """(depth, latency, rate) series by name: ``*depth*``/backlog, ``*latency*``, the rest."""
+    depth, latency, rate = {}, {}, {}
+    for name, tv in timeseries.items():
+        low = name.lower()
+        if "depth" in low or "backlog" in low or "pages" in low:
+            depth[name] = tv
+        elif "latency" in low:
+            latency[name] = tv
+        else:
+            rate[name] = tv
+    return depth, latency, rate
+
+
+class SimulationView(QWidget):
+    """Simulation settings and results.
+
+    Signals
+    -------
+    run_requested(float, int, list)
+        Duration in s, seed, event texts.
+    """
+
+    run_requested = Signal(float, int, list)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.duration = QLineEdit("10m")
+        self.duration.setMaximumWidth(80)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setValue(1)
+        self.events = QLineEdit()
+        self.events.setPlaceholderText("events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5")
+        self.run_button = QPushButton("Simulate")
+        for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed, QLabel("Events"), self.events):
+            row.addWidget(w)
+        row.setStretchFactor(self.events, 1)
+        row.addWidget(self.run_button)
+        layout.addLayout(row)
+        self.status = QLabel("Simulate the open project over time: bursts, outages, backlog and catch-up.")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        grid = QGridLayout()
+        self.depth_chart = LineChart("Queue depth", "time (s)", "")
+        self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
+        self.rate_chart = LineChart("Rates over time", "time (s)", "")
+        self.summary = QTableWidget(0, 3)
+        self.summary.setHorizontalHeaderLabels(["Summary", "Value", "Unit"])
+        self.summary.verticalHeader().hide()
+        self.summary.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.summary.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        grid.addWidget(self.depth_chart, 0, 0)
+        grid.addWidget(self.latency_chart, 0, 1)
+        grid.addWidget(self.rate_chart, 1, 0)
+        grid.addWidget(self.summary, 1, 1)
+        layout.addLayout(grid, 1)
+        self.run_button.clicked.connect(self._run)
+        self.outcome = None
+
+    def _run(self) -> None:
+        try:
+            duration = parse_duration_s(self.duration.text())
+        except ValueError as e:
+            self.status.setText(str(e))
+            self.duration.setStyleSheet("border: 2px solid #c0202a;")
+            return
+        self.duration.setStyleSheet("")
+        events = [e for e in self.events.text().replace(",", " ").split() if e]
+        self.run_requested.emit(duration, int(self.seed.value()), events)
+
+    def show_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+
+    def show_message(self, text: str) -> None:
+        self.status.setText(text)
+
+    def show_outcome(self, outcome) -> None:
+        """Plot a :class:`app.tasks.SimulationOutcome`."""
+        self.outcome = outcome
+        depth, latency, rate = split_series(outcome.timeseries)
+        self.depth_chart.set_series(dict(list(depth.items())[:4]))
+        self.latency_chart.set_series(dict(list(latency.items())[:4]))
+        self.rate_chart.set_series(dict(list(rate.items())[:4]))
+        rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
+        self.summary.setRowCount(len(rows))
+        for r, (k, v) in enumerate(rows):
+            self.summary.setItem(r, 0, QTableWidgetItem(k))
+            self.summary.setItem(r, 1, QTableWidgetItem(format_number(v)))
+            self.summary.setItem(r, 2, QTableWidgetItem(outcome.units.get(k, "")))
+        run = f" (run #{outcome.run_id})" if outcome.run_id is not None else ""
+        self.status.setText(f"Simulated in {outcome.elapsed_s:.2f} s{run}.")

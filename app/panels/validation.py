@@ -1,0 +1,133 @@
+"""The validation view: how far to trust the engine, measured against the published runs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.panels.results import format_number
+from app.validation import MetricCheck, ValidationSummary, describe
+
+
+class ValidationView(QWidget):
+    """Per-metric error table and a predicted-against-measured plot.
+
+    Signals
+    -------
+    run_requested()
+        The user pressed Run validation (the window runs it in the background worker).
+    """
+
+    run_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
+        self.run_button = QPushButton("Run validation")
+        self.run_button.clicked.connect(self.run_requested)
+        self.kind_filter = QComboBox()
+        self.kind_filter.addItem("all kinds", "")
+        for k in ("qrep", "db2mirror", "mq-mover", "db2-v8-storage"):
+            self.kind_filter.addItem(k, k)
+        self.kind_filter.currentIndexChanged.connect(self._refill)
+        self.summary_label = QLabel("The engine against every published measurement bundled with qrtune.")
+        self.summary_label.setWordWrap(True)
+        top.addWidget(self.run_button)
+        top.addWidget(self.kind_filter)
+        top.addWidget(self.summary_label, 1)
+        layout.addLayout(top)
+        split = QSplitter(Qt.Horizontal)
+        self.table = QTableWidget(0, 6)
+        self.table.setHorizontalHeaderLabels(["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setSortingEnabled(True)
+        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.Stretch)
+        split.addWidget(self.table)
+        self.plot = pg.PlotWidget()
+        self.plot.setTitle("Predicted against measured (log-log)", size="9pt")
+        self.plot.setLabel("bottom", "measured")
+        self.plot.setLabel("left", "predicted")
+        self.plot.setLogMode(True, True)
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setMenuEnabled(False)
+        self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
+        self.rates = pg.ScatterPlotItem(size=7, brush=pg.mkBrush("#4a7fd4"), pen=None, name="rates")
+        self.latencies = pg.ScatterPlotItem(size=7, brush=pg.mkBrush("#f0a030"), pen=None, name="latencies")
+        self.identity = pg.PlotDataItem([], [], pen=pg.mkPen("#888", style=Qt.DashLine))
+        for item in (self.identity, self.rates, self.latencies):
+            self.plot.addItem(item)
+        split.addWidget(self.plot)
+        split.setSizes([620, 380])
+        layout.addWidget(split, 1)
+        self.checks: list[MetricCheck] = []
+        self.summary: ValidationSummary | None = None
+
+    def show_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        if running:
+            self.summary_label.setText("Running the engine over the published scenarios...")
+
+    def show_results(self, checks: list[MetricCheck], summary: ValidationSummary) -> None:
+        """Fill the table and plot."""
+        self.checks, self.summary = list(checks), summary
+        self.summary_label.setText(describe(summary))
+        self._refill()
+
+    def _refill(self) -> None:
+        kind = self.kind_filter.currentData()
+        checks = [c for c in self.checks if not kind or c.kind == kind]
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(len(checks))
+        for r, c in enumerate(checks):
+            cells = [c.scenario_id, c.metric, format_number(c.measured),
+                     "not predicted" if c.predicted is None else format_number(c.predicted),
+                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", c.source]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col == 4 and c.error_pct is not None:
+                    item.setData(Qt.UserRole, abs(c.error_pct))
+                    a = abs(c.error_pct)
+                    item.setForeground(QColor("#1a7a30" if a <= 10 else "#b8862a" if a <= 25 else "#c0202a"))
+                if col in (2, 3, 4):
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(r, col, item)
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+        both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
+        for item, flag in ((self.rates, False), (self.latencies, True)):
+            pts = [c for c in both if c.is_latency == flag]
+            item.setData(x=np.array([c.measured for c in pts]), y=np.array([c.predicted for c in pts]))
+        if both:
+            lo = min(min(c.measured, c.predicted) for c in both)
+            hi = max(max(c.measured, c.predicted) for c in both)
+            self.identity.setData([lo, hi], [lo, hi])
+        else:
+            self.identity.setData([], [])
+        if kind and not checks:
+            self.summary_label.setText(f"No measured metrics for kind {kind}.")
+        elif self.summary and self.summary.errors and not any(c.predicted is not None for c in checks):
+            first = self.summary.errors[0][1]
+            self.summary_label.setText(describe(self.summary) + f". The engine says: {first}")
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and math.isfinite(v)
