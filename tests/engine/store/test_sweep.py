@@ -1,0 +1,157 @@
+"""Sweeps: axis parsing, the cartesian product, local pool and Dask, resume after SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import FAKE, ROOT
+
+from engine.errors import FieldError, UnsupportedKindError
+from engine.store import Store
+from engine.sweep import n_points, parse_axes, parse_axis, point_changes, point_label, point_values, run_sweep
+
+
+def test_kind_axis_addresses_every_node_of_that_kind(bidirectional):
+    a = parse_axis("qapply.num_apply_agents=1,4,8", bidirectional)
+    assert a.node_ids == ("ab-5-qapply", "ba-5-qapply") and a.values == (1, 4, 8)
+    one = parse_axis("ba-5-qapply.num_apply_agents=2", bidirectional)
+    assert one.node_ids == ("ba-5-qapply",)
+
+
+def test_ranges_steps_and_types(baseline):
+    assert parse_axis("qapply.num_apply_agents=1..4,8", baseline).values == (1, 2, 3, 4, 8)
+    assert parse_axis("qapply.num_apply_agents=1..9:4", baseline).values == (1, 5, 9)
+    assert parse_axis("channel.network_latency_ms=0,0.5,2", baseline).values == (0.0, 0.5, 2.0)
+    assert parse_axis("queue_manager.read_ahead=true,off", baseline).values == (True, False)
+    assert parse_axis("qapply.conflict_action=I,F", baseline).values == ("I", "F")
+    assert parse_axis("source_db2.offered_rows_per_s=null,1000", baseline).values == (None, 1000.0)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("qapply.num_apply_agents=0..3", "0 is not allowed; expected an integer from 1 to 128"),
+    ("qapply.num_apply_agentz=1", "a knob of qapply"),
+    ("nosuch.num_apply_agents=1", "a node kind (channel"),
+    ("db2_mirror_node.cores=1", "a node kind present in the project"),
+    ("qapply.num_apply_agents", "TARGET.PARAM=VALUES"),
+    ("qapply.num_apply_agents=4..1", "LOW <= HIGH"),
+    ("qapply.num_apply_agents=a..b", "a range of integers"),
+    ("qapply.num_apply_agents=1,,2", "without empty items"),
+    ("queue_manager.read_ahead=maybe", "true or false"),
+    ("source_db2.columns=1", "single values"),
+])
+def test_bad_axes_name_field_value_and_allowed(baseline, text, fragment):
+    with pytest.raises(FieldError) as e:
+        parse_axis(text, baseline)
+    assert fragment in str(e.value) and "--set" in str(e.value)
+
+
+def test_same_knob_twice_is_an_error(bidirectional):
+    with pytest.raises(FieldError, match="already swept"):
+        parse_axes(["qapply.num_apply_agents=1", "ab-5-qapply.num_apply_agents=2"], bidirectional)
+
+
+def test_cartesian_product_order(baseline):
+    axes = parse_axes(["qapply.num_apply_agents=1,4", "qcapture.trans_batch_sz=1..3"], baseline)
+    assert n_points(axes) == 6
+    assert [point_values(axes, i) for i in range(6)] == [(1, 1), (1, 2), (1, 3), (4, 1), (4, 2), (4, 3)]
+    assert point_changes(axes, 4) == [("ab-5-qapply", "num_apply_agents", 4), ("ab-1-qcapture", "trans_batch_sz", 2)]
+    assert point_label(axes, 4) == "qapply.num_apply_agents=4 qcapture.trans_batch_sz=2"
+
+
+def _check_sweep_contents(store, sweep_id, axes):
+    runs = store.list_runs(sweep_id=sweep_id)
+    assert sorted(r.point_index for r in runs) == list(range(n_points(axes)))
+    metrics = store.metrics_of([r.id for r in runs])
+    for r in runs:
+        agents, batch = point_values(axes, r.point_index)
+        s = r.settings_json
+        assert f'"num_apply_agents":{agents}' in s and f'"trans_batch_sz":{batch}' in s
+        capture = 4000 * batch / (1 + 0.2 * batch)
+        assert metrics[r.id]["apply_rows_per_s"][0] == pytest.approx(min(capture, 900 * agents))
+
+
+def test_in_process_sweep_and_resume_is_a_no_op(db, baseline):
+    axes = parse_axes(["qapply.num_apply_agents=1..4", "qcapture.trans_batch_sz=1,5"], baseline)
+    with Store.open(db) as s:
+        r1 = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False)
+        assert (r1.n_points, r1.n_run, r1.n_skipped, r1.n_failed) == (8, 8, 0, 0)
+        _check_sweep_contents(s, r1.sweep_id, axes)
+        r2 = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False)
+        assert (r2.sweep_id, r2.n_run, r2.n_skipped) == (r1.sweep_id, 0, 8)
+        assert s.count_runs() == 8
+
+
+def test_local_pool_sweep_streams_all_points(db, bidirectional):
+    axes = parse_axes(["qapply.num_apply_agents=1..16", "qcapture.trans_batch_sz=1..5"], bidirectional)
+    with Store.open(db) as s:
+        r = run_sweep(bidirectional, axes, s, workers=2, batch_size=7, predictor=FAKE, progress=False)
+        assert r.n_run == 80 and r.n_failed == 0
+        _check_sweep_contents(s, r.sweep_id, axes)
+
+
+def test_failed_points_are_recorded_not_fatal(db, baseline):
+    axes = parse_axes(["qapply.num_apply_agents=8,16"], baseline)
+    with Store.open(db) as s:
+        r = run_sweep(baseline, axes, s, workers=0, predictor="store_fakes:predict_reject_16", progress=False)
+        runs = {x.point_index: x for x in s.list_runs(sweep_id=r.sweep_id)}
+    assert r.n_failed == 1 and runs[0].status == "ok"
+    assert runs[1].status == "failed" and "at most 15" in runs[1].error
+
+
+def test_missing_engine_stops_before_any_point(db, baseline):
+    axes = parse_axes(["qapply.num_apply_agents=1,2"], baseline)
+    with Store.open(db) as s, pytest.raises(UnsupportedKindError):
+        run_sweep(baseline, axes, s, workers=0, predictor="engine.perf:predict_settings", progress=False)
+
+
+_SWEEP = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json",
+          "--set", "qapply.num_apply_agents=1..20", "--set", "qcapture.trans_batch_sz=1..5", "--workers", "2",
+          "--batch-size", "2", "--predictor", "store_fakes:predict_slow"]
+
+
+def test_sigkill_mid_sweep_keeps_finished_points_and_resumes(db, env_with_fakes):
+    env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
+    proc = subprocess.Popen([*_SWEEP, "--db", str(db)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        seen = 0
+        while time.monotonic() < deadline and seen < 10:  # progress lines arrive on stderr as points finish
+            line = proc.stderr.readline()
+            if "/100" in line:
+                seen = int(line.split("]")[1].split("/")[0])
+        assert seen >= 10, "the sweep did not make progress"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, like a crash
+        proc.wait(timeout=10)
+    with Store.open(db, read_only=True) as s:
+        kept = s.count_runs()
+        assert 10 <= kept < 100
+    env["QRTUNE_FAKE_DELAY_S"] = "0"
+    out = subprocess.run([*_SWEEP, "--db", str(db), "--no-progress"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert f"{100 - kept} predicted now, {kept} already stored" in out.stdout
+    with Store.open(db, read_only=True) as s:
+        runs = s.list_runs(limit=None)
+        assert sorted(r.point_index for r in runs) == list(range(100))
+        assert len({r.sweep_id for r in runs}) == 1
+
+
+def test_dask_local_cluster_on_loopback(db, baseline, env_with_fakes, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("PYTHONPATH", env_with_fakes["PYTHONPATH"])
+    axes = parse_axes(["qapply.num_apply_agents=1..6", "qcapture.trans_batch_sz=1..5"], baseline)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, host="127.0.0.1", processes=True,
+                                  dashboard_address=None, silence_logs=40) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        with Store.open(db) as s:
+            r = run_sweep(baseline, axes, s, scheduler=address, batch_size=4, predictor=FAKE, progress=False)
+            assert r.n_run == 30 and r.n_failed == 0
+            _check_sweep_contents(s, r.sweep_id, axes)
