@@ -1,0 +1,62 @@
+"""The store's commands as a user runs them: sweep, runs, compare, import-monitor, predict --db."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def qrtune(env, *args):
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_sweep_runs_compare_round_trip(db, env_with_fakes):
+    env = env_with_fakes
+    out = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=1,4,8,16",
+                 "--set", "qcapture.trans_batch_sz=1,3,5", "--db", str(db), "--workers", "0",
+                 "--predictor", "store_fakes:predict", "--json")
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["points"] == 12 and summary["run_now"] == 12 and summary["failed"] == 0
+    assert "12/12 100.0%" in out.stderr  # the progress bar
+    runs = json.loads(qrtune(env, "runs", "--db", str(db), "--json", "--limit", "0").stdout)
+    assert len(runs) == 12 and {r["kind"] for r in runs} == {"sweep"}
+    by_label = {r["label"]: r["id"] for r in runs}
+    a = by_label["qapply.num_apply_agents=1 qcapture.trans_batch_sz=1"]
+    b = by_label["qapply.num_apply_agents=4 qcapture.trans_batch_sz=1"]
+    cmp = json.loads(qrtune(env, "compare", str(a), str(b), "--db", str(db), "--format", "json").stdout)
+    assert cmp["settings_that_differ"] == [{"path": "qapply.num_apply_agents", "values": [1, 4]}]
+    rate = next(m for m in cmp["metrics"] if m["metric"] == "apply_rows_per_s")
+    assert rate["values"][0] == 900 and abs(rate["pct_delta"][1] - 100 * (4000 / 1.2 - 900) / 900) < 1e-9
+    table = qrtune(env, "compare", str(a), str(b), "--db", str(db))
+    assert table.returncode == 0 and "Settings that differ" in table.stdout
+    csv_out = qrtune(env, "compare", str(a), str(b), "--db", str(db), "--format", "csv").stdout
+    assert csv_out.splitlines()[1].startswith("setting,qapply.num_apply_agents,,1,4")
+
+
+def test_user_errors_are_one_line(db, env_with_fakes):
+    env = env_with_fakes
+    bad = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=0..2",
+                 "--db", str(db))
+    assert bad.returncode == 2 and "0 is not allowed" in bad.stderr and "Traceback" not in bad.stderr
+    missing = qrtune(env, "compare", "1", "2", "--db", str(db.parent / "none.duckdb"))
+    assert missing.returncode == 2 and "no results store at" in missing.stderr
+    csv_file = db.parent / "x_CAPQMON.csv"
+    csv_file.write_text("MONITOR_TIME,SENDQ,ROWS_PUBLISHED\n2013-04-02 10:00:10,Q,abc\n")
+    imp = qrtune(env, "import-monitor", str(csv_file), "--db", str(db))
+    assert imp.returncode == 2 and f"{csv_file}:2: ROWS_PUBLISHED 'abc' is not a number" in imp.stderr
+
+
+def test_import_monitor_command(db, env_with_fakes, tmp_path):
+    f = tmp_path / "IBMQREP_APPLYMON.csv"
+    f.write_text("MONITOR_TIME,RECVQ,ROWS_APPLIED,END2END_LATENCY,NOTE\n"
+                 "2013-04-02-10.00.10.000000,Q,5000,40,a\n2013-04-02-10.00.20.000000,Q,5100,42,b\n")
+    out = qrtune(env_with_fakes, "import-monitor", str(f), "--db", str(db), "--project",
+                 "sample_runs/redpaper-baseline.json")
+    assert out.returncode == 0, out.stderr
+    assert "2 rows of IBMQREP_APPLYMON" in out.stdout and "text columns not imported: NOTE" in out.stdout
+    assert "for project 'Redpaper baseline" in out.stdout

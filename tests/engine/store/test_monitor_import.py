@@ -1,0 +1,130 @@
+"""Monitor-table CSV import: real column names across releases, file:line errors, all or nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from engine.monitor_import import (
+    APPLYMON,
+    CAPMON,
+    CAPQMON,
+    detect_table,
+    import_files,
+    load_monitor_rows,
+    parse_file,
+    parse_timestamp,
+    to_csv_text,
+)
+from engine.store import MonitorImportError, Store
+
+T0 = datetime(2013, 4, 2, 10, 0, 0)
+
+
+def _applymon_rows(n=3, with_interval=True):
+    rows = []
+    for i in range(n):
+        r = {"MONITOR_TIME": T0 + timedelta(seconds=10 * i), "RECVQ": "QA.TO.QB.RECVQ",
+             "QSTART_TIME": T0 - timedelta(hours=1), "CURRENT_MEMORY": 2_097_152, "QDEPTH": 40 + i,
+             "END2END_LATENCY": 520 + i, "QLATENCY": 300, "APPLY_LATENCY": 200 + i, "CAPTURE_LATENCY": 20,
+             "TRANS_APPLIED": 1000, "ROWS_APPLIED": 5000 + i, "OLDEST_COMMIT_LSN": "x'00AB'"}
+        if with_interval:
+            r["MONITOR_INTERVAL"] = 10_000
+        rows.append(r)
+    return rows
+
+
+def test_timestamps_db2_and_iso():
+    assert parse_timestamp("2013-04-02-10.15.30.123456") == datetime(2013, 4, 2, 10, 15, 30, 123456)
+    assert parse_timestamp("2013-04-02 10:15:30") == datetime(2013, 4, 2, 10, 15, 30)
+    assert parse_timestamp("2013-04-02T10:15:30.5") == datetime(2013, 4, 2, 10, 15, 30, 500000)
+    assert parse_timestamp("2013-04-02-10.15.30.123456789012") == datetime(2013, 4, 2, 10, 15, 30, 123456)
+    assert parse_timestamp("yesterday") is None and parse_timestamp("2013-13-02 10:15:30") is None
+
+
+def test_table_from_file_name_or_columns():
+    assert detect_table("x/ASN.IBMQREP_CAPQMON.csv", ["MONITOR_TIME"]) is CAPQMON
+    assert detect_table("export1.csv", ["MONITOR_TIME", "RECVQ"]) is APPLYMON
+    assert detect_table("export2.csv", ["MONITOR_TIME", "SENDQ", "ROWS_PUBLISHED"]) is CAPQMON
+    assert detect_table("export3.csv", ["MONITOR_TIME", "ROWS_PROCESSED"]) is CAPMON
+    with pytest.raises(MonitorImportError, match="cannot tell which monitor table"):
+        detect_table("export4.csv", ["MONITOR_TIME", "FOO"])
+
+
+def test_applymon_values_units_and_text_columns(tmp_path):
+    f = tmp_path / "IBMQREP_APPLYMON.csv"
+    f.write_text(to_csv_text("IBMQREP_APPLYMON", _applymon_rows()))
+    pf = parse_file(f)
+    assert pf.table is APPLYMON and pf.n_rows == 3
+    assert "OLDEST_COMMIT_LSN" not in pf.numeric_columns and "END2END_LATENCY" in pf.numeric_columns
+    cells = {(int(line), c): v for line, c, v in zip(pf.line, pf.col, pf.value)}
+    assert cells[(2, "END2END_LATENCY")] == 520 and cells[(4, "ROWS_APPLIED")] == 5002
+    assert cells[(3, "CURRENT_MEMORY")] == 2_097_152 and cells[(2, "MONITOR_INTERVAL")] == 10_000
+    assert cells[(2, "QSTART_TIME")] == (T0 - timedelta(hours=1) - datetime(1970, 1, 1)).total_seconds()
+
+
+def test_older_and_newer_releases_columns(tmp_path, db):
+    old = [{k: v for k, v in r.items() if k not in ("MONITOR_INTERVAL", "CAPTURE_LATENCY", "QSTART_TIME")}
+           for r in _applymon_rows()]
+    new = [dict(r, MQ_BYTES=123456, FUTURE_COUNTER=7, FUTURE_NOTE="hello") for r in _applymon_rows()]
+    (tmp_path / "old_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", old))
+    (tmp_path / "new_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", new))
+    pf_new = parse_file(tmp_path / "new_APPLYMON.csv")
+    assert "FUTURE_COUNTER" in pf_new.numeric_columns and pf_new.ignored_columns == ("FUTURE_NOTE",)
+    with Store.open(db) as s:
+        import_files(s, [tmp_path / "old_APPLYMON.csv", tmp_path / "new_APPLYMON.csv"], "proj")
+        wide = load_monitor_rows(s, "proj")["IBMQREP_APPLYMON"]
+    assert len(wide["monitor_time"]) == 6
+    assert np.isnan(wide["MQ_BYTES"]).sum() == 3 and np.nansum(wide["MQ_BYTES"]) == 3 * 123456
+    assert np.isnan(wide["CAPTURE_LATENCY"]).sum() == 3
+
+
+def test_capqmon_and_capmon_semicolon_quoted(tmp_path, db):
+    (tmp_path / "q.csv").write_text(
+        '"MONITOR_TIME";"SENDQ";"ROWS_PUBLISHED";"TRANS_PUBLISHED";"MQ_BYTES";"MQ_MESSAGES";"CURRENT_SEQ"\n'
+        '"2013-04-02-10.00.10.000000";"QA.TO.QB.SENDQ";50000;10000;1800000;3334;"0000AB12"\n'
+    )
+    (tmp_path / "c.csv").write_text(
+        "ASN.IBMQREP_CAPMON.MONITOR_TIME,ASN.IBMQREP_CAPMON.CURRENT_MEMORY,ASN.IBMQREP_CAPMON.ROWS_PROCESSED,"
+        "ASN.IBMQREP_CAPMON.TRANS_SPILLED\n2013-04-02 10:00:10,52428800,50000,0\n"
+    )
+    with Store.open(db) as s:
+        import_files(s, [tmp_path / "q.csv", tmp_path / "c.csv"])
+        wide = load_monitor_rows(s)
+    q = wide["IBMQREP_CAPQMON"]
+    assert q["queue"][0] == "QA.TO.QB.SENDQ" and q["ROWS_PUBLISHED"][0] == 50000 and q["TRANS_PUBLISHED"][0] == 10000
+    assert "CURRENT_SEQ" not in q
+    assert wide["IBMQREP_CAPMON"]["CURRENT_MEMORY"][0] == 52428800
+
+
+def test_malformed_rows_name_file_and_line_and_import_nothing(tmp_path, db):
+    good = tmp_path / "good_APPLYMON.csv"
+    good.write_text(to_csv_text("IBMQREP_APPLYMON", _applymon_rows()))
+    bad = tmp_path / "bad_CAPQMON.csv"
+    bad.write_text("MONITOR_TIME,SENDQ,ROWS_PUBLISHED,TRANS_PUBLISHED\n"
+                   "2013-04-02 10:00:10,QA,50000,10000\n"
+                   "2013-04-02 10:00:20,QA,5O000,10000\n"
+                   "2013-04-02 10:00:30,QA,50000\n"
+                   "02/04/2013,QA,1,1\n"
+                   "2013-04-02 10:00:50,,1,1\n")
+    with Store.open(db) as s:
+        with pytest.raises(MonitorImportError) as e:
+            import_files(s, [good, bad])
+        assert s.list_monitor_imports() == []
+        assert s.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 0
+    msg = str(e.value)
+    assert "nothing was imported" in msg
+    assert f"{bad}:3: ROWS_PUBLISHED '5O000' is not a number" in msg
+    assert f"{bad}:4: 3 fields but the header has 4" in msg
+    assert f"{bad}:5: MONITOR_TIME '02/04/2013' is not a timestamp" in msg
+    assert f"{bad}:6: SENDQ is empty" in msg
+    assert msg.index(":3:") < msg.index(":4:") < msg.index(":5:")
+
+
+def test_missing_required_column(tmp_path):
+    f = tmp_path / "x_APPLYMON.csv"
+    f.write_text("MONITOR_TIME,ROWS_APPLIED\n2013-04-02 10:00:10,5\n")
+    with pytest.raises(MonitorImportError, match=r"x_APPLYMON.csv:1: IBMQREP_APPLYMON export lacks column RECVQ"):
+        parse_file(f)
