@@ -236,7 +236,7 @@ class Store:
         if n == 0:
             return
         name = f"_qrtune_batch_{next(_names)}"
-        self.con.register(name, dict(columns))
+        self.con.register(name, {k: np.ascontiguousarray(v) for k, v in columns.items()})
         try:
             self.con.execute(
                 f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM {name}"
@@ -349,6 +349,7 @@ class Store:
         label : str
             Text shown in run lists.
         """
+        self._check_writable()
         if settings is None:
             from engine.scenario import project_to_scenario
 
@@ -393,6 +394,7 @@ class Store:
         stages : iterable of StageResult-like objects
             Objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms`` and ``unit``.
         """
+        self._check_writable()
         if settings is None:
             from engine.scenario import project_to_scenario
 
