@@ -1,0 +1,259 @@
+"""What the simulation needs from a project: stage capacities from the steady-state engine, knobs.
+
+Capacities are *not* computed here. They come from the steady-state prediction
+(:func:`engine.perf.predict_settings`, one :class:`engine.perf.result.StageResult` per stage:
+name, capacity, unit) so the simulation uses the same stages and costs as the steady-state
+model. Each stage is placed in the pipeline by its name (the bottleneck vocabulary of
+../shared/validation/README.md) or, for a name not listed below, by its position relative to
+``mq_channel``:
+
+* transaction level, before messages are built: ``qcapture`` and other capture-side stages;
+* message level, before the MQPUT completes: ``mq_log``;
+* the channel moving messages off the transmit queue: ``mq_channel`` (messages that were
+  pushed out of the buffer pool are read at ``mq_pageset`` speed instead);
+* the apply side, served by ``NUM_APPLY_AGENTS`` parallel agents whose combined rate is the
+  smallest apply-side capacity (``qapply_agents``, ``qapply_cpu``, ``target_db2``...).
+
+Capacities in msgs/s, MB/s or txns/s are converted to rows/s with the prediction's message
+size and the workload's rows per transaction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.errors import FieldError
+
+CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
+PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
+CHANNEL_NAMES = {"mq_channel", "channel", "network"}
+PAGESET_NAMES = {"mq_pageset", "pageset"}
+APPLY_NAMES = {"qapply_agents", "qapply_cpu", "target_db2", "qapply", "qapply_browser", "apply_mq_log", "mq_get"}
+SOURCE_NAMES = {"source_workload", "source"}
+
+PAGE_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """Everything the Q Replication pipeline simulation uses, in SI-ish units.
+
+    Attributes
+    ----------
+    capture_stages : tuple of (str, float)
+        Transaction-level stages before message building: (name, rows/s).
+    put_stages : tuple of (str, float)
+        Message-level stages before the MQPUT completes: (name, rows/s).
+    channel_stages : tuple of (str, float)
+        Stages moving messages off the transmit queue: (name, rows/s).
+    pageset_rows_per_s : float or None
+        Speed at which the channel gets messages pushed out to the page set, rows/s
+        (None: no slower than from the buffer pool).
+    apply_stages : tuple of (str, float)
+        Apply-side stages: (name, rows/s); their minimum is the agents' combined rate.
+    agents : int
+        NUM_APPLY_AGENTS.
+    source_rows_per_s : float or None
+        Capacity of the source workload, rows/s (None: unbounded).
+    rows_per_txn : int
+    trans_batch_sz : int
+    bytes_per_row : float
+        Message bytes per row (from the prediction's message size, else ``table.row_bytes``).
+    commit_interval_s, sleep_interval_s : float
+        Q Capture COMMIT_INTERVAL and SLEEP_INTERVAL, s.
+    capture_memory_bytes, apply_memory_bytes, max_message_bytes : float
+        Q Capture and Q Apply MEMORY_LIMIT and Q Capture MAX_MESSAGE_SIZE, bytes.
+    network_latency_s : float
+        One-way network delay, s.
+    xmitq_buffer_msgs : float
+        Messages the transmit queue's buffer pool holds before messages go to the page set
+        (``inf`` when unknown).
+    capture_monitor_s, apply_monitor_s : float
+        MONITOR_INTERVAL of Q Capture and Q Apply, s.
+    predicted_rows_per_s : float or None
+        Steady-state throughput predicted by the engine, rows/s.
+    notes : tuple of str
+        Simplifications and fallbacks used, for the summary.
+    """
+
+    capture_stages: tuple
+    put_stages: tuple
+    channel_stages: tuple
+    pageset_rows_per_s: float | None
+    apply_stages: tuple
+    agents: int
+    source_rows_per_s: float | None = None
+    rows_per_txn: int = 5
+    trans_batch_sz: int = 1
+    bytes_per_row: float = 300.0
+    commit_interval_s: float = 0.5
+    sleep_interval_s: float = 0.05
+    capture_memory_bytes: float = 500 * 2**20
+    apply_memory_bytes: float = 200 * 2**20
+    max_message_bytes: float = 10 * 2**20
+    network_latency_s: float = 0.0
+    xmitq_buffer_msgs: float = math.inf
+    capture_monitor_s: float = 10.0
+    apply_monitor_s: float = 10.0
+    predicted_rows_per_s: float | None = None
+    coefficients_version: str = ""
+    notes: tuple = field(default=())
+
+    @property
+    def apply_rows_per_s(self) -> float:
+        """Combined rate of the apply agents, rows/s."""
+        return min(c for _, c in self.apply_stages)
+
+    @property
+    def max_rows_per_s(self) -> float:
+        """Smallest stage capacity: the most the pipeline carries at steady state, rows/s."""
+        caps = [c for _, c in self.capture_stages + self.put_stages + self.channel_stages + self.apply_stages]
+        if self.source_rows_per_s:
+            caps.append(self.source_rows_per_s)
+        return min(caps)
+
+    def stage_table(self) -> list[dict]:
+        """Stages as the simulation uses them: name, group, capacity in rows/s."""
+        out = []
+        for group, stages in (("capture", self.capture_stages), ("put", self.put_stages),
+                              ("channel", self.channel_stages), ("apply", self.apply_stages)):
+            out += [{"name": n, "group": group, "capacity_rows_per_s": c} for n, c in stages]
+        if self.pageset_rows_per_s:
+            out.append({"name": "mq_pageset", "group": "channel", "capacity_rows_per_s": self.pageset_rows_per_s})
+        return out
+
+
+def _get(settings: dict, path: str, default):
+    cur = settings
+    for part in path.split("."):
+        if not isinstance(cur, dict) or cur.get(part) is None:
+            return default
+        cur = cur[part]
+    return cur
+
+
+def _to_rows_per_s(capacity: float, unit: str, rows_per_msg: float, bytes_per_row: float, rows_per_txn: float):
+    u = (unit or "rows/s").lower().replace(" ", "")
+    if u in ("rows/s", "row/s", "rows_per_s"):
+        return capacity
+    if u in ("msgs/s", "messages/s", "msg/s"):
+        return capacity * rows_per_msg
+    if u in ("txns/s", "tps", "trans/s", "transactions/s"):
+        return capacity * rows_per_txn
+    if u in ("mb/s", "mbytes/s"):
+        return capacity * 1e6 / bytes_per_row
+    if u in ("kb/s",):
+        return capacity * 1e3 / bytes_per_row
+    if u in ("bytes/s", "b/s"):
+        return capacity / bytes_per_row
+    return None
+
+
+def build_config(settings: dict, prediction, project=None) -> PipelineConfig:
+    """The simulation's view of a Q Replication scenario and its steady-state prediction.
+
+    Parameters
+    ----------
+    settings : dict
+        Scenario settings (``kind: qrep``), as :func:`engine.scenario.project_to_scenario` gives.
+    prediction : engine.perf.result.Prediction
+        The steady-state prediction of those settings.
+    project : engine.model.Project, optional
+        For knobs the scenario does not carry (buffer pool thresholds).
+
+    Raises
+    ------
+    FieldError
+        The prediction has no usable stage for the capture, channel or apply side.
+    """
+    notes = []
+    rows_per_txn = int(_get(settings, "workload.rows_per_txn", 1))
+    tbs = int(_get(settings, "qcapture.trans_batch_sz", 1))
+    rows_per_msg = rows_per_txn * tbs
+    msg_kb = prediction.metrics.get("msg_size_kb")
+    if msg_kb:
+        bytes_per_row = float(msg_kb) * 1024.0 / rows_per_msg
+    else:
+        bytes_per_row = float(_get(settings, "table.row_bytes", 300))
+        notes.append("message bytes per row taken from table.row_bytes (the prediction gives no msg_size_kb)")
+
+    groups = {"capture": [], "put": [], "channel": [], "apply": []}
+    pageset = None
+    source = None
+    seen_channel = False
+    for st in prediction.stages:
+        cap = _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
+        if cap is None or not math.isfinite(cap) or cap <= 0:
+            notes.append(f"stage {st.name} ({st.capacity} {st.unit}) not used: unit or value not understood")
+            continue
+        name = st.name
+        if name in SOURCE_NAMES:
+            source = cap
+        elif name in PAGESET_NAMES:
+            pageset = cap
+        elif name in CAPTURE_NAMES:
+            groups["capture"].append((name, cap))
+        elif name in PUT_NAMES:
+            groups["put"].append((name, cap))
+        elif name in CHANNEL_NAMES:
+            groups["channel"].append((name, cap))
+            seen_channel = True
+        elif name in APPLY_NAMES or seen_channel:
+            groups["apply"].append((name, cap))
+        else:
+            groups["capture"].append((name, cap))
+    if not groups["capture"] and groups["put"]:
+        groups["capture"], groups["put"] = groups["put"][:1], groups["put"][1:]
+    for g in ("capture", "channel", "apply"):
+        if not groups[g]:
+            raise FieldError(f"prediction.stages ({g} side)", [s.name for s in prediction.stages],
+                             f"at least one {g}-side stage with a capacity (e.g. "
+                             f"{ {'capture': 'qcapture', 'channel': 'mq_channel', 'apply': 'qapply_agents'}[g]})")
+
+    buffpool_pages = _get(settings, "mq.buffpool_pages", None)
+    if project is not None:
+        qms = [n for n in project.nodes if n.kind == "queue_manager"]
+        if qms:
+            buffpool_pages = qms[0].params.get("buffpool_pages", buffpool_pages)
+    xmitq_msgs = math.inf
+    if buffpool_pages:
+        msg_bytes = bytes_per_row * rows_per_msg
+        pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
+        xmitq_msgs = float(buffpool_pages) / pages_per_msg
+        notes.append("transmit-queue buffer pool capacity in messages = BUFFPOOL pages / pages per message "
+                     "(engine.perf.mq_bufferpool not available)")
+    if pageset is None:
+        notes.append("no mq_pageset stage in the prediction: messages pushed to the page set are read at "
+                     "channel speed")
+
+    max_msg_kb = _get(settings, "qcapture.max_message_size_kb", 10240)
+    maxmsgl = _get(settings, "mq.maxmsgl", None)
+    max_msg_bytes = float(max_msg_kb) * 1024
+    if maxmsgl:
+        max_msg_bytes = min(max_msg_bytes, float(maxmsgl))
+    predicted = prediction.metrics.get("apply_rows_per_s") or prediction.metrics.get("capture_rows_per_s")
+    return PipelineConfig(
+        capture_stages=tuple(groups["capture"]),
+        put_stages=tuple(groups["put"]),
+        channel_stages=tuple(groups["channel"]),
+        pageset_rows_per_s=pageset,
+        apply_stages=tuple(groups["apply"]),
+        agents=int(_get(settings, "qapply.num_apply_agents", 1)),
+        source_rows_per_s=source,
+        rows_per_txn=rows_per_txn,
+        trans_batch_sz=tbs,
+        bytes_per_row=bytes_per_row,
+        commit_interval_s=float(_get(settings, "qcapture.commit_interval_ms", 500)) / 1000.0,
+        sleep_interval_s=float(_get(settings, "qcapture.sleep_interval_ms", 50)) / 1000.0,
+        capture_memory_bytes=float(_get(settings, "qcapture.memory_limit_mb", 500)) * 2**20,
+        apply_memory_bytes=float(_get(settings, "qapply.memory_limit_mb", 200)) * 2**20,
+        max_message_bytes=max_msg_bytes,
+        network_latency_s=float(_get(settings, "hardware.network_latency_ms", 0.0)) / 1000.0,
+        xmitq_buffer_msgs=xmitq_msgs,
+        capture_monitor_s=float(_get(settings, "qcapture.monitor_interval_ms", 10_000)) / 1000.0,
+        apply_monitor_s=float(_get(settings, "qapply.monitor_interval_ms", 10_000)) / 1000.0,
+        predicted_rows_per_s=float(predicted) if predicted else None,
+        coefficients_version=getattr(prediction, "coefficients_version", ""),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,309 @@
+"""Run a simulation: chunks of transactions through the pipeline, into accumulators, then results."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Iterable
+
+import numpy as np
+
+from engine.errors import FieldError, QrtuneError, UnsupportedKindError
+from engine.sim import profiles as _profiles
+from engine.sim.accumulate import Accumulator
+from engine.sim.config import PipelineConfig, build_config
+from engine.sim.events import Event, Warp
+from engine.sim.monitor import TABLES, monitor_columns, rows_from_columns, to_csv
+from engine.sim.pipeline import ChunkResult, QrepPipeline
+
+#: Version of the simulation's rules; goes into stored runs.
+SIM_VERSION = "sim-1"
+
+#: Transactions per chunk the run aims for (bounds memory: about 0.5 KB per transaction).
+CHUNK_TXNS = 400_000
+
+
+class SimulationCancelled(QrtuneError):
+    """The caller's ``cancel()`` returned True; the run stopped between chunks."""
+
+
+@dataclass
+class SimResult:
+    """What a simulation produced.
+
+    Attributes
+    ----------
+    monitor : dict[str, dict[str, numpy.ndarray]]
+        Per table (``IBMQREP_CAPMON``, ``IBMQREP_CAPQMON``, ``IBMQREP_APPLYMON``) its columns.
+    timeseries : dict[str, numpy.ndarray]
+        ``t_s`` (end of each bin, s) and one array per series, named ``stage.quantity_unit``.
+    summary : dict
+        Throughput, latency percentiles, peaks, catch-up after each event, notes.
+    config : PipelineConfig
+        Stages and knobs used.
+    trace : dict or None
+        Per-transaction and per-message times when run with ``trace=True`` (tests).
+    """
+
+    monitor: dict
+    timeseries: dict
+    summary: dict
+    config: PipelineConfig
+    trace: dict | None = None
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def monitor_rows(self) -> dict[str, list[dict]]:
+        """Per table, a list of row dicts (column name -> value)."""
+        return {t: rows_from_columns(c) for t, c in self.monitor.items()}
+
+    def monitor_csv(self, table: str) -> str:
+        """One table as CSV text with the product's column names."""
+        if table not in self.monitor:
+            raise FieldError("table", table, "one of " + ", ".join(TABLES))
+        return to_csv(self.monitor[table])
+
+    def to_json(self, series: bool = False) -> dict:
+        """Plain data: summary and monitor rows (and the time series if ``series``)."""
+        out = {"summary": self.summary, "monitor": self.monitor_rows}
+        if series:
+            out["timeseries"] = {k: v.tolist() for k, v in self.timeseries.items()}
+        return out
+
+
+def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: dict | None) -> None:
+    t, m = r.txn, r.msg
+    for name, (s, e) in r.busy.items():
+        acc.busy(f"busy.{name}", s, e, 1.0 / cfg.agents if name == "apply" else 1.0)
+    if not m:
+        return
+    g = t["group"]
+    rows = t["rows"].astype(float)
+    commit = t["commit"]
+    put, get, done = m["put"][g], m["get"][g], m["ap_dep"][g]
+    acc.add("source_rows", commit, rows)
+    acc.add("source_trans", commit)
+    acc.add("cap_rows", t["cap_dep"], rows)
+    acc.add("cap_trans", t["cap_dep"])
+    acc.add("cap_spilled", t["cap_dep"], t["spilled"])
+    acc.maximum("cap_max_trans", t["cap_dep"], t["bytes"])
+    acc.level("cap_memory", t["cap_start"] - (commit - t["begin"]), put,
+              np.minimum(t["bytes"], cfg.capture_memory_bytes))
+    acc.add("pub_rows", m["put"], m["m_rows"])
+    acc.add("pub_trans", m["put"], m["m_txns"])
+    acc.add("pub_msgs", m["put"], m["m_msgs"])
+    acc.add("pub_bytes", m["put"], m["m_bytes"])
+    acc.level("xmitq_msgs", m["put"], m["ch_dep"], m["m_msgs"])
+    acc.add("ch_msgs", m["ch_dep"], m["m_msgs"])
+    acc.add("ch_rows", m["ch_dep"], m["m_rows"])
+    acc.add("pageset_msgs", m["ch_dep"], m["m_msgs"] * m["pageset"])
+    acc.level("recvq_msgs", m["recv"], m["get"], m["m_msgs"])
+    acc.level("apply_memory", m["get"], m["ap_dep"], m["m_bytes"])
+    blocked = m["get"] > m["block_from"]
+    acc.busy("mem_full", m["block_from"][blocked], m["get"][blocked])
+    acc.add("app_rows", m["ap_dep"], m["m_rows"])
+    acc.add("app_msgs", m["ap_dep"], m["m_msgs"])
+    acc.add("app_trans", done)
+    acc.add("monster", done, t["bytes"] > cfg.apply_memory_bytes)
+    acc.add("lat_e2e_ms", done, 1000.0 * (done - commit))
+    acc.add("lat_capture_ms", done, 1000.0 * (put - commit))
+    acc.add("lat_q_ms", done, 1000.0 * (get - put))
+    acc.add("lat_apply_ms", done, 1000.0 * (done - get))
+    inside = done < acc.duration
+    acc.histogram("e2e_ms", 1000.0 * (done[inside] - commit[inside]))
+    acc.level("inflight_rows", commit, done, rows)
+    acc.level("inflight_trans", commit, done)
+    acc.level("in_capture_rows", commit, put, rows)
+    acc.level("in_mq_rows", put, get, rows)
+    acc.level("in_apply_rows", get, done, rows)
+    acc.oldest("oldest", commit, done)
+    if trace is not None:
+        for k in ("commit", "rows", "cap_dep"):
+            trace.setdefault(k, []).append(t[k])
+        for k, v in (("put", put), ("get", get), ("done", done), ("visible", m["visible"][g]),
+                     ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g])):
+            trace.setdefault(k, []).append(v)
+        trace.setdefault("m_rows", []).append(m["m_rows"])
+        trace.setdefault("m_put", []).append(m["put"])
+        trace.setdefault("m_ch_dep", []).append(m["ch_dep"])
+
+
+def _catch_up(edges: np.ndarray, inflight: np.ndarray, events: Iterable[Event], duration: float) -> list[dict]:
+    """Peak backlog during each event and the time after it ends until the backlog is back to normal.
+
+    "Normal" is the in-flight rows before the event began: mean + 3 standard deviations over the
+    preceding minute (or what there is of it), at least the largest level seen in that window.
+    """
+    out = []
+    for ev in events:
+        before = (edges < ev.start_s) & (edges >= max(0.0, ev.start_s - 60.0))
+        base = inflight[before]
+        if base.size:
+            threshold = max(base.mean() + 3.0 * base.std(), base.max())
+        else:
+            threshold = 0.0
+        during = (edges >= ev.start_s) & (edges <= min(ev.end_s, duration))
+        after = np.flatnonzero((edges >= ev.end_s) & (inflight <= threshold))
+        window = (edges >= ev.start_s)
+        peak_i = int(np.argmax(np.where(window, inflight, -np.inf))) if window.any() else None
+        out.append({
+            **ev.to_json(),
+            "end_s": ev.end_s,
+            "peak_backlog_rows": float(inflight[peak_i]) if peak_i is not None else None,
+            "peak_at_s": float(edges[peak_i]) if peak_i is not None else None,
+            "backlog_at_end_of_event_rows": float(inflight[during][-1]) if during.any() else None,
+            "normal_backlog_rows": float(threshold),
+            "catch_up_s": float(edges[after[0]] - ev.end_s) if after.size and ev.end_s <= duration else None,
+        })
+    return out
+
+
+def _summary(acc: Accumulator, cfg: PipelineConfig, events, offered: float, seed, duration: float,
+             n_txn: int, n_rows: int, profile) -> dict:
+    inflight = acc.level_at_edges("inflight_rows")
+    applied = float(acc.series("app_rows").sum())
+    n_app = float(acc.series("app_trans").sum())
+
+    def mean_lat(name):
+        return float(acc.series(name).sum() / n_app) if n_app else None
+
+    util = {}
+    for name in list(acc.busy_int):
+        if name.startswith("busy."):
+            util[name[5:]] = float(acc.busy_per_bin(name).sum() / acc.duration)
+    return {
+        "engine": SIM_VERSION,
+        "coefficients_version": cfg.coefficients_version,
+        "seed": seed,
+        "duration_s": duration,
+        "profile": profile.to_json(),
+        "offered_rows_per_s": offered,
+        "predicted_rows_per_s": cfg.predicted_rows_per_s,
+        "txns_generated": n_txn,
+        "rows_generated": n_rows,
+        "rows_applied": applied,
+        "rows_in_flight_at_end": float(inflight[-1]),
+        "throughput_rows_per_s": applied / duration,
+        "capture_rows_per_s": float(acc.series("cap_rows").sum()) / duration,
+        "end2end_latency_ms": {"mean": mean_lat("lat_e2e_ms"), "p50": acc.percentile_ms("e2e_ms", 50),
+                               "p95": acc.percentile_ms("e2e_ms", 95), "p99": acc.percentile_ms("e2e_ms", 99)},
+        "capture_latency_ms": mean_lat("lat_capture_ms"),
+        "qlatency_ms": mean_lat("lat_q_ms"),
+        "apply_latency_ms": mean_lat("lat_apply_ms"),
+        "peak_backlog_rows": float(inflight.max()),
+        "peak_xmitq_depth_msgs": float(acc.level_at_edges("xmitq_msgs").max()),
+        "peak_recvq_depth_msgs": float(acc.level_at_edges("recvq_msgs").max()),
+        "peak_capture_memory_bytes": float(acc.level_at_edges("cap_memory").max()),
+        "peak_apply_memory_bytes": float(acc.level_at_edges("apply_memory").max()),
+        "trans_spilled": float(acc.series("cap_spilled").sum()),
+        "pageset_msgs": float(acc.series("pageset_msgs").sum()),
+        "mem_full_time_s": float(acc.busy_per_bin("mem_full").sum()),
+        "utilisation": util,
+        "stages": cfg.stage_table(),
+        "events": _catch_up(acc.edges, inflight, events, duration),
+        "notes": list(cfg.notes),
+    }
+
+
+def _timeseries(acc: Accumulator, cfg: PipelineConfig) -> dict:
+    dt = acc.dt
+    n = acc.series("app_trans")
+    safe = np.where(n > 0, n, 1.0)
+    ts = {
+        "t_s": acc.edges[1:],
+        "source.rows_per_s": acc.series("source_rows") / dt,
+        "qcapture.rows_per_s": acc.series("cap_rows") / dt,
+        "qcapture.memory_bytes": acc.level_at_edges("cap_memory")[1:],
+        "xmitq.depth_msgs": acc.level_at_edges("xmitq_msgs")[1:],
+        "mq_channel.msgs_per_s": acc.series("ch_msgs") / dt,
+        "mq_channel.rows_per_s": acc.series("ch_rows") / dt,
+        "mq_pageset.msgs_per_s": acc.series("pageset_msgs") / dt,
+        "recvq.depth_msgs": acc.level_at_edges("recvq_msgs")[1:],
+        "qapply.rows_per_s": acc.series("app_rows") / dt,
+        "qapply.memory_bytes": acc.level_at_edges("apply_memory")[1:],
+        "qapply.mem_full_s": acc.busy_per_bin("mem_full"),
+        "inflight.rows": acc.level_at_edges("inflight_rows")[1:],
+        "end2end_latency_ms": np.where(n > 0, acc.series("lat_e2e_ms") / safe, 0.0),
+        "capture_latency_ms": np.where(n > 0, acc.series("lat_capture_ms") / safe, 0.0),
+        "qlatency_ms": np.where(n > 0, acc.series("lat_q_ms") / safe, 0.0),
+        "apply_latency_ms": np.where(n > 0, acc.series("lat_apply_ms") / safe, 0.0),
+    }
+    for name in acc.busy_int:
+        if name.startswith("busy."):
+            stage = name[5:] if name != "busy.apply" else "qapply"
+            ts[f"{stage}.utilisation"] = acc.busy_per_bin(name) / dt
+    return ts
+
+
+def _bin_width(duration_s: float, cfg: PipelineConfig) -> float:
+    """1 s (or coarser for long runs) dividing both monitor intervals."""
+    ms = math.gcd(int(round(cfg.capture_monitor_s * 1000)), int(round(cfg.apply_monitor_s * 1000)))
+    step = math.gcd(ms, 1000) / 1000.0
+    while duration_s / step > 20_000 and (ms / 1000.0) % (2 * step) < 1e-9:
+        step *= 2
+    return step
+
+
+def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0, profile=None, events=(),
+                    progress: Callable[[float], None] | None = None, cancel: Callable[[], bool] | None = None,
+                    trace: bool = False, start_time: datetime | None = None, python_kernel: bool = False,
+                    chunk_txns: int = CHUNK_TXNS) -> SimResult:
+    """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters)."""
+    if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
+        raise FieldError("duration", duration_s, "a duration > 0 s")
+    events = tuple(events)
+    if any(e.target == "mirror" for e in events):
+        raise FieldError("--event", [e.kind for e in events if e.target == "mirror"][0],
+                         "channel_stop, apply_stop or target_slow for a Q Replication project")
+    if profile is None:
+        profile = _profiles.constant(cfg.max_rows_per_s)
+    dt = _bin_width(duration_s, cfg)
+    duration_s = max(dt, round(duration_s / dt) * dt)
+    acc = Accumulator(duration_s, dt)
+    rng = np.random.default_rng(seed)
+    pipe = QrepPipeline(cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel)
+    rpt = profile.rows_per_txn or cfg.rows_per_txn
+    peak_txn_per_s = max(profile.peak_rows_per_s(duration_s) / rpt, 1e-9)
+    chunk_s = float(np.clip(chunk_txns / peak_txn_per_s, 0.5, 120.0))
+    tr: dict | None = {} if trace else None
+    n_txn = n_rows = 0
+    t0 = 0.0
+    while t0 < duration_s:
+        if cancel is not None and cancel():
+            raise SimulationCancelled("simulation cancelled")
+        t1 = min(duration_s, t0 + chunk_s)
+        tx = _profiles.generate(profile, t0, t1, cfg.rows_per_txn, rng)
+        n_txn += len(tx)
+        n_rows += int(tx.rows.sum())
+        res = pipe.run_chunk(tx, final=t1 >= duration_s)
+        _accumulate(acc, res, cfg, tr)
+        t0 = t1
+        if progress is not None:
+            progress(t0 / duration_s)
+    summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,
+                       profile)
+    summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
+    if tr is not None:
+        tr = {k: np.concatenate(v) for k, v in tr.items()}
+    start = start_time or datetime(2024, 1, 1)
+    mon = monitor_columns(acc, cfg.capture_monitor_s, cfg.apply_monitor_s, start)
+    return SimResult(mon, _timeseries(acc, cfg), summary, cfg, tr)
+
+
+def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, **kw) -> SimResult:
+    """Simulate scenario ``settings`` (kind ``qrep``), predicting its steady state first if needed."""
+    kind = settings.get("kind")
+    if kind != "qrep":
+        raise UnsupportedKindError(f"qrtune simulate handles Q Replication projects (kind qrep), not {kind!r}")
+    if prediction is None:
+        from engine.perf import predict_settings
+
+        prediction = predict_settings(settings)
+    cfg = build_config(settings, prediction, project)
+    if kw.get("profile") is None:
+        offered = (settings.get("workload") or {}).get("offered_rows_per_s")
+        kw["profile"] = _profiles.constant(float(offered) if offered else cfg.max_rows_per_s)
+    res = simulate_config(cfg, duration_s, **kw)
+    res.settings = settings
+    return res
