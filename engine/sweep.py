@@ -209,15 +209,26 @@ def _load_predictor(path: str) -> Callable[[dict], Any]:
     return getattr(importlib.import_module(module_name), func or "predict")
 
 
-def run_points(project: Project, batch: Sequence[tuple[int, list]], predictor: str = DEFAULT_PREDICTOR) -> list:
+def run_points(project: Project, batch: Sequence[tuple[int, list]], predictor: str = DEFAULT_PREDICTOR,
+               raise_internal: bool = False) -> list:
     """Predict a batch of points (runs in a worker).
+
+    Parameters
+    ----------
+    raise_internal : bool
+        Raise an unexpected exception (an engine bug) instead of recording the point as failed.
 
     Returns
     -------
     list of (index, settings, prediction, error)
-        ``prediction`` is None and ``error`` the one-line message when the point
-        failed with a user error (a value not allowed in combination, an engine
-        that rejects the settings).
+        ``prediction`` is None and ``error`` a one-line message when the point failed:
+        a user error (a value not allowed in combination, an engine that rejects the
+        settings), or ``internal error: ...`` for an unexpected exception.
+
+    Raises
+    ------
+    UnsupportedKindError
+        No engine exists for the project's kind.
     """
     from engine.scenario import project_to_scenario
 
@@ -235,6 +246,10 @@ def run_points(project: Project, batch: Sequence[tuple[int, list]], predictor: s
             raise
         except (QrtuneError, ValueError) as e:
             out.append((index, settings, None, f"{type(e).__name__}: {e}"))
+        except Exception as e:
+            if raise_internal:
+                raise
+            out.append((index, settings, None, f"internal error: {type(e).__name__}: {e}"))
     return out
 
 
@@ -415,7 +430,7 @@ def run_sweep(
     if todo:
         # The first point runs here: an engine missing for this kind stops the sweep before any pool starts.
         first = todo.pop(0)
-        n_failed += record(run_points(project, [(first, point_changes(axes, first))], predictor))
+        n_failed += record(run_points(project, [(first, point_changes(axes, first))], predictor, raise_internal=True))
     if todo:
         if workers == 0 and executor is None and scheduler is None:
             step = batch_size or 64
