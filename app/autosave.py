@@ -120,11 +120,13 @@ class Autosaver(QObject):
         document.modified_changed.connect(self._modified_changed)
 
     def _changed(self, old, new) -> None:
-        if self.document.is_modified():
-            self.timer.start()
+        # the undo stack updates its clean state after the project changed: check when the timer fires
+        self.timer.start()
 
     def _modified_changed(self, modified: bool) -> None:
-        if not modified:
+        if modified:
+            self.timer.start()
+        else:
             self.timer.stop()
             self.discard()
 

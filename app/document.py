@@ -88,7 +88,10 @@ class Document(QObject):
         self._project = project
         self._path = path or ""
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modified_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.modified_changed.emit(not clean)
 
     # -- state ------------------------------------------------------------------------
     @property

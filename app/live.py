@@ -39,7 +39,10 @@ class LivePredictor(QObject):
         self.error = ""
         self.last_predict_ms = 0.0
         self.enabled = True
-        document.project_changed.connect(lambda old, new: self.update(new))
+        document.project_changed.connect(self._changed)
+
+    def _changed(self, old: Project, new: Project) -> None:
+        self.update(new)
 
     def update(self, project: Project | None = None) -> None:
         """Predict ``project`` (default: the document's) and emit the outcome."""

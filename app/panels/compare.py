@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import BarChart, LatencyBreakdownChart, LineChart
-from app.comparison import Comparison
+from app.comparison import ComparisonView
 from app.panels.results import format_number
 
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
@@ -38,7 +38,7 @@ def _fmt(v) -> str:
 
 
 class CompareView(QWidget):
-    """Shows one :class:`~app.comparison.Comparison`."""
+    """Shows one :class:`~app.comparison.ComparisonView`."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -80,12 +80,12 @@ class CompareView(QWidget):
         split.addWidget(charts)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
-        self.comparison: Comparison | None = None
+        self.comparison: ComparisonView | None = None
 
     def show_message(self, text: str) -> None:
         self.title.setText(text)
 
-    def show_comparison(self, cmp: Comparison) -> None:
+    def show_comparison(self, cmp: ComparisonView) -> None:
         """Fill tables and charts from ``cmp``."""
         self.comparison = cmp
         n = len(cmp.labels)
@@ -93,7 +93,8 @@ class CompareView(QWidget):
         self.settings_table.setColumnCount(1 + n)
         self.settings_table.setHorizontalHeaderLabels(["Setting", *cmp.labels])
         self.settings_table.setRowCount(len(cmp.settings))
-        for r, (path, values) in enumerate(cmp.settings):
+        for r, diff in enumerate(cmp.settings):
+            path, values = diff.path, diff.values
             self.settings_table.setItem(r, 0, QTableWidgetItem(path))
             for c, v in enumerate(values):
                 self.settings_table.setItem(r, 1 + c, QTableWidgetItem(_fmt(v)))
@@ -106,7 +107,7 @@ class CompareView(QWidget):
         self.metrics_table.setRowCount(len(cmp.metrics))
         for r, m in enumerate(cmp.metrics):
             cells = [m.metric, m.unit, _fmt(m.values[0])]
-            for v, pct in zip(m.values[1:], m.delta_pct[1:]):
+            for v, pct in zip(m.values[1:], m.pct_delta[1:]):
                 cells += [_fmt(v), "" if pct is None else f"{pct:+.1f}%"]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -120,18 +121,18 @@ class CompareView(QWidget):
         self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
         self._charts(cmp)
 
-    def _charts(self, cmp: Comparison) -> None:
+    def _charts(self, cmp: ComparisonView) -> None:
         by_name = {m.metric: m for m in cmp.metrics}
         latency = [{k: (by_name[k].values[i] if k in by_name else None) for k in
                     ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")} for i in range(len(cmp.labels))]
         has_latency = any(v for d in latency for v in d.values())
         self.latency_chart.set_data(list(cmp.labels) if has_latency else [], latency if has_latency else [])
         keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]]
-        series = {label: [by_name[k].delta_pct[i] or 0.0 for k in keys]
+        series = {label: [by_name[k].pct_delta[i] or 0.0 for k in keys]
                   for i, label in enumerate(cmp.labels) if i > 0}
         self.delta_chart.set_data(keys, series)
         lines = {}
-        for run, label in zip(cmp.runs, cmp.labels):
+        for run, label in zip(cmp.data, cmp.labels):
             for name, (t, v) in getattr(run, "timeseries", {}).items():
                 lines[f"{label}: {name}"] = (t, v)
         self.series_chart.set_series(dict(list(lines.items())[:8]))

@@ -1,0 +1,103 @@
+"""GUI test fixtures: isolated settings and autosave folders, a throw-away run store, a fake engine.
+
+The fake Q Replication engine gives deterministic, simple numbers (apply capacity
+proportional to NUM_APPLY_AGENTS, channel capacity rising with TRANS_BATCH_SZ) so
+GUI behaviour is tested without depending on the calibrated engine's values.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+from PySide6.QtCore import QSettings, QStandardPaths, QtMsgType
+
+from engine.perf import ENGINE_MODULES
+from engine.perf.result import Prediction, StageResult
+
+QStandardPaths.setTestModeEnabled(True)
+
+FAKE_MODULE = "qrtune_tests_fake_qrep"
+APPLY_ROWS_PER_AGENT = 800.0
+CHANNEL_ROWS_PER_BATCH = 3000.0
+CAPTURE_ROWS = 20000.0
+
+
+def fake_predict(settings: dict) -> Prediction:
+    """Deterministic stand-in for the Q Replication engine (rows/s and ms)."""
+    agents = settings["qapply"]["num_apply_agents"]
+    batch = settings["qcapture"]["trans_batch_sz"]
+    caps = {
+        "qcapture": CAPTURE_ROWS,
+        "mq_channel": CHANNEL_ROWS_PER_BATCH * batch,
+        "qapply_agents": APPLY_ROWS_PER_AGENT * agents,
+    }
+    rate = min(caps.values())
+    bottleneck = min(caps, key=caps.get)
+    stages = tuple(StageResult(n, c, rate / c, "rows/s", 1000.0 / c) for n, c in caps.items())
+    capture_ms, q_ms, apply_ms = 100.0, 50.0 * batch, 4000.0 / agents
+    metrics = {
+        "capture_rows_per_s": rate,
+        "apply_rows_per_s": rate,
+        "capture_latency_ms": capture_ms,
+        "qlatency_ms": q_ms,
+        "apply_latency_ms": apply_ms,
+        "end2end_latency_ms": capture_ms + q_ms + apply_ms,
+        "capture_cpu_us_per_row": 20.0,
+        "apply_cpu_us_per_row": 40.0 / batch,
+        "apply_lpar_busy_pct": 30.0 + agents,
+    }
+    units = {k: ("rows/s" if k.endswith("per_s") else "ms" if k.endswith("_ms") else
+                 "us/row" if k.endswith("per_row") else "%") for k in metrics}
+    return Prediction("qrep", metrics, units, stages, bottleneck, (), "fake-1")
+
+
+@pytest.fixture
+def fake_engine(monkeypatch):
+    """Route qrep scenarios to :func:`fake_predict`."""
+    module = types.ModuleType(FAKE_MODULE)
+    module.predict = fake_predict
+    monkeypatch.setitem(sys.modules, FAKE_MODULE, module)
+    monkeypatch.setitem(ENGINE_MODULES, "qrep", FAKE_MODULE)
+    return fake_predict
+
+
+@pytest.fixture
+def settings(tmp_path):
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    yield s
+    s.sync()
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return str(tmp_path / "runs.duckdb")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, settings, db_path):
+    """A main window on an isolated settings file, store and autosave folder (not shown)."""
+    from app.main_window import MainWindow
+
+    w = MainWindow(settings=settings, db_path=db_path, autosave_dir=tmp_path / "autosave")
+    w.confirm_discard = lambda: True
+    qtbot.addWidget(w)
+    yield w
+    if w.tasks.busy():
+        w.tasks.cancel()
+        w.tasks.wait(5000)
+
+
+#: Qt warnings the offscreen platform prints for shown windows; harmless.
+BENIGN = ("propagateSizeHints", "This plugin does not support")
+
+
+@pytest.fixture(autouse=True)
+def fail_on_qt_warnings(qtlog):
+    """GUI tests fail on Qt warnings (ARCHITECTURE.md), except offscreen-platform noise."""
+    yield
+    bad = [r.message for r in qtlog.records
+           if r.type in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+           and not any(b in r.message for b in BENIGN)]
+    assert not bad, f"Qt warnings: {bad}"

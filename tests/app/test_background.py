@@ -1,0 +1,97 @@
+"""Sweeps and validation run in the background worker with progress and Cancel; runs reach the store."""
+
+import json
+import threading
+
+import pytest
+
+from app.worker import Cancelled, TaskRunner
+
+
+def test_task_runner_progress_partial_result_and_cancel(qtbot):
+    runner = TaskRunner()
+    seen, parts = [], []
+    runner.progress.connect(lambda f, t: seen.append(f))
+    runner.partial.connect(parts.append)
+
+    def work(progress, cancelled, partial):
+        for i in range(4):
+            progress((i + 1) / 4, f"step {i}")
+            partial(i)
+        return threading.current_thread() is not threading.main_thread()
+
+    with qtbot.waitSignal(runner.finished, timeout=5000) as done:
+        assert runner.start("work", work)
+    assert done.args == [True]  # ran off the GUI thread
+    assert seen == [0.25, 0.5, 0.75, 1.0] and parts == [0, 1, 2, 3]
+    assert not runner.busy()
+
+    gate = threading.Event()
+
+    def slow(progress, cancelled, partial):
+        gate.set()
+        while not cancelled():
+            pass
+        raise Cancelled()
+
+    with qtbot.waitSignal(runner.cancelled, timeout=5000):
+        runner.start("slow", slow)
+        assert not runner.start("again", slow)  # one task at a time
+        gate.wait(2)
+        runner.cancel()
+
+    with qtbot.waitSignal(runner.failed, timeout=5000) as failed:
+        runner.start("bad", lambda p, c, s: 1 / 0)
+    assert failed.args[0].startswith("ZeroDivisionError")
+
+
+def test_sweep_with_progress_streams_points_and_records_every_run(window, fake_engine, qtbot):
+    window.view_widget("Sweep").set_axis("qapply", "num_apply_agents", "1..8")
+    progress = []
+    window.tasks.progress.connect(lambda f, t: progress.append(f))
+    with qtbot.waitSignal(window.tasks.finished, timeout=20000):
+        assert window.sweep(window.view_widget("Sweep").axis_text())
+        assert not window.progress.isHidden() and not window.cancel_button.isHidden()
+    view = window.view_widget("Sweep")
+    assert window.progress.isHidden()
+    assert progress[-1] == 1.0 and len(progress) >= 1
+    assert [p.value for p in view.points] == list(range(1, 9))
+    # fake engine: min(800 * agents, 3000) rows/s
+    curve = view.rate_chart.curves["apply_rows_per_s"]
+    x, y = curve.getData()
+    assert list(x) == list(range(1, 9)) and list(y) == [min(800.0 * a, 3000.0) for a in range(1, 9)]
+    runs = window.history.list_runs()
+    assert len(runs) == 8 and {r.kind for r in runs} == {"sweep"}
+    assert {r.label for r in runs} == {f"qapply.num_apply_agents={a}" for a in range(1, 9)}
+
+
+def test_sweep_cancel_keeps_finished_points(window, fake_engine, qtbot, monkeypatch):
+    window.view_widget("Sweep")
+    window.tasks.partial.connect(lambda points: window.tasks.cancel())  # Cancel after the first batch
+    with qtbot.waitSignal(window.tasks.cancelled, timeout=20000):
+        window.sweep("qapply.num_apply_agents=1..128")
+    view = window.view_widget("Sweep")
+    assert "Cancelled after" in view.status.text()
+    kept = window.history.list_runs()
+    assert 16 <= len(kept) == len(view.points) < 128
+
+
+def test_bad_sweep_axis_is_reported_without_starting(window, fake_engine):
+    assert not window.sweep("qapply.num_apply_agents=0..4")
+    assert "not allowed" in window.view_widget("Sweep").status.text()
+    assert not window.tasks.busy()
+
+
+def test_validation_view_scores_the_engine_against_measurements(window, fake_engine, qtbot, tmp_path, calibration):
+    scenarios = [s for s in calibration["scenarios"] if s["kind"] == "qrep"][:3]
+    path = tmp_path / "scen.json"
+    path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scenarios}))
+    with qtbot.waitSignal(window.tasks.finished, timeout=20000):
+        assert window.validate(str(path))
+    view = window.view_widget("Validation")
+    measured = sum(1 for s in scenarios for v in s["measured"].values() if isinstance(v, (int, float)))
+    assert view.table.rowCount() == len(view.checks) == measured
+    check = next(c for c in view.checks if c.metric == "apply_rows_per_s")
+    assert check.predicted is not None
+    assert check.error_pct == pytest.approx((check.predicted - check.measured) / check.measured * 100)
+    assert "scenarios" in view.summary_label.text() and "coverage" in view.summary_label.text()

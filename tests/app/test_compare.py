@@ -1,0 +1,41 @@
+"""Two recorded runs side by side: settings that differ, metric deltas, charts overlaid."""
+
+import pytest
+
+
+def test_compare_two_recorded_predictions(window, fake_engine, qtbot):
+    doc = window.document
+    qcap = doc.project.nodes_of("qcapture")[0].id
+    first = window.predict_and_record()
+    doc.set_param(qcap, "trans_batch_sz", 3)
+    second = window.predict_and_record()
+    assert (first, second) != (None, None) and second > first
+    window.runs.refresh()
+    assert window.runs.table.rowCount() == 2
+    window.runs.select_ids([first, second])
+    assert window.runs.selected_ids() == [first, second]
+    assert window.runs.compare_button.isEnabled()
+    with qtbot.waitSignal(window.runs.compare_requested) as sig:
+        window.runs.compare_button.click()
+    assert sig.args == [[first, second]]
+    view = window.view_widget("Compare")
+    cmp = view.comparison
+    assert cmp is not None and window.tabs.currentIndex() == 3
+    assert [d.path for d in cmp.settings] == ["qcapture.trans_batch_sz"]
+    assert cmp.settings[0].values == (1, 3)
+    # fake engine: channel 3000 -> 9000 rows/s, apply capped at 12800: +200%
+    rate = cmp.metric("apply_rows_per_s")
+    assert rate.values == (3000.0, 9000.0) and rate.pct_delta[1] == pytest.approx(200.0)
+    headers = [view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())]
+    assert headers[:3] == ["Metric", "Unit", cmp.labels[0]] and headers[-1] == "\u0394 %"
+    row = next(r for r in range(view.metrics_table.rowCount())
+               if view.metrics_table.item(r, 0).text() == "apply_rows_per_s")
+    assert view.metrics_table.item(row, 4).text() == "+200.0%"
+    assert view.latency_chart.labels == list(cmp.labels)
+    assert "apply_rows_per_s" in view.delta_chart.categories
+
+
+def test_compare_needs_two_runs(window, fake_engine):
+    run = window.predict_and_record()
+    assert not window.compare_runs([run])
+    assert "at least two" in window.view_widget("Compare").title.text()
