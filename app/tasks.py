@@ -17,10 +17,6 @@ from engine.errors import QrtuneError
 from engine.model import Project
 
 
-class TaskCancelled(Exception):
-    """Raised by a task that stopped at the user's request (subclassed by app.worker.Cancelled)."""
-
-
 def _cancelled_error():
     from app.worker import Cancelled
 
@@ -145,11 +141,9 @@ class SimulationOutcome:
 def simulation_available() -> str:
     """"" when the simulator can run, else why not."""
     try:
-        import engine.sim as sim  # noqa: F401
+        from engine.sim.run import simulate_settings  # noqa: F401
     except ImportError as e:
         return f"The time-domain simulator is not available in this build ({e})."
-    if not hasattr(sim, "simulate"):
-        return "The time-domain simulator is not available in this build yet."
     return ""
 
 

@@ -18,28 +18,25 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import LineChart
+from engine.errors import QrtuneError
 from app.panels.results import format_number
 
 
 def parse_duration_s(text: str) -> float:
-    """``90``, ``90s``, ``10m``, ``1h`` -> seconds.
+    """``600``, ``90s``, ``10m``, ``1h`` -> seconds (the simulator's own parser).
 
     Raises
     ------
-    ValueError
+    FieldError
         With a message naming the text and the allowed forms.
     """
-    t = text.strip().lower()
-    scale = {"s": 1.0, "m": 60.0, "h": 3600.0}
-    try:
-        if t and t[-1] in scale:
-            value = float(t[:-1]) * scale[t[-1]]
-        else:
-            value = float(t)
-    except ValueError:
-        raise ValueError(f"duration: {text!r} is not allowed; expected seconds or 90s, 10m, 1h") from None
+    from engine.sim.events import parse_duration_s as parse
+
+    value = parse(text, "duration")
     if value <= 0:
-        raise ValueError(f"duration: {text!r} is not allowed; expected a positive time")
+        from engine.errors import FieldError
+
+        raise FieldError("duration", text, "a time above 0 such as 600, 90s, 20m or 1h")
     return value
 
 
@@ -109,7 +106,7 @@ class SimulationView(QWidget):
     def _run(self) -> None:
         try:
             duration = parse_duration_s(self.duration.text())
-        except ValueError as e:
+        except (ValueError, QrtuneError) as e:
             self.status.setText(str(e))
             self.duration.setStyleSheet("border: 2px solid #c0202a;")
             return

@@ -1,0 +1,53 @@
+"""A simulation in the background worker: progress, charts over time, the run recorded."""
+
+import pytest
+
+from app.panels.simulation import split_series
+from app.simadapter import summary_metrics
+from app.tasks import simulation_available
+
+pytestmark = pytest.mark.skipif(bool(simulation_available()), reason=simulation_available() or "")
+
+
+def test_simulation_with_progress_records_a_run(window, fake_engine, qtbot):
+    view = window.view_widget("Simulation")
+    view.duration.setText("2m")
+    view.events.setText("channel-stop@30s+20s")
+    progress = []
+    window.tasks.progress.connect(lambda f, t: progress.append(f))
+    with qtbot.waitSignal(window.tasks.finished, timeout=30000):
+        view.run_button.click()
+        assert window.tasks.busy()
+    assert progress and progress[-1] == pytest.approx(1.0)
+    assert all(b >= a for a, b in zip(progress, progress[1:]))
+    out = view.outcome
+    assert out.run_id is not None and out.metrics["throughput_rows_per_s"] > 0
+    assert "event1_catch_up_s" in out.metrics or "event1_peak_backlog_rows" in out.metrics
+    # the outage fills the transmit queue: its depth rises above zero during the event
+    t, depth = out.timeseries["xmitq.depth_msgs"]
+    during = depth[(t > 35) & (t <= 50)]
+    assert during.size and during.max() > 0
+    assert view.depth_chart.curves and view.latency_chart.curves
+    runs = window.history.list_runs()
+    assert [r.kind for r in runs] == ["simulate"] and runs[0].seed == 1
+    data = window.history.load_runs([runs[0].id])[0]
+    assert "xmitq.depth_msgs" in data.timeseries
+
+
+def test_bad_event_is_reported_before_anything_runs(window, fake_engine):
+    view = window.view_widget("Simulation")
+    assert not window.simulate(60.0, 1, ["channel-stop@soon"])
+    assert "KIND@START+LENGTH" in view.status.text() or "not allowed" in view.status.text()
+    view.duration.setText("forever")
+    view.run_button.click()
+    assert "duration" in view.status.text() and not window.tasks.busy()
+
+
+def test_summary_metrics_and_series_split():
+    m, u = summary_metrics({"throughput_rows_per_s": 10.0, "end2end_latency_ms": {"mean": 5.0, "p95": 9.0},
+                            "events": [{"catch_up_s": 12.5, "peak_backlog_rows": None}], "notes": ["x"]})
+    assert m == {"throughput_rows_per_s": 10.0, "end2end_latency_ms": 5.0, "end2end_latency_p95_ms": 9.0,
+                 "event1_catch_up_s": 12.5}
+    assert u["event1_catch_up_s"] == "s"
+    d, lat, r = split_series({"xmitq.depth_msgs": 1, "qlatency_ms": 2, "qapply.rows_per_s": 3})
+    assert list(d) == ["xmitq.depth_msgs"] and list(lat) == ["qlatency_ms"] and list(r) == ["qapply.rows_per_s"]
