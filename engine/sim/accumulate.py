@@ -72,14 +72,18 @@ class Accumulator:
             w = None if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), i.shape)[ok]
             acc += np.bincount(i[ok], weights=w, minlength=self.nbins + 1)[: self.nbins + 1]
 
-    def busy(self, name: str, start, end, scale: float = 1.0) -> None:
-        """Add ``scale`` times the overlap of intervals ``[start, end)`` with each bin."""
+    def busy(self, name: str, start, end, scale: float = 1.0, weights=None) -> None:
+        """Add ``scale`` (times ``weights``) times the overlap of intervals ``[start, end)`` with each bin."""
         acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        s = np.sort(np.asarray(start, dtype=float))
-        e = np.sort(np.asarray(end, dtype=float))
+        s = np.asarray(start, dtype=float)
+        e = np.asarray(end, dtype=float)
         if s.size == 0:
             return
-        acc += scale * (_sum_min(self.edges, e) - _sum_min(self.edges, s))
+        if weights is None:
+            acc += scale * (_sum_min(self.edges, np.sort(e)) - _sum_min(self.edges, np.sort(s)))
+        else:
+            w = np.broadcast_to(np.asarray(weights, dtype=float), s.shape)
+            acc += scale * (_sum_min_w(self.edges, e, w) - _sum_min_w(self.edges, s, w))
 
     def oldest(self, name: str, commit, done) -> None:
         """Track, at each edge, the earliest ``commit`` among items with ``commit < edge <= done``.
@@ -132,3 +136,13 @@ def _sum_min(t, x_sorted):
     cs = np.concatenate(([0.0], np.cumsum(x_sorted)))
     j = np.searchsorted(x_sorted, t, side="right")
     return cs[j] + t * (len(x_sorted) - j)
+
+
+def _sum_min_w(t, x, w):
+    """``sum_j w_j * min(t_k, x_j)`` for every ``t_k``."""
+    order = np.argsort(x, kind="stable")
+    xs, ws = x[order], w[order]
+    cs = np.concatenate(([0.0], np.cumsum(xs * ws)))
+    cw = np.concatenate(([0.0], np.cumsum(ws)))
+    j = np.searchsorted(xs, t, side="right")
+    return cs[j] + t * (cw[-1] - cw[j])

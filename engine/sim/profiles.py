@@ -310,5 +310,18 @@ def generate(profile: Profile, t0: float, t1: float, rows_per_txn: int, rng: np.
     if len(times) == 1:
         return Transactions(times[0], rows[0], begins[0])
     t = np.concatenate(times)
+    if not profile.batches:  # OLTP pieces do not overlap: already in order
+        return Transactions(t, np.concatenate(rows), np.concatenate(begins))
     order = np.argsort(t, kind="stable")
     return Transactions(t[order], np.concatenate(rows)[order], np.concatenate(begins)[order])
+
+
+def concat(parts: list[Transactions]) -> Transactions:
+    """Consecutive chunks of transactions as one."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0))
+    if len(parts) == 1:
+        return parts[0]
+    return Transactions(np.concatenate([p.commit_s for p in parts]), np.concatenate([p.rows for p in parts]),
+                        np.concatenate([p.begin_s for p in parts]))

@@ -114,6 +114,7 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.histogram("e2e_ms", 1000.0 * (done[inside] - commit[inside]))
     acc.level("inflight_rows", commit, done, rows)
     acc.level("inflight_trans", commit, done)
+    acc.busy("inflight_rows_area", commit, done, weights=rows)
     acc.level("in_capture_rows", commit, put, rows)
     acc.level("in_mq_rows", put, get, rows)
     acc.level("in_apply_rows", get, done, rows)
@@ -224,6 +225,7 @@ def _timeseries(acc: Accumulator, cfg: PipelineConfig) -> dict:
         "qapply.memory_bytes": acc.level_at_edges("apply_memory")[1:],
         "qapply.mem_full_s": acc.busy_per_bin("mem_full"),
         "inflight.rows": acc.level_at_edges("inflight_rows")[1:],
+        "inflight.rows_avg": acc.busy_per_bin("inflight_rows_area") / dt,
         "end2end_latency_ms": np.where(n > 0, acc.series("lat_e2e_ms") / safe, 0.0),
         "capture_latency_ms": np.where(n > 0, acc.series("lat_capture_ms") / safe, 0.0),
         "qlatency_ms": np.where(n > 0, acc.series("lat_q_ms") / safe, 0.0),
@@ -261,26 +263,34 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     dt = _bin_width(duration_s, cfg)
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
-    rng = np.random.default_rng(seed)
+    # one child generator per block of simulated time: the draws do not depend on the chunk size
+    seq = np.random.SeedSequence(seed)
+    seed = seq.entropy
+    block_s = max(1.0, duration_s / 20_000)
+    children = seq.spawn(int(math.ceil(duration_s / block_s)))
     pipe = QrepPipeline(cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel)
     rpt = profile.rows_per_txn or cfg.rows_per_txn
     peak_txn_per_s = max(profile.peak_rows_per_s(duration_s) / rpt, 1e-9)
-    chunk_s = float(np.clip(chunk_txns / peak_txn_per_s, 0.5, 120.0))
+    chunk_blocks = int(np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, 120 / block_s)))
     tr: dict | None = {} if trace else None
     n_txn = n_rows = 0
-    t0 = 0.0
-    while t0 < duration_s:
+    b = 0
+    while b < len(children):
         if cancel is not None and cancel():
             raise SimulationCancelled("simulation cancelled")
-        t1 = min(duration_s, t0 + chunk_s)
-        tx = _profiles.generate(profile, t0, t1, cfg.rows_per_txn, rng)
+        parts = []
+        for k in range(b, min(b + chunk_blocks, len(children))):
+            parts.append(_profiles.generate(profile, k * block_s, min(duration_s, (k + 1) * block_s), cfg.rows_per_txn,
+                                            np.random.default_rng(children[k])))
+        b = min(b + chunk_blocks, len(children))
+        t1 = min(duration_s, b * block_s)
+        tx = _profiles.concat(parts)
         n_txn += len(tx)
         n_rows += int(tx.rows.sum())
-        res = pipe.run_chunk(tx, final=t1 >= duration_s)
+        res = pipe.run_chunk(tx, final=b >= len(children))
         _accumulate(acc, res, cfg, tr)
-        t0 = t1
         if progress is not None:
-            progress(t0 / duration_s)
+            progress(t1 / duration_s)
     summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,
                        profile)
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations

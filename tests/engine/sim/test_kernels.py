@@ -1,0 +1,110 @@
+"""Queueing kernels against theory (M/M/1, M/M/c, Little's law) and against their plain loops."""
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.sim.events import Warp
+from engine.sim.kernels import (MultiServerState, erlang_c, fifo_departures, lindley_waits, mmc_mean_wait_s,
+                                multi_server_memory)
+
+N = 1_000_000
+
+
+def test_mm1_mean_wait_within_3pct_of_theory_over_a_million_customers():
+    rng = np.random.default_rng(11)
+    lam, mu = 0.7, 1.0
+    w = lindley_waits(rng.exponential(1 / lam, N), rng.exponential(1 / mu, N))
+    theory = lam / (mu * (mu - lam))  # rho / (mu - lambda)
+    assert abs(w.mean() / theory - 1) < 0.03
+
+
+@pytest.mark.parametrize("servers", [2, 4])
+def test_mmc_mean_wait_within_3pct_of_theory_over_a_million_customers(servers):
+    rng = np.random.default_rng(100 + servers)
+    mu, rho = 1.0, 0.75
+    lam = rho * servers * mu
+    arr = np.cumsum(rng.exponential(1 / lam, N))
+    _, start, _, _ = multi_server_memory(arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers))
+    theory = mmc_mean_wait_s(lam, mu, servers)
+    assert abs((start - arr).mean() / theory - 1) < 0.03
+
+
+def test_erlang_c_known_values():
+    assert erlang_c(1, 0.5) == pytest.approx(0.5)  # M/M/1: P(wait) = rho
+    assert erlang_c(2, 1.0) == pytest.approx(1 / 3)  # hand-solved: C(2, 1) = (1/2 * 2) / (1 + 1 + 1) = 1/3
+
+
+def test_littles_law_on_the_fifo_kernel():
+    rng = np.random.default_rng(3)
+    lam = 0.8
+    arr = np.cumsum(rng.exponential(1 / lam, 200_000))
+    dep = fifo_departures(arr, rng.exponential(1.0, arr.size))
+    horizon = arr[-1]
+    # time-average number in system from the sample path = area / horizon
+    inside = dep <= horizon
+    area = np.sum(dep[inside] - arr[inside]) + np.sum(horizon - arr[~inside])
+    l_avg = area / horizon
+    assert l_avg == pytest.approx((arr.size / horizon) * np.mean(np.minimum(dep, horizon) - arr), rel=1e-9)
+    assert l_avg == pytest.approx(lam / (1 - lam), rel=0.05)  # M/M/1: L = rho / (1 - rho)
+
+
+def test_fifo_scan_equals_the_plain_recursion_and_chunks_carry_state():
+    rng = np.random.default_rng(5)
+    arr = np.cumsum(rng.exponential(1.0, 5000))
+    s = rng.exponential(0.9, 5000)
+    d, last = [], -math.inf
+    for a, x in zip(arr, s):
+        last = max(a, last) + x
+        d.append(last)
+    whole = fifo_departures(arr, s)
+    np.testing.assert_allclose(whole, d, rtol=0, atol=1e-9)
+    first = fifo_departures(arr[:1234], s[:1234])
+    second = fifo_departures(arr[1234:], s[1234:], first[-1])
+    np.testing.assert_allclose(np.concatenate((first, second)), whole, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("mem_limit", [math.inf, 6.0, 2.5])
+def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
+    rng = np.random.default_rng(9)
+    n = 3000
+    arr = np.cumsum(rng.exponential(0.3, n))
+    work = rng.exponential(1.0, n)
+    size = rng.uniform(0.5, 3.0, n)
+    size[100] = 10.0  # a monster: bigger than the memory
+    outs = []
+    for python in (False, True):
+        st = MultiServerState(3)
+        a = multi_server_memory(arr[:1000], work[:1000], size[:1000], st, mem_limit, python=python)
+        b = multi_server_memory(arr[1000:], work[1000:], size[1000:], st, mem_limit, python=python)
+        outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
+    entry, start, dep, block = outs[0]
+    assert np.all(entry >= arr) and np.all(start >= entry) and np.all(dep > start)
+    if mem_limit < math.inf:
+        # memory held at every entry never exceeds the limit, except by a lone monster
+        for i in range(0, n, 97):
+            held = size[:i][(entry[:i] <= entry[i]) & (dep[:i] > entry[i])].sum()
+            assert held + size[i] <= mem_limit + 1e-9 or held == 0
+
+
+def test_memory_limit_blocks_entry_until_a_departure():
+    st = MultiServerState(2)
+    entry, start, dep, block = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
+    assert entry.tolist() == [0.0, 0.0, 1.0]  # the third waits for the first to leave memory
+    assert block.tolist() == [0.0, 0.0, 0.0]
+    assert dep.tolist() == [1.0, 2.0, 2.0]
+
+
+def test_warp_maps_stops_and_slowdowns_like_the_scalar_stepper():
+    w = Warp([0.0, 10.0, 20.0, 30.0, 40.0], [1.0, 0.0, 0.5, 1.0, 1.0])
+    assert w.forward([5, 15, 25, 35]).tolist() == [5.0, 10.0, 12.5, 20.0]
+    assert w.inverse_left([10.0])[0] == 10.0  # work 10 is done at the stop's start
+    assert w.inverse_right([10.0])[0] == 20.0  # work waiting at 10 resumes at the stop's end
+    assert w.next_running(12.0) == 20.0 and w.next_running(25.0) == 25.0
+    rng = np.random.default_rng(1)
+    for t, work in zip(rng.uniform(0, 45, 200), rng.uniform(0, 20, 200)):
+        t = w.next_running(t)
+        assert w.advance(t, work) == pytest.approx(w.inverse_left(w.forward(t) + work), abs=1e-9)

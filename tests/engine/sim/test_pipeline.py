@@ -1,0 +1,146 @@
+"""The vectorised pipeline: equal to the reference loop, conservation, END2END decomposition,
+Little's law, steady throughput against the steady-state prediction, determinism."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from engine.sim import profiles
+from engine.sim.events import Event, Warp, parse_event
+from engine.sim.reference import run_reference
+from engine.sim.run import simulate_config
+
+
+def _stressed(cfg):
+    """A small pipeline where the buffer pool overflows, memory fills and batches spill."""
+    return dataclasses.replace(cfg, xmitq_buffer_msgs=400.0, apply_memory_bytes=120_000.0,
+                               capture_memory_bytes=120_000.0, max_message_bytes=50_000.0)
+
+
+EVENTS = (parse_event("channel-stop@20+15"), parse_event("apply-stop@50+10"), parse_event("target-slow@70+20*0.3"))
+PROFILE = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 3000, "start_s": 10, "duration_s": 30,
+                              "batch_rows_per_s": 2000, "batch_rows_per_txn": 400})
+
+
+def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(cfg):
+    cfg = dataclasses.replace(_stressed(cfg), channel_stages=(("mq_channel", 9000.0),),
+                              apply_stages=(("qapply_agents", 8000.0),), pageset_rows_per_s=2500.0)
+    res = simulate_config(cfg, 120, seed=4, profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000)
+    tr = res.trace
+    assert res.summary["pageset_msgs"] > 0, "the test must exercise the page set"
+    assert res.summary["mem_full_time_s"] > 0, "the test must exercise apply memory back-pressure"
+    assert res.summary["trans_spilled"] > 0
+    ref = run_reference(cfg, tr["commit"].tolist(), tr["rows"].tolist(), Warp.from_events(EVENTS, "channel"),
+                        Warp.from_events(EVENTS, "apply"))
+    for key in ("cap_dep", "put", "visible", "ch_dep", "get", "done"):
+        np.testing.assert_allclose(tr[key], ref[key], rtol=0, atol=1e-7, err_msg=key)
+    assert tr["pageset"].tolist() == ref["pageset"]
+
+
+def test_results_do_not_depend_on_the_chunk_size(cfg):
+    cfg = _stressed(cfg)
+    a = simulate_config(cfg, 60, seed=2, profile=PROFILE, events=EVENTS[:1], trace=True, chunk_txns=1500)
+    b = simulate_config(cfg, 60, seed=2, profile=PROFILE, events=EVENTS[:1], trace=True, chunk_txns=10**7)
+    np.testing.assert_allclose(a.trace["done"], b.trace["done"], rtol=0, atol=1e-7)
+    assert a.summary["rows_applied"] == b.summary["rows_applied"]
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers(cfg):
+    p = profiles.constant(20000)
+    a = simulate_config(cfg, 30, seed=7, profile=p).summary
+    b = simulate_config(cfg, 30, seed=7, profile=p).summary
+    c = simulate_config(cfg, 30, seed=8, profile=p).summary
+    assert a == b
+    assert a["rows_generated"] != c["rows_generated"]
+
+
+def test_rows_are_conserved_at_every_monitor_edge(cfg):
+    res = simulate_config(_stressed(cfg), 90, seed=1, profile=PROFILE, events=EVENTS)
+    s = res.summary
+    assert s["rows_generated"] == pytest.approx(s["rows_applied"] + s["rows_in_flight_at_end"], abs=1e-6)
+    ts = res.timeseries
+    generated = np.cumsum(ts["source.rows_per_s"]) * (ts["t_s"][1] - ts["t_s"][0])
+    applied = np.cumsum(ts["qapply.rows_per_s"]) * (ts["t_s"][1] - ts["t_s"][0])
+    np.testing.assert_allclose(generated - applied, ts["inflight.rows"], atol=1e-6)
+    # rows in flight are in exactly one of capture, MQ and apply
+    cap = res.monitor["IBMQREP_CAPMON"]
+    app = res.monitor["IBMQREP_APPLYMON"]
+    assert cap["ROWS_PROCESSED"].sum() >= res.monitor["IBMQREP_CAPQMON"]["ROWS_PUBLISHED"].sum() >= \
+        app["ROWS_APPLIED"].sum()
+    assert app["ROWS_APPLIED"].sum() == s["rows_applied"]
+
+
+def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg):
+    res = simulate_config(_stressed(cfg), 90, seed=3, profile=PROFILE, events=EVENTS)
+    m = res.monitor["IBMQREP_APPLYMON"]
+    assert (m["TRANS_APPLIED"] > 0).sum() >= 5
+    np.testing.assert_allclose(m["END2END_LATENCY"], m["CAPTURE_LATENCY"] + m["QLATENCY"] + m["APPLY_LATENCY"],
+                               rtol=1e-9, atol=1e-6)
+    assert np.all(m["CAPTURE_LATENCY"] >= 0) and np.all(m["QLATENCY"] >= 0) and np.all(m["APPLY_LATENCY"] >= 0)
+
+
+def test_littles_law_on_the_pipeline(cfg):
+    res = simulate_config(cfg, 300, seed=5, profile=profiles.constant(20000))
+    ts, s = res.timeseries, res.summary
+    warm = ts["t_s"] > 30
+    txn_per_s = 20000 / cfg.rows_per_txn
+    # time-average number in the system (sampling only at the edges would alias with COMMIT_INTERVAL)
+    l_txn = ts["inflight.rows_avg"][warm].mean() / cfg.rows_per_txn
+    w_s = s["end2end_latency_ms"]["mean"] / 1000.0
+    assert l_txn == pytest.approx(txn_per_s * w_s, rel=0.03)
+
+
+def test_steady_throughput_within_2pct_of_the_steady_state_prediction(cfg):
+    # drive at the predicted maximum: the bottleneck's capacity
+    res = simulate_config(cfg, 300, seed=6)
+    s = res.summary
+    assert cfg.max_rows_per_s == 32000.0
+    assert s["throughput_rows_per_s"] == pytest.approx(cfg.predicted_rows_per_s, rel=0.02)
+    assert s["utilisation"]["apply"] == pytest.approx(1.0, abs=0.02)
+    # and below the maximum the pipeline carries what is offered
+    res = simulate_config(cfg, 300, seed=6, profile=profiles.constant(0.6 * cfg.max_rows_per_s))
+    assert res.summary["throughput_rows_per_s"] == pytest.approx(0.6 * cfg.max_rows_per_s, rel=0.02)
+
+
+def test_channel_outage_builds_a_backlog_that_drains_after_restart(cfg):
+    ev = Event("channel_stop", 60.0, 120.0)
+    res = simulate_config(cfg, 600, seed=1, profile=profiles.constant(16000), events=[ev])
+    s, ts = res.summary, res.timeseries
+    e = s["events"][0]
+    assert e["backlog_at_end_of_event_rows"] == pytest.approx(16000 * 120, rel=0.05)
+    assert e["catch_up_s"] is not None and e["catch_up_s"] > 0
+    # nothing crosses the channel while it is stopped
+    stopped = (ts["t_s"] > 62) & (ts["t_s"] <= 180)
+    assert ts["mq_channel.msgs_per_s"][stopped].max() == 0
+    # drain: backlog B at the page set / channel speed, minus the arrivals, bounds the catch-up time
+    assert s["pageset_msgs"] > 0
+    lower = e["backlog_at_end_of_event_rows"] / (cfg.apply_rows_per_s - 16000)
+    assert e["catch_up_s"] >= 0.9 * lower
+
+
+def test_monitor_rows_have_the_product_columns_and_units(cfg):
+    res = simulate_config(cfg, 60, seed=1, profile=profiles.constant(10000))
+    rows = res.monitor_rows
+    assert set(rows) == {"IBMQREP_CAPMON", "IBMQREP_CAPQMON", "IBMQREP_APPLYMON"}
+    assert len(rows["IBMQREP_APPLYMON"]) == 6  # 60 s at MONITOR_INTERVAL 10000 ms
+    a = rows["IBMQREP_APPLYMON"][3]
+    for col in ("END2END_LATENCY", "QLATENCY", "APPLY_LATENCY", "CAPTURE_LATENCY", "ROWS_APPLIED", "TRANS_APPLIED",
+                "MEM_FULL_TIME", "OLDEST_TRANS", "QDEPTH", "CURRENT_MEMORY", "MONITOR_TIME"):
+        assert col in a
+    assert a["MONITOR_TIME"] == "2024-01-01-00.00.40.000000"
+    assert a["ROWS_APPLIED"] == pytest.approx(100000, rel=0.05)  # 10 s at 10,000 rows/s
+    assert 100 < a["END2END_LATENCY"] < 5000  # ms
+    assert rows["IBMQREP_CAPQMON"][3]["TRANS_PUBLISHED"] == pytest.approx(20000, rel=0.05)
+    csv_text = res.monitor_csv("IBMQREP_CAPMON")
+    assert csv_text.splitlines()[0].startswith("MONITOR_TIME,CURRENT_MEMORY,ROWS_PROCESSED")
+
+
+def test_progress_and_cancel(cfg):
+    from engine.sim.run import SimulationCancelled
+
+    seen = []
+    simulate_config(cfg, 20, seed=1, profile=profiles.constant(5000), progress=seen.append, chunk_txns=2000)
+    assert len(seen) > 3 and seen == sorted(seen) and seen[-1] == 1.0
+    with pytest.raises(SimulationCancelled):
+        simulate_config(cfg, 20, seed=1, profile=profiles.constant(5000), cancel=lambda: True)
