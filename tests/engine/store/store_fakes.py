@@ -47,3 +47,10 @@ def predict_reject_16(settings: dict) -> Prediction:
     if settings["qapply"]["num_apply_agents"] == 16:
         raise FieldError("qapply.num_apply_agents", 16, "at most 15 in this fake engine")
     return predict(settings)
+
+
+def predict_unsupported(settings: dict) -> Prediction:
+    """An engine that does not exist for this kind."""
+    from engine.errors import UnsupportedKindError
+
+    raise UnsupportedKindError(f"qrtune cannot yet predict scenarios of kind {settings.get('kind')!r}")

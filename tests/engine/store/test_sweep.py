@@ -106,7 +106,9 @@ def test_failed_points_are_recorded_not_fatal(db, baseline):
 def test_missing_engine_stops_before_any_point(db, baseline):
     axes = parse_axes(["qapply.num_apply_agents=1,2"], baseline)
     with Store.open(db) as s, pytest.raises(UnsupportedKindError):
-        run_sweep(baseline, axes, s, workers=0, predictor="engine.perf:predict_settings", progress=False)
+        run_sweep(baseline, axes, s, workers=2, predictor="store_fakes:predict_unsupported", progress=False)
+    with Store.open(db, read_only=True) as s:
+        assert s.count_runs() == 0
 
 
 _SWEEP = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json",

@@ -1,0 +1,66 @@
+"""``qrtune fit PROJECT --db PATH``: fit the project's coefficients to its imported monitor intervals.
+
+Uses the IBMQREP_APPLYMON / IBMQREP_CAPQMON rows imported for the project (qrtune
+import-monitor --project PROJECT); every ``--holdout-every``-th interval is held out of
+the fit, and the error on those intervals is printed before and after. The fitted
+coefficients are kept in the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.cli.runs import add_db_options, open_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fit", help="fit coefficients to imported monitor intervals", description=__doc__)
+    p.add_argument("project", metavar="PROJECT", help="project file")
+    add_db_options(p)
+    p.add_argument("--holdout-every", type=int, default=4, metavar="N",
+                   help="hold every N-th interval out of the fit to judge it (default 4)")
+    p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--model", default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from engine import projectfile
+    from engine.fit import engine_fit_model, fit_coefficients, intervals_from_monitor
+    from engine.monitor_import import load_monitor_rows
+    from engine.scenario import project_to_scenario
+
+    project = projectfile.load(args.project)
+    settings = project_to_scenario(project)
+    default_s = float((settings.get("qapply") or {}).get("monitor_interval_ms") or 10_000) / 1000.0
+    model = engine_fit_model(settings, args.model)
+    with open_store(args) as store:
+        tables = load_monitor_rows(store, project.name)
+        note = ""
+        if not tables:
+            tables = load_monitor_rows(store, "")
+            note = " (imports not tied to a project)" if tables else ""
+        intervals = intervals_from_monitor(tables, default_s)
+        only = [x.strip() for x in args.only.split(",")] if args.only else None
+        result = fit_coefficients(model, settings, intervals, args.holdout_every, only)
+        fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
+                                  result.before["median_pct"], result.after["median_pct"], result.to_json())
+    if args.json:
+        json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
+        sys.stdout.write("\n")
+        return 0
+    print(f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{note}")
+    print(f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}")
+    for name, base in result.base.items():
+        after = result.fitted[name]
+        change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
+        print(f"  {name:<24} {result.units.get(name, ''):<8} {base:>12.5g} {after:>12.5g} {change:>8}")
+    b, a = result.before, result.after
+    print(f"\n  error on held-out intervals (median absolute %): before {b['median_pct']:.1f}%, "
+          f"after {a['median_pct']:.1f}%")
+    for metric in b["by_metric"]:
+        print(f"    {metric:<22} {b['by_metric'][metric]:>7.1f}% -> {a['by_metric'].get(metric, float('nan')):>6.1f}%")
+    return 0

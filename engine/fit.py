@@ -1,0 +1,390 @@
+"""Fitting a project's coefficients to imported monitor intervals, judged on held-out intervals.
+
+Every imported IBMQREP_APPLYMON row is one observed interval: ROWS_APPLIED over the
+interval gives the apply rate, END2END/Q/APPLY/CAPTURE_LATENCY the interval's mean
+latencies (ms). The IBMQREP_CAPQMON row of the same time (nearest MONITOR_TIME within
+half an interval) gives the rate the source offered (ROWS_PUBLISHED per second) and
+the message size (MQ_BYTES / MQ_MESSAGES). Each interval is predicted at steady state
+with the project's settings and ``workload.offered_rows_per_s`` set to the observed
+offered rate.
+
+Intervals are split deterministically: every ``holdout_every``-th interval (in time
+order) is held out; the others are fitted. The fit adjusts the engine's coefficients
+by bounded least squares on log ratios (predicted / measured) of every metric both
+sides have, and the error (median absolute percentage error over all held-out metric
+values) is reported before and after.
+
+The engine contract
+-------------------
+An engine module (``engine.perf.<kind>``) that supports fitting exposes
+
+``fit_parameters(settings) -> dict[name, (value, low, high, unit)]``
+    The coefficients a fit may adjust, their current values and physical bounds.
+``predict(settings, coefficients=None) -> Prediction``
+    A prediction with the named coefficients overriding the engine's own.
+
+Limitations: one send/receive queue pair per project (intervals of several receive
+queues are all matched against the nearest CAPQMON row of any queue).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from engine.store.errors import FitError
+
+#: Monitor latency column -> metric name of the engine.
+LATENCY_COLUMNS = {
+    "END2END_LATENCY": "end2end_latency_ms",
+    "QLATENCY": "qlatency_ms",
+    "APPLY_LATENCY": "apply_latency_ms",
+    "CAPTURE_LATENCY": "capture_latency_ms",
+}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One observed monitor interval.
+
+    Attributes
+    ----------
+    monitor_time : datetime
+        APPLYMON MONITOR_TIME (end of the interval).
+    queue : str
+        RECVQ.
+    interval_s : float
+        Length of the interval, s.
+    offered_rows_per_s : float
+        Rows the source offered (CAPQMON ROWS_PUBLISHED / s; ROWS_APPLIED / s when no CAPQMON row matches).
+    measured : dict[str, float]
+        Engine metric name -> measured value (rows/s, ms, KB).
+    """
+
+    monitor_time: datetime
+    queue: str
+    interval_s: float
+    offered_rows_per_s: float
+    measured: dict = field(default_factory=dict)
+
+
+def _interval_lengths(times: np.ndarray, queues: np.ndarray, explicit: np.ndarray | None, default_s: float):
+    n = len(times)
+    out = np.full(n, np.nan)
+    if explicit is not None:
+        out = np.where(np.isfinite(explicit) & (explicit > 0), explicit / 1000.0, np.nan)
+    secs = times.astype("datetime64[us]").astype(np.int64) / 1e6
+    for q in set(queues.tolist()):
+        idx = np.flatnonzero(queues == q)
+        idx = idx[np.argsort(secs[idx], kind="stable")]
+        gaps = np.diff(secs[idx])
+        for k, i in enumerate(idx):
+            if not np.isfinite(out[i]):
+                out[i] = gaps[k - 1] if k > 0 and gaps[k - 1] > 0 else default_s
+    return out
+
+
+def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float = 10.0) -> list[Interval]:
+    """Observed intervals from the wide tables of :func:`engine.monitor_import.load_monitor_rows`.
+
+    Intervals with no applied rows are left out (their latencies are reported as 0 by the product).
+
+    Raises
+    ------
+    FitError
+        No IBMQREP_APPLYMON rows, or none with ROWS_APPLIED.
+    """
+    apply_ = tables.get("IBMQREP_APPLYMON")
+    if not apply_ or "ROWS_APPLIED" not in apply_:
+        raise FitError("no imported IBMQREP_APPLYMON rows with ROWS_APPLIED to fit to; "
+                       "import exports with qrtune import-monitor FILE... --project PROJECT")
+    a_len = _interval_lengths(apply_["monitor_time"], apply_["queue"], apply_.get("MONITOR_INTERVAL"),
+                              default_interval_s)
+    capq = tables.get("IBMQREP_CAPQMON")
+    if capq is not None and "ROWS_PUBLISHED" in capq:
+        c_secs = capq["monitor_time"].astype(np.int64) / 1e6
+        c_len = _interval_lengths(capq["monitor_time"], capq["queue"], capq.get("MONITOR_INTERVAL"),
+                                  default_interval_s)
+        order = np.argsort(c_secs)
+        c_secs_sorted = c_secs[order]
+    out = []
+    for i in range(len(apply_["monitor_time"])):
+        rows = apply_["ROWS_APPLIED"][i]
+        if not np.isfinite(rows) or rows <= 0:
+            continue
+        measured = {"apply_rows_per_s": rows / a_len[i]}
+        trans = apply_.get("TRANS_APPLIED")
+        if trans is None or (np.isfinite(trans[i]) and trans[i] > 0):
+            for col, metric in LATENCY_COLUMNS.items():
+                v = apply_.get(col)
+                if v is not None and np.isfinite(v[i]) and v[i] > 0:
+                    measured[metric] = float(v[i])
+        offered = measured["apply_rows_per_s"]
+        if capq is not None and "ROWS_PUBLISHED" in capq:
+            t = apply_["monitor_time"][i].astype(np.int64) / 1e6
+            k = int(np.searchsorted(c_secs_sorted, t))
+            best = min((j for j in (k - 1, k) if 0 <= j < len(order)), key=lambda j: abs(c_secs_sorted[j] - t),
+                       default=None)
+            if best is not None and abs(c_secs_sorted[best] - t) <= 0.5 * a_len[i]:
+                j = order[best]
+                pub = capq["ROWS_PUBLISHED"][j]
+                if np.isfinite(pub) and pub > 0:
+                    offered = pub / c_len[j]
+                    measured["capture_rows_per_s"] = offered
+                msgs, nbytes = capq.get("MQ_MESSAGES"), capq.get("MQ_BYTES")
+                if msgs is not None and nbytes is not None and np.isfinite(msgs[j]) and msgs[j] > 0 \
+                        and np.isfinite(nbytes[j]):
+                    measured["msg_size_kb"] = nbytes[j] / msgs[j] / 1024.0
+        out.append(Interval(apply_["monitor_time"][i].astype(datetime), str(apply_["queue"][i]), float(a_len[i]),
+                            float(offered), measured))
+    if not out:
+        raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
+    out.sort(key=lambda iv: (iv.monitor_time, iv.queue))
+    return out
+
+
+@dataclass(frozen=True)
+class FitModel:
+    """A coefficient-parameterised steady-state predictor.
+
+    Attributes
+    ----------
+    name : str
+        The engine module.
+    parameters : dict[str, tuple[float, float, float, str]]
+        Coefficient -> (base value, low, high, unit).
+    predict : callable
+        ``predict(settings, coefficients) -> Prediction``.
+    version : str
+        Version of the base coefficients.
+    """
+
+    name: str
+    parameters: dict
+    predict: Callable
+    version: str = ""
+
+
+def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel:
+    """The :class:`FitModel` of the engine for ``settings["kind"]`` (or of ``module_name``).
+
+    Raises
+    ------
+    UnsupportedKindError
+        No engine exists for the kind.
+    FitError
+        The engine does not expose fittable coefficients (see the module docstring).
+    """
+    if module_name is None:
+        from engine.perf import ENGINE_MODULES, predictor
+
+        predictor(settings.get("kind", ""))  # raises UnsupportedKindError when missing
+        module_name = ENGINE_MODULES[settings["kind"]]
+    module = importlib.import_module(module_name)
+    if not hasattr(module, "fit_parameters"):
+        raise FitError(f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
+                       "(fit_parameters(settings) and predict(settings, coefficients)) yet")
+    params = {k: tuple(v) for k, v in module.fit_parameters(settings).items()}
+    base = module.predict(settings, {k: v[0] for k, v in params.items()})
+    return FitModel(module_name, params, module.predict, base.coefficients_version)
+
+
+def _settings_at(settings: dict, offered_rows_per_s: float) -> dict:
+    s = copy.deepcopy(settings)
+    s.setdefault("workload", {})["offered_rows_per_s"] = float(offered_rows_per_s)
+    return s
+
+
+def _predictions(model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict) -> list[dict]:
+    return [model.predict(_settings_at(settings, iv.offered_rows_per_s), coefficients).metrics for iv in intervals]
+
+
+def _pairs(intervals: Sequence[Interval], predicted: Sequence[dict]):
+    for iv, pred in zip(intervals, predicted):
+        for metric, meas in iv.measured.items():
+            p = pred.get(metric)
+            if p is not None and meas > 0 and p is not None and math.isfinite(p) and p > 0:
+                yield metric, float(p), float(meas)
+
+
+def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict) -> dict:
+    """Absolute percentage errors of predicted vs measured on ``intervals``.
+
+    Returns
+    -------
+    dict
+        ``median_pct`` (all metric values pooled), ``by_metric`` {metric: median %}, ``n_values``.
+    """
+    pairs = list(_pairs(intervals, _predictions(model, settings, intervals, coefficients)))
+    if not pairs:
+        return {"median_pct": float("nan"), "by_metric": {}, "n_values": 0}
+    errs: dict[str, list[float]] = {}
+    for metric, p, m in pairs:
+        errs.setdefault(metric, []).append(100.0 * abs(p - m) / m)
+    pooled = [e for v in errs.values() for e in v]
+    return {"median_pct": float(np.median(pooled)), "by_metric": {k: float(np.median(v)) for k, v in errs.items()},
+            "n_values": len(pooled)}
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """Outcome of :func:`fit_coefficients`.
+
+    Attributes
+    ----------
+    base : dict[str, float]
+        Coefficients before.
+    fitted : dict[str, float]
+        Coefficients after.
+    units : dict[str, str]
+    n_fit, n_holdout : int
+        Intervals fitted and held out.
+    before, after : dict
+        :func:`error_pct` on the held-out intervals with the base and the fitted coefficients.
+    train_after : dict
+        :func:`error_pct` on the fitted intervals after the fit.
+    """
+
+    base: dict
+    fitted: dict
+    units: dict
+    n_fit: int
+    n_holdout: int
+    before: dict
+    after: dict
+    train_after: dict
+    model: str = ""
+    base_version: str = ""
+
+    def to_json(self) -> dict:
+        """Plain data for JSON output and the store."""
+        return {"model": self.model, "base_version": self.base_version, "base": self.base, "fitted": self.fitted,
+                "units": self.units, "n_fit": self.n_fit, "n_holdout": self.n_holdout,
+                "holdout_error_before": self.before, "holdout_error_after": self.after,
+                "fit_error_after": self.train_after}
+
+
+def split(intervals: Sequence[Interval], holdout_every: int = 4) -> tuple[list[Interval], list[Interval]]:
+    """(fit, held out): every ``holdout_every``-th interval in time order is held out."""
+    if holdout_every < 2:
+        raise FitError(f"holdout_every must be 2 or more, got {holdout_every}")
+    fit = [iv for k, iv in enumerate(intervals) if k % holdout_every != holdout_every - 1]
+    held = [iv for k, iv in enumerate(intervals) if k % holdout_every == holdout_every - 1]
+    return fit, held
+
+
+def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interval], holdout_every: int = 4,
+                     only: Sequence[str] | None = None) -> FitResult:
+    """Fit ``model``'s coefficients to ``intervals`` (bounded least squares on log ratios).
+
+    Parameters
+    ----------
+    model : FitModel
+    settings : dict
+        The project's scenario settings.
+    intervals : sequence of Interval
+    holdout_every : int
+        Every n-th interval is held out of the fit and used to judge it.
+    only : sequence of str, optional
+        Fit only these coefficients (default: all the engine offers).
+
+    Raises
+    ------
+    FitError
+        Fewer than 4 intervals, an unknown coefficient in ``only``, or nothing to compare.
+    """
+    from scipy.optimize import least_squares
+
+    if len(intervals) < 4:
+        raise FitError(f"{len(intervals)} usable interval(s); at least 4 are needed to fit and hold some out")
+    names = list(only) if only else list(model.parameters)
+    unknown = [n for n in names if n not in model.parameters]
+    if unknown:
+        raise FitError(f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
+                       f"{', '.join(model.parameters)}")
+    fit_set, held = split(intervals, holdout_every)
+    base = {k: float(v[0]) for k, v in model.parameters.items()}
+    lo = np.array([math.log(model.parameters[n][1] / base[n]) for n in names])
+    hi = np.array([math.log(model.parameters[n][2] / base[n]) for n in names])
+
+    def coeffs(x: np.ndarray) -> dict:
+        c = dict(base)
+        c.update({n: base[n] * math.exp(v) for n, v in zip(names, x)})
+        return c
+
+    base_preds = _predictions(model, settings, fit_set, base)
+    targets = [(k, metric, meas) for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
+               for metric, meas in iv.measured.items() if meas > 0 and metric in pred]
+    if not targets:
+        raise FitError("the engine predicts none of the measured metrics; nothing to fit")
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        preds = _predictions(model, settings, fit_set, coeffs(x))
+        out = np.empty(len(targets))
+        for r, (k, metric, meas) in enumerate(targets):
+            p = preds[k].get(metric, float("nan"))
+            out[r] = math.log(max(p, 1e-9) / meas) if math.isfinite(p) else 10.0
+        return out
+
+    x0 = np.clip(np.zeros(len(names)), lo, hi)
+    sol = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale=1.0, diff_step=1e-4,
+                        xtol=1e-10, ftol=1e-10, max_nfev=200 * (len(names) + 1))
+    fitted = coeffs(sol.x)
+    return FitResult(
+        base=base, fitted=fitted, units={k: v[3] for k, v in model.parameters.items()},
+        n_fit=len(fit_set), n_holdout=len(held),
+        before=error_pct(model, settings, held, base), after=error_pct(model, settings, held, fitted),
+        train_after=error_pct(model, settings, fit_set, fitted), model=model.name, base_version=model.version,
+    )
+
+
+def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, offered_rows_per_s: Sequence[float],
+                         interval_s: float, rng: np.random.Generator, noise: float = 0.03,
+                         start: datetime | None = None, recvq: str = "QA.TO.QB.RECVQ",
+                         sendq: str = "QA.TO.QB.SENDQ") -> dict[str, list[dict]]:
+    """Monitor rows (APPLYMON and CAPQMON, real column names and units) from the steady-state model.
+
+    Each interval is predicted at its offered rate with ``coefficients``; counters are
+    rates times the interval, latencies the predicted means; every value gets
+    multiplicative log-normal noise of relative size ``noise``. This stands in for the
+    time-domain simulator where that is not available.
+    """
+    from datetime import timedelta
+
+    start = start or datetime(2024, 1, 1)
+    apply_rows, capq_rows = [], []
+    rows_per_txn = float((settings.get("workload") or {}).get("rows_per_txn") or 1)
+    for k, offered in enumerate(offered_rows_per_s):
+        pred = model.predict(_settings_at(settings, offered), coefficients).metrics
+        t = start + timedelta(seconds=interval_s * (k + 1))
+
+        def jitter(v: float) -> float:
+            return float(v) * math.exp(noise * rng.standard_normal())
+
+        applied = jitter(pred["apply_rows_per_s"]) * interval_s
+        row = {"MONITOR_TIME": t, "RECVQ": recvq, "MONITOR_INTERVAL": int(interval_s * 1000),
+               "ROWS_APPLIED": round(applied), "TRANS_APPLIED": round(applied / rows_per_txn)}
+        for col, metric in LATENCY_COLUMNS.items():
+            if metric in pred:
+                row[col] = round(jitter(pred[metric]))
+        apply_rows.append(row)
+        published = jitter(pred.get("capture_rows_per_s", offered)) * interval_s
+        crow = {"MONITOR_TIME": t, "SENDQ": sendq, "MONITOR_INTERVAL": int(interval_s * 1000),
+                "ROWS_PUBLISHED": round(published), "TRANS_PUBLISHED": round(published / rows_per_txn)}
+        if "msg_size_kb" in pred:
+            msgs = max(1, round(published / rows_per_txn / max(1, (settings.get("qcapture") or {}).get(
+                "trans_batch_sz", 1))))
+            crow["MQ_MESSAGES"] = msgs
+            crow["MQ_BYTES"] = round(jitter(pred["msg_size_kb"]) * 1024 * msgs)
+        capq_rows.append(crow)
+    return {"IBMQREP_APPLYMON": apply_rows, "IBMQREP_CAPQMON": capq_rows}
+
+
+__all__ = ["Interval", "FitModel", "FitResult", "LATENCY_COLUMNS", "intervals_from_monitor", "engine_fit_model",
+           "error_pct", "split", "fit_coefficients", "synthesize_intervals"]
