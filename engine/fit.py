@@ -280,7 +280,7 @@ def split(intervals: Sequence[Interval], holdout_every: int = 4) -> tuple[list[I
 
 
 def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interval], holdout_every: int = 4,
-                     only: Sequence[str] | None = None) -> FitResult:
+                     only: Sequence[str] | None = None, metrics: Sequence[str] | None = None) -> FitResult:
     """Fit ``model``'s coefficients to ``intervals`` (bounded least squares on log ratios).
 
     Parameters
@@ -293,6 +293,9 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
         Every n-th interval is held out of the fit and used to judge it.
     only : sequence of str, optional
         Fit only these coefficients (default: all the engine offers).
+    metrics : sequence of str, optional
+        Fit to these measured metrics only (default: every metric both sides have); the
+        errors before and after are still reported for all.
 
     Raises
     ------
@@ -320,7 +323,8 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
 
     base_preds = _predictions(model, settings, fit_set, base)
     targets = [(k, metric, meas) for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
-               for metric, meas in iv.measured.items() if meas > 0 and metric in pred]
+               for metric, meas in iv.measured.items()
+               if meas > 0 and metric in pred and (not metrics or metric in metrics)]
     if not targets:
         raise FitError("the engine predicts none of the measured metrics; nothing to fit")
 

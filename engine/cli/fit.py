@@ -22,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("--holdout-every", type=int, default=4, metavar="N",
                    help="hold every N-th interval out of the fit to judge it (default 4)")
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
+    p.add_argument("--metrics", metavar="NAME[,NAME...]",
+                   help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -45,7 +47,8 @@ def run(args) -> int:
             note = " (imports not tied to a project)" if tables else ""
         intervals = intervals_from_monitor(tables, default_s)
         only = [x.strip() for x in args.only.split(",")] if args.only else None
-        result = fit_coefficients(model, settings, intervals, args.holdout_every, only)
+        metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
+        result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics)
         fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
                                   result.before["median_pct"], result.after["median_pct"], result.to_json())
     if args.json:
