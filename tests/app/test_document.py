@@ -114,3 +114,12 @@ def test_modified_signal_and_save_marks_clean(qtbot, tmp_path):
     assert reopened.project == doc.project
     with pytest.raises(ValueError):
         doc.rename_node(doc.project.nodes[0].id, "  ")
+
+
+def test_binding_reference_defect_is_guarded():
+    import sys
+
+    from app import qtcompat
+
+    if qtcompat.binding_drops_references():
+        assert qtcompat._applied and sys.getrefcount(None) > qtcompat.RESERVE // 2
