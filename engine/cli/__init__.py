@@ -18,6 +18,7 @@ SUBCOMMANDS = (
     "engine.cli.validate",
     "engine.cli.evaluate",
     "engine.cli.predict",
+    "engine.cli.simulate",
     "engine.cli.gui",
     "engine.cli.sweep",
     "engine.cli.compare",

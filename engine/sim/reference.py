@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
@@ -73,10 +74,12 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     # 4. transmit queue and channel
     use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
     ch_dep, pageset = [], []
-    on_queue: list[tuple[float, float]] = []  # (departure, messages) of earlier messages
+    on_queue: deque = deque()  # (departure, messages) of earlier messages, departures in order
+    ahead = 0.0  # messages on the queue ahead of the one being put
     last = [-math.inf] * len(cfg.channel_stages)
     for j in range(len(groups)):
-        ahead = sum(msgs for d, msgs in on_queue if d > put[j])
+        while on_queue and on_queue[0][0] <= put[j]:
+            ahead -= on_queue.popleft()[1]
         on_ps = use_ps and ahead >= cfg.xmitq_buffer_msgs
         t = visible[j]
         for k, (_, cap) in enumerate(cfg.channel_stages):
@@ -85,7 +88,8 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
             t = channel_warp.advance(begin, m_rows[j] / speed)
             last[k] = t
             if k == 0:
-                on_queue = [x for x in on_queue if x[0] > put[j]] + [(t, m_msgs[j])]
+                on_queue.append((t, m_msgs[j]))
+                ahead += m_msgs[j]
         ch_dep.append(t)
         pageset.append(on_ps)
     # 5. receive queue and Q Apply: agents and memory

@@ -48,3 +48,11 @@ def settings():
 @pytest.fixture
 def cfg(settings):
     return build_config(settings, fake_prediction())
+
+
+@pytest.fixture
+def fake_engine(monkeypatch):
+    """``engine.perf.predict_settings`` answering every scenario with :func:`fake_prediction`."""
+    import engine.perf
+
+    monkeypatch.setattr(engine.perf, "predict_settings", lambda settings: fake_prediction())

@@ -1,0 +1,165 @@
+"""``qrtune simulate PROJECT``: a time-domain run with bursts, outages and catch-up.
+
+Prints a summary (throughput, END2END latency percentiles, peaks, catch-up time after each
+event, stage utilisation); ``--json`` prints the summary and the IBMQREP_CAPMON,
+IBMQREP_CAPQMON and IBMQREP_APPLYMON rows as JSON; ``--monitor-csv DIR`` writes the three
+tables as CSV exports; ``--db PATH`` records the run in a results store.
+
+Events: ``KIND@START+LENGTH[*FACTOR]``, e.g. ``--event channel-stop@2m+20m``,
+``--event apply-stop@300+60``, ``--event target-slow@1m+5m*0.5``, ``--event mirror-suspend@1m+10m``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from engine import projectfile
+
+
+def register(sub) -> None:
+    p = sub.add_parser("simulate", help="simulate a project over time: bursts, outages, backlogs, catch-up",
+                       description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("project", metavar="PROJECT", help="project file")
+    p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random numbers (default 0)")
+    p.add_argument("--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s")
+    p.add_argument("--rate", type=float, metavar="ROWS_PER_S", help="a constant offered rate instead of a profile")
+    p.add_argument("--event", action="append", default=[], metavar="KIND@START+LENGTH[*FACTOR]",
+                   help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend")
+    p.add_argument("--json", action="store_true", help="print summary and monitor rows as JSON")
+    p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
+    p.add_argument("--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here")
+    p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
+    p.add_argument("--wait", type=float, default=5.0, metavar="S",
+                   help="with --db: wait this long for another process holding the store")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, total_s: float, enabled: bool = True, width: int = 30):
+        self.total_s = total_s
+        self.enabled = enabled
+        self.width = width
+        self.t0 = time.perf_counter()
+
+    def __call__(self, fraction: float) -> None:
+        if not self.enabled:
+            return
+        n = int(round(fraction * self.width))
+        sys.stderr.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * fraction:5.1f}%  simulated "
+                         f"{fraction * self.total_s:,.0f} of {self.total_s:,.0f} s  ({time.perf_counter() - self.t0:.1f} s)")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _fmt(v, unit="", digits=4) -> str:
+    if v is None:
+        return "n/a"
+    return f"{v:,.{digits}g} {unit}".rstrip()
+
+
+def format_summary(s: dict, title: str) -> str:
+    """A readable summary of a simulation."""
+    lines = [f"{title}  (simulated {s['duration_s']:g} s, seed {s['seed']}, {s['engine']}, "
+             f"coefficients {s.get('coefficients_version') or 'n/a'})", ""]
+    if "throughput_rows_per_s" in s:
+        e2e = s["end2end_latency_ms"]
+        lines += [
+            f"  offered                {_fmt(s['offered_rows_per_s'], 'rows/s')}   (steady-state prediction "
+            f"{_fmt(s.get('predicted_rows_per_s'), 'rows/s')})",
+            f"  throughput (applied)   {_fmt(s['throughput_rows_per_s'], 'rows/s')}",
+            f"  END2END_LATENCY        mean {_fmt(e2e['mean'], 'ms')}, p50 {_fmt(e2e['p50'], 'ms')}, "
+            f"p95 {_fmt(e2e['p95'], 'ms')}, p99 {_fmt(e2e['p99'], 'ms')}",
+            f"    CAPTURE / Q / APPLY  {_fmt(s['capture_latency_ms'], 'ms')} / {_fmt(s['qlatency_ms'], 'ms')} / "
+            f"{_fmt(s['apply_latency_ms'], 'ms')}",
+            f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
+            f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}",
+            f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read from the page set",
+            f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
+            f"{_fmt(s['trans_spilled'], 'txns')} spilled; Apply peak {_fmt(s['peak_apply_memory_bytes'], 'bytes')}, "
+            f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}",
+            f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
+            f"{s['rows_in_flight_at_end']:,.0f} in flight at the end",
+        ]
+        if s.get("utilisation"):
+            lines += ["", "  stage utilisation: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items())]
+    else:
+        lines += [f"  {k:<22} {_fmt(v)}" for k, v in s.items() if isinstance(v, (int, float)) and k != "seed"]
+    for i, e in enumerate(s.get("events") or (), start=1):
+        cu = e.get("catch_up_s")
+        lines.append(f"  event {i}: {e['kind']} {e['start_s']:g}-{e['end_s']:g} s: peak backlog "
+                     f"{_fmt(e.get('peak_backlog_rows'))}, caught up "
+                     + (f"{cu:,.0f} s after it ended" if cu is not None else "not within the run"))
+    for note in s.get("notes") or ():
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from engine.scenario import project_to_scenario
+    from engine.sim import parse_duration_s, parse_event, profiles, simulate
+
+    project = projectfile.load(args.project)
+    duration_s = parse_duration_s(args.duration, "--duration")
+    events = [parse_event(e) for e in args.event]
+    profile = None
+    if args.profile:
+        profile = profiles.load(args.profile)
+    elif args.rate is not None:
+        if args.rate < 0:
+            from engine.errors import FieldError
+
+            raise FieldError("--rate", args.rate, "a rate >= 0 rows/s")
+        profile = profiles.constant(args.rate)
+    bar = ProgressBar(duration_s, enabled=not args.quiet)
+    try:
+        res = simulate(project, duration_s, seed=args.seed, profile=profile, events=events, progress=bar)
+    finally:
+        bar.done()
+    if args.monitor_csv:
+        out = Path(args.monitor_csv)
+        out.mkdir(parents=True, exist_ok=True)
+        for table in res.monitor:
+            (out / f"{table}.csv").write_text(res.monitor_csv(table))
+    run_id = None
+    if args.db:
+        from engine.perf.result import StageResult
+        from engine.store import Store
+
+        metrics, units = res.metrics()
+        t_s = res.timeseries["t_s"]
+        util = res.summary.get("utilisation") or {}
+        stages = [StageResult(st["name"], st["capacity_rows_per_s"],
+                              util.get("apply" if st["group"] == "apply" else st["name"], 0.0), "rows/s")
+                  for st in res.summary.get("stages") or ()]
+        settings = {**project_to_scenario(project),
+                    "simulation": {"duration_s": duration_s, "seed": args.seed, "events": list(args.event),
+                                   "profile": res.summary.get("profile")}}
+        with Store.open(args.db, wait_s=args.wait) as store:
+            run_id = store.record_simulation(
+                project, metrics, units, timeseries={k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"},
+                seed=args.seed, settings=settings, stages=stages,
+                coefficients_version=str(res.summary.get("coefficients_version") or ""),
+                scenario_kind=str(settings.get("kind", "")),
+                label=f"simulate {args.duration} seed {args.seed}" + (" " + " ".join(args.event) if args.event else ""))
+    if args.json:
+        doc = {"project": project.name, **res.to_json(series=args.series)}
+        if run_id is not None:
+            doc["run_id"] = run_id
+        json.dump(doc, sys.stdout, indent=1, default=float)
+        sys.stdout.write("\n")
+    else:
+        print(format_summary(res.summary, project.name))
+        if run_id is not None:
+            print(f"\n  recorded as run {run_id} in {args.db}")
+    return 0

@@ -1,0 +1,112 @@
+"""Db2 Mirror suspend/resync, workload profiles, and the ``qrtune simulate`` command."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.errors import FieldError
+from engine.sim import profiles
+from engine.sim.events import Event, parse_duration_s, parse_event
+from engine.sim.mirror import simulate_mirror_rates
+
+
+def test_mirror_suspend_tracks_changes_and_resyncs_at_the_resync_rate():
+    ev = Event("mirror_suspend", 60.0, 120.0)
+    res = simulate_mirror_rates(100.0, 400.0, 600, seed=1, events=[ev])
+    e = res.summary["events"][0]
+    assert e["tracked_changes_at_resume"] == pytest.approx(100 * 120, rel=0.05)
+    assert e["resync_time_s"] == pytest.approx(e["tracked_changes_at_resume"] / 400.0)
+    assert e["catch_up_s"] == pytest.approx(e["resync_time_s"], abs=1.0)
+    tracked = res.timeseries["mirror.tracked_changes"]
+    assert tracked[:59].max() == 0 and tracked[-1] == 0
+    # every tracked change is resynchronised once
+    assert res.timeseries["mirror.resync_changes_per_s"].sum() == pytest.approx(
+        (res.timeseries["mirror.changes_per_s"] * res.timeseries["mirror.suspended_fraction"]).sum(), rel=0.05)
+
+
+def test_mirror_refuses_qrep_events():
+    with pytest.raises(FieldError, match="mirror_suspend"):
+        simulate_mirror_rates(100.0, 400.0, 60, events=[Event("channel_stop", 1, 2)])
+
+
+def test_profiles_rates_and_poisson_counts():
+    p = profiles.from_dict({"kind": "bursts", "base_rows_per_s": 1000, "burst_rows_per_s": 9000, "period_s": 60,
+                            "burst_s": 10})
+    assert p.rate_at([5, 15, 65, 75]).tolist() == [9000, 1000, 9000, 1000]
+    assert p.mean_rows_per_s(600) == pytest.approx((9000 * 10 + 1000 * 50) / 60)
+    rng = np.random.default_rng(0)
+    tx = profiles.generate(p, 0, 600, 5, rng)
+    assert np.all(np.diff(tx.commit_s) >= 0)
+    assert tx.rows.sum() == pytest.approx(p.mean_rows_per_s(600) * 600, rel=0.02)
+    b = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 100, "start_s": 10, "duration_s": 20,
+                            "batch_rows_per_s": 5000, "batch_rows_per_txn": 1000})
+    tx = profiles.generate(b, 0, 60, 5, rng)
+    big = tx.rows == 1000
+    assert big.sum() == pytest.approx(100, abs=35) and np.all((tx.commit_s[big] >= 10) & (tx.commit_s[big] < 30))
+    assert np.allclose(tx.commit_s[big] - tx.begin_s[big], 0.2)  # 1000 rows at 5000 rows/s
+
+
+def test_profile_csv_and_errors(tmp_path):
+    f = tmp_path / "rate.csv"
+    f.write_text("t_s,rows_per_s\n0,100\n60,500\n")
+    p = profiles.load(f)
+    assert p.rate_at([30, 90]).tolist() == [100, 500]
+    f.write_text("t_s,rows_per_s\n0,100\n60,lots\n")
+    with pytest.raises(FieldError, match="rate.csv:3"):
+        profiles.load(f)
+    with pytest.raises(FieldError, match="profile.kind"):
+        profiles.from_dict({"kind": "sawtooth"})
+    with pytest.raises(FieldError, match="rows_per_s"):
+        profiles.from_dict({"kind": "constant", "rows_per_s": -3})
+
+
+def test_event_and_duration_parsing():
+    assert parse_duration_s("10m") == 600 and parse_duration_s("500ms") == 0.5 and parse_duration_s("90") == 90
+    e = parse_event("target-slow@1m+5m*0.25")
+    assert (e.kind, e.start_s, e.duration_s, e.factor) == ("target_slow", 60, 300, 0.25)
+    with pytest.raises(FieldError, match="--event"):
+        parse_event("channel-stop at noon")
+    with pytest.raises(FieldError, match="event.kind"):
+        parse_event("power-cut@1m+1m")
+    with pytest.raises(FieldError, match="duration"):
+        parse_duration_s("ten minutes")
+
+
+def test_cli_simulate_json_and_monitor_csv(fake_engine, tmp_path, capsys):
+    from engine.cli import main
+
+    code = main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "60s", "--seed", "3",
+                 "--rate", "20000", "--event", "channel-stop@20+10", "--json", "--monitor-csv", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["summary"]["seed"] == 3 and len(doc["monitor"]["IBMQREP_APPLYMON"]) == 6
+    assert doc["summary"]["events"][0]["kind"] == "channel_stop"
+    assert "100.0%" in err  # the progress bar on stderr
+    assert (tmp_path / "IBMQREP_CAPQMON.csv").read_text().startswith("MONITOR_TIME,SENDQ,ROWS_PUBLISHED")
+
+
+def test_cli_simulate_text_and_bad_event(fake_engine, capsys):
+    from engine.cli import main
+
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "END2END_LATENCY" in out and "throughput (applied)" in out
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--event", "nonsense"]) == 2
+    assert "--event" in capsys.readouterr().err
+
+
+def test_cli_simulate_records_in_the_store(fake_engine, tmp_path, capsys):
+    from engine.cli import main
+    from engine.store import Store
+
+    db = tmp_path / "runs.duckdb"
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--seed", "9",
+                 "--db", str(db)]) == 0
+    assert "recorded as run" in capsys.readouterr().out
+    with Store.open(db, read_only=True) as store:
+        runs = store.list_runs(kind="simulate")
+        assert len(runs) == 1 and runs[0].seed == 9
+        data = store.load_run(runs[0].id)
+        assert data.metric("throughput_rows_per_s") > 0
