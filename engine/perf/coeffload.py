@@ -1,0 +1,39 @@
+"""Load fitted coefficient files from ``assets/coefficients/``.
+
+Coefficients are written by the calibration scripts (``python -m
+engine.calibrate_misc``) and read here; the engine itself holds no published
+measurement. Files are cached per process.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from engine.errors import QrtuneError
+
+COEFF_DIR = Path(__file__).resolve().parents[2] / "assets" / "coefficients"
+
+
+class CoefficientsError(QrtuneError):
+    """A coefficient file is missing or unreadable; rerun the calibration script."""
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> dict:
+    """Return the parsed ``assets/coefficients/<name>.json``.
+
+    Raises
+    ------
+    CoefficientsError
+        The file is missing or not valid JSON.
+    """
+    path = COEFF_DIR / f"{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise CoefficientsError(f"{path}: cannot read coefficients ({e.strerror or e}); "
+                                "run `python -m engine.calibrate_misc`") from e
+    except json.JSONDecodeError as e:
+        raise CoefficientsError(f"{path}: not valid JSON at line {e.lineno}: {e.msg}") from e

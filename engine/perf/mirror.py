@@ -1,0 +1,411 @@
+"""Db2 Mirror for i node pairs: a closed queueing network solved with MVA.
+
+Mechanism
+---------
+A transaction of the workload issues ``ops_per_txn`` database operations, a
+share of them modifies (``write_pct``). Per transaction it visits:
+
+``cpu``
+    the source node's cores (a ``multi`` station): CPU per operation, more on
+    slow (HDD) storage, plus the source side of every mirrored action;
+``storage``
+    the source storage: one synchronous write per modify, by storage type;
+``mirror_link``
+    a RoCE/RDMA round trip for every mirrored action (modifies, reads for
+    update, opens for update and, under commitment control, the commit), a
+    pure delay;
+``target_cpu``
+    the target node's cores doing the remote action (QDBMSRVR jobs);
+``mirror_target_io``
+    the target's synchronous write of each modify, on the same storage
+    subsystem as the source when both nodes share it (Case Study #1), plus
+    page faults when the replication jobs run in a pool of their own.
+
+While a job waits for the remote acknowledgement it polls for the RDMA
+completion and burns a fraction ``spin_fraction`` of otherwise idle source
+cores (the seeds' CPU rose with more cores at the same work, and stayed level
+while throughput fell). In ``active-active`` both nodes run half the jobs and
+mirror to each other, so each node's cores serve source and target work.
+
+Populations: ``job_sets`` are always-busy jobs (``jobs_per_job_set`` each,
+a short think time); ``users`` are interactive users with a long think time
+served by a pool of jobs (one per ``users_per_job`` users), solved as a
+flow-equivalent server; with neither, ``default_jobs_per_core`` jobs per source
+core run the workload back to back (a batch or tuned interactive stream), and
+the engine also reports the change against the same workload without Db2
+Mirror (``throughput_change_pct``, ``response_time_change_pct``,
+``runtime_change_pct``, ``cpu_change_pct``).
+
+Coefficients come from ``assets/coefficients/mirror.json`` (written by
+``python -m engine.calibrate_misc``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.errors import FieldError
+from engine.perf.coeffload import load
+from engine.perf.mva import Station, solve_mva, throughput_curve
+from engine.perf.result import Prediction, StageResult
+from engine.scenario import unused_settings
+
+MODES = ("none", "active-passive", "active-active")
+STORAGE = ("SSD", "HDD")
+APIS = ("native", "sql")
+
+
+@dataclass(frozen=True)
+class MirrorConfig:
+    """Validated settings of one Db2 Mirror scenario (see module docstring)."""
+
+    mode: str = "active-passive"
+    api: str = "native"
+    source_cores: float = 4
+    target_cores: float = 4
+    storage: str = "SSD"
+    shared_storage: bool = True
+    source_memory_gb: float | None = None
+    target_memory_gb: float | None = None
+    target_pool_separate: bool = True
+    write_frac: float | None = None
+    reads_for_update: bool = False
+    opens_for_update_per_txn: float = 0.0
+    commitment_control: bool = True
+    users: int | None = None
+    job_sets: int | None = None
+    think_time_ms: float | None = None
+    batch: bool = False
+    distance_km: float = 0.0
+    resync_tracked_changes: float | None = None
+    resync_parallel_degree: int = 1
+
+
+def _num(settings: dict, path: str, value, lo: float, hi: float, allow_none: bool = True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi):
+        raise FieldError(path, value, f"a number from {lo:g} to {hi:g}" + (" or null" if allow_none else ""))
+    return value
+
+
+def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorConfig, set[str]]:
+    """Read a ``db2mirror`` scenario into a :class:`MirrorConfig`.
+
+    ``coeffs`` defaults to the stored ``mirror.json`` (its defaults fill unstated hardware).
+
+    Returns the config and the settings paths used.
+
+    Raises
+    ------
+    FieldError
+        A value is of the wrong type or outside its range; the message names the path.
+    """
+    used: set[str] = {"mode"}
+    hw = settings.get("hardware") or {}
+    wl = settings.get("workload") or {}
+    link = settings.get("link") or {}
+    resync = settings.get("resync") or {}
+    g = (coeffs or load("mirror"))["global"]
+    mode = settings.get("mode", "active-passive")
+    if mode not in MODES:
+        raise FieldError("mode", mode, "one of " + ", ".join(repr(m) for m in MODES))
+    api = wl.get("api", "native")
+    if api not in APIS:
+        raise FieldError("workload.api", api, "one of 'native', 'sql'")
+    storage = hw.get("storage", "SSD")
+    if storage not in STORAGE:
+        raise FieldError("hardware.storage", storage, "one of 'SSD', 'HDD'")
+    src = _num(settings, "hardware.source_cores", hw.get("source_cores"), 0.1, 1000)
+    tgt = _num(settings, "hardware.target_cores", hw.get("target_cores"), 0.1, 1000)
+    src = src if src is not None else g["default_cores"]
+    tgt = tgt if tgt is not None else src
+    write_pct = _num(settings, "workload.write_pct", wl.get("write_pct"), 0, 100)
+    users = _num(settings, "workload.users", wl.get("users"), 1, 1e8)
+    job_sets = _num(settings, "workload.job_sets", wl.get("job_sets"), 1, 1e6)
+    think = _num(settings, "workload.think_time_ms", wl.get("think_time_ms"), 0, 3.6e6)
+    pool = str(hw.get("target_memory_pool", "*BASE"))
+    name = str(wl.get("name", "")).lower()
+    style = wl.get("style")
+    if style is not None and style not in ("interactive", "batch"):
+        raise FieldError("workload.style", style, "'interactive' or 'batch'")
+    batch = style == "batch" if style is not None else "batch" in name
+    tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
+    degree = _num(settings, "resync.parallel_degree", resync.get("parallel_degree", 1), 1, 256, False)
+    cfg = MirrorConfig(
+        mode=mode, api=api, source_cores=float(src), target_cores=float(tgt), storage=storage,
+        # one storage subsystem named for the pair (Case Study #1) is shared by both nodes
+        shared_storage=bool(hw.get("shared_storage", "storage_model" in hw)),
+        source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
+        target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
+        target_pool_separate=not any(w in pool.lower() for w in ("shared", "app", "same")),
+        write_frac=None if write_pct is None else write_pct / 100.0,
+        reads_for_update=bool(wl.get("reads_for_update", False)),
+        opens_for_update_per_txn=float(_num(settings, "workload.opens_for_update_per_txn",
+                                            wl.get("opens_for_update_per_txn", 0.0), 0, 1e6) or 0.0),
+        commitment_control=bool(wl.get("commitment_control", True)),
+        users=None if users is None else int(users),
+        job_sets=None if job_sets is None else int(job_sets),
+        think_time_ms=think, batch=batch,
+        distance_km=float(_num(settings, "link.distance_km", link.get("distance_km", 0.0), 0, 1000) or 0.0),
+        resync_tracked_changes=tracked, resync_parallel_degree=int(degree),
+    )
+    used |= {f"hardware.{k}" for k in ("source_cores", "target_cores", "storage", "shared_storage",
+                                       "source_memory_gb", "target_memory_gb", "target_memory_pool")}
+    used |= {f"workload.{k}" for k in ("api", "write_pct", "read_pct", "reads_for_update", "commitment_control",
+                                       "users", "job_sets", "think_time_ms", "name", "style",
+                                       "opens_for_update_per_txn")}
+    used |= {"link.distance_km", "resync.tracked_changes", "resync.parallel_degree"}
+    if cfg.users is not None and cfg.job_sets is not None:
+        raise FieldError("workload.users", cfg.users, "null when workload.job_sets is set (one population)")
+    return cfg, used
+
+
+# --------------------------------------------------------------------------- demands
+
+
+@dataclass(frozen=True)
+class Demands:
+    """Per-transaction service demands in seconds (source side unless named)."""
+
+    cpu_s: float
+    storage_s: float
+    link_s: float
+    target_cpu_s: float
+    target_io_s: float
+    mirrored_ops: float
+
+
+def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
+    """Service demands per transaction for ``cfg`` (seconds)."""
+    g = coeffs["global"]
+    p = coeffs["profiles"][cfg.api]
+    ops = p["ops_per_txn"]
+    w = cfg.write_frac if cfg.write_frac is not None else p["write_share_default"]
+    hdd = 1.0 + (g["hdd_cpu_factor"] if cfg.storage == "HDD" else 0.0)
+    write_s = g["write_ms"][cfg.storage] / 1000.0 * p["ios_per_write"]
+    cpu = ops * p["cpu_ms_per_op"] / 1000.0 * hdd
+    storage = ops * w * write_s
+    if cfg.mode == "none":
+        return Demands(cpu, storage, 0.0, 0.0, 0.0, 0.0)
+    reads = ops * (1.0 - w)
+    locks = reads * g["rfu_share"] if cfg.reads_for_update else 0.0
+    mirrored_writes = ops * w
+    # locks and opens for update are mirrored without a remote write
+    extra = locks + cfg.opens_for_update_per_txn + (1.0 if cfg.commitment_control else 0.0) * g["commit_ops"]
+    mirrored = mirrored_writes + extra
+    rtt_s = (g["rdma_rtt_ms"] + 2 * cfg.distance_km * g["fiber_us_per_km"] / 1000.0) / 1000.0
+    cpu += mirrored * p["mirror_src_cpu_ms_per_op"] / 1000.0 * hdd
+    tgt_cpu = mirrored * p["mirror_tgt_cpu_ms_per_op"] / 1000.0 * hdd
+    mem = cfg.target_memory_gb or g["pool_ref_memory_gb"]
+    faults = g["pool_faults_per_op"] * (g["pool_ref_memory_gb"] / mem)
+    if cfg.mode == "active-active":
+        faults *= 1.0 if cfg.target_pool_separate else g["pool_shared_fault_ratio"]
+    else:
+        faults *= 0.0 if not cfg.target_pool_separate else g["pool_shared_fault_ratio"]
+    tgt_io = mirrored_writes * write_s + mirrored * faults * write_s
+    return Demands(cpu, storage, mirrored * rtt_s, tgt_cpu, tgt_io, mirrored)
+
+
+def stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
+    """The closed network's stations for ``cfg`` (active-active folds both nodes symmetrically)."""
+    g = coeffs["global"]
+    servers = float(g["storage_servers"][cfg.storage])
+    src_c = max(1.0, cfg.source_cores)
+    tgt_c = max(1.0, cfg.target_cores)
+    if cfg.mode == "active-active":
+        # half the transactions start on each node; each node's CPU serves its own source work and the
+        # other node's target work
+        node = 0.5 * (d.cpu_s + d.target_cpu_s)
+        io = 0.5 * (d.storage_s + d.target_io_s)
+        st = [Station("cpu", node, "multi", src_c), Station("target_cpu", node, "multi", tgt_c),
+              Station("mirror_link", d.link_s, "delay")]
+        if cfg.shared_storage:
+            st.append(Station("mirror_target_io", 2 * io, "multi", servers))
+        else:
+            st += [Station("storage", io, "multi", servers), Station("mirror_target_io", io, "multi", servers)]
+        return st
+    st = [Station("cpu", d.cpu_s, "multi", src_c)]
+    if cfg.mode == "none":
+        st.append(Station("storage", d.storage_s, "multi", servers))
+        return st
+    st += [Station("mirror_link", d.link_s, "delay"), Station("target_cpu", d.target_cpu_s, "multi", tgt_c)]
+    if cfg.shared_storage:
+        st.append(Station("mirror_target_io", d.storage_s + d.target_io_s, "multi", servers))
+    else:
+        st += [Station("storage", d.storage_s, "multi", servers),
+               Station("mirror_target_io", d.target_io_s, "multi", servers)]
+    return st
+
+
+# --------------------------------------------------------------------------- populations
+
+
+def _users_fes(st: list[Station], users: int, think_s: float, jobs: int) -> tuple[float, float]:
+    """Users with think time served by a pool of ``jobs`` jobs: returns (txn/s, response s).
+
+    The job pool is a flow-equivalent server whose rate with ``n`` busy jobs is the
+    sub-network's exact MVA throughput ``X(min(n, jobs))``; the users form a
+    finite-source birth-death chain in front of it.
+    """
+    curve = throughput_curve(st, jobs)
+    x_of = np.array([c[0] for c in curve])
+    n = np.arange(users + 1)
+    mu = np.empty(users + 1)
+    mu[0] = 1.0
+    mu[1:] = x_of[np.minimum(n[1:], jobs) - 1]
+    # lambda_n = (users - n) / think  (finite source)
+    lam = (users - n[:-1]) / think_s
+    logp = np.concatenate([[0.0], np.cumsum(np.log(lam) - np.log(mu[1:]))])
+    logp -= logp.max()
+    p = np.exp(logp)
+    p /= p.sum()
+    x = float((p[1:] * mu[1:]).sum())
+    busy = float((p * np.minimum(n, jobs)).sum())
+    return x, busy / x if x > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Solved operating point of one configuration."""
+
+    txn_per_s: float
+    response_s: float
+    source_cpu_busy: float
+    target_cpu_busy: float
+    utilisation: dict
+    residence_s: dict
+
+
+def solve(cfg: MirrorConfig, coeffs: dict) -> Solution:
+    """Solve the closed network for ``cfg``; see the module docstring."""
+    g = coeffs["global"]
+    p = coeffs["profiles"][cfg.api]
+    d = demands(cfg, coeffs)
+    st = stations(cfg, d, coeffs)
+    if cfg.users is not None:
+        think_s = (cfg.think_time_ms / 1000.0) if cfg.think_time_ms is not None else p["user_think_s"]
+        jobs = max(1, int(round(cfg.users / p["users_per_job"])))
+        x, r = _users_fes(st, cfg.users, think_s, jobs)
+        res = solve_mva(st, min(jobs, max(1.0, x * r)), 0.0, method="schweitzer")
+        resid = res.residence_s
+    else:
+        if cfg.job_sets is not None:
+            n = cfg.job_sets * p["jobs_per_job_set"]
+            think_s = (cfg.think_time_ms if cfg.think_time_ms is not None else p["job_think_ms"]) / 1000.0
+        else:
+            # a back-to-back stream whose cycle includes application (non-database) time
+            n = g["default_jobs_per_core"] * cfg.source_cores * (2 if cfg.mode == "active-active" else 1)
+            think_s = (cfg.think_time_ms or 0.0) / 1000.0
+            st = st + [Station("application", g["default_app_ms"] / 1000.0, "delay")]
+        res = solve_mva(st, n, think_s, method="schweitzer" if not float(n).is_integer() else "auto")
+        x, r, resid = res.throughput_per_s, res.response_s, res.residence_s
+    util = {s.name: x * s.queue_demand_s for s in st if s.kind != "delay"}
+    src_c, tgt_c = cfg.source_cores, cfg.target_cores
+    if cfg.mode == "active-active":
+        src_busy = x * 0.5 * (d.cpu_s + d.target_cpu_s)
+        tgt_busy = src_busy
+    else:
+        src_busy = x * d.cpu_s
+        tgt_busy = x * d.target_cpu_s
+    # polling for RDMA completions: jobs waiting remotely burn part of the idle cores
+    remote_s = sum(resid.get(k, 0.0) for k in ("mirror_link", "target_cpu", "mirror_target_io"))
+    if cfg.mode == "active-active":
+        remote_s *= 0.5  # each node hosts half the waiting jobs
+    if cfg.mode != "none":
+        waiting = x * remote_s
+        src_busy += g["spin_fraction"] * min(max(src_c - src_busy, 0.0), waiting)
+        if cfg.mode == "active-active":
+            tgt_busy = src_busy
+    return Solution(x, r, min(src_busy, src_c), min(tgt_busy, tgt_c), util, dict(resid))
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def resync_time_s(cfg: MirrorConfig, coeffs: dict) -> float | None:
+    """Time to apply ``resync_tracked_changes`` tracked row changes to the blocked node, in seconds.
+
+    Each change costs one remote action (RDMA round trip, target CPU, target write);
+    ``resync_parallel_degree`` streams run at once, bounded by the target's cores.
+    """
+    if cfg.resync_tracked_changes is None:
+        return None
+    g = coeffs["global"]
+    p = coeffs["profiles"][cfg.api]
+    per_change_s = (g["rdma_rtt_ms"] + p["mirror_tgt_cpu_ms_per_op"] + g["write_ms"][cfg.storage]) / 1000.0
+    streams = max(1, min(cfg.resync_parallel_degree, int(math.ceil(cfg.target_cores))))
+    return cfg.resync_tracked_changes * per_change_s / streams
+
+
+def _metrics(cfg: MirrorConfig, sol: Solution, coeffs: dict) -> dict:
+    p = coeffs["profiles"][cfg.api]
+    m = {
+        "tps": sol.txn_per_s,
+        "throughput": sol.txn_per_s * p["throughput_units_per_txn"],
+        "response_time_ms": 1000.0 * sol.response_s,
+        "source_cpu_pct": 100.0 * sol.source_cpu_busy / cfg.source_cores,
+    }
+    if cfg.mode != "none":
+        m["target_cpu_pct"] = 100.0 * sol.target_cpu_busy / cfg.target_cores
+    return m
+
+
+UNITS = {"tps": "txn/s", "throughput": "ops/s", "response_time_ms": "ms", "source_cpu_pct": "%",
+         "target_cpu_pct": "%", "throughput_change_pct": "%", "response_time_change_pct": "%",
+         "runtime_change_pct": "%", "cpu_change_pct": "%", "resync_time_s": "s"}
+
+
+def evaluate(cfg: MirrorConfig, coeffs: dict) -> tuple[dict, Solution]:
+    """Metrics (README names) and the solution for ``cfg`` with ``coeffs``."""
+    sol = solve(cfg, coeffs)
+    m = _metrics(cfg, sol, coeffs)
+    if cfg.mode != "none":
+        base = solve(replace(cfg, mode="none"), coeffs)
+        m["throughput_change_pct"] = 100.0 * (sol.txn_per_s / base.txn_per_s - 1.0)
+        m["response_time_change_pct"] = 100.0 * (sol.response_s / base.response_s - 1.0)
+        m["runtime_change_pct"] = 100.0 * (base.txn_per_s / sol.txn_per_s - 1.0)
+        m["cpu_change_pct"] = 100.0 * (
+            (sol.source_cpu_busy / cfg.source_cores) / (base.source_cpu_busy / cfg.source_cores) - 1.0)
+    t = resync_time_s(cfg, coeffs)
+    if t is not None:
+        m["resync_time_s"] = t
+    return m, sol
+
+
+def predict(settings: dict) -> Prediction:
+    """Predict a ``db2mirror`` scenario.
+
+    Raises
+    ------
+    FieldError
+        A setting is out of range (the message names it).
+    """
+    cfg, used = parse_settings(settings)
+    coeffs = load("mirror")
+    m, sol = evaluate(cfg, coeffs)
+    d = demands(cfg, coeffs)
+    st = stations(cfg, d, coeffs)
+    stages = []
+    for s in st:
+        cap_txn = s.capacity_per_s
+        stages.append(StageResult(s.name, cap_txn, sol.utilisation.get(s.name, 0.0), "txn/s",
+                                  1000.0 * sol.residence_s.get(s.name, 0.0)))
+    if cfg.mode == "none":
+        bottleneck = "cpu" if sol.utilisation.get("cpu", 0) >= sol.utilisation.get("storage", 0) else "storage"
+    else:
+        cands = {"cpu": max(sol.utilisation.get("cpu", 0.0), sol.source_cpu_busy / cfg.source_cores),
+                 "mirror_target_io": max(sol.utilisation.get("mirror_target_io", 0.0),
+                                         sol.utilisation.get("storage", 0.0)),
+                 "mirror_link": sol.residence_s.get("mirror_link", 0.0) / max(sol.response_s, 1e-12),
+                 "target_cpu": sol.utilisation.get("target_cpu", 0.0)}
+        bottleneck = max(cands, key=cands.get)
+        if bottleneck == "target_cpu":
+            bottleneck = "cpu"
+    units = {k: UNITS.get(k, "") for k in m}
+    return Prediction(kind="db2mirror", metrics=m, units=units, stages=tuple(stages), bottleneck=bottleneck,
+                      ignored=tuple(unused_settings(settings, used)),
+                      coefficients_version=coeffs.get("version", ""))
