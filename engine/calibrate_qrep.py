@@ -1,0 +1,288 @@
+"""Fit the Q Replication engine's coefficients to the published measurements.
+
+usage: python -m engine.calibrate_qrep [--data CALIBRATION.json] [--out assets/coefficients/qrep.json]
+                                       [--no-fit] [--max-nfev N]
+
+Bounded least squares (:func:`scipy.optimize.least_squares`, soft-L1 loss) on the
+``kind: qrep`` scenarios and relations of ../shared/validation/calibration.json: one
+log-ratio residual per measured metric (rates weighted 1, latencies 0.3, whose published
+repeats differ by 2x), one per published relation, and a weak pull of every fitted
+coefficient toward its prior so poorly determined coefficients stay physical. Coefficients
+the data cannot determine are fixed at documented priors (``"fitted": false``); two are
+derived from seed statements (see :data:`DERIVED`). The result is written with a version
+string and the residuals per metric (``log_sd`` gives the engine's prediction bands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import statistics
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from engine.perf.qrep import metrics_of
+from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
+from engine.perf.qrep.inputs import read_inputs
+from engine.perf.qrep.pipeline import solve
+from engine.projectfile import atomic_write_text
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = Path("/work/shared/validation/calibration.json")
+BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
+LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us")
+
+#: Reference processor and the ratings used to scale CPU costs between models (MIPS per CP of a
+#: single engine, approximate public ratings; z900 as the 2005 study states). ``storage`` picks
+#: the page-set read time of the disk generation sold with the processor.
+CPU_MODELS = {
+    "z900-2064-216": {"mips_per_cp": 200.0, "storage": "ess800",
+                      "note": "seed 001: 'each processor was roughly a 200MIP machine'"},
+    "z196-2817-778": {"mips_per_cp": 1202.0, "storage": "ds8000", "reference": True,
+                      "note": "approximate single-engine rating of a z196"},
+    "zEC12-2827": {"mips_per_cp": 1514.0, "storage": "ds8000", "note": "approximate single-engine rating"},
+    "z13-2964": {"mips_per_cp": 1695.0, "storage": "ds8000", "note": "approximate single-engine rating"},
+    "POWER9": {"mips_per_cp": 1800.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
+    "POWER10": {"mips_per_cp": 2300.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
+}
+
+# name: (prior, low, high, fitted, unit, meaning)
+PARAMETERS = {
+    "msg_header_bytes": (400, 0, 3000, True, "bytes", "MQ message header and Q Replication message prefix"),
+    "txn_header_bytes": (30, 0, 500, True, "bytes", "per source transaction in a message"),
+    "row_header_bytes": (40, 0, 400, True, "bytes", "per row operation in a message"),
+    "column_header_bytes": (2, 0, 20, True, "bytes", "per column value sent"),
+    "mp_loss": (0.03, 0, 0.15, True, "", "capacity lost per extra CP of an LPAR (multiprocessor effect)"),
+    "contention_kappa": (0.3, 0.0, 1.0, True, "", "share of M/M/c CPU queueing seen by replication work"),
+    "lpar_base_cps": (0.05, 0, 0.5, True, "ref CPs", "load-independent CPU of an LPAR (z/OS, Db2, MQ)"),
+    "monitor_row_ms": (2.0, 0, 100, False, "ref ms", "CPU to write one monitor row (prior)"),
+    "max_drive_utilisation": (0.95, 0.5, 1.0, False, "", "bottleneck share sustained when driven to the "
+                              "maximum with stable latency (modelling choice)"),
+    "src_row_us": (16.6, 0, 1000, False, "ref us", "application CPU per changed row (derived, see DERIVED)"),
+    "src_txn_us": (50, 0, 5000, False, "ref us", "application CPU per transaction: call and commit (prior)"),
+    "src_commit_ms": (1.0, 0.1, 10, True, "ms", "source Db2 commit wait (log force) per transaction"),
+    "update_weight": (1.25, 0.5, 3, False, "", "Db2 cost of an UPDATE relative to an INSERT (seed 001: "
+                      "updates must first retrieve the row; prior)"),
+    "delete_weight": (1.1, 0.5, 3, False, "", "Db2 cost of a DELETE relative to an INSERT (prior)"),
+    "cap_row_us": (4, 0, 50, True, "ref us", "Q Capture per row: log record read and transaction assembly"),
+    "cap_col_us": (0.1, 0, 2, True, "ref us", "Q Capture per unit of column decode weight"),
+    "cap_byte_us": (0.008, 0, 0.1, True, "ref us", "Q Capture per message byte built"),
+    "cap_index_us": (0.5, 0, 10, True, "ref us", "Q Capture per row per index log record read and skipped"),
+    "cap_txn_us": (15, 0, 300, True, "ref us", "Q Capture per source transaction"),
+    "cap_msg_us": (30, 0, 500, True, "ref us", "Q Capture per message built, outside MQ"),
+    "cap_spill_kb_us": (20, 0, 1000, False, "ref us", "spilling a transaction over MEMORY_LIMIT, per KB (prior)"),
+    "capture_memory_expansion": (2.0, 1, 10, False, "", "Q Capture memory per message byte of a transaction "
+                                 "being built (prior)"),
+    "recursion_us": (2, 0, 200, True, "ref us", "Q Capture reading and discarding one row applied by Q Apply "
+                     "(bidirectional, peer-to-peer)"),
+    "trigger_us": (30, 0, 1000, True, "ref us", "peer-to-peer version trigger per changed row"),
+    "mq_put_us": (10, 1, 100, True, "ref us", "MQPUT CPU per message"),
+    "mq_put_kb_us": (0.5, 0, 10, False, "ref us", "MQPUT CPU per KB copied (prior)"),
+    "mq_log_kb_us": (5, 0, 30, True, "ref us", "MQPUT CPU per KB logged (persistent)"),
+    "mq_commit_us": (50, 5, 1000, True, "ref us", "MQCMIT CPU"),
+    "mq_log_io_us": (350, 0, 5000, True, "us", "MQ log force I/O per commit"),
+    "mq_log_force_kb_us": (2, 0, 30, True, "us", "log force time per KB of persistent messages in the commit"),
+    "mq_get_us": (8, 1, 100, True, "ref us", "MQGET CPU per message"),
+    "mq_get_kb_us": (0.3, 0, 10, False, "ref us", "MQGET CPU per KB (prior)"),
+    "mq_get_persistent_us": (30, 0, 300, True, "ref us", "extra for a destructive get of a persistent message"),
+    "mq_trace_factor": (1.0, 0, 5, True, "", "extra MQ CPU share with GLOBAL (API) or CHINIT trace on"),
+    "security_us": (0.0, 0, 20, True, "ref us", "MQ security check per message (cached after channel start)"),
+    "bp_mgmt_us": (5, 0, 100, True, "ref us", "private buffer-pool page handling per message per side"),
+    "cf_cpu_us": (3, 0, 100, True, "ref us", "coupling-facility request CPU per shared-queue operation"),
+    "cf_access_us": (30, 0, 1000, True, "us", "coupling-facility request elapsed per shared-queue operation"),
+    "short_msg_scan_us": (2, 0, 100, False, "ref us", "page scan per get when short messages share pages "
+                          "(MAXSHORTMSGS 0; prior)"),
+    "checkpoint_ms": (50, 0, 10000, False, "ref ms", "MQ checkpoint CPU every LOGLOAD log records (prior)"),
+    "maxtrans_per_commit": (128, 10, 2000, True, "txns", "source transactions Q Capture puts per MQ commit "
+                            "at most"),
+    "restart_bytes_per_commit": (10000, 0, 100000, True, "bytes", "MQ log bytes per Q Capture commit "
+                                 "(restart message)"),
+    "log_factor_capture": (2.3, 1, 5, True, "", "capture-side MQ log bytes per persistent message byte"),
+    "log_factor_apply": (2.1, 1, 5, True, "", "apply-side MQ log bytes per persistent message byte"),
+    "mstr_log_kb_us": (1, 0, 20, True, "ref us", "queue manager CPU per KB written to the log"),
+    "mq_log_mb_s_max": (150, 10, 2000, False, "MB/s", "MQ log write bandwidth (prior)"),
+    "chinit_msg_us": (15, 0, 300, True, "ref us", "channel initiator CPU per message per side"),
+    "chinit_seg_us": (5, 0, 100, False, "ref us", "channel initiator CPU per 32 KB segment per side (prior)"),
+    "ch_msg_us": (150, 5, 2000, True, "ref us", "channel elapsed per message"),
+    "ch_kb_us": (5, 0, 100, True, "ref us", "channel elapsed per KB"),
+    "ch_seg_us": (20, 0, 1000, True, "ref us", "channel elapsed per 32 KB segment"),
+    "ch_batch_us": (500, 0, 20000, True, "us", "channel elapsed per batch (syncpoint flows)"),
+    "ch_batch_log_us": (1000, 0, 20000, True, "us", "extra per batch of persistent messages (log forces)"),
+    "app_row_us": (15, 1, 100, True, "ref us", "Q Apply and Db2 SQL per applied row (INSERT)"),
+    "app_col_us": (0.2, 0, 3, True, "ref us", "Q Apply and Db2 per unit of column weight per row"),
+    "app_byte_us": (0.01, 0, 0.2, True, "ref us", "Q Apply per message byte per row"),
+    "app_index_us": (3, 0, 30, True, "ref us", "Db2 index maintenance and dependency analysis per row per "
+                     "unique index"),
+    "app_txn_us": (40, 0, 500, True, "ref us", "browser per source transaction (dependency graph)"),
+    "app_msg_us": (80, 0, 2000, True, "ref us", "browser per message outside MQ"),
+    "app_commit_us": (50, 0, 1000, True, "ref us", "Db2 commit CPU per target transaction"),
+    "db2_share": (0.6, 0.2, 0.9, True, "", "share of per-row apply CPU spent in Db2 SQL (class 2 CPU)"),
+    "brw_row_us": (2, 0, 50, True, "ref us", "browser per row (parsing, key hashing)"),
+    "brw_index_us": (0.5, 0, 10, True, "ref us", "browser per row per unique index (dependency check)"),
+    "class2_commit_ms": (0.8, 0, 5, True, "ms", "Db2 commit wait per target transaction"),
+    "class2_row_wait_us": (20, 0, 200, True, "us", "Db2 non-CPU wait per row (I/O, p-locks)"),
+    "class2_index_wait_us": (5, 0, 100, True, "us", "Db2 non-CPU wait per row per unique index"),
+    "agent_txn_ms": (0.05, 0, 2, True, "ms", "agent hand-off per target transaction"),
+    "page_lock_wait_us": (50, 0, 5000, False, "us", "page-lock contention per row between agents (prior)"),
+    "app_other_row_us": (5, 0, 50, True, "ref us", "other apply-LPAR CPU per row (Db2 logging, writes)"),
+    "apply_dispatch_ms": (50, 0, 1000, True, "ms", "Q Apply time between browse and agent start "
+                          "(memory queue at full drive)"),
+    "cap_log_delay_ms": (520, 0, 3000, True, "ms", "time before a committed change is readable from the "
+                         "log by Q Capture"),
+    "cap_busy_latency_ms": (50, 0, 1000, True, "ms", "Q Capture internal queueing at full utilisation"),
+    "page_read_us_ds8000": (159, 10, 5000, False, "us", "page-set read per 4 KB page, DS8000-class disk "
+                            "(derived, see DERIVED)"),
+    "page_read_us_ess800": (600, 50, 5000, True, "us", "page-set read per 4 KB page, ESS 800 (2005)"),
+    "read_ahead_depth": (8, 1, 64, False, "pages", "pages MQ read-ahead keeps in flight (prior)"),
+}
+
+#: Coefficients computed from statements in the seeds or bundled measurements, not fitted.
+DERIVED = {
+    "src_row_us": "seed 001 footnote 2: a simple INSERT cost about 100 us per row on a 200-MIPS z900; "
+                  "scaled to the reference processor by MIPS",
+    "page_read_us_ds8000": "calibration.json mq-mover scenario with 1-page (2 KB) messages: channel adaptor "
+                           "elapsed minus CPU per get from page set",
+}
+
+
+def _derive(doc: dict, values: dict) -> None:
+    ref = next(m for m in CPU_MODELS.values() if m.get("reference"))["mips_per_cp"]
+    values["src_row_us"] = 100.0 * CPU_MODELS["z900-2064-216"]["mips_per_cp"] / ref
+    for s in doc.get("scenarios", []):
+        m = s.get("measured", {})
+        if s.get("kind") == "mq-mover" and s.get("message_bytes", 1e9) <= 4096 \
+                and "adaptor_elapsed_us_per_msg" in m and "adaptor_cpu_us_per_msg" in m:
+            values["page_read_us_ds8000"] = m["adaptor_elapsed_us_per_msg"] - m["adaptor_cpu_us_per_msg"]
+            break
+
+
+def document(values: dict, residuals: dict | None = None, fit: dict | None = None) -> dict:
+    """The coefficient document for ``values`` (see :mod:`engine.perf.qrep.coefficients`)."""
+    digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:10]
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
+    params = {}
+    for name, (prior, lo, hi, fitted, unit, meaning) in PARAMETERS.items():
+        params[name] = {"value": round(float(values[name]), 6), "unit": unit, "meaning": meaning,
+                        "fitted": fitted, "bounds": [lo, hi], "prior": prior}
+        if name in DERIVED:
+            params[name]["derived_from"] = DERIVED[name]
+    return {"format": FORMAT, "engine": "qrep", "version": f"qrep-{stamp}-{digest}",
+            "created_by": "python -m engine.calibrate_qrep", "parameters": params, "cpu_models": CPU_MODELS,
+            "residuals": residuals or {}, "fit": fit or {}}
+
+
+def _is_latency(metric: str) -> bool:
+    return any(metric.endswith(s) for s in LATENCY_SUFFIXES)
+
+
+class Problem:
+    """The calibration problem: scenarios, relations and the fitted parameter vector."""
+
+    def __init__(self, doc: dict, values: dict):
+        self.scenarios = [s for s in doc["scenarios"] if s.get("kind") == "qrep"]
+        self.inputs = {s["id"]: read_inputs(s)[0] for s in self.scenarios}
+        ids = set(self.inputs)
+        self.relations = [r for r in doc.get("relations", []) if r["a"] in ids and r["b"] in ids]
+        self.names = [n for n, p in PARAMETERS.items() if p[3]]
+        self.base = dict(values)
+        self.lo = np.array([PARAMETERS[n][1] for n in self.names], float)
+        self.hi = np.array([PARAMETERS[n][2] for n in self.names], float)
+        self.prior = np.array([PARAMETERS[n][0] for n in self.names], float)
+        self.scale = np.maximum(np.abs(self.prior), (self.hi - self.lo) * 0.05)
+        doc0 = document(values)
+        self.coeffs0 = from_document(doc0)
+
+    def coefficients(self, x):
+        return self.coeffs0.with_values(**dict(zip(self.names, x)))
+
+    def predictions(self, x) -> dict:
+        c = self.coefficients(x)
+        out = {}
+        for sid, inp in self.inputs.items():
+            try:
+                out[sid] = metrics_of(solve(inp, c))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                out[sid] = {}
+        return out
+
+    def residuals(self, x) -> np.ndarray:
+        preds = self.predictions(x)
+        res = []
+        for s in self.scenarios:
+            p = preds[s["id"]]
+            for metric, meas in s.get("measured", {}).items():
+                w = 0.3 if _is_latency(metric) else 1.0
+                v = p.get(metric)
+                if v is None or not math.isfinite(v):
+                    res.append(w * 3.0)
+                elif meas == 0:
+                    res.append(w * min(abs(v), 3.0))
+                else:
+                    res.append(w * math.log(max(v, 1e-9) / meas))
+        for r in self.relations:
+            a = preds[r["a"]].get(r["metric"])
+            b = preds[r["b"]].get(r["metric"])
+            res.append(2.0 * (math.log(a / b / r["ratio"]) if a and b else 3.0))
+        res.extend(0.03 * (np.asarray(x) - self.prior) / self.scale)
+        return np.asarray(res)
+
+
+def residual_table(problem: Problem, x) -> dict:
+    """Per metric: n, median and 90th-percentile absolute percentage error, SD of log ratios."""
+    preds = problem.predictions(x)
+    per = {}
+    for s in problem.scenarios:
+        for metric, meas in s.get("measured", {}).items():
+            v = preds[s["id"]].get(metric)
+            if v is None or meas == 0:
+                continue
+            per.setdefault(metric, []).append((abs(v - meas) / abs(meas), math.log(max(v, 1e-9) / meas)))
+    out = {}
+    for metric, rows in sorted(per.items()):
+        apes = sorted(a for a, _ in rows)
+        logs = [lr for _, lr in rows]
+        out[metric] = {"n": len(rows), "median_ape": round(statistics.median(apes), 4),
+                       "p90_ape": round(apes[min(len(apes) - 1, int(0.9 * len(apes)))], 4),
+                       "log_sd": round(math.sqrt(sum(v * v for v in logs) / len(logs)), 4)}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(DEFAULT_DATA if DEFAULT_DATA.exists() else BUNDLED_DATA))
+    ap.add_argument("--out", default=str(COEFF_PATH))
+    ap.add_argument("--no-fit", action="store_true", help="write the priors without fitting")
+    ap.add_argument("--max-nfev", type=int, default=200)
+    a = ap.parse_args(argv)
+    data = json.loads(Path(a.data).read_text(encoding="utf-8"))
+    values = {n: float(p[0]) for n, p in PARAMETERS.items()}
+    _derive(data, values)
+    problem = Problem(data, values)
+    x0 = np.clip(np.array([values[n] for n in problem.names]), problem.lo, problem.hi)
+    fit = {"data": a.data, "data_sha256": hashlib.sha256(Path(a.data).read_bytes()).hexdigest()[:16]}
+    if a.no_fit:
+        x = x0
+    else:
+        r = least_squares(problem.residuals, x0, bounds=(problem.lo, problem.hi), x_scale=problem.scale,
+                          loss="soft_l1", f_scale=0.1, max_nfev=a.max_nfev, diff_step=1e-4)
+        x = r.x
+        fit.update({"cost": float(r.cost), "nfev": int(r.nfev), "status": int(r.status),
+                    "message": r.message, "n_residuals": int(r.fun.size)})
+    values.update(dict(zip(problem.names, map(float, x))))
+    residuals = residual_table(problem, x)
+    doc = document(values, residuals, fit)
+    atomic_write_text(a.out, json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {a.out} ({doc['version']})")
+    for metric, r in residuals.items():
+        print(f"  {metric:28} n={r['n']:3d} median {100 * r['median_ape']:6.1f}%  p90 {100 * r['p90_ape']:6.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""Calibrated steady-state engine of Q Replication pipelines (scenario kind ``qrep``).
+
+Entry points
+------------
+``predict(settings) -> Prediction``
+    The contract of :mod:`engine.perf`: every metric of ../shared/validation/README.md that
+    applies, the stages, the bottleneck (README vocabulary), ``ignored`` settings paths, the
+    coefficient version and 90% bands from the calibration residuals.
+``solve_settings(settings) -> Solution``
+    The solved per-stage structure (stable; the time-domain simulator builds on it).
+
+Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
+-----------------------------------------------------------------------
+* Source workload: CPU per row by operation and per transaction on the source LPAR; an
+  offered rate, a closed workload of ``jobs`` with think time (rate = jobs x rows /
+  (think + response), response inflated by CPU contention and the Db2 commit), or driven
+  to the maximum. Peer-to-peer version triggers run synchronously in the transaction.
+* Q Capture: log read and decode per row, per column (weighted by type), per message byte,
+  per index log record, per transaction and per message; MQPUT and MQCMIT CPU and elapsed
+  (persistent messages are logged; the commit forces the log); messages per MQ commit
+  limited by COMMIT_INTERVAL, the SLEEP_INTERVAL cycle and the per-commit transaction cap;
+  MEMORY_LIMIT spills a transaction that does not fit; recursion filtering of applied rows
+  in bidirectional and peer-to-peer flows.
+* Messages (:mod:`.geometry`): TRANS_BATCH_SZ grouping, column suppression, unique-key
+  before values, MAX_MESSAGE_SIZE/MAXMSGL splitting, 4 KB pages (MAXSHORTMSGS) and 32 KB
+  channel segments.
+* MQ: log bytes and log bandwidth, GLOBAL/CHINIT trace, security, private buffer pools or a
+  coupling facility (shared queues), checkpoints (LOGLOAD), page-set reads and read-ahead.
+* Channel: per message, per KB, per 32 KB segment and per BATCHSZ batch (persistent batches
+  force the log), network round trip per batch and bandwidth.
+* Q Apply: one browser (MQ browse, parsing, dependency analysis per row, unique index and
+  transaction) feeding NUM_APPLY_AGENTS agents; each agent's time per target transaction is
+  Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and
+  per-index waits, page-lock contention) plus its own CPU and the destructive MQGET.
+  MAXAGENTS_CORRELID, COMMIT_COUNT and a monster transaction (bigger than MEMORY_LIMIT) limit
+  parallelism.
+* LPARs: CPs x MIPS per CP (CPU model table) with a multiprocessor loss per extra CP; the
+  busy share of each LPAR inflates the elapsed time of CPU work (M/M/c factor), solved as
+  a fixed point with the throughput (:mod:`.pipeline`).
+
+Solved structure (``Solution.stages``, one :class:`~engine.perf.qrep.pipeline.Stage` each)
+--------------------------------------------------------------------------------------------
+In pipeline order; a stage appears only where it exists (drain runs have no capture side):
+
+============== ===========================================================================
+name           meaning
+============== ===========================================================================
+source_workload offered or closed-workload rate (absent when driven to the maximum)
+source_cpu     LPAR running the workload (and Q Capture / Q Apply when colocated)
+capture_cpu    LPAR running Q Capture and its queue manager, when separate
+qcapture       Q Capture threads (worker, publisher with MQPUT/MQCMIT)
+mq_log         capture-side MQ log bandwidth
+mq_channel     sender-receiver channel
+mq_pageset     reading messages back from the page set (only limits when the queue
+               overflows its buffer pool, e.g. a drain)
+apply_mq_log   apply-side MQ log bandwidth (persistent messages)
+qapply_browser Q Apply browser (single thread per receive queue)
+qapply_agents  NUM_APPLY_AGENTS parallel agents (``servers``), service = one target txn
+qapply_cpu     LPAR running Q Apply and the target Db2, when separate
+============== ===========================================================================
+
+Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation``,
+``servers``, ``service_ms`` and ``latency_ms``. The flow-level geometry is
+``Solution.geometry`` (``rows_per_msg``, ``msg_bytes``, ``txns_per_msg``,
+``rows_per_target_txn``, ``pages_per_msg``, ``segments_per_msg``); fixed delays are the
+inputs' ``sleep_interval_ms`` and ``commit_interval_ms``, ``Solution.msgs_per_commit`` and
+the coefficient ``cap_log_delay_ms`` (time before a committed change can be read from the
+log). ``Prediction.stages`` carries the same stages as
+:class:`QrepStageResult` (capacity in rows/s plus ``capacity_msgs_per_s``, ``servers``,
+``service_ms``, ``fixed_delay_ms``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.perf.qrep.coefficients import Coefficients, load
+from engine.perf.qrep.inputs import QrepInputs, read_inputs
+from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
+from engine.perf.result import Prediction, StageResult
+from engine.scenario import unused_settings
+
+#: z value of a two-sided 90% band.
+_BAND_Z = 1.645
+
+
+@dataclass(frozen=True)
+class QrepStageResult(StageResult):
+    """A :class:`~engine.perf.result.StageResult` with the extra figures of a Q Replication stage.
+
+    Attributes
+    ----------
+    capacity_msgs_per_s : float
+        Capacity in MQ messages/s (``capacity`` is rows/s).
+    servers : int
+        Parallel servers of the stage.
+    service_ms : float
+        Time one server spends per message (per target transaction for agents).
+    fixed_delay_ms : float
+        Load-independent delay of the stage.
+    bottleneck_name : str
+        The stage's name in the bottleneck vocabulary.
+    """
+
+    capacity_msgs_per_s: float = 0.0
+    servers: int = 1
+    service_ms: float = 0.0
+    fixed_delay_ms: float = 0.0
+    bottleneck_name: str = ""
+
+
+UNITS = {
+    "capture_rows_per_s": "rows/s", "apply_rows_per_s": "rows/s", "msg_size_kb": "KB",
+    "channel_msgs_per_s": "msgs/s", "channel_mb_per_s": "MB/s", "end2end_latency_ms": "ms",
+    "capture_latency_ms": "ms", "qlatency_ms": "ms", "apply_latency_ms": "ms",
+    "capture_lpar_busy_pct": "%", "apply_lpar_busy_pct": "%", "source_lpar_busy_pct": "%",
+    "capture_cpu_us_per_row": "us/row", "apply_cpu_us_per_row": "us/row", "total_cpu_us_per_row": "us/row",
+    "apply_db2_class2_ms": "ms", "capture_mqput_us": "us", "capture_mqcommit_us": "us", "apply_mqget_us": "us",
+    "capture_mq_log_mb_per_s": "MB/s", "apply_mq_log_mb_per_s": "MB/s", "msgs_per_mq_commit": "msgs",
+    "rows_per_msg": "rows", "source_response_time_ms": "ms", "elapsed_s": "s",
+    "backlog_growth_rows_per_s": "rows/s", "tps": "txns/s",
+}
+
+#: Settings that only matter when Q Capture and the channel run (not in a drain).
+_CAPTURE_SIDE = ("workload.offered_rows_per_s", "workload.jobs", "workload.think_time_ms",
+                 "qcapture.memory_limit_mb", "qcapture.commit_interval_ms", "qcapture.sleep_interval_ms",
+                 "qcapture.monitor_interval_ms", "mq.batchsz", "mq.logload", "mq.security",
+                 "hardware.network_latency_ms", "hardware.network_mbps", "hardware.source_lpar_cps",
+                 "hardware.capture_lpar_cps", "hardware.capture_colocated_with_source",
+                 "hardware.apply_colocated_with_target", "mq.chinit_trace")
+
+
+def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> Solution:
+    """Validate ``settings`` and solve the flow; see :func:`engine.perf.qrep.pipeline.solve`.
+
+    Raises
+    ------
+    ValueRangeError
+        A setting is invalid (the message names the path).
+    CoefficientsError
+        The coefficient file is missing or malformed.
+    """
+    inputs, _ = read_inputs(settings)
+    return solve(inputs, coefficients or load())
+
+
+def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
+    used = set(used)
+    if inputs.mode == "drain":
+        used.difference_update(_CAPTURE_SIDE)
+    else:
+        if inputs.topology == "unidirectional":
+            used.discard("hardware.apply_colocated_with_target")
+        used.discard("run.initial_receive_queue_depth")
+        if inputs.offered_rows_per_s is not None or inputs.jobs is None:
+            used.discard("workload.think_time_ms")
+        if inputs.jobs is not None:
+            used.discard("workload.offered_rows_per_s")
+    return used
+
+
+def metrics_of(sol: Solution) -> dict:
+    """The published-metric view of a solution (names of ../shared/validation/README.md)."""
+    inp, g = sol.inputs, sol.geometry
+    x = sol.rows_per_s
+    a_lpar = next(lp for lp in sol.lpars if "A" in lp.roles)
+    m = {
+        "apply_rows_per_s": x,
+        "msg_size_kb": g.msg_kb,
+        "rows_per_msg": g.rows_per_msg,
+        "apply_lpar_busy_pct": 100.0 * min(a_lpar.busy, 1.0),
+        "apply_cpu_us_per_row": sol.apply_cpu_us_per_row,
+        "apply_db2_class2_ms": sol.class2_ms,
+        "apply_mqget_us": sol.get_us,
+        "apply_mq_log_mb_per_s": sol.apply_log_mb_per_s,
+    }
+    if inp.mode == "drain":
+        m["apply_latency_ms"] = sol.apply_latency_ms
+        if x > 0:
+            m["elapsed_s"] = inp.initial_depth_msgs * g.rows_per_msg / x
+        return m
+    c_lpar = next(lp for lp in sol.lpars if "C" in lp.roles)
+    s_lpar = next(lp for lp in sol.lpars if "S" in lp.roles)
+    m.update({
+        "capture_rows_per_s": x,
+        "channel_msgs_per_s": sol.msgs_per_s,
+        "channel_mb_per_s": sol.msgs_per_s * g.msg_bytes / 1e6,
+        "capture_lpar_busy_pct": 100.0 * min(c_lpar.busy, 1.0),
+        "source_lpar_busy_pct": 100.0 * min(s_lpar.busy, 1.0),
+        "capture_cpu_us_per_row": sol.capture_cpu_us_per_row,
+        "total_cpu_us_per_row": sol.total_cpu_us_per_row,
+        "capture_mqput_us": sol.put_us,
+        "capture_mqcommit_us": sol.commit_us,
+        "capture_mq_log_mb_per_s": sol.capture_log_mb_per_s,
+        "msgs_per_mq_commit": sol.msgs_per_commit,
+        "tps": x / inp.rows_per_txn,
+    })
+    if inp.jobs is not None:
+        m["source_response_time_ms"] = sol.source_response_ms
+    if sol.overloaded:
+        m["backlog_growth_rows_per_s"] = sol.offered_rows_per_s - x
+    else:
+        m["capture_latency_ms"] = sol.capture_latency_ms
+        m["qlatency_ms"] = sol.qlatency_ms
+        m["apply_latency_ms"] = sol.apply_latency_ms
+        m["end2end_latency_ms"] = sol.capture_latency_ms + sol.qlatency_ms + sol.apply_latency_ms
+    return m
+
+
+def _stage_results(sol: Solution) -> tuple:
+    fixed = {"qcapture": sol.inputs.sleep_interval_ms / 2.0}
+    return tuple(
+        QrepStageResult(
+            name=s.name, capacity=s.capacity_rows_per_s, utilisation=s.utilisation, unit="rows/s",
+            latency_ms=s.latency_ms, capacity_msgs_per_s=s.capacity_msgs_per_s, servers=s.servers,
+            service_ms=s.service_ms, fixed_delay_ms=fixed.get(s.name, 0.0), bottleneck_name=VOCABULARY[s.name])
+        for s in sol.stages)
+
+
+def _bands(metrics: dict, residuals: dict) -> dict:
+    out = {}
+    for name, value in metrics.items():
+        r = residuals.get(name)
+        if not r or not isinstance(r.get("log_sd"), (int, float)) or value <= 0:
+            continue
+        k = math.exp(_BAND_Z * r["log_sd"])
+        out[name] = (value / k, value * k)
+    return out
+
+
+def predict(settings: dict, coefficients: Coefficients | None = None) -> Prediction:
+    """Predict a ``kind: qrep`` scenario at steady state (or the drain of a pre-loaded queue).
+
+    Parameters
+    ----------
+    settings : dict
+        Scenario settings (../shared/validation/README.md format).
+    coefficients : Coefficients, optional
+        Coefficients to use instead of ``assets/coefficients/qrep.json``.
+
+    Returns
+    -------
+    Prediction
+
+    Raises
+    ------
+    ValueRangeError
+        A setting is invalid; the message names the path, the value and what is allowed.
+    CoefficientsError
+        The coefficient file is missing or malformed.
+    """
+    c = coefficients or load()
+    inputs, used = read_inputs(settings)
+    sol = solve(inputs, c)
+    metrics = metrics_of(sol)
+    return Prediction(
+        kind="qrep",
+        metrics=metrics,
+        units={k: UNITS.get(k, "") for k in metrics},
+        stages=_stage_results(sol),
+        bottleneck=sol.bottleneck,
+        ignored=tuple(unused_settings(settings, _used_paths(inputs, used))),
+        coefficients_version=c.version,
+        bands=_bands(metrics, c.residuals),
+    )
+
+
+__all__ = ["predict", "solve_settings", "metrics_of", "QrepStageResult", "Solution", "Stage", "VOCABULARY"]

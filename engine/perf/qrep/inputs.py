@@ -1,0 +1,304 @@
+"""Validated inputs of the Q Replication engine, read from ``kind: qrep`` scenario settings.
+
+:func:`read_inputs` is the one boundary where scenario settings (the grouped format of
+../shared/validation/README.md, or :func:`engine.scenario.project_to_scenario`) are checked.
+It returns a frozen :class:`QrepInputs` and the set of settings paths it read, from which
+the engine reports ``ignored`` (paths present in the settings but never used).
+
+Errors name the field path, the value found and what is allowed
+(:class:`engine.errors.ValueRangeError`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.errors import ValueRangeError
+
+TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer")
+CONFLICT_ACTIONS = ("I", "F", "D", "Q")
+LOCKING = ("row", "page")
+RUN_MODES = ("steady", "drain")
+
+#: Db2 column type families the cost model knows, with their stored bytes when no length is given.
+_TYPE_PATTERNS = (
+    (re.compile(r"^(SMALLINT)$"), "int", 2),
+    (re.compile(r"^(INT|INTEGER)$"), "int", 4),
+    (re.compile(r"^(BIGINT)$"), "int", 8),
+    (re.compile(r"^(DECIMAL|DEC|NUMERIC)(\((\d+)(,\s*\d+)?\))?$"), "decimal", None),
+    (re.compile(r"^(REAL|FLOAT|DOUBLE|DECFLOAT)(\(\d+\))?$"), "float", 8),
+    (re.compile(r"^(DATE)$"), "datetime", 4),
+    (re.compile(r"^(TIME)$"), "datetime", 3),
+    (re.compile(r"^(TIMESTAMP)(\(\d+\))?$"), "datetime", 10),
+    (re.compile(r"^(CHAR|CHARACTER|VARCHAR|GRAPHIC|VARGRAPHIC|BINARY|VARBINARY)(\((\d+)\))?$"), "char", None),
+    (re.compile(r"^(UNSPECIFIED)$"), "unspecified", None),
+)
+ALLOWED_TYPES = ("INTEGER, SMALLINT, BIGINT, DECIMAL(p,s), FLOAT, DATE, TIME, TIMESTAMP, CHAR(n), VARCHAR(n), "
+                 "GRAPHIC(n) or 'unspecified'")
+#: Bytes of the unique-index key by ``table.index_column_type``.
+KEY_BYTES = {"INTEGER": 4.0, "DATE": 4.0, "DECIMAL": 11.0, "CHAR": 20.0}
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    """Columns of one Db2 type: family (``int``, ``decimal``, ``char``...), count and bytes each."""
+
+    family: str
+    count: int
+    bytes_each: float
+
+
+@dataclass(frozen=True)
+class QrepInputs:
+    """Everything the Q Replication engine uses, validated; units in the names."""
+
+    topology: str
+    cpu_model: str
+    mips_per_cp: float | None
+    source_lpar_cps: int
+    capture_lpar_cps: int
+    apply_lpar_cps: int
+    capture_colocated_with_source: bool
+    apply_colocated_with_target: bool
+    network_latency_ms: float
+    network_mbps: float | None
+    columns: tuple
+    row_bytes: float
+    unique_indexes: int
+    key_bytes: float
+    rows_per_txn: float
+    insert_frac: float
+    update_frac: float
+    delete_frac: float
+    columns_changed_per_update: float
+    offered_rows_per_s: float | None
+    jobs: int | None
+    think_time_ms: float
+    capture_memory_limit_mb: float
+    commit_interval_ms: float
+    sleep_interval_ms: float
+    trans_batch_sz: int
+    persistent: bool
+    capture_monitor_interval_ms: float
+    max_message_size_kb: float
+    changed_cols_only: bool
+    num_apply_agents: int
+    apply_memory_limit_mb: float
+    apply_monitor_interval_ms: float
+    conflict_action: str
+    commit_count: int
+    maxagents_correlid: int
+    batchsz: int
+    maxmsgl: float
+    maxshortmsgs: int
+    security: bool
+    read_ahead: bool
+    logload: float
+    buffpool_pages: float
+    global_trace: bool
+    chinit_trace: bool
+    shared_queue: bool
+    locking: str
+    mode: str
+    initial_depth_msgs: float
+
+    @property
+    def n_columns(self) -> int:
+        """Columns of the replicated table."""
+        return sum(g.count for g in self.columns)
+
+
+class _Reader:
+    """Reads dotted paths from settings, remembering every path it touched."""
+
+    def __init__(self, settings: dict):
+        self.settings = settings
+        self.used: set[str] = set()
+
+    def raw(self, path: str, default=None):
+        self.used.add(path)
+        cur = self.settings
+        for part in path.split("."):
+            if not isinstance(cur, dict) or part not in cur:
+                return default
+            cur = cur[part]
+        return default if cur is None else cur
+
+    def number(self, path, default, lo=None, hi=None, integer=False, nullable=False):
+        value = self.raw(path, None)
+        if value is None:
+            if nullable:
+                return None
+            value = default
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
+        if integer and value != int(value):
+            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
+        return int(value) if integer else float(value)
+
+    def flag(self, path, default):
+        value = self.raw(path, None)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        if value in ("Y", "N", "y", "n"):
+            return value in ("Y", "y")
+        raise ValueRangeError(path, value, "true or false")
+
+    def choice(self, path, default, choices):
+        value = self.raw(path, None)
+        if value is None:
+            return default
+        if value not in choices:
+            raise ValueRangeError(path, value, "one of " + ", ".join(repr(c) for c in choices))
+        return value
+
+
+def _range_text(lo, hi, integer):
+    kind = "an integer" if integer else "a number"
+    if lo is not None and hi is not None:
+        return f"{kind} from {lo:g} to {hi:g}"
+    if lo is not None:
+        return f"{kind} of at least {lo:g}"
+    return kind
+
+
+def _column_groups(columns, row_bytes_path: str) -> tuple:
+    if not isinstance(columns, dict) or not columns:
+        raise ValueRangeError("table.columns", columns, "a mapping of Db2 column type to column count, "
+                              "e.g. {\"INTEGER\": 10, \"CHAR(20)\": 10}")
+    groups = []
+    for type_name, count in columns.items():
+        path = f"table.columns.{type_name}"
+        if isinstance(count, bool) or not isinstance(count, (int, float)) or count < 0 or count != int(count):
+            raise ValueRangeError(path, count, "a whole number of columns, 0 or more")
+        spelled = str(type_name).strip().upper().replace(" ", "")
+        for pattern, family, fixed_bytes in _TYPE_PATTERNS:
+            m = pattern.match(spelled)
+            if not m:
+                continue
+            if family == "decimal":
+                precision = int(m.group(3)) if m.group(3) else 5
+                size = precision // 2 + 1
+            elif family == "char":
+                size = int(m.group(3)) if m.group(3) else 1
+            else:
+                size = fixed_bytes
+            groups.append(ColumnGroup(family, int(count), float(size) if size is not None else float("nan")))
+            break
+        else:
+            raise ValueRangeError(path, type_name, "a Db2 column type: " + ALLOWED_TYPES)
+    if sum(g.count for g in groups) < 1:
+        raise ValueRangeError("table.columns", columns, "at least one column")
+    return tuple(groups)
+
+
+def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
+    """Validate ``kind: qrep`` scenario settings.
+
+    Parameters
+    ----------
+    settings : dict
+        A scenario (``topology``, ``hardware``, ``table``, ``workload``, ``qcapture``,
+        ``qapply``, ``mq``, ``target_db2``, ``run``). Missing settings take the values
+        the seeds' tuned configuration used where the product default is not stated.
+
+    Returns
+    -------
+    (QrepInputs, set of str)
+        The inputs and the dotted settings paths read.
+
+    Raises
+    ------
+    ValueRangeError
+        A setting has the wrong type or is out of range; the message names the path.
+    """
+    r = _Reader(settings)
+    topology = r.choice("topology", "unidirectional", TOPOLOGIES)
+    cpu_model = r.raw("hardware.cpu_model", "z196-2817-778")
+    if not isinstance(cpu_model, str):
+        raise ValueRangeError("hardware.cpu_model", cpu_model, "a CPU model name")
+    columns = _column_groups(r.raw("table.columns", None), "table.row_bytes")
+    n_cols = sum(g.count for g in columns)
+    known_bytes = sum(g.count * g.bytes_each for g in columns if g.bytes_each == g.bytes_each)
+    row_bytes = r.number("table.row_bytes", None if known_bytes <= 0 else known_bytes, lo=1, hi=2_000_000,
+                         nullable=known_bytes <= 0)
+    if row_bytes is None:
+        raise ValueRangeError("table.row_bytes", None, "the row length in bytes (the column types do not give it)")
+    unique_indexes = r.number("table.unique_indexes", 1, lo=0, hi=1000, integer=True)
+    index_type = r.choice("table.index_column_type", "INTEGER", tuple(KEY_BYTES))
+
+    rows_per_txn = r.number("workload.rows_per_txn", 5, lo=1, hi=1e9)
+    ins = r.number("workload.inserts_per_txn", 0, lo=0, hi=1e9)
+    upd = r.number("workload.updates_per_txn", 0, lo=0, hi=1e9)
+    dele = r.number("workload.deletes_per_txn", 0, lo=0, hi=1e9)
+    mix = ins + upd + dele
+    if mix <= 0:
+        ins, upd, dele, mix = 1.0, 0.0, 0.0, 1.0
+    changed = r.number("workload.columns_changed_per_update", 1, lo=0, hi=1e6)
+    offered = r.number("workload.offered_rows_per_s", None, lo=0, hi=1e10, nullable=True)
+    jobs = r.number("workload.jobs", None, lo=1, hi=1e7, integer=True, nullable=True)
+    think = r.number("workload.think_time_ms", 0.0, lo=0, hi=1e9)
+
+    mode = r.choice("run.mode", "steady", RUN_MODES)
+    depth = r.number("run.initial_receive_queue_depth", 0, lo=0, hi=1e12)
+    if mode == "drain" and depth <= 0:
+        raise ValueRangeError("run.initial_receive_queue_depth", depth,
+                              "a positive number of messages for run.mode 'drain'")
+
+    inputs = QrepInputs(
+        topology=topology,
+        cpu_model=cpu_model,
+        mips_per_cp=r.number("hardware.mips_per_cp", None, lo=1, hi=100_000, nullable=True),
+        source_lpar_cps=r.number("hardware.source_lpar_cps", 3, lo=1, hi=1000, integer=True),
+        capture_lpar_cps=r.number("hardware.capture_lpar_cps", 3, lo=1, hi=1000, integer=True),
+        apply_lpar_cps=r.number("hardware.apply_lpar_cps", 3, lo=1, hi=1000, integer=True),
+        capture_colocated_with_source=r.flag("hardware.capture_colocated_with_source", False),
+        apply_colocated_with_target=r.flag("hardware.apply_colocated_with_target", True),
+        network_latency_ms=r.number("hardware.network_latency_ms", 0.0, lo=0, hi=1e6),
+        network_mbps=r.number("hardware.network_mbps", None, lo=0.001, hi=1e9, nullable=True),
+        columns=columns,
+        row_bytes=row_bytes,
+        unique_indexes=unique_indexes,
+        key_bytes=KEY_BYTES[index_type],
+        rows_per_txn=rows_per_txn,
+        insert_frac=ins / mix,
+        update_frac=upd / mix,
+        delete_frac=dele / mix,
+        columns_changed_per_update=min(changed, float(n_cols)),
+        offered_rows_per_s=offered,
+        jobs=jobs,
+        think_time_ms=think,
+        capture_memory_limit_mb=r.number("qcapture.memory_limit_mb", 500, lo=1, hi=1e7),
+        commit_interval_ms=r.number("qcapture.commit_interval_ms", 500, lo=1, hi=1e8),
+        sleep_interval_ms=r.number("qcapture.sleep_interval_ms", 500, lo=0, hi=1e8),
+        trans_batch_sz=r.number("qcapture.trans_batch_sz", 1, lo=1, hi=1e6, integer=True),
+        persistent=r.flag("qcapture.msg_persistence", True),
+        capture_monitor_interval_ms=r.number("qcapture.monitor_interval_ms", 60_000, lo=100, hi=1e9),
+        max_message_size_kb=r.number("qcapture.max_message_size_kb", 64, lo=1, hi=1e7),
+        changed_cols_only=r.flag("qcapture.changed_cols_only", True),
+        num_apply_agents=r.number("qapply.num_apply_agents", 16, lo=1, hi=10_000, integer=True),
+        apply_memory_limit_mb=r.number("qapply.memory_limit_mb", 100, lo=1, hi=1e7),
+        apply_monitor_interval_ms=r.number("qapply.monitor_interval_ms", 60_000, lo=100, hi=1e9),
+        conflict_action=r.choice("qapply.conflict_action", "I", CONFLICT_ACTIONS),
+        commit_count=r.number("qapply.commit_count", 1, lo=1, hi=1e6, integer=True),
+        maxagents_correlid=r.number("qapply.maxagents_correlid", 0, lo=0, hi=10_000, integer=True),
+        batchsz=r.number("mq.batchsz", 50, lo=1, hi=9999, integer=True),
+        maxmsgl=r.number("mq.maxmsgl", 4_194_304, lo=1, hi=1e12),
+        maxshortmsgs=r.number("mq.maxshortmsgs", 0, lo=-1, hi=1e9, integer=True),
+        security=r.flag("mq.security", True),
+        read_ahead=r.flag("mq.read_ahead", False),
+        logload=r.number("mq.logload", 500_000, lo=200, hi=16_000_000),
+        buffpool_pages=r.number("mq.buffpool_pages", 50_000, lo=1, hi=1e12),
+        global_trace=r.flag("mq.global_trace", False),
+        chinit_trace=r.flag("mq.chinit_trace", False),
+        shared_queue=r.flag("mq.shared_queue", False),
+        locking=r.choice("target_db2.locking", "row", LOCKING),
+        mode=mode,
+        initial_depth_msgs=depth,
+    )
+    return inputs, r.used
