@@ -3,17 +3,21 @@
 The steady-state engine answers in about a millisecond, so it runs synchronously
 in the GUI thread right after the change; edits that leave the engine's
 settings unchanged (moving a node, renaming it) reuse the last prediction.
+The first prediction of a kind imports its engine (and its numeric libraries,
+which can take a second): that one is deferred to the event loop, so the window
+paints first and shows "loading" meanwhile.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import QrtuneError
 from engine.model import Project
-from engine.perf import predict_settings
+from engine.perf import ENGINE_MODULES, predict_settings
 from engine.scenario import project_to_scenario
 
 
@@ -30,6 +34,10 @@ class LivePredictor(QObject):
 
     predicted = Signal(object, object)
     failed = Signal(object, str)
+    loading = Signal(str)
+
+    #: Delay (ms) before importing an engine for the first time.
+    LOAD_DELAY_MS = 30
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
@@ -39,13 +47,17 @@ class LivePredictor(QObject):
         self.error = ""
         self.last_predict_ms = 0.0
         self.enabled = True
+        self._load_pending = False
         document.project_changed.connect(self._changed)
 
     def _changed(self, old: Project, new: Project) -> None:
         self.update(new)
 
-    def update(self, project: Project | None = None) -> None:
-        """Predict ``project`` (default: the document's) and emit the outcome."""
+    def update(self, project: Project | None = None, wait: bool = False) -> None:
+        """Predict ``project`` (default: the document's) and emit the outcome.
+
+        With ``wait`` an engine not imported yet is imported now instead of on the next event-loop turn.
+        """
         if not self.enabled:
             return
         project = project or self.document.project
@@ -56,6 +68,13 @@ class LivePredictor(QObject):
             return
         if settings == self.settings and self.prediction is not None:
             self.predicted.emit(project, self.prediction)
+            return
+        module = ENGINE_MODULES.get(settings.get("kind", ""))
+        if not wait and module and module not in sys.modules:
+            if not self._load_pending:
+                self._load_pending = True
+                QTimer.singleShot(self.LOAD_DELAY_MS, self._load_engine)
+            self.loading.emit(f"Loading the {settings.get('kind')} engine...")
             return
         start = time.perf_counter()
         try:
@@ -69,6 +88,10 @@ class LivePredictor(QObject):
         self.last_predict_ms = (time.perf_counter() - start) * 1000.0
         self.settings, self.prediction, self.error = settings, prediction, ""
         self.predicted.emit(project, prediction)
+
+    def _load_engine(self) -> None:
+        self._load_pending = False
+        self.update(wait=True)
 
     def _fail(self, project: Project, message: str, settings: dict | None = None) -> None:
         self.settings, self.prediction, self.error = settings, None, message

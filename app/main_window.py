@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         self.live = LivePredictor(self.document, self)
         self.live.predicted.connect(self._predicted)
         self.live.failed.connect(self._predict_failed)
+        self.live.loading.connect(self.results.show_message)
         self.scene.message.connect(self.show_message)
         self.scene.node_selected.connect(self.inspector.show_node)
         self.palette.kind_activated.connect(self.add_kind_at_centre)
@@ -155,7 +156,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._restore_layout()
         self._update_title()
-        self.live.update()
+        self.live.update()  # the first one for a kind is deferred while its engine imports
         QTimer.singleShot(0, self.view.fit_to_view)
 
     # -- construction helpers ----------------------------------------------------------------
@@ -459,7 +460,7 @@ class MainWindow(QMainWindow):
     def predict_and_record(self) -> int | None:
         """Predict now and record the run in the store; returns the run id."""
         self.live.settings = None  # force a fresh prediction
-        self.live.update()
+        self.live.update(wait=True)
         if self.live.prediction is None:
             self.show_message(self.live.error or "No prediction")
             return None

@@ -72,7 +72,11 @@ def check_scenarios(
         if cancelled and cancelled():
             break
         settings = {k: v for k, v in s.items() if not k.startswith("measured")}
-        result = evaluate_scenario(settings)
+        try:
+            result = evaluate_scenario(settings)
+        except Exception as e:  # an engine bug is reported per scenario, never stops the view
+            result = {"id": s["id"], "predicted": {}, "bottleneck": None,
+                      "error": f"the engine failed: {type(e).__name__}: {e}"}
         if result.get("error"):
             errors.append((s["id"], result["error"]))
         predicted = result.get("predicted", {})

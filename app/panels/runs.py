@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-COLUMNS = ("Run", "Kind", "Label", "Project", "Bottleneck", "Started (UTC)")
+COLUMNS = ("Run", "Kind", "Label", "Bottleneck", "Started (UTC)", "Project")
 
 
 class RunsPanel(QWidget):
@@ -57,6 +57,8 @@ class RunsPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(lambda _: self._compare())
         layout.addWidget(self.table, 1)
@@ -77,8 +79,9 @@ class RunsPanel(QWidget):
         self.status.setText(f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''} in {self.history.db_path}")
         self.table.setRowCount(len(self.runs))
         for r, run in enumerate(self.runs):
-            values = (run.id, run.kind, run.label, run.project_name, run.bottleneck or "",
-                      run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "")
+            values = (run.id, run.kind if run.status == "ok" else f"{run.kind} (failed)", run.label,
+                      run.bottleneck or "", run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "",
+                      run.project_name)
             for c, v in enumerate(values):
                 item = QTableWidgetItem(str(v))
                 if c == 0:

@@ -70,13 +70,16 @@ class ValidationView(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setMenuEnabled(False)
         self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
-        self.rates = pg.ScatterPlotItem(size=7, brush=pg.mkBrush("#4a7fd4"), pen=None, name="rates")
-        self.latencies = pg.ScatterPlotItem(size=7, brush=pg.mkBrush("#f0a030"), pen=None, name="latencies")
+        # PlotDataItems (not bare scatter items) so the plot's log mode transforms them
+        self.rates = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
+                                     symbolBrush=pg.mkBrush("#4a7fd4"), name="rates")
+        self.latencies = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
+                                         symbolBrush=pg.mkBrush("#f0a030"), name="latencies")
         self.identity = pg.PlotDataItem([], [], pen=pg.mkPen("#888", style=Qt.DashLine))
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
         split.addWidget(self.plot)
-        split.setSizes([620, 380])
+        split.setSizes([560, 440])
         layout.addWidget(split, 1)
         self.checks: list[MetricCheck] = []
         self.summary: ValidationSummary | None = None
@@ -115,7 +118,7 @@ class ValidationView(QWidget):
         both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
         for item, flag in ((self.rates, False), (self.latencies, True)):
             pts = [c for c in both if c.is_latency == flag]
-            item.setData(x=np.array([c.measured for c in pts]), y=np.array([c.predicted for c in pts]))
+            item.setData(np.array([c.measured for c in pts], dtype=float), np.array([c.predicted for c in pts], dtype=float))
         if both:
             lo = min(min(c.measured, c.predicted) for c in both)
             hi = max(max(c.measured, c.predicted) for c in both)

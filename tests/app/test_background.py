@@ -45,7 +45,7 @@ def test_task_runner_progress_partial_result_and_cancel(qtbot):
     assert failed.args[0].startswith("ZeroDivisionError")
 
 
-def test_sweep_with_progress_streams_points_and_records_every_run(window, fake_engine, qtbot):
+def test_sweep_with_progress_streams_points_and_records_every_run(fake_engine, window, qtbot):
     window.view_widget("Sweep").set_axis("qapply", "num_apply_agents", "1..8")
     progress = []
     window.tasks.progress.connect(lambda f, t: progress.append(f))
@@ -65,7 +65,7 @@ def test_sweep_with_progress_streams_points_and_records_every_run(window, fake_e
     assert {r.label for r in runs} == {f"qapply.num_apply_agents={a}" for a in range(1, 9)}
 
 
-def test_sweep_cancel_keeps_finished_points(window, fake_engine, qtbot, monkeypatch):
+def test_sweep_cancel_keeps_finished_points(fake_engine, window, qtbot, monkeypatch):
     window.view_widget("Sweep")
     window.tasks.partial.connect(lambda points: window.tasks.cancel())  # Cancel after the first batch
     with qtbot.waitSignal(window.tasks.cancelled, timeout=20000):
@@ -76,13 +76,13 @@ def test_sweep_cancel_keeps_finished_points(window, fake_engine, qtbot, monkeypa
     assert 16 <= len(kept) == len(view.points) < 128
 
 
-def test_bad_sweep_axis_is_reported_without_starting(window, fake_engine):
+def test_bad_sweep_axis_is_reported_without_starting(fake_engine, window):
     assert not window.sweep("qapply.num_apply_agents=0..4")
     assert "not allowed" in window.view_widget("Sweep").status.text()
     assert not window.tasks.busy()
 
 
-def test_validation_view_scores_the_engine_against_measurements(window, fake_engine, qtbot, tmp_path, calibration):
+def test_validation_view_scores_the_engine_against_measurements(fake_engine, window, qtbot, tmp_path, calibration):
     scenarios = [s for s in calibration["scenarios"] if s["kind"] == "qrep"][:3]
     path = tmp_path / "scen.json"
     path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scenarios}))

@@ -3,7 +3,7 @@
 import pytest
 
 
-def test_compare_two_recorded_predictions(window, fake_engine, qtbot):
+def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     doc = window.document
     qcap = doc.project.nodes_of("qcapture")[0].id
     first = window.predict_and_record()
@@ -35,7 +35,7 @@ def test_compare_two_recorded_predictions(window, fake_engine, qtbot):
     assert "apply_rows_per_s" in view.delta_chart.categories
 
 
-def test_compare_needs_two_runs(window, fake_engine):
+def test_compare_needs_two_runs(fake_engine, window):
     run = window.predict_and_record()
     assert not window.compare_runs([run])
     assert "at least two" in window.view_widget("Compare").title.text()

@@ -12,7 +12,7 @@ def qapply_id(window):
     return window.document.project.nodes_of("qapply")[0].id
 
 
-def test_prediction_updates_the_charts_and_the_canvas(window, fake_engine):
+def test_prediction_updates_the_charts_and_the_canvas(fake_engine, window):
     window.live.update()
     res = window.results
     assert res.prediction is not None and res.message.isHidden()
@@ -44,7 +44,7 @@ def test_prediction_updates_the_charts_and_the_canvas(window, fake_engine):
     assert res.prediction.bottleneck == "mq_channel"
 
 
-def test_moving_a_node_does_not_re_run_the_engine(window, fake_engine, monkeypatch):
+def test_moving_a_node_does_not_re_run_the_engine(fake_engine, window, monkeypatch):
     window.live.update()
     calls = []
     import app.live
@@ -57,7 +57,7 @@ def test_moving_a_node_does_not_re_run_the_engine(window, fake_engine, monkeypat
     assert len(calls) == 1
 
 
-def test_incomplete_topology_shows_the_message(window, fake_engine):
+def test_incomplete_topology_shows_the_message(fake_engine, window):
     channel = window.document.project.nodes_of("channel")[0].id
     window.document.remove_items([channel])
     res = window.results
@@ -98,3 +98,27 @@ def test_stage_names_map_to_node_kinds():
     m = templates.db2_mirror_pair()
     loads = node_loads(m, Prediction("db2mirror", {}, {}, (StageResult("mirror_target_io", 1, 0.7),), None))
     assert set(loads) == {"mirror-target"}
+
+
+def test_first_prediction_of_an_engine_not_yet_imported_is_deferred(qtbot, monkeypatch, tmp_path):
+    import sys
+
+    from app.document import Document
+    from app.live import LivePredictor
+    from engine.perf import ENGINE_MODULES
+
+    (tmp_path / "qrtune_lazy_fake_engine.py").write_text(
+        "from engine.perf.result import Prediction\n"
+        "def predict(settings):\n"
+        "    return Prediction('qrep', {'apply_rows_per_s': 42.0}, {}, (), None)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ENGINE_MODULES, "qrep", "qrtune_lazy_fake_engine")
+    monkeypatch.delitem(sys.modules, "qrtune_lazy_fake_engine", raising=False)
+    live = LivePredictor(Document(templates.unidirectional()))
+    loading = []
+    live.loading.connect(loading.append)
+    with qtbot.waitSignal(live.predicted, timeout=3000) as sig:
+        live.update()
+        assert live.prediction is None and loading == ["Loading the qrep engine..."]
+    assert sig.args[1].metrics == {"apply_rows_per_s": 42.0}
+    assert "qrtune_lazy_fake_engine" in sys.modules

@@ -9,7 +9,7 @@ from app.tasks import simulation_available
 pytestmark = pytest.mark.skipif(bool(simulation_available()), reason=simulation_available() or "")
 
 
-def test_simulation_with_progress_records_a_run(window, fake_engine, qtbot):
+def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
     view = window.view_widget("Simulation")
     view.duration.setText("2m")
     view.events.setText("channel-stop@30s+20s")
@@ -34,7 +34,7 @@ def test_simulation_with_progress_records_a_run(window, fake_engine, qtbot):
     assert "xmitq.depth_msgs" in data.timeseries
 
 
-def test_bad_event_is_reported_before_anything_runs(window, fake_engine):
+def test_bad_event_is_reported_before_anything_runs(fake_engine, window):
     view = window.view_widget("Simulation")
     assert not window.simulate(60.0, 1, ["channel-stop@soon"])
     assert "KIND@START+LENGTH" in view.status.text() or "not allowed" in view.status.text()

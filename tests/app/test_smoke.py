@@ -1,0 +1,33 @@
+"""``qrtune gui PROJECT --smoke-test DIR``: opens offscreen, screenshots each main view, exits 0."""
+
+import os
+import subprocess
+import sys
+
+from PySide6.QtGui import QImage
+
+VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", "sweep", "compare", "validation")
+
+
+def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
+    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
+                          "--smoke-test", str(tmp_path / "shots")], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for name in VIEWS:
+        image = QImage(str(tmp_path / "shots" / f"{name}.png"))
+        assert not image.isNull() and image.width() > 200 and image.height() > 100, name
+        # not a blank image: more than a handful of distinct colours
+        colours = {image.pixel(x, y) for x in range(0, image.width(), 17) for y in range(0, image.height(), 17)}
+        assert len(colours) > 5, name
+    # the smoke test keeps its runs in a throw-away store, not the user's
+    assert not (tmp_path / "never-used.duckdb").exists()
+
+
+def test_bad_project_exits_2(root, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    bad = root / "tests" / "data" / "projects" / "bad" / "unknown-kind.json"
+    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(bad), "--smoke-test", str(tmp_path)],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "kind" in out.stderr
