@@ -25,7 +25,7 @@ Python API (what the GUI uses)
 
 * ``simulate(project, duration_s, seed=0, profile=None, events=(), progress=None, cancel=None)``
   -> :class:`SimResult`. ``profile`` None offers the project's ``offered_rows_per_s``, or, when
-  that is unset ("drive to the maximum"), the smallest stage capacity. ``progress(fraction)`` is
+  that is unset ("drive to the maximum"), the predicted steady-state throughput. ``progress(fraction)`` is
   called after each chunk (0..1); ``cancel()`` returning True stops the run between chunks
   with :class:`SimulationCancelled`. Deterministic: the same project, engine version and seed
   give the same numbers (``numpy.random.SeedSequence(seed)``; no global random state).

@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 #: Latency histogram: log-spaced bins 0.5% wide from 1 microsecond to about 11 days (in ms).
-HIST_EDGES_MS = np.exp(np.arange(np.log(1e-3), np.log(1e9), np.log(1.005)))
+_LOG_FIRST = float(np.log(1e-3))
+_INV_LOG_STEP = float(1.0 / np.log(1.005))
+HIST_EDGES_MS = np.exp(_LOG_FIRST + np.arange(int((np.log(1e9) - _LOG_FIRST) * _INV_LOG_STEP)) / _INV_LOG_STEP)
 
 
 class Accumulator:
@@ -47,6 +49,37 @@ class Accumulator:
         i = np.floor(t / self.dt).astype(np.int64)
         ok = (t >= 0) & (i < self.nbins)
         return i, ok
+
+    def index(self, t) -> np.ndarray:
+        """Bin of each time (``nbins`` for times at or after the end), for the ``*_at`` methods."""
+        i = (np.asarray(t, dtype=float) * (1.0 / self.dt)).astype(np.int64)
+        np.clip(i, 0, self.nbins, out=i)
+        return i
+
+    def add_at(self, name: str, idx, weights=None) -> None:
+        """Like :meth:`add` with bins from :meth:`index`."""
+        acc = self.sums.setdefault(name, np.zeros(self.nbins))
+        acc += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+
+    def enter_at(self, name: str, idx, weights=None) -> None:
+        """Level ``name`` rises by ``weights`` after the times whose bins are ``idx``."""
+        acc = self.level_in.setdefault(name, np.zeros(self.nbins + 1))
+        acc[1:] += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+
+    def leave_at(self, name: str, idx, weights=None) -> None:
+        """Level ``name`` falls by ``weights`` after the times whose bins are ``idx``."""
+        acc = self.level_out.setdefault(name, np.zeros(self.nbins + 1))
+        acc[1:] += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+
+    def area_in(self, name: str, t_sorted, weights) -> None:
+        """Items of size ``weights`` present from ``t_sorted`` (ascending) on: adds their area per bin."""
+        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
+        acc -= _sum_min_sorted(self.edges, np.asarray(t_sorted, float), np.asarray(weights, float))
+
+    def area_out(self, name: str, t, weights) -> None:
+        """Items of size ``weights`` gone from ``t`` on (pairs with :meth:`area_in`)."""
+        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
+        acc += _sum_min_w(self.edges, np.asarray(t, float), np.broadcast_to(np.asarray(weights, float), np.shape(t)))
 
     def add(self, name: str, t, weights=None) -> None:
         """Add ``weights`` (default 1) of events at times ``t`` to the bins they fall in."""
@@ -80,7 +113,7 @@ class Accumulator:
         if s.size == 0:
             return
         if weights is None:
-            acc += scale * (_sum_min(self.edges, np.sort(e)) - _sum_min(self.edges, np.sort(s)))
+            acc += scale * (_sum_min(self.edges, _sorted(e)) - _sum_min(self.edges, _sorted(s)))
         else:
             w = np.broadcast_to(np.asarray(weights, dtype=float), s.shape)
             acc += scale * (_sum_min_w(self.edges, e, w) - _sum_min_w(self.edges, s, w))
@@ -104,8 +137,10 @@ class Accumulator:
     def histogram(self, name: str, values_ms) -> None:
         """Add values (ms) to a log-spaced histogram for percentiles."""
         acc = self.hist.setdefault(name, np.zeros(len(HIST_EDGES_MS) + 1))
-        i = np.searchsorted(HIST_EDGES_MS, np.asarray(values_ms, dtype=float), side="right")
-        acc += np.bincount(i, minlength=len(acc))[: len(acc)]
+        v = np.maximum(np.asarray(values_ms, dtype=float), 1e-300)
+        i = np.floor((np.log(v) - _LOG_FIRST) * _INV_LOG_STEP).astype(np.int64) + 1
+        np.clip(i, 0, len(acc) - 1, out=i)
+        acc += np.bincount(i, minlength=len(acc))
 
     # ------------------------------------------------------------------ read-out
     def series(self, name: str) -> np.ndarray:
@@ -146,3 +181,16 @@ def _sum_min_w(t, x, w):
     cw = np.concatenate(([0.0], np.cumsum(ws)))
     j = np.searchsorted(xs, t, side="right")
     return cs[j] + t * (cw[-1] - cw[j])
+
+
+def _sum_min_sorted(t, xs, ws):
+    """``sum_j w_j * min(t_k, x_j)`` for ``xs`` already ascending."""
+    cs = np.concatenate(([0.0], np.cumsum(xs * ws)))
+    cw = np.concatenate(([0.0], np.cumsum(ws)))
+    j = np.searchsorted(xs, t, side="right")
+    return cs[j] + t * (cw[-1] - cw[j])
+
+
+def _sorted(x: np.ndarray) -> np.ndarray:
+    """``x`` ascending (no copy when it already is, as FIFO departures are)."""
+    return x if x.size < 2 or bool(np.all(x[1:] >= x[:-1])) else np.sort(x)

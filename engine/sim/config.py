@@ -30,7 +30,7 @@ PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
 CHANNEL_NAMES = {"mq_channel", "channel", "network"}
 PAGESET_NAMES = {"mq_pageset", "pageset"}
 APPLY_NAMES = {"qapply_agents", "qapply_cpu", "target_db2", "qapply", "qapply_browser", "apply_mq_log", "mq_get"}
-SOURCE_NAMES = {"source_workload", "source"}
+SOURCE_NAMES = {"source_workload", "source", "source_cpu"}
 
 PAGE_BYTES = 4096
 
@@ -150,7 +150,7 @@ def _to_rows_per_s(capacity: float, unit: str, rows_per_msg: float, bytes_per_ro
     return None
 
 
-def build_config(settings: dict, prediction, project=None) -> PipelineConfig:
+def build_config(settings: dict, prediction, project=None, drain_prediction=None) -> PipelineConfig:
     """The simulation's view of a Q Replication scenario and its steady-state prediction.
 
     Parameters
@@ -161,6 +161,11 @@ def build_config(settings: dict, prediction, project=None) -> PipelineConfig:
         The steady-state prediction of those settings.
     project : engine.model.Project, optional
         For knobs the scenario does not carry (buffer pool thresholds).
+    drain_prediction : engine.perf.result.Prediction, optional
+        The steady-state prediction of the same settings draining a deep queue
+        (``run.mode: drain``); gives the page-set read speed when ``prediction`` has no
+        ``mq_pageset`` stage: its ``mq_pageset`` capacity (read-ahead on) or else its
+        ``qapply_browser`` capacity (a reader getting messages from the page set).
 
     Raises
     ------
@@ -189,7 +194,7 @@ def build_config(settings: dict, prediction, project=None) -> PipelineConfig:
             continue
         name = st.name
         if name in SOURCE_NAMES:
-            source = cap
+            source = cap if source is None else min(source, cap)
         elif name in PAGESET_NAMES:
             pageset = cap
         elif name in CAPTURE_NAMES:
@@ -223,8 +228,18 @@ def build_config(settings: dict, prediction, project=None) -> PipelineConfig:
         xmitq_msgs = float(buffpool_pages) / pages_per_msg
         notes.append("transmit-queue buffer pool capacity in messages = BUFFPOOL pages / pages per message "
                      "(engine.perf.mq_bufferpool not available)")
+    if pageset is None and drain_prediction is not None:
+        by_name = {st.name: st for st in drain_prediction.stages}
+        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", "its Q Apply browser reading "
+                                                                                      "a deep queue without read-ahead")):
+            st = by_name.get(name)
+            cap = st and _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
+            if cap:
+                pageset = cap
+                notes.append(f"page-set read speed {cap:,.0f} rows/s from the drain-mode prediction ({how})")
+                break
     if pageset is None:
-        notes.append("no mq_pageset stage in the prediction: messages pushed to the page set are read at "
+        notes.append("no page-set speed in the prediction: messages pushed to the page set are read at "
                      "channel speed")
 
     max_msg_kb = _get(settings, "qcapture.max_message_size_kb", 10240)

@@ -91,13 +91,15 @@ class QrepPipeline:
         spilled = nbytes > cfg.capture_memory_bytes
         arr = ceil_grid(tx.commit_s, cfg.sleep_interval_s)
         start0 = arr
-        for k, (_, cap) in enumerate(cfg.capture_stages):
+        self.capture_busy = {}
+        for k, (name, cap) in enumerate(cfg.capture_stages):
             work = rows / cap
             if k == 0:
                 work = np.where(spilled, 2.0 * work, work)
             dep = fifo_departures(arr, work, self.cap_last[k])
             if k == 0:
                 start0 = dep - work
+            self.capture_busy[name] = (dep - work, dep)
             if dep.size:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
@@ -220,7 +222,7 @@ class QrepPipeline:
         empty).
         """
         t = self._capture(tx)
-        busy = {self.cfg.capture_stages[0][0]: (t["cap_start"], t["cap_dep"])} if len(tx) else {}
+        busy = dict(self.capture_busy) if len(tx) else {}
         t, m = self._group(t, final)
         if not m:
             return ChunkResult({k: v[:0] for k, v in t.items()}, {}, busy)

@@ -119,6 +119,11 @@ def flat_metrics(summary: dict) -> tuple[dict, dict]:
 
 
 def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: dict | None) -> None:
+    """Add one chunk to the accumulators.
+
+    Per-transaction quantities are summed per message where they can be (a message's
+    transactions share its put, get and target commit), so most work is per message.
+    """
     t, m = r.txn, r.msg
     for name, (s, e) in r.busy.items():
         acc.busy(f"busy.{name}", s, e, 1.0 / cfg.agents if name == "apply" else 1.0)
@@ -127,48 +132,69 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     g = t["group"]
     rows = t["rows"].astype(float)
     commit = t["commit"]
-    put, get, done = m["put"][g], m["get"][g], m["ap_dep"][g]
-    acc.add("source_rows", commit, rows)
-    acc.add("source_trans", commit)
-    acc.add("cap_rows", t["cap_dep"], rows)
-    acc.add("cap_trans", t["cap_dep"])
-    acc.add("cap_spilled", t["cap_dep"], t["spilled"])
+    starts = np.flatnonzero(np.diff(g, prepend=-1))
+    m_commit_sum = np.add.reduceat(commit, starts)
+    m_first_commit = commit[starts]
+    n = m["m_txns"]
+    put, get, done = m["put"], m["get"], m["ap_dep"]
+    # transaction level: source and capture
+    i_commit = acc.index(commit)
+    acc.add_at("source_rows", i_commit, rows)
+    acc.add_at("source_trans", i_commit)
+    for name in ("inflight_rows", "in_capture_rows"):
+        acc.enter_at(name, i_commit, rows)
+    acc.enter_at("inflight_trans", i_commit)
+    acc.area_in("inflight_rows_area", commit, rows)
+    i_cap = acc.index(t["cap_dep"])
+    acc.add_at("cap_rows", i_cap, rows)
+    acc.add_at("cap_trans", i_cap)
+    acc.add_at("cap_spilled", i_cap, t["spilled"].astype(float))
     acc.maximum("cap_max_trans", t["cap_dep"], t["bytes"])
-    acc.level("cap_memory", t["cap_start"] - (commit - t["begin"]), put,
-              np.minimum(t["bytes"], cfg.capture_memory_bytes))
-    acc.add("pub_rows", m["put"], m["m_rows"])
-    acc.add("pub_trans", m["put"], m["m_txns"])
-    acc.add("pub_msgs", m["put"], m["m_msgs"])
-    acc.add("pub_bytes", m["put"], m["m_bytes"])
-    acc.level("xmitq_msgs", m["put"], m["ch_dep"], m["m_msgs"])
-    acc.add("ch_msgs", m["ch_dep"], m["m_msgs"])
-    acc.add("ch_rows", m["ch_dep"], m["m_rows"])
-    acc.add("pageset_msgs", m["ch_dep"], m["m_msgs"] * m["pageset"])
-    acc.level("recvq_msgs", m["recv"], m["get"], m["m_msgs"])
-    acc.level("apply_memory", m["get"], m["ap_dep"], m["m_bytes"])
-    blocked = m["get"] > m["block_from"]
-    acc.busy("mem_full", m["block_from"][blocked], m["get"][blocked])
-    acc.add("app_rows", m["ap_dep"], m["m_rows"])
-    acc.add("app_msgs", m["ap_dep"], m["m_msgs"])
-    acc.add("app_trans", done)
-    acc.add("monster", done, t["bytes"] > cfg.apply_memory_bytes)
-    acc.add("lat_e2e_ms", done, 1000.0 * (done - commit))
-    acc.add("lat_capture_ms", done, 1000.0 * (put - commit))
-    acc.add("lat_q_ms", done, 1000.0 * (get - put))
-    acc.add("lat_apply_ms", done, 1000.0 * (done - get))
-    inside = done < acc.duration
-    acc.histogram("e2e_ms", 1000.0 * (done[inside] - commit[inside]))
-    acc.level("inflight_rows", commit, done, rows)
-    acc.level("inflight_trans", commit, done)
-    acc.busy("inflight_rows_area", commit, done, weights=rows)
-    acc.level("in_capture_rows", commit, put, rows)
-    acc.level("in_mq_rows", put, get, rows)
-    acc.level("in_apply_rows", get, done, rows)
-    acc.oldest("oldest", commit, done)
+    held = np.minimum(t["bytes"], cfg.capture_memory_bytes)
+    acc.enter_at("cap_memory", acc.index(t["cap_start"] - (commit - t["begin"])), held)
+    # message level
+    i_put, i_get, i_done = acc.index(put), acc.index(get), acc.index(done)
+    i_chd = acc.index(m["ch_dep"])
+    acc.leave_at("cap_memory", i_put, np.add.reduceat(held, starts))
+    acc.leave_at("in_capture_rows", i_put, m["m_rows"])
+    acc.enter_at("in_mq_rows", i_put, m["m_rows"])
+    acc.leave_at("in_mq_rows", i_get, m["m_rows"])
+    acc.enter_at("in_apply_rows", i_get, m["m_rows"])
+    acc.leave_at("in_apply_rows", i_done, m["m_rows"])
+    acc.leave_at("inflight_rows", i_done, m["m_rows"])
+    acc.leave_at("inflight_trans", i_done, n)
+    acc.area_out("inflight_rows_area", done, m["m_rows"])
+    acc.add_at("pub_rows", i_put, m["m_rows"])
+    acc.add_at("pub_trans", i_put, n)
+    acc.add_at("pub_msgs", i_put, m["m_msgs"])
+    acc.add_at("pub_bytes", i_put, m["m_bytes"])
+    acc.enter_at("xmitq_msgs", i_put, m["m_msgs"])
+    acc.leave_at("xmitq_msgs", i_chd, m["m_msgs"])
+    acc.add_at("ch_msgs", i_chd, m["m_msgs"])
+    acc.add_at("ch_rows", i_chd, m["m_rows"])
+    acc.add_at("pageset_msgs", i_chd, m["m_msgs"] * m["pageset"])
+    acc.enter_at("recvq_msgs", acc.index(m["recv"]), m["m_msgs"])
+    acc.leave_at("recvq_msgs", i_get, m["m_msgs"])
+    acc.enter_at("apply_memory", i_get, m["m_bytes"])
+    acc.leave_at("apply_memory", i_done, m["m_bytes"])
+    blocked = get > m["block_from"]
+    acc.busy("mem_full", m["block_from"][blocked], get[blocked])
+    acc.add_at("app_rows", i_done, m["m_rows"])
+    acc.add_at("app_msgs", i_done, m["m_msgs"])
+    acc.add_at("app_trans", i_done, n)
+    acc.add_at("monster", i_done, np.add.reduceat((t["bytes"] > cfg.apply_memory_bytes).astype(float), starts))
+    acc.add_at("lat_e2e_ms", i_done, 1000.0 * (n * done - m_commit_sum))
+    acc.add_at("lat_capture_ms", i_done, 1000.0 * (n * put - m_commit_sum))
+    acc.add_at("lat_q_ms", i_done, 1000.0 * n * (get - put))
+    acc.add_at("lat_apply_ms", i_done, 1000.0 * n * (done - get))
+    done_t = done[g]
+    inside = done_t < acc.duration
+    acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]))
+    acc.oldest("oldest", m_first_commit, done)
     if trace is not None:
         for k in ("commit", "rows", "cap_dep"):
             trace.setdefault(k, []).append(t[k])
-        for k, v in (("put", put), ("get", get), ("done", done), ("visible", m["visible"][g]),
+        for k, v in (("put", put[g]), ("get", get[g]), ("done", done_t), ("visible", m["visible"][g]),
                      ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g])):
             trace.setdefault(k, []).append(v)
         trace.setdefault("m_rows", []).append(m["m_rows"])
@@ -305,7 +331,7 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
         raise FieldError("--event", [e.kind for e in events if e.target == "mirror"][0],
                          "channel_stop, apply_stop or target_slow for a Q Replication project")
     if profile is None:
-        profile = _profiles.constant(cfg.max_rows_per_s)
+        profile = _profiles.constant(default_rate(cfg))
     dt = _bin_width(duration_s, cfg)
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
@@ -347,6 +373,28 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     return SimResult(mon, _timeseries(acc, cfg), summary, cfg, tr)
 
 
+def default_rate(cfg: PipelineConfig) -> float:
+    """Offered rate when the workload says "drive to the maximum": the predicted throughput, rows/s.
+
+    Falls back to the smallest stage capacity when the prediction gives no throughput.
+    """
+    return min(cfg.predicted_rows_per_s or cfg.max_rows_per_s, cfg.max_rows_per_s)
+
+
+def _drain_prediction(settings: dict):
+    """The steady-state prediction of ``settings`` draining a deep receive queue, or None."""
+    import copy
+
+    from engine.perf import predict_settings
+
+    drain = copy.deepcopy(settings)
+    drain["run"] = {"mode": "drain", "initial_receive_queue_depth": 1_000_000}
+    try:
+        return predict_settings(drain)
+    except QrtuneError:
+        return None
+
+
 def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, **kw) -> SimResult:
     """Simulate scenario ``settings`` (kind ``qrep``), predicting its steady state first if needed."""
     kind = settings.get("kind")
@@ -356,10 +404,13 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
         from engine.perf import predict_settings
 
         prediction = predict_settings(settings)
-    cfg = build_config(settings, prediction, project)
+    drain = None
+    if not any(st.name == "mq_pageset" for st in prediction.stages):
+        drain = _drain_prediction(settings)
+    cfg = build_config(settings, prediction, project, drain)
     if kw.get("profile") is None:
         offered = (settings.get("workload") or {}).get("offered_rows_per_s")
-        kw["profile"] = _profiles.constant(float(offered) if offered else cfg.max_rows_per_s)
+        kw["profile"] = _profiles.constant(float(offered) if offered else default_rate(cfg))
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings
     return res

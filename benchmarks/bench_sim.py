@@ -1,0 +1,81 @@
+"""Speed and memory of the time-domain simulation (``qrtune simulate``).
+
+Goals (issue 5): ten simulated minutes of ``sample_runs/redpaper-baseline.json`` at its maximum
+rate in at most 5 s, and ten minutes at 100,000 rows/s in at most 10 s, each under 1 GB.
+
+Each case runs in a fresh process so its peak resident memory (``ru_maxrss``) is its own. The
+time is the ``simulate`` call (project already loaded, steady-state prediction included);
+``first`` includes loading the compiled kernel from numba's cache (or compiling it once).
+
+When the Q Replication steady-state engine (``engine.perf.qrep``) cannot predict the baseline yet, the
+stage capacities come from a stand-in prediction and the output says so.
+
+Usage: ``.venv/bin/python benchmarks/bench_sim.py [--repeat N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from engine import projectfile
+from engine.sim import profiles, simulate
+import engine.perf
+standin = False
+from engine.scenario import project_to_scenario
+try:
+    engine.perf.predict_settings(project_to_scenario(projectfile.load({project!r})))
+except Exception:
+    standin = True
+    from engine.perf.result import Prediction, StageResult
+    engine.perf.predict_settings = lambda s: Prediction("qrep", {{"msg_size_kb": 5.0, "apply_rows_per_s": 32000.0}},
+        stages=(StageResult("qcapture", 45000.0, 0.7), StageResult("mq_log", 60000.0, 0.5),
+                StageResult("mq_channel", 3000.0, 0.7, "msgs/s"), StageResult("mq_pageset", 15000.0, 0.0),
+                StageResult("qapply_agents", 32000.0, 1.0), StageResult("target_db2", 40000.0, 0.8)))
+project = projectfile.load({project!r})
+rate = {rate!r}
+times = []
+for _ in range({repeat}):
+    t = time.perf_counter()
+    res = simulate(project, 600.0, seed=1, profile=None if rate is None else profiles.constant(rate))
+    times.append(time.perf_counter() - t)
+s = res.summary
+print(json.dumps({{"first_s": times[0], "best_s": min(times), "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "txns": s["txns_generated"], "offered_rows_per_s": s["offered_rows_per_s"],
+                  "throughput_rows_per_s": s["throughput_rows_per_s"], "standin": standin,
+                  "predicted_rows_per_s": s["predicted_rows_per_s"]}}))
+"""
+
+
+def run_case(name: str, rate, repeat: int, limit_s: float) -> dict:
+    code = CHILD.format(root=str(ROOT), project=str(ROOT / "sample_runs" / "redpaper-baseline.json"), rate=rate,
+                        repeat=repeat)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    ok = r["best_s"] <= limit_s and r["maxrss_mb"] < 1024
+    print(f"{name:<44} first {r['first_s']:6.2f} s  best {r['best_s']:6.2f} s  (goal <= {limit_s:g} s)  "
+          f"peak RSS {r['maxrss_mb']:6.0f} MB  {r['txns']:>10,} txns  offered {r['offered_rows_per_s']:,.0f} rows/s  "
+          f"applied {r['throughput_rows_per_s']:,.0f} rows/s  {'OK' if ok else 'MISSED'}"
+          + ("  [stand-in stage capacities: engine.perf.qrep cannot predict yet]" if r["standin"] else ""))
+    return r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    run_case("redpaper-baseline, 10 min at its maximum rate", None, args.repeat, 5.0)
+    run_case("redpaper-baseline, 10 min at 100,000 rows/s", 100_000.0, args.repeat, 10.0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
