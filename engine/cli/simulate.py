@@ -51,7 +51,7 @@ class ProgressBar:
     def __call__(self, fraction: float) -> None:
         if not self.enabled:
             return
-        n = int(round(fraction * self.width))
+        n = round(fraction * self.width)
         sys.stderr.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * fraction:5.1f}%  simulated "
                          f"{fraction * self.total_s:,.0f} of {self.total_s:,.0f} s  ({time.perf_counter() - self.t0:.1f} s)")
         sys.stderr.flush()
@@ -70,26 +70,26 @@ def _fmt(v, unit="", digits=4) -> str:
 
 def format_summary(s: dict, title: str) -> str:
     """A readable summary of a simulation."""
-    lines = [f"{title}  (simulated {s['duration_s']:g} s, seed {s['seed']}, {s['engine']}, "
-             f"coefficients {s.get('coefficients_version') or 'n/a'})", ""]
+    lines = [(f"{title}  (simulated {s['duration_s']:g} s, seed {s['seed']}, {s['engine']}, "
+             f"coefficients {s.get('coefficients_version') or 'n/a'})"), ""]
     if "throughput_rows_per_s" in s:
         e2e = s["end2end_latency_ms"]
         lines += [
-            f"  offered                {_fmt(s['offered_rows_per_s'], 'rows/s')}   (steady-state prediction "
-            f"{_fmt(s.get('predicted_rows_per_s'), 'rows/s')})",
+            (f"  offered                {_fmt(s['offered_rows_per_s'], 'rows/s')}   (steady-state prediction "
+            f"{_fmt(s.get('predicted_rows_per_s'), 'rows/s')})"),
             f"  throughput (applied)   {_fmt(s['throughput_rows_per_s'], 'rows/s')}",
-            f"  END2END_LATENCY        mean {_fmt(e2e['mean'], 'ms')}, p50 {_fmt(e2e['p50'], 'ms')}, "
-            f"p95 {_fmt(e2e['p95'], 'ms')}, p99 {_fmt(e2e['p99'], 'ms')}",
-            f"    CAPTURE / Q / APPLY  {_fmt(s['capture_latency_ms'], 'ms')} / {_fmt(s['qlatency_ms'], 'ms')} / "
-            f"{_fmt(s['apply_latency_ms'], 'ms')}",
-            f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
-            f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}",
+            (f"  END2END_LATENCY        mean {_fmt(e2e['mean'], 'ms')}, p50 {_fmt(e2e['p50'], 'ms')}, "
+            f"p95 {_fmt(e2e['p95'], 'ms')}, p99 {_fmt(e2e['p99'], 'ms')}"),
+            (f"    CAPTURE / Q / APPLY  {_fmt(s['capture_latency_ms'], 'ms')} / {_fmt(s['qlatency_ms'], 'ms')} / "
+            f"{_fmt(s['apply_latency_ms'], 'ms')}"),
+            (f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
+            f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}"),
             f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read from the page set",
-            f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
+            (f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
             f"{_fmt(s['trans_spilled'], 'txns')} spilled; Apply peak {_fmt(s['peak_apply_memory_bytes'], 'bytes')}, "
-            f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}",
-            f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
-            f"{s['rows_in_flight_at_end']:,.0f} in flight at the end",
+            f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}"),
+            (f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
+            f"{s['rows_in_flight_at_end']:,.0f} in flight at the end"),
         ]
         if s.get("utilisation"):
             lines += ["", "  stage utilisation: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items())]

@@ -96,5 +96,15 @@ def simulate(project, duration_s: float, seed: int | None = 0, profile=None, eve
                              progress=progress, cancel=cancel, **kw)
 
 
-__all__ = ["simulate", "simulate_settings", "simulate_config", "SimResult", "SimulationCancelled", "Event",
-           "parse_event", "parse_duration_s", "profiles", "SIM_VERSION"]
+__all__ = [
+    "SIM_VERSION",
+    "Event",
+    "SimResult",
+    "SimulationCancelled",
+    "parse_duration_s",
+    "parse_event",
+    "profiles",
+    "simulate",
+    "simulate_config",
+    "simulate_settings",
+]

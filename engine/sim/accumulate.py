@@ -33,7 +33,7 @@ class Accumulator:
 
     def __init__(self, duration_s: float, dt_s: float):
         self.dt = float(dt_s)
-        self.nbins = int(round(duration_s / dt_s))
+        self.nbins = round(duration_s / dt_s)
         self.duration = self.nbins * self.dt
         self.edges = np.arange(self.nbins + 1) * self.dt
         self.sums: dict[str, np.ndarray] = {}

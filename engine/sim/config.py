@@ -230,8 +230,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
                      "(engine.perf.mq_bufferpool not available)")
     if pageset is None and drain_prediction is not None:
         by_name = {st.name: st for st in drain_prediction.stages}
-        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", "its Q Apply browser reading "
-                                                                                      "a deep queue without read-ahead")):
+        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", ("its Q Apply browser reading "
+                                                                                      "a deep queue without read-ahead"))):
             st = by_name.get(name)
             cap = st and _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
             if cap:

@@ -166,7 +166,7 @@ class Warp:
         self.identity = len(self.t) == 1 and self.r[0] == 1.0
 
     @classmethod
-    def from_events(cls, events, target: str) -> "Warp":
+    def from_events(cls, events, target: str) -> Warp:
         """The warp of pipeline part ``target`` under ``events`` (speeds multiply when events overlap)."""
         mine = [e for e in events if e.target == target]
         if not mine:

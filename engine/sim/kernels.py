@@ -69,8 +69,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
     n = arr.shape[0]
     for i in range(n):
         t0 = arr[i]
-        if t0 < last_entry:
-            t0 = last_entry
+        t0 = max(t0, last_entry)
         want = t0
         # customers that departed by t0 free their memory
         while n_heap > 0 and heap_t[0] <= t0:
@@ -82,8 +81,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
                 _sift_down(heap_t, heap_s, n_heap, 0)
         # wait for departures until this customer fits (a monster waits for an empty memory)
         while n_heap > 0 and mem_used + size[i] > mem_limit:
-            if heap_t[0] > t0:
-                t0 = heap_t[0]
+            t0 = max(t0, heap_t[0])
             mem_used -= heap_s[0]
             n_heap -= 1
             if n_heap > 0:
@@ -101,8 +99,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
             if free[j] < free[k]:
                 k = j
         s0 = free[k]
-        if s0 < t0:
-            s0 = t0
+        s0 = max(s0, t0)
         start[i] = s0
         d = s0 + work[i]
         dep[i] = d

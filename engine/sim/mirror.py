@@ -86,7 +86,7 @@ def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s:
     profile = profile or _profiles.constant(changes_per_s)
     seq = np.random.SeedSequence(seed)
     rng = np.random.default_rng(seq)
-    nb = int(math.ceil(duration_s))
+    nb = math.ceil(duration_s)
     edges = np.arange(nb + 1, dtype=float) * (duration_s / nb)
     dt = np.diff(edges)
     # mean rate over each bin: the profile is piecewise constant, sample it finely

@@ -69,8 +69,8 @@ def monitor_columns(acc: Accumulator, capture_s: float, apply_s: float, start: d
         Wall-clock time of simulated time 0.
     """
     out = {}
-    fc = max(1, int(round(capture_s / acc.dt)))
-    fa = max(1, int(round(apply_s / acc.dt)))
+    fc = max(1, round(capture_s / acc.dt))
+    fa = max(1, round(apply_s / acc.dt))
     nc, na = acc.nbins // fc, acc.nbins // fa
     tc = (np.arange(nc) + 1) * fc * acc.dt
     ta = (np.arange(na) + 1) * fa * acc.dt

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -312,7 +312,7 @@ def _timeseries(acc: Accumulator, cfg: PipelineConfig) -> dict:
 
 def _bin_width(duration_s: float, cfg: PipelineConfig) -> float:
     """1 s (or coarser for long runs) dividing both monitor intervals."""
-    ms = math.gcd(int(round(cfg.capture_monitor_s * 1000)), int(round(cfg.apply_monitor_s * 1000)))
+    ms = math.gcd(round(cfg.capture_monitor_s * 1000), round(cfg.apply_monitor_s * 1000))
     step = math.gcd(ms, 1000) / 1000.0
     while duration_s / step > 20_000 and (ms / 1000.0) % (2 * step) < 1e-9:
         step *= 2
@@ -328,7 +328,7 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
         raise FieldError("duration", duration_s, "a duration > 0 s")
     events = tuple(events)
     if any(e.target == "mirror" for e in events):
-        raise FieldError("--event", [e.kind for e in events if e.target == "mirror"][0],
+        raise FieldError("--event", next(e.kind for e in events if e.target == "mirror"),
                          "channel_stop, apply_stop or target_slow for a Q Replication project")
     if profile is None:
         profile = _profiles.constant(default_rate(cfg))
@@ -339,7 +339,7 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     seq = np.random.SeedSequence(seed)
     seed = seq.entropy
     block_s = max(1.0, duration_s / 20_000)
-    children = seq.spawn(int(math.ceil(duration_s / block_s)))
+    children = seq.spawn(math.ceil(duration_s / block_s))
     pipe = QrepPipeline(cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel)
     rpt = profile.rows_per_txn or cfg.rows_per_txn
     peak_txn_per_s = max(profile.peak_rows_per_s(duration_s) / rpt, 1e-9)

@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 from engine.sim.events import Warp
-from engine.sim.kernels import (MultiServerState, erlang_c, fifo_departures, lindley_waits, mmc_mean_wait_s,
-                                multi_server_memory)
+from engine.sim.kernels import (
+    MultiServerState,
+    erlang_c,
+    fifo_departures,
+    lindley_waits,
+    mmc_mean_wait_s,
+    multi_server_memory,
+)
 
 N = 1_000_000
 
@@ -81,7 +87,7 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
         outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
-    entry, start, dep, block = outs[0]
+    entry, start, dep, _block = outs[0]
     assert np.all(entry >= arr) and np.all(start >= entry) and np.all(dep > start)
     if mem_limit < math.inf:
         # memory held at every entry never exceeds the limit, except by a lone monster
@@ -92,7 +98,7 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
 
 def test_memory_limit_blocks_entry_until_a_departure():
     st = MultiServerState(2)
-    entry, start, dep, block = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
+    entry, _start, dep, block = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
     assert entry.tolist() == [0.0, 0.0, 1.0]  # the third waits for the first to leave memory
     assert block.tolist() == [0.0, 0.0, 0.0]
     assert dep.tolist() == [1.0, 2.0, 2.0]
