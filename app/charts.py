@@ -46,7 +46,8 @@ class LatencyBreakdownChart(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.showGrid(x=True, y=False, alpha=0.25)
         self.setMinimumHeight(110)
-        self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        legend = self.addLegend(offset=(-5, 2), labelTextSize="8pt")
+        legend.setColumnCount(3)
         self.bars = []
         for _, name, colour in LATENCY_PARTS:
             bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"), name=name)

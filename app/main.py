@@ -105,7 +105,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         _grab(window, "simulation", window, out, shots)
 
         window.runs.refresh()
-        ids = [r.id for r in window.runs.runs]
+        ids = [r.id for r in window.runs.runs if r.status == "ok"]
         if len(ids) >= 2:
             sweep_ids = [r.id for r in window.runs.runs if r.kind == "sweep" and r.status == "ok"]
             pick = [min(sweep_ids), max(sweep_ids)] if len(sweep_ids) >= 2 else ids[-2:]

@@ -112,8 +112,6 @@ class MainWindow(QMainWindow):
 
         self.runs = RunsPanel(self.history, lambda: self.document.project.name)
         self.runs_dock = self._dock("Runs", "runs", self.runs, Qt.LeftDockWidgetArea)
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [210, 340], Qt.Horizontal)
-        self.resizeDocks([self.results_dock], [300], Qt.Vertical)
 
         # status bar: modified indicator, predict time, progress and Cancel
         self.modified_label = QLabel()
@@ -437,8 +435,14 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 900)
-        if state is not None:
-            self.restoreState(state)
+        self._layout_restored = state is not None and self.restoreState(state)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not getattr(self, "_default_sized", False) and not self._layout_restored:
+            self._default_sized = True
+            self.resizeDocks([self.palette_dock, self.inspector_dock], [230, 330], Qt.Horizontal)
+            self.resizeDocks([self.palette_dock, self.results_dock], [250, 330], Qt.Vertical)
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())

@@ -128,6 +128,9 @@ class ResultsPanel(QWidget):
         e2e = metrics.get("end2end_latency_ms")
         if isinstance(e2e, (int, float)):
             parts.append(f"END2END <b>{format_number(e2e)}</b> ms")
+        rt = metrics.get("response_time_ms")
+        if isinstance(rt, (int, float)):
+            parts.append(f"response time <b>{format_number(rt)}</b> ms")
         if prediction.bottleneck:
             util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
             tail = f" at {util * 100:.0f}%" if util is not None else ""
@@ -135,10 +138,13 @@ class ResultsPanel(QWidget):
         self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
+        self.latency_chart.setTitle("Latency breakdown (ms)" if has_latency else
+                                    f"Latency breakdown: none for {prediction.kind} (see the metrics)", size="9pt")
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
                                   prediction.bottleneck)
         labels, values, unit = cpu_metrics(metrics)
         self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
+        self.cpu_chart.setLabel("left", unit)
         self.cpu_chart.set_data(labels, {unit: values})
         self._fill_table(metrics, units)
 

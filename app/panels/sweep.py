@@ -30,6 +30,9 @@ from engine.model import Project
 from engine.registry import KINDS
 
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
+#: Targets and knobs offered first (the questions users bring: agents, batching, cores).
+PREFERRED_TARGETS = ("qapply", "qcapture", "db2_mirror_node", "channel", "queue_manager")
+PREFERRED_KNOBS = ("num_apply_agents", "trans_batch_sz", "cores", "job_sets", "batchsz", "buffpool_pages")
 CPU_SUFFIXES = ("_busy_pct", "_cpu_pct")
 
 
@@ -123,8 +126,10 @@ class SweepView(QWidget):
         for n in project.nodes:
             self.target.addItem(f"{n.label} ({n.id})", n.id)
         i = self.target.findData(current)
-        if i < 0:
-            i = self.target.findData("qapply")
+        for preferred in PREFERRED_TARGETS:
+            if i >= 0:
+                break
+            i = self.target.findData(preferred)
         self.target.setCurrentIndex(max(i, 0))
         self.target.blockSignals(False)
         self._fill_params()
@@ -149,8 +154,13 @@ class SweepView(QWidget):
                 if spec.type in ("int", "float", "bool", "enum"):
                     self.param.addItem(spec.label, spec.name)
         i = self.param.findData(current)
-        if i < 0:
-            i = self.param.findData("num_apply_agents")
+        for preferred in PREFERRED_KNOBS:
+            if i >= 0:
+                break
+            i = self.param.findData(preferred)
+        if i < 0 and kind:
+            numeric = [p.name for p in KINDS[kind].params if p.type in ("int", "float")]
+            i = self.param.findData(numeric[0]) if numeric else 0
         self.param.setCurrentIndex(max(i, 0))
         self.param.blockSignals(False)
         self._param_changed()
