@@ -214,6 +214,29 @@ class QrepPipeline:
         m["block_from"] = w.inverse_right(block)
         busy["apply"] = (m["ap_start"], m["ap_dep"])
 
+    def preload(self, n_msgs: int) -> ChunkResult:
+        """Messages already on the receive queue at time 0 (a drain run), applied before anything else.
+
+        Each holds TRANS_BATCH_SZ transactions of the workload's rows per transaction, all
+        committed at the source, captured and sent at time 0.
+        """
+        cfg = self.cfg
+        n_tx = n_msgs * cfg.trans_batch_sz
+        zeros = np.zeros(n_tx)
+        rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
+        nbytes = rows * cfg.bytes_per_row
+        t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
+             "cap_start": zeros, "cap_dep": zeros, "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
+        z = np.zeros(n_msgs)
+        m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))
+        m_bytes = m_rows * cfg.bytes_per_row
+        m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.full(n_msgs, float(cfg.trans_batch_sz)),
+             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": z, "put": z,
+             "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z}
+        busy: dict = {}
+        self._apply(m, busy)
+        return ChunkResult(t, m, busy)
+
     def run_chunk(self, tx: Transactions, final: bool) -> ChunkResult:
         """Push one chunk of transactions through every stage.
 

@@ -90,7 +90,7 @@ SUMMARY_UNITS = {
     "peak_capture_memory_bytes": "bytes", "peak_apply_memory_bytes": "bytes", "trans_spilled": "txns",
     "pageset_msgs": "messages", "mem_full_time_s": "s", "rows_generated": "rows", "rows_applied": "rows",
     "rows_in_flight_at_end": "rows", "txns_generated": "txns", "duration_s": "s",
-    "changes_per_s": "changes/s", "peak_tracked_changes": "changes",
+    "changes_per_s": "changes/s", "peak_tracked_changes": "changes", "initial_queue_applied_s": "s",
 }
 
 
@@ -322,7 +322,7 @@ def _bin_width(duration_s: float, cfg: PipelineConfig) -> float:
 def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0, profile=None, events=(),
                     progress: Callable[[float], None] | None = None, cancel: Callable[[], bool] | None = None,
                     trace: bool = False, start_time: datetime | None = None, python_kernel: bool = False,
-                    chunk_txns: int = CHUNK_TXNS) -> SimResult:
+                    chunk_txns: int = CHUNK_TXNS, initial_recvq_msgs: int = 0) -> SimResult:
     """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters)."""
     if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
         raise FieldError("duration", duration_s, "a duration > 0 s")
@@ -346,6 +346,14 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     chunk_blocks = int(np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, 120 / block_s)))
     tr: dict | None = {} if trace else None
     n_txn = n_rows = 0
+    if initial_recvq_msgs:
+        if initial_recvq_msgs < 0:
+            raise FieldError("run.initial_receive_queue_depth", initial_recvq_msgs, "a number of messages >= 0")
+        pre = pipe.preload(int(initial_recvq_msgs))
+        preload_applied_s = float(pre.msg["ap_dep"].max())
+        _accumulate(acc, pre, cfg, tr)
+        n_txn += len(pre.txn["rows"])
+        n_rows += int(pre.txn["rows"].sum())
     b = 0
     while b < len(children):
         if cancel is not None and cancel():
@@ -366,6 +374,9 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,
                        profile)
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
+    summary["initial_recvq_msgs"] = int(initial_recvq_msgs)
+    if initial_recvq_msgs:
+        summary["initial_queue_applied_s"] = preload_applied_s
     if tr is not None:
         tr = {k: np.concatenate(v) for k, v in tr.items()}
     start = start_time or datetime(2024, 1, 1)
@@ -411,6 +422,9 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     if kw.get("profile") is None:
         offered = (settings.get("workload") or {}).get("offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered else default_rate(cfg))
+    run = settings.get("run") or {}
+    if run.get("mode") == "drain" and "initial_recvq_msgs" not in kw:
+        kw["initial_recvq_msgs"] = int(run.get("initial_receive_queue_depth") or 0)
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings
     return res

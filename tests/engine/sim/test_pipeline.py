@@ -144,3 +144,17 @@ def test_progress_and_cancel(cfg):
     assert len(seen) > 3 and seen == sorted(seen) and seen[-1] == 1.0
     with pytest.raises(SimulationCancelled):
         simulate_config(cfg, 20, seed=1, profile=profiles.constant(5000), cancel=lambda: True)
+
+
+def test_a_preloaded_receive_queue_drains_at_the_apply_rate(cfg):
+    n_msgs = 20000  # 300,000 rows at 15 rows per message
+    cfg = dataclasses.replace(cfg, apply_memory_bytes=2e6)  # about 400 messages fit in Q Apply's memory
+    res = simulate_config(cfg, 60, seed=1, profile=profiles.constant(0.0), initial_recvq_msgs=n_msgs)
+    s = res.summary
+    rows = n_msgs * cfg.rows_per_txn * cfg.trans_batch_sz
+    assert s["rows_generated"] == rows and s["rows_applied"] == rows
+    assert s["initial_queue_applied_s"] == pytest.approx(rows / cfg.apply_rows_per_s, rel=0.01)
+    depth = res.timeseries["recvq.depth_msgs"]  # at the end of each second
+    assert depth[4] == pytest.approx(n_msgs - 5 * cfg.apply_rows_per_s / 15 - 2e6 / (15 * cfg.bytes_per_row), abs=30)
+    assert res.monitor["IBMQREP_APPLYMON"]["QDEPTH"][0] == 0
+    assert res.monitor["IBMQREP_APPLYMON"]["MEM_FULL_TIME"][0] > 9
