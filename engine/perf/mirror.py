@@ -138,7 +138,7 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     cfg = MirrorConfig(
         mode=mode, api=api, source_cores=float(src), target_cores=float(tgt), storage=storage,
         # one storage subsystem named for the pair (Case Study #1) is shared by both nodes
-        shared_storage=bool(hw.get("shared_storage", "storage_model" in hw)),
+        shared_storage=bool(hw.get("shared_storage", "storage_model" in hw and "storage" in hw)),
         source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
         target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
         target_pool_separate=not any(w in pool.lower() for w in ("shared", "app", "same")),

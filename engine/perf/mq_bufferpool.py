@@ -1,0 +1,323 @@
+"""The MQ for z/OS buffer pool, page set and channel get-send: one implementation for every engine.
+
+Used by the mover engine (:mod:`engine.perf.mqmover`) and meant to be imported by
+the Q Replication engine and the time-domain simulator. All costs come from
+``assets/coefficients/mq.json`` (:func:`coefficients`).
+
+Buffer pool
+    ``buffers`` 4 KB buffers. A short message takes one buffer (MAXSHORTMSGS
+    behaviour), a long one ``ceil((bytes + header) / 4096)`` pages. The deferred
+    write processor (DWP) starts casting out when ``dwp_start_pct`` (85%) of the
+    buffers are in use and holds usage in the ``dwp_target_pct`` band (75-85%);
+    above ``sync_write_pct`` the putting task writes pages synchronously. A page
+    cast out and stolen must be read back from the page set by the getter.
+
+Channel get-send
+    The adaptor task gets the message (from buffers, or waiting for a page-set
+    read, shortened by read-ahead), the dispatcher sends it in segments of up to
+    32 KB (16 KB with SSL): ``segments = wire_bytes // segment + 1`` and one
+    dispatcher request per segment plus one per message.
+
+Typical use::
+
+    bp = BufferPool(buffers=200_000)
+    ch = Channel()
+    bp.capacity_messages(2048)           # 200000
+    ch.get_rate_msgs_per_s(2048, from_pageset=True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.errors import FieldError
+from engine.perf.coeffload import load
+
+BUFFER_BYTES = 4096
+PAGECLAS = ("4KB", "FIXED4KB")
+
+
+def coefficients() -> dict:
+    """The fitted ``mq.json`` document."""
+    return load("mq")
+
+
+def _c(coeffs: dict | None) -> dict:
+    return coeffs if coeffs is not None else coefficients()
+
+
+def pages_per_message(message_bytes: int, coeffs: dict | None = None) -> int:
+    """4 KB buffers one message occupies (header included; at least one).
+
+    Raises
+    ------
+    FieldError
+        ``message_bytes`` is not a positive number.
+    """
+    if isinstance(message_bytes, bool) or not isinstance(message_bytes, (int, float)) or message_bytes <= 0:
+        raise FieldError("message_bytes", message_bytes, "a number of bytes > 0")
+    wire = message_bytes + _c(coeffs)["header_bytes"]
+    return max(1, math.ceil(wire / BUFFER_BYTES))
+
+
+@dataclass(frozen=True)
+class BufferPool:
+    """An MQ buffer pool and its thresholds.
+
+    Parameters
+    ----------
+    buffers : int
+        4 KB buffers in the pool (BUFFPOOL pages).
+    dwp_start_pct : float
+        Usage (%) at which the deferred write processor starts (85).
+    dwp_target_pct : tuple[float, float]
+        Band (%) the DWP holds usage in once started (75, 85).
+    sync_write_pct : float
+        Usage (%) above which puts write pages synchronously.
+    pageclas : str
+        ``4KB`` (page-fixed per I/O) or ``FIXED4KB`` (fixed for life).
+    """
+
+    buffers: int
+    dwp_start_pct: float = 85.0
+    dwp_target_pct: tuple = (75.0, 85.0)
+    sync_write_pct: float = 95.0
+    pageclas: str = "4KB"
+
+    def __post_init__(self):
+        if isinstance(self.buffers, bool) or not isinstance(self.buffers, (int, float)) or self.buffers < 1:
+            raise FieldError("buffpool_buffers", self.buffers, "an integer >= 1 buffer")
+        lo, hi = self.dwp_target_pct
+        if not (0 < lo <= hi <= self.dwp_start_pct <= self.sync_write_pct <= 100):
+            raise FieldError("dwp_target_pct", list(self.dwp_target_pct),
+                             "0 < low <= high <= dwp_start_pct <= sync_write_pct <= 100")
+        if self.pageclas not in PAGECLAS:
+            raise FieldError("pageclas", self.pageclas, "one of '4KB', 'FIXED4KB'")
+
+    def capacity_messages(self, message_bytes: int, coeffs: dict | None = None) -> float:
+        """Messages of ``message_bytes`` the pool holds when full."""
+        return self.buffers / pages_per_message(message_bytes, coeffs)
+
+    @property
+    def dwp_start_buffers(self) -> float:
+        """Buffers in use when the DWP starts casting out."""
+        return self.buffers * self.dwp_start_pct / 100.0
+
+    @property
+    def dwp_hold_buffers(self) -> float:
+        """Buffers the DWP keeps in use once started (middle of its band)."""
+        lo, hi = self.dwp_target_pct
+        return self.buffers * (lo + hi) / 200.0
+
+    def state(self, used_buffers: float, dwp_running: bool = False) -> str:
+        """``normal``, ``dwp`` (casting out) or ``sync_write`` for a usage level.
+
+        The DWP starts at ``dwp_start_pct`` and, once running, keeps writing until
+        usage falls to the low end of its band (hysteresis).
+        """
+        pct = 100.0 * used_buffers / self.buffers
+        if pct >= self.sync_write_pct:
+            return "sync_write"
+        if pct >= self.dwp_start_pct or (dwp_running and pct > self.dwp_target_pct[0]):
+            return "dwp"
+        return "normal"
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A sender channel's get-send path (adaptor + dispatcher).
+
+    Parameters
+    ----------
+    ssl : bool
+        TLS on the channel (16 KB segments instead of 32 KB).
+    batchsz : int
+        Messages per channel batch.
+    network_latency_ms : float
+        One-way network delay, paid twice per batch (the confirm flow).
+    network_mbps : float
+        Link bandwidth in Mb/s.
+    read_ahead : bool
+        Queue manager read-ahead of page-set pages for deep queues.
+    coeffs : dict, optional
+        ``mq.json`` document (defaults to the stored one).
+    """
+
+    ssl: bool = False
+    batchsz: int = 50
+    network_latency_ms: float = 0.0
+    network_mbps: float = 10_000.0
+    read_ahead: bool = False
+    coeffs: dict | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def c(self) -> dict:
+        return _c(self.coeffs)
+
+    def segment_bytes(self) -> int:
+        """Largest segment the dispatcher sends (32 KB, or 16 KB with SSL)."""
+        return 16384 if self.ssl else 32768
+
+    def segments(self, message_bytes: int) -> int:
+        """Segments of one message: ``wire_bytes // segment + 1``."""
+        wire = message_bytes + self.c["header_bytes"]
+        return int(wire // self.segment_bytes()) + 1
+
+    def dispatcher_requests(self, message_bytes: int) -> int:
+        """Dispatcher requests per message: one per segment plus one."""
+        return self.segments(message_bytes) + 1
+
+    def adaptor_cpu_us(self, message_bytes: int) -> float:
+        """Adaptor (MQGET) CPU per message, microseconds."""
+        k = self.c["adaptor"]
+        return k["cpu_us"] + k["cpu_us_per_page"] * pages_per_message(message_bytes, self.c)
+
+    def pageset_read_us(self, message_bytes: int) -> float:
+        """Wait for reading one message back from the page set, microseconds (read-ahead divides it)."""
+        k = self.c["pageset"]
+        wait = k["read_us"] + k["read_us_per_page"] * pages_per_message(message_bytes, self.c)
+        return wait / (k["read_ahead_factor"] if self.read_ahead else 1.0)
+
+    def dispatcher_cpu_us(self, message_bytes: int) -> float:
+        """Dispatcher CPU per message (requests and bytes), microseconds."""
+        k = self.c["dispatcher"]
+        kb = (message_bytes + self.c["header_bytes"]) / 1024.0
+        ssl = k["ssl_cpu_us_per_kb"] * kb if self.ssl else 0.0
+        return k["cpu_us_per_request"] * self.dispatcher_requests(message_bytes) + k["cpu_us_per_kb"] * kb + ssl
+
+    def adaptor_elapsed_us(self, message_bytes: int, from_pageset: bool) -> float:
+        """Adaptor elapsed per message: CPU plus the page-set wait when the message was cast out."""
+        return self.adaptor_cpu_us(message_bytes) + (self.pageset_read_us(message_bytes) if from_pageset else 0.0)
+
+    def get_send_us(self, message_bytes: int, from_pageset: bool) -> float:
+        """Channel time per message (get, send, wire and the batch confirm share), microseconds."""
+        wire_us = (message_bytes + self.c["header_bytes"]) * 8 / (self.network_mbps * 1e6) * 1e6
+        batch_us = 2 * self.network_latency_ms * 1000.0 / max(1, self.batchsz)
+        return (self.adaptor_elapsed_us(message_bytes, from_pageset) + self.dispatcher_cpu_us(message_bytes)
+                + self.c["channel"]["overhead_us"] + wire_us + batch_us)
+
+    def get_rate_msgs_per_s(self, message_bytes: int, from_pageset: bool) -> float:
+        """Messages per second the channel gets and sends, from buffers or from the page set."""
+        return 1e6 / self.get_send_us(message_bytes, from_pageset)
+
+
+@dataclass(frozen=True)
+class Putter:
+    """A putting application (MQPUT in batches, then MQCMIT)."""
+
+    message_bytes: int
+    msgs_per_commit: int = 200
+    persistent: bool = False
+    coeffs: dict | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def c(self) -> dict:
+        return _c(self.coeffs)["putter"]
+
+    def cpu_us(self) -> float:
+        """MQPUT CPU per message, microseconds."""
+        return self.c["cpu_us"] + self.c["cpu_us_per_kb"] * self.message_bytes / 1024.0
+
+    def elapsed_us(self) -> float:
+        """MQPUT elapsed per message, microseconds."""
+        return self.c["elapsed_us"] + self.c["elapsed_us_per_kb"] * self.message_bytes / 1024.0
+
+    def wall_us(self) -> float:
+        """Wall time per message of the putting loop: put, commit share and application loop."""
+        commit = self.c["commit_us"] + (self.c["persistent_force_us"] if self.persistent else 0.0)
+        return self.elapsed_us() + commit / max(1, self.msgs_per_commit) + self.c["loop_us"]
+
+    def rate_msgs_per_s(self) -> float:
+        """Messages per second the putter can put."""
+        return 1e6 / self.wall_us()
+
+
+@dataclass(frozen=True)
+class MoverResult:
+    """Outcome of moving ``messages`` through one transmission queue.
+
+    Times are seconds from the start of the run; rates in messages per second.
+    """
+
+    messages: float | None
+    putter_done_s: float | None
+    elapsed_s: float | None
+    peak_depth: float | None
+    gets_from_pageset: float
+    gets_from_bufferpool: float
+    get_rate_bufferpool: float
+    get_rate_pageset: float
+    pageset_fraction: float
+    dwp_started: bool
+    sync_writes: bool
+
+
+def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | None) -> MoverResult:
+    """Piecewise-analytic timeline of a putter outpacing the channel through ``pool``.
+
+    1. The queue fills at ``put - get`` (gets from buffers) until DWP start usage.
+    2. From then the oldest messages are cast out and stolen, so the channel reads
+       them back from the page set; the putter carries on (synchronous writes, if
+       the DWP cannot keep up, slow it to the DWP rate).
+    3. After the last put the channel drains the page-set part at the page-set rate
+       and the part the DWP left in buffers (middle of its band) at the buffer rate.
+
+    ``messages=None`` means a backlog deeper than the pool: every get is from the page set.
+    """
+    c = channel.c
+    size = putter.message_bytes
+    pages = pages_per_message(size, c)
+    g_bp = channel.get_rate_msgs_per_s(size, False)
+    g_ps = channel.get_rate_msgs_per_s(size, True)
+    put = putter.rate_msgs_per_s()
+    dwp_msgs = c["dwp"]["pages_per_s"] / pages
+    if messages is None:
+        return MoverResult(None, None, None, None, 1.0, 0.0, g_bp, g_ps, 1.0, True, put > g_ps + dwp_msgs)
+    cap = pool.buffers / pages
+    start = pool.dwp_start_buffers / pages
+    hold = pool.dwp_hold_buffers / pages
+    t_free = messages / put
+    t_fill = start / (put - g_bp) if put > g_bp else math.inf
+    if t_fill >= t_free:
+        peak = max(0.0, messages - g_bp * t_free)
+        drain = peak / g_bp
+        return MoverResult(messages, t_free, t_free + drain, peak, 0.0, messages, g_bp, g_ps, 0.0, False, False)
+    # phase 2: putter limited by what the DWP can free (sync writes otherwise)
+    put2 = min(put, g_ps + dwp_msgs)
+    sync = put2 < put
+    remaining = messages - put * t_fill
+    t_put = t_fill + remaining / put2
+    got_ps_during = g_ps * (t_put - t_fill)
+    peak = messages - g_bp * t_fill - got_ps_during
+    if peak > cap * (pool.sync_write_pct / 100.0) and not sync:
+        sync = peak * pages > pool.buffers + 0  # depth beyond the pool is on the page set only
+    in_bp = min(peak, hold)
+    on_ps = peak - in_bp
+    drain = on_ps / g_ps + in_bp / g_bp
+    from_ps = got_ps_during + on_ps
+    from_bp = messages - from_ps
+    return MoverResult(messages, t_put, t_put + drain, peak, from_ps, from_bp, g_bp, g_ps, from_ps / messages,
+                       True, sync)
+
+
+def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: MoverResult) -> dict:
+    """CPU and elapsed microseconds per message by task (putter, DWP, adaptor, dispatcher) and totals."""
+    c = channel.c
+    size = putter.message_bytes
+    pages = pages_per_message(size, c)
+    f = result.pageset_fraction
+    fixed = 1.0 - (c["pageclas_fixed_saving"] if pool.pageclas == "FIXED4KB" else 0.0)
+    dwp = f * (c["dwp"]["cpu_us"] + c["dwp"]["cpu_us_per_page"] * pages) * fixed
+    put_cpu, put_el = putter.cpu_us(), putter.elapsed_us()
+    a_cpu = channel.adaptor_cpu_us(size)
+    a_el = a_cpu + f * channel.pageset_read_us(size)
+    d_cpu = channel.dispatcher_cpu_us(size)
+    out = {
+        "putter_cpu_us_per_msg": put_cpu, "putter_elapsed_us_per_msg": put_el,
+        "dwp_cpu_us_per_msg": dwp, "adaptor_cpu_us_per_msg": a_cpu, "adaptor_elapsed_us_per_msg": a_el,
+        "dispatcher_cpu_us_per_msg": d_cpu, "dispatcher_elapsed_us_per_msg": d_cpu,
+    }
+    out["total_cpu_us_per_msg"] = put_cpu + dwp + a_cpu + d_cpu
+    out["total_elapsed_us_per_msg"] = put_el + dwp + a_el + d_cpu
+    return out

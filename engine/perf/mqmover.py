@@ -1,0 +1,115 @@
+"""The ``mq-mover`` engine: a putter outpacing one channel through a transmission queue.
+
+Settings (flat, see ../shared/validation): ``messages`` (null: a backlog deeper
+than the pool), ``message_bytes``, ``persistent``, ``msgs_per_put_commit``,
+``batchsz``, ``channel`` (text; "SSL" without "non-SSL" means TLS), ``ssl``,
+``read_ahead``, ``network_latency_ms``, ``network_mbps``, ``buffpool_buffers``,
+``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``cpu_model``.
+
+Predicts elapsed time, when the putter is done, peak depth, MB/s moved, the
+get rates from buffers and from the page set and the CPU and elapsed cost
+per message by task, with :mod:`engine.perf.mq_bufferpool`. Times include the
+monitoring lead of the published charts (``timeline_offset_s`` of mq.json) so
+they are read on the same axis.
+"""
+
+from __future__ import annotations
+
+from engine.errors import FieldError
+from engine.perf import mq_bufferpool as bp
+from engine.perf.result import Prediction, StageResult
+from engine.scenario import unused_settings
+
+REFERENCE_CPU = "zEC12-2827"
+
+
+def _num(settings, key, default, lo, hi, integer=False, nullable=False):
+    v = settings.get(key, default)
+    if v is None and nullable:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or (
+            integer and float(v) != int(v)):
+        kind = "an integer" if integer else "a number"
+        raise FieldError(key, v, f"{kind} from {lo:g} to {hi:g}" + (" or null" if nullable else ""))
+    return int(v) if integer else float(v)
+
+
+def build(settings: dict, coeffs: dict | None = None):
+    """(pool, channel, putter, messages, used paths) for a mover scenario.
+
+    Raises
+    ------
+    FieldError
+        A setting is missing a valid value (the message names it and what is allowed).
+    """
+    c = coeffs or bp.coefficients()
+    used = {"messages", "message_bytes", "persistent", "msgs_per_put_commit", "batchsz", "channel", "ssl",
+            "read_ahead", "network_latency_ms", "network_mbps", "buffpool_buffers", "dwp_start_pct",
+            "dwp_target_pct", "pageclas"}
+    messages = _num(settings, "messages", None, 1, 1e12, integer=True, nullable=True)
+    size = _num(settings, "message_bytes", 2048, 1, 104_857_600, integer=True)
+    target = settings.get("dwp_target_pct", [75, 85])
+    if not (isinstance(target, (list, tuple)) and len(target) == 2):
+        raise FieldError("dwp_target_pct", target, "a pair [low, high] of percentages")
+    pool = bp.BufferPool(
+        buffers=_num(settings, "buffpool_buffers", 50_000, 1, 1e9, integer=True),
+        dwp_start_pct=_num(settings, "dwp_start_pct", 85, 1, 100),
+        dwp_target_pct=(float(target[0]), float(target[1])),
+        sync_write_pct=c["sync_write_pct"],
+        pageclas=settings.get("pageclas", "4KB"),
+    )
+    text = str(settings.get("channel", ""))
+    ssl = settings.get("ssl")
+    if ssl is None:
+        ssl = "ssl" in text.lower() and "non-ssl" not in text.lower()
+    channel = bp.Channel(ssl=bool(ssl), batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
+                         network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
+                         network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
+                         read_ahead=bool(settings.get("read_ahead", False)), coeffs=c)
+    putter = bp.Putter(size, _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
+                       bool(settings.get("persistent", False)), coeffs=c)
+    if settings.get("cpu_model", REFERENCE_CPU) == REFERENCE_CPU:
+        used.add("cpu_model")
+    return pool, channel, putter, messages, used
+
+
+def predict(settings: dict) -> Prediction:
+    """Predict an ``mq-mover`` scenario; see the module docstring.
+
+    Raises
+    ------
+    FieldError
+        A setting is out of range.
+    """
+    c = bp.coefficients()
+    pool, channel, putter, messages, used = build(settings, c)
+    r = bp.move(pool, channel, putter, messages)
+    costs = bp.task_costs(pool, channel, putter, r)
+    m = dict(costs)
+    m["get_rate_from_bufferpool_msgs_per_s"] = r.get_rate_bufferpool
+    m["get_rate_from_pageset_msgs_per_s"] = r.get_rate_pageset
+    m["capacity_msgs"] = pool.capacity_messages(putter.message_bytes, c)
+    m["pages_per_msg"] = float(bp.pages_per_message(putter.message_bytes, c))
+    m["pageset_get_fraction"] = r.pageset_fraction
+    units = {k: ("us" if k.endswith("_us_per_msg") else "") for k in m}
+    if r.elapsed_s is not None:
+        off = c["timeline_offset_s"]
+        m["elapsed_s"] = r.elapsed_s + off
+        m["putter_done_s"] = r.putter_done_s + off
+        m["peak_depth"] = r.peak_depth
+        m["transfer_mb_per_s"] = messages * putter.message_bytes / 2**20 / m["elapsed_s"]
+        units.update(elapsed_s="s", putter_done_s="s", peak_depth="messages", transfer_mb_per_s="MiB/s")
+    units.update(get_rate_from_bufferpool_msgs_per_s="msgs/s", get_rate_from_pageset_msgs_per_s="msgs/s",
+                 capacity_msgs="messages", pages_per_msg="4 KB pages")
+    put_rate = putter.rate_msgs_per_s()
+    drain_rate = r.get_rate_pageset if r.dwp_started else r.get_rate_bufferpool
+    stages = (
+        StageResult("putter", put_rate, 1.0, "msgs/s", putter.wall_us() / 1000.0),
+        StageResult("mq_pageset", r.get_rate_pageset, 1.0 if r.dwp_started else 0.0, "msgs/s",
+                    channel.pageset_read_us(putter.message_bytes) / 1000.0),
+        StageResult("mq_channel", r.get_rate_bufferpool, min(1.0, put_rate / r.get_rate_bufferpool), "msgs/s",
+                    channel.get_send_us(putter.message_bytes, False) / 1000.0),
+    )
+    bottleneck = "mq_pageset" if r.dwp_started else ("mq_channel" if put_rate > drain_rate else None)
+    return Prediction(kind="mq-mover", metrics=m, units=units, stages=stages, bottleneck=bottleneck,
+                      ignored=tuple(unused_settings(settings, used)), coefficients_version=c.get("version", ""))
