@@ -23,6 +23,9 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
     "log_read": ("qcapture",),
     "qcapture": ("qcapture",),
     "capture": ("qcapture",),
+    "putter": ("mq_application",),
+    "apply_mq": ("queue_manager",),
+    "storage": ("db2_mirror_node",),
     "mq_put": ("queue_manager",),
     "mq_log": ("queue_manager",),
     "mq_pageset": ("queue_manager",),
@@ -46,8 +49,9 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
     "dbm1": ("db2_v8_migration",),
 }
 
-#: Queue-manager stages that happen on the receiving side of a flow (the rest are on the sending side).
-RECEIVE_SIDE = ("mq_get", "mq_pageset_recv", "mq_recv")
+#: Queue-manager stages that happen on the receiving side of a flow (the rest are on the sending side):
+#: Q Apply's MQ log and gets, and the receive queue's page set (deep queues are drained from it).
+RECEIVE_SIDE = ("mq_get", "mq_pageset", "mq_recv", "apply_mq")
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,11 @@ def test_stage_names_map_to_node_kinds():
     assert kinds_of_stage("mirror_link") == ("roce_link",)
     assert kinds_of_stage("target_db2") == ("target_db2",)
     assert kinds_of_stage("nonsense") == ()
+    # the Q Replication engine's stage vocabulary
+    assert kinds_of_stage("source_cpu") == ("source_db2", "mq_application")
+    assert kinds_of_stage("capture_cpu") == ("qcapture",)
+    assert kinds_of_stage("apply_mq_log") == ("queue_manager",)
+    assert kinds_of_stage("qapply_browser") == ("qapply",)
     p = templates.bidirectional()
     pred = Prediction("qrep", {}, {}, (StageResult("mq_log", 1, 0.5), StageResult("qapply_cpu", 1, 0.9)),
                       "qapply_cpu")
@@ -95,6 +100,8 @@ def test_stage_names_map_to_node_kinds():
     assert {n for n, l in loads.items() if l.bottleneck} == {n.id for n in p.nodes_of("qapply")}
     xmit = {n for n, l in loads.items() if "mq_log" in l.stages}
     assert xmit == {"ab-2-queue-manager", "ba-2-queue-manager"}
+    recv = node_loads(p, Prediction("qrep", {}, {}, (StageResult("apply_mq_log", 1, 0.5),), None))
+    assert set(recv) == {"ab-4-queue-manager", "ba-4-queue-manager"}
     m = templates.db2_mirror_pair()
     loads = node_loads(m, Prediction("db2mirror", {}, {}, (StageResult("mirror_target_io", 1, 0.7),), None))
     assert set(loads) == {"mirror-target"}
