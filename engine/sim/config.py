@@ -101,6 +101,15 @@ class PipelineConfig:
     notes: tuple = field(default=())
 
     @property
+    def commit_cycle_s(self) -> float:
+        """Time between Q Capture's MQ commits, s.
+
+        Capture commits at the end of each log-read cycle: every SLEEP_INTERVAL while it keeps
+        up with the log, and at least every COMMIT_INTERVAL.
+        """
+        return min(self.commit_interval_s, self.sleep_interval_s)
+
+    @property
     def apply_rows_per_s(self) -> float:
         """Combined rate of the apply agents, rows/s."""
         return min(c for _, c in self.apply_stages)

@@ -8,12 +8,13 @@ transaction at a time; tests check both agree):
    SLEEP_INTERVAL after its commit; each capture-side stage then serves it first come first
    served in ``rows / capacity`` s. A transaction larger than MEMORY_LIMIT is spilled
    (TRANS_SPILLED) and passes Capture twice (written to and read back from the spill file).
-2. **Messages**: consecutive transactions captured within one COMMIT_INTERVAL window are
+2. **Messages**: consecutive transactions captured within one commit cycle (see 3) are
    grouped TRANS_BATCH_SZ to a message; a transaction larger than MAX_MESSAGE_SIZE goes
    alone in ``ceil(bytes / MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``)
    serve the MQPUT; the put completes at their departure (CAPTURE_LATENCY ends here).
-3. **MQ commit**: Capture commits at the end of each COMMIT_INTERVAL; messages are visible to
-   the channel from then on.
+3. **MQ commit**: Capture commits at the end of each log-read cycle, i.e. every SLEEP_INTERVAL
+   while it keeps up and at least every COMMIT_INTERVAL (a grid of ``min`` of the two);
+   messages are visible to the channel from then on.
 4. **Transmit queue and channel**: the channel serves messages FIFO in ``rows / capacity``;
    a message put when the messages ahead of it already fill the buffer pool lives on the page
    set and is read at ``mq_pageset`` speed. Channel stops warp its time (events).
@@ -115,7 +116,7 @@ class QrepPipeline:
         n = len(t["commit"])
         if n == 0:
             return t, {}
-        window = np.floor(t["cap_dep"] / cfg.commit_interval_s)
+        window = np.floor(t["cap_dep"] / cfg.commit_cycle_s)
         big = t["bytes"] > cfg.max_message_bytes
         run = np.ones(n, bool)
         run[1:] = (window[1:] != window[:-1]) | big[1:] | big[:-1]
@@ -151,7 +152,7 @@ class QrepPipeline:
             self.put_last[k] = float(dep[-1])
             arr = dep
         m["put"] = arr
-        m["visible"] = ceil_grid(arr, self.cfg.commit_interval_s)
+        m["visible"] = ceil_grid(arr, self.cfg.commit_cycle_s)
 
     def _channel(self, m: dict, busy: dict) -> None:
         cfg, w = self.cfg, self.ch_warp

@@ -49,7 +49,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     groups: list[list[int]] = []
     prev_window, prev_big, count = None, False, 0
     for i, r in enumerate(rows):
-        window = math.floor(cap_dep[i] / cfg.commit_interval_s)
+        window = math.floor(cap_dep[i] / cfg.commit_cycle_s)
         big = r * cfg.bytes_per_row > cfg.max_message_bytes
         if not groups or window != prev_window or big or prev_big or count == cfg.trans_batch_sz:
             groups.append([])
@@ -67,7 +67,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
             t = max(t, last[k]) + r / cap
             last[k] = t
         put.append(t)
-        visible.append(math.ceil(t / cfg.commit_interval_s) * cfg.commit_interval_s)
+        visible.append(math.ceil(t / cfg.commit_cycle_s) * cfg.commit_cycle_s)
         m_rows.append(r)
         m_bytes.append(r * cfg.bytes_per_row)
         m_msgs.append(max(1.0, math.ceil(m_bytes[-1] / cfg.max_message_bytes)))

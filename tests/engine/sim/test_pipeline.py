@@ -130,7 +130,7 @@ def test_monitor_rows_have_the_product_columns_and_units(cfg):
         assert col in a
     assert a["MONITOR_TIME"] == "2024-01-01-00.00.40.000000"
     assert a["ROWS_APPLIED"] == pytest.approx(100000, rel=0.05)  # 10 s at 10,000 rows/s
-    assert 100 < a["END2END_LATENCY"] < 5000  # ms
+    assert 25 < a["END2END_LATENCY"] < 5000  # ms: at least the 50 ms commit cycle's half
     assert rows["IBMQREP_CAPQMON"][3]["TRANS_PUBLISHED"] == pytest.approx(20000, rel=0.05)
     csv_text = res.monitor_csv("IBMQREP_CAPMON")
     assert csv_text.splitlines()[0].startswith("MONITOR_TIME,CURRENT_MEMORY,ROWS_PROCESSED")
