@@ -170,7 +170,7 @@ QUEUE_MANAGER = NodeKind(
         _p("security", "bool", True, "", "MQ security checking (the seeds switched it off).",
            f"{_RP}, Table 5-4 MQ security", {Q: "mq.security"}),
         _p("read_ahead", "bool", False, "", "Pre-stage messages of deep queues into the buffer pool "
-           "(PM63802; the seeds switched it on).", f"{_RP}, Table 2-3 READ-AHEAD", {Q: "mq.read_ahead"}),
+           "(PM63802; the seeds switched it on).", f"{_RP}, Table 2-3 READ-AHEAD", {Q: "mq.read_ahead", MOV: "read_ahead"}),
         _p("logload", "int", 500_000, "log records", "Log records between checkpoints (the seeds used 16000000).",
            f"{_RP}, Table 2-3 LOGLOAD", {Q: "mq.logload"}, minimum=200, maximum=16_000_000),
         _p("global_trace", "bool", False, "", "MQ GLOBAL trace on.", f"{_RP}, Table 5-3 MQ trace",
@@ -194,16 +194,17 @@ CHANNEL = NodeKind(
         _p("batchsz", "int", 50, "messages", "Messages between channel syncpoints (the seeds used 200).",
            f"{_RP}, Table 2-3 BATCHSZ", {Q: "mq.batchsz", MOV: "batchsz"}, minimum=1, maximum=9999),
         _p("network_latency_ms", "float", 0.0, "ms", "One-way network delay between the queue managers.",
-           f"{_RP}, 2.3 Environment", {Q: "hardware.network_latency_ms"}, minimum=0, maximum=10_000,
+           f"{_RP}, 2.3 Environment", {Q: "hardware.network_latency_ms", MOV: "network_latency_ms"}, minimum=0,
+           maximum=10_000,
            nullable=True, null_meaning="not stated; treated as negligible"),
         _p("network_mbps", "float", 10_000.0, "Mb/s", "Network bandwidth.", f"{SEED_MQ_V8}, Channels",
-           minimum=1, maximum=1_000_000),
+           {MOV: "network_mbps"}, minimum=1, maximum=1_000_000),
         _p("description", "str", "sender-receiver, non-SSL", "", "Channel set-up in words.",
            f"{SEED_MQ_V8}, Channels", {Q: "hardware.network_note", MOV: "channel"}),
         _p("compmsg", "enum", "NONE", "", "Message compression: ZLIBFAST (hardware or software) or ZLIBHIGH.",
            f"{SEED_MQ_V8}, Channel compression", choices=("NONE", "ZLIBFAST", "ZLIBHIGH")),
         _p("ssl", "bool", False, "", "TLS on the channel (16 KB segments instead of 32 KB).",
-           f"{SEED_MQ_V8}, SSL channels"),
+           f"{SEED_MQ_V8}, SSL channels", {MOV: "ssl"}),
     ),
 )
 
@@ -291,8 +292,11 @@ MIRROR_NODE = NodeKind(
            nullable=True, null_meaning="driven by users instead"),
         _p("memory_mb_per_user", "float", 0.5, "MB", "Memory each user needs.", f"{SEED_MIRROR}, Case Study #1",
            {MIR: "workload.memory_mb_per_user"}, minimum=0, maximum=10_000),
-        _p("think_time_ms", "float", 0.0, "ms", "Think time between transactions of a user or job.",
-           f"{SEED_MIRROR}, 7 Case studies", minimum=0, maximum=3_600_000),
+        _p("think_time_ms", "float", None, "ms", "Think time between transactions of a user or job.",
+           f"{SEED_MIRROR}, 7 Case studies", {MIR: "workload.think_time_ms"}, minimum=0, maximum=3_600_000,
+           nullable=True, null_meaning="the fitted think time of the workload profile"),
+        _p("shared_storage", "bool", False, "", "Both nodes use one storage subsystem, so mirrored writes "
+           "double its load (Case Study #1).", f"{SEED_MIRROR}, 7.1.2", {MIR: "hardware.shared_storage"}),
     ),
 )
 
@@ -307,7 +311,13 @@ ROCE_LINK = NodeKind(
         _p("link_gbps", "float", 100.0, "Gb/s", "Bandwidth of the RoCE links together.", f"{SEED_MIRROR}, 2.4 RoCE",
            minimum=1, maximum=10_000),
         _p("distance_km", "float", 0.0, "km", "Distance between the nodes (adds about 5 us per km each way).",
-           f"{SEED_MIRROR}, 2.4 RoCE", minimum=0, maximum=200),
+           f"{SEED_MIRROR}, 2.4 RoCE", {MIR: "link.distance_km"}, minimum=0, maximum=200),
+        _p("resync_tracked_changes", "int", None, "rows", "Row changes tracked during a suspension, to "
+           "estimate the resynchronisation time.", f"{SEED_MIRROR}, 5.4 Tracking and resync",
+           {MIR: "resync.tracked_changes"}, minimum=0, maximum=10**13, nullable=True,
+           null_meaning="no resynchronisation estimate"),
+        _p("resync_parallel_degree", "int", 1, "", "Parallel degree of resynchronisation (QSYS2.CHANGE_MIRROR, "
+           "needs Db2 SMP).", f"{SEED_MIRROR}, 5.4.2", {MIR: "resync.parallel_degree"}, minimum=1, maximum=256),
     ),
 )
 
