@@ -42,19 +42,22 @@ class LatencyBreakdownChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setTitle("Latency breakdown (ms)", size="9pt")
+        self.set_title("Latency breakdown (ms)")
         self.setMenuEnabled(False)
         self.showGrid(x=True, y=False, alpha=0.25)
         self.setMinimumHeight(110)
-        legend = self.addLegend(offset=(-5, 2), labelTextSize="8pt")
-        legend.setColumnCount(3)
         self.bars = []
         for _, name, colour in LATENCY_PARTS:
-            bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"), name=name)
+            bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"))
             self.addItem(bar)
             self.bars.append(bar)
         self.labels: list[str] = []
         self.values = np.zeros((0, 3))
+
+    def set_title(self, text: str) -> None:
+        """Title with the colour key (a legend box would cover the bars)."""
+        key = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS)
+        self.setTitle(f"{text} &nbsp; {key}", size="9pt")
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""

@@ -61,6 +61,8 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         window.resize(1500, 950)
         window.show()
         app.processEvents()
+        window._default_dock_sizes()
+        app.processEvents()
         window.view.fit_to_view()
         focus = _focus_node(window)
         if focus:

@@ -441,8 +441,12 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not getattr(self, "_default_sized", False) and not self._layout_restored:
             self._default_sized = True
-            self.resizeDocks([self.palette_dock, self.inspector_dock], [230, 330], Qt.Horizontal)
-            self.resizeDocks([self.palette_dock, self.results_dock], [250, 330], Qt.Vertical)
+            self._default_dock_sizes()
+
+    def _default_dock_sizes(self) -> None:
+        """Narrow side docks so the canvas gets the room (first run, no saved layout)."""
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [220, 330], Qt.Horizontal)
+        self.resizeDocks([self.palette_dock, self.results_dock], [240, 330], Qt.Vertical)
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())

@@ -138,8 +138,8 @@ class ResultsPanel(QWidget):
         self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
-        self.latency_chart.setTitle("Latency breakdown (ms)" if has_latency else
-                                    f"Latency breakdown: none for {prediction.kind} (see the metrics)", size="9pt")
+        self.latency_chart.set_title("Latency breakdown (ms)" if has_latency else
+                                     f"No latency breakdown for {prediction.kind}")
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
                                   prediction.bottleneck)
         labels, values, unit = cpu_metrics(metrics)
