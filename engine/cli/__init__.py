@@ -20,6 +20,7 @@ SUBCOMMANDS = (
     "engine.cli.predict",
     "engine.cli.simulate",
     "engine.cli.gui",
+    "engine.cli.mqcalc",
     "engine.cli.sweep",
     "engine.cli.compare",
     "engine.cli.runs",
