@@ -159,6 +159,47 @@ def _to_rows_per_s(capacity: float, unit: str, rows_per_msg: float, bytes_per_ro
     return None
 
 
+def _buffer_pool(settings: dict, project, msg_bytes: float, rows_per_msg: float, channel_rows_per_s: float):
+    """Transmit-queue capacity (messages) and page-set speed (rows/s) from :mod:`engine.perf.mq_bufferpool`.
+
+    The buffer pool holds ``BufferPool.capacity_messages`` messages of the typical size; a
+    message that does not fit is read back from the page set, which adds
+    ``Channel.pageset_read_us`` (divided by read-ahead) to the channel's time per message.
+    Returns ``(inf, None, notes)`` when that model or the knobs are not available.
+    """
+    qm = {}
+    if project is not None:
+        qms = [n for n in project.nodes if n.kind == "queue_manager"]
+        if qms:
+            qm = dict(qms[0].params)
+    pages = qm.get("buffpool_pages", _get(settings, "mq.buffpool_pages", None))
+    if not pages:
+        return math.inf, None, ["no BUFFPOOL size: the transmit queue never reaches the page set"]
+    try:
+        from engine.perf import mq_bufferpool as mqbp
+
+        kw = {}
+        if qm.get("dwp_start_pct") is not None:
+            kw["dwp_start_pct"] = float(qm["dwp_start_pct"])
+        if qm.get("dwp_target_pct") is not None:
+            kw["dwp_target_pct"] = tuple(float(x) for x in qm["dwp_target_pct"])
+        if qm.get("pageclas") is not None:
+            kw["pageclas"] = qm["pageclas"]
+        pool = mqbp.BufferPool(buffers=int(pages), **kw)
+        channel = mqbp.Channel(read_ahead=bool(qm.get("read_ahead", _get(settings, "mq.read_ahead", False))))
+        capacity = pool.capacity_messages(max(1, round(msg_bytes)))
+        extra_s = channel.pageset_read_us(max(1, round(msg_bytes))) * 1e-6
+    except (ImportError, AttributeError, KeyError, OSError) as e:
+        pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
+        return float(pages) / pages_per_msg, None, [
+            f"transmit-queue capacity = BUFFPOOL pages / pages per message (engine.perf.mq_bufferpool unusable: {e!r})"]
+    pageset = 1.0 / (1.0 / channel_rows_per_s + extra_s / rows_per_msg)
+    return float(capacity), pageset, [
+        f"transmit queue holds {capacity:,.0f} messages in the buffer pool; messages beyond it are read back from "
+        f"the page set at {pageset:,.0f} rows/s (read-ahead {'on' if channel.read_ahead else 'off'}; "
+        "engine.perf.mq_bufferpool)"]
+
+
 def build_config(settings: dict, prediction, project=None, drain_prediction=None) -> PipelineConfig:
     """The simulation's view of a Q Replication scenario and its steady-state prediction.
 
@@ -225,22 +266,15 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
                              f"at least one {g}-side stage with a capacity (e.g. "
                              f"{ {'capture': 'qcapture', 'channel': 'mq_channel', 'apply': 'qapply_agents'}[g]})")
 
-    buffpool_pages = _get(settings, "mq.buffpool_pages", None)
-    if project is not None:
-        qms = [n for n in project.nodes if n.kind == "queue_manager"]
-        if qms:
-            buffpool_pages = qms[0].params.get("buffpool_pages", buffpool_pages)
-    xmitq_msgs = math.inf
-    if buffpool_pages:
-        msg_bytes = bytes_per_row * rows_per_msg
-        pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
-        xmitq_msgs = float(buffpool_pages) / pages_per_msg
-        notes.append("transmit-queue buffer pool capacity in messages = BUFFPOOL pages / pages per message "
-                     "(engine.perf.mq_bufferpool not available)")
+    xmitq_msgs, bp_pageset, bp_notes = _buffer_pool(settings, project, bytes_per_row * rows_per_msg, rows_per_msg,
+                                                    dict(groups["channel"]).get("mq_channel", groups["channel"][0][1]))
+    notes += bp_notes
+    if bp_pageset is not None:
+        pageset = bp_pageset
     if pageset is None and drain_prediction is not None:
         by_name = {st.name: st for st in drain_prediction.stages}
-        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", ("its Q Apply browser reading "
-                                                                                      "a deep queue without read-ahead"))):
+        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", "its Q Apply browser reading "
+                                                                                      "a deep queue without read-ahead")):
             st = by_name.get(name)
             cap = st and _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
             if cap:

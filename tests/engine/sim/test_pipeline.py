@@ -158,3 +158,30 @@ def test_a_preloaded_receive_queue_drains_at_the_apply_rate(cfg):
     assert depth[4] == pytest.approx(n_msgs - 5 * cfg.apply_rows_per_s / 15 - 2e6 / (15 * cfg.bytes_per_row), abs=30)
     assert res.monitor["IBMQREP_APPLYMON"]["QDEPTH"][0] == 0
     assert res.monitor["IBMQREP_APPLYMON"]["MEM_FULL_TIME"][0] > 9
+
+
+def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
+    """Journey 4: the transmit queue overflows the buffer pool while the channel is down; the
+    backlog drains at page-set speed (engine.perf.mq_bufferpool), faster with read-ahead."""
+    from pathlib import Path
+
+    from engine import projectfile
+    from engine.scenario import project_to_scenario
+    from engine.sim.config import build_config
+
+    from conftest import fake_prediction
+
+    project = projectfile.load(Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json")
+    qm = next(n for n in project.nodes if n.kind == "queue_manager")
+    out = {}
+    for read_ahead in (False, True):
+        p = project.with_param(qm.id, "read_ahead", read_ahead).with_param(qm.id, "buffpool_pages", 20000)
+        cfg = build_config(project_to_scenario(p), fake_prediction(), p)
+        assert cfg.xmitq_buffer_msgs < 20000 and cfg.pageset_rows_per_s < cfg.channel_stages[0][1]
+        res = simulate_config(cfg, 1800, seed=1, profile=profiles.constant(12000),
+                              events=[Event("channel_stop", 60.0, 600.0)])
+        out[read_ahead] = (res.summary["events"][0]["catch_up_s"], res.summary["pageset_msgs"], cfg)
+    (slow, ps_slow, cfg_off), (fast, ps_fast, cfg_on) = out[False], out[True]
+    assert cfg_on.pageset_rows_per_s > cfg_off.pageset_rows_per_s
+    assert ps_slow > 0 and ps_fast > 0
+    assert fast is not None and slow is not None and fast < slow
