@@ -87,11 +87,6 @@ def simulate(project, duration_s: float, seed: int | None = 0, profile=None, eve
     from engine.scenario import project_to_scenario
 
     settings = project_to_scenario(project)
-    if settings.get("kind") == "db2mirror":
-        from engine.sim.mirror import simulate_mirror
-
-        return simulate_mirror(settings, duration_s, seed=seed, profile=profile, events=events, progress=progress,
-                               cancel=cancel, **kw)
     return simulate_settings(settings, duration_s, project=project, seed=seed, profile=profile, events=events,
                              progress=progress, cancel=cancel, **kw)
 

@@ -24,8 +24,8 @@ from engine.sim import profiles as _profiles
 from engine.sim.run import SIM_VERSION, SimResult, SimulationCancelled
 
 
-def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[str]]:
-    """Change rate and resync rate of a ``db2mirror`` scenario, both in changes/s.
+def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[str], str]:
+    """Change rate and resync rate of a ``db2mirror`` scenario (changes/s), notes, coefficients version.
 
     Raises
     ------
@@ -50,7 +50,7 @@ def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[st
         write_frac = 1.0
         notes.append("write fraction not set: every operation counted as a tracked change")
     ops = prediction.metrics.get("throughput") or prediction.metrics.get("tps") or 0.0
-    return float(ops) * write_frac, 1.0 / per_change_s, notes
+    return float(ops) * write_frac, 1.0 / per_change_s, notes, prediction.coefficients_version
 
 
 def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s: float, seed=0, profile=None,
@@ -131,8 +131,7 @@ def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s:
 def simulate_mirror(settings: dict, duration_s: float, seed=0, profile=None, events=(), progress=None, cancel=None,
                     prediction=None, **_ignored) -> SimResult:
     """Simulate a ``db2mirror`` scenario (see the module docstring)."""
-    changes, resync, notes = mirror_rates(settings, prediction)
-    version = getattr(prediction, "coefficients_version", "") if prediction is not None else ""
+    changes, resync, notes, version = mirror_rates(settings, prediction)
     res = simulate_mirror_rates(changes, resync, duration_s, seed, profile, events, progress, cancel, notes, version)
     res.settings = settings
     return res

@@ -407,10 +407,14 @@ def _drain_prediction(settings: dict):
 
 
 def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, **kw) -> SimResult:
-    """Simulate scenario ``settings`` (kind ``qrep``), predicting its steady state first if needed."""
+    """Simulate scenario ``settings`` (kind ``qrep`` or ``db2mirror``), predicting its steady state first if needed."""
     kind = settings.get("kind")
+    if kind == "db2mirror":
+        from engine.sim.mirror import simulate_mirror
+
+        return simulate_mirror(settings, duration_s, prediction=prediction, **kw)
     if kind != "qrep":
-        raise UnsupportedKindError(f"qrtune simulate handles Q Replication projects (kind qrep), not {kind!r}")
+        raise UnsupportedKindError(f"qrtune simulate handles Q Replication and Db2 Mirror projects, not {kind!r}")
     if prediction is None:
         from engine.perf import predict_settings
 
