@@ -85,6 +85,7 @@ class StageChart(pg.PlotWidget):
         self.setMinimumHeight(110)
         self.bar = pg.BarGraphItem(x=[0], height=[0], width=0.7, brush="#4a7fd4")
         self.addItem(self.bar)
+        self.getAxis("bottom").setHeight(36)
         self.limit = pg.InfiniteLine(pos=90, angle=0, pen=pg.mkPen("#c0202a", style=pg.QtCore.Qt.DashLine))
         self.addItem(self.limit)
         self.names: list[str] = []
@@ -141,6 +142,53 @@ class BarChart(pg.PlotWidget):
                 item.setVisible(False)
         self.getAxis("bottom").setTicks([[(i, c) for i, c in enumerate(categories)]])
         self.setXRange(-0.6, max(len(categories) - 0.4, 0.4), padding=0)
+
+
+class HBarChart(pg.PlotWidget):
+    """Horizontal bars: one row per category (readable long names), one colour per series."""
+
+    def __init__(self, title: str, unit: str = "", parent=None):
+        super().__init__(parent)
+        self.setTitle(title, size="9pt")
+        self.setMenuEnabled(False)
+        self.setMinimumHeight(110)
+        self.showGrid(x=True, y=False, alpha=0.25)
+        if unit:
+            self.setLabel("bottom", unit)
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.items: list[pg.BarGraphItem] = []
+        self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#888"))
+        self.addItem(self.zero)
+        self.categories: list[str] = []
+        self.series: dict[str, np.ndarray] = {}
+
+    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]]) -> None:
+        """Bars for each category (top to bottom in the given order), one colour per series name."""
+        self.categories = list(categories)
+        self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
+        n = max(len(series), 1)
+        height = 0.8 / n
+        while len(self.items) < len(series):
+            colour = PALETTE[(len(self.items) + 1) % len(PALETTE)]
+            item = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=height, brush=colour)
+            self.addItem(item)
+            self.items.append(item)
+        self.legend.clear()
+        y = -np.arange(len(categories), dtype=float)
+        for i, item in enumerate(self.items):
+            if i < len(series):
+                name = list(series)[i]
+                values = np.nan_to_num(self.series[name])
+                item.setOpts(x0=np.minimum(values, 0), width=np.abs(values), y=y + 0.4 - height * (i + 0.5),
+                             height=height)
+                item.setVisible(True)
+                if len(series) > 1:
+                    self.legend.addItem(item, name)
+            else:
+                item.setVisible(False)
+        self.getAxis("left").setTicks([[(float(-i), c) for i, c in enumerate(categories)]])
+        self.setYRange(-len(categories) + 0.4, 0.6, padding=0)
+        self.enableAutoRange(axis="x")
 
 
 class LineChart(pg.PlotWidget):

@@ -87,6 +87,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
             outcome = run(fn)
             sweep.show_points(outcome.points, outcome.axis_name)
             sweep.status.setText(f"Sweep #{outcome.sweep_id}: {len(outcome.points)} points of {axis}")
+            window.history.notify()
         except Exception as e:  # noqa: BLE001 - the smoke test reports, never crashes
             sweep.status.setText(f"Sweep not run: {e}")
         app.processEvents()
@@ -99,7 +100,10 @@ def smoke_test(project_path: str | None, out: Path) -> int:
             sim.show_message(reason)
         else:
             try:
-                outcome = run(simulation_task(window.document.project, 600.0, 1, [], db))
+                # journey 4: the channel down for two minutes, then the backlog drains
+                sim.duration.setText("8m")
+                sim.events.setText("channel-stop@2m+2m")
+                outcome = run(simulation_task(window.document.project, 480.0, 1, ["channel-stop@2m+2m"], db))
                 sim.show_outcome(outcome)
             except Exception as e:  # noqa: BLE001
                 sim.show_message(f"Simulation not run: {e}")

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.charts import BarChart, LatencyBreakdownChart, LineChart
+from app.charts import HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
 
@@ -72,7 +72,7 @@ class CompareView(QWidget):
         grid = QGridLayout(charts)
         grid.setContentsMargins(0, 0, 0, 0)
         self.latency_chart = LatencyBreakdownChart()
-        self.delta_chart = BarChart("Change against the first run (%)", "%")
+        self.delta_chart = HBarChart("Change against the first run (%)", "%")
         self.series_chart = LineChart("Time series", "time (s)")
         grid.addWidget(self.latency_chart, 0, 0)
         grid.addWidget(self.delta_chart, 0, 1)
@@ -90,8 +90,11 @@ class CompareView(QWidget):
         self.comparison = cmp
         n = len(cmp.labels)
         self.title.setText("Comparing " + ", ".join(cmp.labels) + f" (reference: {cmp.labels[0]})")
+        short = [f"#{i}" for i in cmp.run_ids]
         self.settings_table.setColumnCount(1 + n)
-        self.settings_table.setHorizontalHeaderLabels(["Setting", *cmp.labels])
+        self.settings_table.setHorizontalHeaderLabels(["Setting", *short])
+        for c, label in enumerate(cmp.labels):
+            self.settings_table.horizontalHeaderItem(1 + c).setToolTip(label)
         self.settings_table.setRowCount(len(cmp.settings))
         for r, diff in enumerate(cmp.settings):
             path, values = diff.path, diff.values
@@ -99,8 +102,8 @@ class CompareView(QWidget):
             for c, v in enumerate(values):
                 self.settings_table.setItem(r, 1 + c, QTableWidgetItem(_fmt(v)))
         self.settings_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        headers = ["Metric", "Unit", cmp.labels[0]]
-        for label in cmp.labels[1:]:
+        headers = ["Metric", "Unit", short[0]]
+        for label in short[1:]:
             headers += [label, "\u0394 %"]
         self.metrics_table.setColumnCount(len(headers))
         self.metrics_table.setHorizontalHeaderLabels(headers)
@@ -126,13 +129,15 @@ class CompareView(QWidget):
         latency = [{k: (by_name[k].values[i] if k in by_name else None) for k in
                     ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")} for i in range(len(cmp.labels))]
         has_latency = any(v for d in latency for v in d.values())
-        self.latency_chart.set_data(list(cmp.labels) if has_latency else [], latency if has_latency else [])
-        keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]]
-        series = {label: [by_name[k].pct_delta[i] or 0.0 for k in keys]
-                  for i, label in enumerate(cmp.labels) if i > 0}
+        self.latency_chart.set_data([f"#{i}" for i in cmp.run_ids] if has_latency else [],
+                                    latency if has_latency else [])
+        keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]][:8]
+        series = {f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
+                  for i in range(1, len(cmp.labels))}
         self.delta_chart.set_data(keys, series)
         lines = {}
         for run, label in zip(cmp.data, cmp.labels):
             for name, (t, v) in getattr(run, "timeseries", {}).items():
                 lines[f"{label}: {name}"] = (t, v)
         self.series_chart.set_series(dict(list(lines.items())[:8]))
+        self.series_chart.setVisible(bool(lines))

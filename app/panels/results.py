@@ -48,6 +48,8 @@ def format_number(value) -> str:
         return str(value)
     if not math.isfinite(value):
         return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
     a = abs(value)
     if a >= 1000:
         return f"{value:,.0f}"

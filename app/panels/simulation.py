@@ -41,15 +41,15 @@ def parse_duration_s(text: str) -> float:
 
 
 def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
-    """(depth, latency, rate) series by name: ``*depth*``/backlog, ``*latency*``, the rest."""
+    """(queue depth, latency, row rate) series by name; memory, utilisation and message rates are left out."""
     depth, latency, rate = {}, {}, {}
     for name, tv in timeseries.items():
         low = name.lower()
-        if "depth" in low or "backlog" in low or "pages" in low:
+        if "depth" in low:
             depth[name] = tv
         elif "latency" in low:
             latency[name] = tv
-        else:
+        elif low.endswith("rows_per_s"):
             rate[name] = tv
     return depth, latency, rate
 
@@ -87,9 +87,9 @@ class SimulationView(QWidget):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         grid = QGridLayout()
-        self.depth_chart = LineChart("Queue depth", "time (s)", "")
+        self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
-        self.rate_chart = LineChart("Rates over time", "time (s)", "")
+        self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
         self.summary = QTableWidget(0, 3)
         self.summary.setHorizontalHeaderLabels(["Summary", "Value", "Unit"])
         self.summary.verticalHeader().hide()

@@ -98,7 +98,7 @@ class SweepView(QWidget):
         self.latency_chart = LineChart("Latency (ms)", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Point", "Throughput", "END2END ms", "Bottleneck"])
+        self.table.setHorizontalHeaderLabels(["Value", "Throughput", "END2END ms", "Bottleneck"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
@@ -210,6 +210,8 @@ class SweepView(QWidget):
 
         names = {k for p in ok for k in p.metrics}
         rates = [m for m in RATE_METRICS if m in names]
+        if any(m.endswith("rows_per_s") for m in rates):
+            rates = [m for m in rates if m.endswith("rows_per_s")]  # one unit per chart
         lats = [m for m in ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms",
                             "response_time_ms") if m in names]
         cpus = sorted(m for m in names if m.endswith(CPU_SUFFIXES))
@@ -221,7 +223,7 @@ class SweepView(QWidget):
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
-            cells = [p.label, "" if head is None else format_number(head),
+            cells = [str(p.value), "" if head is None else format_number(head),
                      format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
                      p.error or (p.bottleneck or "")]
             for c, text in enumerate(cells):

@@ -25,6 +25,16 @@ from app.panels.results import format_number
 from app.validation import MetricCheck, ValidationSummary, describe
 
 
+class NumericItem(QTableWidgetItem):
+    """A cell sorted by its number (UserRole), not its text."""
+
+    def __lt__(self, other) -> bool:
+        a, b = self.data(Qt.UserRole), other.data(Qt.UserRole)
+        if a is None or b is None:
+            return (a is None) > (b is None)
+        return a < b
+
+
 class ValidationView(QWidget):
     """Per-metric error table and a predicted-against-measured plot.
 
@@ -105,7 +115,11 @@ class ValidationView(QWidget):
                      "not predicted" if c.predicted is None else format_number(c.predicted),
                      "" if c.error_pct is None else f"{c.error_pct:+.1f}%", c.source]
             for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+                item = NumericItem(text) if col in (2, 3, 4) else QTableWidgetItem(text)
+                if col == 2:
+                    item.setData(Qt.UserRole, c.measured)
+                if col == 3:
+                    item.setData(Qt.UserRole, c.predicted)
                 if col == 4 and c.error_pct is not None:
                     item.setData(Qt.UserRole, abs(c.error_pct))
                     a = abs(c.error_pct)
@@ -114,7 +128,10 @@ class ValidationView(QWidget):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, col, item)
         self.table.setSortingEnabled(True)
+        self.table.sortItems(4, Qt.DescendingOrder)  # worst misses first
         self.table.resizeColumnsToContents()
+        for col, cap in ((0, 170), (1, 170), (5, 260)):
+            self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
         both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
         for item, flag in ((self.rates, False), (self.latencies, True)):
             pts = [c for c in both if c.is_latency == flag]
