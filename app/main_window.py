@@ -445,7 +445,7 @@ class MainWindow(QMainWindow):
 
     def _default_dock_sizes(self) -> None:
         """Narrow side docks so the canvas gets the room (first run, no saved layout)."""
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [220, 330], Qt.Horizontal)
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [220, 380], Qt.Horizontal)
         self.resizeDocks([self.palette_dock, self.results_dock], [240, 330], Qt.Vertical)
 
     def save_layout(self) -> None:

@@ -148,6 +148,7 @@ class TextField(ParamField):
     def __init__(self, spec: ParamSpec, parent=None):
         super().__init__(spec, parent)
         self.edit = QLineEdit()
+        self.edit.setMinimumWidth(70)
         if spec.nullable:
             self.edit.setPlaceholderText(f"null: {spec.null_meaning}")
         if spec.type in ("int", "float"):
@@ -190,6 +191,8 @@ class EnumField(ParamField):
     def __init__(self, spec: ParamSpec, parent=None):
         super().__init__(spec, parent)
         self.combo = QComboBox()
+        self.combo.setMinimumContentsLength(6)
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         for choice in spec.choices:
             self.combo.addItem(str(choice), choice)
         if spec.nullable:
@@ -222,16 +225,20 @@ class ColumnMapField(ParamField):
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setMaximumHeight(150)
+        self.table.setMinimumWidth(120)
+        self.table.horizontalHeader().setMinimumSectionSize(40)
         self.total = QLabel()
         col = QVBoxLayout()
         col.addWidget(self.table)
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add type")
+        self.add_button = QPushButton("Add")
+        self.add_button.setToolTip("Add a column type")
         self.remove_button = QPushButton("Remove")
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
-        buttons.addWidget(self.total, 1)
+        buttons.addStretch(1)
         col.addLayout(buttons)
+        col.addWidget(self.total)
         self.row.addLayout(col, 1)
         self.add_button.clicked.connect(self._add_row)
         self.remove_button.clicked.connect(self._remove_row)

@@ -44,6 +44,7 @@ class Inspector(QWidget):
         outer.addWidget(self.title)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         outer.addWidget(self.scroll, 1)
         self.label_edit: QLineEdit | None = None
         self.label_error = QLabel()
@@ -62,6 +63,7 @@ class Inspector(QWidget):
         form = QFormLayout(body)
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         form.setLabelAlignment(Qt.AlignRight)
+        form.setRowWrapPolicy(QFormLayout.WrapLongRows)  # long IBM names go above their field when narrow
         if not node_id:
             self.title.setText(f"<b>Project</b><br><small>{project.topology}</small>")
             self.name_edit = QLineEdit(project.name)
