@@ -159,7 +159,10 @@ def run(args) -> int:
         json.dump(doc, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
     else:
-        print(format_summary(res.summary, project.name))
-        if run_id is not None:
-            print(f"\n  recorded as run {run_id} in {args.db}")
+        try:
+            print(format_summary(res.summary, project.name))
+            if run_id is not None:
+                print(f"\n  recorded as run {run_id} in {args.db}")
+        except BrokenPipeError:  # e.g. piped into head
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter quiet at exit
     return 0

@@ -73,6 +73,12 @@ class PipelineConfig:
         MONITOR_INTERVAL of Q Capture and Q Apply, s.
     predicted_rows_per_s : float or None
         Steady-state throughput predicted by the engine, rows/s.
+    log_delay_s : float
+        Time after its commit before Q Capture can read a transaction from the log, s
+        (the steady-state engine's fitted ``cap_log_delay_ms``).
+    mq_staging_s : float
+        Fixed time a message spends being staged in MQ besides queueing and transmission, s
+        (the steady-state engine's fitted ``mq_staging_ms``).
     notes : tuple of str
         Simplifications and fallbacks used, for the summary.
     """
@@ -97,6 +103,8 @@ class PipelineConfig:
     capture_monitor_s: float = 10.0
     apply_monitor_s: float = 10.0
     predicted_rows_per_s: float | None = None
+    log_delay_s: float = 0.0
+    mq_staging_s: float = 0.0
     coefficients_version: str = ""
     notes: tuple = field(default=())
 
@@ -200,7 +208,28 @@ def _buffer_pool(settings: dict, project, msg_bytes: float, rows_per_msg: float,
         "engine.perf.mq_bufferpool)"]
 
 
-def build_config(settings: dict, prediction, project=None, drain_prediction=None) -> PipelineConfig:
+#: Fixed delays of the steady-state Q Replication engine's coefficients used by the simulation.
+DELAY_COEFFICIENTS = {"log_delay_s": "cap_log_delay_ms", "mq_staging_s": "mq_staging_ms"}
+
+
+def qrep_delays() -> tuple[dict, list[str]]:
+    """The fixed delays (s) fitted by the steady-state engine (:mod:`engine.perf.qrep.coefficients`)."""
+    try:
+        from engine.perf.qrep.coefficients import load
+
+        values = load().values
+    except Exception as e:  # noqa: BLE001 - any failure to load means: no fitted delays
+        return {}, [f"no fitted fixed delays (Q Replication coefficients not loadable: {e})"]
+    out, notes = {}, []
+    for field_name, coeff in DELAY_COEFFICIENTS.items():
+        if coeff in values:
+            out[field_name] = float(values[coeff]) / 1000.0
+        else:
+            notes.append(f"coefficient {coeff} not in the Q Replication coefficients: taken as 0")
+    return out, notes
+
+
+def build_config(settings: dict, prediction, project=None, drain_prediction=None, delays=None) -> PipelineConfig:
     """The simulation's view of a Q Replication scenario and its steady-state prediction.
 
     Parameters
@@ -216,6 +245,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         (``run.mode: drain``); gives the page-set read speed when ``prediction`` has no
         ``mq_pageset`` stage: its ``mq_pageset`` capacity (read-ahead on) or else its
         ``qapply_browser`` capacity (a reader getting messages from the page set).
+    delays : dict, optional
+        ``log_delay_s`` and ``mq_staging_s``; default: from :func:`qrep_delays`.
 
     Raises
     ------
@@ -291,6 +322,9 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     if maxmsgl:
         max_msg_bytes = min(max_msg_bytes, float(maxmsgl))
     predicted = prediction.metrics.get("apply_rows_per_s") or prediction.metrics.get("capture_rows_per_s")
+    if delays is None:
+        delays, delay_notes = qrep_delays()
+        notes += delay_notes
     return PipelineConfig(
         capture_stages=tuple(groups["capture"]),
         put_stages=tuple(groups["put"]),
@@ -312,6 +346,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         capture_monitor_s=float(_get(settings, "qcapture.monitor_interval_ms", 10_000)) / 1000.0,
         apply_monitor_s=float(_get(settings, "qapply.monitor_interval_ms", 10_000)) / 1000.0,
         predicted_rows_per_s=float(predicted) if predicted else None,
+        log_delay_s=float(delays.get("log_delay_s", 0.0)),
+        mq_staging_s=float(delays.get("mq_staging_s", 0.0)),
         coefficients_version=getattr(prediction, "coefficients_version", ""),
         notes=tuple(notes),
     )

@@ -3,9 +3,9 @@
 Rules (the plain event loop in :mod:`engine.sim.reference` follows the same rules one
 transaction at a time; tests check both agree):
 
-1. **Q Capture** reads committed transactions from the log. An idle Capture looks at the log
-   every SLEEP_INTERVAL, so a transaction becomes readable at the next multiple of
-   SLEEP_INTERVAL after its commit; each capture-side stage then serves it first come first
+1. **Q Capture** reads committed transactions from the log, ``log_delay_s`` after the commit
+   (a fitted coefficient of the steady-state engine). An idle Capture looks at the log
+   every SLEEP_INTERVAL, so a transaction is read at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first come first
    served in ``rows / capacity`` s. A transaction larger than MEMORY_LIMIT is spilled
    (TRANS_SPILLED) and passes Capture twice (written to and read back from the spill file).
 2. **Messages**: consecutive transactions captured within one commit cycle (see 3) are
@@ -18,7 +18,8 @@ transaction at a time; tests check both agree):
 4. **Transmit queue and channel**: the channel serves messages FIFO in ``rows / capacity``;
    a message put when the messages ahead of it already fill the buffer pool lives on the page
    set and is read at ``mq_pageset`` speed. Channel stops warp its time (events).
-5. **Receive queue and Q Apply**: messages arrive after the network delay; the browser reads
+5. **Receive queue and Q Apply**: messages arrive after the network delay and MQ staging
+   (``mq_staging_s``, fitted by the steady-state engine); the browser reads
    one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME), and
    NUM_APPLY_AGENTS agents apply them first come first served, each at ``capacity / agents``.
    Q Apply stops and target slow-downs warp its time.
@@ -90,7 +91,7 @@ class QrepPipeline:
         rows = tx.rows.astype(float)
         nbytes = rows * cfg.bytes_per_row
         spilled = nbytes > cfg.capture_memory_bytes
-        arr = ceil_grid(tx.commit_s, cfg.sleep_interval_s)
+        arr = ceil_grid(tx.commit_s + cfg.log_delay_s, cfg.sleep_interval_s)
         start0 = arr
         self.capture_busy = {}
         for k, (name, cap) in enumerate(cfg.capture_stages):
@@ -201,7 +202,7 @@ class QrepPipeline:
             busy[name] = (w.inverse_right(d_w - work), dk)
             arr = dk
         m["ch_dep"] = arr
-        m["recv"] = arr + cfg.network_latency_s
+        m["recv"] = arr + (cfg.network_latency_s + cfg.mq_staging_s)
 
     # ------------------------------------------------------------------ apply
     def _apply(self, m: dict, busy: dict) -> None:

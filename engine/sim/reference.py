@@ -36,7 +36,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     cap_dep = []
     last = [-math.inf] * len(cfg.capture_stages)
     for a, r in zip(commit, rows):
-        t = math.ceil(a / cfg.sleep_interval_s) * cfg.sleep_interval_s
+        t = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s) * cfg.sleep_interval_s
         nbytes = r * cfg.bytes_per_row
         for k, (_, cap) in enumerate(cfg.capture_stages):
             work = r / cap
@@ -99,7 +99,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     last_entry = 0.0
     get, done = [], []
     for j in range(len(groups)):
-        t = apply_warp.next_running(max(ch_dep[j] + cfg.network_latency_s, last_entry))
+        t = apply_warp.next_running(max(ch_dep[j] + (cfg.network_latency_s + cfg.mq_staging_s), last_entry))
         while in_memory and in_memory[0][0] <= t:
             used -= heapq.heappop(in_memory)[1]
         while in_memory and used + m_bytes[j] > cfg.apply_memory_bytes:

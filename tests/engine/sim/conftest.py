@@ -47,7 +47,7 @@ def settings():
 
 @pytest.fixture
 def cfg(settings):
-    return build_config(settings, fake_prediction())
+    return build_config(settings, fake_prediction(), delays={})
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ PROFILE = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 3000, "
 
 def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(cfg):
     cfg = dataclasses.replace(_stressed(cfg), channel_stages=(("mq_channel", 9000.0),),
-                              apply_stages=(("qapply_agents", 8000.0),), pageset_rows_per_s=2500.0)
+                              apply_stages=(("qapply_agents", 8000.0),), pageset_rows_per_s=2500.0,
+                              log_delay_s=0.3, mq_staging_s=0.02)
     res = simulate_config(cfg, 120, seed=4, profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000)
     tr = res.trace
     assert res.summary["pageset_msgs"] > 0, "the test must exercise the page set"
@@ -176,7 +177,7 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
     out = {}
     for read_ahead in (False, True):
         p = project.with_param(qm.id, "read_ahead", read_ahead).with_param(qm.id, "buffpool_pages", 20000)
-        cfg = build_config(project_to_scenario(p), fake_prediction(), p)
+        cfg = build_config(project_to_scenario(p), fake_prediction(), p, delays={})
         assert cfg.xmitq_buffer_msgs < 20000 and cfg.pageset_rows_per_s < cfg.channel_stages[0][1]
         res = simulate_config(cfg, 1800, seed=1, profile=profiles.constant(12000),
                               events=[Event("channel_stop", 60.0, 600.0)])
@@ -185,3 +186,12 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
     assert cfg_on.pageset_rows_per_s > cfg_off.pageset_rows_per_s
     assert ps_slow > 0 and ps_fast > 0
     assert fast is not None and slow is not None and fast < slow
+
+
+def test_fixed_delays_shift_capture_and_q_latency(cfg):
+    p = profiles.constant(5000)
+    base = simulate_config(cfg, 60, seed=1, profile=p).summary
+    late = simulate_config(dataclasses.replace(cfg, log_delay_s=0.5, mq_staging_s=0.03), 60, seed=1, profile=p).summary
+    # the log delay is a multiple of SLEEP_INTERVAL here, so it shifts CAPTURE_LATENCY exactly
+    assert late["capture_latency_ms"] - base["capture_latency_ms"] == pytest.approx(500.0, abs=1.0)
+    assert late["qlatency_ms"] - base["qlatency_ms"] == pytest.approx(30.0, abs=2.0)
