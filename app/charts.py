@@ -54,10 +54,10 @@ class LatencyBreakdownChart(pg.PlotWidget):
         self.labels: list[str] = []
         self.values = np.zeros((0, 3))
 
-    def set_title(self, text: str) -> None:
+    def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
-        key = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS)
-        self.setTitle(f"{text} &nbsp; {key}", size="9pt")
+        keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
+        self.setTitle(f"{text} &nbsp; {keys}", size="9pt")
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""

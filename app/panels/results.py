@@ -141,7 +141,7 @@ class ResultsPanel(QWidget):
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
         self.latency_chart.set_title("Latency breakdown (ms)" if has_latency else
-                                     f"No latency breakdown for {prediction.kind}")
+                                     f"No latency breakdown for {prediction.kind}", key=has_latency)
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
                                   prediction.bottleneck)
         labels, values, unit = cpu_metrics(metrics)
