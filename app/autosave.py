@@ -175,7 +175,7 @@ def recover(document, entry: AutosaveEntry) -> None:
         try:
             base = projectfile.load(path)
         except QrtuneError:
-            base, path = recovered, path
+            base = recovered
     document.reset(base, path)
     document.push(recovered, "Recover unsaved changes")
     if base is recovered:

@@ -13,9 +13,10 @@ snapshots; nothing is copied from a view back into the model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -43,7 +44,7 @@ class ProjectCommand(QUndoCommand):
         Successive commands with the same non-empty key merge (node moves).
     """
 
-    def __init__(self, document: "Document", before: Project, after: Project, text: str, merge_key: tuple = ()):
+    def __init__(self, document: Document, before: Project, after: Project, text: str, merge_key: tuple = ()):
         super().__init__(text)
         self.document = document
         self.before = before
@@ -56,10 +57,10 @@ class ProjectCommand(QUndoCommand):
     def undo(self) -> None:
         self.document._set_project(self.before)
 
-    def id(self) -> int:  # noqa: A003 - Qt's name
+    def id(self) -> int:
         return MOVE_COMMAND_ID if self.merge_key else -1
 
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+    def mergeWith(self, other: QUndoCommand) -> bool:
         if not isinstance(other, ProjectCommand) or not self.merge_key or other.merge_key != self.merge_key:
             return False
         self.after = other.after
@@ -128,7 +129,7 @@ class Document(QObject):
 
     # -- files --------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, parent: QObject | None = None) -> "Document":
+    def open(cls, path: str | Path, parent: QObject | None = None) -> Document:
         """Load a project file into a new document.
 
         Raises

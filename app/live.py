@@ -82,7 +82,7 @@ class LivePredictor(QObject):
         except QrtuneError as e:
             self._fail(project, str(e), settings)
             return
-        except Exception as e:  # an engine bug must not take the window down
+        except Exception as e:  # noqa: BLE001 - an engine bug must not take the window down
             self._fail(project, f"The engine failed on these settings: {type(e).__name__}: {e}", settings)
             return
         self.last_predict_ms = (time.perf_counter() - start) * 1000.0

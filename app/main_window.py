@@ -437,7 +437,7 @@ class MainWindow(QMainWindow):
             self.resize(1400, 900)
         self._layout_restored = state is not None and self.restoreState(state)
 
-    def showEvent(self, event) -> None:  # noqa: N802
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if not getattr(self, "_default_sized", False) and not self._layout_restored:
             self._default_sized = True
@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
 
-    def closeEvent(self, event) -> None:  # noqa: N802
+    def closeEvent(self, event) -> None:
         if not self.confirm_discard():
             event.ignore()
             return
@@ -475,7 +475,7 @@ class MainWindow(QMainWindow):
         try:
             run_id = self.history.record_prediction(self.document.project, self.live.prediction,
                                                     settings=self.live.settings)
-        except Exception as e:  # a locked store must not lose the prediction on screen
+        except Exception as e:  # noqa: BLE001 - a locked store must not lose the prediction on screen
             self.show_message(f"The run was not recorded: {e}")
             return None
         self.statusBar().showMessage(f"Recorded run #{run_id}", 4000)
@@ -487,7 +487,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(3)
         try:
             cmp = self.history.compare(run_ids)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - shown to the user, never a crash
             view.show_message(f"Cannot compare runs {run_ids}: {e}")
             return False
         view.show_comparison(cmp)

@@ -10,9 +10,9 @@ predict yet is listed with the engine's message and no numbers.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def check_scenarios(
         settings = {k: v for k, v in s.items() if not k.startswith("measured")}
         try:
             result = evaluate_scenario(settings)
-        except Exception as e:  # an engine bug is reported per scenario, never stops the view
+        except Exception as e:  # noqa: BLE001 - an engine bug is reported per scenario, never stops the view
             result = {"id": s["id"], "predicted": {}, "bottleneck": None,
                       "error": f"the engine failed: {type(e).__name__}: {e}"}
         if result.get("error"):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
@@ -39,7 +40,7 @@ class _Runner(QObject):
         except Cancelled:
             self.cancelled.emit()
             return
-        except Exception as e:  # shown to the user; never kills the window
+        except Exception as e:  # noqa: BLE001 - shown to the user; never kills the window
             self.failed.emit(f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}")
             return
         if self.stop.is_set():

@@ -4,4 +4,4 @@ from app.canvas.palette import NodePalette
 from app.canvas.scene import KIND_MIME, TopologyScene
 from app.canvas.view import CanvasView
 
-__all__ = ["CanvasView", "KIND_MIME", "NodePalette", "TopologyScene"]
+__all__ = ["KIND_MIME", "CanvasView", "NodePalette", "TopologyScene"]

@@ -49,7 +49,7 @@ def utilisation_colour(u: float) -> QColor:
 class PortItem(QGraphicsItem):
     """A node's input (left) or output (right) port; links are dragged from output ports."""
 
-    def __init__(self, node_item: "NodeItem", output: bool):
+    def __init__(self, node_item: NodeItem, output: bool):
         super().__init__(node_item)
         self.node_item = node_item
         self.output = output
@@ -60,7 +60,7 @@ class PortItem(QGraphicsItem):
             self.setCursor(Qt.CrossCursor)
             self.setToolTip("Drag to another node to link")
 
-    def boundingRect(self) -> QRectF:  # noqa: N802
+    def boundingRect(self) -> QRectF:
         r = PORT_R + 2
         return QRectF(-r, -r, 2 * r, 2 * r)
 
@@ -73,11 +73,11 @@ class PortItem(QGraphicsItem):
         painter.setBrush(QBrush(QColor(fill)))
         painter.drawEllipse(QPointF(0, 0), PORT_R, PORT_R)
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802
+    def hoverEnterEvent(self, event) -> None:
         self._hover = True
         self.update()
 
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802
+    def hoverLeaveEvent(self, event) -> None:
         self._hover = False
         self.update()
 
@@ -130,7 +130,7 @@ class NodeItem(QGraphicsObject):
             text += "<br><b>bottleneck</b>"
         self.setToolTip(text)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802
+    def boundingRect(self) -> QRectF:
         return QRectF(-PORT_R - 2, -18, NODE_W + 2 * PORT_R + 4, NODE_H + 20)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
@@ -169,7 +169,7 @@ class NodeItem(QGraphicsObject):
             painter.setPen(QColor("white"))
             painter.drawText(tag, Qt.AlignCenter, "BOTTLENECK")
 
-    def itemChange(self, change, value):  # noqa: N802
+    def itemChange(self, change, value):
         if change == QGraphicsItem.ItemPositionHasChanged:
             for link in self.links:
                 link.update_path()
@@ -224,7 +224,7 @@ class LinkItem(QGraphicsPathItem):
         stroker.setWidth(10)
         return stroker.createStroke(self.path())
 
-    def boundingRect(self) -> QRectF:  # noqa: N802
+    def boundingRect(self) -> QRectF:
         return super().boundingRect().adjusted(-12, -12, 12, 12)
 
 

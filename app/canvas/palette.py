@@ -32,10 +32,10 @@ class NodePalette(QListWidget):
             self.addItem(item)
         self.itemActivated.connect(lambda item: self.kind_activated.emit(item.data(Qt.UserRole)))
 
-    def mimeTypes(self):  # noqa: N802
+    def mimeTypes(self):
         return [KIND_MIME]
 
-    def startDrag(self, actions) -> None:  # noqa: N802
+    def startDrag(self, actions) -> None:
         item = self.currentItem()
         if item is None:
             return

@@ -11,7 +11,7 @@ the selection.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QPen, QColor
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
 from app.canvas.items import NODE_H, NODE_W, LinkItem, NodeItem, PortItem, link_path
@@ -139,7 +139,7 @@ class TopologyScene(QGraphicsScene):
         self.select_node(node_id)
         return node_id
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802
+    def mousePressEvent(self, event) -> None:
         item = self.itemAt(event.scenePos(), self.views()[0].transform() if self.views() else _identity())
         if isinstance(item, PortItem) and item.output and event.button() == Qt.LeftButton:
             self._drag_port = item
@@ -153,14 +153,14 @@ class TopologyScene(QGraphicsScene):
         super().mousePressEvent(event)
         self._press_positions = {i.node_id: QPointF(i.pos()) for i in self.selectedItems() if isinstance(i, NodeItem)}
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event) -> None:
         if self._drag_line is not None:
             self._drag_line.setPath(link_path(self._drag_port.scene_centre(), event.scenePos()))
             event.accept()
             return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, event) -> None:
         if self._drag_line is not None:
             source = self._drag_port.node_item
             self.removeItem(self._drag_line)
@@ -195,19 +195,19 @@ class TopologyScene(QGraphicsScene):
         return None
 
     # -- drops from the palette ------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:  # noqa: N802
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event) -> None:  # noqa: N802
+    def dragMoveEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             super().dragMoveEvent(event)
 
-    def dropEvent(self, event) -> None:  # noqa: N802
+    def dropEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
             kind_id = bytes(event.mimeData().data(KIND_MIME)).decode()
             self.add_kind_at(kind_id, event.scenePos())

@@ -51,13 +51,13 @@ class CanvasView(QGraphicsView):
             self.resetTransform()
             self.centerOn(rect.center())
 
-    def wheelEvent(self, event) -> None:  # noqa: N802
+    def wheelEvent(self, event) -> None:
         if event.angleDelta().y() == 0:
             return super().wheelEvent(event)
         self.zoom_by(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
         event.accept()
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key_Space and not event.isAutoRepeat():
             self._space = True
             self.setDragMode(QGraphicsView.ScrollHandDrag)
@@ -65,7 +65,7 @@ class CanvasView(QGraphicsView):
             return
         super().keyPressEvent(event)
 
-    def keyReleaseEvent(self, event) -> None:  # noqa: N802
+    def keyReleaseEvent(self, event) -> None:
         if event.key() == Qt.Key_Space and not event.isAutoRepeat():
             self._space = False
             self.setDragMode(QGraphicsView.RubberBandDrag)
@@ -73,7 +73,7 @@ class CanvasView(QGraphicsView):
             return
         super().keyReleaseEvent(event)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802
+    def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MiddleButton:
             # pan: replay the press as a left button in hand-drag mode
             self._panning = True
@@ -84,7 +84,7 @@ class CanvasView(QGraphicsView):
             return
         super().mousePressEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, event) -> None:
         if self._panning and event.button() == Qt.MiddleButton:
             fake = QMouseEvent(QEvent.MouseButtonRelease, event.position(), event.globalPosition(),
                                Qt.LeftButton, Qt.NoButton, event.modifiers())

@@ -75,7 +75,7 @@ class RunsPanel(QWidget):
         name = self.project_name_fn() if self.only_project.isChecked() else None
         try:
             self.runs = self.history.list_runs(project_name=name)
-        except Exception as e:  # a locked or foreign store file
+        except Exception as e:  # noqa: BLE001 - a locked or foreign store file
             self.status.setText(f"Cannot read the run store: {e}")
             return
         self.status.setText(f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''} in {self.history.db_path}")

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import LineChart
-from engine.errors import QrtuneError
 from app.panels.results import format_number
+from engine.errors import QrtuneError
 
 
 def parse_duration_s(text: str) -> float:

@@ -7,6 +7,7 @@ from app.canvas.items import NodeItem, utilisation_colour
 from app.document import Document
 from app.stages import NodeLoad
 from engine import templates
+from engine.errors import TopologyError
 
 
 def make(qtbot, project=None):
@@ -46,7 +47,7 @@ def test_refused_link_shows_the_models_message_unchanged(qtbot):
         assert not scene.try_link(src, tgt)
     try:
         doc.project.with_link(src, tgt)
-    except Exception as e:  # the exact text the model gives
+    except TopologyError as e:  # the exact text the model gives
         expected = str(e)
     assert sig.args == [expected]
     assert "cannot feed" in expected

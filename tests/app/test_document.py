@@ -1,5 +1,7 @@
 """Building a topology through document commands; undo and redo restore exact snapshots."""
 
+import itertools
+
 import pytest
 
 from app.document import Document
@@ -22,7 +24,7 @@ def test_build_a_complete_flow_with_commands_then_undo_everything(qtbot):
     for i, kind in enumerate(FLOW):
         ids.append(doc.add_node(kind, 200 * i, 0))
         snapshots.append(doc.project)
-    for a, b in zip(ids, ids[1:]):
+    for a, b in itertools.pairwise(ids):
         doc.add_link(a, b)
         snapshots.append(doc.project)
     check_complete(doc.project)  # the commands built a predictable topology

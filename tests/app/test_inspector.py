@@ -1,6 +1,5 @@
 """The inspector form is generated from the registry; bad values are marked inline, never lost."""
 
-from PySide6.QtCore import Qt
 
 from app.document import Document
 from app.panels.fields import BoolField, ColumnMapField, EnumField, TextField, parse_text
@@ -24,7 +23,7 @@ def type_into(qtbot, field, text):
 
 
 def test_form_has_every_knob_with_unit_range_default_and_seed_in_tooltip(qtbot):
-    doc, insp, node_id = make(qtbot)
+    _, insp, _ = make(qtbot)
     kind = KINDS["qapply"]
     assert list(insp.fields) == [p.name for p in kind.params]
     f = insp.fields["num_apply_agents"]

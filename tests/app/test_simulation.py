@@ -1,5 +1,7 @@
 """A simulation in the background worker: progress, charts over time, the run recorded."""
 
+import itertools
+
 import pytest
 
 from app.panels.simulation import split_series
@@ -19,7 +21,7 @@ def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
         view.run_button.click()
         assert window.tasks.busy()
     assert progress and progress[-1] == pytest.approx(1.0)
-    assert all(b >= a for a, b in zip(progress, progress[1:]))
+    assert all(b >= a for a, b in itertools.pairwise(progress))
     out = view.outcome
     assert out.run_id is not None and out.metrics["throughput_rows_per_s"] > 0
     assert "event1_catch_up_s" in out.metrics or "event1_peak_backlog_rows" in out.metrics
