@@ -69,6 +69,9 @@ class PipelineConfig:
     xmitq_buffer_msgs : float
         Messages the transmit queue's buffer pool holds before messages go to the page set
         (``inf`` when unknown).
+    recvq_buffer_msgs, recvq_pageset_s_per_msg : float
+        Messages the receive queue's buffer pool holds, and the extra time (s) the Q Apply
+        browser waits to read a message that did not fit back from the page set.
     capture_monitor_s, apply_monitor_s : float
         MONITOR_INTERVAL of Q Capture and Q Apply, s.
     predicted_rows_per_s : float or None
@@ -100,6 +103,8 @@ class PipelineConfig:
     max_message_bytes: float = 10 * 2**20
     network_latency_s: float = 0.0
     xmitq_buffer_msgs: float = math.inf
+    recvq_buffer_msgs: float = math.inf
+    recvq_pageset_s_per_msg: float = 0.0
     capture_monitor_s: float = 10.0
     apply_monitor_s: float = 10.0
     predicted_rows_per_s: float | None = None
@@ -167,22 +172,29 @@ def _to_rows_per_s(capacity: float, unit: str, rows_per_msg: float, bytes_per_ro
     return None
 
 
-def _buffer_pool(settings: dict, project, msg_bytes: float, rows_per_msg: float, channel_rows_per_s: float):
-    """Transmit-queue capacity (messages) and page-set speed (rows/s) from :mod:`engine.perf.mq_bufferpool`.
+def _queue_managers(project) -> list[dict]:
+    """Parameters of the flow's queue managers, transmit side first."""
+    if project is None:
+        return []
+    try:
+        from engine.topology import flows
 
-    The buffer pool holds ``BufferPool.capacity_messages`` messages of the typical size; a
-    message that does not fit is read back from the page set, which adds
-    ``Channel.pageset_read_us`` (divided by read-ahead) to the channel's time per message.
-    Returns ``(inf, None, notes)`` when that model or the knobs are not available.
+        nodes = flows(project)[0]
+    except Exception:  # noqa: BLE001 - fall back to file order
+        nodes = project.nodes
+    return [dict(n.params) for n in nodes if n.kind == "queue_manager"]
+
+
+def _queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str):
+    """Messages a queue's buffer pool holds and the wait to read one back from the page set (s).
+
+    From :mod:`engine.perf.mq_bufferpool`: ``BufferPool.capacity_messages`` for the typical
+    message, and ``Channel.pageset_read_us`` (divided by read-ahead when it is on). Returns
+    ``(inf, 0, notes)`` when the model or the knobs are not available.
     """
-    qm = {}
-    if project is not None:
-        qms = [n for n in project.nodes if n.kind == "queue_manager"]
-        if qms:
-            qm = dict(qms[0].params)
     pages = qm.get("buffpool_pages", _get(settings, "mq.buffpool_pages", None))
     if not pages:
-        return math.inf, None, ["no BUFFPOOL size: the transmit queue never reaches the page set"]
+        return math.inf, 0.0, [f"no BUFFPOOL size: the {which} never reaches the page set"]
     try:
         from engine.perf import mq_bufferpool as mqbp
 
@@ -194,18 +206,19 @@ def _buffer_pool(settings: dict, project, msg_bytes: float, rows_per_msg: float,
         if qm.get("pageclas") is not None:
             kw["pageclas"] = qm["pageclas"]
         pool = mqbp.BufferPool(buffers=int(pages), **kw)
-        channel = mqbp.Channel(read_ahead=bool(qm.get("read_ahead", _get(settings, "mq.read_ahead", False))))
-        capacity = pool.capacity_messages(max(1, round(msg_bytes)))
-        extra_s = channel.pageset_read_us(max(1, round(msg_bytes))) * 1e-6
-    except (ImportError, AttributeError, KeyError, OSError) as e:
+        read_ahead = bool(qm.get("read_ahead", _get(settings, "mq.read_ahead", False)))
+        reader = mqbp.Channel(read_ahead=read_ahead)
+        nbytes = max(1, round(msg_bytes))
+        capacity = float(pool.capacity_messages(nbytes))
+        extra_s = reader.pageset_read_us(nbytes) * 1e-6
+    except (ImportError, AttributeError, KeyError, OSError, FieldError) as e:
         pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
-        return float(pages) / pages_per_msg, None, [
-            f"transmit-queue capacity = BUFFPOOL pages / pages per message (engine.perf.mq_bufferpool unusable: {e!r})"]
-    pageset = 1.0 / (1.0 / channel_rows_per_s + extra_s / rows_per_msg)
-    return float(capacity), pageset, [
-        f"transmit queue holds {capacity:,.0f} messages in the buffer pool; messages beyond it are read back from "
-        f"the page set at {pageset:,.0f} rows/s (read-ahead {'on' if channel.read_ahead else 'off'}; "
-        "engine.perf.mq_bufferpool)"]
+        return float(pages) / pages_per_msg, 0.0, [
+            f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
+            f"(engine.perf.mq_bufferpool unusable: {e!r})"]
+    return capacity, extra_s, [
+        f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
+        f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)"]
 
 
 #: Fixed delays of the steady-state Q Replication engine's coefficients used by the simulation.
@@ -297,11 +310,15 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
                              f"at least one {g}-side stage with a capacity (e.g. "
                              f"{ {'capture': 'qcapture', 'channel': 'mq_channel', 'apply': 'qapply_agents'}[g]})")
 
-    xmitq_msgs, bp_pageset, bp_notes = _buffer_pool(settings, project, bytes_per_row * rows_per_msg, rows_per_msg,
-                                                    dict(groups["channel"]).get("mq_channel", groups["channel"][0][1]))
+    qms = _queue_managers(project) or [{}]
+    msg_bytes = bytes_per_row * rows_per_msg
+    xmitq_msgs, xmit_extra_s, bp_notes = _queue_pool(qms[0], settings, msg_bytes, "transmit queue")
     notes += bp_notes
-    if bp_pageset is not None:
-        pageset = bp_pageset
+    recvq_msgs, recv_extra_s, bp_notes = _queue_pool(qms[-1], settings, msg_bytes, "receive queue")
+    notes += bp_notes
+    if xmit_extra_s > 0:
+        ch_cap = dict(groups["channel"]).get("mq_channel", groups["channel"][0][1])
+        pageset = 1.0 / (1.0 / ch_cap + xmit_extra_s / rows_per_msg)
     if pageset is None and drain_prediction is not None:
         by_name = {st.name: st for st in drain_prediction.stages}
         for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", "its Q Apply browser reading "
@@ -343,6 +360,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         max_message_bytes=max_msg_bytes,
         network_latency_s=float(_get(settings, "hardware.network_latency_ms", 0.0)) / 1000.0,
         xmitq_buffer_msgs=xmitq_msgs,
+        recvq_buffer_msgs=recvq_msgs,
+        recvq_pageset_s_per_msg=recv_extra_s,
         capture_monitor_s=float(_get(settings, "qcapture.monitor_interval_ms", 10_000)) / 1000.0,
         apply_monitor_s=float(_get(settings, "qapply.monitor_interval_ms", 10_000)) / 1000.0,
         predicted_rows_per_s=float(predicted) if predicted else None,

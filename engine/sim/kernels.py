@@ -64,12 +64,21 @@ def lindley_waits(interarrival, service):
 
 
 def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s, n_heap, mem_used, last_entry,
-                            entry, start, dep, block_from):
+                            entry, start, dep, block_from, extra, queue_cap, ent_all, cum_all, n_tail, slow):
     """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source)."""
     n = arr.shape[0]
+    p = 0
     for i in range(n):
         t0 = arr[i]
         t0 = max(t0, last_entry)
+        g = n_tail + i
+        if queue_cap < math.inf:
+            # messages ahead still on the queue: arrived earlier, not yet entered
+            while p < g and ent_all[p] < arr[i]:
+                p += 1
+            if cum_all[g] - cum_all[p] >= queue_cap:
+                t0 += extra[i]
+                slow[i] = True
         want = t0
         # customers that departed by t0 free their memory
         while n_heap > 0 and heap_t[0] <= t0:
@@ -91,6 +100,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
         if n_heap == 0:
             mem_used = 0.0
         entry[i] = t0
+        ent_all[g] = t0
         block_from[i] = want
         last_entry = t0
         # earliest free server
@@ -173,13 +183,16 @@ class MultiServerState:
         self.heap_s = np.zeros(0)
         self.mem_used = 0.0
         self.last_entry = 0.0
+        self.tail_entry = np.zeros(0)
+        self.tail_count = np.zeros(0)
 
     @property
     def servers(self) -> int:
         return len(self.free)
 
 
-def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False):
+def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False,
+                        count=None, extra=None, queue_cap: float = math.inf):
     """FCFS ``c``-server queue whose customers must fit in a memory before entering.
 
     Parameters
@@ -196,12 +209,17 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
         Memory limit (bytes); ``inf`` for none.
     python : bool
         Run the plain-Python body even when numba is installed (the reference).
+    count, extra, queue_cap : array, array, float
+        A customer arriving when the customers still waiting to enter ahead of it number
+        (weighted by ``count``, e.g. MQ messages) ``queue_cap`` or more is slowed: its entry takes
+        ``extra`` s longer (a message read back from the page set). Default: never.
 
     Returns
     -------
-    entry, start, dep, block_from : numpy.ndarray
-        Time each customer entered memory, started service and departed; and the time it
-        would have entered had memory not been full (``entry - block_from`` is time blocked).
+    entry, start, dep, block_from, slow : numpy.ndarray
+        Time each customer entered memory, started service and departed; the time it would
+        have entered had memory not been full (``entry - block_from`` is time blocked); and
+        whether it was slowed by the queue-depth rule.
     """
     arr = np.ascontiguousarray(arr, dtype=float)
     work = np.ascontiguousarray(work, dtype=float)
@@ -214,14 +232,25 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     heap_t[:n_heap] = state.heap_t
     heap_s[:n_heap] = state.heap_s
     entry, start, dep, block = (np.empty(n) for _ in range(4))
+    count = np.ones(n) if count is None else np.ascontiguousarray(count, dtype=float)
+    extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
+    n_tail = state.tail_entry.shape[0]
+    ent_all = np.concatenate((state.tail_entry, np.zeros(n)))
+    cum_all = np.concatenate(([0.0], np.cumsum(np.concatenate((state.tail_count, count)))))
+    slow = np.zeros(n, dtype=np.bool_)
     fn = _multi_server_memory_py if python else _kernel()
     n_heap, mem_used, last_entry = fn(arr, work, size, state.servers, float(mem_limit), state.free, heap_t, heap_s,
-                                      n_heap, float(state.mem_used), float(state.last_entry), entry, start, dep, block)
+                                      n_heap, float(state.mem_used), float(state.last_entry), entry, start, dep, block,
+                                      extra, float(queue_cap), ent_all, cum_all, n_tail, slow)
+    if queue_cap < math.inf and n:
+        keep = ent_all >= arr[-1]
+        state.tail_entry = ent_all[keep]
+        state.tail_count = np.concatenate((state.tail_count, count))[keep]
     state.heap_t = heap_t[:n_heap].copy()
     state.heap_s = heap_s[:n_heap].copy()
     state.mem_used = mem_used
     state.last_entry = last_entry
-    return entry, start, dep, block
+    return entry, start, dep, block, slow
 
 
 def erlang_c(servers: int, offered_erlangs: float) -> float:

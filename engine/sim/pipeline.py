@@ -19,7 +19,9 @@ transaction at a time; tests check both agree):
    a message put when the messages ahead of it already fill the buffer pool lives on the page
    set and is read at ``mq_pageset`` speed. Channel stops warp its time (events).
 5. **Receive queue and Q Apply**: messages arrive after the network delay and MQ staging
-   (``mq_staging_s``, fitted by the steady-state engine); the browser reads
+   (``mq_staging_s``, fitted by the steady-state engine); a message that arrives when the
+   messages ahead of it fill the receive queue's buffer pool is read back from the page set,
+   the browser waiting ``recvq_pageset_s_per_msg`` for it; the browser reads
    one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME), and
    NUM_APPLY_AGENTS agents apply them first come first served, each at ``capacity / agents``.
    Q Apply stops and target slow-downs warp its time.
@@ -208,8 +210,10 @@ class QrepPipeline:
     def _apply(self, m: dict, busy: dict) -> None:
         cfg, w = self.cfg, self.ap_warp
         work = m["m_rows"] * cfg.agents / cfg.apply_rows_per_s
-        entry, start, dep, block = multi_server_memory(w.forward(m["recv"]), work, m["m_bytes"], self.apply_state,
-                                                       cfg.apply_memory_bytes, python=self.python_kernel)
+        entry, start, dep, block, slow = multi_server_memory(
+            w.forward(m["recv"]), work, m["m_bytes"], self.apply_state, cfg.apply_memory_bytes, python=self.python_kernel,
+            count=m["m_msgs"], extra=m["m_msgs"] * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs)
+        m["recv_pageset"] = slow
         m["get"] = w.inverse_right(entry)
         m["ap_start"] = w.inverse_right(start)
         m["ap_dep"] = w.inverse_left(dep)

@@ -98,8 +98,15 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     used = 0.0
     last_entry = 0.0
     get, done = [], []
+    waiting: deque = deque()  # (entry, messages) of earlier messages, entries in order
+    behind = 0.0  # messages still on the receive queue when a message arrives
     for j in range(len(groups)):
-        t = apply_warp.next_running(max(ch_dep[j] + (cfg.network_latency_s + cfg.mq_staging_s), last_entry))
+        arrive = ch_dep[j] + (cfg.network_latency_s + cfg.mq_staging_s)
+        t = apply_warp.next_running(max(arrive, last_entry))
+        while waiting and waiting[0][0] < arrive:
+            behind -= waiting.popleft()[1]
+        if behind >= cfg.recvq_buffer_msgs:  # read back from the page set
+            t = apply_warp.advance(t, m_msgs[j] * cfg.recvq_pageset_s_per_msg)
         while in_memory and in_memory[0][0] <= t:
             used -= heapq.heappop(in_memory)[1]
         while in_memory and used + m_bytes[j] > cfg.apply_memory_bytes:
@@ -109,6 +116,8 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
         if not in_memory:
             used = 0.0
         last_entry = t
+        waiting.append((t, m_msgs[j]))
+        behind += m_msgs[j]
         k = min(range(cfg.agents), key=lambda x: free[x])
         begin = apply_warp.next_running(max(t, free[k]))
         finish = apply_warp.advance(begin, m_rows[j] * cfg.agents / cfg.apply_rows_per_s)

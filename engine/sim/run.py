@@ -88,7 +88,7 @@ SUMMARY_UNITS = {
     "predicted_rows_per_s": "rows/s", "capture_latency_ms": "ms", "qlatency_ms": "ms", "apply_latency_ms": "ms",
     "peak_backlog_rows": "rows", "peak_xmitq_depth_msgs": "messages", "peak_recvq_depth_msgs": "messages",
     "peak_capture_memory_bytes": "bytes", "peak_apply_memory_bytes": "bytes", "trans_spilled": "txns",
-    "pageset_msgs": "messages", "mem_full_time_s": "s", "rows_generated": "rows", "rows_applied": "rows",
+    "pageset_msgs": "messages", "recvq_pageset_msgs": "messages", "mem_full_time_s": "s", "rows_generated": "rows", "rows_applied": "rows",
     "rows_in_flight_at_end": "rows", "txns_generated": "txns", "duration_s": "s",
     "changes_per_s": "changes/s", "peak_tracked_changes": "changes", "initial_queue_applied_s": "s",
 }
@@ -173,6 +173,7 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.add_at("ch_msgs", i_chd, m["m_msgs"])
     acc.add_at("ch_rows", i_chd, m["m_rows"])
     acc.add_at("pageset_msgs", i_chd, m["m_msgs"] * m["pageset"])
+    acc.add_at("recvq_pageset_msgs", i_get, m["m_msgs"] * m["recv_pageset"])
     acc.enter_at("recvq_msgs", acc.index(m["recv"]), m["m_msgs"])
     acc.leave_at("recvq_msgs", i_get, m["m_msgs"])
     acc.enter_at("apply_memory", i_get, m["m_bytes"])
@@ -271,6 +272,7 @@ def _summary(acc: Accumulator, cfg: PipelineConfig, events, offered: float, seed
         "peak_apply_memory_bytes": float(acc.level_at_edges("apply_memory").max()),
         "trans_spilled": float(acc.series("cap_spilled").sum()),
         "pageset_msgs": float(acc.series("pageset_msgs").sum()),
+        "recvq_pageset_msgs": float(acc.series("recvq_pageset_msgs").sum()),
         "mem_full_time_s": float(acc.busy_per_bin("mem_full").sum()),
         "utilisation": util,
         "stages": cfg.stage_table(),
@@ -292,6 +294,7 @@ def _timeseries(acc: Accumulator, cfg: PipelineConfig) -> dict:
         "mq_channel.msgs_per_s": acc.series("ch_msgs") / dt,
         "mq_channel.rows_per_s": acc.series("ch_rows") / dt,
         "mq_pageset.msgs_per_s": acc.series("pageset_msgs") / dt,
+        "recvq_pageset.msgs_per_s": acc.series("recvq_pageset_msgs") / dt,
         "recvq.depth_msgs": acc.level_at_edges("recvq_msgs")[1:],
         "qapply.rows_per_s": acc.series("app_rows") / dt,
         "qapply.memory_bytes": acc.level_at_edges("apply_memory")[1:],

@@ -32,7 +32,7 @@ def test_mmc_mean_wait_within_3pct_of_theory_over_a_million_customers(servers):
     mu, rho = 1.0, 0.75
     lam = rho * servers * mu
     arr = np.cumsum(rng.exponential(1 / lam, N))
-    _, start, _, _ = multi_server_memory(arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers))
+    _, start, _, _, _ = multi_server_memory(arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers))
     theory = mmc_mean_wait_s(lam, mu, servers)
     assert abs((start - arr).mean() / theory - 1) < 0.03
 
@@ -82,13 +82,19 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
     outs = []
     for python in (False, True):
         st = MultiServerState(3)
-        a = multi_server_memory(arr[:1000], work[:1000], size[:1000], st, mem_limit, python=python)
-        b = multi_server_memory(arr[1000:], work[1000:], size[1000:], st, mem_limit, python=python)
+        kw = {"extra": np.full(n, 0.05), "queue_cap": 4.0}  # customers behind 4 waiting ones enter 0.05 s later
+        a = multi_server_memory(arr[:1000], work[:1000], size[:1000], st, mem_limit, python=python,
+                                **{k: (v[:1000] if k == "extra" else v) for k, v in kw.items()})
+        b = multi_server_memory(arr[1000:], work[1000:], size[1000:], st, mem_limit, python=python,
+                                **{k: (v[1000:] if k == "extra" else v) for k, v in kw.items()})
         outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
-    entry, start, dep, _block = outs[0]
+    entry, start, dep, _block, slow = outs[0]
+    assert (slow.any() and not slow.all()) if mem_limit < math.inf else not slow.any()
     assert np.all(entry >= arr) and np.all(start >= entry) and np.all(dep > start)
+    whole = multi_server_memory(arr, work, size, MultiServerState(3), mem_limit, extra=np.full(n, 0.05), queue_cap=4.0)
+    np.testing.assert_allclose(whole[2], dep, rtol=0, atol=1e-12)  # chunking carries the queue state
     if mem_limit < math.inf:
         # memory held at every entry never exceeds the limit, except by a lone monster
         for i in range(0, n, 97):
@@ -98,7 +104,7 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
 
 def test_memory_limit_blocks_entry_until_a_departure():
     st = MultiServerState(2)
-    entry, _start, dep, block = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
+    entry, _start, dep, block, _ = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
     assert entry.tolist() == [0.0, 0.0, 1.0]  # the third waits for the first to leave memory
     assert block.tolist() == [0.0, 0.0, 0.0]
     assert dep.tolist() == [1.0, 2.0, 2.0]

@@ -15,7 +15,8 @@ from engine.sim.run import simulate_config
 def _stressed(cfg):
     """A small pipeline where the buffer pool overflows, memory fills and batches spill."""
     return dataclasses.replace(cfg, xmitq_buffer_msgs=400.0, apply_memory_bytes=120_000.0,
-                               capture_memory_bytes=120_000.0, max_message_bytes=50_000.0)
+                               capture_memory_bytes=120_000.0, max_message_bytes=50_000.0,
+                               recvq_buffer_msgs=300.0, recvq_pageset_s_per_msg=0.0004)
 
 
 EVENTS = (parse_event("channel-stop@20+15"), parse_event("apply-stop@50+10"), parse_event("target-slow@70+20*0.3"))
@@ -32,6 +33,7 @@ def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(
     assert res.summary["pageset_msgs"] > 0, "the test must exercise the page set"
     assert res.summary["mem_full_time_s"] > 0, "the test must exercise apply memory back-pressure"
     assert res.summary["trans_spilled"] > 0
+    assert res.summary["recvq_pageset_msgs"] > 0, "the test must exercise the receive queue's page set"
     ref = run_reference(cfg, tr["commit"].tolist(), tr["rows"].tolist(), Warp.from_events(EVENTS, "channel"),
                         Warp.from_events(EVENTS, "apply"))
     for key in ("cap_dep", "put", "visible", "ch_dep", "get", "done"):
