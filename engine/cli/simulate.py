@@ -84,8 +84,8 @@ def format_summary(s: dict, title: str) -> str:
             f"{_fmt(s['apply_latency_ms'], 'ms')}"),
             (f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
             f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}"),
-            f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read back by the channel, "
-            f"{_fmt(s.get('recvq_pageset_msgs'), 'msgs')} by Q Apply's browser",
+            (f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read back by the channel, "
+            f"{_fmt(s.get('recvq_pageset_msgs'), 'msgs')} by Q Apply's browser"),
             (f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
             f"{_fmt(s['trans_spilled'], 'txns')} spilled; Apply peak {_fmt(s['peak_apply_memory_bytes'], 'bytes')}, "
             f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}"),

@@ -9,6 +9,25 @@ pool overflowing to the page set and draining at page-set speed, the channel sto
 NUM_APPLY_AGENTS agents with Q Apply MEMORY_LIMIT back-pressure (MEM_FULL_TIME), Q Apply
 stopping and the target slowing down. The rules are listed in :mod:`engine.sim.pipeline`.
 
+Where the numbers come from
+---------------------------
+* Stage capacities (rows/s): the steady-state prediction's ``stages`` (:mod:`engine.sim.config`);
+  "drive to the maximum" offers the predicted throughput.
+* Fixed delays: the steady-state engine's fitted ``cap_log_delay_ms`` (log read) and
+  ``mq_staging_ms`` (MQ staging), loaded from its coefficients.
+* Buffer pools and page sets: :mod:`engine.perf.mq_bufferpool` (messages a pool holds, the
+  wait to read a message back from the page set, read-ahead) for the transmit queue (the
+  channel reads it) and the receive queue (the Q Apply browser reads it).
+* Db2 Mirror: the change rate of :mod:`engine.perf.mirror`'s prediction and its resync time
+  per tracked change (:mod:`engine.sim.mirror`).
+
+Known simplifications: service times are deterministic given a message's rows (variability
+comes from Poisson arrivals and transaction sizes), so queueing waits at high utilisation are
+lower than in a real system; Q Apply dependencies between transactions, channel batch
+boundaries (BATCHSZ enters only through the channel's capacity), MQ buffer pool
+synchronous writes slowing the putter, and resync competing with the application for CPU are
+not modelled; peaks in the summary are sampled at 1 s edges.
+
 Python API (what the GUI uses)
 ------------------------------
 >>> from engine.sim import simulate, profiles, Event, parse_event

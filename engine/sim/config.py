@@ -214,11 +214,11 @@ def _queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str):
     except (ImportError, AttributeError, KeyError, OSError, FieldError) as e:
         pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
         return float(pages) / pages_per_msg, 0.0, [
-            f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
-            f"(engine.perf.mq_bufferpool unusable: {e!r})"]
+            (f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
+            f"(engine.perf.mq_bufferpool unusable: {e!r})")]
     return capacity, extra_s, [
-        f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
-        f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)"]
+        (f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
+        f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)")]
 
 
 #: Fixed delays of the steady-state Q Replication engine's coefficients used by the simulation.
@@ -321,8 +321,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         pageset = 1.0 / (1.0 / ch_cap + xmit_extra_s / rows_per_msg)
     if pageset is None and drain_prediction is not None:
         by_name = {st.name: st for st in drain_prediction.stages}
-        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", "its Q Apply browser reading "
-                                                                                      "a deep queue without read-ahead")):
+        for name, how in (("mq_pageset", "its mq_pageset stage"), ("qapply_browser", ("its Q Apply browser reading "
+                                                                                      "a deep queue without read-ahead"))):
             st = by_name.get(name)
             cap = st and _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
             if cap:

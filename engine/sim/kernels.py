@@ -160,9 +160,14 @@ def _kernel():
         except ImportError:  # pragma: no cover - numba is a declared dependency
             _compiled = _multi_server_memory_py
         else:
-            _sift_up = numba.njit(cache=True)(_sift_up)
-            _sift_down = numba.njit(cache=True)(_sift_down)
-            _compiled = numba.njit(cache=True)(_multi_server_memory_py)
+            try:  # cache the machine code next to the module; a read-only install compiles per process
+                jit = numba.njit(cache=True)
+                sift_up, sift_down = jit(_sift_up), jit(_sift_down)
+            except RuntimeError:
+                jit = numba.njit(cache=False)
+                sift_up, sift_down = jit(_sift_up), jit(_sift_down)
+            _sift_up, _sift_down = sift_up, sift_down
+            _compiled = jit(_multi_server_memory_py)
     return _compiled
 
 

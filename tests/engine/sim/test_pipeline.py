@@ -168,11 +168,11 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
     backlog drains at page-set speed (engine.perf.mq_bufferpool), faster with read-ahead."""
     from pathlib import Path
 
+    from conftest import fake_prediction
+
     from engine import projectfile
     from engine.scenario import project_to_scenario
     from engine.sim.config import build_config
-
-    from conftest import fake_prediction
 
     project = projectfile.load(Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json")
     qm = next(n for n in project.nodes if n.kind == "queue_manager")
