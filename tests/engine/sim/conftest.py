@@ -56,3 +56,9 @@ def fake_engine(monkeypatch):
     import engine.perf
 
     monkeypatch.setattr(engine.perf, "predict_settings", lambda settings: fake_prediction())
+
+
+@pytest.fixture
+def make_prediction():
+    """:func:`fake_prediction` as a fixture (test modules should not import conftest)."""
+    return fake_prediction

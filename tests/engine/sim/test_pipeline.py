@@ -163,12 +163,10 @@ def test_a_preloaded_receive_queue_drains_at_the_apply_rate(cfg):
     assert res.monitor["IBMQREP_APPLYMON"]["MEM_FULL_TIME"][0] > 9
 
 
-def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
+def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead(make_prediction):
     """Journey 4: the transmit queue overflows the buffer pool while the channel is down; the
     backlog drains at page-set speed (engine.perf.mq_bufferpool), faster with read-ahead."""
     from pathlib import Path
-
-    from conftest import fake_prediction
 
     from engine import projectfile
     from engine.scenario import project_to_scenario
@@ -179,7 +177,7 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead():
     out = {}
     for read_ahead in (False, True):
         p = project.with_param(qm.id, "read_ahead", read_ahead).with_param(qm.id, "buffpool_pages", 20000)
-        cfg = build_config(project_to_scenario(p), fake_prediction(), p, delays={})
+        cfg = build_config(project_to_scenario(p), make_prediction(), p, delays={})
         assert cfg.xmitq_buffer_msgs < 20000 and cfg.pageset_rows_per_s < cfg.channel_stages[0][1]
         res = simulate_config(cfg, 1800, seed=1, profile=profiles.constant(12000),
                               events=[Event("channel_stop", 60.0, 600.0)])
