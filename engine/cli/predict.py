@@ -20,9 +20,62 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: Sections of a Q Replication breakdown: (heading, [(metric, label)]).
+QREP_SECTIONS = (
+    ("Throughput", (("capture_rows_per_s", "Q Capture"), ("apply_rows_per_s", "Q Apply"), ("tps", "source transactions"),
+                    ("channel_msgs_per_s", "channel messages"), ("channel_mb_per_s", "channel bytes"),
+                    ("msg_size_kb", "message size"), ("rows_per_msg", "rows per message"),
+                    ("msgs_per_mq_commit", "messages per MQ commit"),
+                    ("backlog_growth_rows_per_s", "backlog growth (overload)"), ("elapsed_s", "drain time"))),
+    ("Latency", (("capture_latency_ms", "CAPTURE_LATENCY"), ("qlatency_ms", "QLATENCY"),
+                 ("apply_latency_ms", "APPLY_LATENCY"), ("end2end_latency_ms", "END2END_LATENCY"),
+                 ("source_response_time_ms", "source transaction response"))),
+    ("CPU", (("capture_cpu_us_per_row", "Q Capture per row"), ("apply_cpu_us_per_row", "Q Apply per row"),
+             ("total_cpu_us_per_row", "replication total per row"), ("source_lpar_busy_pct", "source LPAR busy"),
+             ("capture_lpar_busy_pct", "Q Capture LPAR busy"), ("apply_lpar_busy_pct", "Q Apply LPAR busy"))),
+    ("Db2 and MQ", (("apply_db2_class2_ms", "Db2 class 2 elapsed per target txn"),
+                    ("capture_mqput_us", "MQPUT elapsed"), ("capture_mqcommit_us", "MQCMIT elapsed"),
+                    ("apply_mqget_us", "MQGET elapsed"), ("capture_mq_log_mb_per_s", "capture-side MQ log"),
+                    ("apply_mq_log_mb_per_s", "apply-side MQ log"))),
+)
+
+
+def _format_sections(pred: Prediction, lines: list) -> None:
+    shown = set()
+    for heading, items in QREP_SECTIONS:
+        rows = [(m, label) for m, label in items if m in pred.metrics]
+        if not rows:
+            continue
+        lines.append(f"  {heading}")
+        for m, label in rows:
+            shown.add(m)
+            band = pred.bands.get(m)
+            extra = f"   (90% band {band[0]:.4g} .. {band[1]:.4g})" if band else ""
+            lines.append(f"    {label:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}{extra}")
+        lines.append("")
+    rest = [m for m in pred.metrics if m not in shown]
+    if rest:
+        lines.append("  Other")
+        lines += [f"    {m:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}" for m in rest]
+        lines.append("")
+    lines.append(f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} "
+                 f"{'latency ms':>10}")
+    for s in pred.stages:
+        mark = "  <- bottleneck" if getattr(s, "is_bottleneck", s.name == pred.bottleneck) else ""
+        msgs = getattr(s, "capacity_msgs_per_s", float("nan"))
+        lines.append(f"  {s.name:<16} {s.capacity:>11.4g} {msgs:>10.4g} {getattr(s, 'servers', 1):>7d} "
+                     f"{100 * s.utilisation:>10.1f}% {s.latency_ms:>10.3g}{mark}")
+
+
 def format_prediction(pred: Prediction, title: str) -> str:
     """A readable breakdown: metrics with units, then every stage with its utilisation."""
     lines = [f"{title}  ({pred.kind}, coefficients {pred.coefficients_version or 'n/a'})", ""]
+    if pred.kind == "qrep":
+        _format_sections(pred, lines)
+        lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
+        if pred.ignored:
+            lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
+        return "\n".join(lines)
     width = max((len(k) for k in pred.metrics), default=10)
     for name, value in pred.metrics.items():
         unit = pred.units.get(name, "")

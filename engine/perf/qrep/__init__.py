@@ -101,6 +101,8 @@ class QrepStageResult(StageResult):
         Load-independent delay of the stage.
     bottleneck_name : str
         The stage's name in the bottleneck vocabulary.
+    is_bottleneck : bool
+        This stage limits the throughput.
     """
 
     capacity_msgs_per_s: float = 0.0
@@ -108,6 +110,7 @@ class QrepStageResult(StageResult):
     service_ms: float = 0.0
     fixed_delay_ms: float = 0.0
     bottleneck_name: str = ""
+    is_bottleneck: bool = False
 
 
 UNITS = {
@@ -214,7 +217,8 @@ def _stage_results(sol: Solution) -> tuple:
         QrepStageResult(
             name=s.name, capacity=s.capacity_rows_per_s, utilisation=s.utilisation, unit="rows/s",
             latency_ms=s.latency_ms, capacity_msgs_per_s=s.capacity_msgs_per_s, servers=s.servers,
-            service_ms=s.service_ms, fixed_delay_ms=fixed.get(s.name, 0.0), bottleneck_name=VOCABULARY[s.name])
+            service_ms=s.service_ms, fixed_delay_ms=fixed.get(s.name, 0.0), bottleneck_name=VOCABULARY[s.name],
+            is_bottleneck=s.name == sol.limiting_stage)
         for s in sol.stages)
 
 

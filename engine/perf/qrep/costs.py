@@ -23,15 +23,20 @@ class StaticDemands:
     source_row_us : float
         Application CPU per changed row at the source (SQL, its share of the commit,
         peer-to-peer triggers).
+    capture_reader_row_us : float
+        Q Capture log reader thread per row: log records read (data and index records),
+        recursion filtering of applied rows, spilling.
     capture_worker_row_us : float
-        Q Capture work per row outside MQ calls: log read and decode, transaction
-        assembly, message building, recursion filtering.
+        Q Capture worker thread per row: column decode, transaction assembly, message
+        building.
     put_cpu_us, commit_cpu_us : float
         CPU of one MQPUT and one MQCMIT issued by Q Capture.
     capture_mq_other_msg_us : float
         Queue manager and channel initiator CPU per message on the capture side.
     apply_db2_row_us : float
-        Db2 SQL CPU per applied row (runs under the agent; class 2 CPU).
+        Db2 SQL CPU per applied row (runs under the agent; class 2 CPU), including
+        peer-to-peer triggers and the per-transaction recursion-avoidance record of
+        bidirectional and peer-to-peer flows.
     apply_agent_row_us : float
         Q Apply agent CPU per row outside Db2.
     browser_msg_us : float
@@ -52,10 +57,11 @@ class StaticDemands:
         Peer-to-peer version-maintenance trigger CPU per changed row.
     recursion_row_us : float
         Q Capture CPU to read and discard one row applied by Q Apply (bidirectional and
-        peer-to-peer), per applied row.
+        peer-to-peer): the log-read cost of a row.
     """
 
     source_row_us: float
+    capture_reader_row_us: float
     capture_worker_row_us: float
     put_cpu_us: float
     commit_cpu_us: float
@@ -98,7 +104,7 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     opw = op_weight(inputs, c)
     persistent = 1.0 if inputs.persistent else 0.0
     api_trace = 1.0 + c.mq_trace_factor * (1.0 if inputs.global_trace else 0.0)
-    chinit_trace = 1.0 + c.mq_trace_factor * (1.0 if inputs.chinit_trace else 0.0)
+    chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inputs.chinit_trace else 0.0)
     p2p = inputs.topology == "peer-to-peer"
     two_way = inputs.topology != "unidirectional"
     # a private queue's buffer-pool page handling, or a coupling-facility request for a shared queue
@@ -112,9 +118,13 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     spill = 0.0
     if g.txn_bytes * c.capture_memory_expansion > inputs.capture_memory_limit_mb * 1048576.0:
         spill = c.cap_spill_kb_us * g.bytes_per_row / 1000.0
-    recursion = c.recursion_us if two_way else 0.0
-    worker_row = (c.cap_row_us + c.cap_col_us * g.column_weight + c.cap_byte_us * g.bytes_per_row
-                  + c.cap_index_us * uix + c.cap_txn_us / rows_txn + c.cap_msg_us / rpm + recursion + spill)
+    # recursion avoidance: Q Capture reads and discards the log records of every applied row;
+    # Q Apply records each applied transaction so that it is not captured again
+    recursion = (c.cap_row_us + c.cap_index_us * uix) if two_way else 0.0
+    recursion_txn = c.recursion_txn_us / rows_txn if two_way else 0.0
+    reader_row = c.cap_row_us + c.cap_index_us * uix + recursion + spill
+    worker_row = (c.cap_col_us * g.column_weight + c.cap_byte_us * g.bytes_per_row + c.cap_txn_us / rows_txn
+                  + c.cap_msg_us / rpm)
     put_cpu = (c.mq_put_us + c.mq_put_kb_us * kb + persistent * c.mq_log_kb_us * kb) * api_trace \
         + queue_op_us + (c.security_us if inputs.security else 0.0)
     commit_cpu = c.mq_commit_us * api_trace
@@ -129,7 +139,7 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
 
     a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
              + c.app_index_us * uix)
-    db2_row = c.db2_share * a_row + trigger
+    db2_row = c.db2_share * a_row + trigger + recursion_txn
     agent_row = (1.0 - c.db2_share) * a_row
     get_browse = (c.mq_get_us + c.mq_get_kb_us * kb) * api_trace + short_msg_scan
     get_destructive = get_browse + persistent * c.mq_get_persistent_us * api_trace + queue_op_us
@@ -142,6 +152,7 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
         class2_wait += rows_tgt * c.page_lock_wait_us / 1000.0 * (1.0 - 1.0 / inputs.num_apply_agents)
     return StaticDemands(
         source_row_us=source_row,
+        capture_reader_row_us=reader_row,
         capture_worker_row_us=worker_row,
         put_cpu_us=put_cpu,
         commit_cpu_us=commit_cpu,

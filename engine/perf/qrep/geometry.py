@@ -12,7 +12,8 @@ header per column sent and the column data:
 * DELETE: every column, or with column suppression only the key.
 
 Header sizes are fitted coefficients (``msg_header_bytes``, ``txn_header_bytes``,
-``row_header_bytes``, ``column_header_bytes``). Output bytes use decimal units
+``row_header_bytes``, ``column_header_bytes``, and ``partial_row_header_bytes`` for a
+suppressed row, which carries its column map and key description). Output bytes use decimal units
 (``msg_size_kb`` = bytes / 1000), as the published monitor figures do.
 """
 
@@ -106,8 +107,9 @@ def message_geometry(inputs: QrepInputs, c) -> Geometry:
     if suppress:
         changed = inputs.columns_changed_per_update
         col_bytes = inputs.row_bytes / n_cols
-        update = h_row + key + changed * (h_col + col_bytes) + uix_before
-        delete = h_row + max(inputs.unique_indexes, 1) * key
+        h_partial = c.partial_row_header_bytes
+        update = h_partial + key + changed * (h_col + col_bytes) + uix_before
+        delete = h_partial + max(inputs.unique_indexes, 1) * key
     else:
         update = full_row + uix_before
         delete = full_row

@@ -247,7 +247,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     mode = r.choice("run.mode", "steady", RUN_MODES)
     depth = r.number("run.initial_receive_queue_depth", 0, lo=0, hi=1e12)
     if mode == "drain" and depth <= 0:
-        raise ValueRangeError("run.initial_receive_queue_depth", depth,
+        raise ValueRangeError("run.initial_receive_queue_depth", r.raw("run.initial_receive_queue_depth", 0),
                               "a positive number of messages for run.mode 'drain'")
 
     inputs = QrepInputs(

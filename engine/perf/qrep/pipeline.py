@@ -107,6 +107,7 @@ class Solution:
     stages: tuple
     lpars: tuple
     bottleneck: str
+    limiting_stage: str
     time_factor: float
     capture_latency_ms: float
     qlatency_ms: float
@@ -145,7 +146,11 @@ def _lpar_layout(inp: QrepInputs) -> list:
 
 
 def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
-    """(time factor vs the reference CP, page-set read time in us) for the inputs' CPU model."""
+    """(time factor vs the reference CP, page-set read time in us) for the inputs' CPU model.
+
+    The time factor is ``(reference MIPS / MIPS per CP) ** mips_scaling_exponent``: rated MIPS
+    ratios need not hold for replication work, so the exponent is fitted.
+    """
     model = c.cpu_models.get(inp.cpu_model)
     if model is None and inp.mips_per_cp is None:
         raise ValueRangeError("hardware.cpu_model", inp.cpu_model, "one of " + ", ".join(sorted(c.cpu_models))
@@ -153,7 +158,7 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
     mips = inp.mips_per_cp or float(model["mips_per_cp"])
     storage = (model or {}).get("storage", "ds8000")
     page_read = getattr(c, f"page_read_us_{storage}", c.page_read_us_ds8000)
-    return c.reference_mips / mips, page_read
+    return (c.reference_mips / mips) ** c.mips_scaling_exponent, page_read
 
 
 def solve(inp: QrepInputs, c) -> Solution:
@@ -185,7 +190,7 @@ def solve(inp: QrepInputs, c) -> Solution:
     max_trans_msgs = max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
     commit_s = inp.commit_interval_ms / 1000.0
     sleep_s = inp.sleep_interval_ms / 1000.0
-    chinit_trace = 1.0 + c.mq_trace_factor * (1.0 if inp.chinit_trace else 0.0)
+    chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
     net_bw_us = g.msg_bytes * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
 
     # rate-independent parts of each role's CPU per row (reference us)
@@ -222,12 +227,13 @@ def solve(inp: QrepInputs, c) -> Solution:
     closed = inp.jobs is not None and not drain
     open_rate = None if drain else inp.offered_rows_per_s
 
-    def evaluate(x: float, full: bool):
-        msg_rate = x / rpm
-        w_guess = d.capture_worker_row_us * t * x * 1e-6
-        cycle = sleep_s / max(1.0 - min(w_guess, 0.95), 0.05) if sleep_s > 0 else commit_s
-        mpc = min(max(msg_rate * min(commit_s, cycle), 1.0), max_trans_msgs)
-        c_row = (d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm
+    def evaluate(x: float, full: bool, mpc: float | None = None):
+        if mpc is None:
+            msg_rate = x / rpm
+            w_guess = max(d.capture_reader_row_us, d.capture_worker_row_us) * t * x * 1e-6
+            cycle = sleep_s / max(1.0 - min(w_guess, 0.95), 0.05) if sleep_s > 0 else commit_s
+            mpc = min(max(msg_rate * min(commit_s, cycle), 1.0), max_trans_msgs)
+        c_row = (d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm
                  + d.capture_mq_other_msg_us / rpm)
         per_role = {"S": s_row, "C": c_row, "A": a_row}
         lpars = []
@@ -256,7 +262,7 @@ def solve(inp: QrepInputs, c) -> Solution:
                 caps.append(("mq_pageset", rpm * 1e6 / pageset_msg_us, 1, pageset_msg_us / 1000.0))
         else:
             f_c = infl["C"]
-            worker_us = d.capture_worker_row_us * t * f_c
+            worker_us = max(d.capture_reader_row_us, d.capture_worker_row_us) * t * f_c
             put_el = d.put_cpu_us * t * f_c + shared_us
             commit_el = (d.commit_cpu_us * t * f_c + c.mq_log_io_us
                          + (c.mq_log_force_kb_us * mpc * kb if persistent else 0.0))
@@ -297,7 +303,9 @@ def solve(inp: QrepInputs, c) -> Solution:
         demand, cap_min = evaluate(x, False)
         return min(demand, (u if driven else 1.0) * cap_min) - x
 
-    demand0, cap0 = evaluate(0.0, False)
+    # upper bound: no contention and the fullest MQ commits (capacities only fall from there,
+    # except that more messages per commit make commits cheaper, which this bound includes)
+    demand0, cap0 = evaluate(0.0, False, mpc=max_trans_msgs)
     hi = min(demand0, (u if driven else 1.0) * cap0)
     if hi <= 0.0:
         x = 0.0
@@ -361,13 +369,14 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_ro
         cap_lat = q_lat = 0.0
         cap_cpu = total = put_us = commit_us = cap_log = 0.0
         src_resp = 0.0
-        apply_lat = c.apply_dispatch_ms + latency["qapply_agents"]
+        apply_lat = _apply_latency(c, stages, latency)
         mpc = 0.0
     else:
         c_lpar = next(lp for lp in lpars if "C" in lp.roles)
         mp_c = 1.0 + c.mp_loss * (c_lpar.cps - 1)
         mpc = s["mpc"]
-        cap_cpu = (d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm) * t * mp_c
+        cap_cpu = (d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm
+                   ) * t * mp_c
         cap_other = d.capture_mq_other_msg_us / rpm * t * mp_c
         trig_src = 0.0
         if inp.topology == "peer-to-peer":
@@ -382,22 +391,34 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_ro
         group_wait_ms = (g.txns_per_msg - 1.0) / 2.0 / txn_rate * 1000.0 if txn_rate > 0 and g.txns_per_msg > 1 \
             else 0.0
         cap_lat = (c.cap_log_delay_ms + inp.sleep_interval_ms / 2.0 * (1.0 - rho_w) + c.cap_busy_latency_ms * rho_w
-                   + group_wait_ms + s["worker_us"] * inp.rows_per_txn / 1000.0 + put_us / 1000.0)
+                   + group_wait_ms + 2.0 * s["worker_us"] * inp.rows_per_txn / 1000.0 + put_us / 1000.0)
         commit_wait_ms = 0.5 * mpc / msg_rate * 1000.0 if msg_rate > 0 else 0.0
         batch_msgs = min(float(inp.batchsz), mpc)
+        batch_sync_ms = (c.ch_batch_us + (c.ch_batch_log_us if inp.persistent else 0.0)) / 1000.0
         q_lat = (commit_wait_ms + commit_us / 1000.0 + latency["mq_channel"] + 0.5 * batch_msgs * s["ch_us"] / 1000.0
-                 + inp.network_latency_ms + latency["qapply_browser"])
-        apply_lat = c.apply_dispatch_ms + latency["qapply_agents"]
+                 + batch_sync_ms + inp.network_latency_ms + c.mq_staging_ms + latency["qapply_browser"])
+        apply_lat = _apply_latency(c, stages, latency)
         src_resp = s["resp_ms"]
     return Solution(
         inputs=inp, geometry=g, demands=d, rows_per_s=x, overloaded=overloaded,
         offered_rows_per_s=s["demand"], msgs_per_commit=mpc, stages=tuple(stages), lpars=lpars,
-        bottleneck=bottleneck, time_factor=t, capture_latency_ms=cap_lat, qlatency_ms=q_lat,
+        bottleneck=bottleneck, limiting_stage=limiting.name, time_factor=t, capture_latency_ms=cap_lat, qlatency_ms=q_lat,
         apply_latency_ms=apply_lat, class2_ms=s["class2"], agent_ms=s["agent_ms"], put_us=put_us,
         commit_us=commit_us, get_us=get_us, capture_cpu_us_per_row=cap_cpu, apply_cpu_us_per_row=apply_cpu,
         total_cpu_us_per_row=total, capture_log_mb_per_s=cap_log, apply_log_mb_per_s=apply_log,
         source_response_ms=src_resp,
     )
+
+
+def _apply_latency(c, stages, latency) -> float:
+    """APPLY_LATENCY: the agents' service and M/M/c wait plus Q Apply's in-memory work queue.
+
+    The work queue between the browser and the agents grows as ``rho / (1 - rho)`` of the
+    agents' utilisation; ``apply_queue_ms`` is its scale.
+    """
+    rho = next(st.utilisation for st in stages if st.name == "qapply_agents")
+    rho = min(rho, 0.995)
+    return latency["qapply_agents"] + c.apply_queue_ms * rho / (1.0 - rho)
 
 
 def _get_elapsed(inp, g, c, t, inflation) -> float:

@@ -1,0 +1,26 @@
+"""Helpers of the Q Replication engine tests: the published scenarios and a settings editor."""
+
+import copy
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _scenarios():
+    doc = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    return {s["id"]: s for s in doc["scenarios"] if s["kind"] == "qrep"}
+
+
+SCENARIOS = _scenarios()
+
+
+def with_setting(settings: dict, path: str, value):
+    """A deep copy of ``settings`` with dotted ``path`` set to ``value``."""
+    out = copy.deepcopy(settings)
+    *groups, last = path.split(".")
+    cur = out
+    for g in groups:
+        cur = cur.setdefault(g, {})
+    cur[last] = value
+    return out

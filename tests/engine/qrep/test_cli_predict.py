@@ -1,0 +1,42 @@
+"""``qrtune predict`` and ``qrtune evaluate`` on Q Replication inputs."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def qrtune(*args):
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_predict_prints_a_readable_breakdown():
+    out = qrtune("predict", "sample_runs/redpaper-baseline.json")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    for needle in ("Throughput", "CAPTURE_LATENCY", "QLATENCY", "APPLY_LATENCY", "END2END_LATENCY",
+                   "CPU", "qapply_agents", "bottleneck", "rows/s"):
+        assert needle in text, needle
+
+
+def test_predict_json_has_stages_with_message_capacities():
+    out = qrtune("predict", "--json", "sample_runs/dw2005-zos-peer-to-peer.json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["kind"] == "qrep" and doc["bottleneck"]
+    assert all("capacity_msgs_per_s" in s and "servers" in s for s in doc["stages"])
+
+
+def test_evaluate_reports_every_qrep_scenario(tmp_path):
+    cal = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    scen = [{k: v for k, v in s.items() if not k.startswith("measured")} for s in cal["scenarios"]
+            if s["kind"] == "qrep"]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scen}))
+    out = qrtune("evaluate", str(f))
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)["results"]
+    assert len(results) == len(scen)
+    assert all(r["predicted"].get("apply_rows_per_s", 0) > 0 and "error" not in r for r in results)
