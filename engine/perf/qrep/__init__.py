@@ -222,15 +222,19 @@ def _stage_results(sol: Solution) -> tuple:
         for s in sol.stages)
 
 
-def _bands(metrics: dict, residuals: dict) -> dict:
+def _band_factors(residuals: dict) -> dict:
     out = {}
-    for name, value in metrics.items():
-        r = residuals.get(name)
-        if not r or not isinstance(r.get("log_sd"), (int, float)) or value <= 0:
-            continue
-        k = math.exp(_BAND_Z * r["log_sd"])
-        out[name] = (value / k, value * k)
+    for name, r in residuals.items():
+        if isinstance(r, dict) and isinstance(r.get("log_sd"), (int, float)):
+            out[name] = math.exp(_BAND_Z * r["log_sd"])
     return out
+
+
+def _bands(metrics: dict, c: Coefficients) -> dict:
+    factors = c.__dict__.get("_band_factors")
+    if factors is None:
+        factors = c.__dict__["_band_factors"] = _band_factors(c.residuals)
+    return {name: (v / factors[name], v * factors[name]) for name, v in metrics.items() if name in factors and v > 0}
 
 
 def predict(settings: dict, coefficients: Coefficients | None = None) -> Prediction:
@@ -266,7 +270,7 @@ def predict(settings: dict, coefficients: Coefficients | None = None) -> Predict
         bottleneck=sol.bottleneck,
         ignored=tuple(unused_settings(settings, _used_paths(inputs, used))),
         coefficients_version=c.version,
-        bands=_bands(metrics, c.residuals),
+        bands=_bands(metrics, c),
     )
 
 

@@ -109,6 +109,9 @@ class QrepInputs:
         return sum(g.count for g in self.columns)
 
 
+_PARTS: dict = {}
+
+
 class _Reader:
     """Reads dotted paths from settings, remembering every path it touched."""
 
@@ -119,7 +122,10 @@ class _Reader:
     def raw(self, path: str, default=None):
         self.used.add(path)
         cur = self.settings
-        for part in path.split("."):
+        parts = _PARTS.get(path)
+        if parts is None:
+            parts = _PARTS[path] = tuple(path.split("."))
+        for part in parts:
             if not isinstance(cur, dict) or part not in cur:
                 return default
             cur = cur[part]

@@ -20,8 +20,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.optimize import brentq
-
 from engine.errors import ValueRangeError
 from engine.perf.qrep.costs import StaticDemands, static_demands
 from engine.perf.qrep.geometry import Geometry, message_geometry
@@ -227,74 +225,105 @@ def solve(inp: QrepInputs, c) -> Solution:
     closed = inp.jobs is not None and not drain
     open_rate = None if drain else inp.offered_rows_per_s
 
+    # per-LPAR constants: time factor with the multiprocessor loss, CPU capacity, role flags
+    lp_tm = [t * m for m in mp]
+    lp_free = [n / (t * m) - b for (_, n), m, b in zip(layout, mp, base)]
+    lp_flags = [("S" in roles, "C" in roles, "A" in roles) for roles, _ in layout]
+    c_fixed = d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.capture_mq_other_msg_us) / rpm
+    reader_or_worker = max(d.capture_reader_row_us, d.capture_worker_row_us)
+    agent_blocking = blocking_factor(app_mem_buffer)
+    capture_blocking = blocking_factor(cap_mem_buffer)
+    msgs_tgt = g.msgs_per_target_txn
+    brw_fixed_us = shared_us + miss * (0.0 if inp.read_ahead else pageset_msg_us)
+    class2_cpu_us = d.apply_db2_row_us * rows_tgt + d.apply_commit_us
+    agent_cpu_us = d.apply_agent_row_us * rows_tgt + d.get_cpu_us * msgs_tgt
+    agent_fixed_ms = c.agent_txn_ms + shared_us * msgs_tgt / 1000.0
+    log_force_kb_us = c.mq_log_force_kb_us * kb if persistent else 0.0
+    ch_cpu_us = (c.ch_msg_us + c.ch_kb_us * kb + c.ch_seg_us * g.segments_per_msg) * chinit_trace * t
+    ch_fixed_us = ((c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0) + 2000.0 * inp.network_latency_ms)
+                   / float(inp.batchsz) + net_bw_us + 2.0 * shared_us)
+    log_cap_bytes = c.mq_log_mb_s_max * 1e6
+    apply_log_cap = log_cap_bytes * rpm / d.apply_log_bytes_per_msg if d.apply_log_bytes_per_msg > 0 else 0.0
+    pageset_cap = rpm * 1e6 / pageset_msg_us
+
     def evaluate(x: float, full: bool, mpc: float | None = None):
         if mpc is None:
-            msg_rate = x / rpm
-            w_guess = max(d.capture_reader_row_us, d.capture_worker_row_us) * t * x * 1e-6
-            cycle = sleep_s / max(1.0 - min(w_guess, 0.95), 0.05) if sleep_s > 0 else commit_s
-            mpc = min(max(msg_rate * min(commit_s, cycle), 1.0), max_trans_msgs)
-        c_row = (d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm
-                 + d.capture_mq_other_msg_us / rpm)
-        per_role = {"S": s_row, "C": c_row, "A": a_row}
-        lpars = []
-        infl = {}
-        caps = []
+            cycle = commit_s
+            if sleep_s > 0:
+                w_guess = reader_or_worker * t * x * 1e-6
+                cycle = sleep_s / max(1.0 - (w_guess if w_guess < 0.95 else 0.95), 0.05)
+            mpc = x / rpm * (commit_s if commit_s < cycle else cycle)
+            mpc = max_trans_msgs if mpc > max_trans_msgs else (1.0 if mpc < 1.0 else mpc)
+        c_row = c_fixed + d.commit_cpu_us / mpc / rpm
+        f_s = f_c = f_a = 1.0
+        cap_min = math.inf
+        lp_caps = []
+        busies = []
         for i, (roles, n) in enumerate(layout):
-            demand = sum(per_role[r] for r in roles)
-            busy = (x * demand * 1e-6 + base[i]) * t * mp[i] / n
+            has_s, has_c, has_a = lp_flags[i]
+            demand = (s_row if has_s else 0.0) + (c_row if has_c else 0.0) + (a_row if has_a else 0.0)
+            busy = (x * demand * 1e-6 + base[i]) * lp_tm[i] / n
             f = cpu_inflation(n, busy, kappa)
-            for r in roles:
-                infl[r] = f
-            cap = (n / (t * mp[i]) - base[i]) / (demand * 1e-6)
-            caps.append((_LPAR_STAGE[roles[0]], max(cap, 1e-9), n, 0.0))
-            lpars.append((roles, n, busy, f, demand * t * mp[i]))
-        f_a = infl["A"]
-        # Q Apply browser and agents
-        brw_us = d.browser_msg_us * t * f_a + shared_us + miss * (0.0 if inp.read_ahead else pageset_msg_us)
-        caps.append(("qapply_browser", rpm * 1e6 / brw_us, 1, brw_us / 1000.0))
-        class2 = (d.apply_db2_row_us * rows_tgt + d.apply_commit_us) * t * f_a / 1000.0 + d.class2_wait_ms
-        agent_ms = (class2 + (d.apply_agent_row_us * rows_tgt + d.get_cpu_us * g.msgs_per_target_txn) * t * f_a
-                    / 1000.0 + c.agent_txn_ms + shared_us * g.msgs_per_target_txn / 1000.0)
-        caps.append(("qapply_agents", agents * rows_tgt * 1000.0 / agent_ms * blocking_factor(app_mem_buffer),
-                     agents, agent_ms))
+            if has_s:
+                f_s = f
+            if has_c:
+                f_c = f
+            if has_a:
+                f_a = f
+            cap = lp_free[i] / (demand * 1e-6)
+            cap = cap if cap > 1e-9 else 1e-9
+            cap_min = cap if cap < cap_min else cap_min
+            if full:
+                lp_caps.append(cap)
+                busies.append((roles, n, busy, f, demand * lp_tm[i]))
+        brw_us = d.browser_msg_us * t * f_a + brw_fixed_us
+        brw_cap = rpm * 1e6 / brw_us
+        class2 = class2_cpu_us * t * f_a / 1000.0 + d.class2_wait_ms
+        agent_ms = class2 + agent_cpu_us * t * f_a / 1000.0 + agent_fixed_ms
+        agent_cap = agents * rows_tgt * 1000.0 / agent_ms * agent_blocking
+        cap_min = min(cap_min, brw_cap, agent_cap)
         if drain:
             if inp.read_ahead:
-                caps.append(("mq_pageset", rpm * 1e6 / pageset_msg_us, 1, pageset_msg_us / 1000.0))
+                cap_min = min(cap_min, pageset_cap)
         else:
-            f_c = infl["C"]
-            worker_us = max(d.capture_reader_row_us, d.capture_worker_row_us) * t * f_c
+            worker_us = reader_or_worker * t * f_c
             put_el = d.put_cpu_us * t * f_c + shared_us
-            commit_el = (d.commit_cpu_us * t * f_c + c.mq_log_io_us
-                         + (c.mq_log_force_kb_us * mpc * kb if persistent else 0.0))
+            commit_el = d.commit_cpu_us * t * f_c + c.mq_log_io_us + log_force_kb_us * mpc
             publisher_us = (put_el + commit_el / mpc) / rpm
-            cap_q = 1e6 / max(worker_us, publisher_us) * blocking_factor(cap_mem_buffer)
-            caps.append(("qcapture", cap_q, 1, max(worker_us, publisher_us) * rpm / 1000.0))
+            busiest_us = worker_us if worker_us > publisher_us else publisher_us
+            cap_q = 1e6 / busiest_us * capture_blocking
             log_c = (d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc) / rpm
-            caps.append(("mq_log", c.mq_log_mb_s_max * 1e6 / log_c, 1, 0.0))
-            f_ch = 0.5 * (f_c + f_a)
-            batch = float(inp.batchsz)
-            ch_us = ((c.ch_msg_us + c.ch_kb_us * kb + c.ch_seg_us * g.segments_per_msg) * chinit_trace * t * f_ch
-                     + (c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0)
-                        + 2000.0 * inp.network_latency_ms) / batch + net_bw_us + 2.0 * shared_us)
-            caps.append(("mq_channel", rpm * 1e6 / ch_us, 1, ch_us / 1000.0))
-            if d.apply_log_bytes_per_msg > 0:
-                caps.append(("apply_mq_log", c.mq_log_mb_s_max * 1e6 * rpm / d.apply_log_bytes_per_msg, 1, 0.0))
-        cap_min = min(cp for _, cp, _, _ in caps)
-        resp_ms = 0.0
+            log_cap = log_cap_bytes / log_c
+            ch_us = ch_cpu_us * 0.5 * (f_c + f_a) + ch_fixed_us
+            ch_cap = rpm * 1e6 / ch_us
+            cap_min = min(cap_min, cap_q, log_cap, ch_cap)
+            if apply_log_cap:
+                cap_min = min(cap_min, apply_log_cap)
         if closed:
-            resp_ms = inp.rows_per_txn * s_row * t * infl["S"] / 1000.0 + c.src_commit_ms
+            resp_ms = inp.rows_per_txn * s_row * t * f_s / 1000.0 + c.src_commit_ms
             demand = inp.jobs * inp.rows_per_txn * 1000.0 / (inp.think_time_ms + resp_ms)
-        elif open_rate is not None:
-            demand = open_rate
         else:
-            demand = math.inf
+            resp_ms = 0.0
+            demand = open_rate if open_rate is not None else math.inf
         if not full:
             return demand, cap_min
-        return dict(mpc=mpc, lpars=lpars, infl=infl, caps=caps, cap_min=cap_min, demand=demand, class2=class2,
-                    agent_ms=agent_ms, brw_us=brw_us, resp_ms=resp_ms,
-                    put_el=None if drain else put_el, commit_el=None if drain else commit_el,
-                    worker_us=None if drain else worker_us, ch_us=None if drain else ch_us,
-                    log_c=None if drain else log_c)
+        caps = [(_LPAR_STAGE[roles[0]], cap, n, 0.0) for (roles, n), cap in zip(layout, lp_caps)]
+        caps.append(("qapply_browser", brw_cap, 1, brw_us / 1000.0))
+        caps.append(("qapply_agents", agent_cap, agents, agent_ms))
+        if drain:
+            if inp.read_ahead:
+                caps.append(("mq_pageset", pageset_cap, 1, pageset_msg_us / 1000.0))
+            worker_us = put_el = commit_el = ch_us = log_c = None
+        else:
+            caps.append(("qcapture", cap_q, 1, busiest_us * rpm / 1000.0))
+            caps.append(("mq_log", log_cap, 1, 0.0))
+            caps.append(("mq_channel", ch_cap, 1, ch_us / 1000.0))
+            if apply_log_cap:
+                caps.append(("apply_mq_log", apply_log_cap, 1, 0.0))
+        infl = {"S": f_s, "C": f_c, "A": f_a}
+        return dict(mpc=mpc, lpars=busies, infl=infl, caps=caps, cap_min=cap_min, demand=demand, class2=class2,
+                    agent_ms=agent_ms, brw_us=brw_us, resp_ms=resp_ms, put_el=put_el, commit_el=commit_el,
+                    worker_us=worker_us, ch_us=ch_us, log_c=log_c)
 
     u = c.max_drive_utilisation
     driven = not closed and open_rate is None
@@ -307,15 +336,53 @@ def solve(inp: QrepInputs, c) -> Solution:
     # except that more messages per commit make commits cheaper, which this bound includes)
     demand0, cap0 = evaluate(0.0, False, mpc=max_trans_msgs)
     hi = min(demand0, (u if driven else 1.0) * cap0)
+    g_hi = gap(hi) if hi > 0.0 else 0.0
     if hi <= 0.0:
         x = 0.0
-    elif gap(hi) >= 0.0:
+    elif g_hi >= 0.0:
         x = hi
     else:
-        x = brentq(gap, 0.0, hi, xtol=1e-9 * hi + 1e-12, rtol=1e-10)
+        # one fixed-point step from above lands just below the root when capacities vary slowly
+        lo = hi + g_hi
+        g_lo = gap(lo) if lo > 0.0 else 1.0
+        if g_lo < 0.0 or lo <= 0.0:
+            lo, g_lo = 0.0, None
+        x = _root(gap, lo, hi, fa=g_lo, fb=g_hi)
     s = evaluate(x, True)
     overloaded = (not driven) and s["demand"] > s["cap_min"] * (1.0 + 1e-9)
     return _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_roles)
+
+
+def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb: float | None = None) -> float:
+    """Root of ``f`` on ``[a, b]`` with ``f(a) > 0 > f(b)`` (Illinois regula falsi).
+
+    The throughput gap is nearly linear, so this takes a handful of evaluations; ``fa`` and
+    ``fb`` may pass values already known.
+    """
+    fa = f(a) if fa is None else fa
+    fb = f(b) if fb is None else fb
+    if fa <= 0.0:
+        return a
+    side = 0
+    tol = rtol * abs(b) + 1e-12
+    for _ in range(100):
+        x = (a * fb - b * fa) / (fb - fa)
+        fx = f(x)
+        if fx == 0.0 or abs(fx) <= tol:
+            return x
+        if fx > 0.0:
+            a, fa = x, fx
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        else:
+            b, fb = x, fx
+            if side == -1:
+                fa *= 0.5
+            side = -1
+        if b - a <= tol:
+            break
+    return 0.5 * (a + b)
 
 
 def _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_roles) -> Solution:
