@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.evaluate import evaluate_scenario  # noqa: E402
+from engine.evaluate import evaluate_scenario
 
 
 def qrep_scenarios() -> list[dict]:

@@ -23,7 +23,7 @@ import json
 import math
 import statistics
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -184,7 +184,7 @@ def _derive(doc: dict, values: dict) -> None:
 def document(values: dict, residuals: dict | None = None, fit: dict | None = None) -> dict:
     """The coefficient document for ``values`` (see :mod:`engine.perf.qrep.coefficients`)."""
     digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:10]
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
+    stamp = datetime.now(UTC).strftime("%Y%m%d")
     params = {}
     for name, (prior, lo, hi, fitted, unit, meaning) in PARAMETERS.items():
         params[name] = {"value": round(float(values[name]), 6), "unit": unit, "meaning": meaning,

@@ -274,4 +274,4 @@ def predict(settings: dict, coefficients: Coefficients | None = None) -> Predict
     )
 
 
-__all__ = ["predict", "solve_settings", "metrics_of", "QrepStageResult", "Solution", "Stage", "VOCABULARY"]
+__all__ = ["VOCABULARY", "QrepStageResult", "Solution", "Stage", "metrics_of", "predict", "solve_settings"]

@@ -57,7 +57,7 @@ class Coefficients:
         self.reference_model = refs[0]
         self.reference_mips = float(cpu_models[refs[0]]["mips_per_cp"])
 
-    def with_values(self, **changes: float) -> "Coefficients":
+    def with_values(self, **changes: float) -> Coefficients:
         """A copy with some parameter values replaced (used by the calibration)."""
         values = dict(self.values)
         for k, v in changes.items():

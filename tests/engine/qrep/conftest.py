@@ -3,7 +3,6 @@
 import copy
 
 import pytest
-
 from qrep_test_helpers import SCENARIOS
 
 

@@ -1,12 +1,11 @@
 """Bad settings give one clear message naming the field, the value and what is allowed."""
 
 import pytest
+from qrep_test_helpers import with_setting
 
 from engine.errors import QrtuneError, ValueRangeError
 from engine.perf.qrep import predict
 from engine.perf.qrep.inputs import read_inputs
-
-from qrep_test_helpers import with_setting
 
 
 @pytest.mark.parametrize("path, value, expected", [

@@ -3,10 +3,9 @@
 import math
 
 import pytest
+from qrep_test_helpers import SCENARIOS
 
 from engine.perf.qrep import predict, solve_settings
-
-from qrep_test_helpers import SCENARIOS
 
 IDS = sorted(SCENARIOS)
 

@@ -1,10 +1,9 @@
 """Monotone mechanisms: what a knob must (and must never) do to throughput and costs."""
 
 import pytest
+from qrep_test_helpers import SCENARIOS, with_setting
 
 from engine.perf.qrep import predict
-
-from qrep_test_helpers import SCENARIOS, with_setting
 
 
 def rate(settings):

@@ -15,21 +15,21 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43322.677203715204,
-    "msg_size_kb": 5.817940976999999,
-    "channel_msgs_per_s": 2888.1784802476805,
-    "end2end_latency_ms": 784.0282905580164,
-    "capture_latency_ms": 574.2668526648299,
-    "qlatency_ms": 43.889878132406494,
-    "apply_latency_ms": 165.87155976077992,
-    "capture_cpu_us_per_row": 14.647022318524265,
-    "apply_cpu_us_per_row": 43.315240622990466,
-    "apply_lpar_busy_pct": 81.30707742248963,
-    "capture_lpar_busy_pct": 29.245774957117625,
-    "apply_db2_class2_ms": 1.848095185882305,
-    "msgs_per_mq_commit": 43.02532766666667,
+    "apply_rows_per_s": 43457.494738268666,
+    "msg_size_kb": 5.81794067,
+    "channel_msgs_per_s": 2897.1663158845777,
+    "end2end_latency_ms": 768.3514249128084,
+    "capture_latency_ms": 577.9414828587859,
+    "qlatency_ms": 44.00933462087242,
+    "apply_latency_ms": 146.4006074331501,
+    "capture_cpu_us_per_row": 14.477898965402662,
+    "apply_cpu_us_per_row": 43.628901726388534,
+    "apply_lpar_busy_pct": 81.63998997905134,
+    "capture_lpar_busy_pct": 29.139014939679576,
+    "apply_db2_class2_ms": 1.8587586855551534,
+    "msgs_per_mq_commit": 43.026339666666665,
 }
-PINNED_BOTTLENECK = "qapply_agents"
+PINNED_BOTTLENECK = 'qapply_agents'
 
 
 def current():
