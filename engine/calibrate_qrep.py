@@ -136,6 +136,8 @@ PARAMETERS = {
     "class2_row_wait_us": (20, 0, 200, True, "us", "Db2 non-CPU wait per row (I/O, p-locks)"),
     "class2_index_wait_us": (5, 0, 100, True, "us", "Db2 non-CPU wait per row per unique index"),
     "agent_txn_ms": (0.05, 0, 2, True, "ms", "agent hand-off per target transaction"),
+    "agent_concurrency_cpu": (0.004, 0, 0.05, False, "", "extra apply CPU per row per additional agent (seed 000 "
+                              "4.2: more agents cost slightly more CPU; prior)"),
     "page_lock_wait_us": (50, 0, 5000, False, "us", "page-lock contention per row between agents (prior)"),
     "app_other_row_us": (5, 0, 50, True, "ref us", "other apply-LPAR CPU per row (Db2 logging, writes)"),
     "apply_queue_ms": (5, 0, 200, True, "ms", "scale of Q Apply's in-memory work queue: wait = this x "

@@ -137,8 +137,11 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     app_mq_other = (chinit_msg + queue_op_us + short_msg_scan + checkpoint_msg_us
                     + c.mstr_log_kb_us * apply_log_bytes / 1000.0)
 
+    # more agents cost slightly more per row (seed 000, 4.2): Db2 latches and the browser's
+    # checks against more transactions in flight
+    concurrency = 1.0 + c.agent_concurrency_cpu * (inputs.num_apply_agents - 1)
     a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
-             + c.app_index_us * uix)
+             + c.app_index_us * uix) * concurrency
     db2_row = c.db2_share * a_row + trigger + recursion_txn
     agent_row = (1.0 - c.db2_share) * a_row
     get_browse = (c.mq_get_us + c.mq_get_kb_us * kb) * api_trace + short_msg_scan

@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43457.494738268666,
-    "msg_size_kb": 5.81794067,
-    "channel_msgs_per_s": 2897.1663158845777,
-    "end2end_latency_ms": 768.3514249128084,
-    "capture_latency_ms": 577.9414828587859,
-    "qlatency_ms": 44.00933462087242,
-    "apply_latency_ms": 146.4006074331501,
-    "capture_cpu_us_per_row": 14.477898965402662,
-    "apply_cpu_us_per_row": 43.628901726388534,
-    "apply_lpar_busy_pct": 81.63998997905134,
-    "capture_lpar_busy_pct": 29.139014939679576,
-    "apply_db2_class2_ms": 1.8587586855551534,
-    "msgs_per_mq_commit": 43.026339666666665,
+    "apply_rows_per_s": 43404.30051029159,
+    "msg_size_kb": 5.817940662999999,
+    "channel_msgs_per_s": 2893.6200340194396,
+    "end2end_latency_ms": 769.956908770411,
+    "capture_latency_ms": 577.5308093079545,
+    "qlatency_ms": 43.906079009280056,
+    "apply_latency_ms": 148.52002045317641,
+    "capture_cpu_us_per_row": 14.564167955357117,
+    "apply_cpu_us_per_row": 43.67670770913307,
+    "apply_lpar_busy_pct": 81.65162217670549,
+    "capture_lpar_busy_pct": 29.23063595504581,
+    "apply_db2_class2_ms": 1.8639607331640915,
+    "msgs_per_mq_commit": 43.025392000000004,
 }
 PINNED_BOTTLENECK = 'qapply_agents'
 
