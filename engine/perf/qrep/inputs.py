@@ -173,7 +173,7 @@ def _range_text(lo, hi, integer):
     return kind
 
 
-def _column_groups(columns, row_bytes_path: str) -> tuple:
+def _column_groups(columns) -> tuple:
     if not isinstance(columns, dict) or not columns:
         raise ValueRangeError("table.columns", columns, "a mapping of Db2 column type to column count, "
                               "e.g. {\"INTEGER\": 10, \"CHAR(20)\": 10}")
@@ -228,7 +228,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     cpu_model = r.raw("hardware.cpu_model", "z196-2817-778")
     if not isinstance(cpu_model, str):
         raise ValueRangeError("hardware.cpu_model", cpu_model, "a CPU model name")
-    columns = _column_groups(r.raw("table.columns", None), "table.row_bytes")
+    columns = _column_groups(r.raw("table.columns", None))
     n_cols = sum(g.count for g in columns)
     known_bytes = sum(g.count * g.bytes_each for g in columns if g.bytes_each == g.bytes_each)
     row_bytes = r.number("table.row_bytes", None if known_bytes <= 0 else known_bytes, lo=1, hi=2_000_000,

@@ -206,8 +206,6 @@ def solve(inp: QrepInputs, c) -> Solution:
         if "A" in roles:
             b += monitor_cps * 1000.0 / inp.apply_monitor_interval_ms
         base.append(b)
-    two_way = inp.topology != "unidirectional"
-    a_roles = [("A" in roles) for roles, _ in layout]
     cap_mem_buffer = inp.capture_memory_limit_mb * 1048576.0 / max(g.txn_bytes * c.capture_memory_expansion, 1.0)
     target_bytes = g.msg_bytes * g.msgs_per_target_txn
     app_mem_buffer = inp.apply_memory_limit_mb * 1048576.0 / max(target_bytes, 1.0)
@@ -350,7 +348,7 @@ def solve(inp: QrepInputs, c) -> Solution:
         x = _root(gap, lo, hi, fa=g_lo, fb=g_hi)
     s = evaluate(x, True)
     overloaded = (not driven) and s["demand"] > s["cap_min"] * (1.0 + 1e-9)
-    return _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_roles)
+    return _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt)
 
 
 def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb: float | None = None) -> float:
@@ -385,7 +383,7 @@ def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb
     return 0.5 * (a + b)
 
 
-def _assemble(inp, g, d, c, t, x, s, overloaded, agents, rows_tgt, two_way, a_roles) -> Solution:
+def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
     """Turn the evaluated operating point into a :class:`Solution`."""
     rpm = g.rows_per_msg
     msg_rate = x / rpm
