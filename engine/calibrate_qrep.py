@@ -295,7 +295,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DEFAULT_DATA if DEFAULT_DATA.exists() else BUNDLED_DATA))
     ap.add_argument("--out", default=str(COEFF_PATH))
     ap.add_argument("--no-fit", action="store_true", help="write the priors without fitting")
-    ap.add_argument("--max-nfev", type=int, default=200)
+    ap.add_argument("--max-nfev", type=int, default=300)
     ap.add_argument("--warm", action="store_true", help="start from the current coefficient file, not the priors")
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text(encoding="utf-8"))
