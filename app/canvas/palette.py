@@ -35,12 +35,17 @@ class NodePalette(QListWidget):
     def mimeTypes(self):
         return [KIND_MIME]
 
+    def mimeData(self, items) -> QMimeData:
+        """The drag payload: the kind id of the (first) dragged entry under :data:`KIND_MIME`."""
+        mime = QMimeData()
+        if items:
+            mime.setData(KIND_MIME, items[0].data(Qt.UserRole).encode())
+        return mime
+
     def startDrag(self, actions) -> None:
         item = self.currentItem()
         if item is None:
             return
-        mime = QMimeData()
-        mime.setData(KIND_MIME, item.data(Qt.UserRole).encode())
         drag = QDrag(self)
-        drag.setMimeData(mime)
+        drag.setMimeData(self.mimeData([item]))
         drag.exec(Qt.CopyAction)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRectF, Qt
-from PySide6.QtGui import QMouseEvent, QPainter
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView
 
 MIN_ZOOM = 0.15
@@ -22,6 +22,7 @@ class CanvasView(QGraphicsView):
         self.setAcceptDrops(True)
         self._space = False
         self._panning = False
+        self._pan_last = QPointF()
 
     def zoom(self) -> float:
         """Current scale factor (1 = 100%)."""
@@ -60,7 +61,7 @@ class CanvasView(QGraphicsView):
     def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key_Space and not event.isAutoRepeat():
             self._space = True
-            self.setDragMode(QGraphicsView.ScrollHandDrag)
+            self.setDragMode(QGraphicsView.ScrollHandDrag)  # shows the open hand; the drag is ours
             event.accept()
             return
         super().keyPressEvent(event)
@@ -73,23 +74,36 @@ class CanvasView(QGraphicsView):
             return
         super().keyReleaseEvent(event)
 
+    # -- panning: the middle button, or the left button while Space is held, drags the canvas ---------
+    def _pan_button(self, event) -> bool:
+        return event.button() == Qt.MiddleButton or (event.button() == Qt.LeftButton and self._space)
+
     def mousePressEvent(self, event) -> None:
-        if event.button() == Qt.MiddleButton:
-            # pan: replay the press as a left button in hand-drag mode
+        if self._pan_button(event):
+            # handled here, never by the scene: a pan that starts on a node must not move or select it
             self._panning = True
-            self.setDragMode(QGraphicsView.ScrollHandDrag)
-            fake = QMouseEvent(QEvent.MouseButtonPress, event.position(), event.globalPosition(),
-                               Qt.LeftButton, Qt.LeftButton, event.modifiers())
-            super().mousePressEvent(fake)
+            self._pan_last = event.position()
+            self.viewport().setCursor(Qt.ClosedHandCursor)
+            event.accept()
             return
         super().mousePressEvent(event)
 
+    def mouseMoveEvent(self, event) -> None:
+        if self._panning:
+            delta = event.position() - self._pan_last
+            self._pan_last = event.position()
+            h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+            h.setValue(h.value() - round(delta.x()))
+            v.setValue(v.value() - round(delta.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
     def mouseReleaseEvent(self, event) -> None:
-        if self._panning and event.button() == Qt.MiddleButton:
-            fake = QMouseEvent(QEvent.MouseButtonRelease, event.position(), event.globalPosition(),
-                               Qt.LeftButton, Qt.NoButton, event.modifiers())
-            super().mouseReleaseEvent(fake)
+        if self._panning and (event.buttons() & (Qt.MiddleButton | Qt.LeftButton)) == Qt.NoButton:
             self._panning = False
-            self.setDragMode(QGraphicsView.ScrollHandDrag if self._space else QGraphicsView.RubberBandDrag)
+            self.viewport().setCursor(Qt.OpenHandCursor if self._space else Qt.ArrowCursor)
+            event.accept()
             return
         super().mouseReleaseEvent(event)
+        event.accept()  # a rubber band or a click on empty canvas is handled, not passed on
