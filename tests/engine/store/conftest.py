@@ -12,8 +12,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
-
-FAKE = "store_fakes:predict"
+# Test modules import ROOT and FAKE from store_fakes, never from conftest: several conftest
+# modules share that name in one pytest session (rootdir-relative imports).
 
 
 @pytest.fixture

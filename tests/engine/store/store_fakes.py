@@ -7,8 +7,15 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from engine.perf.result import Prediction, StageResult
+
+#: The repository root (tests run commands from there).
+ROOT = Path(__file__).resolve().parents[3]
+
+#: The fake predictor as ``module:function`` (``--predictor`` / ``run_sweep(predictor=...)``).
+FAKE = "store_fakes:predict"
 
 
 def predict(settings: dict) -> Prediction:

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+from store_fakes import ROOT
 
 
 def qrtune(env, *args):

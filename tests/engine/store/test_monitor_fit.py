@@ -15,7 +15,7 @@ import sys
 import fit_fakes
 import numpy as np
 import pytest
-from conftest import ROOT
+from store_fakes import ROOT
 
 from engine.fit import engine_fit_model, fit_coefficients, intervals_from_monitor, split, synthesize_intervals
 from engine.monitor_import import load_monitor_rows, parse_file, to_csv_text, write_parsed

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import FAKE, ROOT
+from store_fakes import FAKE, ROOT
 
 from engine.errors import FieldError, UnsupportedKindError
 from engine.store import Store
