@@ -26,6 +26,7 @@ SUBCOMMANDS = (
     "engine.cli.runs",
     "engine.cli.import_monitor",
     "engine.cli.fit",
+    "engine.cli.report",
 )
 
 

@@ -1,0 +1,67 @@
+"""``qrtune report PROJECT|RUN_ID... --out FILE.pdf [--db PATH]``: a PDF report of projects or stored runs.
+
+Each argument is a project file (predicted now) or the id of a run in the results
+store. One argument gives a report of that configuration; several add a side-by-side
+comparison with deltas against the first. The PDF is drawn with Qt (imported here
+only, when the command runs: the engine never imports it) and written atomically.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.cli.runs import add_db_options
+from engine.errors import QrtuneError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="write a PDF report of projects or stored runs", description=__doc__)
+    p.add_argument("items", nargs="+", metavar="PROJECT|RUN_ID",
+                   help="project files and/or run ids of the results store (the first is the reference)")
+    p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
+    add_db_options(p)
+    p.add_argument("--title", metavar="TEXT", default="", help="report title (default: the project name)")
+    p.add_argument("--no-validation", action="store_true",
+                   help="leave out the engine's score against the published measurements")
+    p.set_defaults(func=run)
+
+
+def gather_runs(items: list[str], args) -> list:
+    """ReportRuns of ``items``: existing files are projects, whole numbers are run ids."""
+    from engine.report import run_from_project_file, runs_from_store
+
+    kinds = []
+    for item in items:
+        if Path(item).is_file():
+            kinds.append(("project", item))
+        elif re.fullmatch(r"\d+", item):
+            kinds.append(("run", int(item)))
+        else:
+            raise QrtuneError(f"{item!r} is neither a project file nor a run id (a whole number)")
+    by_run = {}
+    run_ids = [v for k, v in kinds if k == "run"]
+    if run_ids:
+        from engine.cli.runs import open_store
+
+        with open_store(args, read_only=True) as store:
+            by_run = dict(zip(run_ids, runs_from_store(store, run_ids)))
+    return [run_from_project_file(v) if k == "project" else by_run[v] for k, v in kinds]
+
+
+def run(args) -> int:
+    from engine.report import build_report
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".pdf":
+        raise QrtuneError(f"--out: {str(out)!r} must name a .pdf file")
+    if not out.parent.exists():
+        raise QrtuneError(f"--out: folder {str(out.parent)!r} does not exist")
+    report = build_report(gather_runs(args.items, args), title=args.title, validation=not args.no_validation)
+    try:
+        from app.report import write_pdf  # Qt only here, never at engine import
+    except ImportError as e:
+        raise QrtuneError(f"PDF output needs the workbench's Qt libraries, which cannot be loaded: {e}") from e
+    pages = write_pdf(report, out)
+    print(f"wrote {out} ({pages} pages)")
+    return 0

@@ -1,0 +1,257 @@
+"""Gather a :class:`~engine.report.model.Report` from projects and stored runs.
+
+>>> from engine.report import build_report, run_from_project, runs_from_store
+>>> report = build_report([run_from_project(project)])            # one project, predicted now
+>>> report = build_report(runs_from_store(store, [12, 15]))       # two stored runs, compared
+
+Every number comes from the engine (:func:`engine.predict.predict_project`) or
+from what the store recorded; nothing is computed for print only, so a report
+shows exactly what ``qrtune predict`` and ``qrtune compare`` show.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from engine.compare import flatten
+from engine.errors import QrtuneError
+from engine.report.model import (
+    END2END,
+    LATENCY_PARTS,
+    MetricComparison,
+    MetricGroup,
+    MetricValue,
+    Report,
+    ReportRun,
+    RunComparison,
+    SettingDifference,
+    StageRow,
+)
+from engine.report.settings import path_names, rows_from_project, rows_from_settings
+
+#: Labels of metrics outside the Q Replication sections (Db2 Mirror, MQ mover, Db2 V8).
+OTHER_LABELS = {
+    "throughput": "throughput",
+    "response_time_ms": "response time",
+    "source_cpu_pct": "source node CPU",
+    "target_cpu_pct": "target node CPU",
+    "transfer_mb_per_s": "transfer rate",
+    "peak_depth": "peak queue depth",
+    "elapsed_s": "elapsed time",
+}
+
+
+def _engine_version() -> str:
+    from engine.store.store import engine_version  # no duckdb import: the module imports it lazily
+
+    return engine_version()
+
+
+def _metric_label(metric: str) -> str:
+    for name, label in LATENCY_PARTS + (END2END,):
+        if name == metric:
+            return label
+    for _, items in _sections():
+        for m, label in items:
+            if m == metric:
+                return label
+    return OTHER_LABELS.get(metric, metric)
+
+
+def _sections():
+    from engine.cli.predict import QREP_SECTIONS  # the grouping `qrtune predict` prints
+
+    return QREP_SECTIONS
+
+
+def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup, ...]:
+    """Metrics under the headings ``qrtune predict`` uses; the rest under "Other results"."""
+    groups, shown = [], set()
+    for heading, items in _sections():
+        rows = []
+        for metric, label in items:
+            value = metrics.get(metric)
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                shown.add(metric)
+                rows.append(MetricValue(metric, _metric_label(metric) if heading == "Latency" else label,
+                                        float(value), units.get(metric, ""), _band(bands.get(metric))))
+        if rows:
+            groups.append(MetricGroup(heading, tuple(rows)))
+    rest = [MetricValue(m, _metric_label(m), float(v), units.get(m, ""), _band(bands.get(m)))
+            for m, v in metrics.items()
+            if m not in shown and isinstance(v, (int, float)) and math.isfinite(v)]
+    if rest:
+        groups.append(MetricGroup("Results" if not groups else "Other results", tuple(rest)))
+    return tuple(groups)
+
+
+def _band(band) -> tuple | None:
+    if band is None:
+        return None
+    lo, hi = band
+    return (float(lo), float(hi))
+
+
+def run_from_project(project, origin: str = "") -> ReportRun:
+    """Predict ``project`` now and gather its report section.
+
+    Raises
+    ------
+    TopologyError, UnsupportedKindError
+        The project cannot be predicted (the message says why).
+    """
+    from engine.predict import predict_project
+    from engine.scenario import project_to_scenario
+
+    settings = project_to_scenario(project)
+    pred = predict_project(project)
+    stages = tuple(StageRow(s.name, float(s.capacity), s.unit, float(s.utilisation), float(s.latency_ms),
+                            s.name == pred.bottleneck) for s in pred.stages)
+    return ReportRun(
+        title=project.name, origin=origin or "project predicted for this report", run_id=None, project=project,
+        scenario_kind=pred.kind, settings=settings, metrics=dict(pred.metrics), units=dict(pred.units),
+        bands=dict(pred.bands), stages=stages, bottleneck=pred.bottleneck, setting_rows=rows_from_project(project),
+        groups=group_metrics(pred.metrics, pred.units, pred.bands), engine_version=_engine_version(),
+        coefficients_version=pred.coefficients_version or "", started=None, ignored=tuple(pred.ignored),
+    )
+
+
+def run_from_project_file(path: str | Path) -> ReportRun:
+    """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
+    from engine import projectfile
+
+    return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
+
+
+def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
+    """Report sections of stored runs, in the order of ``run_ids``.
+
+    The project is read back from the store when it kept it (for the diagram and a
+    settings table by node); otherwise the table is built from the run's settings.
+
+    Raises
+    ------
+    UnknownRunError
+        Some id names no run.
+    QrtuneError
+        A run failed (it has no results to report).
+    """
+    out = []
+    for run_id in run_ids:
+        data = store.load_run(int(run_id))
+        run = data.run
+        if run.status != "ok":
+            raise QrtuneError(f"run {run.id} failed ({run.error or 'no reason recorded'}); it has no results to report")
+        settings = json.loads(run.settings_json)
+        project = None
+        try:
+            project = store.load_project(run.project_hash)
+        except Exception:  # noqa: BLE001 - older stores or foreign runs: fall back to the settings
+            project = None
+        metrics = {m.metric: m.value for m in data.metrics}
+        units = {m.metric: m.unit for m in data.metrics}
+        stages = tuple(StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == run.bottleneck)
+                       for s in data.stages)
+        kind = run.scenario_kind or str(settings.get("kind", ""))
+        if project is not None and settings.get("kind") == kind:
+            from engine.scenario import apply_scenario
+
+            try:  # a sweep point's settings differ from the stored base project
+                project = apply_scenario(project, settings)
+            except QrtuneError:
+                pass
+        rows = rows_from_project(project) if project is not None else rows_from_settings(settings, kind)
+        out.append(ReportRun(
+            title=run.project_name, origin=f"run {run.id} ({run.kind}) in {Path(str(store.path)).name}",
+            run_id=run.id, project=project, scenario_kind=kind, settings=settings, metrics=metrics, units=units,
+            bands={}, stages=stages, bottleneck=run.bottleneck, setting_rows=rows,
+            groups=group_metrics(metrics, units, {}), engine_version=run.engine_version,
+            coefficients_version=run.coefficients_version, started=run.started,
+        ))
+    return out
+
+
+def _delta(value, ref) -> tuple:
+    if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
+        return None, None
+    return value - ref, (None if ref == 0 else 100.0 * (value - ref) / abs(ref))
+
+
+def compare(runs: Sequence[ReportRun]) -> RunComparison:
+    """The runs side by side against the first: settings that differ (IBM names) and metric deltas."""
+    names = path_names(runs[0].scenario_kind)
+    flat = [flatten(r.settings) for r in runs]
+    paths: list[str] = []
+    for f in flat:
+        paths += [p for p in f if p not in paths and p != "id"]
+
+    def same(a, b) -> bool:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+    settings = tuple(
+        SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
+        for p in paths if any(not same(f.get(p), flat[0].get(p)) for f in flat[1:])
+    )
+    metric_names: list[str] = []
+    for r in runs:
+        metric_names += [m for m in r.metrics if m not in metric_names]
+    metrics = []
+    for m in metric_names:
+        values = tuple(r.metrics.get(m) for r in runs)
+        values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
+        deltas = [_delta(v, values[0]) for v in values]
+        unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
+        metrics.append(MetricComparison(m, _metric_label(m), unit, values, tuple(d[0] for d in deltas),
+                                        tuple(d[1] for d in deltas)))
+    return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs))
+
+
+def _unique_labels(runs: Sequence[ReportRun]) -> list[str]:
+    labels = [r.label for r in runs]
+    if len(set(labels)) < len(labels):
+        labels = [f"{chr(65 + i)}: {lab}" if i < 26 else f"{i + 1}: {lab}" for i, lab in enumerate(labels)]
+    return labels
+
+
+def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = True,
+                 scenarios_path: str | Path | None = None, created: datetime | None = None) -> Report:
+    """The report of ``runs`` (at least one): title block, each run, the comparison and the validation score.
+
+    Parameters
+    ----------
+    runs : iterable of ReportRun
+        From :func:`run_from_project`, :func:`run_from_project_file` or :func:`runs_from_store`.
+    title : str
+        Default: the project name, or "Comparison of N runs".
+    validation : bool
+        Score the engine against the published measurements (about half a second).
+    scenarios_path : str or Path, optional
+        The scenarios to score on (default: the bundled published measurements).
+
+    Raises
+    ------
+    QrtuneError
+        No runs.
+    """
+    runs = tuple(runs)
+    if not runs:
+        raise QrtuneError("a report needs at least one project or run")
+    if not title:
+        names = list(dict.fromkeys(r.title for r in runs))
+        title = names[0] if len(runs) == 1 else (
+            f"{names[0]}: {len(runs)} runs compared" if len(names) == 1 else f"Comparison of {len(runs)} runs")
+    score = None
+    if validation:
+        from engine.report.validation import score_scenarios
+
+        score = score_scenarios(scenarios_path)
+    versions = tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version))
+    return Report(
+        title=title, created=created or datetime.now().replace(microsecond=0), engine_version=_engine_version(),
+        coefficient_versions=versions, runs=runs, comparison=compare(runs) if len(runs) > 1 else None,
+        validation=score,
+    )

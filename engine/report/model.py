@@ -1,0 +1,286 @@
+"""The content of a report as plain, immutable records (no Qt, no drawing).
+
+A :class:`Report` holds everything a renderer prints: the title block, one
+:class:`ReportRun` per project or stored run (settings table, results grouped
+by topic, per-stage utilisation, bottleneck), a :class:`RunComparison` when
+there are several runs and a :class:`ValidationScore` of the engine against the
+published measurements. :mod:`engine.report.build` fills these records;
+``app.report`` renders them to PDF.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+#: Latency breakdown of a Q Replication flow: (metric, IBM monitor column name), in pipeline order.
+LATENCY_PARTS = (
+    ("capture_latency_ms", "CAPTURE_LATENCY"),
+    ("qlatency_ms", "QLATENCY"),
+    ("apply_latency_ms", "APPLY_LATENCY"),
+)
+#: The end-to-end latency, the sum of the parts (as IBMQREP_APPLYMON reports it).
+END2END = ("end2end_latency_ms", "END2END_LATENCY")
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    """One knob in the settings table.
+
+    Attributes
+    ----------
+    node : str
+        The node's label (``"Q Apply"``), or the node kind's name when the run has no project.
+    name : str
+        IBM's parameter name, upper case (``NUM_APPLY_AGENTS``).
+    value, default : str
+        The value and the product default, formatted for print.
+    unit : str
+        Unit of the value ("" when unitless).
+    changed : bool
+        The value differs from the product default.
+    """
+
+    node: str
+    name: str
+    value: str
+    default: str
+    unit: str
+    changed: bool
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """One result: engine metric name, the label printed, value, unit and optional 90% band."""
+
+    metric: str
+    label: str
+    value: float
+    unit: str = ""
+    band: tuple | None = None
+
+
+@dataclass(frozen=True)
+class MetricGroup:
+    """Results under one heading (Throughput, Latency, CPU ...)."""
+
+    heading: str
+    rows: tuple
+
+
+@dataclass(frozen=True)
+class StageRow:
+    """One pipeline stage: capacity in ``unit``, utilisation 0..1, latency in ms, bottleneck mark."""
+
+    name: str
+    capacity: float
+    unit: str
+    utilisation: float
+    latency_ms: float
+    bottleneck: bool = False
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    """One predicted configuration: a project predicted now, or a run read from the results store.
+
+    Attributes
+    ----------
+    title : str
+        Project name.
+    origin : str
+        Where it came from (``"project file x.json"``, ``"run 12 in runs.duckdb"``).
+    run_id : int or None
+        Store run id, when read from a store.
+    project : engine.model.Project or None
+        The project (for the topology diagram); None when the store does not keep it.
+    scenario_kind : str
+        ``qrep``, ``db2mirror``, ``mq-mover`` or ``db2-v8-storage``.
+    settings : dict
+        The scenario settings the engine predicted from.
+    metrics, units, bands : dict
+        Metric -> value, unit and (low, high) 90% band.
+    stages : tuple[StageRow, ...]
+    bottleneck : str or None
+    setting_rows : tuple[SettingRow, ...]
+    groups : tuple[MetricGroup, ...]
+    engine_version, coefficients_version : str
+    started : datetime or None
+        When the stored run was made (None for a prediction made for the report).
+    ignored : tuple[str, ...]
+        Settings paths the engine did not use.
+    """
+
+    title: str
+    origin: str
+    run_id: int | None
+    project: object | None
+    scenario_kind: str
+    settings: dict
+    metrics: dict
+    units: dict
+    bands: dict
+    stages: tuple
+    bottleneck: str | None
+    setting_rows: tuple
+    groups: tuple
+    engine_version: str
+    coefficients_version: str
+    started: datetime | None = None
+    ignored: tuple = ()
+
+    @property
+    def label(self) -> str:
+        """Short name for comparison columns (``run 12`` or the project name)."""
+        return f"run {self.run_id}" if self.run_id is not None else self.title
+
+    @property
+    def changed_settings(self) -> tuple:
+        """The settings rows whose value differs from the product default."""
+        return tuple(r for r in self.setting_rows if r.changed)
+
+    def latency_breakdown(self) -> list[tuple[str, float]]:
+        """(IBM name, ms) of CAPTURE_LATENCY, QLATENCY and APPLY_LATENCY that the run has (finite values)."""
+        out = []
+        for metric, name in LATENCY_PARTS:
+            v = self.metrics.get(metric)
+            if isinstance(v, (int, float)) and math.isfinite(v):
+                out.append((name, float(v)))
+        return out
+
+
+@dataclass(frozen=True)
+class SettingDifference:
+    """A setting whose value differs between the compared runs (IBM name and settings path)."""
+
+    name: str
+    path: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric across runs with deltas against the first run (None where undefined)."""
+
+    metric: str
+    label: str
+    unit: str
+    values: tuple
+    abs_delta: tuple
+    pct_delta: tuple
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """Several runs side by side; the first is the reference."""
+
+    labels: tuple
+    settings: tuple
+    metrics: tuple
+    bottlenecks: tuple
+
+
+@dataclass(frozen=True)
+class KindScore:
+    """Validation figures of one scenario kind."""
+
+    kind: str
+    n_scenarios: int
+    n_measured: int
+    n_predicted: int
+    rate_median_abs_pct: float | None
+    latency_median_abs_pct: float | None
+
+
+@dataclass(frozen=True)
+class ValidationScore:
+    """How the engine scores against the published measurements.
+
+    Attributes
+    ----------
+    source : str
+        The scenarios file scored.
+    n_scenarios, n_measured, n_predicted : int
+        Scenarios, measured metrics, and measured metrics the engine predicts.
+    rate_median_abs_pct, rate_p90_abs_pct, latency_median_abs_pct : float or None
+        Absolute percentage errors (rates and latencies apart: published latencies are noisy).
+    bottlenecks_right, bottlenecks_named : int
+        Scenarios whose published bottleneck the engine names, of those that publish one.
+    by_kind : tuple[KindScore, ...]
+    not_predicted : tuple[tuple[str, str], ...]
+        (scenario id, the engine's reason) for scenarios without a prediction.
+    """
+
+    source: str
+    n_scenarios: int
+    n_measured: int
+    n_predicted: int
+    rate_median_abs_pct: float | None
+    rate_p90_abs_pct: float | None
+    latency_median_abs_pct: float | None
+    bottlenecks_right: int
+    bottlenecks_named: int
+    by_kind: tuple = ()
+    not_predicted: tuple = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows.
+
+    Attributes
+    ----------
+    title : str
+    created : datetime
+        When the report was made (local time).
+    engine_version : str
+        qrtune version making the report.
+    coefficient_versions : tuple[str, ...]
+        Distinct coefficient versions of the runs.
+    runs : tuple[ReportRun, ...]
+    comparison : RunComparison or None
+        Present with two or more runs.
+    validation : ValidationScore or None
+    """
+
+    title: str
+    created: datetime
+    engine_version: str
+    coefficient_versions: tuple
+    runs: tuple
+    comparison: RunComparison | None = None
+    validation: ValidationScore | None = None
+    notes: tuple = field(default_factory=tuple)
+
+
+def format_value(value) -> str:
+    """A number or setting as printed in a report (``43,400``, ``3.21``, ``yes``, ``INTEGER x10``)."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "-"
+        a = abs(value)
+        if a >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} x{v}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return " .. ".join(str(v) for v in value) if len(value) == 2 else ", ".join(map(str, value))
+    return str(value)
+
+
+def format_delta(value: float | None, pct: bool = False) -> str:
+    """A signed delta (``+1,200`` or ``+12.5%``); ``-`` when undefined."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    if pct:
+        return f"{value:+.1f}%"
+    text = format_value(float(value))
+    return text if text.startswith("-") else "+" + text
