@@ -309,6 +309,7 @@ class MainWindow(QMainWindow):
     # -- files ------------------------------------------------------------------------------
     def _ask_discard(self) -> bool:
         """Ask whether unsaved edits may be dropped; saving first is offered."""
+        self.inspector.flush()  # a value still in its field counts as an edit
         if not self.document.is_modified():
             return True
         answer = QMessageBox.question(
@@ -365,6 +366,7 @@ class MainWindow(QMainWindow):
         return self._save_to(path)
 
     def _save_to(self, path: str) -> bool:
+        self.inspector.flush()  # typed, then Ctrl+S with the cursor still in the field
         try:
             self.document.save(path)
         except OSError as e:
@@ -454,6 +456,7 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event) -> None:
+        self.inspector.flush()
         if not self.confirm_discard():
             event.ignore()
             return

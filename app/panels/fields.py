@@ -135,6 +135,16 @@ class ParamField(QWidget):
         self.clear_error()
         self._show(value)
 
+    def raw(self) -> Any:
+        """What the user entered, as typed (kept while the model refuses it); None when nothing can be pending."""
+        return None
+
+    def restore(self, raw: Any, message: str) -> None:
+        """Show text the user typed earlier (from :meth:`raw`) marked with the model's ``message``."""
+
+    def flush(self) -> None:
+        """Commit what the editor shows if it differs from the model (before a save or close)."""
+
     def editor_widget(self) -> QWidget:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -162,6 +172,17 @@ class TextField(ParamField):
 
     def _show(self, value: Any) -> None:
         self.edit.setText(format_value(self.spec, value))
+
+    def raw(self) -> str:
+        return self.edit.text()
+
+    def restore(self, raw: Any, message: str) -> None:
+        self.edit.setText(str(raw))
+        self.show_error(message)
+
+    def flush(self) -> None:
+        if self.edit.text() != format_value(self.spec, self.shown_value) or self.error:
+            self._finished()
 
     def _finished(self) -> None:
         value = parse_text(self.spec, self.edit.text()) if self.spec.type != "str" else self.edit.text()
@@ -261,13 +282,18 @@ class ColumnMapField(ParamField):
         self.total.setText(f"{sum((value or {}).values())} columns")
         self._loading = False
 
+    def rows(self) -> list[tuple[str, str]]:
+        """(column type, count) texts of every row, as typed."""
+        out = []
+        for r in range(self.table.rowCount()):
+            key_item, count_item = self.table.item(r, 0), self.table.item(r, 1)
+            out.append((key_item.text().strip() if key_item else "", count_item.text().strip() if count_item else ""))
+        return out
+
     def current(self) -> Any:
         """The mapping the table shows; a count that is not an integer is passed on as text."""
         out: dict = {}
-        for r in range(self.table.rowCount()):
-            key_item, count_item = self.table.item(r, 0), self.table.item(r, 1)
-            key = key_item.text().strip() if key_item else ""
-            text = count_item.text().strip() if count_item else ""
+        for key, text in self.rows():
             if not key:
                 continue
             try:
@@ -276,9 +302,40 @@ class ColumnMapField(ParamField):
                 out[key] = text
         return out
 
+    def row_problem(self) -> str:
+        """Why the rows cannot become a mapping (an empty or repeated column type), or ""."""
+        seen = set()
+        for r, (key, _) in enumerate(self.rows(), start=1):
+            if not key:
+                return (f"{self.spec.name}: row {r} has no column type; "
+                        "expected a Db2 column type such as INTEGER or CHAR(20) (or Remove the row)")
+            if key in seen:
+                return f"{self.spec.name}: column type {key} appears twice; expected each type once with its count"
+            seen.add(key)
+        return ""
+
+    def raw(self) -> list:
+        return self.rows()
+
+    def restore(self, raw: Any, message: str) -> None:
+        self._loading = True
+        self.table.setRowCount(0)
+        for key, text in raw:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            self.table.setItem(r, 0, QTableWidgetItem(key))
+            self.table.setItem(r, 1, QTableWidgetItem(text))
+        self._loading = False
+        self.show_error(message)
+
     def _changed(self) -> None:
-        if not self._loading:
-            self.committed.emit(self.current())
+        if self._loading:
+            return
+        problem = self.row_problem()
+        if problem:
+            self.show_error(problem)  # nothing is dropped: the rows stay as typed until fixed
+            return
+        self.committed.emit(self.current())
 
     def _add_row(self) -> None:
         used = {self.table.item(r, 0).text() for r in range(self.table.rowCount()) if self.table.item(r, 0)}

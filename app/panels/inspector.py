@@ -4,8 +4,11 @@ Each parameter of the node's kind gets an editor by type (see
 :mod:`app.panels.fields`), its IBM name, unit and a tooltip with help, allowed
 values, default and seed section. A value goes to the document, which validates
 it with the model; a refused value is marked inline with the model's message and
-the typed text stays in the field. With no node selected the inspector edits the
-project's name and description.
+the typed text stays in the field, also when another node is selected and this
+one again later (:attr:`Inspector.pending`). With no node selected the inspector
+edits the project's name and description. :meth:`Inspector.flush` commits what a
+field shows but has not sent yet (the window calls it before saving or closing),
+so a value typed and followed by Ctrl+S is saved.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class Inspector(QWidget):
         self.document = document
         self.node_id = ""
         self.fields: dict[str, ParamField] = {}
+        #: Refused input kept per (node id, knob): (what was typed, the model's message).
+        self.pending: dict[tuple[str, str], tuple] = {}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.title = QLabel()
@@ -55,6 +60,7 @@ class Inspector(QWidget):
     def show_node(self, node_id: str) -> None:
         """Build the form of ``node_id`` ("" for the project properties)."""
         project = self.document.project
+        self._keep_pending()
         if node_id and node_id not in {n.id for n in project.nodes}:
             node_id = ""
         self.node_id = node_id
@@ -92,7 +98,30 @@ class Inspector(QWidget):
                 label.setToolTip(tooltip(spec))
                 form.addRow(label, field)
                 self.fields[spec.name] = field
+                if (node_id, spec.name) in self.pending:
+                    field.restore(*self.pending[(node_id, spec.name)])
         self.scroll.setWidget(body)
+
+    def _keep_pending(self) -> None:
+        """Remember refused input of the form being replaced, so selecting the node again shows it."""
+        for name, field in self.fields.items():
+            raw = field.raw()
+            if field.error and raw is not None:
+                self.pending[(self.node_id, name)] = (raw, field.error)
+            else:
+                self.pending.pop((self.node_id, name), None)
+
+    def flush(self) -> None:
+        """Commit every edit the form shows but has not sent to the document yet."""
+        for field in list(self.fields.values()):
+            field.flush()
+        if self.node_id and self.label_edit is not None:
+            if self.label_edit.text().strip() != self.document.project.node(self.node_id).label:
+                self._label_finished()
+        elif not self.node_id and hasattr(self, "name_edit"):
+            name = self.name_edit.text().strip()
+            if name and name != self.document.project.name:
+                self.document.set_project_text(name=name)
 
     # -- edits ------------------------------------------------------------------------------
     def commit(self, name: str, value) -> bool:
@@ -104,6 +133,7 @@ class Inspector(QWidget):
             field.show_error(str(e))
             return False
         field.clear_error()
+        self.pending.pop((self.node_id, name), None)
         return True
 
     def _label_finished(self) -> None:
@@ -135,4 +165,5 @@ class Inspector(QWidget):
         for name, field in self.fields.items():
             value = node.params[name]
             if value != field.shown_value:
-                field.set_value(value)
+                field.set_value(value)  # the model changed this knob (undo, redo): its value wins
+                self.pending.pop((self.node_id, name), None)
