@@ -17,4 +17,6 @@ def predict_project(project: Project) -> Prediction:
     UnsupportedKindError
         No engine exists for the project's topology.
     """
-    return predict_settings(project_to_scenario(project))
+    from engine.bands import for_project
+
+    return for_project(project, predict_settings(project_to_scenario(project)))

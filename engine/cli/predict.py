@@ -6,6 +6,7 @@ import json
 import sys
 
 from engine import projectfile
+from engine.bands import band_label
 from engine.perf import Prediction
 from engine.predict import predict_project
 
@@ -50,7 +51,7 @@ def _format_sections(pred: Prediction, lines: list) -> None:
         for m, label in rows:
             shown.add(m)
             band = pred.bands.get(m)
-            extra = f"   (90% band {band[0]:.4g} .. {band[1]:.4g})" if band else ""
+            extra = f"   ({band_label()} {band[0]:.4g} .. {band[1]:.4g})" if band else ""
             lines.append(f"    {label:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}{extra}")
         lines.append("")
     rest = [m for m in pred.metrics if m not in shown]

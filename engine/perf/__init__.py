@@ -43,8 +43,10 @@ def predictor(kind: str) -> Callable[[dict], Prediction]:
 
 
 def predict_settings(settings: dict) -> Prediction:
-    """Predict one scenario's settings with the engine of its kind."""
-    return predictor(settings.get("kind", ""))(settings)
+    """Predict one scenario's settings with the engine of its kind, with prediction bands (:mod:`engine.bands`)."""
+    from engine.bands import attach_bands
+
+    return attach_bands(predictor(settings.get("kind", ""))(settings))
 
 
 __all__ = ["Prediction", "StageResult", "predictor", "predict_settings", "ENGINE_MODULES"]
