@@ -27,14 +27,34 @@ cores (the seeds' CPU rose with more cores at the same work, and stayed level
 while throughput fell). In ``active-active`` both nodes run half the jobs and
 mirror to each other, so each node's cores serve source and target work.
 
+Row locks (seed 002, 2.5 and 6.4): a read for update under Db2 Mirror acquires
+the row lock on both nodes, by an RDMA flow to acquire it and a later one to
+release it; the target's server job does lock bookkeeping only (a share
+``lock_cpu_share`` of a mirrored write's CPU on each side, no remote write) but
+must have the row in memory to lock it, so a share ``lock_target_miss_frac`` of
+remote locks waits for a read on the target's storage (``read_ms``) unless the
+objects were pre-loaded there (``hardware.target_preload``, SETOBJACC).
+Opens for update are mirrored the same way (one flow each).
+
 Populations: ``job_sets`` are always-busy jobs (``jobs_per_job_set`` each,
 a short think time); ``users`` are interactive users with a long think time
 served by a pool of jobs (one per ``users_per_job`` users), solved as a
 flow-equivalent server; with neither, ``default_jobs_per_core`` jobs per source
-core run the workload back to back (a batch or tuned interactive stream), and
-the engine also reports the change against the same workload without Db2
-Mirror (``throughput_change_pct``, ``response_time_change_pct``,
-``runtime_change_pct``, ``cpu_change_pct``).
+core run the workload back to back (a batch or tuned interactive stream).
+Such a stream is an application program around the database: per database
+operation it spends ``app_cpu_ms_per_op`` of application CPU and
+``app_wait_ms_per_op`` waiting outside the database (its own reads, printing,
+the terminal), by workload style (``streams.batch`` / ``streams.interactive``).
+
+Every mirrored run also reports the change against the same workload without
+Db2 Mirror (``throughput_change_pct``, ``response_time_change_pct``,
+``runtime_change_pct``, ``cpu_change_pct``). ``cpu_change_pct`` is the change
+of the *source node's CPU utilisation*, i.e. CPU per unit of work times the
+rate of work: the mirror's source CPU per modify and per lock raises the first,
+the synchronous wait for the target lowers the second, so a job stream that
+mostly waits on the target (locks that miss the target's memory) runs much
+longer at about the same utilisation, while one whose mirrored actions are
+mostly CPU (writes to a pre-loaded target) shows a higher utilisation.
 
 Coefficients come from ``assets/coefficients/mirror.json`` (written by
 ``python -m engine.calibrate_misc``).
@@ -80,6 +100,7 @@ class MirrorConfig:
     think_time_ms: float | None = None
     batch: bool = False
     distance_km: float = 0.0
+    target_preload: bool = False
     resync_tracked_changes: float | None = None
     resync_parallel_degree: int = 1
 
@@ -89,6 +110,12 @@ def _num(settings: dict, path: str, value, lo: float, hi: float, allow_none: boo
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi):
         raise FieldError(path, value, f"a number from {lo:g} to {hi:g}" + (" or null" if allow_none else ""))
+    return value
+
+
+def _flag(path: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise FieldError(path, value, "true or false")
     return value
 
 
@@ -143,18 +170,20 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
         target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
         target_pool_separate=not any(w in pool.lower() for w in ("shared", "app", "same")),
         write_frac=None if write_pct is None else write_pct / 100.0,
-        reads_for_update=bool(wl.get("reads_for_update", False)),
+        reads_for_update=_flag("workload.reads_for_update", wl.get("reads_for_update", False)),
         opens_for_update_per_txn=float(_num(settings, "workload.opens_for_update_per_txn",
                                             wl.get("opens_for_update_per_txn", 0.0), 0, 1e6) or 0.0),
-        commitment_control=bool(wl.get("commitment_control", True)),
+        commitment_control=_flag("workload.commitment_control", wl.get("commitment_control", True)),
         users=None if users is None else int(users),
         job_sets=None if job_sets is None else int(job_sets),
         think_time_ms=think, batch=batch,
         distance_km=float(_num(settings, "link.distance_km", link.get("distance_km", 0.0), 0, 1000) or 0.0),
+        target_preload=_flag("hardware.target_preload", hw.get("target_preload", False)),
         resync_tracked_changes=tracked, resync_parallel_degree=int(degree),
     )
     used |= {f"hardware.{k}" for k in ("source_cores", "target_cores", "storage", "shared_storage",
-                                       "source_memory_gb", "target_memory_gb", "target_memory_pool")}
+                                       "source_memory_gb", "target_memory_gb", "target_memory_pool",
+                                       "target_preload")}
     used |= {f"workload.{k}" for k in ("api", "write_pct", "read_pct", "reads_for_update", "commitment_control",
                                        "users", "job_sets", "think_time_ms", "name", "style",
                                        "opens_for_update_per_txn")}
@@ -169,7 +198,11 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
 
 @dataclass(frozen=True)
 class Demands:
-    """Per-transaction service demands in seconds (source side unless named)."""
+    """Per-transaction service demands in seconds (source side unless named).
+
+    ``app_wait_s`` is the application's own waiting of a job stream (0 for job sets and users);
+    ``cpu_s`` includes the stream's application CPU.
+    """
 
     cpu_s: float
     storage_s: float
@@ -177,6 +210,17 @@ class Demands:
     target_cpu_s: float
     target_io_s: float
     mirrored_ops: float
+    app_wait_s: float = 0.0
+
+
+def is_stream(cfg: MirrorConfig) -> bool:
+    """True for a back-to-back job stream (neither users nor job sets stated)."""
+    return cfg.users is None and cfg.job_sets is None
+
+
+def stream_profile(cfg: MirrorConfig, coeffs: dict) -> dict:
+    """Application CPU and wait per database operation of a job stream, by workload style."""
+    return coeffs["streams"]["batch" if cfg.batch else "interactive"]
 
 
 def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
@@ -188,26 +232,40 @@ def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
     hdd = 1.0 + (g["hdd_cpu_factor"] if cfg.storage == "HDD" else 0.0)
     write_s = g["write_ms"][cfg.storage] / 1000.0 * p["ios_per_write"]
     cpu = ops * p["cpu_ms_per_op"] / 1000.0 * hdd
+    app_wait = 0.0
+    if is_stream(cfg):
+        sp = stream_profile(cfg, coeffs)
+        cpu += ops * sp["app_cpu_ms_per_op"] / 1000.0
+        app_wait = ops * sp["app_wait_ms_per_op"] / 1000.0
     storage = ops * w * write_s
     if cfg.mode == "none":
-        return Demands(cpu, storage, 0.0, 0.0, 0.0, 0.0)
+        return Demands(cpu, storage, 0.0, 0.0, 0.0, 0.0, app_wait)
     reads = ops * (1.0 - w)
-    locks = reads * g["rfu_share"] if cfg.reads_for_update else 0.0
+    # actions mirrored with a remote write: modifies, and the commit under commitment control
     mirrored_writes = ops * w
-    # locks and opens for update are mirrored without a remote write
-    extra = locks + cfg.opens_for_update_per_txn + (1.0 if cfg.commitment_control else 0.0) * g["commit_ops"]
-    mirrored = mirrored_writes + extra
+    commits = g["commit_ops"] if cfg.commitment_control else 0.0
+    # actions mirrored as row locks (no remote write): reads for update, opens for update
+    locks = reads * g["rfu_share"] if cfg.reads_for_update else 0.0
+    lock_like = locks + cfg.opens_for_update_per_txn
     rtt_s = (g["rdma_rtt_ms"] + 2 * cfg.distance_km * g["fiber_us_per_km"] / 1000.0) / 1000.0
-    cpu += mirrored * p["mirror_src_cpu_ms_per_op"] / 1000.0 * hdd
-    tgt_cpu = mirrored * p["mirror_tgt_cpu_ms_per_op"] / 1000.0 * hdd
+    share = g["lock_cpu_share"]
+    src_cpu_op = p["mirror_src_cpu_ms_per_op"] / 1000.0 * hdd
+    tgt_cpu_op = p["mirror_tgt_cpu_ms_per_op"] / 1000.0 * hdd
+    cpu += (mirrored_writes + commits) * src_cpu_op + lock_like * share * src_cpu_op
+    tgt_cpu = (mirrored_writes + commits) * tgt_cpu_op + lock_like * share * tgt_cpu_op
     mem = cfg.target_memory_gb or g["pool_ref_memory_gb"]
     faults = g["pool_faults_per_op"] * (g["pool_ref_memory_gb"] / mem)
     if cfg.mode == "active-active":
         faults *= 1.0 if cfg.target_pool_separate else g["pool_shared_fault_ratio"]
     else:
         faults *= 0.0 if not cfg.target_pool_separate else g["pool_shared_fault_ratio"]
-    tgt_io = mirrored_writes * write_s + mirrored * faults * write_s
-    return Demands(cpu, storage, mirrored * rtt_s, tgt_cpu, tgt_io, mirrored)
+    mirrored = mirrored_writes + commits + lock_like
+    miss = 0.0 if cfg.target_preload else g["lock_target_miss_frac"]
+    lock_read_s = miss * g["read_ms"][cfg.storage] / 1000.0
+    tgt_io = mirrored_writes * write_s + mirrored * faults * write_s + lock_like * lock_read_s
+    # a row lock is acquired and later released on the target: two flows
+    flows = mirrored_writes + commits + 2.0 * locks + cfg.opens_for_update_per_txn
+    return Demands(cpu, storage, flows * rtt_s, tgt_cpu, tgt_io, mirrored, app_wait)
 
 
 def stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
@@ -297,10 +355,10 @@ def solve(cfg: MirrorConfig, coeffs: dict) -> Solution:
             n = cfg.job_sets * p["jobs_per_job_set"]
             think_s = (cfg.think_time_ms if cfg.think_time_ms is not None else p["job_think_ms"]) / 1000.0
         else:
-            # a back-to-back stream whose cycle includes application (non-database) time
+            # a back-to-back stream whose cycle includes the application's own waits
             n = g["default_jobs_per_core"] * cfg.source_cores * (2 if cfg.mode == "active-active" else 1)
             think_s = (cfg.think_time_ms or 0.0) / 1000.0
-            st = st + [Station("application", g["default_app_ms"] / 1000.0, "delay")]
+            st = st + [Station("application", d.app_wait_s, "delay")]
         res = solve_mva(st, n, think_s, method="schweitzer" if not float(n).is_integer() else "auto")
         x, r, resid = res.throughput_per_s, res.response_s, res.residence_s
     util = {s.name: x * s.queue_demand_s for s in st if s.kind != "delay"}
