@@ -1,0 +1,233 @@
+"""Vector charts for PDF reports, drawn with QPainter (sharp at any zoom, text extractable).
+
+* :func:`draw_latency_bars` - stacked CAPTURE_LATENCY / QLATENCY / APPLY_LATENCY bars, one per run.
+* :func:`draw_utilisation` - utilisation of every stage (several runs as grouped bars), bottleneck in red.
+* :func:`draw_metric_panels` - small multiples: one panel per metric, a bar per run, deltas against the first.
+
+Colours match the workbench's charts (:mod:`app.charts`), which are not imported
+here so a report does not load pyqtgraph.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+
+from app.report.layout import FONT_FAMILY, Context
+from engine.report.model import format_value
+
+PART_COLOURS = {"CAPTURE_LATENCY": "#4a7fd4", "QLATENCY": "#f0a030", "APPLY_LATENCY": "#3aa060"}
+RUN_COLOURS = ("#4a7fd4", "#f0a030", "#3aa060", "#8a5cc2", "#2aa7b8", "#7f7f7f", "#b8862a", "#c06080")
+BOTTLENECK = "#c0202a"
+GRID = "#d5dae1"
+AXIS = "#5b6573"
+TEXT = "#1d2430"
+
+
+def nice_ticks(top: float, n: int = 5) -> list[float]:
+    """Round tick values from 0 to at least ``top`` (about ``n`` of them)."""
+    if not math.isfinite(top) or top <= 0:
+        return [0.0, 1.0]
+    raw = top / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    count = math.ceil(top / step - 1e-9)
+    return [i * step for i in range(count + 1)]
+
+
+def _font(pt: float, bold: bool = False) -> QFont:
+    f = QFont(FONT_FAMILY)
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+def _tick_text(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 10 or v == 0 else f"{v:g}"
+
+
+def _legend(painter: QPainter, x: float, y: float, items: Sequence[tuple[str, str]], ctx: Context) -> float:
+    """Colour keys in a row from (x, y); returns the height used."""
+    painter.setFont(_font(7.5))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    box = ctx.mm(2.6)
+    for name, colour in items:
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRect(QRectF(x, y + (fm.height() - box) / 2, box, box))
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QPointF(x + box + ctx.mm(1), y + fm.ascent()), name)
+        x += box + ctx.mm(1) + fm.horizontalAdvance(name) + ctx.mm(4)
+    return fm.height()
+
+
+def _x_axis(painter, plot: QRectF, ticks: list[float], unit: str, ctx: Context) -> None:
+    painter.setFont(_font(7))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    top = ticks[-1]
+    for t in ticks:
+        x = plot.left() + plot.width() * t / top
+        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+        painter.setPen(QColor(AXIS))
+        text = _tick_text(t)
+        painter.drawText(QPointF(x - fm.horizontalAdvance(text) / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
+    if unit:
+        painter.drawText(QPointF(plot.right() - fm.horizontalAdvance(unit), plot.bottom() + 2 * fm.height()
+                                 + ctx.mm(0.6)), unit)
+    painter.setPen(QPen(QColor(AXIS), ctx.pt(0.6)))
+    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+
+
+def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
+                      bars: Sequence[tuple[str, Sequence[tuple[str, float]], float | None]]) -> None:
+    """Stacked latency bars: ``bars`` is [(run label, [(part name, ms)], END2END ms or None)]."""
+    painter.setRenderHint(QPainter.Antialiasing)
+    present = [name for name in PART_COLOURS if any(name == p for _, parts, _ in bars for p, _ in parts)]
+    head = _legend(painter, rect.left(), rect.top(), [(n, PART_COLOURS[n]) for n in present], ctx)
+    painter.setFont(_font(7.5))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    label_w = max((fm.horizontalAdvance(lab) for lab, _, _ in bars), default=0) + ctx.mm(2)
+    end_w = fm.horizontalAdvance("END2END_LATENCY 99,999 ms") + ctx.mm(1)
+    plot = QRectF(rect.left() + label_w, rect.top() + head + ctx.mm(2), rect.width() - label_w - end_w,
+                  rect.height() - head - ctx.mm(2) - 2.4 * fm.height())
+    totals = [sum(v for _, v in parts) for _, parts, _ in bars]
+    ticks = nice_ticks(max(totals + [e for _, _, e in bars if e], default=1.0))
+    _x_axis(painter, plot, ticks, "ms", ctx)
+    n = max(len(bars), 1)
+    slot = plot.height() / n
+    bar_h = min(slot * 0.62, ctx.mm(9))
+    scale = plot.width() / ticks[-1]
+    for i, (label, parts, end2end) in enumerate(bars):
+        cy = plot.top() + slot * (i + 0.5)
+        painter.setPen(QColor(TEXT))
+        painter.setFont(_font(7.5))
+        painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
+                         Qt.AlignRight | Qt.AlignVCenter, label)
+        x = plot.left()
+        for name, ms in parts:
+            w = max(ms, 0.0) * scale
+            seg = QRectF(x, cy - bar_h / 2, w, bar_h)
+            painter.setPen(QPen(QColor("white"), ctx.pt(0.6)))
+            painter.setBrush(QColor(PART_COLOURS.get(name, "#999999")))
+            painter.drawRect(seg)
+            text = format_value(ms)
+            painter.setFont(_font(7))
+            if QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(text) + ctx.mm(1.5) < w:
+                painter.setPen(QColor("white"))
+                painter.drawText(seg, Qt.AlignCenter, text)
+            x += w
+        total = end2end if end2end is not None else sum(v for _, v in parts)
+        painter.setPen(QColor(TEXT))
+        painter.setFont(_font(7.5, bold=True))
+        painter.drawText(QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)),
+                         f"END2END_LATENCY {format_value(total)} ms")
+
+
+def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequence[str],
+                     series: Sequence[tuple[str, dict, str | None]]) -> None:
+    """Horizontal utilisation bars (0..100%+) per stage.
+
+    ``series`` is [(run label, {stage: utilisation 0..1}, bottleneck stage or None)]; with one
+    run the bars are blue and the bottleneck red, with several each run has its colour and a
+    red outline marks each run's bottleneck.
+    """
+    painter.setRenderHint(QPainter.Antialiasing)
+    multi = len(series) > 1
+    items = [(lab, RUN_COLOURS[i % len(RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)] if multi else [
+        ("utilisation", RUN_COLOURS[0]), ("bottleneck", BOTTLENECK)]
+    head = _legend(painter, rect.left(), rect.top(), items, ctx)
+    painter.setFont(_font(7.5))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    label_w = max((fm.horizontalAdvance(s) for s in stages), default=0) + ctx.mm(2)
+    value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)
+    plot = QRectF(rect.left() + label_w, rect.top() + head + ctx.mm(2), rect.width() - label_w - value_w,
+                  rect.height() - head - ctx.mm(2) - 2.4 * fm.height())
+    top_u = max([1.0] + [u for _, us, _ in series for u in us.values() if math.isfinite(u)])
+    ticks = [t / 100 for t in nice_ticks(min(top_u, 3.0) * 100)]
+    _x_axis(painter, plot, [t * 100 for t in ticks], "% busy", ctx)
+    scale = plot.width() / ticks[-1]
+    x100 = plot.left() + scale
+    pen = QPen(QColor(BOTTLENECK), ctx.pt(0.7), Qt.DashLine)
+    painter.setPen(pen)
+    painter.drawLine(QPointF(x100, plot.top()), QPointF(x100, plot.bottom()))
+    slot = plot.height() / max(len(stages), 1)
+    group_h = min(slot * 0.74, ctx.mm(4.2) * len(series))
+    bar_h = group_h / max(len(series), 1)
+    for i, stage in enumerate(stages):
+        cy = plot.top() + slot * (i + 0.5)
+        painter.setFont(_font(7.5, bold=any(b == stage for _, _, b in series)))
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
+                         Qt.AlignRight | Qt.AlignVCenter, stage)
+        for j, (_, utils, bottleneck) in enumerate(series):
+            u = utils.get(stage)
+            if u is None or not math.isfinite(u):
+                continue
+            y = cy - group_h / 2 + j * bar_h
+            w = min(u, ticks[-1]) * scale
+            colour = RUN_COLOURS[j % len(RUN_COLOURS)] if multi else (BOTTLENECK if stage == bottleneck else
+                                                                       RUN_COLOURS[0])
+            painter.setBrush(QColor(colour))
+            painter.setPen(QPen(QColor(BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen)
+            painter.drawRect(QRectF(plot.left(), y + bar_h * 0.08, w, bar_h * 0.84))
+            painter.setFont(_font(6.8 if multi else 7.2))
+            painter.setPen(QColor(TEXT))
+            painter.drawText(QRectF(plot.left() + w + ctx.mm(0.8), y, value_w + ctx.mm(20), bar_h),
+                             Qt.AlignLeft | Qt.AlignVCenter, f"{u * 100:.1f}%")
+
+
+def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Sequence[str],
+                       panels: Sequence[tuple[str, str, Sequence[float | None], Sequence[float | None]]],
+                       columns: int = 3) -> None:
+    """Small multiples: ``panels`` is [(title, unit, value per run, percent delta per run)]."""
+    painter.setRenderHint(QPainter.Antialiasing)
+    head = _legend(painter, rect.left(), rect.top(),
+                   [(lab, RUN_COLOURS[i % len(RUN_COLOURS)]) for i, lab in enumerate(labels)], ctx)
+    rows = math.ceil(len(panels) / columns) or 1
+    gap = ctx.mm(4)
+    area = QRectF(rect.left(), rect.top() + head + ctx.mm(2), rect.width(), rect.height() - head - ctx.mm(2))
+    pw = (area.width() - gap * (columns - 1)) / columns
+    ph = (area.height() - gap * (rows - 1)) / rows
+    for k, (title, unit, values, deltas) in enumerate(panels):
+        r, c = divmod(k, columns)
+        box = QRectF(area.left() + c * (pw + gap), area.top() + r * (ph + gap), pw, ph)
+        painter.setPen(QPen(QColor(GRID), ctx.pt(0.5)))
+        painter.setBrush(Qt.NoBrush)
+        painter.drawRect(box)
+        painter.setFont(_font(7.5, bold=True))
+        fm = QFontMetricsF(painter.font(), painter.device())
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QRectF(box.left() + ctx.mm(1.5), box.top() + ctx.mm(1), box.width() - ctx.mm(3),
+                                fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
+                         f"{title} ({unit})" if unit else title)
+        finite = [v for v in values if v is not None and math.isfinite(v)]
+        top = max([abs(v) for v in finite] + [1e-12])
+        plot = QRectF(box.left() + ctx.mm(2), box.top() + fm.height() + ctx.mm(5), box.width() - ctx.mm(4),
+                      box.height() - fm.height() - ctx.mm(11))
+        n = max(len(values), 1)
+        slot = plot.width() / n
+        bw = min(slot * 0.6, ctx.mm(14))
+        painter.setPen(QPen(QColor(AXIS), ctx.pt(0.6)))
+        painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+        for i, v in enumerate(values):
+            if v is None or not math.isfinite(v):
+                continue
+            h = plot.height() * max(v, 0.0) / top
+            x = plot.left() + slot * (i + 0.5) - bw / 2
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(QBrush(QColor(RUN_COLOURS[i % len(RUN_COLOURS)])))
+            painter.drawRect(QRectF(x, plot.bottom() - h, bw, h))
+            painter.setFont(_font(6.8))
+            painter.setPen(QColor(TEXT))
+            text = format_value(v)
+            painter.drawText(QRectF(x - slot / 2, plot.bottom() - h - ctx.mm(4), bw + slot, ctx.mm(3.6)),
+                             Qt.AlignHCenter | Qt.AlignBottom, text)
+            d = deltas[i] if i < len(deltas) else None
+            if i > 0 and d is not None and math.isfinite(d):
+                painter.setPen(QColor("#1a7a30" if d >= 0 else BOTTLENECK))
+                painter.drawText(QRectF(x - slot / 2, plot.bottom() + ctx.mm(0.6), bw + slot, ctx.mm(3.6)),
+                                 Qt.AlignHCenter | Qt.AlignTop, f"{d:+.1f}%")

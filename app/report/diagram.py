@@ -1,0 +1,93 @@
+"""The topology diagram of a report: the canvas's look, drawn as vectors from the model.
+
+Nodes sit where the canvas placed them, in the canvas's shapes and colours
+(:mod:`app.canvas.items`: kind colours, utilisation colours, the red bottleneck
+frame and tag); links are the canvas's S-curves with arrow heads. Drawing from
+the model rather than from a live scene keeps it safe in a worker thread.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+
+from app.canvas.items import KIND_COLOURS, NODE_H, NODE_W, PORT_R, arrow_head, link_path, utilisation_colour
+from app.report.layout import FONT_FAMILY, Context
+from app.stages import node_loads
+from engine.registry import KINDS
+
+
+def _font(pt: float, bold: bool = False) -> QFont:
+    f = QFont(FONT_FAMILY)
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=None) -> None:
+    """Draw ``project``'s nodes and links fitted into ``rect``, coloured by ``run``'s stage utilisation.
+
+    Parameters
+    ----------
+    run : object with ``stages`` (name, utilisation) and ``bottleneck``, optional
+        A :class:`engine.report.ReportRun` or a Prediction; None draws the kinds' colours.
+    """
+    if not project.nodes:
+        return
+    loads = node_loads(project, run) if run is not None and run.stages else {}
+    xs = [n.x for n in project.nodes]
+    ys = [n.y for n in project.nodes]
+    scene = QRectF(min(xs) - PORT_R - 4, min(ys) - 20, max(xs) - min(xs) + NODE_W + 2 * PORT_R + 8,
+                   max(ys) - min(ys) + NODE_H + 24)
+    scale = min(rect.width() / scene.width(), rect.height() / scene.height())
+    painter.save()
+    painter.setRenderHint(QPainter.Antialiasing)
+    # centre the drawing in rect, then work in scene units (font sizes scaled to stay readable)
+    painter.translate(rect.left() + (rect.width() - scene.width() * scale) / 2,
+                      rect.top() + (rect.height() - scene.height() * scale) / 2)
+    painter.scale(scale, scale)
+    painter.translate(-scene.left(), -scene.top())
+    # the canvas's point sizes are for a 96 dpi screen where a scene unit is a pixel; here a scene
+    # unit is ``scale`` device pixels at ctx.dpi, so the same text-to-box proportion needs this factor
+    k = 96.0 / ctx.dpi
+    nodes = {n.id: n for n in project.nodes}
+    for link in project.links:
+        a, b = nodes.get(link.source), nodes.get(link.target)
+        if a is None or b is None:
+            continue
+        start = QPointF(a.x + NODE_W, a.y + NODE_H / 2)
+        end = QPointF(b.x, b.y + NODE_H / 2)
+        painter.setPen(QPen(QColor("#556"), 1.8))
+        painter.setBrush(Qt.NoBrush)
+        painter.drawPath(link_path(start, end))
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor("#556"))
+        painter.drawPolygon(arrow_head(end, 0.0))
+    for node in project.nodes:
+        load = loads.get(node.id)
+        box = QRectF(node.x, node.y, NODE_W, NODE_H)
+        fill = utilisation_colour(load.utilisation) if load else QColor(KIND_COLOURS.get(node.kind, "#eeeeee"))
+        bottleneck = bool(load and load.bottleneck)
+        painter.setPen(QPen(QColor("#c0202a"), 3.5) if bottleneck else QPen(QColor("#556"), 1.2))
+        painter.setBrush(QBrush(fill))
+        painter.drawRoundedRect(box, 8, 8)
+        painter.setFont(_font(8.5 * k, True))
+        painter.setPen(QColor("#222"))
+        painter.drawText(QRectF(node.x + 8, node.y + 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter,
+                         node.label)
+        painter.setFont(_font(7.5 * k))
+        painter.setPen(QColor("#444"))
+        painter.drawText(QRectF(node.x + 8, node.y + 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                         KINDS[node.kind].name)
+        if load:
+            painter.drawText(QRectF(node.x + 8, node.y + 42, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                             f"{load.utilisation * 100:.0f}% busy")
+        if bottleneck:
+            tag = QRectF(node.x + NODE_W - 84, node.y - 16, 84, 15)
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(QColor("#c0202a"))
+            painter.drawRoundedRect(tag, 4, 4)
+            painter.setPen(QColor("white"))
+            painter.setFont(_font(7.5 * k, True))
+            painter.drawText(tag, Qt.AlignCenter, "BOTTLENECK")
+    painter.restore()
