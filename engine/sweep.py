@@ -27,9 +27,10 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from engine.errors import FieldError, QrtuneError, UnsupportedKindError
 from engine.model import Project
@@ -195,12 +196,16 @@ def point_label(axes: Sequence[Axis], index: int) -> str:
     return " ".join(f"{a.name}={v}" for a, v in zip(axes, point_values(axes, index)))
 
 
-def sweep_key(project_hash: str, axes: Sequence[Axis], predictor: str, version: str) -> str:
-    """Identity of a sweep: same project content, axes, predictor and engine version give the same key."""
+def sweep_key(project_hash: str, axes: Sequence[Axis], predictor: str, version: str,
+              coefficients_version: str = "") -> str:
+    """Identity of a sweep: same project content, axes, predictor, engine and coefficients versions
+    give the same key (so a rerun resumes it; anything else starts a new sweep)."""
     from engine.store import canonical_json
 
     data = {"project": project_hash, "predictor": predictor, "engine": version,
             "axes": [[a.target, a.param, list(a.node_ids), list(a.values)] for a in axes]}
+    if coefficients_version:
+        data["coefficients"] = coefficients_version
     return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
@@ -269,6 +274,8 @@ class SweepResult:
     n_failed : int
         Of those, points recorded as failed (see each run's ``error``).
     elapsed_s : float
+    coefficients_version : str
+        Coefficients of the engine that predicted the points ("" if the first point failed).
     """
 
     sweep_id: int
@@ -277,6 +284,7 @@ class SweepResult:
     n_run: int
     n_failed: int
     elapsed_s: float
+    coefficients_version: str = ""
 
 
 class Progress:
@@ -347,6 +355,53 @@ def dask_executor(address: str):
     return client, client.get_executor()
 
 
+class _Writer:
+    """Records finished points into the store: grouped, point-ordered, optionally releasing the file.
+
+    Results are buffered and written at most every ``flush_interval_s`` (0: every batch at once),
+    one transaction per write; with ``release`` the store lets go of its file after each write so
+    other processes can open it in between. The progress bar counts recorded points.
+    """
+
+    def __init__(self, store, project, digest, axes, sweep_id, bar, flush_interval_s: float, release: bool):
+        self.store, self.project, self.digest, self.axes = store, project, digest, axes
+        self.sweep_id, self.bar = sweep_id, bar
+        self.flush_interval_s, self.release = flush_interval_s, release
+        self.buffer: list = []
+        self.last_flush = time.monotonic()
+        self.n_failed = 0
+        self.n_recorded = 0
+
+    def add(self, results: list) -> None:
+        self.buffer.extend(results)
+        if time.monotonic() - self.last_flush >= self.flush_interval_s:
+            self.flush()
+
+    def flush(self) -> None:
+        from engine.store import bundle_failed, bundle_from_prediction
+
+        if not self.buffer:
+            return
+        results = sorted(self.buffer, key=lambda r: r[0])
+        bundles = []
+        for index, settings, prediction, error in results:
+            common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
+                      "kind": "sweep", "label": point_label(self.axes, index), "sweep_id": self.sweep_id,
+                      "point_index": index}
+            if prediction is None:
+                bundles.append(bundle_failed(error=error, **common))
+            else:
+                bundles.append(bundle_from_prediction(prediction=prediction, **common))
+        self.store.record_runs(bundles)
+        if self.release:
+            self.store.release()
+        self.buffer = []
+        self.last_flush = time.monotonic()
+        self.n_failed += sum(1 for r in results if r[2] is None)
+        self.n_recorded += len(results)
+        self.bar.update(len(results))
+
+
 def run_sweep(
     project: Project,
     axes: Sequence[Axis],
@@ -358,8 +413,19 @@ def run_sweep(
     predictor: str = DEFAULT_PREDICTOR,
     progress: bool = True,
     executor: Executor | None = None,
+    flush_interval_s: float = 0.0,
+    release_between_writes: bool = False,
 ) -> SweepResult:
     """Predict every point of ``axes`` on ``project`` and record each into ``store``.
+
+    The first point of the product is predicted in this process before anything else: an
+    engine missing for the project's kind stops the sweep before any pool starts, and its
+    coefficients version becomes part of the sweep's key (a sweep resumed after the
+    coefficients were refitted starts afresh instead of mixing old and new numbers).
+    Whatever was recorded stays recorded when the sweep is interrupted (Ctrl-C: the points
+    finished so far are written before the interrupt propagates; SIGKILL: every written
+    group is committed, at most ``flush_interval_s`` of work is lost) and the same call
+    resumes it.
 
     Parameters
     ----------
@@ -378,72 +444,69 @@ def run_sweep(
     predictor : str
         ``module:function`` taking settings and returning a Prediction (tests inject fakes).
     progress : bool
-        Draw a progress bar on stderr.
+        Draw a progress bar on stderr (it counts recorded points).
     executor : Executor, optional
         Use this executor instead of creating one (left open).
+    flush_interval_s : float
+        Group finished points and write them at most this often, s (0: every batch as it finishes).
+    release_between_writes : bool
+        Let go of the store file after every write (:meth:`engine.store.Store.release`), so the
+        workbench or another command can open it while the sweep runs.
 
     Raises
     ------
     UnsupportedKindError
         No engine predicts this project's kind (found on the first point, before any work).
+    StoreLockedError
+        With ``release_between_writes``: another process kept the file for longer than
+        :data:`engine.store.REACQUIRE_WAIT_S` (every point written until then is kept).
     """
-    from engine.store import bundle_from_prediction, engine_version, project_hash, utc_now
-    from engine.store.records import RunRecord
-    from engine.store.store import RunBundle, canonical_json
+    from engine.store import engine_version, project_hash
 
     t0 = time.monotonic()
     total = n_points(axes)
     digest = project_hash(project)
-    key = sweep_key(digest, axes, predictor, engine_version())
+    probe = run_points(project, [(0, point_changes(axes, 0))], predictor, raise_internal=True)
+    coefficients_version = probe[0][2].coefficients_version if probe[0][2] is not None else ""
+    key = sweep_key(digest, axes, predictor, engine_version(), coefficients_version)
     sweep_id = store.sweep_by_key(key)
     if sweep_id is None:
         axes_data = [{"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
                      for a in axes]
         sweep_id = store.create_sweep(key, project, axes_data, total)
     done = store.done_points(sweep_id)
+    if release_between_writes:
+        store.release()
     todo = [i for i in range(total) if i not in done]
     bar = Progress(total, len(done), enabled=progress)
-
-    def record(results: list) -> int:
-        bundles, failed = [], 0
-        for index, settings, prediction, error in results:
-            label = point_label(axes, index)
-            if prediction is None:
-                failed += 1
-                record_ = RunRecord(
-                    id=0, project_name=project.name, project_hash=digest, settings_json=canonical_json(settings),
-                    engine_version=engine_version(), coefficients_version="", seed=None, kind="sweep",
-                    started=utc_now(), status="failed", scenario_kind=str(settings.get("kind", "")),
-                    sweep_id=sweep_id, point_index=index, label=label, error=error,
-                )
-                bundles.append(RunBundle(record_))
+    writer = _Writer(store, project, digest, axes, sweep_id, bar, flush_interval_s, release_between_writes)
+    try:
+        if todo and todo[0] == 0:
+            writer.add(probe)
+            todo.pop(0)
+        if todo:
+            if workers == 0 and executor is None and scheduler is None:
+                step = batch_size or 64
+                for k in range(0, len(todo), step):
+                    chunk = todo[k:k + step]
+                    writer.add(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
             else:
-                bundles.append(bundle_from_prediction(
-                    project_name=project.name, project_hash_=digest, settings=settings, prediction=prediction,
-                    kind="sweep", label=label, sweep_id=sweep_id, point_index=index,
-                ))
-        store.record_runs(bundles)
-        bar.update(len(results))
-        return failed
-
-    n_failed = 0
-    if todo:
-        # The first point runs here: an engine missing for this kind stops the sweep before any pool starts.
-        first = todo.pop(0)
-        n_failed += record(run_points(project, [(first, point_changes(axes, first))], predictor, raise_internal=True))
-    if todo:
-        if workers == 0 and executor is None and scheduler is None:
-            step = batch_size or 64
-            for k in range(0, len(todo), step):
-                chunk = todo[k:k + step]
-                n_failed += record(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
-        else:
-            n_failed += _run_parallel(project, axes, todo, predictor, record, workers, scheduler, batch_size, executor)
-    bar.close()
-    return SweepResult(sweep_id, total, len(done), total - len(done), n_failed, time.monotonic() - t0)
+                _run_parallel(project, axes, todo, predictor, writer.add, workers, scheduler, batch_size, executor)
+    except BaseException:
+        try:
+            writer.flush()  # points finished before an interrupt are kept
+        except Exception:  # noqa: BLE001, S110 - the interrupt or the first error is what the caller must see
+            pass
+        raise
+    else:
+        writer.flush()
+    finally:
+        bar.close()
+    return SweepResult(sweep_id, total, len(done), writer.n_recorded, writer.n_failed, time.monotonic() - t0,
+                       coefficients_version)
 
 
-def _run_parallel(project, axes, todo, predictor, record, workers, scheduler, batch_size, executor) -> int:
+def _run_parallel(project, axes, todo, predictor, add, workers, scheduler, batch_size, executor) -> None:
     client = None
     own = executor is None
     if scheduler:
@@ -458,18 +521,20 @@ def _run_parallel(project, axes, todo, predictor, record, workers, scheduler, ba
     pending: set = set()
     it = iter(batches)
     in_flight = max(2, 4 * n_workers)
-    failed = 0
+
+    def submit(batch):
+        pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
+
     try:
         for batch in itertools.islice(it, in_flight):
-            pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
+            submit(batch)
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
-                failed += record(fut.result())
+                add(fut.result())
                 nxt = next(it, None)
                 if nxt is not None:
-                    pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in nxt],
-                                                predictor))
+                    submit(nxt)
     except BaseException:
         for fut in pending:
             fut.cancel()
@@ -479,23 +544,22 @@ def _run_parallel(project, axes, todo, predictor, record, workers, scheduler, ba
             client.close()
         elif own:
             executor.shutdown(wait=True, cancel_futures=True)
-    return failed
 
 
 __all__ = [
-    "Axis",
     "DEFAULT_PREDICTOR",
-    "parse_axis",
-    "parse_axes",
+    "Axis",
+    "Progress",
+    "SweepResult",
+    "dask_executor",
+    "local_executor",
     "n_points",
-    "point_values",
+    "parse_axes",
+    "parse_axis",
     "point_changes",
     "point_label",
-    "sweep_key",
+    "point_values",
     "run_points",
     "run_sweep",
-    "SweepResult",
-    "Progress",
-    "local_executor",
-    "dask_executor",
+    "sweep_key",
 ]

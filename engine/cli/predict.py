@@ -7,6 +7,8 @@ import sys
 
 from engine import projectfile
 from engine.bands import band_label
+from engine.cli.runs import add_db_options, open_store
+from engine.errors import QrtuneError
 from engine.perf import Prediction
 from engine.predict import predict_project
 
@@ -15,9 +17,8 @@ def register(sub) -> None:
     p = sub.add_parser("predict", help="predict a project at steady state", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
-    p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
-    p.add_argument("--wait", metavar="SECONDS", type=float, default=0.0,
-                   help="with --db: wait this long for another process holding the store")
+    add_db_options(p, db_help="also record the run in this results store (a run the engine rejects is "
+                   "recorded as failed, with its error)")
     p.set_defaults(func=run)
 
 
@@ -96,12 +97,18 @@ def format_prediction(pred: Prediction, title: str) -> str:
 
 def run(args) -> int:
     project = projectfile.load(args.project)
-    pred = predict_project(project)
+    db = getattr(args, "db", None)
+    try:
+        pred = predict_project(project)
+    except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
+        if db:  # nothing a user ran is lost: the failure is a run too
+            with open_store(args) as store:
+                run_id = store.record_failure(project, e, kind="predict")
+            print(f"qrtune predict: recorded as failed run {run_id} in {store.path}", file=sys.stderr)
+        raise
     run_id = None
-    if getattr(args, "db", None):
-        from engine.store import Store
-
-        with Store.open(args.db, wait_s=args.wait) as store:
+    if db:
+        with open_store(args) as store:
             run_id = store.record_prediction(project, pred, kind="predict")
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
@@ -110,5 +117,5 @@ def run(args) -> int:
     else:
         print(format_prediction(pred, project.name))
         if run_id is not None:
-            print(f"\n  recorded as run {run_id} in {args.db}")
+            print(f"\n  recorded as run {run_id} in {store.path}")
     return 0

@@ -5,19 +5,37 @@ from __future__ import annotations
 import json
 import sys
 
+#: Seconds a command waits by default for another process (the workbench, a sweep) holding the store.
+DEFAULT_WAIT_S = 10.0
 
-def add_db_options(p, wait_default: float = 0.0) -> None:
+
+def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None = None) -> None:
     """``--db PATH`` and ``--wait SECONDS``, shared by every command that uses the store."""
     p.add_argument("--db", metavar="PATH", default=None,
-                   help="results store file (default: runs.duckdb in the user data directory, or $QRTUNE_DB)")
+                   help=db_help or "results store file (default: runs.duckdb in the user data directory, "
+                   "or $QRTUNE_DB)")
     p.add_argument("--wait", metavar="SECONDS", type=float, default=wait_default,
                    help="wait this long for another process holding the store (default: %(default)s)")
 
 
 def open_store(args, read_only: bool = False):
-    """Open the store ``args.db`` names (the default file when None)."""
-    from engine.store import Store
+    """Open the store ``args.db`` names (the default file when None).
 
+    When another process holds the file, say so on stderr and wait up to ``args.wait`` seconds.
+
+    Raises
+    ------
+    StoreLockedError
+        Still held after the wait; the message names the file and the process.
+    """
+    from engine.store import Store, StoreLockedError
+
+    try:
+        return Store.open(args.db, read_only=read_only)
+    except StoreLockedError as e:
+        if args.wait <= 0:
+            raise
+        print(f"qrtune: {str(e).split(';')[0]}; waiting up to {args.wait:g} s", file=sys.stderr, flush=True)
     return Store.open(args.db, read_only=read_only, wait_s=args.wait)
 
 

@@ -4,7 +4,8 @@ TARGET is a node kind (every node of that kind) or a node id; VALUES a comma lis
 and integer ranges LOW..HIGH[:STEP], e.g. ``--set qapply.num_apply_agents=1,4,8,16
 --set qcapture.trans_batch_sz=1..5``. Points run on a local process pool, or on a Dask
 cluster with ``--scheduler tcp://HOST:PORT``, and are recorded as they finish; run the
-same command again to resume an interrupted sweep.
+same command again to resume an interrupted sweep. The store file is held only while points
+are written (twice a second at most), so the workbench can use it during a long sweep.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store
+
+#: The sweep writes finished points at most this often (s) and lets go of the store file in
+#: between, so the workbench and other commands can open it while a long sweep runs.
+FLUSH_INTERVAL_S = 0.5
 
 
 def register(sub) -> None:
@@ -43,12 +48,13 @@ def run(args) -> int:
             result = run_sweep(
                 project, axes, store, workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
                 predictor=args.predictor or DEFAULT_PREDICTOR, progress=not args.no_progress,
+                flush_interval_s=FLUSH_INTERVAL_S, release_between_writes=True,
             )
         except KeyboardInterrupt:
             print(f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
                   "again to resume", file=sys.stderr)
             return 130
-        ok_ids = [r.id for r in store.list_runs(sweep_id=result.sweep_id) if r.status == "ok"]
+        ok_ids = [r.id for r in store.list_runs(sweep_id=result.sweep_id) if r.status == "ok"]  # point order
     summary = {
         "sweep_id": result.sweep_id, "points": result.n_points, "already_stored": result.n_skipped,
         "run_now": result.n_run, "failed": result.n_failed, "elapsed_s": round(result.elapsed_s, 3),
@@ -64,5 +70,5 @@ def run(args) -> int:
           f"{result.elapsed_s:.2f} s; store {store.path}")
     if ok_ids:
         print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
-        print(f"  compare two: qrtune compare {min(ok_ids)} {max(ok_ids)} --db {store.path}")
+        print(f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}")
     return 0

@@ -27,9 +27,15 @@ Python API (what the GUI uses)
 * ``record_prediction(project, prediction, kind="predict", settings=None, label="") -> run_id``
 * ``record_simulation(project, metrics, units=None, timeseries=None, seed=None, settings=None,
   stages=(), coefficients_version="", scenario_kind="", bottleneck=None, label="") -> run_id``
-* ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps).
-* ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)``, ``get_runs(ids)``,
-  ``load_run(id)``, ``metrics_of(ids)``, ``list_monitor_imports(project_name=None)``,
+* ``record_failure(project, error, kind="predict", settings=None, seed=None, label="") -> run_id``:
+  a run the engine rejected, kept as ``failed`` with its error (nothing a user ran is lost).
+* ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps); build bundles
+  with ``bundle_from_prediction`` or ``bundle_failed``.
+* ``release()``: let go of the file between writes (a long sweep does, so the workbench can
+  open the file meanwhile); the next use reopens it, waiting up to ``REACQUIRE_WAIT_S``.
+* ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)`` (newest first; a sweep's
+  runs in point order), ``get_runs(ids)``, ``load_run(id)``, ``metrics_of(ids)``,
+  ``list_monitor_imports(project_name=None)``,
   ``latest_fit(project_name)``; ``store.con`` is the DuckDB connection for custom reads.
 * ``project_hash(project)``: sha256 of the project's model content (not its name,
   labels or canvas positions).
@@ -51,39 +57,45 @@ from engine.store.records import (
 )
 from engine.store.schema import SCHEMA_VERSION
 from engine.store.store import (
+    REACQUIRE_WAIT_S,
     RunBundle,
     Store,
+    bundle_failed,
     bundle_from_prediction,
     canonical_json,
     engine_version,
+    error_text,
     project_hash,
     utc_now,
 )
 
 __all__ = [
-    "Store",
-    "RunBundle",
-    "bundle_from_prediction",
-    "project_hash",
-    "canonical_json",
-    "engine_version",
-    "utc_now",
-    "default_db_path",
-    "connect",
     "DEFAULT_FILE_NAME",
     "ENV_DB",
-    "SCHEMA_VERSION",
+    "REACQUIRE_WAIT_S",
     "RUN_KINDS",
-    "RunRecord",
+    "SCHEMA_VERSION",
+    "FitError",
     "MetricRow",
-    "StageMetricRow",
-    "TimeseriesPoint",
     "MonitorImport",
+    "MonitorImportError",
     "MonitorRow",
+    "RunBundle",
     "RunData",
+    "RunRecord",
+    "StageMetricRow",
+    "Store",
     "StoreError",
     "StoreLockedError",
+    "TimeseriesPoint",
     "UnknownRunError",
-    "MonitorImportError",
-    "FitError",
+    "bundle_failed",
+    "bundle_from_prediction",
+    "canonical_json",
+    "connect",
+    "default_db_path",
+    "engine_version",
+    "error_text",
+    "project_hash",
+    "utc_now",
 ]

@@ -93,4 +93,4 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
             raise StoreError(f"cannot open the results store {path}: {e}") from None
 
 
-__all__ = ["DEFAULT_FILE_NAME", "ENV_DB", "default_db_path", "connect"]
+__all__ = ["DEFAULT_FILE_NAME", "ENV_DB", "connect", "default_db_path"]

@@ -25,4 +25,4 @@ class FitError(QrtuneError):
     """Coefficients cannot be fitted (no imported intervals, too few to hold some out ...)."""
 
 
-__all__ = ["StoreError", "StoreLockedError", "UnknownRunError", "MonitorImportError", "FitError"]
+__all__ = ["FitError", "MonitorImportError", "StoreError", "StoreLockedError", "UnknownRunError"]

@@ -208,11 +208,11 @@ class RunData:
 __all__ = [
     "RUN_KINDS",
     "RUN_STATUSES",
-    "RunRecord",
     "MetricRow",
-    "StageMetricRow",
-    "TimeseriesPoint",
     "MonitorImport",
     "MonitorRow",
     "RunData",
+    "RunRecord",
+    "StageMetricRow",
+    "TimeseriesPoint",
 ]

@@ -15,7 +15,7 @@ Schema history
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from engine.store.errors import StoreError
 
@@ -117,7 +117,7 @@ def migrate(con, path: str = "") -> int:
         )
     if before == SCHEMA_VERSION:
         return before
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    now = datetime.now(UTC).replace(tzinfo=None)
     con.execute("BEGIN TRANSACTION").fetchall()
     try:
         for version in range(before + 1, SCHEMA_VERSION + 1):
@@ -131,4 +131,4 @@ def migrate(con, path: str = "") -> int:
     return before
 
 
-__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "current_version", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "current_version", "migrate"]

@@ -9,11 +9,12 @@ import hashlib
 import itertools
 import json
 import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,10 +29,13 @@ _RUN_COLUMNS = (
 )
 _names = itertools.count()
 
+#: Seconds a released store waits to get its file back from another process (see :meth:`Store.release`).
+REACQUIRE_WAIT_S = 60.0
+
 
 def utc_now() -> datetime:
     """Now, in UTC, without tzinfo (DuckDB TIMESTAMP)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def engine_version() -> str:
@@ -123,6 +127,43 @@ def bundle_from_prediction(
     return RunBundle(record, metrics, stages)
 
 
+def bundle_failed(
+    *,
+    project_name: str,
+    project_hash_: str,
+    settings: Mapping,
+    error: str,
+    kind: str,
+    label: str = "",
+    seed: int | None = None,
+    sweep_id: int | None = None,
+    point_index: int | None = None,
+    started: datetime | None = None,
+) -> RunBundle:
+    """A :class:`RunBundle` for a run that failed: status ``failed``, ``error`` set, no metrics.
+
+    Parameters
+    ----------
+    settings : Mapping
+        What was run ({} when the settings could not even be built).
+    error : str
+        One line saying why, as the user saw it (``ValueRangeError: qapply.num_apply_agents ...``).
+    """
+    record = RunRecord(
+        id=0, project_name=project_name, project_hash=project_hash_, settings_json=canonical_json(dict(settings)),
+        engine_version=engine_version(), coefficients_version="", seed=seed, kind=kind,
+        started=started or utc_now(), status="failed", scenario_kind=str(settings.get("kind", "") or ""),
+        bottleneck=None, sweep_id=sweep_id, point_index=point_index, label=label, error=error or "failed",
+    )
+    return RunBundle(record)
+
+
+def error_text(exc: BaseException) -> str:
+    """``TypeName: message`` on one line, for the ``error`` of a failed run."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _float(value) -> float:
     try:
         return float(value)
@@ -138,16 +179,18 @@ class Store:
     long as needed (DuckDB allows one writing process per file).
     """
 
-    def __init__(self, con, path: Path, read_only: bool):
+    def __init__(self, con, path: Path, read_only: bool, wait_s: float = 0.0):
         self._con = con
         self.path = path
         self.read_only = read_only
+        self.wait_s = wait_s
         self._next_run_id: int | None = None
         self._in_tx = False
+        self._released = False
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False, wait_s: float = 0.0) -> "Store":
+    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False, wait_s: float = 0.0) -> Store:
         """Open (and create or migrate when writable) the store at ``path``.
 
         Parameters
@@ -185,15 +228,36 @@ class Store:
         except Exception:
             con.close()
             raise
-        return cls(con, path, read_only)
+        return cls(con, path, read_only, wait_s)
 
     def close(self) -> None:
-        """Release the file (and its lock)."""
+        """Release the file (and its lock) for good."""
+        self._released = False
         if self._con is not None:
             self._con.close()
             self._con = None
 
-    def __enter__(self) -> "Store":
+    def release(self) -> None:
+        """Let go of the file between writes; the next use of :attr:`con` opens it again.
+
+        A long writer (a sweep) calls this after each write so that another process (the
+        workbench, a ``qrtune runs``) can open the file in between. Reopening waits up to
+        :data:`REACQUIRE_WAIT_S` (or ``wait_s`` if longer) for whoever took it meanwhile.
+
+        Raises
+        ------
+        StoreError
+            Called inside :meth:`transaction`.
+        """
+        if self._in_tx:
+            raise StoreError(f"the store {self.path} cannot be released inside a transaction")
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+            self._released = True
+            self._next_run_id = None  # another process may record runs meanwhile
+
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -201,9 +265,21 @@ class Store:
 
     @property
     def con(self):
-        """The DuckDB connection (for read queries by compare, fit and the GUI)."""
+        """The DuckDB connection (for read queries by compare, fit and the GUI).
+
+        Raises
+        ------
+        StoreError
+            The store was closed.
+        StoreLockedError
+            The store was released and another process still holds the file after
+            waiting :data:`REACQUIRE_WAIT_S` seconds.
+        """
         if self._con is None:
-            raise StoreError(f"the store {self.path} is closed")
+            if not self._released:
+                raise StoreError(f"the store {self.path} is closed")
+            self._con = connect(self.path, read_only=self.read_only, wait_s=max(self.wait_s, REACQUIRE_WAIT_S))
+            self._released = False
         return self._con
 
     @property
@@ -418,6 +494,44 @@ class Store:
             )
             return self.record_runs([bundle])[0]
 
+    def record_failure(
+        self,
+        project,
+        error: BaseException | str,
+        kind: str = "predict",
+        settings: Mapping | None = None,
+        seed: int | None = None,
+        label: str = "",
+    ) -> int:
+        """Record a run of ``project`` that failed, with its error; returns the new run id.
+
+        Nothing a user ran is lost: a prediction or simulation the engine rejected is kept
+        as a ``failed`` run whose ``error`` says why, next to the runs that worked.
+
+        Parameters
+        ----------
+        error : BaseException or str
+            The exception raised (kept as ``TypeName: message``) or the message itself.
+        kind : str
+            ``predict``, ``simulate``, ``gui`` ...
+        settings : Mapping, optional
+            Settings run; default ``project_to_scenario(project)`` ({} when that fails too).
+        """
+        self._check_writable()
+        if settings is None:
+            try:
+                from engine.scenario import project_to_scenario
+
+                settings = project_to_scenario(project)
+            except Exception:  # noqa: BLE001 - the settings themselves may be what failed
+                settings = {}
+        message = error_text(error) if isinstance(error, BaseException) else str(error)
+        with self.transaction():
+            digest = self._save_project(project)
+            bundle = bundle_failed(project_name=project.name, project_hash_=digest, settings=settings,
+                                   error=message, kind=kind, seed=seed, label=label)
+            return self.record_runs([bundle])[0]
+
     def save_project(self, project) -> str:
         """Keep ``project``'s content (for reproducing its runs); returns its hash."""
         self._check_writable()
@@ -440,7 +554,10 @@ class Store:
         sweep_id: int | None = None,
         limit: int | None = None,
     ) -> list[RunRecord]:
-        """Runs, newest first, optionally only one project's, one kind's or one sweep's."""
+        """Runs, newest first, optionally only one project's, one kind's or one sweep's.
+
+        A sweep's runs (``sweep_id`` given) come in point order (the cartesian product's order).
+        """
         where, args = [], []
         for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
             if value is not None:
@@ -449,7 +566,7 @@ class Store:
         sql = f"SELECT {_RUN_COLUMNS} FROM runs"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC"
+        sql += " ORDER BY point_index, id" if sweep_id is not None else " ORDER BY id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [RunRecord(*row) for row in self.con.execute(sql, args).fetchall()]
@@ -619,12 +736,15 @@ class Store:
 
 
 __all__ = [
-    "Store",
+    "REACQUIRE_WAIT_S",
     "RunBundle",
+    "Store",
+    "bundle_failed",
     "bundle_from_prediction",
-    "project_hash",
-    "project_model_dict",
     "canonical_json",
     "engine_version",
+    "error_text",
+    "project_hash",
+    "project_model_dict",
     "utc_now",
 ]
