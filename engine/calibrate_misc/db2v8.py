@@ -3,7 +3,8 @@
 The DBM1 below-the-bar growth factors, the CPU change ranges by workload type,
 the catalog migration rule of thumb and the page-fix example are read from the
 seed's text with regular expressions, so the engine holds none of them.
-Run ``python -m engine.calibrate_misc.db2v8 [--seeds DIR]``.
+Run ``python -m engine.calibrate_misc.db2v8 [--seeds DIR]``; none of these figures is in the
+calibration file, so the seed is required (a missing one stops the script with a message).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from pathlib import Path
+from pathlib import Path  # noqa: F401  (type of the seeds argument)
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_SEEDS = Path("/work/shared/seeds")
+from engine.calibrate_misc.sources import ROOT, seed_text, seeds_dir
+
 SEED = "004_ffcf34fd6a8d592a.txt"
 OUT = ROOT / "assets" / "coefficients" / "db2v8.json"
 VERSION = "db2v8-1"
@@ -25,7 +26,7 @@ def _pct(s: str) -> float:
 
 
 def derive(seeds: Path) -> dict:
-    t = (seeds / SEED).read_text(encoding="utf-8")
+    t = seed_text(seeds, SEED, "the DBM1 growth factors, CPU ranges and catalog migration rule")
 
     def find(pat):
         m = re.search(pat, t, re.S)
@@ -73,10 +74,11 @@ def derive(seeds: Path) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seeds", default=str(DEFAULT_SEEDS))
+    ap.add_argument("--seeds", default=None, help="seed folder (default: $QRTUNE_SEEDS or ../shared/seeds)")
     a = ap.parse_args(argv)
+    coeffs = derive(seeds_dir(a.seeds))
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(derive(Path(a.seeds)), indent=1) + "\n")
+    OUT.write_text(json.dumps(coeffs, indent=1) + "\n")
     print(f"wrote {OUT}")
     return 0
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from pathlib import Path
-
 import numpy as np
-from scipy.optimize import least_squares, minimize_scalar
+from scipy.optimize import least_squares
 
+from engine.calibrate_misc.sources import ROOT, load_calibration
 from engine.perf import mirror
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CALIBRATION = ROOT / "assets" / "validation" / "calibration.json"
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
 VERSION = "mirror-2"
 
@@ -257,10 +254,10 @@ def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--calibration", default=str(DEFAULT_CALIBRATION))
+    ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
     ap.add_argument("--max-nfev", type=int, default=400)
     a = ap.parse_args(argv)
-    calibration = json.loads(Path(a.calibration).read_text())
+    calibration = load_calibration(a.calibration)
     coeffs, report = fit(calibration, a.max_nfev)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(coeffs, indent=1) + "\n")

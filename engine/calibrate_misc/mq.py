@@ -7,7 +7,9 @@ channel and connection storage tables and the compression / SSL cost tables.
 Each coefficient is solved from two published points (a fixed and a
 per-size part), so both sizes are reproduced and other sizes interpolate.
 
-Run ``python -m engine.calibrate_misc.mq [--calibration FILE] [--seeds DIR]``.
+Run ``python -m engine.calibrate_misc.mq [--calibration FILE] [--seeds DIR]``; the calibration
+file defaults to the committed copy, the seed folder is found as :mod:`.sources` describes, and
+a missing seed stops the script with a message naming it.
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CALIBRATION = ROOT / "assets" / "validation" / "calibration.json"
-DEFAULT_SEEDS = Path("/work/shared/seeds")
+from engine.calibrate_misc.sources import ROOT, load_calibration, seed_text, seeds_dir
+
 SEED = "003_ae22eb27d25a695a.txt"
 OUT = ROOT / "assets" / "coefficients" / "mq.json"
 VERSION = "mq-1"
@@ -36,7 +37,7 @@ ASSUMED = {
 
 
 def _seed_text(seeds: Path) -> str:
-    return (seeds / SEED).read_text(encoding="utf-8")
+    return seed_text(seeds, SEED, "the MQ costs by task for 64 KB messages and the storage/SSL/compression tables")
 
 
 def _row(text: str, label: str, n: int, prefix: bool = False) -> list[float]:
@@ -55,7 +56,10 @@ def _line(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]
 
 def derive(calibration: dict, seeds: Path) -> dict:
     text = _seed_text(seeds)
-    s2 = next(s for s in calibration["scenarios"] if s["id"] == "mq-xmitq-200k-buffers")
+    s2 = next((s for s in calibration["scenarios"] if s.get("id") == "mq-xmitq-200k-buffers"), None)
+    if s2 is None or "measured" not in s2:
+        raise SystemExit("calibration file: scenario 'mq-xmitq-200k-buffers' with its measured values is missing; "
+                         "the MQ coefficients are solved from it")
     m2 = s2["measured"]
     size2 = s2["message_bytes"]
     # class 3 accounting: gets of 2048-byte messages show 2476 bytes with MQ's headers
@@ -191,10 +195,10 @@ def calculators(text: str) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--calibration", default=str(DEFAULT_CALIBRATION))
-    ap.add_argument("--seeds", default=str(DEFAULT_SEEDS))
+    ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
+    ap.add_argument("--seeds", default=None, help="seed folder (default: $QRTUNE_SEEDS or ../shared/seeds)")
     a = ap.parse_args(argv)
-    coeffs = derive(json.loads(Path(a.calibration).read_text()), Path(a.seeds))
+    coeffs = derive(load_calibration(a.calibration), seeds_dir(a.seeds))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(coeffs, indent=1) + "\n")
     print(f"wrote {OUT}")

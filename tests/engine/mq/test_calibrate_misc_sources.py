@@ -1,0 +1,51 @@
+"""The calibration scripts' inputs: committed calibration copy, seed folder lookup, clear errors."""
+
+import json
+
+import pytest
+
+from engine.calibrate_misc import db2v8 as cal_db2v8
+from engine.calibrate_misc import mq as cal_mq
+from engine.calibrate_misc.sources import (DEFAULT_CALIBRATION, MissingInputError, load_calibration,
+                                           seeds_dir)
+from engine.perf.coeffload import COEFF_DIR
+
+
+def test_default_calibration_is_the_committed_copy():
+    doc = load_calibration()
+    assert DEFAULT_CALIBRATION.is_file()
+    assert any(s["kind"] == "db2mirror" for s in doc["scenarios"])
+
+
+def test_missing_seed_names_path_and_remedy(tmp_path):
+    with pytest.raises(MissingInputError) as e:
+        cal_db2v8.derive(tmp_path)
+    msg = str(e.value)
+    assert str(tmp_path / cal_db2v8.SEED) in msg and "--seeds" in msg and "QRTUNE_SEEDS" in msg
+    with pytest.raises(MissingInputError, match="003_"):
+        cal_mq.derive(load_calibration(), tmp_path)
+
+
+def test_bad_calibration_file_is_named(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text("{not json")
+    with pytest.raises(MissingInputError, match="not valid JSON"):
+        load_calibration(p)
+    with pytest.raises(MissingInputError, match="cannot be read"):
+        load_calibration(tmp_path / "absent.json")
+
+
+def test_seed_folder_precedence(tmp_path, monkeypatch):
+    monkeypatch.setenv("QRTUNE_SEEDS", str(tmp_path))
+    assert seeds_dir() == tmp_path
+    assert seeds_dir("/elsewhere").as_posix() == "/elsewhere"
+
+
+def test_db2v8_derivation_reproduces_committed_coefficients(monkeypatch):
+    monkeypatch.delenv("QRTUNE_SEEDS", raising=False)
+    seeds = seeds_dir()
+    if not (seeds / cal_db2v8.SEED).is_file():
+        pytest.skip(f"seed documents not found at {seeds}")
+    derived = cal_db2v8.derive(seeds)
+    committed = json.loads((COEFF_DIR / "db2v8.json").read_text())
+    assert derived == committed
