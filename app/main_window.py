@@ -179,6 +179,8 @@ class MainWindow(QMainWindow):
         self.act_open = self._action("&Open...", lambda: self.open_dialog(), K.Open)
         self.act_save = self._action("&Save", lambda: self.save(), K.Save)
         self.act_save_as = self._action("Save &As...", lambda: self.save_as(), K.SaveAs)
+        self.act_export_report = self._action("Export &Report...", lambda: self.export_report(), "Ctrl+E",
+                                              "Write a PDF report of the project: settings, results, charts")
         self.act_quit = self._action("&Quit", self.close, K.Quit)
         self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcuts(K.Undo)
@@ -214,6 +216,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.act_save)
         file_menu.addAction(self.act_save_as)
+        file_menu.addAction(self.act_export_report)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = mb.addMenu("&Edit")
@@ -548,6 +551,17 @@ class MainWindow(QMainWindow):
         view.show_running(True)
         return self._start("validate", "Validation", fn)
 
+    def export_report(self, path: str | None = None) -> bool:
+        """Write a PDF report of the current project in the background (asks for the file if not given)."""
+        from app.report.export import report_task
+
+        if path is None:
+            default = str(Path(self._last_dir()) / f"{self.document.project.name}.pdf")
+            path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "PDF files (*.pdf)")
+            if not path:
+                return False
+        return self._start("report", f"Exporting {Path(path).name}", report_task(self.document.project, path))
+
     def _task_started(self, title: str) -> None:
         self.progress.setValue(0)
         self.progress.setFormat(f"{title} %p%")
@@ -586,6 +600,9 @@ class MainWindow(QMainWindow):
         elif kind == "validate":
             checks, summary = result
             self._lazy_views["Validation"].show_results(checks, summary)
+        elif kind == "report":
+            self.last_report = result[0]
+            self.statusBar().showMessage(f"Report written: {result[0]} ({result[1]} pages)", 8000)
 
     def _task_failed(self, message: str) -> None:
         kind = self._task_kind
