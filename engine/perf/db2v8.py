@@ -16,6 +16,8 @@ Coefficients come from ``assets/coefficients/db2v8.json`` (read from seed 004 by
 
 from __future__ import annotations
 
+import math
+
 from engine.errors import FieldError
 from engine.perf.coeffload import load
 from engine.perf.result import Prediction
@@ -51,11 +53,16 @@ def estimate_dbm1(v7_mb: dict, user_thread_growth: float | None = None) -> dict:
     for key, mb in v7_mb.items():
         if key in SKIP or key.endswith("_count"):
             continue
-        if isinstance(mb, bool) or not isinstance(mb, (int, float)) or mb < 0:
+        if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not math.isfinite(mb) or mb < 0:
             raise FieldError(f"v7_measured_mb.{key}", mb, "a number of MB >= 0")
         cat = CATEGORY.get(key, "other")
         out[key] = max(0.0, mb * (1.0 + growth[cat]))
     return out
+
+
+def workload_types() -> list[str]:
+    """The workload types that have a V7 -> V8 CPU change range, sorted."""
+    return sorted(_coeffs()["cpu_change_range"])
 
 
 def cpu_change_band(workload_type: str) -> tuple[float, float]:
@@ -74,14 +81,24 @@ def cpu_change_band(workload_type: str) -> tuple[float, float]:
 
 
 def apply_cpu_band(cpu_value: float, workload_type: str) -> tuple[float, float]:
-    """The band (low, high) of a Db2 CPU figure (any unit) after migrating to V8."""
+    """The band (low, high) of a Db2 CPU figure (any unit, >= 0) after migrating to V8.
+
+    Raises
+    ------
+    FieldError
+        ``cpu_value`` is not a finite number >= 0, or the workload type is unknown.
+    """
+    if isinstance(cpu_value, bool) or not isinstance(cpu_value, (int, float)) or not math.isfinite(cpu_value) \
+            or cpu_value < 0:
+        raise FieldError("cpu", cpu_value, "a finite number >= 0")
     lo, hi = cpu_change_band(workload_type)
     return cpu_value * (1.0 + lo), cpu_value * (1.0 + hi)
 
 
 def catalog_migration_minutes(big_catalog_gb: float) -> float:
     """Rough V8 CM to NFM catalog migration time: fixed minutes plus minutes per GB of SPT01, SYSPKAGE, SYSDBASE ..."""
-    if isinstance(big_catalog_gb, bool) or not isinstance(big_catalog_gb, (int, float)) or big_catalog_gb < 0:
+    if (isinstance(big_catalog_gb, bool) or not isinstance(big_catalog_gb, (int, float))
+            or not math.isfinite(big_catalog_gb) or big_catalog_gb < 0):
         raise FieldError("catalog_gb", big_catalog_gb, "a number of GB >= 0")
     k = _coeffs()["catalog"]
     return k["nfm_fixed_min"] + k["nfm_min_per_gb"] * big_catalog_gb
@@ -97,7 +114,8 @@ def page_fix_advice(pools: dict) -> list[dict]:
     out = []
     for name, p in pools.items():
         b, io = p.get("buffers"), p.get("pages_io")
-        if not isinstance(b, (int, float)) or b <= 0 or not isinstance(io, (int, float)) or io < 0:
+        if (not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0 or not isinstance(io, (int, float))
+                or not math.isfinite(io) or io < 0):
             raise FieldError(f"pools.{name}", p, 'an object {"buffers": > 0, "pages_io": >= 0}')
         out.append({"pool": name, "intensity": io / b, "recommend": io / b >= k["min_intensity"]})
     return sorted(out, key=lambda r: -r["intensity"])

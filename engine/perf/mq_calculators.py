@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import math
+
 from engine.errors import FieldError
 from engine.perf.mq_bufferpool import coefficients
 
@@ -21,7 +23,8 @@ def _k() -> dict:
 
 
 def _pos(name, v, zero_ok=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (v == 0 and not zero_ok):
+    if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
+            or (v == 0 and not zero_ok)):
         raise FieldError(name, v, "a number " + (">= 0" if zero_ok else "> 0"))
     return float(v)
 
