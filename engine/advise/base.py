@@ -1,0 +1,207 @@
+"""The advisor's building blocks: a rule, a proposed change, a checked recommendation.
+
+A :class:`Rule` is a small object with a check, :meth:`Rule.applies` ``(project,
+prediction)``, and a concrete changed project, :meth:`Rule.change`. The advisor
+(:func:`engine.advise.advise`) runs the engine on the changed project and emits a
+:class:`Recommendation` only when the rule's target metric improves; the recommendation
+carries both predictions, so every number it states comes from the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.model import Project
+from engine.registry import KINDS
+
+#: Metrics shown before and after for each scenario kind: (metric, label).
+EFFECT_METRICS = {
+    "qrep": (("apply_rows_per_s", "throughput"), ("end2end_latency_ms", "END2END latency"),
+             ("apply_latency_ms", "APPLY latency"), ("elapsed_s", "drain time"),
+             ("capture_cpu_us_per_row", "Q Capture CPU per row"), ("apply_cpu_us_per_row", "Q Apply CPU per row"),
+             ("apply_lpar_busy_pct", "Q Apply LPAR busy"), ("msg_size_kb", "message size")),
+    "db2mirror": (("throughput", "throughput"), ("response_time_ms", "response time"),
+                  ("source_cpu_pct", "source CPU"), ("target_cpu_pct", "target CPU")),
+    "mq-mover": (("transfer_mb_per_s", "transfer rate"), ("elapsed_s", "elapsed"),
+                 ("total_cpu_us_per_msg", "CPU per message"), ("pageset_get_fraction", "read from page set")),
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One knob edit: ``param`` of ``node_id`` from ``before`` to ``after``."""
+
+    node_id: str
+    label: str
+    param: str
+    before: object
+    after: object
+
+    def __str__(self) -> str:
+        return f"{self.label} {self.param.upper()} {self.before} -> {self.after}"
+
+
+def diff_projects(before: Project, after: Project) -> tuple:
+    """Every knob whose value differs between two projects with the same nodes."""
+    out = []
+    for node in after.nodes:
+        try:
+            old = before.node(node.id)
+        except Exception:  # noqa: BLE001 - a node the change added has no before
+            continue
+        for name, value in node.params.items():
+            if old.params.get(name) != value:
+                out.append(Change(node.id, node.label, name, old.params.get(name), value))
+    return tuple(out)
+
+
+@dataclass
+class Recommendation:
+    """A change the engine says helps.
+
+    Attributes
+    ----------
+    rule : str
+        Rule id.
+    title : str
+        Imperative one-liner ("Batch 15 source transactions per MQ message").
+    reason : str
+        Why the rule applied, with the numbers it looked at.
+    changes : tuple[Change, ...]
+    metric, sense : str
+        The targeted metric and ``max`` or ``min``.
+    gain_pct : float
+        Improvement of the targeted metric, in percent (positive is better).
+    before, after : dict
+        ``{metric: value}`` of the effect metrics, from the engine.
+    units : dict
+    cost_risk : str
+        What the change costs or risks.
+    seed : str
+        Where the seeds discuss it (file, section).
+    project : Project
+        The changed project.
+    prediction : Prediction
+        The engine's prediction of ``project``.
+    """
+
+    rule: str
+    title: str
+    reason: str
+    changes: tuple
+    metric: str
+    sense: str
+    gain_pct: float
+    before: dict
+    after: dict
+    units: dict
+    cost_risk: str
+    seed: str
+    project: Project = field(repr=False, default=None)
+    prediction: object = field(repr=False, default=None)
+
+    def effect_lines(self) -> list:
+        """``label: before -> after unit (+x%)`` for each effect metric present before or after."""
+        lines = []
+        for name, b in self.before.items():
+            a = self.after.get(name)
+            unit = self.units.get(name, "")
+            if a is None:
+                lines.append(f"{name}: {b:.4g} -> (not predicted) {unit}")
+                continue
+            pct = (a - b) / abs(b) * 100 if b else math.nan
+            lines.append(f"{name}: {b:.4g} -> {a:.4g} {unit} ({pct:+.1f}%)")
+        return lines
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "title": self.title, "reason": self.reason,
+                "changes": [{"node": c.node_id, "param": c.param, "before": c.before, "after": c.after}
+                            for c in self.changes],
+                "metric": self.metric, "sense": self.sense, "gain_pct": self.gain_pct,
+                "before": self.before, "after": self.after, "units": self.units,
+                "cost_risk": self.cost_risk, "seed": self.seed}
+
+
+class Rule:
+    """A tuning rule drawn from the seeds.
+
+    Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`.
+
+    Attributes
+    ----------
+    id : str
+    kinds : tuple[str, ...]
+        Scenario kinds the rule is about.
+    metric, sense : str
+        Metric the change targets, and whether more (``max``) or less (``min``) is better.
+    cost_risk : str
+    knob : tuple[str, str]
+        ``(node kind, param)`` whose registry entry cites the seed section.
+    """
+
+    id = ""
+    kinds: tuple = ("qrep",)
+    metric = "apply_rows_per_s"
+    sense = "max"
+    cost_risk = ""
+    knob: tuple = ("", "")
+
+    def applies(self, project: Project, prediction) -> bool:
+        """Whether the configuration shows the symptom this rule treats."""
+        raise NotImplementedError
+
+    def change(self, project: Project, prediction) -> Project | None:
+        """The changed project to try (None when no concrete change can be made)."""
+        raise NotImplementedError
+
+    def title(self, before: Project, after: Project, prediction) -> str:
+        """Imperative one-line title."""
+        return "; ".join(str(c) for c in diff_projects(before, after))
+
+    def reason(self, project: Project, prediction) -> str:
+        """Why the rule applied (numbers from the prediction)."""
+        return ""
+
+    def target(self, project: Project, prediction) -> tuple:
+        """``(metric, sense)`` to judge the change by (default: the class attributes)."""
+        return self.metric, self.sense
+
+    @property
+    def seed(self) -> str:
+        kind, param = self.knob
+        try:
+            return KINDS[kind].param(param).seed
+        except KeyError:
+            return ""
+
+
+# -- helpers shared by the rules -------------------------------------------------------------------
+
+def nodes(project: Project, kind: str) -> list:
+    """Nodes of ``kind`` in file order."""
+    return project.nodes_of(kind)
+
+
+def first(project: Project, kind: str):
+    """First node of ``kind`` or None."""
+    found = project.nodes_of(kind)
+    return found[0] if found else None
+
+
+def set_all(project: Project, kind: str, param: str, value) -> Project:
+    """``project`` with ``param`` of every ``kind`` node set to ``value`` (validated by the registry)."""
+    for node in project.nodes_of(kind):
+        project = project.with_param(node.id, param, value)
+    return project
+
+
+def metric(prediction, name: str, default=math.nan) -> float:
+    """A metric of ``prediction`` as float (``default`` when absent)."""
+    v = prediction.metrics.get(name)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
+
+
+def stage_utilisation(prediction, name: str) -> float:
+    """Utilisation of stage ``name`` (0 when absent)."""
+    return next((s.utilisation for s in prediction.stages if s.name == name), 0.0)

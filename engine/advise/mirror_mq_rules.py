@@ -1,0 +1,212 @@
+"""Db2 Mirror and MQ buffer pool tuning rules (seeds: Db2 Mirror for i performance, MQ for z/OS V8).
+
+Db2 Mirror: storage speed, cores, job sets, shared memory pools and read-only opens instead
+of opens for update. MQ buffer pools: page-fixed buffers, a pool that holds the backlog,
+read-ahead for deep queues.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.advise.base import Rule, first, metric, nodes, set_all
+
+
+class MirrorSsdRule(Rule):
+    """Mirrored writes wait for HDD storage: SSD/flash."""
+
+    id = "mirror_ssd"
+    kinds = ("db2mirror",)
+    knob = ("db2_mirror_node", "storage")
+    metric = "response_time_ms"
+    sense = "min"
+    cost_risk = "New storage on both nodes (a mirrored write waits for the slower of the two)."
+
+    def applies(self, project, prediction) -> bool:
+        return any(n.params.get("storage") == "HDD" for n in nodes(project, "db2_mirror_node"))
+
+    def reason(self, project, prediction) -> str:
+        return "every mirrored write waits for a synchronous write on HDD at both nodes"
+
+    def change(self, project, prediction):
+        return set_all(project, "db2_mirror_node", "storage", "SSD")
+
+    def title(self, before, after, prediction) -> str:
+        return "Put both nodes on SSD/flash storage"
+
+
+class MirrorCoresRule(Rule):
+    """The source node's cores limit throughput: add cores."""
+
+    id = "mirror_cores"
+    kinds = ("db2mirror",)
+    knob = ("db2_mirror_node", "cores")
+    metric = "throughput"
+    cost_risk = "Cores are licensed per node (IBM i and Db2 Mirror); the target needs enough to keep up too."
+
+    def applies(self, project, prediction) -> bool:
+        return prediction.bottleneck == "cpu" or metric(prediction, "source_cpu_pct", 0.0) > 90.0
+
+    def reason(self, project, prediction) -> str:
+        return f"the source node's CPU is {metric(prediction, 'source_cpu_pct'):.0f}% busy"
+
+    def change(self, project, prediction):
+        for n in nodes(project, "db2_mirror_node"):
+            cores = n.params.get("cores")
+            if cores:
+                project = project.with_param(n.id, "cores", min(240, math.ceil(cores * 1.5)))
+        return project
+
+    def title(self, before, after, prediction) -> str:
+        return "Add cores: " + ", ".join(f"{n.label} {n.params['cores']}" for n in nodes(after, "db2_mirror_node")
+                                         if n.params.get("cores"))
+
+
+class MirrorJobSetsRule(Rule):
+    """Jobs wait on the mirror round trip with CPU to spare: run more job sets."""
+
+    id = "mirror_job_sets"
+    kinds = ("db2mirror",)
+    knob = ("db2_mirror_node", "job_sets")
+    metric = "throughput"
+    cost_risk = "More concurrent jobs raise lock contention between them and need memory in their pool."
+
+    def applies(self, project, prediction) -> bool:
+        src = first(project, "db2_mirror_node")
+        return (src is not None and src.params.get("job_sets") and prediction.bottleneck != "cpu"
+                and metric(prediction, "source_cpu_pct", 100.0) < 80.0)
+
+    def reason(self, project, prediction) -> str:
+        return (f"jobs wait for mirrored writes ({prediction.bottleneck}) while the source CPU is "
+                f"{metric(prediction, 'source_cpu_pct'):.0f}% busy")
+
+    def change(self, project, prediction):
+        src = first(project, "db2_mirror_node")
+        return project.with_param(src.id, "job_sets", min(100_000, math.ceil(src.params["job_sets"] * 1.25)))
+
+    def title(self, before, after, prediction) -> str:
+        return f"Run {first(after, 'db2_mirror_node').params['job_sets']} job sets"
+
+
+class MirrorSharedPoolRule(Rule):
+    """Replication jobs in a separate memory pool page-fault: share *BASE."""
+
+    id = "mirror_shared_pool"
+    kinds = ("db2mirror",)
+    knob = ("db2_mirror_node", "memory_pool")
+    metric = "throughput"
+    cost_risk = "The replication jobs then compete with other work in *BASE; watch *BASE faulting."
+
+    def applies(self, project, prediction) -> bool:
+        return any(n.params.get("memory_pool") == "separate" for n in nodes(project, "db2_mirror_node"))
+
+    def reason(self, project, prediction) -> str:
+        return "the replication jobs run in a separate memory pool and fault pages in"
+
+    def change(self, project, prediction):
+        return set_all(project, "db2_mirror_node", "memory_pool", "*BASE")
+
+    def title(self, before, after, prediction) -> str:
+        return "Run the replication jobs in the shared *BASE pool"
+
+
+class MirrorReadOnlyRule(Rule):
+    """Reads lock rows for update, so every read is mirrored: open read-only."""
+
+    id = "mirror_read_only"
+    kinds = ("db2mirror",)
+    knob = ("db2_mirror_node", "reads_for_update")
+    metric = "response_time_ms"
+    sense = "min"
+    cost_risk = "An application change: files opened read-only cannot be updated through the same open."
+
+    def applies(self, project, prediction) -> bool:
+        return any(n.params.get("reads_for_update") for n in nodes(project, "db2_mirror_node"))
+
+    def reason(self, project, prediction) -> str:
+        return "reads open files for update, so their row locks cross the mirror link"
+
+    def change(self, project, prediction):
+        return set_all(project, "db2_mirror_node", "reads_for_update", False)
+
+    def title(self, before, after, prediction) -> str:
+        return "Open files read-only where the program only reads"
+
+
+class PageFixRule(Rule):
+    """Pageable buffers: page-fixed (PAGECLAS FIXED4KB) where storage allows."""
+
+    id = "page_fix"
+    kinds = ("mq-mover",)
+    knob = ("queue_manager", "pageclas")
+    metric = "total_cpu_us_per_msg"
+    sense = "min"
+    cost_risk = "The whole pool stays in real storage for the life of the queue manager; only where storage allows."
+
+    def applies(self, project, prediction) -> bool:
+        return any(n.params.get("pageclas") == "4KB" for n in nodes(project, "queue_manager"))
+
+    def reason(self, project, prediction) -> str:
+        return "each buffer is fixed and freed around every I/O"
+
+    def change(self, project, prediction):
+        return set_all(project, "queue_manager", "pageclas", "FIXED4KB")
+
+    def title(self, before, after, prediction) -> str:
+        return "Page-fix the buffer pools (PAGECLAS FIXED4KB)"
+
+
+class MoverBufferPoolRule(Rule):
+    """The backlog overflows the buffer pool to the page set: a pool that holds it."""
+
+    id = "buffpool_backlog_mq"
+    kinds = ("mq-mover",)
+    knob = ("queue_manager", "buffpool_pages")
+    metric = "elapsed_s"
+    sense = "min"
+    cost_risk = "Every 4 KB buffer is queue manager storage; a pool sized for the backlog needs real storage."
+
+    def applies(self, project, prediction) -> bool:
+        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0
+
+    def reason(self, project, prediction) -> str:
+        return (f"{100 * metric(prediction, 'pageset_get_fraction'):.0f}% of messages are read back from the page "
+                f"set (peak depth {metric(prediction, 'peak_depth'):,.0f})")
+
+    def change(self, project, prediction):
+        pages = math.ceil(metric(prediction, "peak_depth") * metric(prediction, "pages_per_msg", 1.0) / 0.85)
+        pages = min(50_000_000, max(1000, math.ceil(pages / 1000) * 1000))
+        return set_all(project, "queue_manager", "buffpool_pages", pages)
+
+    def title(self, before, after, prediction) -> str:
+        return f"Hold the backlog: BUFFPOOL {first(after, 'queue_manager').params['buffpool_pages']:,} pages"
+
+
+class MoverReadAheadRule(Rule):
+    """The channel reads a deep transmit queue from the page set: read-ahead."""
+
+    id = "read_ahead_mq"
+    kinds = ("mq-mover",)
+    knob = ("queue_manager", "read_ahead")
+    metric = "elapsed_s"
+    sense = "min"
+    cost_risk = "Needs MQ with read-ahead (PM63802); pre-staged pages take buffers."
+
+    def applies(self, project, prediction) -> bool:
+        return (metric(prediction, "pageset_get_fraction", 0.0) > 0.0
+                and any(not n.params.get("read_ahead") for n in nodes(project, "queue_manager")))
+
+    def reason(self, project, prediction) -> str:
+        return "the channel reads the backlog from the page set one page at a time"
+
+    def change(self, project, prediction):
+        return set_all(project, "queue_manager", "read_ahead", True)
+
+    def title(self, before, after, prediction) -> str:
+        return "Switch MQ read-ahead on"
+
+
+def mirror_mq_rules() -> list:
+    """Every Db2 Mirror and MQ buffer pool rule."""
+    return [MirrorSsdRule(), MirrorCoresRule(), MirrorJobSetsRule(), MirrorSharedPoolRule(), MirrorReadOnlyRule(),
+            PageFixRule(), MoverBufferPoolRule(), MoverReadAheadRule()]
