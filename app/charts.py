@@ -218,10 +218,10 @@ class LineChart(pg.PlotWidget):
                 self.curves[name] = curve
             curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
             curve.setVisible(True)
-        for name, curve in self.curves.items():
-            if name not in series:
-                curve.setData([], [])
-                curve.setVisible(False)
+        for name in [n for n in self.curves if n not in series]:  # gone from the plot and the legend
+            curve = self.curves.pop(name)
+            self.removeItem(curve)
+            self.legend.removeItem(curve)
         self.enableAutoRange()
 
     def set_x_label(self, text: str) -> None:

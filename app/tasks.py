@@ -24,9 +24,34 @@ def _cancelled_error():
 
 
 # -- sweeps ---------------------------------------------------------------------------------------
+#: Sweeps with at least this many points run on a local process pool (forkserver, never fork).
+PARALLEL_MIN_POINTS = 2000
+#: Separates the axes of a several-knob sweep in one axis text.
+AXIS_SEPARATOR = ";"
+
+
 @dataclass
 class SweepPoint:
-    """One finished sweep point: the knob value, the prediction (or the error) and its run id."""
+    """One finished sweep point.
+
+    Attributes
+    ----------
+    index : int
+        Position in the cartesian product (row-major, the last knob varies fastest).
+    value : Any
+        Value of the first knob (the x axis).
+    label : str
+        ``qapply.num_apply_agents=4 qcapture.trans_batch_sz=3``.
+    metrics, units : dict
+        The prediction's metrics and their units (empty when the point failed).
+    bottleneck : str or None
+    error : str
+        Why the point failed, or "".
+    series : tuple
+        Values of the other knobs (one curve per combination); empty for a one-knob sweep.
+    run_id : int or None
+        The point's run in the store.
+    """
 
     index: int
     value: Any
@@ -35,76 +60,133 @@ class SweepPoint:
     units: dict
     bottleneck: str | None
     error: str = ""
+    series: tuple = ()
+    run_id: int | None = None
 
 
 @dataclass
 class SweepOutcome:
-    """A finished (or cancelled-then-recorded) sweep."""
+    """A finished sweep (points already stored by an earlier, interrupted run included)."""
 
     sweep_id: int | None
     axis_name: str
     points: list = field(default_factory=list)
     elapsed_s: float = 0.0
+    axis_names: tuple = ()
+    n_reused: int = 0
 
 
-def sweep_task(project: Project, axis_text: str, db_path: str | Path | None, batch: int = 16):
-    """A sweep of one knob, e.g. ``qapply.num_apply_agents=1..16`` (the CLI's ``--set`` syntax).
+def split_axes(axis_text) -> list[str]:
+    """One axis text per knob from ``"A=1..4; B=1,2"`` (or a list of texts)."""
+    texts = axis_text.split(AXIS_SEPARATOR) if isinstance(axis_text, str) else list(axis_text)
+    return [t.strip() for t in texts if t.strip()]
 
-    The axis is parsed before the task starts, so a bad axis is reported at once
-    (:class:`engine.errors.FieldError`). Points are predicted in this worker thread
-    in batches (the steady-state engine takes about a millisecond a point), each
-    batch is recorded in the store as runs of one sweep, and Cancel stops between
-    batches with every finished point kept.
+
+def _point(axes, index: int, run_id, metrics: dict, units: dict, bottleneck, error: str) -> SweepPoint:
+    from engine.sweep import point_label, point_values
+
+    values = point_values(axes, index)
+    return SweepPoint(index, values[0], point_label(axes, index), metrics, units, bottleneck, error,
+                      tuple(values[1:]), run_id)
+
+
+class _ReportingStore:
+    """The store as :func:`engine.sweep.run_sweep` sees it: every recorded batch is also reported
+    to the window (progress, the points so far) and Cancel is honoured between batches."""
+
+    def __init__(self, store, axes, total: int, progress, cancelled, partial):
+        self.store, self.axes, self.total = store, axes, total
+        self.progress, self.cancelled, self.partial = progress, cancelled, partial
+        self.points: dict[int, SweepPoint] = {}
+        self.sweep_id: int | None = None
+        self.n_reused = 0
+        self._cancel_raised = False
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+    def sweep_by_key(self, key: str):
+        sweep_id = self.store.sweep_by_key(key)
+        if sweep_id is not None:  # an interrupted or repeated sweep: show what is stored, run the rest
+            self.sweep_id = sweep_id
+            self.points.update(load_sweep_points(self.store, sweep_id, self.axes))
+            self.n_reused = len(self.points)
+            if self.points:
+                self._report()
+        return sweep_id
+
+    def create_sweep(self, key, project, axes_data, n_points):
+        self.sweep_id = self.store.create_sweep(key, project, axes_data, n_points)
+        return self.sweep_id
+
+    def record_runs(self, bundles):
+        if self.cancelled() and not self._cancel_raised:
+            # Stop here; run_sweep records the points it has finished (it calls us again) and re-raises.
+            self._cancel_raised = True
+            raise _cancelled_error()
+        ids = self.store.record_runs(bundles)
+        for run_id, b in zip(ids, bundles):
+            r = b.run
+            metrics = {name: value for name, value, _ in b.metrics}
+            units = {name: unit for name, _, unit in b.metrics}
+            self.points[r.point_index] = _point(self.axes, r.point_index, run_id, metrics, units, r.bottleneck,
+                                                r.error if r.status != "ok" else "")
+        self._report()
+        return ids
+
+    def _report(self) -> None:
+        done = len(self.points)
+        self.partial(sorted(self.points.values(), key=lambda p: p.index))
+        self.progress(done / self.total, f"sweep: {done}/{self.total} points")
+
+
+def load_sweep_points(store, sweep_id: int, axes) -> dict[int, SweepPoint]:
+    """The stored points of sweep ``sweep_id`` by point index."""
+    runs = [r for r in store.list_runs(sweep_id=sweep_id) if r.point_index is not None]
+    metrics = store.metrics_of([r.id for r in runs]) if runs else {}
+    out = {}
+    for r in runs:
+        m = metrics.get(r.id, {})
+        out[r.point_index] = _point(axes, r.point_index, r.id, {k: v for k, (v, _) in m.items()},
+                                    {k: u for k, (_, u) in m.items()}, r.bottleneck,
+                                    r.error if r.status != "ok" else "")
+    return out
+
+
+def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: int = 16):
+    """A sweep of one or more knobs: ``qapply.num_apply_agents=1..16`` (the CLI's ``--set`` syntax),
+    several separated by ``;`` (the cartesian product, the first knob on the x axis).
+
+    The axes are parsed before the task starts, so a bad axis is reported at once
+    (:class:`engine.errors.FieldError` naming the item, the value and what is allowed).
+    The task runs :func:`engine.sweep.run_sweep` on the store: points are predicted in
+    batches in the worker thread (on a process pool from :data:`PARALLEL_MIN_POINTS`
+    points), every batch is recorded as runs of one sweep, and Cancel stops after the
+    current batch with every finished point kept. Running the same sweep again on the
+    same project resumes it: stored points are shown, not predicted again.
+
+    Returns
+    -------
+    (fn, total)
+        The task function for :class:`app.worker.TaskRunner` and the number of points.
     """
-    from engine.sweep import DEFAULT_PREDICTOR, n_points, parse_axis, point_changes, point_label, run_points
+    from engine.sweep import n_points, parse_axes
 
-    axis = parse_axis(axis_text, project)
-    axes = [axis]
+    axes = parse_axes(split_axes(axis_text), project)
     total = n_points(axes)
 
     def fn(progress, cancelled, partial):
-        from engine.store import Store, bundle_from_prediction, engine_version, project_hash
-        from engine.store.records import RunRecord
-        from engine.store.store import RunBundle, canonical_json, utc_now
-        from engine.sweep import sweep_key
+        from engine.store import Store
+        from engine.sweep import run_sweep
 
         t0 = time.perf_counter()
-        digest = project_hash(project)
-        outcome = SweepOutcome(None, axis.name)
         with Store.open(db_path, wait_s=5.0) as store:
-            key = sweep_key(digest, axes, DEFAULT_PREDICTOR, engine_version()) + f"-gui-{time.time_ns()}"
-            axes_data = [{"target": axis.target, "param": axis.param, "node_ids": list(axis.node_ids),
-                          "values": list(axis.values)}]
-            outcome.sweep_id = sweep_id = store.create_sweep(key, project, axes_data, total)
-            for start in range(0, total, batch):
-                if cancelled():
-                    raise _cancelled_error()
-                chunk = list(range(start, min(start + batch, total)))
-                results = run_points(project, [(i, point_changes(axes, i)) for i in chunk])
-                bundles, points = [], []
-                for index, settings, prediction, error in results:
-                    label = point_label(axes, index)
-                    if prediction is None:
-                        rec = RunRecord(
-                            id=0, project_name=project.name, project_hash=digest,
-                            settings_json=canonical_json(settings), engine_version=engine_version(),
-                            coefficients_version="", seed=None, kind="sweep", started=utc_now(), status="failed",
-                            scenario_kind=str(settings.get("kind", "")), sweep_id=sweep_id, point_index=index,
-                            label=label, error=error)
-                        bundles.append(RunBundle(rec))
-                        points.append(SweepPoint(index, axis.values[index], label, {}, {}, None, error))
-                    else:
-                        bundles.append(bundle_from_prediction(
-                            project_name=project.name, project_hash_=digest, settings=settings,
-                            prediction=prediction, kind="sweep", label=label, sweep_id=sweep_id, point_index=index))
-                        points.append(SweepPoint(index, axis.values[index], label, dict(prediction.metrics),
-                                                 dict(prediction.units), prediction.bottleneck))
-                store.record_runs(bundles)
-                outcome.points.extend(points)
-                partial(list(outcome.points))
-                progress(len(outcome.points) / total, f"{axis.name}: {len(outcome.points)}/{total} points")
-        outcome.elapsed_s = time.perf_counter() - t0
-        return outcome
+            reporting = _ReportingStore(store, axes, total, progress, cancelled, partial)
+            result = run_sweep(project, axes, reporting, workers=None if total >= PARALLEL_MIN_POINTS else 0,
+                               batch_size=batch, progress=False)
+            points = load_sweep_points(store, result.sweep_id, axes)
+        return SweepOutcome(result.sweep_id, axes[0].name, sorted(points.values(), key=lambda p: p.index),
+                            time.perf_counter() - t0, tuple(a.name for a in axes), reporting.n_reused)
 
     return fn, total
 

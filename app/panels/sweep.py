@@ -1,8 +1,13 @@
-"""The sweep view: one knob over a range, throughput, latency and CPU against it.
+"""The sweep view: a knob over a range (optionally for each value of a second knob),
+throughput, latency and CPU against it.
 
-The axis uses the command line's syntax (``qapply.num_apply_agents=1..16``), so a
-sweep made here can be repeated with ``qrtune sweep``. Points stream in as the
-background worker finishes them.
+The axes use the command line's syntax (``qapply.num_apply_agents=1..16``), so a
+sweep made here can be repeated with ``qrtune sweep --set ... --set ...``; two axes
+travel as one text joined by ``;``. Points stream in as the background worker
+finishes them; with a second knob there is one curve per value of it. For a
+one-knob sweep the view names the smallest value that reaches the best throughput
+with every CPU under :data:`CPU_LIMIT_PCT` (the seeds' tuning goal: the fewest
+agents that handle the workload).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -34,6 +40,11 @@ RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "
 PREFERRED_TARGETS = ("qapply", "qcapture", "db2_mirror_node", "channel", "queue_manager")
 PREFERRED_KNOBS = ("num_apply_agents", "trans_batch_sz", "cores", "job_sets", "batchsz", "buffpool_pages")
 CPU_SUFFIXES = ("_busy_pct", "_cpu_pct")
+LATENCY_METRICS = ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms", "response_time_ms")
+#: CPU busy limit of the pick (percent).
+CPU_LIMIT_PCT = 90.0
+#: A value "reaches" the best throughput when within this fraction of it.
+REACH_FRACTION = 0.99
 
 
 def default_values(spec, current) -> str:
@@ -61,13 +72,103 @@ def default_values(spec, current) -> str:
     return str(current)
 
 
+class AxisEditor(QWidget):
+    """One sweep axis: the target (a kind: every node of it, or one node), the knob and its values."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.target = QComboBox()
+        self.param = QComboBox()
+        self.values = QLineEdit()
+        self.values.setPlaceholderText("values: 1,4,8 or 1..16 or 1..16:2")
+        row.addWidget(self.target)
+        row.addWidget(self.param)
+        row.addWidget(QLabel("="))
+        row.addWidget(self.values, 1)
+        self.target.currentIndexChanged.connect(self._fill_params)
+        self.param.currentIndexChanged.connect(self._param_changed)
+        self.preferred_knobs = PREFERRED_KNOBS
+        self.preferred_targets = PREFERRED_TARGETS
+
+    def set_project(self, project: Project) -> None:
+        """Offer the project's node kinds (all nodes of a kind) and node ids as targets."""
+        self.project = project
+        current = self.target.currentData()
+        self.target.blockSignals(True)
+        self.target.clear()
+        kinds = list(dict.fromkeys(n.kind for n in project.nodes))
+        for k in kinds:
+            self.target.addItem(f"every {KINDS[k].name}", k)
+        for n in project.nodes:
+            self.target.addItem(f"{n.label} ({n.id})", n.id)
+        i = self.target.findData(current)
+        for preferred in self.preferred_targets:
+            if i >= 0:
+                break
+            i = self.target.findData(preferred)
+        self.target.setCurrentIndex(max(i, 0))
+        self.target.blockSignals(False)
+        self._fill_params()
+
+    def kind(self) -> str | None:
+        t = self.target.currentData()
+        if t in KINDS:
+            return t
+        if self.project is not None:
+            for n in self.project.nodes:
+                if n.id == t:
+                    return n.kind
+        return None
+
+    def _fill_params(self) -> None:
+        kind = self.kind()
+        current = self.param.currentData()
+        self.param.blockSignals(True)
+        self.param.clear()
+        if kind:
+            for spec in KINDS[kind].params:
+                if spec.type in ("int", "float", "bool", "enum"):
+                    self.param.addItem(spec.label, spec.name)
+        i = self.param.findData(current)
+        for preferred in self.preferred_knobs:
+            if i >= 0:
+                break
+            i = self.param.findData(preferred)
+        if i < 0 and kind:
+            numeric = [p.name for p in KINDS[kind].params if p.type in ("int", "float")]
+            i = self.param.findData(numeric[0]) if numeric else 0
+        self.param.setCurrentIndex(max(i, 0))
+        self.param.blockSignals(False)
+        self._param_changed()
+
+    def _param_changed(self) -> None:
+        kind, name = self.kind(), self.param.currentData()
+        if not kind or not name or self.project is None:
+            return
+        spec = KINDS[kind].param(name)
+        node = next((n for n in self.project.nodes if n.kind == kind), None)
+        self.values.setText(default_values(spec, node.params.get(name) if node else spec.default))
+        self.values.setToolTip(f"{spec.label}: {spec.allowed()}")
+
+    def set_axis(self, target: str, param: str, values: str) -> None:
+        self.target.setCurrentIndex(max(self.target.findData(target), 0))
+        self.param.setCurrentIndex(max(self.param.findData(param), 0))
+        self.values.setText(values)
+
+    def axis_text(self) -> str:
+        return f"{self.target.currentData()}.{self.param.currentData()}={self.values.text().strip()}"
+
+
 class SweepView(QWidget):
-    """Axis editor, sweep curves and a table of points.
+    """Axis editors, sweep curves, the pick and a table of points.
 
     Signals
     -------
     run_requested(str)
-        The axis text to sweep (``TARGET.PARAM=VALUES``).
+        The axes to sweep: ``TARGET.PARAM=VALUES``, a second one after ``;``.
     """
 
     run_requested = Signal(str)
@@ -77,22 +178,33 @@ class SweepView(QWidget):
         self.project: Project | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        row = QHBoxLayout()
-        self.target = QComboBox()
-        self.param = QComboBox()
-        self.values = QLineEdit()
-        self.values.setPlaceholderText("values: 1,4,8 or 1..16 or 1..16:2")
+        grid_axes = QGridLayout()
+        self.axis = AxisEditor()
+        self.by = AxisEditor()
+        self.by.preferred_targets = ("source_db2", "qcapture", "db2_mirror_node", "queue_manager")
+        self.by.preferred_knobs = ("offered_rows_per_s", "trans_batch_sz", "rows_per_txn", "cores", "batchsz")
+        self.by_enabled = QCheckBox("for each")
+        self.by_enabled.setToolTip("Sweep a second knob too: one curve per value of it (the cartesian product)")
+        self.by.setEnabled(False)
+        self.by_enabled.toggled.connect(self.by.setEnabled)
         self.run_button = QPushButton("Run sweep")
-        row.addWidget(QLabel("Knob"))
-        row.addWidget(self.target)
-        row.addWidget(self.param)
-        row.addWidget(QLabel("="))
-        row.addWidget(self.values, 1)
-        row.addWidget(self.run_button)
-        layout.addLayout(row)
-        self.status = QLabel("Sweep one knob over a range; every point is recorded in the run history.")
+        grid_axes.addWidget(QLabel("Knob"), 0, 0)
+        grid_axes.addWidget(self.axis, 0, 1)
+        grid_axes.addWidget(self.run_button, 0, 2)
+        grid_axes.addWidget(self.by_enabled, 1, 0)
+        grid_axes.addWidget(self.by, 1, 1)
+        grid_axes.setColumnStretch(1, 1)
+        layout.addLayout(grid_axes)
+        # the primary axis's widgets, by their old names
+        self.target, self.param, self.values = self.axis.target, self.axis.param, self.axis.values
+        self.status = QLabel("Sweep a knob over a range; every point is recorded in the run history.")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.pick_label = QLabel()
+        self.pick_label.setWordWrap(True)
+        self.pick_label.setStyleSheet("color:#1a5a2a; font-weight:bold;")
+        self.pick_label.hide()
+        layout.addWidget(self.pick_label)
         grid = QGridLayout()
         self.rate_chart = LineChart("Throughput", "", "")
         self.latency_chart = LineChart("Latency (ms)", "", "ms")
@@ -107,81 +219,31 @@ class SweepView(QWidget):
         grid.addWidget(self.cpu_chart, 1, 0)
         grid.addWidget(self.table, 1, 1)
         layout.addLayout(grid, 1)
-        self.target.currentIndexChanged.connect(self._fill_params)
-        self.param.currentIndexChanged.connect(self._param_changed)
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
-        self.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
+        self.axis.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
+        self.by.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.points: list = []
+        self.pick = None
 
     # -- axis editor ---------------------------------------------------------------------
     def set_project(self, project: Project) -> None:
-        """Offer the project's node kinds (all nodes of a kind) and node ids as targets."""
+        """Offer the project's node kinds and nodes as targets of both axes."""
         self.project = project
-        current = self.target.currentData()
-        self.target.blockSignals(True)
-        self.target.clear()
-        kinds = list(dict.fromkeys(n.kind for n in project.nodes))
-        for k in kinds:
-            self.target.addItem(f"every {KINDS[k].name}", k)
-        for n in project.nodes:
-            self.target.addItem(f"{n.label} ({n.id})", n.id)
-        i = self.target.findData(current)
-        for preferred in PREFERRED_TARGETS:
-            if i >= 0:
-                break
-            i = self.target.findData(preferred)
-        self.target.setCurrentIndex(max(i, 0))
-        self.target.blockSignals(False)
-        self._fill_params()
+        self.axis.set_project(project)
+        self.by.set_project(project)
 
-    def _kind_of_target(self) -> str | None:
-        t = self.target.currentData()
-        if t in KINDS:
-            return t
-        if self.project is not None:
-            for n in self.project.nodes:
-                if n.id == t:
-                    return n.kind
-        return None
-
-    def _fill_params(self) -> None:
-        kind = self._kind_of_target()
-        current = self.param.currentData()
-        self.param.blockSignals(True)
-        self.param.clear()
-        if kind:
-            for spec in KINDS[kind].params:
-                if spec.type in ("int", "float", "bool", "enum"):
-                    self.param.addItem(spec.label, spec.name)
-        i = self.param.findData(current)
-        for preferred in PREFERRED_KNOBS:
-            if i >= 0:
-                break
-            i = self.param.findData(preferred)
-        if i < 0 and kind:
-            numeric = [p.name for p in KINDS[kind].params if p.type in ("int", "float")]
-            i = self.param.findData(numeric[0]) if numeric else 0
-        self.param.setCurrentIndex(max(i, 0))
-        self.param.blockSignals(False)
-        self._param_changed()
-
-    def _param_changed(self) -> None:
-        kind, name = self._kind_of_target(), self.param.currentData()
-        if not kind or not name or self.project is None:
-            return
-        spec = KINDS[kind].param(name)
-        node = next((n for n in self.project.nodes if n.kind == kind), None)
-        self.values.setText(default_values(spec, node.params.get(name) if node else spec.default))
-        self.values.setToolTip(f"{spec.label}: {spec.allowed()}")
-
-    def set_axis(self, target: str, param: str, values: str) -> None:
-        """Choose the axis programmatically (tests, the advisor)."""
-        self.target.setCurrentIndex(max(self.target.findData(target), 0))
-        self.param.setCurrentIndex(max(self.param.findData(param), 0))
-        self.values.setText(values)
+    def set_axis(self, target: str, param: str, values: str, by: tuple[str, str, str] | None = None) -> None:
+        """Choose the axes programmatically (tests, the advisor); ``by`` is (target, param, values)."""
+        self.axis.set_axis(target, param, values)
+        self.by_enabled.setChecked(by is not None)
+        if by is not None:
+            self.by.set_axis(*by)
 
     def axis_text(self) -> str:
-        return f"{self.target.currentData()}.{self.param.currentData()}={self.values.text().strip()}"
+        text = self.axis.axis_text()
+        if self.by_enabled.isChecked():
+            text += f" ; {self.by.axis_text()}"
+        return text
 
     # -- results -----------------------------------------------------------------------------
     def show_running(self, running: bool) -> None:
@@ -189,6 +251,8 @@ class SweepView(QWidget):
 
     def clear(self, axis_name: str) -> None:
         self.points = []
+        self.pick = None
+        self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
             chart.set_series({})
             chart.set_x_label(axis_name)
@@ -199,31 +263,48 @@ class SweepView(QWidget):
         self.points = sorted(points, key=lambda p: p.index)
         ok = [p for p in self.points if not p.error]
         numeric = all(isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in self.points)
-        xs = [float(p.value) if numeric else float(p.index) for p in ok]
+        values = list(dict.fromkeys(p.value for p in self.points))
+
+        def x_of(p):
+            return float(p.value) if numeric else float(values.index(p.value))
+
         if not numeric:
-            ticks = [(float(p.index), str(p.value)) for p in self.points]
+            ticks = [(float(i), str(v)) for i, v in enumerate(values)]
             for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
                 chart.getAxis("bottom").setTicks([ticks])
-
-        def series(names):
-            return {n: (xs, [p.metrics.get(n, math.nan) for p in ok]) for n in names}
-
         names = {k for p in ok for k in p.metrics}
         rates = [m for m in RATE_METRICS if m in names]
         if any(m.endswith("rows_per_s") for m in rates):
             rates = [m for m in rates if m.endswith("rows_per_s")]  # one unit per chart
-        lats = [m for m in ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms",
-                            "response_time_ms") if m in names]
+        lats = [m for m in LATENCY_METRICS if m in names]
         cpus = sorted(m for m in names if m.endswith(CPU_SUFFIXES))
+        groups = list(dict.fromkeys(p.series for p in ok))
+        by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
+        if groups == [()] or not groups:
+            shown = {"rate": rates[:3], "lat": lats[:4], "cpu": cpus[:4]}
+        else:  # one curve per value of the second knob: the headline metric of each chart only
+            busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
+            shown = {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
+
+        def series(metric_names):
+            out = {}
+            for g in groups or [()]:
+                pts = [p for p in ok if p.series == g]
+                suffix = f" ({by_name}={', '.join(str(v) for v in g)})" if g else ""
+                for m in metric_names:
+                    out[m + suffix] = ([x_of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
+            return out
+
         unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
         self.rate_chart.setLabel("left", unit)
-        self.rate_chart.set_series(series(rates[:3]), symbols=True)
-        self.latency_chart.set_series(series(lats[:4]), symbols=True)
-        self.cpu_chart.set_series(series(cpus[:4]), symbols=True)
+        self.rate_chart.set_series(series(shown["rate"]), symbols=True)
+        self.latency_chart.set_series(series(shown["lat"]), symbols=True)
+        self.cpu_chart.set_series(series(shown["cpu"]), symbols=True)
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
-            cells = [str(p.value), "" if head is None else format_number(head),
+            value = str(p.value) + (f" ({by_name}={', '.join(str(v) for v in p.series)})" if p.series else "")
+            cells = [value, "" if head is None else format_number(head),
                      format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
                      p.error or (p.bottleneck or "")]
             for c, text in enumerate(cells):
@@ -231,3 +312,51 @@ class SweepView(QWidget):
                 if c in (1, 2):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
+        self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
+
+    def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
+        """The smallest value reaching the best throughput with every CPU under the limit (one-knob sweeps)."""
+        self.pick = pick_smallest(ok, rates[0], cpus) if applicable and rates and ok else None
+        if not applicable or not rates or not ok:
+            self.pick_label.hide()
+            return
+        knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2].upper()
+        best = max(p.metrics.get(rates[0], 0.0) for p in ok)
+        unit = next((p.units.get(rates[0], "") for p in ok), "")
+        if self.pick is None:
+            self.pick_label.setText(f"No {knob} value reaches {REACH_FRACTION:.0%} of the best throughput "
+                                    f"({format_number(best)} {unit}) with every CPU under {CPU_LIMIT_PCT:g}%.")
+        else:
+            p = self.pick
+            cpu = max((p.metrics[m] for m in cpus if m in p.metrics), default=None)
+            self.pick_label.setText(
+                f"Fewest {knob} reaching {REACH_FRACTION:.0%} of the best throughput ({format_number(best)} {unit}) "
+                f"with every CPU under {CPU_LIMIT_PCT:g}%: {p.value} "
+                f"({format_number(p.metrics[rates[0]])} {unit}"
+                + (f", busiest CPU {cpu:.0f}%" if cpu is not None else "") + ")")
+        self.pick_label.show()
+
+
+def pick_smallest(points: list, rate_metric: str, cpu_metrics: list, reach: float = REACH_FRACTION,
+                  cpu_limit_pct: float = CPU_LIMIT_PCT):
+    """The point with the smallest value whose ``rate_metric`` is at least ``reach`` times the best of
+    ``points`` and whose CPU metrics are all below ``cpu_limit_pct``; None when no point qualifies.
+
+    Parameters
+    ----------
+    points : list of SweepPoint
+        Successful points of a one-knob sweep with numeric values.
+    rate_metric : str
+        The throughput metric (rows/s, tps ...).
+    cpu_metrics : list of str
+        CPU busy metrics in percent.
+    """
+    best = max((p.metrics.get(rate_metric, 0.0) for p in points), default=0.0)
+    if best <= 0:
+        return None
+    for p in sorted(points, key=lambda q: q.value):
+        if p.metrics.get(rate_metric, 0.0) < reach * best:
+            continue
+        if all(p.metrics.get(m, 0.0) < cpu_limit_pct for m in cpu_metrics):
+            return p
+    return None

@@ -1,0 +1,84 @@
+"""GUI sweeps through engine.sweep.run_sweep: several knobs, resume after Cancel, the pick of the fewest."""
+
+from app.panels.sweep import pick_smallest
+from app.tasks import SweepPoint
+
+APPLY, BATCH = 800.0, 3000.0  # the fake engine: min(800 * agents, 3000 * trans_batch_sz) rows/s
+
+
+def run_sweep_in(window, qtbot, axis_text: str):
+    """Run ``axis_text`` through the window's Sweep view and wait; returns the SweepOutcome."""
+    with qtbot.waitSignal(window.tasks.finished, timeout=30000) as done:
+        assert window.sweep(axis_text)
+    return done.args[0]
+
+
+def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_run(fake_engine, window, qtbot):
+    view = window.view_widget("Sweep")
+    view.set_axis("qapply", "num_apply_agents", "1..6", by=("qcapture", "trans_batch_sz", "1,2"))
+    assert view.axis_text() == "qapply.num_apply_agents=1..6 ; qcapture.trans_batch_sz=1,2"
+    outcome = run_sweep_in(window, qtbot, view.axis_text())
+    assert outcome.axis_names == ("qapply.num_apply_agents", "qcapture.trans_batch_sz")
+    assert len(view.points) == 12 and {p.series for p in view.points} == {(1,), (2,)}
+    for batch in (1, 2):
+        x, y = view.rate_chart.curves[f"apply_rows_per_s (trans_batch_sz={batch})"].getData()
+        assert list(x) == [1, 2, 3, 4, 5, 6]
+        assert list(y) == [min(APPLY * a, BATCH * batch) for a in range(1, 7)]
+    assert len(view.rate_chart.curves) == 2  # the headline metric per value, nothing stale
+    runs = window.history.list_runs()
+    assert len(runs) == 12 and len({r.sweep_id for r in runs}) == 1
+    assert "qapply.num_apply_agents=3 qcapture.trans_batch_sz=2" in {r.label for r in runs}
+    assert view.pick_label.isHidden()  # the pick is for one-knob sweeps
+    # back to one knob: the old curves leave the charts and their legends
+    view.set_axis("qapply", "num_apply_agents", "1..3")
+    run_sweep_in(window, qtbot, view.axis_text())
+    assert set(view.rate_chart.curves) == {"apply_rows_per_s", "capture_rows_per_s"}
+    assert len(view.rate_chart.legend.items) == 2
+
+
+def test_cancelled_sweep_resumes_without_repeating_points(fake_engine, window, qtbot):
+    view = window.view_widget("Sweep")
+    cancel_once = [True]
+
+    def cancel(points):
+        if cancel_once and len(points) > 1:
+            cancel_once.clear()
+            window.tasks.cancel()
+
+    window.tasks.partial.connect(cancel)
+    with qtbot.waitSignal(window.tasks.cancelled, timeout=20000):
+        window.sweep("qapply.num_apply_agents=1..100")
+    kept = len(window.history.list_runs())
+    assert 1 < kept < 100 and len(view.points) == kept
+    outcome = run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..100")
+    assert outcome.n_reused == kept
+    assert [p.value for p in outcome.points] == list(range(1, 101))
+    runs = window.history.list_runs()
+    assert len(runs) == 100 and sorted(r.point_index for r in runs) == list(range(100))
+
+
+def test_pick_names_the_fewest_agents_holding_the_best_throughput(fake_engine, window, qtbot):
+    view = window.view_widget("Sweep")
+    run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..10")
+    # 800 * 4 = 3200 > the channel's 3000 rows/s: four agents are the fewest that hold it; CPU 30 + 4 %
+    assert view.pick.value == 4
+    assert "Fewest NUM_APPLY_AGENTS" in view.pick_label.text() and ": 4 (3,000 rows/s" in view.pick_label.text()
+
+
+def test_pick_skips_values_whose_cpu_is_over_the_limit():
+    def point(value, rate, cpu):
+        return SweepPoint(value - 1, value, f"x={value}", {"rows_per_s": rate, "apply_cpu_pct": cpu}, {}, None)
+
+    points = [point(1, 500, 40), point(2, 990, 95), point(3, 1000, 92), point(4, 1000, 80), point(5, 1000, 70)]
+    assert pick_smallest(points, "rows_per_s", ["apply_cpu_pct"]).value == 4
+    assert pick_smallest(points, "rows_per_s", []).value == 2  # 990 is within 1% of 1000
+    assert pick_smallest([point(1, 100, 99)], "rows_per_s", ["apply_cpu_pct"]) is None
+
+
+def test_a_bad_second_axis_is_reported_without_starting(fake_engine, window):
+    view = window.view_widget("Sweep")
+    assert not window.sweep("qapply.num_apply_agents=1..4 ; qcapture.trans_batch_sz=0,2")
+    assert "trans_batch_sz" in view.status.text() and "not allowed" in view.status.text()
+    assert not window.sweep("qapply.num_apply_agents=1..4 ; qapply.num_apply_agents=5")
+    assert "already swept" in view.status.text()
+    assert not window.tasks.busy() and window.history.list_runs() == []
