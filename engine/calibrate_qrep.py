@@ -23,7 +23,7 @@ import json
 import math
 import statistics
 import sys
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +75,8 @@ PARAMETERS = {
     "update_weight": (1.25, 0.5, 3, False, "", "Db2 cost of an UPDATE relative to an INSERT (seed 001: "
                       "updates must first retrieve the row; prior)"),
     "delete_weight": (1.1, 0.5, 3, False, "", "Db2 cost of a DELETE relative to an INSERT (prior)"),
+    "char_byte_weight": (0.05, 0, 0.2, True, "", "extra decode weight per byte of a character column (an "
+                         "INTEGER column weighs 1)"),
     "cap_row_us": (4, 0, 50, True, "ref us", "Q Capture per row: log record read and transaction assembly"),
     "cap_col_us": (0.1, 0, 2, True, "ref us", "Q Capture per unit of column decode weight"),
     "cap_byte_us": (0.008, 0, 0.1, True, "ref us", "Q Capture per message byte built"),
@@ -141,7 +143,9 @@ PARAMETERS = {
     "page_lock_wait_us": (50, 0, 5000, False, "us", "page-lock contention per row between agents (prior)"),
     "app_other_row_us": (5, 0, 50, True, "ref us", "other apply-LPAR CPU per row (Db2 logging, writes)"),
     "apply_queue_ms": (5, 0, 200, True, "ms", "scale of Q Apply's in-memory work queue: wait = this x "
-                       "rho / (1 - rho) of the agents"),
+                       "f_a ** apply_cpu_wait_exponent x rho / (1 - rho) of the agents"),
+    "apply_cpu_wait_exponent": (1.0, 0, 3, True, "", "how CPU contention on the apply LPAR (inflation factor "
+                                "f_a) stretches the wait in Q Apply's work queue"),
     "mq_staging_ms": (20, 0, 500, True, "ms", "MQ delay outside channel service: channel and browser "
                       "wake-up, receiver commit visibility"),
     "cap_log_delay_ms": (520, 0, 3000, True, "ms", "time before a committed change is readable from the "

@@ -197,8 +197,9 @@ CHANNEL = NodeKind(
            f"{_RP}, 2.3 Environment", {Q: "hardware.network_latency_ms", MOV: "network_latency_ms"}, minimum=0,
            maximum=10_000,
            nullable=True, null_meaning="not stated; treated as negligible"),
-        _p("network_mbps", "float", 10_000.0, "Mb/s", "Network bandwidth.", f"{SEED_MQ_V8}, Channels",
-           {MOV: "network_mbps"}, minimum=1, maximum=1_000_000),
+        _p("network_mbps", "float", 10_000.0, "Mb/s", "Network bandwidth (adds message bits / bandwidth to "
+           "the channel's time per message).", f"{SEED_MQ_V8}, Channels",
+           {Q: "hardware.network_mbps", MOV: "network_mbps"}, minimum=1, maximum=1_000_000),
         _p("description", "str", "sender-receiver, non-SSL", "", "Channel set-up in words.",
            f"{SEED_MQ_V8}, Channels", {Q: "hardware.network_note", MOV: "channel"}),
         _p("compmsg", "enum", "NONE", "", "Message compression: ZLIBFAST (hardware or software) or ZLIBHIGH.",
@@ -230,9 +231,12 @@ QAPPLY = NodeKind(
            "(the seeds used F).", f"{_RP}, Table 2-2", {Q: "qapply.conflict_action"},
            choices=("I", "F", "D", "Q")),
         _p("maxagents_correlid", "int", 0, "agents", "Agents that may apply transactions of one correlation id "
-           "at once; 0 means no limit.", f"{_RP}, 4.2 Q Apply agents", minimum=0, maximum=128),
-        _p("commit_count", "int", 1, "txns", "Source transactions grouped into one target commit.",
-           f"{_RP}, Summary", minimum=1, maximum=10_000),
+           "at once; 0 means no limit. Modelled for a closed workload (jobs): parallel agents are at most this "
+           "times the jobs; with an offered rate the correlation ids are unknown and it is ignored.",
+           f"{_RP}, 4.2 Q Apply agents", {Q: "qapply.maxagents_correlid"}, minimum=0, maximum=128),
+        _p("commit_count", "int", 1, "txns", "Source transactions grouped into one target commit (a bigger "
+           "target transaction: longer Db2 class 2 elapsed per commit, fewer commits).",
+           f"{_RP}, Summary", {Q: "qapply.commit_count"}, minimum=1, maximum=10_000),
     ),
 )
 

@@ -8,6 +8,9 @@ Entry points
     coefficient version and 90% bands from the calibration residuals.
 ``solve_settings(settings) -> Solution``
     The solved per-stage structure (stable; the time-domain simulator builds on it).
+``fit_parameters(settings)`` and ``predict(settings, {name: value})``
+    The contract of :mod:`engine.fit` (``qrtune fit``): the coefficients a fit to monitor
+    intervals may adjust, and a prediction with some coefficients overridden.
 
 Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
 -----------------------------------------------------------------------
@@ -73,9 +76,10 @@ log). ``Prediction.stages`` carries the same stages as
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.perf.qrep.coefficients import Coefficients, load
+from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
 from engine.perf.result import Prediction, StageResult
@@ -160,6 +164,8 @@ def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
             used.discard("workload.think_time_ms")
         if inputs.jobs is not None:
             used.discard("workload.offered_rows_per_s")
+    if inputs.maxagents_correlid and not inputs.jobs:
+        used.discard("qapply.maxagents_correlid")  # correlation ids are known only for a closed workload
     return used
 
 
@@ -237,15 +243,70 @@ def _bands(metrics: dict, c: Coefficients) -> dict:
     return {name: (v / factors[name], v * factors[name]) for name, v in metrics.items() if name in factors and v > 0}
 
 
-def predict(settings: dict, coefficients: Coefficients | None = None) -> Prediction:
+#: Coefficients :func:`fit_parameters` offers to a fit on monitor intervals (``qrtune fit``):
+#: the ones steady monitor data identify (latency offsets and scales, the agents' commit
+#: wait, the message header), each name -> (lowest, highest) multiple of its current value.
+FIT_PARAMETERS = {
+    "cap_log_delay_ms": (0.1, 5.0),
+    "mq_staging_ms": (0.1, 10.0),
+    "apply_queue_ms": (0.05, 20.0),
+    "class2_commit_ms": (0.1, 10.0),
+    "msg_header_bytes": (0.1, 5.0),
+}
+
+
+def fit_parameters(settings: dict) -> dict:
+    """Coefficients a fit to monitor intervals may adjust (the contract of :mod:`engine.fit`).
+
+    Parameters
+    ----------
+    settings : dict
+        The project's scenario settings (the same coefficients serve every flow).
+
+    Returns
+    -------
+    dict
+        Name -> ``(current value, low, high, unit)``; the bounds are positive multiples of
+        the current value inside the calibration bounds stored with the coefficients.
+
+    Raises
+    ------
+    CoefficientsError
+        The coefficient file is missing or malformed.
+    """
+    c = load()
+    out = {}
+    for name, (lo_mult, hi_mult) in FIT_PARAMETERS.items():
+        value = c.values[name]
+        lo, hi = c.bounds.get(name, (0.0, float("inf")))
+        low = max(value * lo_mult, lo if lo > 0 else 0.0)
+        out[name] = (value, low, min(value * hi_mult, hi), c.units.get(name, ""))
+    return out
+
+
+def _coefficients(coefficients) -> Coefficients:
+    if coefficients is None:
+        return load()
+    if isinstance(coefficients, Coefficients):
+        return coefficients
+    base = load()
+    unknown = sorted(set(coefficients) - set(base.values))
+    if unknown:
+        raise CoefficientsError(f"coefficients: unknown name(s) {', '.join(unknown)}; the Q Replication engine "
+                                f"has {', '.join(sorted(base.values))}")
+    return base.with_values(**coefficients)
+
+
+def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | None = None) -> Prediction:
     """Predict a ``kind: qrep`` scenario at steady state (or the drain of a pre-loaded queue).
 
     Parameters
     ----------
     settings : dict
         Scenario settings (../shared/validation/README.md format).
-    coefficients : Coefficients, optional
-        Coefficients to use instead of ``assets/coefficients/qrep.json``.
+    coefficients : Coefficients or mapping of str to float, optional
+        Coefficients to use instead of ``assets/coefficients/qrep.json``; a mapping overrides
+        the named coefficients of the file (the contract of :mod:`engine.fit`).
 
     Returns
     -------
@@ -258,7 +319,7 @@ def predict(settings: dict, coefficients: Coefficients | None = None) -> Predict
     CoefficientsError
         The coefficient file is missing or malformed.
     """
-    c = coefficients or load()
+    c = _coefficients(coefficients)
     inputs, used = read_inputs(settings)
     sol = solve(inputs, c)
     metrics = metrics_of(sol)
@@ -274,4 +335,5 @@ def predict(settings: dict, coefficients: Coefficients | None = None) -> Predict
     )
 
 
-__all__ = ["VOCABULARY", "QrepStageResult", "Solution", "Stage", "metrics_of", "predict", "solve_settings"]
+__all__ = ["FIT_PARAMETERS", "VOCABULARY", "QrepStageResult", "Solution", "Stage", "fit_parameters", "metrics_of",
+           "predict", "solve_settings"]

@@ -42,14 +42,21 @@ class Coefficients:
         Version string reported with every prediction.
     residuals : dict, optional
         Fit residuals per metric (``log_sd`` gives prediction bands).
+    bounds : dict, optional
+        Parameter name to its calibration bounds ``(low, high)``.
+    units : dict, optional
+        Parameter name to its unit.
     """
 
-    def __init__(self, values: dict, cpu_models: dict, version: str, residuals: dict | None = None):
+    def __init__(self, values: dict, cpu_models: dict, version: str, residuals: dict | None = None,
+                 bounds: dict | None = None, units: dict | None = None):
         self.__dict__.update(values)
         self.values = dict(values)
         self.cpu_models = cpu_models
         self.version = version
         self.residuals = residuals or {}
+        self.bounds = bounds or {}
+        self.units = units or {}
         refs = [m for m, v in cpu_models.items() if v.get("reference")]
         if len(refs) != 1:
             raise CoefficientsError(f"{COEFF_PATH}: cpu_models: exactly one model must be the reference, "
@@ -64,7 +71,7 @@ class Coefficients:
             if k not in values:
                 raise KeyError(k)
             values[k] = float(v)
-        return Coefficients(values, self.cpu_models, self.version, self.residuals)
+        return Coefficients(values, self.cpu_models, self.version, self.residuals, self.bounds, self.units)
 
 
 def from_document(doc: dict, where: str = "coefficients") -> Coefficients:
@@ -80,13 +87,19 @@ def from_document(doc: dict, where: str = "coefficients") -> Coefficients:
     params = doc.get("parameters")
     if not isinstance(params, dict) or not params:
         raise CoefficientsError(f"{where}: parameters: expected a non-empty mapping")
-    values = {}
+    values, bounds, units = {}, {}, {}
     for name, spec in params.items():
         value = spec.get("value") if isinstance(spec, dict) else spec
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise CoefficientsError(f"{where}: parameters.{name}.value: {value!r} is not a number")
         values[name] = float(value)
-    return Coefficients(values, doc.get("cpu_models") or {}, str(doc.get("version", "")), doc.get("residuals"))
+        if isinstance(spec, dict):
+            b = spec.get("bounds")
+            if isinstance(b, (list, tuple)) and len(b) == 2 and all(isinstance(v, (int, float)) for v in b):
+                bounds[name] = (float(b[0]), float(b[1]))
+            units[name] = str(spec.get("unit", ""))
+    return Coefficients(values, doc.get("cpu_models") or {}, str(doc.get("version", "")), doc.get("residuals"),
+                        bounds, units)
 
 
 @lru_cache(maxsize=4)

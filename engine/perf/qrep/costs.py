@@ -82,6 +82,19 @@ class StaticDemands:
     chinit_msg_us: float
 
 
+def parallel_agents(inputs: QrepInputs) -> int:
+    """Agents that can work at once: NUM_APPLY_AGENTS, limited by MAXAGENTS_CORRELID per job.
+
+    Transactions of one correlation id (one job of a closed workload) may use at most
+    MAXAGENTS_CORRELID agents (0: no limit). With an offered rate the correlation ids are not
+    known and the limit is not applied (the engine reports the setting as ignored).
+    """
+    agents = inputs.num_apply_agents
+    if inputs.maxagents_correlid and inputs.jobs:
+        agents = min(agents, inputs.maxagents_correlid * inputs.jobs)
+    return agents
+
+
 def op_weight(inputs: QrepInputs, c) -> float:
     """Mean relative Db2 cost of a changed row over the insert/update/delete mix."""
     return inputs.insert_frac + inputs.update_frac * c.update_weight + inputs.delete_frac * c.delete_weight
@@ -139,7 +152,8 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
 
     # more agents cost slightly more per row (seed 000, 4.2): Db2 latches and the browser's
     # checks against more transactions in flight
-    concurrency = 1.0 + c.agent_concurrency_cpu * (inputs.num_apply_agents - 1)
+    agents = parallel_agents(inputs)
+    concurrency = 1.0 + c.agent_concurrency_cpu * (agents - 1)
     a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
              + c.app_index_us * uix) * concurrency
     db2_row = c.db2_share * a_row + trigger + recursion_txn
@@ -151,8 +165,8 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
 
     rows_tgt = g.rows_per_target_txn
     class2_wait = (c.class2_commit_ms + rows_tgt * (c.class2_row_wait_us + c.class2_index_wait_us * uix) / 1000.0)
-    if inputs.locking == "page" and inputs.num_apply_agents > 1:
-        class2_wait += rows_tgt * c.page_lock_wait_us / 1000.0 * (1.0 - 1.0 / inputs.num_apply_agents)
+    if inputs.locking == "page" and agents > 1:
+        class2_wait += rows_tgt * c.page_lock_wait_us / 1000.0 * (1.0 - 1.0 / agents)
     return StaticDemands(
         source_row_us=source_row,
         capture_reader_row_us=reader_row,

@@ -32,7 +32,9 @@ MQ_MESSAGE_OVERHEAD_BYTES = 512.0  # MQMD and page header stored with each messa
 #: character cost. The seeds only say integer is cheapest and decimal and character dearer
 #: (character adding code-page work); these weights are modelling assumptions, not fitted.
 TYPE_WEIGHTS = {"int": 1.0, "datetime": 1.5, "float": 1.5, "decimal": 2.0, "char": 1.5}
-#: Extra weight per character byte (code-page processing), same assumption.
+#: Default extra weight per character byte (code-page processing); the engine uses the fitted
+#: coefficient ``char_byte_weight`` (the column-count table of seed 000, 3.1, separates the
+#: per-column from the per-byte cost).
 CHAR_BYTE_WEIGHT = 0.05
 #: Weight of a column whose type is not stated: the default schema's average.
 UNSPECIFIED_WEIGHT = 1.75
@@ -83,14 +85,21 @@ class Geometry:
         return self.msg_bytes / 1000.0
 
 
-def column_weight(inputs: QrepInputs) -> float:
-    """Sum over the table's columns of their relative decode weights."""
+def column_weight(inputs: QrepInputs, char_byte_weight: float = CHAR_BYTE_WEIGHT) -> float:
+    """Sum over the table's columns of their relative decode weights.
+
+    Parameters
+    ----------
+    inputs : QrepInputs
+    char_byte_weight : float
+        Extra weight per byte of a character column (relative to one INTEGER column).
+    """
     total = 0.0
     for g in inputs.columns:
         if g.family == "unspecified":
             total += g.count * UNSPECIFIED_WEIGHT
         elif g.family == "char":
-            total += g.count * (TYPE_WEIGHTS["char"] + CHAR_BYTE_WEIGHT * g.bytes_each)
+            total += g.count * (TYPE_WEIGHTS["char"] + char_byte_weight * g.bytes_each)
         else:
             total += g.count * TYPE_WEIGHTS[g.family]
     return total
@@ -137,7 +146,7 @@ def message_geometry(inputs: QrepInputs, c) -> Geometry:
     msgs_per_target = msgs_per_group * inputs.commit_count
     rows_per_target = rows_per_msg * msgs_per_target
     return Geometry(
-        column_weight=column_weight(inputs),
+        column_weight=column_weight(inputs, c.char_byte_weight),
         bytes_per_row=bytes_per_row,
         txn_bytes=txn_bytes,
         txns_per_msg=txns_per_msg,

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep.costs import StaticDemands, static_demands
+from engine.perf.qrep.costs import StaticDemands, parallel_agents, static_demands
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
 from engine.perf.qrep.queueing import blocking_factor, cpu_inflation, mmc_wait
@@ -209,9 +209,7 @@ def solve(inp: QrepInputs, c) -> Solution:
     cap_mem_buffer = inp.capture_memory_limit_mb * 1048576.0 / max(g.txn_bytes * c.capture_memory_expansion, 1.0)
     target_bytes = g.msg_bytes * g.msgs_per_target_txn
     app_mem_buffer = inp.apply_memory_limit_mb * 1048576.0 / max(target_bytes, 1.0)
-    agents = inp.num_apply_agents
-    if inp.maxagents_correlid and inp.jobs:
-        agents = min(agents, inp.maxagents_correlid * inp.jobs)
+    agents = parallel_agents(inp)
     if target_bytes > inp.apply_memory_limit_mb * 1048576.0:
         agents = 1  # a monster transaction is applied alone
     pages = g.pages_per_msg
@@ -321,7 +319,7 @@ def solve(inp: QrepInputs, c) -> Solution:
         infl = {"S": f_s, "C": f_c, "A": f_a}
         return dict(mpc=mpc, lpars=busies, infl=infl, caps=caps, cap_min=cap_min, demand=demand, class2=class2,
                     agent_ms=agent_ms, brw_us=brw_us, resp_ms=resp_ms, put_el=put_el, commit_el=commit_el,
-                    worker_us=worker_us, ch_us=ch_us, log_c=log_c)
+                    worker_us=worker_us, ch_us=ch_us, log_c=log_c, app_mem_buffer=app_mem_buffer)
 
     u = c.max_drive_utilisation
     driven = not closed and open_rate is None
@@ -434,8 +432,8 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
         cap_lat = q_lat = 0.0
         cap_cpu = total = put_us = commit_us = cap_log = 0.0
         src_resp = 0.0
-        apply_lat = _apply_latency(c, stages, latency)
         mpc = 0.0
+        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"])
     else:
         c_lpar = next(lp for lp in lpars if "C" in lp.roles)
         mp_c = 1.0 + c.mp_loss * (c_lpar.cps - 1)
@@ -462,7 +460,7 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
         batch_sync_ms = (c.ch_batch_us + (c.ch_batch_log_us if inp.persistent else 0.0)) / 1000.0
         q_lat = (commit_wait_ms + commit_us / 1000.0 + latency["mq_channel"] + 0.5 * batch_msgs * s["ch_us"] / 1000.0
                  + batch_sync_ms + inp.network_latency_ms + c.mq_staging_ms + latency["qapply_browser"])
-        apply_lat = _apply_latency(c, stages, latency)
+        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"])
         src_resp = s["resp_ms"]
     return Solution(
         inputs=inp, geometry=g, demands=d, rows_per_s=x, overloaded=overloaded,
@@ -475,15 +473,37 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
     )
 
 
-def _apply_latency(c, stages, latency) -> float:
-    """APPLY_LATENCY: the agents' service and M/M/c wait plus Q Apply's in-memory work queue.
+def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_buffer: float) -> float:
+    """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit.
 
-    The work queue between the browser and the agents grows as ``rho / (1 - rho)`` of the
-    agents' utilisation; ``apply_queue_ms`` is its scale.
+    Three parts (seed 000, 2.2.1 and 4.2-4.6):
+
+    * the agent's own time: Db2 class 2 elapsed of the target transaction (rows, unique
+      indexes, commit, lock waits, CPU contention), agent CPU and the destructive MQGET, plus
+      the M/M/c wait for a free agent (``latency["qapply_agents"]``);
+    * draining a burst: Q Capture's MQ commit (or the channel batch, whichever is smaller)
+      makes ``K`` messages visible at once, so the browser hands the agents ``K`` target
+      transactions together and the average one waits ``(K - 1) / 2`` aggregate services
+      (``service / agents``); a drain has no bursts;
+    * Q Apply's in-memory work queue between the browser and the agents, growing as
+      ``rho / (1 - rho)`` of the agents' utilisation with scale ``apply_queue_ms``, stretched
+      by CPU contention on the apply LPAR (the agents and the browser wait for processors;
+      inflation factor ``f_a`` to the power ``apply_cpu_wait_exponent``).
+
+    The queued part cannot exceed what Q Apply's MEMORY_LIMIT holds (``app_mem_buffer``
+    target transactions, each an aggregate service); beyond that, messages wait on the
+    receive queue (QLATENCY).
     """
-    rho = next(st.utilisation for st in stages if st.name == "qapply_agents")
-    rho = min(rho, 0.995)
-    return latency["qapply_agents"] + c.apply_queue_ms * rho / (1.0 - rho)
+    agents = next(st for st in stages if st.name == "qapply_agents")
+    rho = min(agents.utilisation, 0.995)
+    per_txn_ms = agents.service_ms / max(agents.servers, 1)
+    burst_wait = 0.0
+    if inp.mode != "drain":
+        burst_txns = max(1.0, min(mpc, float(inp.batchsz)) / g.msgs_per_target_txn)
+        burst_wait = per_txn_ms * (burst_txns - 1.0) / 2.0
+    work_queue = c.apply_queue_ms * f_a ** c.apply_cpu_wait_exponent * rho / (1.0 - rho)
+    queued = min(burst_wait + work_queue, app_mem_buffer * per_txn_ms)
+    return latency["qapply_agents"] + queued
 
 
 def _get_elapsed(inp, g, c, t, inflation) -> float:

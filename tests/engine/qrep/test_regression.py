@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43404.30051029159,
-    "msg_size_kb": 5.817940662999999,
-    "channel_msgs_per_s": 2893.6200340194396,
-    "end2end_latency_ms": 769.956908770411,
-    "capture_latency_ms": 577.5308093079545,
-    "qlatency_ms": 43.906079009280056,
-    "apply_latency_ms": 148.52002045317641,
-    "capture_cpu_us_per_row": 14.564167955357117,
-    "apply_cpu_us_per_row": 43.67670770913307,
-    "apply_lpar_busy_pct": 81.65162217670549,
-    "capture_lpar_busy_pct": 29.23063595504581,
-    "apply_db2_class2_ms": 1.8639607331640915,
-    "msgs_per_mq_commit": 43.025392000000004,
+    "apply_rows_per_s": 43586.89776489434,
+    "msg_size_kb": 5.817940883999999,
+    "channel_msgs_per_s": 2905.7931843262895,
+    "end2end_latency_ms": 833.7124779913547,
+    "capture_latency_ms": 572.7073596983221,
+    "qlatency_ms": 43.89933326378796,
+    "apply_latency_ms": 217.10578502924466,
+    "capture_cpu_us_per_row": 14.423889295656297,
+    "apply_cpu_us_per_row": 43.72437150886373,
+    "apply_lpar_busy_pct": 82.15560701679335,
+    "capture_lpar_busy_pct": 29.17916050207164,
+    "apply_db2_class2_ms": 1.8582271800469519,
+    "msgs_per_mq_commit": 43.02086633333334,
 }
 PINNED_BOTTLENECK = 'qapply_agents'
 
