@@ -33,6 +33,8 @@ def missing_packages() -> list[str]:
             ok = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)
             if "install ok installed" not in ok.stdout:
                 missing.append(pkg)
+    if not shutil.which("pdftotext") or not shutil.which("pdftoppm"):
+        missing.append("poppler-utils")  # the PDF report tests read and render the reports with them
     return missing
 
 

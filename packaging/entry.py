@@ -32,9 +32,10 @@ def smoke_test(out_dir: str, sample: str | None = None) -> int:
     sample_path = Path(sample) if sample else bundle_root() / "sample_runs" / "redpaper-baseline.json"
     import tempfile
 
-    import app  # noqa: F401 - the binding guard first
     from PySide6.QtCore import QEventLoop, QSettings, QStandardPaths, QTimer
     from PySide6.QtWidgets import QApplication
+
+    import app  # noqa: F401 - the binding guard first
 
     qapp = QApplication.instance() or QApplication(["qrtune"])
     QStandardPaths.setTestModeEnabled(True)
@@ -68,10 +69,12 @@ def smoke_test(out_dir: str, sample: str | None = None) -> int:
     if "ok" not in result or not pdf.is_file() or pdf.stat().st_size < 1000:
         print(f"smoke test: report failed: {result.get('error', 'timed out')}", file=sys.stderr)
         return 1
-    e2e = pred.metrics.get("end2end_latency_ms", float("nan"))
+    from engine.report import format_value  # numbers as the report prints them
+
+    nan = float("nan")
     print(f"sample: {sample_path.name}")
-    print(f"prediction: {pred.metrics.get('apply_rows_per_s', float('nan')):.0f} rows/s, END2END_LATENCY "
-          f"{e2e:.1f} ms, bottleneck {pred.bottleneck}")
+    print(f"prediction: {format_value(pred.metrics.get('apply_rows_per_s', nan))} rows/s, END2END_LATENCY "
+          f"{format_value(pred.metrics.get('end2end_latency_ms', nan))} ms, bottleneck {pred.bottleneck}")
     print(f"report: {pdf} ({result['ok'][1]} pages, {pdf.stat().st_size} bytes)")
     print(f"dask loaded: {'dask' in sys.modules}")
     print(f"smoke test passed in {time.perf_counter() - t0:.1f} s")

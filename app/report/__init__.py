@@ -88,4 +88,4 @@ def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], 
     return len(pages)
 
 
-__all__ = ["write_pdf", "ensure_application", "DPI"]
+__all__ = ["DPI", "ensure_application", "write_pdf"]

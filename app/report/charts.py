@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
-from app.report.layout import FONT_FAMILY, Context
+from app.report.layout import Context, report_font
 from engine.report.model import format_value
 
 PART_COLOURS = {"CAPTURE_LATENCY": "#4a7fd4", "QLATENCY": "#f0a030", "APPLY_LATENCY": "#3aa060"}
@@ -39,10 +39,7 @@ def nice_ticks(top: float, n: int = 5) -> list[float]:
 
 
 def _font(pt: float, bold: bool = False) -> QFont:
-    f = QFont(FONT_FAMILY)
-    f.setPointSizeF(pt)
-    f.setBold(bold)
-    return f
+    return report_font(pt, bold)
 
 
 def _tick_text(v: float) -> str:
@@ -228,6 +225,6 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
                              Qt.AlignHCenter | Qt.AlignBottom, text)
             d = deltas[i] if i < len(deltas) else None
             if i > 0 and d is not None and math.isfinite(d):
-                painter.setPen(QColor("#1a7a30" if d >= 0 else BOTTLENECK))
+                painter.setPen(QColor(AXIS))
                 painter.drawText(QRectF(x - slot / 2, plot.bottom() + ctx.mm(0.6), bw + slot, ctx.mm(3.6)),
                                  Qt.AlignHCenter | Qt.AlignTop, f"{d:+.1f}%")

@@ -67,7 +67,7 @@ def summary_block(report: Report) -> Html:
             f"<b>{esc(r.bottleneck)}</b>" if r.bottleneck else "none",
             str(len(r.changed_settings)),
         ]))
-    t = Table(["Run", "Throughput", "Latency", "Bottleneck", "Settings changed"], rows, [30, 18, 24, 17, 11],
+    t = Table(["Run", "Throughput", "Latency", "Bottleneck", "Settings changed"], rows, [24, 17, 31, 17, 11],
               caption="Summary")
     return t
 
@@ -106,7 +106,7 @@ def settings_table(run: ReportRun, changed_only: bool) -> Table:
     n = len(run.changed_settings)
     caption = (f"Settings changed from the product defaults ({n})" if changed_only else
                f"Settings ({len(run.setting_rows)} knobs, {n} changed from the product defaults)")
-    table = Table(["Node", "Parameter", "Value", "Unit", "Default", "Changed"], rows, [16, 30, 20, 11, 15, 8],
+    table = Table(["Node", "Parameter", "Value", "Unit", "Default", "Changed"], rows, [15, 29, 20, 11, 14, 11],
                   caption=caption)
     for i in range(len(table.rows)):  # the mark column in its colour
         table.rows[i] = table.rows[i].replace("<td>changed</td>", '<td class="mark">changed</td>')
@@ -158,8 +158,8 @@ def comparison_blocks(report: Report) -> list[Block]:
     if cmp.settings:
         rows = [_row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
                 for s in cmp.settings]
-        w = max(8, 56 // len(labels))
-        out.append(Table(["Parameter", "Settings path", *map(esc, labels)], rows, [22, 22] + [w] * len(labels),
+        w = max(8, 46 // len(labels))
+        out.append(Table(["Parameter", "Settings path", *map(esc, labels)], rows, [24, 30] + [w] * len(labels),
                          caption="Settings that differ"))
     else:
         out.append(Html("<p>The runs have identical settings.</p>"))

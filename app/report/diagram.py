@@ -12,16 +12,13 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
 from app.canvas.items import KIND_COLOURS, NODE_H, NODE_W, PORT_R, arrow_head, link_path, utilisation_colour
-from app.report.layout import FONT_FAMILY, Context
+from app.report.layout import Context, report_font
 from app.stages import node_loads
 from engine.registry import KINDS
 
 
 def _font(pt: float, bold: bool = False) -> QFont:
-    f = QFont(FONT_FAMILY)
-    f.setPointSizeF(pt)
-    f.setBold(bold)
-    return f
+    return report_font(pt, bold)
 
 
 def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=None) -> None:
@@ -49,7 +46,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
     painter.translate(-scene.left(), -scene.top())
     # the canvas's point sizes are for a 96 dpi screen where a scene unit is a pixel; here a scene
     # unit is ``scale`` device pixels at ctx.dpi, so the same text-to-box proportion needs this factor
-    k = 96.0 / ctx.dpi
+    k = 1.3 * 96.0 / ctx.dpi  # 1.3: print the labels a little larger than on screen (boxes are small on A4)
     nodes = {n.id: n for n in project.nodes}
     for link in project.links:
         a, b = nodes.get(link.source), nodes.get(link.target)

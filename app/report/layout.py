@@ -56,12 +56,21 @@ class Context:
         return value * self.dpi / 72.0
 
 
+def report_font(pt: float, bold: bool = False) -> QFont:
+    """The report's font at ``pt`` points, without ligatures (so "ff", "fi" stay searchable letters)."""
+    font = QFont(FONT_FAMILY)
+    font.setPointSizeF(pt)
+    font.setBold(bold)
+    for tag in ("liga", "clig", "dlig"):
+        font.setFeature(QFont.Tag(tag), 0)
+    return font
+
+
 def text_document(html: str, width: float, ctx: Context) -> QTextDocument:
     """A :class:`QTextDocument` of ``html`` laid out at ``width`` device pixels."""
     doc = QTextDocument()
     doc.documentLayout().setPaintDevice(ctx.device)
-    font = QFont(FONT_FAMILY)
-    font.setPointSizeF(BASE_PT)
+    font = report_font(BASE_PT)
     doc.setDefaultFont(font)
     doc.setDefaultStyleSheet(STYLE)
     doc.setDocumentMargin(0)
@@ -258,9 +267,7 @@ def draw_footer(painter: QPainter, page: QSizeF, ctx: Context, left: str, index:
     painter.save()
     painter.setPen(QPen(QColor("#b8c0cc"), ctx.pt(0.5)))
     painter.drawLine(0, int(y), int(page.width()), int(y))
-    font = QFont(FONT_FAMILY)
-    font.setPointSizeF(7)
-    painter.setFont(font)
+    painter.setFont(report_font(7))
     painter.setPen(QColor("#5b6573"))
     box = QRectF(0, y + ctx.mm(1), page.width(), ctx.mm(5))
     painter.drawText(box, Qt.AlignLeft | Qt.AlignTop, left)

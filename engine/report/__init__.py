@@ -10,7 +10,14 @@ the engine's score against the published measurements. ``app.report`` renders
 a :class:`Report` to PDF; ``qrtune report`` is the command line.
 """
 
-from engine.report.build import build_report, compare, group_metrics, run_from_project, run_from_project_file, runs_from_store
+from engine.report.build import (
+    build_report,
+    compare,
+    group_metrics,
+    run_from_project,
+    run_from_project_file,
+    runs_from_store,
+)
 from engine.report.model import (
     LATENCY_PARTS,
     MetricComparison,
@@ -29,8 +36,26 @@ from engine.report.model import (
 from engine.report.validation import BUNDLED_SCENARIOS, describe, score_scenarios
 
 __all__ = [
-    "build_report", "compare", "group_metrics", "run_from_project", "run_from_project_file", "runs_from_store",
-    "LATENCY_PARTS", "MetricComparison", "MetricGroup", "MetricValue", "Report", "ReportRun", "RunComparison",
-    "SettingDifference", "SettingRow", "StageRow", "ValidationScore", "format_delta", "format_value",
-    "BUNDLED_SCENARIOS", "describe", "score_scenarios",
+    "BUNDLED_SCENARIOS",
+    "LATENCY_PARTS",
+    "MetricComparison",
+    "MetricGroup",
+    "MetricValue",
+    "Report",
+    "ReportRun",
+    "RunComparison",
+    "SettingDifference",
+    "SettingRow",
+    "StageRow",
+    "ValidationScore",
+    "build_report",
+    "compare",
+    "describe",
+    "format_delta",
+    "format_value",
+    "group_metrics",
+    "run_from_project",
+    "run_from_project_file",
+    "runs_from_store",
+    "score_scenarios",
 ]

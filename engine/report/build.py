@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from engine.compare import flatten
 from engine.errors import QrtuneError
@@ -196,7 +196,7 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
         for p in paths if any(not same(f.get(p), flat[0].get(p)) for f in flat[1:])
     )
-    metric_names: list[str] = []
+    metric_names = [m.metric for g in runs[0].groups for m in g.rows]  # the reference's reading order
     for r in runs:
         metric_names += [m for m in r.metrics if m not in metric_names]
     metrics = []
