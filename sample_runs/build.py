@@ -66,6 +66,17 @@ MQ_MOVER = {
 }
 
 
+#: 004_ffcf34fd6a8d592a.txt, "Customer 1 (Europe 1/05)" V7 DBM1 below-2GB storage (MB) and the catalog
+#: migration example (10 GB of SPT01, SYSPKAGE, SYSDBASE).
+DB2_V8 = {
+    "db2_v8_migration": dict(virtual_pool=0.0, buffer_control_block=78.0, dataspace_lookaside_buffer=5.0,
+                             castout_buffer=38.0, edm_pool=118.0, compression_dictionary=340.0, system_agents=73.0,
+                             system_agents_count=1170, user_threads=18.0, user_threads_count=25, rds_op_pool=29.0,
+                             rid_pool=92.0, dsc_control_block=53.0, trace_table=15.0, stack_storage=49.0,
+                             total=908.0, workload_type="online", catalog_gb=10.0),
+}
+
+
 def configure(project: Project, by_kind: dict) -> Project:
     """Set every node of each kind in ``by_kind`` to the given parameters."""
     for node in project.nodes:
@@ -99,6 +110,8 @@ def samples() -> dict[str, Project]:
         "mirror-active-active.json": mirror("active-active", "Db2 Mirror Case Study #2 configuration, active-active"),
         "mq-buffer-pool-mover.json": configure(templates.mq_mover("MQ V8 buffer pool mover, 200,000 buffers"),
                                                MQ_MOVER),
+        "db2-v8-migration.json": configure(templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"),
+                                           DB2_V8),
     }
 
 

@@ -121,13 +121,24 @@ def page_fix_advice(pools: dict) -> list[dict]:
     return sorted(out, key=lambda r: -r["intensity"])
 
 
+def _optional_number(settings: dict, key: str):
+    v = settings.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise FieldError(key, v, "a finite number >= 0 or null")
+    return float(v)
+
+
 def predict(settings: dict) -> Prediction:
-    """Predict a ``db2-v8-storage`` scenario: the V8 DBM1 below-the-bar estimate.
+    """Predict a ``db2-v8-storage`` scenario: the V8 DBM1 below-the-bar estimate, and when asked
+    the V8 CPU band (``workload_type``, ``v7_db2_cpu_ms_per_txn``) and the catalog migration time
+    (``catalog_gb``).
 
     Raises
     ------
     FieldError
-        ``v7_measured_mb`` is missing or holds a bad value.
+        ``v7_measured_mb`` is missing or holds a bad value, or an optional setting is out of range.
     """
     v7 = settings.get("v7_measured_mb")
     if not isinstance(v7, dict) or not v7:
@@ -141,10 +152,26 @@ def predict(settings: dict) -> Prediction:
     metrics = {"v8_estimated_total_mb": total, "v7_total_mb": v7_total, "relief_mb": v7_total - total}
     metrics.update({f"v8_{k}_mb": v for k, v in v8.items()})
     units = {k: "MB" for k in metrics}
-    used = {"v7_measured_mb"}
+    bands = {"v8_estimated_total_mb": (min(v8_lo, total), max(v8_lo, total))}
+    used = {"v7_measured_mb", "workload_type", "v7_db2_cpu_ms_per_txn", "catalog_gb"}
+    workload = settings.get("workload_type", "online")
+    if workload not in c["cpu_change_range"]:
+        raise FieldError("workload_type", workload, "one of " + ", ".join(workload_types()))
+    cpu = _optional_number(settings, "v7_db2_cpu_ms_per_txn")
+    if cpu is not None:
+        lo, hi = apply_cpu_band(cpu, workload)
+        metrics["v8_db2_cpu_ms_per_txn"] = 0.5 * (lo + hi)
+        units["v8_db2_cpu_ms_per_txn"] = "ms"
+        bands["v8_db2_cpu_ms_per_txn"] = (lo, hi)
+    lo_c, hi_c = cpu_change_band(workload)
+    metrics["v8_cpu_change_low_pct"], metrics["v8_cpu_change_high_pct"] = 100.0 * lo_c, 100.0 * hi_c
+    units["v8_cpu_change_low_pct"] = units["v8_cpu_change_high_pct"] = "%"
+    gb = _optional_number(settings, "catalog_gb")
+    if gb is not None:
+        metrics["catalog_migration_min"] = catalog_migration_minutes(gb)
+        units["catalog_migration_min"] = "min"
     from engine.scenario import unused_settings
 
     ignored = [p for p in unused_settings(settings, used) if not p.startswith("v7_measured_mb.")]
     return Prediction(kind="db2-v8-storage", metrics=metrics, units=units, bottleneck=None,
-                      ignored=tuple(ignored), coefficients_version=c.get("version", ""),
-                      bands={"v8_estimated_total_mb": (min(v8_lo, total), max(v8_lo, total))})
+                      ignored=tuple(ignored), coefficients_version=c.get("version", ""), bands=bands)

@@ -154,12 +154,21 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     users = _num(settings, "workload.users", wl.get("users"), 1, 1e8)
     job_sets = _num(settings, "workload.job_sets", wl.get("job_sets"), 1, 1e6)
     think = _num(settings, "workload.think_time_ms", wl.get("think_time_ms"), 0, 3.6e6)
-    pool = str(hw.get("target_memory_pool", "*BASE"))
+    def _separate(role: str) -> bool:
+        # *BASE (the default, apart from the application's pool) or a pool of their own: separate;
+        # "application" (or "shared"): the replication jobs share the application's pool (7.3.6)
+        pool = hw.get(f"{role}_memory_pool", "*BASE")
+        if not isinstance(pool, str):
+            raise FieldError(f"hardware.{role}_memory_pool", pool, "'*BASE', 'application' or 'separate'")
+        return not any(w in pool.lower() for w in ("shared", "app", "same"))
+
+    # active-active: both nodes host replication jobs, so both pools count
+    pool_separate = _separate("target") or (mode == "active-active" and _separate("source"))
     name = str(wl.get("name", "")).lower()
-    style = wl.get("style")
-    if style is not None and style not in ("interactive", "batch"):
-        raise FieldError("workload.style", style, "'interactive' or 'batch'")
-    batch = style == "batch" if style is not None else "batch" in name
+    style = wl.get("style", "auto")
+    if style is not None and style not in ("auto", "interactive", "batch"):
+        raise FieldError("workload.style", style, "'auto', 'interactive' or 'batch'")
+    batch = style == "batch" if style in ("interactive", "batch") else "batch" in name
     tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
     degree = _num(settings, "resync.parallel_degree", resync.get("parallel_degree", 1), 1, 256, False)
     cfg = MirrorConfig(
@@ -168,7 +177,7 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
         shared_storage=bool(hw.get("shared_storage", "storage_model" in hw and "storage" in hw)),
         source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
         target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
-        target_pool_separate=not any(w in pool.lower() for w in ("shared", "app", "same")),
+        target_pool_separate=pool_separate,
         write_frac=None if write_pct is None else write_pct / 100.0,
         reads_for_update=_flag("workload.reads_for_update", wl.get("reads_for_update", False)),
         opens_for_update_per_txn=float(_num(settings, "workload.opens_for_update_per_txn",
@@ -183,7 +192,9 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     )
     used |= {f"hardware.{k}" for k in ("source_cores", "target_cores", "storage", "shared_storage",
                                        "source_memory_gb", "target_memory_gb", "target_memory_pool",
-                                       "target_preload")}
+                                       "target_preload", "source_preload")}
+    if mode == "active-active":
+        used.add("hardware.source_memory_pool")
     used |= {f"workload.{k}" for k in ("api", "write_pct", "read_pct", "reads_for_update", "commitment_control",
                                        "users", "job_sets", "think_time_ms", "name", "style",
                                        "opens_for_update_per_txn")}

@@ -203,9 +203,12 @@ CHANNEL = NodeKind(
         _p("description", "str", "sender-receiver, non-SSL", "", "Channel set-up in words.",
            f"{SEED_MQ_V8}, Channels", {Q: "hardware.network_note", MOV: "channel"}),
         _p("compmsg", "enum", "NONE", "", "Message compression: ZLIBFAST (hardware or software) or ZLIBHIGH.",
-           f"{SEED_MQ_V8}, Channel compression", choices=("NONE", "ZLIBFAST", "ZLIBHIGH")),
+           f"{SEED_MQ_V8}, Channel compression", {Q: "mq.compmsg"}, choices=("NONE", "ZLIBFAST", "ZLIBHIGH")),
+        _p("compressibility", "float", 0.5, "", "Share of the message bytes compression removes (an assumption "
+           "for row data; measure a sample). Used only with compmsg.", f"{SEED_MQ_V8}, Channel compression",
+           {Q: "mq.compressibility"}, minimum=0, maximum=0.95),
         _p("ssl", "bool", False, "", "TLS on the channel (16 KB segments instead of 32 KB).",
-           f"{SEED_MQ_V8}, SSL channels", {MOV: "ssl"}),
+           f"{SEED_MQ_V8}, SSL channels", {Q: "mq.ssl", MOV: "ssl"}),
     ),
 )
 
@@ -273,9 +276,10 @@ MIRROR_NODE = NodeKind(
            {MIR: "hardware.storage"}, choices=("SSD", "HDD")),
         _p("storage_model", "str", "Storwize V7000", "", "Storage subsystem.", f"{SEED_MIRROR}, 7.1",
            {MIR: "hardware.storage_model"}),
-        _p("memory_pool", "enum", "*BASE", "", "Pool of the replication jobs: *BASE shared with the "
-           "application or a separate pool.", f"{SEED_MIRROR}, 5 Memory", {MIR: "hardware.{role}_memory_pool"},
-           choices=("*BASE", "separate")),
+        _p("memory_pool", "enum", "*BASE", "", "Pool of the QDBMSRVR replication jobs: *BASE (the default, "
+           "apart from the application's pool), the application's own pool (shared; best for active-active, "
+           "7.3.6) or a separate pool.", f"{SEED_MIRROR}, 4.2 and 7.3.6", {MIR: "hardware.{role}_memory_pool"},
+           choices=("*BASE", "application", "separate")),
         _p("workload_name", "str", "OLTP", "", "Name of the workload.", f"{SEED_MIRROR}, 7 Case studies",
            {MIR: "workload.name"}),
         _p("api", "enum", "native", "", "Database access: native record I/O or SQL.",
@@ -301,6 +305,14 @@ MIRROR_NODE = NodeKind(
            nullable=True, null_meaning="the fitted think time of the workload profile"),
         _p("shared_storage", "bool", False, "", "Both nodes use one storage subsystem, so mirrored writes "
            "double its load (Case Study #1).", f"{SEED_MIRROR}, 7.1.2", {MIR: "hardware.shared_storage"}),
+        _p("workload_style", "enum", "auto", "", "A job stream without users or job sets: interactive or batch "
+           "(application CPU and waits per operation differ); auto reads it from the workload name.",
+           f"{SEED_MIRROR}, 7.4 Client scenarios", {MIR: "workload.style"}, choices=("auto", "interactive", "batch")),
+        _p("opens_for_update_per_txn", "float", 0.0, "opens", "Full opens for update per transaction; each is "
+           "mirrored.", f"{SEED_MIRROR}, 6.2 and 6.3", {MIR: "workload.opens_for_update_per_txn"}, minimum=0,
+           maximum=1_000_000),
+        _p("preload", "bool", False, "", "Objects pre-loaded into this node's memory (SETOBJACC); on the target "
+           "it spares mirrored row locks a read.", f"{SEED_MIRROR}, 7.4.2", {MIR: "hardware.{role}_preload"}),
     ),
 )
 
@@ -375,6 +387,17 @@ DB2_V8_MIGRATION = NodeKind(
            {V8: "v7_measured_mb.system_agents_count"}, minimum=0, maximum=100_000),
         _p("user_threads_count", "int", 0, "threads", "User threads in V7.", f"{SEED_DB2_V8}, DBM1 storage",
            {V8: "v7_measured_mb.user_threads_count"}, minimum=0, maximum=100_000),
+        _p("workload_type", "enum", "online", "", "Workload type for the V7 to V8 CPU change band.",
+           f"{SEED_DB2_V8}, CPU", {V8: "workload_type"},
+           choices=("online", "online_data_sharing", "batch", "batch_data_sharing", "drda", "utility", "query",
+                    "data_sharing")),
+        _p("v7_db2_cpu_ms_per_txn", "float", None, "ms", "Db2 class 2 CPU per transaction in V7, to put the V8 "
+           "CPU change band on.", f"{SEED_DB2_V8}, CPU", {V8: "v7_db2_cpu_ms_per_txn"}, minimum=0,
+           maximum=1_000_000, nullable=True, null_meaning="no CPU band"),
+        _p("catalog_gb", "float", None, "GB", "GB of SPT01, SYSPKAGE, SYSDBASE and the other large catalog and "
+           "directory table spaces, for the catalog migration time to new-function mode.",
+           f"{SEED_DB2_V8}, Catalog migration", {V8: "catalog_gb"}, minimum=0, maximum=1_000_000, nullable=True,
+           null_meaning="no catalog migration estimate"),
     ),
 )
 
