@@ -30,7 +30,9 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
 * MQ: log bytes and log bandwidth, GLOBAL/CHINIT trace, security, private buffer pools or a
   coupling facility (shared queues), checkpoints (LOGLOAD), page-set reads and read-ahead.
 * Channel: per message, per KB, per 32 KB segment and per BATCHSZ batch (persistent batches
-  force the log), network round trip per batch and bandwidth.
+  force the log), network round trip per batch and bandwidth; COMPMSG compression and TLS
+  (16 KB segments, encryption, key renegotiation) from the MQ calculators
+  (:mod:`.channel_work`), with ``mq.compressibility`` the share compression removes.
 * Q Apply: one browser (MQ browse, parsing, dependency analysis per row, unique index and
   transaction) feeding NUM_APPLY_AGENTS agents; each agent's time per target transaction is
   Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and
@@ -135,7 +137,8 @@ _CAPTURE_SIDE = ("workload.offered_rows_per_s", "workload.jobs", "workload.think
                  "qcapture.monitor_interval_ms", "mq.batchsz", "mq.logload", "mq.security",
                  "hardware.network_latency_ms", "hardware.network_mbps", "hardware.source_lpar_cps",
                  "hardware.capture_lpar_cps", "hardware.capture_colocated_with_source",
-                 "hardware.apply_colocated_with_target", "mq.chinit_trace")
+                 "hardware.apply_colocated_with_target", "mq.chinit_trace", "mq.compmsg", "mq.ssl",
+                 "mq.compressibility")
 
 
 def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> Solution:
@@ -164,6 +167,8 @@ def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
             used.discard("workload.think_time_ms")
         if inputs.jobs is not None:
             used.discard("workload.offered_rows_per_s")
+    if inputs.compmsg == "NONE":
+        used.discard("mq.compressibility")
     if inputs.maxagents_correlid and not inputs.jobs:
         used.discard("qapply.maxagents_correlid")  # correlation ids are known only for a closed workload
     return used

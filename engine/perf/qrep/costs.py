@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.perf.qrep.channel_work import channel_work
 from engine.perf.qrep.geometry import Geometry
 from engine.perf.qrep.inputs import QrepInputs
 
@@ -58,6 +59,12 @@ class StaticDemands:
     recursion_row_us : float
         Q Capture CPU to read and discard one row applied by Q Apply (bidirectional and
         peer-to-peer): the log-read cost of a row.
+    channel_send_us, channel_receive_us : float
+        Channel initiator CPU per message for compression and TLS on the sending and the
+        receiving side (:mod:`engine.perf.qrep.channel_work`); included in the MQ CPU per
+        message of each side.
+    wire_fraction : float
+        Share of the message bytes crossing the network (below 1 with compression).
     """
 
     source_row_us: float
@@ -80,6 +87,9 @@ class StaticDemands:
     capture_log_bytes_per_msg: float
     apply_log_bytes_per_msg: float
     chinit_msg_us: float
+    channel_send_us: float = 0.0
+    channel_receive_us: float = 0.0
+    wire_fraction: float = 1.0
 
 
 def parallel_agents(inputs: QrepInputs) -> int:
@@ -145,9 +155,10 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     chinit_msg = (c.chinit_msg_us + c.chinit_seg_us * g.segments_per_msg) * chinit_trace
     capture_log_bytes = persistent * c.log_factor_capture * g.msg_bytes
     apply_log_bytes = persistent * c.log_factor_apply * g.msg_bytes
-    cap_mq_other = (chinit_msg + queue_op_us + short_msg_scan + checkpoint_msg_us
+    cw = channel_work(inputs, g.msg_bytes, c)
+    cap_mq_other = (chinit_msg + cw.send_us + queue_op_us + short_msg_scan + checkpoint_msg_us
                     + c.mstr_log_kb_us * capture_log_bytes / 1000.0)
-    app_mq_other = (chinit_msg + queue_op_us + short_msg_scan + checkpoint_msg_us
+    app_mq_other = (chinit_msg + cw.receive_us + queue_op_us + short_msg_scan + checkpoint_msg_us
                     + c.mstr_log_kb_us * apply_log_bytes / 1000.0)
 
     # more agents cost slightly more per row (seed 000, 4.2): Db2 latches and the browser's
@@ -188,4 +199,7 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
         capture_log_bytes_per_msg=capture_log_bytes,
         apply_log_bytes_per_msg=apply_log_bytes,
         chinit_msg_us=chinit_msg,
+        channel_send_us=cw.send_us,
+        channel_receive_us=cw.receive_us,
+        wire_fraction=cw.wire_fraction,
     )

@@ -26,6 +26,7 @@ from engine.perf.qrep.inputs import QrepInputs
 
 PAGE_BYTES = 4096.0  # MQ buffer pool page
 SEGMENT_BYTES = 32768.0  # channel transmission segment
+SSL_SEGMENT_BYTES = 16384.0  # channel transmission segment with TLS
 MQ_MESSAGE_OVERHEAD_BYTES = 512.0  # MQMD and page header stored with each message
 
 #: Relative decode/bind cost of one column by type family (INTEGER = 1), before the per-byte
@@ -140,7 +141,8 @@ def message_geometry(inputs: QrepInputs, c) -> Geometry:
         pages = math.ceil(stored / PAGE_BYTES)
     else:
         pages = stored / PAGE_BYTES
-    segments = max(1, math.ceil(msg_bytes / SEGMENT_BYTES))
+    segment = SSL_SEGMENT_BYTES if inputs.ssl else SEGMENT_BYTES
+    segments = max(1, math.ceil(msg_bytes / segment))
 
     msgs_per_group = 1.0 / txns_per_msg if txns_per_msg < 1.0 else 1.0
     msgs_per_target = msgs_per_group * inputs.commit_count

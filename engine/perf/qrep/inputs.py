@@ -19,6 +19,7 @@ from engine.errors import ValueRangeError
 TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer")
 CONFLICT_ACTIONS = ("I", "F", "D", "Q")
 LOCKING = ("row", "page")
+COMPMSG = ("NONE", "ZLIBFAST", "ZLIBHIGH")
 RUN_MODES = ("steady", "drain")
 
 #: Db2 column type families the cost model knows, with their stored bytes when no length is given.
@@ -99,6 +100,9 @@ class QrepInputs:
     global_trace: bool
     chinit_trace: bool
     shared_queue: bool
+    compmsg: str
+    ssl: bool
+    compressibility: float
     locking: str
     mode: str
     initial_depth_msgs: float
@@ -303,6 +307,9 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         global_trace=r.flag("mq.global_trace", False),
         chinit_trace=r.flag("mq.chinit_trace", False),
         shared_queue=r.flag("mq.shared_queue", False),
+        compmsg=r.choice("mq.compmsg", "NONE", COMPMSG),
+        ssl=r.flag("mq.ssl", False),
+        compressibility=r.number("mq.compressibility", 0.5, lo=0, hi=0.95),
         locking=r.choice("target_db2.locking", "row", LOCKING),
         mode=mode,
         initial_depth_msgs=depth,

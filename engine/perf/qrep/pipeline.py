@@ -189,13 +189,13 @@ def solve(inp: QrepInputs, c) -> Solution:
     commit_s = inp.commit_interval_ms / 1000.0
     sleep_s = inp.sleep_interval_ms / 1000.0
     chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
-    net_bw_us = g.msg_bytes * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
+    net_bw_us = g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
 
     # rate-independent parts of each role's CPU per row (reference us)
     s_row = d.source_row_us
     a_as_row = (d.apply_db2_row_us + d.apply_agent_row_us + (d.browser_msg_us + d.get_cpu_us) / rpm
                 + d.apply_commit_us / rows_tgt)
-    a_mq_msg = d.apply_mq_other_msg_us - (d.chinit_msg_us if drain else 0.0)
+    a_mq_msg = d.apply_mq_other_msg_us - (d.chinit_msg_us + d.channel_receive_us if drain else 0.0)
     a_row = a_as_row + a_mq_msg / rpm + d.apply_other_row_us
     monitor_cps = c.monitor_row_ms / 1000.0  # reference CPs per (monitor row per s)
     base = []
@@ -235,7 +235,8 @@ def solve(inp: QrepInputs, c) -> Solution:
     agent_cpu_us = d.apply_agent_row_us * rows_tgt + d.get_cpu_us * msgs_tgt
     agent_fixed_ms = c.agent_txn_ms + shared_us * msgs_tgt / 1000.0
     log_force_kb_us = c.mq_log_force_kb_us * kb if persistent else 0.0
-    ch_cpu_us = (c.ch_msg_us + c.ch_kb_us * kb + c.ch_seg_us * g.segments_per_msg) * chinit_trace * t
+    ch_cpu_us = ((c.ch_msg_us + c.ch_kb_us * kb * d.wire_fraction + c.ch_seg_us * g.segments_per_msg) * chinit_trace
+                 + d.channel_send_us + d.channel_receive_us) * t
     ch_fixed_us = ((c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0) + 2000.0 * inp.network_latency_ms)
                    / float(inp.batchsz) + net_bw_us + 2.0 * shared_us)
     log_cap_bytes = c.mq_log_mb_s_max * 1e6
