@@ -180,11 +180,17 @@ class Channel:
         return wait / (k["read_ahead_factor"] if self.read_ahead else 1.0)
 
     def dispatcher_cpu_us(self, message_bytes: int) -> float:
-        """Dispatcher CPU per message (requests and bytes), microseconds."""
+        """Dispatcher CPU per message (requests and bytes), microseconds; with SSL more, smaller segments."""
         k = self.c["dispatcher"]
         kb = (message_bytes + self.c["header_bytes"]) / 1024.0
-        ssl = k["ssl_cpu_us_per_kb"] * kb if self.ssl else 0.0
-        return k["cpu_us_per_request"] * self.dispatcher_requests(message_bytes) + k["cpu_us_per_kb"] * kb + ssl
+        return k["cpu_us_per_request"] * self.dispatcher_requests(message_bytes) + k["cpu_us_per_kb"] * kb
+
+    def ssl_cpu_us(self, message_bytes: int) -> float:
+        """SSL task CPU per message (encryption per KB, seed 003's SSL cost table), microseconds; 0 without SSL."""
+        if not self.ssl:
+            return 0.0
+        kb = (message_bytes + self.c["header_bytes"]) / 1024.0
+        return self.c["calculators"]["ssl"]["ssl_task_us_per_kb"] * kb
 
     def adaptor_elapsed_us(self, message_bytes: int, from_pageset: bool) -> float:
         """Adaptor elapsed per message: CPU plus the page-set wait when the message was cast out."""
@@ -195,7 +201,7 @@ class Channel:
         wire_us = (message_bytes + self.c["header_bytes"]) * 8 / (self.network_mbps * 1e6) * 1e6
         batch_us = 2 * self.network_latency_ms * 1000.0 / max(1, self.batchsz)
         return (self.adaptor_elapsed_us(message_bytes, from_pageset) + self.dispatcher_cpu_us(message_bytes)
-                + self.c["channel"]["overhead_us"] + wire_us + batch_us)
+                + self.ssl_cpu_us(message_bytes) + self.c["channel"]["overhead_us"] + wire_us + batch_us)
 
     def get_rate_msgs_per_s(self, message_bytes: int, from_pageset: bool) -> float:
         """Messages per second the channel gets and sends, from buffers or from the page set."""
@@ -313,11 +319,14 @@ def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: Mover
     a_cpu = channel.adaptor_cpu_us(size)
     a_el = a_cpu + f * channel.pageset_read_us(size)
     d_cpu = channel.dispatcher_cpu_us(size)
+    ssl = channel.ssl_cpu_us(size)
     out = {
         "putter_cpu_us_per_msg": put_cpu, "putter_elapsed_us_per_msg": put_el,
         "dwp_cpu_us_per_msg": dwp, "adaptor_cpu_us_per_msg": a_cpu, "adaptor_elapsed_us_per_msg": a_el,
         "dispatcher_cpu_us_per_msg": d_cpu, "dispatcher_elapsed_us_per_msg": d_cpu,
     }
-    out["total_cpu_us_per_msg"] = put_cpu + dwp + a_cpu + d_cpu
-    out["total_elapsed_us_per_msg"] = put_el + dwp + a_el + d_cpu
+    if channel.ssl:
+        out["ssl_cpu_us_per_msg"] = ssl
+    out["total_cpu_us_per_msg"] = put_cpu + dwp + a_cpu + d_cpu + ssl
+    out["total_elapsed_us_per_msg"] = put_el + dwp + a_el + d_cpu + ssl
     return out

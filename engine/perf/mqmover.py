@@ -34,6 +34,15 @@ def _num(settings, key, default, lo, hi, integer=False, nullable=False):
     return int(v) if integer else float(v)
 
 
+def _flag(settings, key, default, nullable=False):
+    v = settings.get(key, default)
+    if v is None and nullable:
+        return None
+    if not isinstance(v, bool):
+        raise FieldError(key, v, "true or false" + (" or null" if nullable else ""))
+    return v
+
+
 def build(settings: dict, coeffs: dict | None = None):
     """(pool, channel, putter, messages, used paths) for a mover scenario.
 
@@ -59,15 +68,15 @@ def build(settings: dict, coeffs: dict | None = None):
         pageclas=settings.get("pageclas", "4KB"),
     )
     text = str(settings.get("channel", ""))
-    ssl = settings.get("ssl")
+    ssl = _flag(settings, "ssl", None, nullable=True)
     if ssl is None:
         ssl = "ssl" in text.lower() and "non-ssl" not in text.lower()
     channel = bp.Channel(ssl=bool(ssl), batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
                          network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
                          network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
-                         read_ahead=bool(settings.get("read_ahead", False)), coeffs=c)
+                         read_ahead=_flag(settings, "read_ahead", False), coeffs=c)
     putter = bp.Putter(size, _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
-                       bool(settings.get("persistent", False)), coeffs=c)
+                       _flag(settings, "persistent", False), coeffs=c)
     if settings.get("cpu_model", REFERENCE_CPU) == REFERENCE_CPU:
         used.add("cpu_model")
     return pool, channel, putter, messages, used
