@@ -11,8 +11,20 @@ model. Each stage is placed in the pipeline by its name (the bottleneck vocabula
 * message level, before the MQPUT completes: ``mq_log``;
 * the channel moving messages off the transmit queue: ``mq_channel`` (messages that were
   pushed out of the buffer pool are read at ``mq_pageset`` speed instead);
+* ``qapply_browser``: Q Apply's single browser thread reading (and parsing) each message;
 * the apply side, served by ``NUM_APPLY_AGENTS`` parallel agents whose combined rate is the
-  smallest apply-side capacity (``qapply_agents``, ``qapply_cpu``, ``target_db2``...).
+  smallest other apply-side capacity (``qapply_agents``, ``qapply_cpu``, ``target_db2``...).
+
+Beyond capacities, the simulation takes from the steady-state engine (never from a published
+measurement):
+
+* the agents' service-time variability (:func:`agent_service_cv2`): the squared coefficient of
+  variation that makes the queueing wait of ``NUM_APPLY_AGENTS`` agents at the predicted
+  utilisation equal to the predicted APPLY_LATENCY minus one service (heavy-traffic
+  Kingman / Allen-Cunneen form);
+* fitted coefficients (:func:`qrep_delays`): the log-read delay, the MQ staging time, the
+  source transactions Q Capture puts per MQ commit (``maxtrans_per_commit``) and the channel's
+  time per batch (``ch_batch_us``, plus ``ch_batch_log_us`` for persistent messages).
 
 Capacities in msgs/s, MB/s or txns/s are converted to rows/s with the prediction's message
 size and the workload's rows per transaction.
@@ -21,7 +33,7 @@ size and the workload's rows per transaction.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.errors import FieldError
 
@@ -29,7 +41,11 @@ CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
 PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
 CHANNEL_NAMES = {"mq_channel", "channel", "network"}
 PAGESET_NAMES = {"mq_pageset", "pageset"}
-APPLY_NAMES = {"qapply_agents", "qapply_cpu", "target_db2", "qapply", "qapply_browser", "apply_mq_log", "mq_get"}
+APPLY_NAMES = {"qapply_agents", "qapply_cpu", "target_db2", "qapply", "apply_mq_log", "mq_get"}
+BROWSER_NAMES = {"qapply_browser"}
+
+#: Largest squared coefficient of variation of an agent's service time the simulation uses.
+MAX_SERVICE_CV2 = 400.0
 SOURCE_NAMES = {"source_workload", "source", "source_cpu"}
 
 PAGE_BYTES = 4096
@@ -82,6 +98,21 @@ class PipelineConfig:
     mq_staging_s : float
         Fixed time a message spends being staged in MQ besides queueing and transmission, s
         (the steady-state engine's fitted ``mq_staging_ms``).
+    browser_rows_per_s : float or None
+        Speed of Q Apply's browser (one thread per receive queue), rows/s; None: instantaneous.
+    agent_service_cv2 : float
+        Squared coefficient of variation of an agent's service time (0: every message of the
+        same size takes the same time; 1: exponential).
+    maxtrans_per_commit : float
+        Source transactions Q Capture puts before it commits to MQ within a log-read cycle
+        (``inf``: only at the end of the cycle).
+    channel_batch_msgs : float
+        BATCHSZ: MQ messages a channel batch holds at most (``inf``: no batches).
+    channel_sync_s : float
+        Time the channel spends ending a batch (syncpoint flows, log forces for persistent
+        messages), s; the confirmation round trip (twice ``network_latency_s``) comes on top.
+    persistent : bool
+        Q Capture puts persistent messages.
     notes : tuple of str
         Simplifications and fallbacks used, for the summary.
     """
@@ -110,6 +141,12 @@ class PipelineConfig:
     predicted_rows_per_s: float | None = None
     log_delay_s: float = 0.0
     mq_staging_s: float = 0.0
+    browser_rows_per_s: float | None = None
+    agent_service_cv2: float = 0.0
+    maxtrans_per_commit: float = math.inf
+    channel_batch_msgs: float = math.inf
+    channel_sync_s: float = 0.0
+    persistent: bool = True
     coefficients_version: str = ""
     notes: tuple = field(default=())
 
@@ -128,9 +165,32 @@ class PipelineConfig:
         return min(c for _, c in self.apply_stages)
 
     @property
+    def apply_servers(self) -> int:
+        """Parallel servers on the apply side: NUM_APPLY_AGENTS, or fewer when a shared resource
+        (the apply LPAR's CPU, the target Db2...) caps the agents below their own capacity
+        (``ceil(agents x smallest apply capacity / agents' capacity)``: an agent waiting for a
+        processor is not applying)."""
+        own = dict(self.apply_stages).get("qapply_agents")
+        if not own:
+            return self.agents
+        return min(self.agents, max(1, math.ceil(self.agents * self.apply_rows_per_s / own - 1e-9)))
+
+    @property
+    def channel_rows_per_s(self) -> float:
+        """Speed of the channel (the slowest channel-side stage), rows/s."""
+        return min(c for _, c in self.channel_stages)
+
+    @property
+    def channel_batch_s(self) -> float:
+        """Time a channel batch adds besides its messages: sync plus confirmation round trip, s."""
+        return self.channel_sync_s + 2.0 * self.network_latency_s if math.isfinite(self.channel_batch_msgs) else 0.0
+
+    @property
     def max_rows_per_s(self) -> float:
         """Smallest stage capacity: the most the pipeline carries at steady state, rows/s."""
         caps = [c for _, c in self.capture_stages + self.put_stages + self.channel_stages + self.apply_stages]
+        if self.browser_rows_per_s:
+            caps.append(self.browser_rows_per_s)
         if self.source_rows_per_s:
             caps.append(self.source_rows_per_s)
         return min(caps)
@@ -141,6 +201,8 @@ class PipelineConfig:
         for group, stages in (("capture", self.capture_stages), ("put", self.put_stages),
                               ("channel", self.channel_stages), ("apply", self.apply_stages)):
             out += [{"name": n, "group": group, "capacity_rows_per_s": c} for n, c in stages]
+        if self.browser_rows_per_s:
+            out.append({"name": "qapply_browser", "group": "apply", "capacity_rows_per_s": self.browser_rows_per_s})
         if self.pageset_rows_per_s:
             out.append({"name": "mq_pageset", "group": "channel", "capacity_rows_per_s": self.pageset_rows_per_s})
         return out
@@ -221,25 +283,76 @@ def _queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str):
         f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)")]
 
 
-#: Fixed delays of the steady-state Q Replication engine's coefficients used by the simulation.
-DELAY_COEFFICIENTS = {"log_delay_s": "cap_log_delay_ms", "mq_staging_s": "mq_staging_ms"}
+#: Coefficients of the steady-state Q Replication engine the simulation uses:
+#: field -> (coefficient name, factor to the field's unit).
+DELAY_COEFFICIENTS = {
+    "log_delay_s": ("cap_log_delay_ms", 1e-3),
+    "mq_staging_s": ("mq_staging_ms", 1e-3),
+    "maxtrans_per_commit": ("maxtrans_per_commit", 1.0),
+    "ch_batch_s": ("ch_batch_us", 1e-6),
+    "ch_batch_log_s": ("ch_batch_log_us", 1e-6),
+}
 
 
 def qrep_delays() -> tuple[dict, list[str]]:
-    """The fixed delays (s) fitted by the steady-state engine (:mod:`engine.perf.qrep.coefficients`)."""
+    """Fitted coefficients of the steady-state engine (:mod:`engine.perf.qrep.coefficients`).
+
+    Returns ``({field: value}, notes)`` with the fields of :data:`DELAY_COEFFICIENTS` in s
+    (``maxtrans_per_commit`` in transactions); a coefficient that is missing is left out
+    (the simulation then omits that mechanism) and noted.
+    """
     try:
         from engine.perf.qrep.coefficients import load
 
         values = load().values
     except Exception as e:  # noqa: BLE001 - any failure to load means: no fitted delays
-        return {}, [f"no fitted fixed delays (Q Replication coefficients not loadable: {e})"]
+        return {}, [f"no fitted coefficients (Q Replication coefficients not loadable: {e})"]
     out, notes = {}, []
-    for field_name, coeff in DELAY_COEFFICIENTS.items():
+    for field_name, (coeff, factor) in DELAY_COEFFICIENTS.items():
         if coeff in values:
-            out[field_name] = float(values[coeff]) / 1000.0
+            out[field_name] = float(values[coeff]) * factor
         else:
-            notes.append(f"coefficient {coeff} not in the Q Replication coefficients: taken as 0")
+            notes.append(f"coefficient {coeff} not in the Q Replication coefficients: mechanism left out")
     return out, notes
+
+
+def _erlang_c(servers: int, rho: float) -> float:
+    if rho <= 0.0:
+        return 0.0
+    rho = min(rho, 0.995)
+    a = servers * rho
+    b = 1.0
+    for k in range(1, servers + 1):
+        b = a * b / (k + a * b)
+    return b / (1.0 - rho * (1.0 - b))
+
+
+def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rho: float,
+                      burst_msgs: float) -> float:
+    """Squared coefficient of variation of an agent's service time that explains a predicted wait.
+
+    The simulated agents are ``servers`` parallel servers of mean service ``service_ms`` (per
+    message) at utilisation ``rho``. Two things make a message wait for them:
+
+    * bursts the simulation produces itself: ``burst_msgs`` messages become visible together
+      (one MQ commit or channel batch), so the average one waits ``(burst_msgs - 1) / 2``
+      aggregate services ``service_ms / servers``;
+    * service-time variability: with roughly Poisson arrivals (``ca2 = 1``) the Allen-Cunneen
+      approximation of a GI/G/c queue waits ``Wq = B (1 + cs2) / 2`` with ``B`` the M/M/c wait
+      (or its heavy-traffic form ``rho s / (c (1 - rho))`` where Erlang C is small).
+
+    The variability is what is left of ``target_wait_ms`` (the steady-state engine's
+    APPLY_LATENCY minus one service) after the bursts: ``cs2 = 2 (target - burst) / B - 1``,
+    clipped to ``[0, MAX_SERVICE_CV2]``.
+    """
+    if not (servers >= 1 and service_ms > 0 and 0 < rho and math.isfinite(target_wait_ms)):
+        return 0.0
+    rho = min(rho, 0.995)
+    burst = max(0.0, burst_msgs - 1.0) / 2.0 * service_ms / servers
+    w_mmc = _erlang_c(servers, rho) * service_ms / (servers * (1.0 - rho))
+    base = max(w_mmc, rho * service_ms / (servers * (1.0 - rho)))
+    left = target_wait_ms - burst
+    return min(MAX_SERVICE_CV2, max(0.0, 2.0 * left / base - 1.0))
 
 
 def build_config(settings: dict, prediction, project=None, drain_prediction=None, delays=None) -> PipelineConfig:
@@ -280,6 +393,7 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     groups = {"capture": [], "put": [], "channel": [], "apply": []}
     pageset = None
     source = None
+    browser = None
     seen_channel = False
     for st in prediction.stages:
         cap = _to_rows_per_s(float(st.capacity), st.unit, rows_per_msg, bytes_per_row, rows_per_txn)
@@ -291,6 +405,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
             source = cap if source is None else min(source, cap)
         elif name in PAGESET_NAMES:
             pageset = cap
+        elif name in BROWSER_NAMES:
+            browser = cap if browser is None else min(browser, cap)
         elif name in CAPTURE_NAMES:
             groups["capture"].append((name, cap))
         elif name in PUT_NAMES:
@@ -304,6 +420,9 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
             groups["capture"].append((name, cap))
     if not groups["capture"] and groups["put"]:
         groups["capture"], groups["put"] = groups["put"][:1], groups["put"][1:]
+    if not groups["apply"] and browser is not None:
+        groups["apply"].append(("qapply_browser", browser))
+        browser = None
     for g in ("capture", "channel", "apply"):
         if not groups[g]:
             raise FieldError(f"prediction.stages ({g} side)", [s.name for s in prediction.stages],
@@ -342,13 +461,26 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     if delays is None:
         delays, delay_notes = qrep_delays()
         notes += delay_notes
-    return PipelineConfig(
+    agents = int(_get(settings, "qapply.num_apply_agents", 1))
+    persistent = bool(_get(settings, "qcapture.msg_persistence", True))
+    batchsz = _get(settings, "mq.batchsz", None)
+    sync_s = None
+    if batchsz and "ch_batch_s" in delays:
+        sync_s = float(delays["ch_batch_s"]) + (float(delays.get("ch_batch_log_s", 0.0)) if persistent else 0.0)
+        notes.append(f"channel batches of up to BATCHSZ {int(batchsz)} messages, {1000 * sync_s:.3g} ms to end each "
+                     "batch plus the confirmation round trip; messages reach the receive queue at the end of their batch")
+    else:
+        notes.append("channel batches not modelled (no BATCHSZ or no fitted time per batch)")
+    maxtrans = float(delays.get("maxtrans_per_commit", math.inf))
+    if math.isfinite(maxtrans):
+        notes.append(f"Q Capture commits to MQ after every {maxtrans:.0f} source transactions within a log-read cycle")
+    cfg = PipelineConfig(
         capture_stages=tuple(groups["capture"]),
         put_stages=tuple(groups["put"]),
         channel_stages=tuple(groups["channel"]),
         pageset_rows_per_s=pageset,
         apply_stages=tuple(groups["apply"]),
-        agents=int(_get(settings, "qapply.num_apply_agents", 1)),
+        agents=agents,
         source_rows_per_s=source,
         rows_per_txn=rows_per_txn,
         trans_batch_sz=tbs,
@@ -367,6 +499,34 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         predicted_rows_per_s=float(predicted) if predicted else None,
         log_delay_s=float(delays.get("log_delay_s", 0.0)),
         mq_staging_s=float(delays.get("mq_staging_s", 0.0)),
+        browser_rows_per_s=browser,
+        maxtrans_per_commit=maxtrans,
+        channel_batch_msgs=float(batchsz) if sync_s is not None else math.inf,
+        channel_sync_s=sync_s or 0.0,
+        persistent=persistent,
         coefficients_version=getattr(prediction, "coefficients_version", ""),
         notes=tuple(notes),
     )
+    return _with_service_variability(cfg, prediction)
+
+
+def _with_service_variability(cfg: PipelineConfig, prediction) -> PipelineConfig:
+    """``cfg`` with the agents' service variability that reproduces the predicted APPLY_LATENCY
+    at the predicted operating point (:func:`agent_service_cv2`); unchanged when the prediction
+    has no APPLY_LATENCY (e.g. overloaded) or no throughput."""
+    lat = prediction.metrics.get("apply_latency_ms")
+    x = cfg.predicted_rows_per_s
+    if not lat or not x or x <= 0:
+        return cfg
+    servers = cfg.apply_servers
+    rows_per_msg = cfg.rows_per_txn * cfg.trans_batch_sz
+    service_ms = 1000.0 * rows_per_msg * servers / cfg.apply_rows_per_s
+    rho = x / cfg.apply_rows_per_s
+    msgs_per_s = x / rows_per_msg
+    burst = min(msgs_per_s * cfg.commit_cycle_s, cfg.maxtrans_per_commit / cfg.trans_batch_sz, cfg.channel_batch_msgs)
+    burst = max(1.0, burst)
+    cv2 = agent_service_cv2(float(lat) - service_ms, servers, service_ms, rho, burst)
+    note = (f"agents: {servers} servers of {service_ms:.3g} ms per message, squared coefficient of variation "
+            f"{cv2:.3g}, so that at the predicted {x:,.0f} rows/s ({100 * min(rho, 1.0):.0f}% busy, bursts of "
+            f"{burst:.0f} messages) they wait as long as the steady-state APPLY_LATENCY ({float(lat):.4g} ms) says")
+    return replace(cfg, agent_service_cv2=cv2, notes=cfg.notes + (note,))

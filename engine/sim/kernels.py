@@ -14,6 +14,13 @@ Multi-server with memory back-pressure (:func:`multi_server_memory`)
     compiled with numba when numba is installed (``cache=True``), else runs as plain Python
     (same code, same results, slower).
 
+Channel batches (:func:`batch_channel`)
+    One server taking messages FIFO into batches of at most BATCHSZ MQ messages: a batch ends
+    when it is full or when the next message is not on the queue by the time the last one is
+    sent (BATCHINT 0); ending it takes ``sync_s`` (syncpoint flows and log forces) and its
+    messages reach the other side together. Sequential like the multi-server, compiled the same
+    way.
+
 All times are floats in seconds of *work time* (see :class:`engine.sim.events.Warp`).
 """
 
@@ -64,7 +71,7 @@ def lindley_waits(interarrival, service):
 
 
 def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s, n_heap, mem_used, last_entry,
-                            entry, start, dep, block_from, extra, queue_cap, ent_all, cum_all, n_tail, slow):
+                            entry, start, dep, block_from, extra, queue_cap, ent_all, cum_all, n_tail, slow, read):
     """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source)."""
     n = arr.shape[0]
     p = 0
@@ -99,6 +106,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
                 _sift_down(heap_t, heap_s, n_heap, 0)
         if n_heap == 0:
             mem_used = 0.0
+        t0 += read[i]  # the browser reads and parses the message
         entry[i] = t0
         ent_all[g] = t0
         block_from[i] = want
@@ -148,7 +156,146 @@ def _sift_down(ht, hs, n, i):
         i = m
 
 
+def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start, end, close):
+    """Plain-Python body of :func:`batch_channel` (numba compiles the same source)."""
+    t_free = state[0]
+    open_n = state[1]
+    open_end = state[2]
+    first = -1
+    prev_close = math.nan
+    for i in range(arr.shape[0]):
+        if open_n > 0.0 and (arr[i] > open_end or open_n + count[i] > batch_msgs):
+            c = open_end + sync_s
+            if first < 0:  # the batch began in an earlier chunk
+                prev_close = c
+                first = 0
+            for j in range(first, i):
+                close[j] = c
+            t_free = open_end + free_s
+            open_n = 0.0
+        if open_n == 0.0:
+            first = i
+            s = arr[i] if arr[i] > t_free else t_free
+        else:
+            s = open_end
+        start[i] = s
+        open_end = s + work[i]
+        end[i] = open_end
+        open_n += count[i]
+    state[0] = t_free
+    state[1] = open_n
+    state[2] = open_end
+    return first, prev_close
+
+
 _compiled = None
+_compiled_batch = None
+
+
+def _batch_kernel():
+    """The compiled batch-channel kernel if numba is available, else the plain-Python one."""
+    global _compiled_batch
+    if _compiled_batch is None:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - numba is a declared dependency
+            _compiled_batch = _batch_channel_py
+        else:
+            try:
+                _compiled_batch = numba.njit(cache=True)(_batch_channel_py)
+            except RuntimeError:
+                _compiled_batch = numba.njit(cache=False)(_batch_channel_py)
+    return _compiled_batch
+
+
+class BatchState:
+    """State a :func:`batch_channel` run carries to the next chunk (work time, s).
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        ``[time the channel is free after the last closed batch, MQ messages in the open batch,
+        time the open batch's last message was sent]``.
+    """
+
+    def __init__(self):
+        self.values = np.array([-np.inf, 0.0, -np.inf])
+
+    def copy(self) -> BatchState:
+        out = BatchState()
+        out.values = self.values.copy()
+        return out
+
+    @property
+    def open_msgs(self) -> float:
+        return float(self.values[1])
+
+    @property
+    def open_end(self) -> float:
+        return float(self.values[2])
+
+
+def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s: float, free_s: float,
+                  final: bool = False, python: bool = False):
+    """A channel sending FIFO messages in batches (see the module docstring).
+
+    Parameters
+    ----------
+    arr : array of float
+        Times messages are on the transmit queue (non-decreasing, s of work time).
+    work : array of float
+        Time to get and send each message, s.
+    count : array of float
+        MQ messages each customer is (a split transaction is several), counted against BATCHSZ.
+    state : BatchState
+        Carried from the previous chunk; updated in place.
+    batch_msgs : float
+        BATCHSZ.
+    sync_s : float
+        Time from the last message of a batch being sent until its messages are committed on
+        the other side, s.
+    free_s : float
+        Time from the last message of a batch being sent until the channel starts the next
+        batch (``sync_s`` plus the confirmation's return), s.
+    final : bool
+        No more messages follow: the open batch ends.
+    python : bool
+        Run the plain-Python body.
+
+    Returns
+    -------
+    start, end, close : numpy.ndarray
+        Each message's start and end of sending and the time its batch ended (NaN for messages
+        of the batch still open at the end of a non-final chunk).
+    pending_from : int
+        Index of the first message of the still open batch (``len(arr)`` when none is open).
+    prev_close : float or None
+        When the batch open at the start of this call ended, if it did (for messages carried
+        from the previous chunk).
+    """
+    arr = np.ascontiguousarray(arr, dtype=float)
+    work = np.ascontiguousarray(work, dtype=float)
+    count = np.ascontiguousarray(count, dtype=float)
+    n = arr.shape[0]
+    start, end = np.empty(n), np.empty(n)
+    close = np.full(n, np.nan)
+    open_before = state.open_msgs > 0
+    fn = _batch_channel_py if python else _batch_kernel()
+    first, prev_close = fn(arr, work, count, float(batch_msgs), float(sync_s), float(free_s), state.values, start,
+                           end, close)
+    prev = None if math.isnan(prev_close) else float(prev_close)
+    pending_from = n
+    if state.open_msgs > 0:
+        pending_from = first if first >= 0 else 0
+        if final:
+            c = state.open_end + sync_s
+            close[pending_from:] = c
+            if first < 0 and open_before:
+                prev = c
+            state.values[0] = state.open_end + free_s
+            state.values[1] = 0.0
+            pending_from = n
+    return start, end, close, pending_from, prev
 
 
 def _kernel():
@@ -197,7 +344,7 @@ class MultiServerState:
 
 
 def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False,
-                        count=None, extra=None, queue_cap: float = math.inf):
+                        count=None, extra=None, queue_cap: float = math.inf, read=None):
     """FCFS ``c``-server queue whose customers must fit in a memory before entering.
 
     Parameters
@@ -218,6 +365,9 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
         A customer arriving when the customers still waiting to enter ahead of it number
         (weighted by ``count``, e.g. MQ messages) ``queue_cap`` or more is slowed: its entry takes
         ``extra`` s longer (a message read back from the page set). Default: never.
+    read : array of float, optional
+        Time the single reader in front of the servers (Q Apply's browser) spends on each
+        customer once it fits in memory, s; customers enter one after another. Default 0.
 
     Returns
     -------
@@ -239,6 +389,7 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     entry, start, dep, block = (np.empty(n) for _ in range(4))
     count = np.ones(n) if count is None else np.ascontiguousarray(count, dtype=float)
     extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
+    read = np.zeros(n) if read is None else np.ascontiguousarray(read, dtype=float)
     n_tail = state.tail_entry.shape[0]
     ent_all = np.concatenate((state.tail_entry, np.zeros(n)))
     cum_all = np.concatenate(([0.0], np.cumsum(np.concatenate((state.tail_count, count)))))
@@ -246,7 +397,7 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     fn = _multi_server_memory_py if python else _kernel()
     n_heap, mem_used, last_entry = fn(arr, work, size, state.servers, float(mem_limit), state.free, heap_t, heap_s,
                                       n_heap, float(state.mem_used), float(state.last_entry), entry, start, dep, block,
-                                      extra, float(queue_cap), ent_all, cum_all, n_tail, slow)
+                                      extra, float(queue_cap), ent_all, cum_all, n_tail, slow, read)
     if queue_cap < math.inf and n:
         keep = ent_all >= arr[-1]
         state.tail_entry = ent_all[keep]

@@ -13,18 +13,29 @@ transaction at a time; tests check both agree):
    alone in ``ceil(bytes / MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``)
    serve the MQPUT; the put completes at their departure (CAPTURE_LATENCY ends here).
 3. **MQ commit**: Capture commits at the end of each log-read cycle, i.e. every SLEEP_INTERVAL
-   while it keeps up and at least every COMMIT_INTERVAL (a grid of ``min`` of the two);
-   messages are visible to the channel from then on.
-4. **Transmit queue and channel**: the channel serves messages FIFO in ``rows / capacity``;
-   a message put when the messages ahead of it already fill the buffer pool lives on the page
-   set and is read at ``mq_pageset`` speed. Channel stops warp its time (events).
-5. **Receive queue and Q Apply**: messages arrive after the network delay and MQ staging
-   (``mq_staging_s``, fitted by the steady-state engine); a message that arrives when the
-   messages ahead of it fill the receive queue's buffer pool is read back from the page set,
-   the browser waiting ``recvq_pageset_s_per_msg`` for it; the browser reads
-   one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME), and
-   NUM_APPLY_AGENTS agents apply them first come first served, each at ``capacity / agents``.
-   Q Apply stops and target slow-downs warp its time.
+   while it keeps up and at least every COMMIT_INTERVAL (a grid of ``min`` of the two), and
+   within a cycle right after the put that brings the cycle's transactions to a multiple of
+   ``maxtrans_per_commit`` (a fitted coefficient of the steady-state engine); messages are
+   visible to the channel from the commit on.
+4. **Transmit queue and channel**: the channel takes messages FIFO in ``rows / capacity``
+   minus its share of a batch's cost; a message put when the messages ahead of it already fill
+   the buffer pool lives on the page set and is read at ``mq_pageset`` speed. With BATCHSZ
+   and a fitted time per batch, messages go in batches (:func:`engine.sim.kernels.batch_channel`:
+   a batch ends when BATCHSZ messages are in it or the queue is empty); a batch's messages
+   reach the receive queue together ``channel_sync_s`` plus the network delay after its last
+   message, and the channel starts the next batch after the confirmation comes back. At full
+   batches this gives the steady-state channel capacity. Channel stops warp its time (events).
+5. **Receive queue and Q Apply**: messages arrive after MQ staging (``mq_staging_s``, fitted
+   by the steady-state engine); a message that arrives when the messages ahead of it fill the
+   receive queue's buffer pool is read back from the page set, the browser waiting
+   ``recvq_pageset_s_per_msg`` for it; the single browser reads one into memory when it fits in
+   Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME) and parses it in ``rows /
+   browser capacity`` (QLATENCY ends here); NUM_APPLY_AGENTS agents apply messages first come
+   first served, each taking ``rows x agents / capacity`` on average (fewer servers when a
+   shared resource caps them, :attr:`PipelineConfig.apply_servers`) times a random
+   multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``
+   (:func:`service_multiplier`, drawn from the message's first transaction). Q Apply stops and
+   target slow-downs warp its time.
 """
 
 from __future__ import annotations
@@ -36,13 +47,93 @@ import numpy as np
 
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
-from engine.sim.kernels import MultiServerState, fifo_departures, multi_server_memory
+from engine.sim.kernels import BatchState, MultiServerState, batch_channel, fifo_departures, multi_server_memory
 from engine.sim.profiles import Transactions
 
 
 def ceil_grid(t, step: float):
     """``t`` rounded up to a multiple of ``step`` (times already on the grid stay)."""
     return np.ceil(np.asarray(t) / step) * step
+
+
+def service_multiplier(u, cv2: float):
+    """Service-time multipliers of mean 1 and squared coefficient of variation ``cv2`` from uniforms ``u``.
+
+    ``cv2 <= 1``: a constant ``1 - sqrt(cv2)`` plus an exponential of mean ``sqrt(cv2)``.
+    ``cv2 > 1``: a two-phase hyperexponential with balanced means (with probability ``p`` an
+    exponential of mean ``1 / (2 p)``, else of mean ``1 / (2 (1 - p))``, ``p = (1 +
+    sqrt((cv2 - 1) / (cv2 + 1))) / 2``): most messages are quick, a few take long (lock and
+    I/O waits). One uniform picks the phase and, rescaled within it, the exponential.
+    """
+    u = np.asarray(u, dtype=float)
+    if cv2 <= 0.0:
+        return np.ones_like(u)
+    if cv2 <= 1.0:
+        r = math.sqrt(cv2)
+        return (1.0 - r) - r * np.log1p(-u)
+    p = 0.5 * (1.0 + math.sqrt((cv2 - 1.0) / (cv2 + 1.0)))
+    first = u < p
+    v = np.where(first, u / p, (u - p) / (1.0 - p))
+    mean = np.where(first, 0.5 / p, 0.5 / (1.0 - p))
+    return -mean * np.log1p(-np.minimum(v, 1.0 - 1e-16))
+
+
+def visible_times(put, window, m_txns, maxtrans: float, cycle_s: float):
+    """When each message's MQ commit makes it visible (rule 3), s.
+
+    Parameters
+    ----------
+    put : array of float
+        MQPUT completion of each message (non-decreasing), s.
+    window : array of float
+        Log-read cycle of each message (non-decreasing); all of a cycle's messages are given.
+    m_txns : array of float
+        Source transactions in each message.
+    maxtrans : float
+        Transactions per MQ commit within a cycle (``inf``: one commit at the cycle's end).
+    cycle_s : float
+        Commit cycle, s.
+    """
+    n = len(put)
+    if n == 0:
+        return np.empty(0)
+    idx = np.arange(n)
+    last_in_window = np.ones(n, bool)
+    last_in_window[:-1] = window[1:] != window[:-1]
+    closes = np.zeros(n, bool)
+    if math.isfinite(maxtrans):
+        first = np.ones(n, bool)
+        first[1:] = window[1:] != window[:-1]
+        cum = np.cumsum(m_txns)
+        base = np.maximum.accumulate(np.where(first, cum - m_txns, -np.inf))
+        c = cum - base
+        closes = np.floor(c / maxtrans + 1e-9) > np.floor((c - m_txns) / maxtrans + 1e-9)
+    point = closes | last_in_window
+    at = np.where(closes, put, ceil_grid(put, cycle_s))
+    nxt = np.minimum.accumulate(np.where(point, idx, n)[::-1])[::-1]
+    return at[nxt]
+
+
+def _split(t: dict, m: dict, k: int) -> tuple[tuple[dict, dict], tuple[dict, dict]]:
+    """Messages ``[:k]`` and ``[k:]`` with their transactions (group numbers restart at 0)."""
+    j = int(np.searchsorted(t["group"], k))
+    t2 = {key: v[j:] for key, v in t.items()}
+    t2["group"] = t2["group"] - k
+    return ({key: v[:j] for key, v in t.items()}, {key: v[:k] for key, v in m.items()}), \
+        (t2, {key: v[k:] for key, v in m.items()})
+
+
+def _join(a: tuple[dict, dict] | None, b: tuple[dict, dict] | None) -> tuple[dict, dict] | None:
+    """Messages of ``a`` then of ``b`` with their transactions."""
+    if a is None or not a[1] or len(a[1]["m_rows"]) == 0:
+        return b
+    if b is None or not b[1] or len(b[1]["m_rows"]) == 0:
+        return a
+    (ta, ma), (tb, mb) = a, b
+    off = len(ma["m_rows"])
+    keys = [k for k in ma if k in mb]
+    t = {k: np.concatenate((ta[k], tb[k] + off if k == "group" else tb[k])) for k in ta}
+    return t, {k: np.concatenate((ma[k], mb[k])) for k in keys}
 
 
 @dataclass
@@ -80,12 +171,18 @@ class QrepPipeline:
         self.python_kernel = python_kernel
         self.cap_last = [-np.inf] * len(cfg.capture_stages)
         self.put_last = [-np.inf] * len(cfg.put_stages)
-        self.ch_last = [-np.inf] * len(cfg.channel_stages)
+        self.ch_last = -np.inf
+        self.ch_batch = BatchState()
         self.ch_tail_dep = np.empty(0)
         self.ch_tail_msgs = np.empty(0)
-        self.apply_state = MultiServerState(cfg.agents)
+        self.apply_state = MultiServerState(cfg.apply_servers)
         self.held: dict | None = None
+        self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.pageset_iterations = 0
+
+    @property
+    def batched(self) -> bool:
+        return math.isfinite(self.cfg.channel_batch_msgs)
 
     # ------------------------------------------------------------------ capture
     def _capture(self, tx: Transactions) -> dict:
@@ -108,7 +205,7 @@ class QrepPipeline:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
         return {"commit": tx.commit_s, "begin": tx.begin_s, "rows": tx.rows, "bytes": nbytes, "spilled": spilled,
-                "cap_start": start0, "cap_dep": arr}
+                "cap_start": start0, "cap_dep": arr, "u": tx.uniforms()}
 
     # ------------------------------------------------------------------ grouping
     def _group(self, t: dict, final: bool) -> tuple[dict, dict]:
@@ -128,21 +225,24 @@ class QrepPipeline:
         new = run | ((idx - run_start) % cfg.trans_batch_sz == 0)
         starts = np.flatnonzero(new)
         if not final:
-            last = starts[-1]
+            # the last log-read cycle may go on in the next chunk: hold all of it back
+            last = int(np.searchsorted(window, window[-1], side="left"))
             self.held = {k: v[last:] for k, v in t.items()}
             t = {k: v[:last] for k, v in t.items()}
-            starts = starts[:-1]
+            starts = starts[starts < last]
             n = last
             if n == 0:
                 return t, {}
             new = new[:n]
+            window = window[:n]
         group = np.cumsum(new) - 1
         t["group"] = group
         ends = np.append(starts[1:], n) - 1
         m_rows = np.add.reduceat(t["rows"], starts).astype(float)
         m_bytes = np.add.reduceat(t["bytes"], starts)
         m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.diff(np.append(starts, n)).astype(float),
-             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": t["cap_dep"][ends]}
+             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": t["cap_dep"][ends],
+             "m_window": window[starts], "m_u": t["u"][starts]}
         return t, m
 
     # ------------------------------------------------------------------ put, commit, channel
@@ -155,24 +255,46 @@ class QrepPipeline:
             self.put_last[k] = float(dep[-1])
             arr = dep
         m["put"] = arr
-        m["visible"] = ceil_grid(arr, self.cfg.commit_cycle_s)
+        m["visible"] = visible_times(arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit,
+                                     self.cfg.commit_cycle_s)
 
-    def _channel(self, m: dict, busy: dict) -> None:
+    def channel_work(self, m_rows, m_msgs, pageset):
+        """Time to get and send each message (s): its rows at channel (or page-set) speed less its
+        share of a full batch's cost, which :func:`batch_channel` charges per batch."""
+        cfg = self.cfg
+        use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
+        work = m_rows / np.where(pageset, cfg.pageset_rows_per_s if use_ps else cfg.channel_rows_per_s,
+                                 cfg.channel_rows_per_s)
+        if self.batched:
+            work = np.maximum(work - m_msgs * (cfg.channel_batch_s / cfg.channel_batch_msgs), 0.1 * work)
+        return work
+
+    def _channel(self, m: dict, busy: dict, final: bool) -> tuple[int, float | None]:
+        """Rule 4; sets ``ch_start``, ``ch_dep`` (off the transmit queue), ``pageset`` and, for
+        messages whose batch has ended, ``recv``. Returns the index of the first message still in
+        an open batch and when the batch open before this chunk ended (None if it did not)."""
         cfg, w = self.cfg, self.ch_warp
-        name0, cap0 = cfg.channel_stages[0]
+        name0 = min(cfg.channel_stages, key=lambda st: st[1])[0]
         tau = w.forward(m["visible"])
-        fast = m["m_rows"] / cap0
-        n = len(fast)
+        n = len(tau)
         pageset = np.zeros(n, bool)
         tail_d, tail_m = self.ch_tail_dep, self.ch_tail_msgs
         use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
-        slow = m["m_rows"] / cfg.pageset_rows_per_s if use_ps else fast
         cum_msgs = np.cumsum(np.concatenate((tail_m, m["m_msgs"])))
         before = np.concatenate(([0.0], cum_msgs))  # messages ahead of index j in the combined order
         own = len(tail_d) + np.arange(n)
+        close = None
+        pending_from, prev = n, None
         for _ in range(1000):
-            work = np.where(pageset, slow, fast)
-            d_w = fifo_departures(tau, work, self.ch_last[0])
+            work = self.channel_work(m["m_rows"], m["m_msgs"], pageset)
+            if self.batched:
+                state = self.ch_batch.copy()
+                s_w, d_w, close, pending_from, prev = batch_channel(
+                    tau, work, m["m_msgs"], state, cfg.channel_batch_msgs, cfg.channel_sync_s,
+                    cfg.channel_batch_s, final, self.python_kernel)
+            else:
+                d_w = fifo_departures(tau, work, self.ch_last)
+                s_w = d_w - work
             dep = w.inverse_left(d_w)
             if not use_ps:
                 break
@@ -184,47 +306,56 @@ class QrepPipeline:
             if np.array_equal(new_ps, pageset):
                 break
             pageset = new_ps
-        start = w.inverse_right(d_w - work)
-        self.ch_last[0] = float(d_w[-1])
+        if self.batched:
+            self.ch_batch = state
+        else:
+            self.ch_last = float(d_w[-1])
+        start = w.inverse_right(s_w)
         busy[name0] = (start, dep)
         m["pageset"] = pageset
         m["ch_start"] = start
+        m["ch_dep"] = dep
         # keep the departures of messages still on the queue for the next chunk's depth
         all_dep = np.concatenate((tail_d, dep))
         all_msgs = np.concatenate((tail_m, m["m_msgs"]))
         keep = all_dep > m["put"][-1]
         self.ch_tail_dep, self.ch_tail_msgs = all_dep[keep], all_msgs[keep]
-        arr = dep
-        for k in range(1, len(cfg.channel_stages)):
-            name, cap = cfg.channel_stages[k]
-            work = m["m_rows"] / cap
-            d_w = fifo_departures(w.forward(arr), work, self.ch_last[k])
-            self.ch_last[k] = float(d_w[-1])
-            dk = w.inverse_left(d_w)
-            busy[name] = (w.inverse_right(d_w - work), dk)
-            arr = dk
-        m["ch_dep"] = arr
-        m["recv"] = arr + (cfg.network_latency_s + cfg.mq_staging_s)
+        if self.batched:
+            m["recv"] = self._arrival(w.inverse_left(close), batched=True)
+            prev = None if prev is None else float(self._arrival(w.inverse_left(np.array([prev])), True)[0])
+        else:
+            m["recv"] = self._arrival(dep, batched=False)
+        return pending_from, prev
+
+    def _arrival(self, t, batched: bool):
+        """Time messages sent (or, in batches, committed) at ``t`` are on the receive queue, s."""
+        return t + (self.cfg.network_latency_s + self.cfg.mq_staging_s)
 
     # ------------------------------------------------------------------ apply
-    def _apply(self, m: dict, busy: dict) -> None:
+    def _apply(self, m: dict, busy: dict, mean_service: bool = False) -> None:
         cfg, w = self.cfg, self.ap_warp
-        work = m["m_rows"] * cfg.agents / cfg.apply_rows_per_s
+        work = m["m_rows"] * cfg.apply_servers / cfg.apply_rows_per_s
+        if not mean_service:
+            work = work * service_multiplier(m["m_u"], cfg.agent_service_cv2)
+        read = m["m_rows"] / cfg.browser_rows_per_s if cfg.browser_rows_per_s else None
         entry, start, dep, block, slow = multi_server_memory(
             w.forward(m["recv"]), work, m["m_bytes"], self.apply_state, cfg.apply_memory_bytes, python=self.python_kernel,
-            count=m["m_msgs"], extra=m["m_msgs"] * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs)
+            count=m["m_msgs"], extra=m["m_msgs"] * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs,
+            read=read)
         m["recv_pageset"] = slow
-        m["get"] = w.inverse_right(entry)
+        m["get"] = w.inverse_right(entry) if read is None else w.inverse_left(entry)
         m["ap_start"] = w.inverse_right(start)
         m["ap_dep"] = w.inverse_left(dep)
         m["block_from"] = w.inverse_right(block)
         busy["apply"] = (m["ap_start"], m["ap_dep"])
+        if read is not None:
+            busy["qapply_browser"] = (np.minimum(w.inverse_right(entry - read), m["get"]), m["get"])
 
     def preload(self, n_msgs: int) -> ChunkResult:
         """Messages already on the receive queue at time 0 (a drain run), applied before anything else.
 
         Each holds TRANS_BATCH_SZ transactions of the workload's rows per transaction, all
-        committed at the source, captured and sent at time 0.
+        committed at the source, captured and sent at time 0 (agents' service at its mean).
         """
         cfg = self.cfg
         n_tx = n_msgs * cfg.trans_batch_sz
@@ -232,30 +363,59 @@ class QrepPipeline:
         rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
         nbytes = rows * cfg.bytes_per_row
         t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
-             "cap_start": zeros, "cap_dep": zeros, "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
+             "cap_start": zeros, "cap_dep": zeros, "u": np.full(n_tx, 0.5),
+             "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
         z = np.zeros(n_msgs)
         m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))
         m_bytes = m_rows * cfg.bytes_per_row
         m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.full(n_msgs, float(cfg.trans_batch_sz)),
              "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": z, "put": z,
-             "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z}
+             "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z,
+             "m_window": z, "m_u": np.full(n_msgs, 0.5)}
         busy: dict = {}
-        self._apply(m, busy)
+        self._apply(m, busy, mean_service=True)
         return ChunkResult(t, m, busy)
 
-    def run_chunk(self, tx: Transactions, final: bool) -> ChunkResult:
+    def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
         """Push one chunk of transactions through every stage.
 
-        Transactions whose message is still open at the end of a chunk are held back and come
-        out with the next chunk (so ``txn`` may hold fewer or more than ``tx``; ``msg`` may be
-        empty).
+        Transactions of the last log-read cycle of a chunk are held back and come out with the
+        next chunk, and so are messages whose channel batch has not ended yet. Returns the
+        results in order: first the messages carried from the previous chunk whose batch has
+        now ended (if any), then this chunk's (``msg`` may be empty).
         """
         t = self._capture(tx)
         busy = dict(self.capture_busy) if len(tx) else {}
         t, m = self._group(t, final)
-        if not m:
-            return ChunkResult({k: v[:0] for k, v in t.items()}, {}, busy)
-        self._put(m, busy)
-        self._channel(m, busy)
+        out: list[ChunkResult] = []
+        now = None
+        if m:
+            self._put(m, busy)
+            k, prev = self._channel(m, busy, final)
+            if self.pending is not None and prev is not None:  # the batch open before this chunk ended
+                self.pending[1]["recv"][:] = prev
+                out.append(self._applied(self.pending, {}))
+                self.pending = None
+            now, later = _split(t, m, k) if k < len(m["m_rows"]) else ((t, m), None)
+            if self.pending is not None:  # the open batch goes on through this whole chunk
+                self.pending = _join(self.pending, later)
+                now = None
+            elif later is not None:
+                self.pending = later
+        elif final and self.pending is not None:
+            st = self.ch_batch
+            c = st.open_end + self.cfg.channel_sync_s
+            self.pending[1]["recv"][:] = self._arrival(self.ch_warp.inverse_left(np.array([c])), True)[0]
+            st.values[0], st.values[1] = st.open_end + self.cfg.channel_batch_s, 0.0
+            out.append(self._applied(self.pending, {}))
+            self.pending = None
+        if now is not None and len(now[1]["m_rows"]):
+            out.append(self._applied(now, busy))
+        elif busy:
+            out.append(ChunkResult({k: v[:0] for k, v in t.items()}, {}, busy))
+        return out
+
+    def _applied(self, tm: tuple[dict, dict], busy: dict) -> ChunkResult:
+        t, m = tm
         self._apply(m, busy)
         return ChunkResult(t, m, busy)

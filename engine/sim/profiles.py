@@ -252,11 +252,19 @@ class Transactions:
     begin_s : numpy.ndarray
         Time each transaction wrote its first log record, s (large batch transactions take
         ``rows / rows_per_s`` to write).
+    u : numpy.ndarray or None
+        A uniform (0, 1) draw per transaction: the service-time variability of the message it
+        opens (:func:`engine.sim.pipeline.service_multiplier`); None means 0.5 for all.
     """
 
     commit_s: np.ndarray
     rows: np.ndarray
     begin_s: np.ndarray
+    u: np.ndarray | None = None
+
+    def uniforms(self) -> np.ndarray:
+        """``u``, or 0.5 for every transaction when there are none."""
+        return self.u if self.u is not None else np.full(len(self.commit_s), 0.5)
 
     def __len__(self) -> int:
         return len(self.commit_s)
@@ -306,22 +314,26 @@ def generate(profile: Profile, t0: float, t1: float, rows_per_txn: int, rng: np.
             rows.append(np.full(ts.size, w.rows_per_txn, dtype=np.int64))
             begins.append(np.maximum(ts - w.rows_per_txn / w.rows_per_s, 0.0))
     if not times:
-        return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0))
+        return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     if len(times) == 1:
-        return Transactions(times[0], rows[0], begins[0])
-    t = np.concatenate(times)
-    if not profile.batches:  # OLTP pieces do not overlap: already in order
-        return Transactions(t, np.concatenate(rows), np.concatenate(begins))
-    order = np.argsort(t, kind="stable")
-    return Transactions(t[order], np.concatenate(rows)[order], np.concatenate(begins)[order])
+        out = Transactions(times[0], rows[0], begins[0])
+    else:
+        t = np.concatenate(times)
+        if not profile.batches:  # OLTP pieces do not overlap: already in order
+            out = Transactions(t, np.concatenate(rows), np.concatenate(begins))
+        else:
+            order = np.argsort(t, kind="stable")
+            out = Transactions(t[order], np.concatenate(rows)[order], np.concatenate(begins)[order])
+    out.u = rng.random(len(out.commit_s))  # drawn last: commit times do not depend on it
+    return out
 
 
 def concat(parts: list[Transactions]) -> Transactions:
     """Consecutive chunks of transactions as one."""
     parts = [p for p in parts if len(p)]
     if not parts:
-        return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0))
+        return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     if len(parts) == 1:
         return parts[0]
     return Transactions(np.concatenate([p.commit_s for p in parts]), np.concatenate([p.rows for p in parts]),
-                        np.concatenate([p.begin_s for p in parts]))
+                        np.concatenate([p.begin_s for p in parts]), np.concatenate([p.uniforms() for p in parts]))

@@ -16,7 +16,20 @@ from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
 
 
-def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp) -> dict:
+def _multiplier(u: float, cv2: float) -> float:
+    """Scalar form of :func:`engine.sim.pipeline.service_multiplier`."""
+    if cv2 <= 0.0:
+        return 1.0
+    if cv2 <= 1.0:
+        r = math.sqrt(cv2)
+        return (1.0 - r) - r * math.log1p(-u)
+    p = 0.5 * (1.0 + math.sqrt((cv2 - 1.0) / (cv2 + 1.0)))
+    if u < p:
+        return -(0.5 / p) * math.log1p(-min(u / p, 1.0 - 1e-16))
+    return -(0.5 / (1.0 - p)) * math.log1p(-min((u - p) / (1.0 - p), 1.0 - 1e-16))
+
+
+def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None) -> dict:
     """Times of every transaction through the pipeline.
 
     Parameters
@@ -24,6 +37,8 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     cfg : PipelineConfig
     commit, rows : sequence
         Source commit times (s, ascending) and rows of each transaction.
+    u : sequence, optional
+        Each transaction's uniform draw (service variability of the message it opens); 0.5.
     channel_warp, apply_warp : Warp
         Speeds of the channel and of Q Apply over time.
 
@@ -57,8 +72,8 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
         groups[-1].append(i)
         count += 1
         prev_window, prev_big = window, big
-    # 3. put and MQ commit
-    put, visible, m_rows, m_msgs, m_bytes = [], [], [], [], []
+    # 3. put and MQ commit: after the put that fills maxtrans_per_commit, else at the cycle's end
+    put, m_rows, m_msgs, m_bytes, m_window, m_txns = [], [], [], [], [], []
     last = [-math.inf] * len(cfg.put_stages)
     for g in groups:
         r = sum(rows[i] for i in g)
@@ -67,33 +82,78 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
             t = max(t, last[k]) + r / cap
             last[k] = t
         put.append(t)
-        visible.append(math.ceil(t / cfg.commit_cycle_s) * cfg.commit_cycle_s)
         m_rows.append(r)
         m_bytes.append(r * cfg.bytes_per_row)
         m_msgs.append(max(1.0, math.ceil(m_bytes[-1] / cfg.max_message_bytes)))
-    # 4. transmit queue and channel
+        m_window.append(math.floor(cap_dep[g[0]] / cfg.commit_cycle_s))
+        m_txns.append(len(g))
+    visible = [0.0] * len(groups)
+    waiting: list[int] = []  # messages put since the last MQ commit
+    in_cycle = 0
+    for j in range(len(groups)):
+        if j == 0 or m_window[j] != m_window[j - 1]:
+            in_cycle = 0
+        before = in_cycle
+        in_cycle += m_txns[j]
+        waiting.append(j)
+        end_of_cycle = j == len(groups) - 1 or m_window[j + 1] != m_window[j]
+        closes = math.isfinite(cfg.maxtrans_per_commit) and \
+            math.floor(in_cycle / cfg.maxtrans_per_commit + 1e-9) > math.floor(before / cfg.maxtrans_per_commit + 1e-9)
+        if closes or end_of_cycle:
+            at = put[j] if closes else math.ceil(put[j] / cfg.commit_cycle_s) * cfg.commit_cycle_s
+            for i in waiting:
+                visible[i] = at
+            waiting = []
+    # 4. transmit queue and channel (in batches when BATCHSZ and a time per batch are known)
     use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
-    ch_dep, pageset = [], []
+    batched = math.isfinite(cfg.channel_batch_msgs)
+    ch_rate = min(c for _, c in cfg.channel_stages)
+    ch_dep, pageset, sent_at = [], [], []
     on_queue: deque = deque()  # (departure, messages) of earlier messages, departures in order
     ahead = 0.0  # messages on the queue ahead of the one being put
-    last = [-math.inf] * len(cfg.channel_stages)
+    free = -math.inf  # when the channel can start the next batch (or message)
+    batch: list[int] = []
+    batch_n = 0.0
+    batch_end = -math.inf
+    delivered = [0.0] * len(groups)
+
+    def end_batch():
+        nonlocal free, batch, batch_n
+        done = channel_warp.advance(batch_end, cfg.channel_sync_s)
+        for i in batch:
+            delivered[i] = done
+        free = channel_warp.advance(batch_end, cfg.channel_batch_s)
+        batch, batch_n = [], 0.0
+
     for j in range(len(groups)):
         while on_queue and on_queue[0][0] <= put[j]:
             ahead -= on_queue.popleft()[1]
         on_ps = use_ps and ahead >= cfg.xmitq_buffer_msgs
-        t = visible[j]
-        for k, (_, cap) in enumerate(cfg.channel_stages):
-            speed = cfg.pageset_rows_per_s if (k == 0 and on_ps) else cap
-            begin = channel_warp.next_running(max(t, last[k]))
-            t = channel_warp.advance(begin, m_rows[j] / speed)
-            last[k] = t
-            if k == 0:
-                on_queue.append((t, m_msgs[j]))
-                ahead += m_msgs[j]
+        speed = cfg.pageset_rows_per_s if on_ps else ch_rate
+        work = m_rows[j] / speed
+        if batched:
+            work = max(work - m_msgs[j] * cfg.channel_batch_s / cfg.channel_batch_msgs, 0.1 * work)
+            if batch and (float(channel_warp.forward(visible[j])) > float(channel_warp.forward(batch_end))
+                          or batch_n + m_msgs[j] > cfg.channel_batch_msgs):
+                end_batch()
+            begin = channel_warp.next_running(max(visible[j], free)) if not batch else batch_end
+            t = channel_warp.advance(begin, work)
+            batch.append(j)
+            batch_n += m_msgs[j]
+            batch_end = t
+        else:
+            begin = channel_warp.next_running(max(visible[j], free))
+            t = channel_warp.advance(begin, work)
+            free = t
+            delivered[j] = t
+        on_queue.append((t, m_msgs[j]))
+        ahead += m_msgs[j]
         ch_dep.append(t)
         pageset.append(on_ps)
+    if batch:
+        end_batch()
     # 5. receive queue and Q Apply: agents and memory
-    free = [0.0] * cfg.agents
+    free = [0.0] * cfg.apply_servers
     in_memory: list[tuple[float, float]] = []  # heap of (departure, bytes)
     used = 0.0
     last_entry = 0.0
@@ -101,7 +161,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     waiting: deque = deque()  # (entry, messages) of earlier messages, entries in order
     behind = 0.0  # messages still on the receive queue when a message arrives
     for j in range(len(groups)):
-        arrive = ch_dep[j] + (cfg.network_latency_s + cfg.mq_staging_s)
+        arrive = delivered[j] + (cfg.network_latency_s + cfg.mq_staging_s)
         t = apply_warp.next_running(max(arrive, last_entry))
         while waiting and waiting[0][0] < arrive:
             behind -= waiting.popleft()[1]
@@ -115,12 +175,15 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
             t = max(t, apply_warp.next_running(d))
         if not in_memory:
             used = 0.0
+        if cfg.browser_rows_per_s:  # the browser reads and parses the message
+            t = apply_warp.advance(t, m_rows[j] / cfg.browser_rows_per_s)
         last_entry = t
         waiting.append((t, m_msgs[j]))
         behind += m_msgs[j]
-        k = min(range(cfg.agents), key=lambda x: free[x])
+        k = min(range(cfg.apply_servers), key=lambda x: free[x])
         begin = apply_warp.next_running(max(t, free[k]))
-        finish = apply_warp.advance(begin, m_rows[j] * cfg.agents / cfg.apply_rows_per_s)
+        mult = _multiplier(0.5 if u is None else u[groups[j][0]], cfg.agent_service_cv2)
+        finish = apply_warp.advance(begin, m_rows[j] * cfg.apply_servers / cfg.apply_rows_per_s * mult)
         free[k] = finish
         heapq.heappush(in_memory, (finish, m_bytes[j]))
         used += m_bytes[j]

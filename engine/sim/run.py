@@ -18,7 +18,7 @@ from engine.sim.monitor import TABLES, monitor_columns, rows_from_columns, to_cs
 from engine.sim.pipeline import ChunkResult, QrepPipeline
 
 #: Version of the simulation's rules; goes into stored runs.
-SIM_VERSION = "sim-1"
+SIM_VERSION = "sim-2"
 
 #: Transactions per chunk the run aims for (bounds memory: about 0.5 KB per transaction).
 CHUNK_TXNS = 400_000
@@ -126,7 +126,7 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     """
     t, m = r.txn, r.msg
     for name, (s, e) in r.busy.items():
-        acc.busy(f"busy.{name}", s, e, 1.0 / cfg.agents if name == "apply" else 1.0)
+        acc.busy(f"busy.{name}", s, e, 1.0 / cfg.apply_servers if name == "apply" else 1.0)
     if not m:
         return
     g = t["group"]
@@ -193,7 +193,7 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]))
     acc.oldest("oldest", m_first_commit, done)
     if trace is not None:
-        for k in ("commit", "rows", "cap_dep"):
+        for k in ("commit", "rows", "cap_dep", "u"):
             trace.setdefault(k, []).append(t[k])
         for k, v in (("put", put[g]), ("get", get[g]), ("done", done_t), ("visible", m["visible"][g]),
                      ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g])):
@@ -370,8 +370,8 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
         tx = _profiles.concat(parts)
         n_txn += len(tx)
         n_rows += int(tx.rows.sum())
-        res = pipe.run_chunk(tx, final=b >= len(children))
-        _accumulate(acc, res, cfg, tr)
+        for res in pipe.run_chunk(tx, final=b >= len(children)):
+            _accumulate(acc, res, cfg, tr)
         if progress is not None:
             progress(t1 / duration_s)
     summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,

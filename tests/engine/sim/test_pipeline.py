@@ -19,15 +19,28 @@ def _stressed(cfg):
                                recvq_buffer_msgs=300.0, recvq_pageset_s_per_msg=0.0004)
 
 
+#: The mechanisms that come from fitted coefficients and the steady-state engine's latencies:
+#: channel batches with a sync time, Q Capture's MQ commit every N transactions, the Q Apply
+#: browser as its own server, variable agent service times (hyperexponential or below 1).
+MECHANISMS = {
+    "plain": {},
+    "batches-h2": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "network_latency_s": 0.002,
+                   "maxtrans_per_commit": 25.0, "browser_rows_per_s": 20000.0, "agent_service_cv2": 4.0},
+    "big-batches": {"channel_batch_msgs": 3000.0, "channel_sync_s": 0.004, "agent_service_cv2": 2.0},
+    "batches-low-cv": {"channel_batch_msgs": 7.0, "channel_sync_s": 0.001, "maxtrans_per_commit": 7.5,
+                       "browser_rows_per_s": 12000.0, "agent_service_cv2": 0.5},
+}
+
 EVENTS = (parse_event("channel-stop@20+15"), parse_event("apply-stop@50+10"), parse_event("target-slow@70+20*0.3"))
 PROFILE = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 3000, "start_s": 10, "duration_s": 30,
                               "batch_rows_per_s": 2000, "batch_rows_per_txn": 400})
 
 
-def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(cfg):
+@pytest.mark.parametrize("mechanisms", list(MECHANISMS))
+def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(cfg, mechanisms):
     cfg = dataclasses.replace(_stressed(cfg), channel_stages=(("mq_channel", 9000.0),),
                               apply_stages=(("qapply_agents", 8000.0),), pageset_rows_per_s=2500.0,
-                              log_delay_s=0.3, mq_staging_s=0.02)
+                              log_delay_s=0.3, mq_staging_s=0.02, **MECHANISMS[mechanisms])
     res = simulate_config(cfg, 120, seed=4, profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000)
     tr = res.trace
     assert res.summary["pageset_msgs"] > 0, "the test must exercise the page set"
@@ -35,14 +48,16 @@ def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(
     assert res.summary["trans_spilled"] > 0
     assert res.summary["recvq_pageset_msgs"] > 0, "the test must exercise the receive queue's page set"
     ref = run_reference(cfg, tr["commit"].tolist(), tr["rows"].tolist(), Warp.from_events(EVENTS, "channel"),
-                        Warp.from_events(EVENTS, "apply"))
+                        Warp.from_events(EVENTS, "apply"), u=tr["u"].tolist())
     for key in ("cap_dep", "put", "visible", "ch_dep", "get", "done"):
         np.testing.assert_allclose(tr[key], ref[key], rtol=0, atol=1e-7, err_msg=key)
     assert tr["pageset"].tolist() == ref["pageset"]
 
 
-def test_results_do_not_depend_on_the_chunk_size(cfg):
-    cfg = _stressed(cfg)
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "big-batches"])
+def test_results_do_not_depend_on_the_chunk_size(cfg, mechanisms):
+    # big batches: during the channel stop one batch stays open across several chunks
+    cfg = dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms])
     a = simulate_config(cfg, 60, seed=2, profile=PROFILE, events=EVENTS[:1], trace=True, chunk_txns=1500)
     b = simulate_config(cfg, 60, seed=2, profile=PROFILE, events=EVENTS[:1], trace=True, chunk_txns=10**7)
     np.testing.assert_allclose(a.trace["done"], b.trace["done"], rtol=0, atol=1e-7)
