@@ -99,6 +99,8 @@ def make_task(project: Project, duration_s: float, seed: int, events: list[str],
                 settings={**settings, "simulation": {"duration_s": duration_s, "events": list(events)}},
                 coefficients_version=str(res.summary.get("coefficients_version") or ""), scenario_kind="qrep",
                 label=label)
-        return SimulationOutcome(run_id, metrics, units, series, time.perf_counter() - t0)
+        return SimulationOutcome(run_id, metrics, units, series, time.perf_counter() - t0,
+                                 list(res.summary.get("events") or ()),
+                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None)
 
     return fn

@@ -218,6 +218,8 @@ class SimulationOutcome:
     units: dict
     timeseries: dict  # name -> (t_s, values)
     elapsed_s: float = 0.0
+    events: list = field(default_factory=list)  # the simulator's per-event summary (peak, catch_up_s ...)
+    drive_to_maximum: bool = False  # no offered rate set: the workload runs at the predicted capacity
 
 
 def simulation_available() -> str:

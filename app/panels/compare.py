@@ -7,7 +7,9 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QComboBox,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QSplitter,
@@ -26,7 +28,13 @@ KEY_METRICS = (
     "apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "end2end_latency_ms", "apply_latency_ms",
     "qlatency_ms", "msg_size_kb", "capture_cpu_us_per_row", "apply_cpu_us_per_row", "response_time_ms",
     "peak_depth", "catch_up_s", "transfer_mb_per_s",
+    # simulations
+    "throughput_rows_per_s", "event1_catch_up_s", "peak_backlog_rows", "peak_xmitq_depth_msgs",
+    "peak_recvq_depth_msgs", "end2end_latency_p95_ms",
 )
+#: Time series offered first for the overlay (the backlog and the latency users watch in an outage).
+PREFERRED_SERIES = ("xmitq.depth_msgs", "end2end_latency_ms", "recvq.depth_msgs", "qapply.rows_per_s",
+                    "apply_latency_ms", "qlatency_ms")
 
 
 def _fmt(v) -> str:
@@ -73,10 +81,23 @@ class CompareView(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         self.latency_chart = LatencyBreakdownChart()
         self.delta_chart = HBarChart("Change against the first run (%)", "%")
-        self.series_chart = LineChart("Time series", "time (s)")
+        self.series_chart = LineChart("", "time (s)")
+        self.series_pick = QComboBox()
+        self.series_pick.setToolTip("The time series drawn for every run, overlaid")
+        self.series_pick.currentIndexChanged.connect(lambda _: self._plot_series())
+        self.series_box = QWidget()
+        sb = QVBoxLayout(self.series_box)
+        sb.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Over time</b>, each run:"))
+        row.addWidget(self.series_pick)
+        row.addStretch(1)
+        sb.addLayout(row)
+        sb.addWidget(self.series_chart, 1)
+        self.series_box.hide()
         grid.addWidget(self.latency_chart, 0, 0)
         grid.addWidget(self.delta_chart, 0, 1)
-        grid.addWidget(self.series_chart, 1, 0, 1, 2)
+        grid.addWidget(self.series_box, 1, 0, 1, 2)
         split.addWidget(charts)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
@@ -135,9 +156,26 @@ class CompareView(QWidget):
         series = {f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
                   for i in range(1, len(cmp.labels))}
         self.delta_chart.set_data(keys, series)
+        names = list(dict.fromkeys(n for run in cmp.data for n in getattr(run, "timeseries", {})))
+        ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(n for n in names if n not in PREFERRED_SERIES)
+        self.series_pick.blockSignals(True)
+        keep = self.series_pick.currentText()
+        self.series_pick.clear()
+        self.series_pick.addItems(ordered)
+        if keep in ordered:
+            self.series_pick.setCurrentText(keep)
+        self.series_pick.blockSignals(False)
+        self.series_box.setVisible(bool(ordered))
+        self._plot_series()
+
+    def _plot_series(self) -> None:
+        """Overlay the chosen time series of every run that has it, one curve per run."""
+        cmp, name = self.comparison, self.series_pick.currentText()
         lines = {}
-        for run, label in zip(cmp.data, cmp.labels):
-            for name, (t, v) in getattr(run, "timeseries", {}).items():
-                lines[f"{label}: {name}"] = (t, v)
-        self.series_chart.set_series(dict(list(lines.items())[:8]))
-        self.series_chart.setVisible(bool(lines))
+        if cmp is not None and name:
+            for run_id, run in zip(cmp.run_ids, cmp.data):
+                series = getattr(run, "timeseries", {})
+                if name in series:
+                    lines[f"#{run_id}"] = series[name]
+        self.series_chart.setTitle(name, size="9pt")
+        self.series_chart.set_series(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -86,6 +86,11 @@ class SimulationView(QWidget):
         self.status = QLabel("Simulate the open project over time: bursts, outages, backlog and catch-up.")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.RichText)
+        self.headline.hide()
+        layout.addWidget(self.headline)
         grid = QGridLayout()
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
@@ -135,3 +140,41 @@ class SimulationView(QWidget):
             self.summary.setItem(r, 2, QTableWidgetItem(outcome.units.get(k, "")))
         run = f" (run #{outcome.run_id})" if outcome.run_id is not None else ""
         self.status.setText(f"Simulated in {outcome.elapsed_s:.2f} s{run}.")
+        text = headline(outcome)
+        self.headline.setText(text)
+        self.headline.setVisible(bool(text))
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.2f} h"
+
+
+def headline(outcome) -> str:
+    """What the user came for, as rich text: each event's peak backlog and catch-up time (the time,
+    after the event ends, to apply everything in flight: the recovery time to promise), and a warning
+    when the workload is at the predicted capacity, where no backlog can ever drain."""
+    m = outcome.metrics
+    lines = []
+    for ev in getattr(outcome, "events", ()) or ():
+        name = ev.get("kind") or ev.get("type") or "event"
+        start, end = ev.get("start_s"), ev.get("end_s")
+        when = f" at {_duration(start)} for {_duration(end - start)}" if start is not None and end is not None else ""
+        peak = ev.get("peak_backlog_rows")
+        text = f"<b>{name}{when}</b>: peak backlog {format_number(peak)} rows" if peak is not None else f"<b>{name}</b>"
+        if ev.get("catch_up_s") is not None:
+            text += f"; <b style='color:#1a7a30'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
+        else:
+            left = m.get("rows_in_flight_at_end")
+            text += ("; <b style='color:#c0202a'>not caught up by the end of the run</b>"
+                     + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
+        lines.append(text)
+    offered = m.get("offered_rows_per_s")
+    if lines and getattr(outcome, "drive_to_maximum", False) and offered:
+        lines.append(f"<span style='color:#8a5a00'>No offered rate is set, so the workload runs at the predicted "
+                     f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
+                     "OFFERED_ROWS_PER_S on the source below it to see the catch-up.</span>")
+    return "<br>".join(lines)

@@ -209,8 +209,9 @@ class SweepView(QWidget):
         self.rate_chart = LineChart("Throughput", "", "")
         self.latency_chart = LineChart("Latency (ms)", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Value", "Throughput", "END2END ms", "Bottleneck"])
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["Value", "For each", "Throughput", "END2END ms", "Bottleneck"])
+        self.table.setColumnHidden(1, True)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
@@ -280,19 +281,23 @@ class SweepView(QWidget):
         cpus = sorted(m for m in names if m.endswith(CPU_SUFFIXES))
         groups = list(dict.fromkeys(p.series for p in ok))
         by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
-        if groups == [()] or not groups:
+        two = groups not in ([()], [])
+        if not two:
             shown = {"rate": rates[:3], "lat": lats[:4], "cpu": cpus[:4]}
         else:  # one curve per value of the second knob: the headline metric of each chart only
             busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
             shown = {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
+        for chart, title, key in ((self.rate_chart, "Throughput", "rate"), (self.latency_chart, "Latency (ms)", "lat"),
+                                  (self.cpu_chart, "CPU busy (%)", "cpu")):
+            chart.setTitle(f"{title}: {shown[key][0]}" if two and shown[key] else title, size="9pt")
 
         def series(metric_names):
             out = {}
             for g in groups or [()]:
                 pts = [p for p in ok if p.series == g]
-                suffix = f" ({by_name}={', '.join(str(v) for v in g)})" if g else ""
-                for m in metric_names:
-                    out[m + suffix] = ([x_of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
+                for m in metric_names:  # with a second knob the chart title names the metric
+                    name = f"{by_name}={_values_text(g)}" if two else m
+                    out[name] = ([x_of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
             return out
 
         unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
@@ -303,15 +308,16 @@ class SweepView(QWidget):
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
-            value = str(p.value) + (f" ({by_name}={', '.join(str(v) for v in p.series)})" if p.series else "")
-            cells = [value, "" if head is None else format_number(head),
+            cells = [_values_text((p.value,)), f"{by_name}={_values_text(p.series)}" if p.series else "",
+                     "" if head is None else format_number(head),
                      format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
                      p.error or (p.bottleneck or "")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c in (1, 2):
+                if c in (2, 3):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
+        self.table.setColumnHidden(1, not two)
         self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
@@ -335,6 +341,10 @@ class SweepView(QWidget):
                 f"({format_number(p.metrics[rates[0]])} {unit}"
                 + (f", busiest CPU {cpu:.0f}%" if cpu is not None else "") + ")")
         self.pick_label.show()
+
+
+def _values_text(values) -> str:
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
 
 
 def pick_smallest(points: list, rate_metric: str, cpu_metrics: list, reach: float = REACH_FRACTION,

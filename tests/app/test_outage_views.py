@@ -1,0 +1,58 @@
+"""Journey 4 in the views: the catch-up headline of a simulation and simulations overlaid in Compare."""
+
+import numpy as np
+
+from app.panels.simulation import SimulationView, headline
+from app.tasks import SimulationOutcome
+from engine import templates
+
+
+def outage(catch_up_s, drive=False):
+    events = [{"kind": "channel_stop", "start_s": 120.0, "end_s": 1320.0, "duration_s": 1200.0,
+               "peak_backlog_rows": 30_018_045.0, "catch_up_s": catch_up_s}]
+    metrics = {"offered_rows_per_s": 25000.0, "rows_in_flight_at_end": 12_029_525.0}
+    return SimulationOutcome(7, metrics, {}, {}, 1.0, events, drive)
+
+
+def test_headline_names_peak_backlog_and_catch_up_time():
+    text = headline(outage(1076.0))
+    assert "channel_stop at 2.0 min for 20.0 min" in text
+    assert "peak backlog 30,018,045 rows" in text and "caught up 17.9 min" in text
+    late = headline(outage(None))
+    assert "not caught up by the end of the run" in late and "12,029,525 rows still in flight" in late
+    assert "OFFERED_ROWS_PER_S" not in late
+    assert "set OFFERED_ROWS_PER_S on the source below it" in headline(outage(None, drive=True))
+    assert headline(SimulationOutcome(1, {}, {}, {})) == ""  # no event, no headline
+
+
+def test_simulation_view_shows_the_headline(qtbot):
+    view = SimulationView()
+    qtbot.addWidget(view)
+    assert view.headline.isHidden()
+    view.show_outcome(outage(1076.0))
+    assert not view.headline.isHidden() and "caught up 17.9 min" in view.headline.text()
+
+
+def test_compare_overlays_one_time_series_of_every_simulation(window):
+    t = np.arange(0.0, 600.0, 10.0)
+    depth_off, depth_on = np.minimum(t, 300.0) * 10, np.minimum(t, 300.0) * 5
+    project = templates.unidirectional()
+    ids = []
+    with window.history.open() as store:
+        for depth, ra in ((depth_off, False), (depth_on, True)):
+            ids.append(store.record_simulation(
+                project, {"throughput_rows_per_s": 100.0 if ra else 80.0, "event1_catch_up_s": 60.0},
+                {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s"},
+                timeseries={"xmitq.depth_msgs": (t, depth), "apply_latency_ms": (t, depth / 2)},
+                seed=1, settings={"kind": "qrep", "mq": {"read_ahead": ra}}))
+    assert window.compare_runs(ids)
+    view = window.view_widget("Compare")
+    assert view.series_pick.currentText() == "xmitq.depth_msgs"  # the backlog first
+    assert sorted(view.series_chart.curves) == [f"#{ids[0]}", f"#{ids[1]}"]
+    x, y = view.series_chart.curves[f"#{ids[1]}"].getData()
+    assert list(x) == list(t) and list(y) == list(depth_on)
+    view.series_pick.setCurrentText("apply_latency_ms")
+    _, y = view.series_chart.curves[f"#{ids[0]}"].getData()
+    assert list(y) == list(depth_off / 2)
+    assert [d.path for d in view.comparison.settings] == ["mq.read_ahead"]
+    assert "throughput_rows_per_s" in view.delta_chart.categories
