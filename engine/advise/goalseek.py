@@ -172,6 +172,32 @@ def parse_constraint(text: str) -> Constraint:
     return Constraint(m.group(1), m.group(2), value)
 
 
+_RANGE_RE = re.compile(r"^\s*(-?\d+)\.\.(-?\d+)(?::(\d+))?\s*$")
+
+
+def parse_knob(text: str, project: Project) -> Axis:
+    """``TARGET.PARAM=VALUES`` as :func:`engine.sweep.parse_axis`, fast for one long integer range.
+
+    A single ``LOW..HIGH[:STEP]`` range is validated at both ends by the knob's spec and
+    expanded directly (a buffer pool searched in steps of 1,000 pages has 50,000 values).
+
+    Raises
+    ------
+    FieldError
+        As :func:`engine.sweep.parse_axis`.
+    """
+    left, _, right = text.partition("=")
+    m = _RANGE_RE.match(right)
+    if not m:
+        return parse_axis(text, project)
+    low, high, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+    if step <= 0 or high < low:
+        return parse_axis(text, project)  # reports the malformed range
+    ends = parse_axis(f"{left}={low},{high}", project)
+    values = tuple(range(low, high + 1, step))
+    return Axis(ends.target, ends.param, ends.node_ids, values)
+
+
 def parse_goal(text: str, project: Project) -> Goal:
     """Parse a goal written as one line.
 
@@ -197,7 +223,7 @@ def parse_goal(text: str, project: Project) -> Goal:
     if sense is None:
         raise FieldError("--goal", m.group(1), "min, minimise, max or maximise")
     constraints = tuple(parse_constraint(c) for c in (m.group(3) or "").split(",") if c.strip())
-    knobs = tuple(parse_axis(a, project) for a in m.group(4).split())
+    knobs = tuple(parse_knob(a, project) for a in m.group(4).split())
     fixed = tuple(parse_axis(a, project) for a in (m.group(5) or "").split())
     for a in fixed:
         if len(a.values) != 1:
@@ -241,18 +267,80 @@ def _build(base: Project, axes: Sequence[Axis], values: Sequence) -> Project:
 
 
 class _Evaluator:
-    """Memoised engine runs of the goal's points."""
+    """Memoised engine runs of the goal's points.
+
+    When every searched knob maps onto scenario settings paths (the registry's
+    ``scenario_paths``), points are predicted by setting those paths on the base project's
+    scenario instead of rebuilding the project and its topology each time; this shortcut is
+    used only after it reproduces :func:`engine.scenario.project_to_scenario` at both ends of
+    every axis.
+    """
 
     def __init__(self, project: Project, goal: Goal, predict: Callable | None, cancelled: Callable | None):
-        from engine.predict import predict_project
+        from engine.advise.outage import transmit_queue_manager
 
         self.base = _build(project, goal.fixed, [a.values[0] for a in goal.fixed])
         self.goal = goal
-        self.predict = predict or predict_project
+        self.predict = predict
         self.cancelled = cancelled or (lambda: False)
         self.cache: dict = {}
         self.failed = 0
         self.knob_index = {a.name: i for i, a in enumerate(goal.knobs)}
+        qm = transmit_queue_manager(self.base)
+        self.qm_id = qm.id if qm is not None else None
+        self.paths = self._paths() if predict is None else None
+
+    def _paths(self):
+        from engine.registry import KINDS
+        from engine.scenario import SCENARIO_KIND, project_to_scenario
+
+        kind = SCENARIO_KIND.get(self.base.topology)
+        try:
+            self.base_settings = project_to_scenario(self.base)
+        except QrtuneError:
+            return None
+        paths = []
+        for a in self.goal.knobs:
+            ax = []
+            for node_id in a.node_ids:
+                node = self.base.node(node_id)
+                template = KINDS[node.kind].param(a.param).scenario_paths.get(kind)
+                if template is None or a.param == "initial_depth_msgs":
+                    return None
+                ax.append(template.replace("{role}", str(node.params.get("role", ""))))
+            paths.append(ax)
+        firsts = [a.values[0] for a in self.goal.knobs]
+        for i, a in enumerate(self.goal.knobs):
+            for v in (a.values[0], a.values[-1]):
+                point = tuple(firsts[:i] + [v] + firsts[i + 1:])
+                try:
+                    slow = project_to_scenario(_build(self.base, self.goal.knobs, point))
+                except QrtuneError:
+                    return None
+                if self._fast_settings(point, paths) != slow:
+                    return None
+        return paths
+
+    def _fast_settings(self, values: tuple, paths) -> dict:
+        import copy
+
+        from engine.scenario import set_path
+
+        s = copy.deepcopy(self.base_settings)
+        for ax, v in zip(paths, values):
+            for path in ax:
+                set_path(s, path, v)
+        return s
+
+    def _predict(self, values: tuple):
+        from engine.bands import for_project
+        from engine.perf import predict_settings
+        from engine.predict import predict_project
+
+        if self.paths is not None:
+            return for_project(self.base, predict_settings(self._fast_settings(values, self.paths)))
+        project = _build(self.base, self.goal.knobs, values)
+        return (self.predict or predict_project)(project)
 
     def __call__(self, values: tuple) -> tuple:
         """``(rank key, metrics)`` of a point."""
@@ -260,16 +348,18 @@ class _Evaluator:
         if hit is not None:
             return hit
         if self.cancelled():
-            from engine.errors import QrtuneError as _E
-
-            raise _Cancelled(_E("goal seeking cancelled"))
+            raise _Cancelled(QrtuneError("goal seeking cancelled"))
         try:
-            project = _build(self.base, self.goal.knobs, values)
-            pred = self.predict(project)
+            pred = self._predict(values)
             metrics = dict(pred.metrics)
-            from engine.advise.outage import outage_metrics
+            if pred.kind == "qrep" and self.qm_id is not None:
+                from engine.advise.outage import outage_metrics
 
-            metrics.update(outage_metrics(project, metrics) if pred.kind == "qrep" else {})
+                qm = self.base.node(self.qm_id)
+                i = next((k for k, a in enumerate(self.goal.knobs) if self.qm_id in a.node_ids), None)
+                if i is not None:
+                    qm = _build(self.base, self.goal.knobs[i:i + 1], values[i:i + 1]).node(self.qm_id)
+                metrics.update(outage_metrics(self.base, metrics, qm=qm))
         except QrtuneError:
             self.failed += 1
             metrics = {}

@@ -33,7 +33,7 @@ def transmit_queue_manager(project: Project):
     return next((n for n in nodes if n.kind == "queue_manager"), None)
 
 
-def outage_metrics(project: Project, metrics: dict) -> dict:
+def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
     """Minutes of channel outage the transmit queue's buffer pool holds, and the backlog rate.
 
     Parameters
@@ -43,6 +43,8 @@ def outage_metrics(project: Project, metrics: dict) -> dict:
         ``dwp_start_pct`` and ``pageclas`` are used).
     metrics : dict
         The steady-state prediction's metrics (``channel_msgs_per_s``, ``msg_size_kb``).
+    qm : Node, optional
+        The transmit queue manager when already known.
 
     Returns
     -------
@@ -51,7 +53,7 @@ def outage_metrics(project: Project, metrics: dict) -> dict:
         ``xmitq_pages_per_msg``; empty when the project has no transmit queue or the prediction
         has no channel traffic (a drain).
     """
-    qm = transmit_queue_manager(project)
+    qm = qm if qm is not None else transmit_queue_manager(project)
     rate = metrics.get("channel_msgs_per_s")
     kb = metrics.get("msg_size_kb")
     if qm is None or not isinstance(rate, (int, float)) or not isinstance(kb, (int, float)):

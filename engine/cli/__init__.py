@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "engine.cli.import_monitor",
     "engine.cli.fit",
     "engine.cli.report",
+    "engine.cli.advise",
 )
 
 

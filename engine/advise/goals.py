@@ -1,0 +1,80 @@
+"""Named goals of the journeys, and the one entry point that reads a goal as a user writes it.
+
+``fewest-agents[:RATE]``
+    The fewest NUM_APPLY_AGENTS (1..64) that hold RATE rows/s (default 60,000) with
+    END2END_LATENCY under 1 s and the Q Apply LPAR under 90% busy, with the workload offered
+    at RATE (journey 2). "Hold" allows 0.1% short of RATE for the solver's tolerance.
+``outage-pool[:MINUTES]``
+    The smallest BUFFPOOL (in steps of 1,000 pages) of the transmit queue's queue manager whose
+    buffers hold MINUTES (default 20) of channel outage at the predicted message rate
+    (journey 4; :mod:`engine.advise.outage`).
+
+Anything else is parsed by :func:`engine.advise.goalseek.parse_goal`.
+"""
+
+from __future__ import annotations
+
+from engine.advise.goalseek import Goal, parse_goal
+from engine.advise.outage import transmit_queue_manager
+from engine.errors import FieldError
+from engine.model import Project
+
+#: Named goals and their one-line help.
+NAMED_GOALS = {
+    "fewest-agents": "fewest apply agents holding RATE rows/s (default 60000) with END2END < 1 s and apply CPU < 90%",
+    "outage-pool": "smallest transmit-queue buffer pool holding MINUTES (default 20) of channel outage",
+}
+
+
+def _number(text: str, name: str, default: float) -> float:
+    if not text:
+        return default
+    try:
+        value = float(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise FieldError(f"--goal {name}", text, "a number after the colon") from None
+    if value <= 0:
+        raise FieldError(f"--goal {name}", text, "a positive number")
+    return value
+
+
+def fewest_agents_text(rate_rows_per_s: float = 60_000.0, e2e_ms: float = 1000.0, cpu_pct: float = 90.0,
+                       max_agents: int = 64) -> str:
+    """The goal text of journey 2."""
+    return (f"min qapply.num_apply_agents subject to apply_rows_per_s>={0.999 * rate_rows_per_s:g}, "
+            f"end2end_latency_ms<{e2e_ms:g}, apply_lpar_busy_pct<{cpu_pct:g} "
+            f"over qapply.num_apply_agents=1..{max_agents} with source_db2.offered_rows_per_s={rate_rows_per_s:g}")
+
+
+def outage_pool_text(project: Project, minutes: float = 20.0) -> str:
+    """The goal text of journey 4's buffer pool question.
+
+    Raises
+    ------
+    FieldError
+        The project has no transmit queue (not a Q Replication topology).
+    """
+    qm = transmit_queue_manager(project)
+    if qm is None:
+        raise FieldError("--goal outage-pool", project.topology, "a Q Replication project with a transmit queue")
+    return (f"min {qm.id}.buffpool_pages subject to outage_held_min>={minutes:g} "
+            f"over {qm.id}.buffpool_pages=1000..50000000:1000")
+
+
+def goal_from_text(text: str, project: Project) -> Goal:
+    """A named goal (``fewest-agents:60000``, ``outage-pool:20``) or a written one.
+
+    Raises
+    ------
+    FieldError
+        The text is neither; the message lists the named goals.
+    """
+    name, _, arg = text.strip().partition(":")
+    if name == "fewest-agents":
+        return parse_goal(fewest_agents_text(_number(arg, name, 60_000.0)), project)
+    if name == "outage-pool":
+        return parse_goal(outage_pool_text(project, _number(arg, name, 20.0)), project)
+    if " " not in text.strip():
+        raise FieldError("--goal", text, "one of " + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)
+                         + " or 'min|max OBJECTIVE [subject to ...] over TARGET.PARAM=VALUES'")
+    return parse_goal(text, project)

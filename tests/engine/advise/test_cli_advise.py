@@ -1,0 +1,48 @@
+"""`qrtune advise`: recommendations and goals from the command line, recorded as runs."""
+
+import json
+
+import pytest
+
+from engine.cli import main
+
+
+@pytest.fixture
+def baseline(root):
+    return str(root / "sample_runs" / "redpaper-baseline.json")
+
+
+def test_advise_json_records_runs(baseline, tmp_path, capsys):
+    db = str(tmp_path / "runs.duckdb")
+    assert main(["advise", baseline, "--json", "--db", db]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    recs = doc["recommendations"]
+    assert recs and all(r["cost_risk"] and r["seed"] and r["changes"] for r in recs)
+    assert len(doc["run_ids"]) == len(recs) + 1
+    from engine.store import Store
+
+    with Store.open(db, read_only=True) as store:
+        runs = store.list_runs(kind="advise")
+        assert len(runs) == len(recs) + 1
+        labels = {r.label for r in runs}
+    assert "advise: as is" in labels
+    assert any(label.startswith("advice: ") for label in labels)
+
+
+def test_advise_text_and_goal(baseline, tmp_path, capsys):
+    db = str(tmp_path / "runs.duckdb")
+    assert main(["advise", baseline, "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "cost/risk:" in out and "rules checked:" in out and "80% band" in out
+    assert main(["advise", baseline, "--db", db, "--json", "--goal", "fewest-agents:40000"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["feasible"] and doc["method"] == "exhaustive" and doc["evaluations"] == doc["grid_points"] == 64
+    assert doc["values"]["qapply.num_apply_agents"] >= 1
+    assert doc["metrics"]["apply_lpar_busy_pct"] < 90
+    assert isinstance(doc["run_id"], int)
+
+
+def test_bad_goal_is_one_line_exit_2(baseline, capsys):
+    assert main(["advise", baseline, "--no-store", "--goal", "cheapest"]) == 2
+    err = capsys.readouterr().err
+    assert "fewest-agents" in err and "Traceback" not in err
