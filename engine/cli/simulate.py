@@ -1,12 +1,34 @@
-"""``qrtune simulate PROJECT``: a time-domain run with bursts, outages and catch-up.
+"""qrtune simulate PROJECT: a time-domain run with bursts, outages and catch-up.
 
-Prints a summary (throughput, END2END latency percentiles, peaks, catch-up time after each
-event, stage utilisation); ``--json`` prints the summary and the IBMQREP_CAPMON,
-IBMQREP_CAPQMON and IBMQREP_APPLYMON rows as JSON; ``--monitor-csv DIR`` writes the three
-tables as CSV exports; ``--db PATH`` records the run in a results store.
+Transactions flow through the same stages and costs as qrtune predict (Q Capture, MQ commit,
+transmit queue and its buffer pool and page set, channel batches, receive queue, the Q Apply
+browser and agents) for Q Replication projects; Db2 Mirror projects simulate suspend and
+resync. Prints a summary: throughput, END2END latency mean and percentiles with its
+CAPTURE / Q / APPLY parts, peak backlog and queue depths, the catch-up time after each event,
+and the time to apply everything still in flight at the end of the run (what a switch-over
+must wait for), plus stage utilisation.
 
-Events: ``KIND@START+LENGTH[*FACTOR]``, e.g. ``--event channel-stop@2m+20m``,
-``--event apply-stop@300+60``, ``--event target-slow@1m+5m*0.5``, ``--event mirror-suspend@1m+10m``.
+Workload: the project's offered rate (or, when it drives the pipeline to the maximum, the
+predicted throughput); --rate for a constant rate; --profile for a JSON profile (constant,
+steps, bursts, batch_window with large transactions) or a CSV of t_s,rows_per_s.
+
+Events (repeatable): KIND@START+LENGTH[*FACTOR] with times as 90, 90s, 20m or 1h:
+  channel-stop@2m+20m       the MQ channel is stopped
+  apply-stop@300+60         Q Apply is stopped
+  target-slow@1m+5m*0.5     the target Db2 runs at half speed
+  mirror-suspend@1m+10m     Db2 Mirror replication suspended (Db2 Mirror projects)
+
+What-ifs without editing the file: --set TARGET.PARAM=VALUE (a node kind or node id and a knob),
+e.g. --set queue_manager.read_ahead=false or --set qapply.num_apply_agents=8.
+
+Output: --json prints the summary and the IBMQREP_CAPMON, IBMQREP_CAPQMON and
+IBMQREP_APPLYMON rows (one per MONITOR_INTERVAL, latencies in ms, memory in bytes) as JSON
+(--series adds the per-stage time series); --monitor-csv DIR writes the three tables as CSV
+exports; --db PATH records the run in a results store.
+
+Example (journey 4, a 20-minute channel outage at 30,000 rows/s, read-ahead off):
+  qrtune simulate sample_runs/redpaper-baseline.json --duration 1h --rate 30000 \
+      --event channel-stop@2m+20m --set queue_manager.read_ahead=false
 """
 
 from __future__ import annotations
@@ -29,6 +51,8 @@ def register(sub) -> None:
     p.add_argument("--rate", type=float, metavar="ROWS_PER_S", help="a constant offered rate instead of a profile")
     p.add_argument("--event", action="append", default=[], metavar="KIND@START+LENGTH[*FACTOR]",
                    help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend")
+    p.add_argument("--set", dest="changes", action="append", default=[], metavar="TARGET.PARAM=VALUE",
+                   help="change one knob for this run (repeatable): TARGET is a node kind or node id")
     p.add_argument("--json", action="store_true", help="print summary and monitor rows as JSON")
     p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
     p.add_argument("--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here")
@@ -91,6 +115,8 @@ def format_summary(s: dict, title: str) -> str:
             f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}"),
             (f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
             f"{s['rows_in_flight_at_end']:,.0f} in flight at the end"),
+            (f"  switch-over            stopping the source at the end, everything in flight is applied "
+             f"{_fmt(s.get('in_flight_drain_s'), 's')} later"),
         ]
         if s.get("utilisation"):
             lines += ["", "  stage utilisation: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items())]
@@ -106,11 +132,25 @@ def format_summary(s: dict, title: str) -> str:
     return "\n".join(lines)
 
 
+def _with_changes(project, changes):
+    """``project`` with each ``TARGET.PARAM=VALUE`` of ``--set`` applied (one value each)."""
+    from engine.errors import FieldError
+    from engine.sweep import parse_axis
+
+    for text in changes:
+        axis = parse_axis(text, project)
+        if len(axis.values) != 1:
+            raise FieldError("--set", text, "one value per knob (qrtune sweep runs several)")
+        for node_id in axis.node_ids:
+            project = project.with_param(node_id, axis.param, axis.values[0])
+    return project
+
+
 def run(args) -> int:
     from engine.scenario import project_to_scenario
     from engine.sim import parse_duration_s, parse_event, profiles, simulate
 
-    project = projectfile.load(args.project)
+    project = _with_changes(projectfile.load(args.project), args.changes)
     duration_s = parse_duration_s(args.duration, "--duration")
     events = [parse_event(e) for e in args.event]
     profile = None
@@ -145,6 +185,7 @@ def run(args) -> int:
                   for st in res.summary.get("stages") or ()]
         settings = {**project_to_scenario(project),
                     "simulation": {"duration_s": duration_s, "seed": args.seed, "events": list(args.event),
+                                   "changes": list(args.changes),
                                    "profile": res.summary.get("profile")}}
         with Store.open(args.db, wait_s=args.wait) as store:
             run_id = store.record_simulation(
@@ -152,7 +193,7 @@ def run(args) -> int:
                 seed=args.seed, settings=settings, stages=stages,
                 coefficients_version=str(res.summary.get("coefficients_version") or ""),
                 scenario_kind=str(settings.get("kind", "")),
-                label=f"simulate {args.duration} seed {args.seed}" + (" " + " ".join(args.event) if args.event else ""))
+                label=f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes))
     if args.json:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:

@@ -91,6 +91,7 @@ SUMMARY_UNITS = {
     "pageset_msgs": "messages", "recvq_pageset_msgs": "messages", "mem_full_time_s": "s", "rows_generated": "rows", "rows_applied": "rows",
     "rows_in_flight_at_end": "rows", "txns_generated": "txns", "duration_s": "s",
     "changes_per_s": "changes/s", "peak_tracked_changes": "changes", "initial_queue_applied_s": "s",
+    "in_flight_drain_s": "s",
 }
 
 
@@ -357,6 +358,7 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
         _accumulate(acc, pre, cfg, tr)
         n_txn += len(pre.txn["rows"])
         n_rows += int(pre.txn["rows"].sum())
+    last_done = preload_applied_s if initial_recvq_msgs else 0.0
     b = 0
     while b < len(children):
         if cancel is not None and cancel():
@@ -372,11 +374,15 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
         n_rows += int(tx.rows.sum())
         for res in pipe.run_chunk(tx, final=b >= len(children)):
             _accumulate(acc, res, cfg, tr)
+            if res.msg and len(res.msg["ap_dep"]):
+                last_done = max(last_done, float(res.msg["ap_dep"].max()))
         if progress is not None:
             progress(t1 / duration_s)
     summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,
                        profile)
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
+    # switch-over: stop the source at the end of the run; everything in flight is applied by then
+    summary["in_flight_drain_s"] = max(0.0, last_done - duration_s) if summary["rows_in_flight_at_end"] > 0 else 0.0
     summary["initial_recvq_msgs"] = int(initial_recvq_msgs)
     if initial_recvq_msgs:
         summary["initial_queue_applied_s"] = preload_applied_s
@@ -409,6 +415,22 @@ def _drain_prediction(settings: dict):
         return None
 
 
+#: What to use instead of the simulation for the kinds it does not simulate.
+OTHER_KINDS = {
+    "mq-mover": ("an MQ buffer-pool mover", "qrtune predict PROJECT gives its timeline: elapsed time, when the putter "
+                 "is done, peak depth and the get rates from the buffer pool and the page set"),
+    "db2-v8-storage": ("a Db2 V8 storage sizing", "qrtune predict PROJECT (or qrtune v8) gives its figures"),
+}
+
+
+def unsupported_message(kind) -> str:
+    """Why a project of ``kind`` cannot be simulated and what to use instead."""
+    what, instead = OTHER_KINDS.get(kind, ("", "qrtune predict PROJECT gives its steady state"))
+    return (f"cannot simulate a project of kind {kind!r}{' (' + what + ')' if what else ''}: qrtune simulate "
+            f"handles kinds 'qrep' (Q Replication: unidirectional, bidirectional, peer-to-peer) and 'db2mirror' "
+            f"(Db2 Mirror); {instead}")
+
+
 def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, **kw) -> SimResult:
     """Simulate scenario ``settings`` (kind ``qrep`` or ``db2mirror``), predicting its steady state first if needed."""
     kind = settings.get("kind")
@@ -417,7 +439,7 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
 
         return simulate_mirror(settings, duration_s, prediction=prediction, **kw)
     if kind != "qrep":
-        raise UnsupportedKindError(f"qrtune simulate handles Q Replication and Db2 Mirror projects, not {kind!r}")
+        raise UnsupportedKindError(unsupported_message(kind))
     if prediction is None:
         from engine.perf import predict_settings
 
