@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from pathlib import Path  # noqa: F401  (type of the seeds argument)
+from pathlib import Path
 
 from engine.calibrate_misc.sources import ROOT, seed_text, seeds_dir
 
@@ -29,7 +29,7 @@ def derive(seeds: Path) -> dict:
     t = seed_text(seeds, SEED, "the DBM1 growth factors, CPU ranges and catalog migration rule")
 
     def find(pat):
-        m = re.search(pat, t, re.S)
+        m = re.search(pat, t, re.DOTALL)
         if not m:
             raise SystemExit(f"seed {SEED}: {pat!r} not found")
         return m.groups()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+
 import numpy as np
 from scipy.optimize import least_squares
 

@@ -42,7 +42,7 @@ def _seed_text(seeds: Path) -> str:
 
 def _row(text: str, label: str, n: int, prefix: bool = False) -> list[float]:
     rest = r"[^\n\t]*" if prefix else ""
-    m = re.search(rf"^{re.escape(label)}{rest}((?:\t[\d.]+){{{n}}})\t?$", text, re.M)
+    m = re.search(rf"^{re.escape(label)}{rest}((?:\t[\d.]+){{{n}}})\t?$", text, re.MULTILINE)
     if not m:
         raise SystemExit(f"seed {SEED}: row {label!r} not found")
     return [float(v) for v in m.group(1).split()]
@@ -144,12 +144,12 @@ def calculators(text: str) -> dict:
     # SVRCONN footprint, V800 rows by SHARECNV: fixed + per KB of message (least squares per row)
     svr = {}
     for sharecnv in (0, 1, 10):
-        row = re.search(rf"^V800\t{sharecnv}\t([\d\t]+?)\t?$", text, re.M)
+        row = re.search(rf"^V800\t{sharecnv}\t([\d\t]+?)\t?$", text, re.MULTILINE)
         vals = np.array([float(v) for v in row.group(1).split()])
         msg = np.array([1.0, 10.0, 32.0, 64.0])
         a, b = np.polyfit(msg, vals, 1)[::-1]
         svr[str(sharecnv)] = {"kb": float(a), "kb_per_msg_kb": float(b)}
-    nums = lambda pat: [float(v) for v in re.search(pat, text, re.S).groups()]  # noqa: E731
+    nums = lambda pat: [float(v) for v in re.search(pat, text, re.DOTALL).groups()]
     conn = nums(r"typical storage usage decreases to (\d+)KB per connection.*?usage increases to (\d+)KB.*?"
                 r"the usage is (\d+)KB per connection.*?additional shared queue overhead of (\d+)KB")
     csa = nums(r"CSA usage is ([\d.]+)KB per connection.*?SHARECNV\(1\), CSA usage is approximately ([\d.]+)KB.*?"

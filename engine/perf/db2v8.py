@@ -145,7 +145,7 @@ def predict(settings: dict) -> Prediction:
         raise FieldError("v7_measured_mb", v7, "an object of V7 DBM1 storage MB by category")
     c = _coeffs()
     v8 = estimate_dbm1(v7)
-    lo_g, hi_g = c["user_thread_growth_range"]
+    lo_g, _hi_g = c["user_thread_growth_range"]
     v8_lo = sum(estimate_dbm1(v7, lo_g).values())
     total = sum(v8.values())
     v7_total = sum(v for k, v in v7.items() if k not in SKIP and not k.endswith("_count"))

@@ -16,7 +16,9 @@ Channel get-send
     The adaptor task gets the message (from buffers, or waiting for a page-set
     read, shortened by read-ahead), the dispatcher sends it in segments of up to
     32 KB (16 KB with SSL): ``segments = wire_bytes // segment + 1`` and one
-    dispatcher request per segment plus one per message.
+    dispatcher request per segment plus one per message. With COMPMSG the
+    dispatcher also compresses (its CPU counted with the dispatcher) and fewer
+    bytes cross the network and the SSL task.
 
 Typical use::
 
@@ -140,6 +142,11 @@ class Channel:
         Link bandwidth in Mb/s.
     read_ahead : bool
         Queue manager read-ahead of page-set pages for deep queues.
+    compmsg : str
+        COMPMSG: ``NONE``, ``ZLIBFAST`` (zEDC hardware when segments are big enough) or ``ZLIBHIGH``.
+    compressibility : float
+        Share of the message bytes compression removes (0 to below 1); fewer bytes on the wire
+        and to encrypt, the compression CPU on the sender (:func:`engine.perf.mq_calculators.compression_cost`).
     coeffs : dict, optional
         ``mq.json`` document (defaults to the stored one).
     """
@@ -149,11 +156,29 @@ class Channel:
     network_latency_ms: float = 0.0
     network_mbps: float = 10_000.0
     read_ahead: bool = False
+    compmsg: str = "NONE"
+    compressibility: float = 0.0
     coeffs: dict | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.compmsg not in ("NONE", "ZLIBFAST", "ZLIBHIGH"):
+            raise FieldError("compmsg", self.compmsg, "one of 'NONE', 'ZLIBFAST', 'ZLIBHIGH'")
+        c = self.compressibility
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < 1:
+            raise FieldError("compressibility", c, "a fraction from 0 to below 1")
 
     @property
     def c(self) -> dict:
         return _c(self.coeffs)
+
+    def _sent_fraction(self) -> float:
+        return 1.0 - (self.compressibility if self.compmsg != "NONE" else 0.0)
+
+    def compression(self, message_bytes: int) -> dict:
+        """Compression (sender) and inflation (receiver) CPU per message, us, and where each runs."""
+        from engine.perf.mq_calculators import compression_cost
+
+        return compression_cost(message_bytes / 1024.0, self.compressibility, self.compmsg, self.ssl)
 
     def segment_bytes(self) -> int:
         """Largest segment the dispatcher sends (32 KB, or 16 KB with SSL)."""
@@ -189,7 +214,7 @@ class Channel:
         """SSL task CPU per message (encryption per KB, seed 003's SSL cost table), microseconds; 0 without SSL."""
         if not self.ssl:
             return 0.0
-        kb = (message_bytes + self.c["header_bytes"]) / 1024.0
+        kb = (message_bytes * self._sent_fraction() + self.c["header_bytes"]) / 1024.0
         return self.c["calculators"]["ssl"]["ssl_task_us_per_kb"] * kb
 
     def adaptor_elapsed_us(self, message_bytes: int, from_pageset: bool) -> float:
@@ -198,10 +223,12 @@ class Channel:
 
     def get_send_us(self, message_bytes: int, from_pageset: bool) -> float:
         """Channel time per message (get, send, wire and the batch confirm share), microseconds."""
-        wire_us = (message_bytes + self.c["header_bytes"]) * 8 / (self.network_mbps * 1e6) * 1e6
+        wire_bytes = message_bytes * self._sent_fraction() + self.c["header_bytes"]
+        wire_us = wire_bytes * 8 / (self.network_mbps * 1e6) * 1e6
         batch_us = 2 * self.network_latency_ms * 1000.0 / max(1, self.batchsz)
         return (self.adaptor_elapsed_us(message_bytes, from_pageset) + self.dispatcher_cpu_us(message_bytes)
-                + self.ssl_cpu_us(message_bytes) + self.c["channel"]["overhead_us"] + wire_us + batch_us)
+                + self.compression(message_bytes)["compress_us"] + self.ssl_cpu_us(message_bytes)
+                + self.c["channel"]["overhead_us"] + wire_us + batch_us)
 
     def get_rate_msgs_per_s(self, message_bytes: int, from_pageset: bool) -> float:
         """Messages per second the channel gets and sends, from buffers or from the page set."""
@@ -318,7 +345,8 @@ def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: Mover
     put_cpu, put_el = putter.cpu_us(), putter.elapsed_us()
     a_cpu = channel.adaptor_cpu_us(size)
     a_el = a_cpu + f * channel.pageset_read_us(size)
-    d_cpu = channel.dispatcher_cpu_us(size)
+    comp = channel.compression(size)
+    d_cpu = channel.dispatcher_cpu_us(size) + comp["compress_us"]
     ssl = channel.ssl_cpu_us(size)
     out = {
         "putter_cpu_us_per_msg": put_cpu, "putter_elapsed_us_per_msg": put_el,
@@ -327,6 +355,9 @@ def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: Mover
     }
     if channel.ssl:
         out["ssl_cpu_us_per_msg"] = ssl
+    if channel.compmsg != "NONE":
+        out["compress_cpu_us_per_msg"] = comp["compress_us"]
+        out["receiver_inflate_cpu_us_per_msg"] = comp["inflate_us"]
     out["total_cpu_us_per_msg"] = put_cpu + dwp + a_cpu + d_cpu + ssl
     out["total_elapsed_us_per_msg"] = put_el + dwp + a_el + d_cpu + ssl
     return out

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 
-import math
-
 from engine.errors import FieldError
 from engine.perf.mq_bufferpool import coefficients
 

@@ -3,7 +3,7 @@
 Settings (flat, see ../shared/validation): ``messages`` (null: a backlog deeper
 than the pool), ``message_bytes``, ``persistent``, ``msgs_per_put_commit``,
 ``batchsz``, ``channel`` (text; "SSL" without "non-SSL" means TLS), ``ssl``,
-``read_ahead``, ``network_latency_ms``, ``network_mbps``, ``buffpool_buffers``,
+``read_ahead``, ``compmsg``, ``compressibility``, ``network_latency_ms``, ``network_mbps``, ``buffpool_buffers``,
 ``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``cpu_model``.
 
 Predicts elapsed time, when the putter is done, peak depth, MB/s moved, the
@@ -54,7 +54,7 @@ def build(settings: dict, coeffs: dict | None = None):
     c = coeffs or bp.coefficients()
     used = {"messages", "message_bytes", "persistent", "msgs_per_put_commit", "batchsz", "channel", "ssl",
             "read_ahead", "network_latency_ms", "network_mbps", "buffpool_buffers", "dwp_start_pct",
-            "dwp_target_pct", "pageclas"}
+            "dwp_target_pct", "pageclas", "compmsg", "compressibility"}
     messages = _num(settings, "messages", None, 1, 1e12, integer=True, nullable=True)
     size = _num(settings, "message_bytes", 2048, 1, 104_857_600, integer=True)
     target = settings.get("dwp_target_pct", [75, 85])
@@ -74,7 +74,9 @@ def build(settings: dict, coeffs: dict | None = None):
     channel = bp.Channel(ssl=bool(ssl), batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
                          network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
                          network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
-                         read_ahead=_flag(settings, "read_ahead", False), coeffs=c)
+                         read_ahead=_flag(settings, "read_ahead", False),
+                         compmsg=settings.get("compmsg", "NONE"),
+                         compressibility=settings.get("compressibility", 0.0), coeffs=c)
     putter = bp.Putter(size, _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
                        _flag(settings, "persistent", False), coeffs=c)
     if settings.get("cpu_model", REFERENCE_CPU) == REFERENCE_CPU:

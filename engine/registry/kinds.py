@@ -203,10 +203,10 @@ CHANNEL = NodeKind(
         _p("description", "str", "sender-receiver, non-SSL", "", "Channel set-up in words.",
            f"{SEED_MQ_V8}, Channels", {Q: "hardware.network_note", MOV: "channel"}),
         _p("compmsg", "enum", "NONE", "", "Message compression: ZLIBFAST (hardware or software) or ZLIBHIGH.",
-           f"{SEED_MQ_V8}, Channel compression", {Q: "mq.compmsg"}, choices=("NONE", "ZLIBFAST", "ZLIBHIGH")),
+           f"{SEED_MQ_V8}, Channel compression", {Q: "mq.compmsg", MOV: "compmsg"}, choices=("NONE", "ZLIBFAST", "ZLIBHIGH")),
         _p("compressibility", "float", 0.5, "", "Share of the message bytes compression removes (an assumption "
            "for row data; measure a sample). Used only with compmsg.", f"{SEED_MQ_V8}, Channel compression",
-           {Q: "mq.compressibility"}, minimum=0, maximum=0.95),
+           {Q: "mq.compressibility", MOV: "compressibility"}, minimum=0, maximum=0.95),
         _p("ssl", "bool", False, "", "TLS on the channel (16 KB segments instead of 32 KB).",
            f"{SEED_MQ_V8}, SSL channels", {Q: "mq.ssl", MOV: "ssl"}),
     ),

@@ -40,3 +40,23 @@ def test_flags_must_be_booleans(calibration, key, value):
     s[key] = value
     with pytest.raises(FieldError, match=key):
         mqmover.predict(s)
+
+
+def test_compression_costs_sender_cpu_and_saves_wire_bytes(calibration):
+    from engine.perf import mq_calculators as mc
+
+    s = _mover(calibration)
+    s.update(message_bytes=65536, messages=50_000, network_mbps=100.0)  # a slow link: wire time dominates
+    plain = mqmover.predict(s)
+    s.update(compmsg="ZLIBFAST", compressibility=0.5)
+    comp = mqmover.predict(s)
+    expected = mc.compression_cost(64.0, 0.5, "ZLIBFAST", False)
+    assert comp.metrics["compress_cpu_us_per_msg"] == pytest.approx(expected["compress_us"])
+    assert comp.metrics["receiver_inflate_cpu_us_per_msg"] == pytest.approx(expected["inflate_us"])
+    assert comp.metrics["total_cpu_us_per_msg"] > plain.metrics["total_cpu_us_per_msg"]
+    # half the bytes on a 100 Mb/s link: the channel moves messages faster
+    assert comp.metrics["get_rate_from_bufferpool_msgs_per_s"] > 1.5 * plain.metrics["get_rate_from_bufferpool_msgs_per_s"]
+    assert "compmsg" not in comp.ignored and "compressibility" not in comp.ignored
+    s["compmsg"] = "LZ4"
+    with pytest.raises(FieldError, match="compmsg"):
+        mqmover.predict(s)
