@@ -15,18 +15,18 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43586.89776489434,
-    "msg_size_kb": 5.817940883999999,
-    "channel_msgs_per_s": 2905.7931843262895,
-    "end2end_latency_ms": 833.7124779913547,
-    "capture_latency_ms": 572.7073596983221,
-    "qlatency_ms": 43.89933326378796,
-    "apply_latency_ms": 217.10578502924466,
-    "capture_cpu_us_per_row": 14.423889295656297,
-    "apply_cpu_us_per_row": 43.72437150886373,
-    "apply_lpar_busy_pct": 82.15560701679335,
-    "capture_lpar_busy_pct": 29.17916050207164,
-    "apply_db2_class2_ms": 1.8582271800469519,
+    "apply_rows_per_s": 43586.89778184687,
+    "msg_size_kb": 5.817940737999999,
+    "channel_msgs_per_s": 2905.793185456458,
+    "end2end_latency_ms": 833.7124774979911,
+    "capture_latency_ms": 572.7073596995126,
+    "qlatency_ms": 43.89933319491873,
+    "apply_latency_ms": 217.10578460355978,
+    "capture_cpu_us_per_row": 14.423889246177193,
+    "apply_cpu_us_per_row": 43.72437150256962,
+    "apply_lpar_busy_pct": 82.15560699019208,
+    "capture_lpar_busy_pct": 29.179160388673527,
+    "apply_db2_class2_ms": 1.8582271794479128,
     "msgs_per_mq_commit": 43.02086633333334,
 }
 PINNED_BOTTLENECK = 'qapply_agents'
