@@ -137,7 +137,7 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
     items = [(lab, RUN_COLOURS[i % len(RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)] if multi else [
         ("utilisation", RUN_COLOURS[0]), ("bottleneck", BOTTLENECK)]
     head = _legend(painter, rect.left(), rect.top(), items, ctx)
-    painter.setFont(_font(7.5))
+    painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
     fm = QFontMetricsF(painter.font(), painter.device())
     label_w = max((fm.horizontalAdvance(s) for s in stages), default=0) + ctx.mm(2)
     value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)

@@ -124,7 +124,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
         out.append(Html("<h3>Topology</h3><p class='muted small'>Nodes coloured by the utilisation of their stages; "
                         "the bottleneck framed in red.</p>", keep_with_next=True, space_after_mm=1))
         rows = 1 + (max(n.y for n in run.project.nodes) - min(n.y for n in run.project.nodes)) / 110
-        out.append(Drawing(min(30 + 22 * (rows - 1), 95),
+        out.append(Drawing(min(24 + 24 * (rows - 1), 95),
                            lambda p, rect, ctx, r=run: draw_topology(p, rect, ctx, r.project, r)))
     out.append(results_table(run))
     breakdown = run.latency_breakdown()

@@ -72,7 +72,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
         painter.setPen(QColor("#222"))
         painter.drawText(QRectF(node.x + 8, node.y + 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter,
                          node.label)
-        painter.setFont(_font(7.5 * k))
+        painter.setFont(_font(7.5 * k * 0.82))  # the kind and load lines: as on screen, they fill the box
         painter.setPen(QColor("#444"))
         painter.drawText(QRectF(node.x + 8, node.y + 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
                          KINDS[node.kind].name)
@@ -80,11 +80,11 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
             painter.drawText(QRectF(node.x + 8, node.y + 42, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
                              f"{load.utilisation * 100:.0f}% busy")
         if bottleneck:
-            tag = QRectF(node.x + NODE_W - 84, node.y - 16, 84, 15)
+            tag = QRectF(node.x + NODE_W - 96, node.y - 17, 96, 16)
             painter.setPen(Qt.NoPen)
             painter.setBrush(QColor("#c0202a"))
             painter.drawRoundedRect(tag, 4, 4)
             painter.setPen(QColor("white"))
-            painter.setFont(_font(7.5 * k, True))
+            painter.setFont(_font(7.0 * k * 0.85, True))
             painter.drawText(tag, Qt.AlignCenter, "BOTTLENECK")
     painter.restore()
