@@ -349,7 +349,7 @@ def dask_executor(address: str):
     except ImportError:
         raise QrtuneError("--scheduler needs dask.distributed: pip install 'qrtune[dask]'") from None
     try:
-        client = Client(address, timeout="10s")
+        client = Client(address, timeout="30s")
     except (OSError, TimeoutError) as e:
         raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     return client, client.get_executor()

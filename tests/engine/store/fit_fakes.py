@@ -13,8 +13,6 @@ Until the Q Replication engine exposes ``fit_parameters``, tests fit this model.
 
 from __future__ import annotations
 
-import math
-
 from engine.perf.result import Prediction, StageResult
 
 TRUE = {"capture_ms_per_txn": 1.6, "mq_ms_per_msg": 3.0, "apply_ms_per_txn": 12.0}

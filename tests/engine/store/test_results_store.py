@@ -137,10 +137,9 @@ def test_ids_increase_and_list_filters(db, baseline, bidirectional):
 
 def test_failed_transaction_leaves_nothing(db, baseline):
     with Store.open(db) as s:
-        with pytest.raises(RuntimeError):
-            with s.transaction():
-                s.record_prediction(baseline, _pred(baseline))
-                raise RuntimeError("boom")
+        with pytest.raises(RuntimeError), s.transaction():
+            s.record_prediction(baseline, _pred(baseline))
+            raise RuntimeError("boom")
         assert s.count_runs() == 0
         assert s.record_prediction(baseline, _pred(baseline)) == 1
 

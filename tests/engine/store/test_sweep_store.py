@@ -1,15 +1,9 @@
-"""Sweeps: axis parsing, the cartesian product, local pool and Dask, resume after SIGKILL."""
+"""Sweeps with a fake predictor: axis parsing, the cartesian product, failed points, resume."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-
 import pytest
-from store_fakes import FAKE, ROOT
+from store_fakes import FAKE
 
 from engine.errors import FieldError, UnsupportedKindError
 from engine.store import Store
@@ -111,49 +105,5 @@ def test_missing_engine_stops_before_any_point(db, baseline):
         assert s.count_runs() == 0
 
 
-_SWEEP = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json",
-          "--set", "qapply.num_apply_agents=1..20", "--set", "qcapture.trans_batch_sz=1..5", "--workers", "2",
-          "--batch-size", "2", "--predictor", "store_fakes:predict_slow"]
-
-
-def test_sigkill_mid_sweep_keeps_finished_points_and_resumes(db, env_with_fakes):
-    env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
-    proc = subprocess.Popen([*_SWEEP, "--db", str(db)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        seen = 0
-        while time.monotonic() < deadline and seen < 10:  # progress lines arrive on stderr as points finish
-            line = proc.stderr.readline()
-            if "/100" in line:
-                seen = int(line.split("]")[1].split("/")[0])
-        assert seen >= 10, "the sweep did not make progress"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, like a crash
-        proc.wait(timeout=10)
-    with Store.open(db, read_only=True) as s:
-        kept = s.count_runs()
-        assert 10 <= kept < 100
-    env["QRTUNE_FAKE_DELAY_S"] = "0"
-    out = subprocess.run([*_SWEEP, "--db", str(db), "--no-progress"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert f"{100 - kept} predicted now, {kept} already stored" in out.stdout
-    with Store.open(db, read_only=True) as s:
-        runs = s.list_runs(limit=None)
-        assert sorted(r.point_index for r in runs) == list(range(100))
-        assert len({r.sweep_id for r in runs}) == 1
-
-
-def test_dask_local_cluster_on_loopback(db, baseline, env_with_fakes, monkeypatch):
-    distributed = pytest.importorskip("distributed")
-    monkeypatch.setenv("PYTHONPATH", env_with_fakes["PYTHONPATH"])
-    axes = parse_axes(["qapply.num_apply_agents=1..6", "qcapture.trans_batch_sz=1..5"], baseline)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, host="127.0.0.1", processes=True,
-                                  dashboard_address=None, silence_logs=40) as cluster:
-        address = cluster.scheduler_address
-        assert address.startswith("tcp://127.0.0.1:")
-        with Store.open(db) as s:
-            r = run_sweep(baseline, axes, s, scheduler=address, batch_size=4, predictor=FAKE, progress=False)
-            assert r.n_run == 30 and r.n_failed == 0
-            _check_sweep_contents(s, r.sweep_id, axes)
+# Interrupted sweeps (SIGKILL, Ctrl-C) and the Dask path are tested with the real engine in
+# test_sweep_real_engine.py.
