@@ -14,13 +14,14 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
     QLabel,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.charts import BarChart, LatencyBreakdownChart, StageChart
+from app.charts import BarChart, HBarChart, LatencyBreakdownChart, StageChart
 
 #: Metrics tried in order for the headline throughput of each scenario kind.
 HEADLINE = (
@@ -90,9 +91,13 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.message)
         grid = QGridLayout()
         self.latency_chart = LatencyBreakdownChart()
+        self.stage_time_chart = HBarChart("Time per unit of work by stage (ms)", "ms")
+        self.latency_stack = QStackedWidget()  # the Q Replication breakdown, else each stage's time
+        self.latency_stack.addWidget(self.latency_chart)
+        self.latency_stack.addWidget(self.stage_time_chart)
         self.stage_chart = StageChart()
         self.cpu_chart = BarChart("CPU per row", "us/row")
-        grid.addWidget(self.latency_chart, 0, 0)
+        grid.addWidget(self.latency_stack, 0, 0)
         grid.addWidget(self.stage_chart, 0, 1)
         grid.addWidget(self.cpu_chart, 1, 0)
         self.table = QTableWidget(0, 3)
@@ -113,6 +118,7 @@ class ResultsPanel(QWidget):
         self.message.setText(text)
         self.message.show()
         self.latency_chart.set_data([], [])
+        self.latency_stack.setCurrentIndex(0)
         self.stage_chart.set_data([], [], None)
         self.cpu_chart.set_data([], {})
         self.table.setRowCount(0)
@@ -142,6 +148,13 @@ class ResultsPanel(QWidget):
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
         self.latency_chart.set_title("Latency breakdown (ms)" if has_latency else
                                      f"No latency breakdown for {prediction.kind}", key=has_latency)
+        timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
+        show_stage_times = not has_latency and bool(timed)
+        if show_stage_times:
+            self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
+                                           size="9pt")
+            self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
+        self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
                                   prediction.bottleneck)
         labels, values, unit = cpu_metrics(metrics)

@@ -77,7 +77,7 @@ def test_missing_engine_or_engine_bug_is_a_message_not_a_crash(window, monkeypat
 
     monkeypatch.setattr(app.live, "predict_settings", broken)
     window.live.settings = None
-    window.live.update()
+    window.live.update(wait=True)  # without waiting, a first use only starts importing the engine
     assert "ZeroDivisionError" in window.results.message.text()
 
 

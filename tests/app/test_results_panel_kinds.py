@@ -1,0 +1,25 @@
+"""The results panel shows Q Replication's CAPTURE/Q/APPLY breakdown, else the time spent in each stage."""
+
+from app.panels.results import ResultsPanel
+from engine.perf.result import Prediction, StageResult
+
+
+def test_engines_without_a_breakdown_show_time_per_stage(qtbot, fake_engine):
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    stages = (StageResult("cpu", 530.0, 0.32, "txn/s", 8.07), StageResult("mirror_link", float("inf"), 0.0, "txn/s",
+                                                                          0.16),
+              StageResult("idle", 100.0, 0.0, "txn/s", 0.0))
+    mirror = Prediction("db2mirror", {"tps": 168.4, "response_time_ms": 23.8}, {"tps": "txn/s"}, stages, "cpu", (),
+                        "m-1")
+    panel.show_prediction(mirror)
+    assert panel.latency_stack.currentWidget() is panel.stage_time_chart
+    assert panel.stage_time_chart.categories == ["cpu", "mirror_link"]  # stages that take time
+    assert list(panel.stage_time_chart.series["ms"]) == [8.07, 0.16]
+    assert "Time per txn by stage" in panel.stage_time_chart.plotItem.titleLabel.text
+    qrep = fake_engine({"qapply": {"num_apply_agents": 4}, "qcapture": {"trans_batch_sz": 1}})
+    panel.show_prediction(qrep)
+    assert panel.latency_stack.currentWidget() is panel.latency_chart
+    assert panel.latency_chart.labels == ["END2END"]
+    panel.show_message("incomplete")
+    assert panel.latency_stack.currentWidget() is panel.latency_chart and panel.latency_chart.labels == []
