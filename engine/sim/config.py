@@ -339,7 +339,9 @@ def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rh
       aggregate services ``service_ms / servers``;
     * service-time variability: with roughly Poisson arrivals (``ca2 = 1``) the Allen-Cunneen
       approximation of a GI/G/c queue waits ``Wq = B (1 + cs2) / 2`` with ``B`` the M/M/c wait
-      (or its heavy-traffic form ``rho s / (c (1 - rho))`` where Erlang C is small).
+      ``C(c, rho) s / (c (1 - rho))``; where Erlang C is below 1/2 (light load, many agents)
+      ``rho`` stands in for it, so that a small predicted wait does not ask for an extreme
+      variability.
 
     The variability is what is left of ``target_wait_ms`` (the steady-state engine's
     APPLY_LATENCY minus one service) after the bursts: ``cs2 = 2 (target - burst) / B - 1``,
@@ -349,8 +351,8 @@ def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rh
         return 0.0
     rho = min(rho, 0.995)
     burst = max(0.0, burst_msgs - 1.0) / 2.0 * service_ms / servers
-    w_mmc = _erlang_c(servers, rho) * service_ms / (servers * (1.0 - rho))
-    base = max(w_mmc, rho * service_ms / (servers * (1.0 - rho)))
+    erlang = _erlang_c(servers, rho)
+    base = (erlang if erlang >= 0.5 else max(erlang, rho)) * service_ms / (servers * (1.0 - rho))
     left = target_wait_ms - burst
     return min(MAX_SERVICE_CV2, max(0.0, 2.0 * left / base - 1.0))
 
