@@ -15,6 +15,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from engine.bands import for_project
 from engine.errors import QrtuneError
 from engine.model import Project
 from engine.perf import ENGINE_MODULES, predict_settings
@@ -67,7 +68,7 @@ class LivePredictor(QObject):
             self._fail(project, str(e))
             return
         if settings == self.settings and self.prediction is not None:
-            self.predicted.emit(project, self.prediction)
+            self.predicted.emit(project, for_project(project, self.prediction))
             return
         module = ENGINE_MODULES.get(settings.get("kind", ""))
         if not wait and module and module not in sys.modules:
@@ -87,7 +88,7 @@ class LivePredictor(QObject):
             return
         self.last_predict_ms = (time.perf_counter() - start) * 1000.0
         self.settings, self.prediction, self.error = settings, prediction, ""
-        self.predicted.emit(project, prediction)
+        self.predicted.emit(project, for_project(project, prediction))  # bands widened for a modelled V8 migration
 
     def _load_engine(self) -> None:
         self._load_pending = False

@@ -112,6 +112,13 @@ class MainWindow(QMainWindow):
 
         self.runs = RunsPanel(self.history, lambda: self.document.project.name)
         self.runs_dock = self._dock("Runs", "runs", self.runs, Qt.LeftDockWidgetArea)
+        from app.panels.advisor import AdvisorPanel
+
+        self.advisor = AdvisorPanel(self.document, lambda: str(self.history.db_path))
+        self.advisor.recorded.connect(self.history.notify)
+        self.advisor_dock = self._dock("Advisor", "advisor", self.advisor, Qt.RightDockWidgetArea)
+        self.tabifyDockWidget(self.inspector_dock, self.advisor_dock)
+        self.inspector_dock.raise_()
 
         # status bar: modified indicator, predict time, progress and Cancel
         self.modified_label = QLabel()
@@ -226,7 +233,7 @@ class MainWindow(QMainWindow):
         for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual):
             view.addAction(a)
         view.addSeparator()
-        for dock in (self.palette_dock, self.inspector_dock, self.results_dock, self.runs_dock):
+        for dock in (self.palette_dock, self.inspector_dock, self.results_dock, self.runs_dock, self.advisor_dock):
             view.addAction(dock.toggleViewAction())
         run = mb.addMenu("&Run")
         for a in (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel):
@@ -466,6 +473,9 @@ class MainWindow(QMainWindow):
         if self.tasks.busy():
             self.tasks.cancel()
             self.tasks.wait(10000)
+        if self.advisor.tasks.busy():
+            self.advisor.tasks.cancel()
+            self.advisor.tasks.wait(10000)
         self.save_layout()
         self.autosaver.discard()
         event.accept()

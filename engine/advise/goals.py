@@ -74,7 +74,13 @@ def goal_from_text(text: str, project: Project) -> Goal:
         return parse_goal(fewest_agents_text(_number(arg, name, 60_000.0)), project)
     if name == "outage-pool":
         return parse_goal(outage_pool_text(project, _number(arg, name, 20.0)), project)
+    allowed = ("one of " + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)
+               + " or 'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'")
     if " " not in text.strip():
-        raise FieldError("--goal", text, "one of " + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)
-                         + " or 'min|max OBJECTIVE [subject to ...] over TARGET.PARAM=VALUES'")
-    return parse_goal(text, project)
+        raise FieldError("--goal", text, allowed)
+    try:
+        return parse_goal(text, project)
+    except FieldError as e:
+        if e.path == "--goal" and e.value == text:  # not a goal at all: name the choices
+            raise FieldError("--goal", text, allowed) from None
+        raise

@@ -1,0 +1,332 @@
+"""The advisor panel: engine-checked recommendations and goal seeking for the open project.
+
+"Advise" runs every advisor rule (:func:`engine.advise.advise`) in a background
+:class:`app.worker.TaskRunner`; "Seek" searches a goal (a named one such as
+``fewest-agents:60000`` or ``outage-pool:20``, or one written out). Each result lists what
+to change, the predicted throughput, latency and CPU before and after (with their
+prediction bands), the cost or risk and the seed section. Applying a result edits the
+document through its undo stack (one undoable step), changing only the knobs the result
+names, so edits made meanwhile are kept. Every result is recorded as a run.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.worker import Cancelled, TaskRunner
+
+#: Goals offered in the goal box (it also accepts any written goal).
+GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20",
+                "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+                "qcapture.trans_batch_sz=1..10")
+
+
+def _fmt(v) -> str:
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return str(v)
+    if math.isinf(v):
+        return "unbounded"
+    a = abs(v)
+    return f"{v:,.0f}" if a >= 1000 else f"{v:.3g}"
+
+
+def advise_task(project, db_path: str | None, outage_min: float = 20.0):
+    """Background function running the advisor and recording its runs."""
+
+    def run(progress, cancelled, partial):
+        from engine.advise import advise
+
+        advice = advise(project, outage_min=outage_min, progress=progress, cancelled=cancelled)
+        if cancelled():
+            raise Cancelled()
+        if db_path:
+            from engine.store import Store
+
+            with Store.open(db_path, wait_s=5.0) as store:
+                store.record_prediction(project, advice.prediction, kind="advise", label="advise: as is")
+                for r in advice.recommendations:
+                    store.record_prediction(r.project, r.prediction, kind="advise", label=f"advice: {r.title}")
+        return advice
+
+    return run
+
+
+def goal_task(project, goal_text: str, db_path: str | None):
+    """Background function seeking a goal and recording the best point.
+
+    Raises
+    ------
+    FieldError
+        Immediately, when the goal text is malformed (before anything runs).
+    """
+    from engine.advise.goals import goal_from_text
+
+    goal = goal_from_text(goal_text, project)
+
+    def run(progress, cancelled, partial):
+        from engine.advise.goalseek import seek
+        from engine.errors import QrtuneError
+
+        try:
+            result = seek(project, goal, progress=progress, cancelled=cancelled)
+        except QrtuneError:
+            if cancelled():
+                raise Cancelled() from None
+            raise
+        if db_path:
+            from engine.store import Store
+
+            label = "goal: " + " ".join(f"{n}={v}" for n, v in result.changes())
+            with Store.open(db_path, wait_s=5.0) as store:
+                store.record_prediction(result.project, result.prediction, kind="goalseek", label=label)
+        return result
+
+    return run
+
+
+class AdvisorPanel(QWidget):
+    """Recommendations and goals for the document's project.
+
+    Parameters
+    ----------
+    document : app.document.Document
+    db_path_fn : callable, optional
+        Returns the run store path (None: results are not recorded).
+
+    Signals
+    -------
+    applied(str)
+        A result was applied; the text names it.
+    recorded()
+        Runs were recorded.
+    """
+
+    applied = Signal(str)
+    recorded = Signal()
+
+    def __init__(self, document, db_path_fn=lambda: None, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.db_path_fn = db_path_fn
+        self.tasks = TaskRunner(self)
+        self.results: list = []  # Recommendation or GoalResult, in list order
+        self.advice = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.advise_button = QPushButton("Advise")
+        self.advise_button.setToolTip("Check every tuning rule against the project with the engine")
+        self.advise_button.clicked.connect(self.run_advice)
+        self.goal_box = QComboBox()
+        self.goal_box.setEditable(True)
+        self.goal_box.addItems(GOAL_PRESETS)
+        self.goal_box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.goal_box.setMinimumContentsLength(14)  # long written goals must not widen the dock
+        self.goal_box.setToolTip("fewest-agents:RATE, outage-pool:MINUTES, or "
+                                 "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'")
+        self.seek_button = QPushButton("Seek goal")
+        self.seek_button.clicked.connect(lambda: self.run_goal(self.goal_box.currentText()))
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.tasks.cancel)
+        row.addWidget(self.advise_button)
+        row.addWidget(self.goal_box, 1)
+        row.addWidget(self.seek_button)
+        row.addWidget(self.cancel_button)
+        layout.addLayout(row)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        layout.addWidget(self.progress)
+        self.status = QLabel("Press Advise to check the project against the tuning rules.")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        split = QSplitter(Qt.Vertical)
+        self.list = QListWidget()
+        self.list.setWordWrap(True)
+        self.list.currentRowChanged.connect(self._show_detail)
+        self.list.itemDoubleClicked.connect(lambda _: self.apply_current())
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        layout.addWidget(split, 1)
+        self.apply_button = QPushButton("Apply selected (undoable)")
+        self.apply_button.setEnabled(False)
+        self.apply_button.clicked.connect(self.apply_current)
+        layout.addWidget(self.apply_button)
+        self.tasks.progress.connect(lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t)))
+        self.tasks.finished.connect(self._finished)
+        self.tasks.failed.connect(lambda m: self._done(f"Failed: {m.splitlines()[0]}"))
+        self.tasks.cancelled.connect(lambda: self._done("Cancelled."))
+
+    # -- running -----------------------------------------------------------------------------
+    def _start(self, title: str, fn) -> bool:
+        if not self.tasks.start(title, fn):
+            self.status.setText("The advisor is still busy; cancel it first.")
+            return False
+        self.advise_button.setEnabled(False)
+        self.seek_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.status.setText(f"{title}...")
+        return True
+
+    def run_advice(self) -> bool:
+        """Check every rule in the background."""
+        return self._start("Checking the tuning rules", advise_task(self.document.project, self.db_path_fn()))
+
+    def run_goal(self, text: str) -> bool:
+        """Seek ``text`` in the background; a malformed goal is reported at once."""
+        from engine.errors import QrtuneError
+
+        try:
+            fn = goal_task(self.document.project, text, self.db_path_fn())
+        except QrtuneError as e:
+            self.status.setText(str(e))
+            return False
+        return self._start("Seeking the goal", fn)
+
+    def _done(self, text: str) -> None:
+        self.progress.hide()
+        self.advise_button.setEnabled(True)
+        self.seek_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.status.setText(text)
+
+    def _finished(self, result) -> None:
+        from engine.advise import Advice
+
+        if isinstance(result, Advice):
+            self.show_advice(result)
+        else:
+            self.show_goal(result)
+        if self.db_path_fn():
+            self.recorded.emit()
+
+    # -- showing -----------------------------------------------------------------------------
+    def show_advice(self, advice) -> None:
+        """List the recommendations of an :class:`engine.advise.Advice`."""
+        self.advice = advice
+        self.results = list(advice.recommendations)
+        self.list.clear()
+        for r in self.results:
+            signed = r.gain_pct if r.sense == "max" else -r.gain_pct
+            item = QListWidgetItem(f"{r.title}\n    {r.metric} {signed:+.1f}%")
+            item.setToolTip(r.reason)
+            self.list.addItem(item)
+        n_rules = len(advice.checked)
+        self._done(f"{len(self.results)} recommendation{'s' if len(self.results) != 1 else ''} from {n_rules} rules "
+                   f"checked with the engine (bottleneck: {advice.prediction.bottleneck or 'none'}).")
+        if self.results:
+            self.list.setCurrentRow(0)
+        else:
+            self.detail.setHtml("<p>No rule's change improves this configuration by the engine's prediction.</p>"
+                                + self._checked_html())
+
+    def show_goal(self, result) -> None:
+        """Show a :class:`engine.advise.goalseek.GoalResult` as the only list entry."""
+        self.advice = None
+        self.results = [result]
+        self.list.clear()
+        head = "Goal met" if result.feasible else "No point meets the goal; nearest miss"
+        self.list.addItem(QListWidgetItem(f"{head}: " + " ".join(f"{n}={v}" for n, v in result.changes())))
+        self._done(f"{result.method} search: {result.evaluations} engine runs of {result.goal.n_points:,} points in "
+                   f"{result.elapsed_s * 1000:.0f} ms.")
+        self.list.setCurrentRow(0)
+
+    def _checked_html(self) -> str:
+        if self.advice is None:
+            return ""
+        rows = "".join(f"<li>{html.escape(rid)}: {html.escape(o)}</li>" for rid, o in self.advice.checked)
+        return f"<p><b>Rules checked</b></p><ul>{rows}</ul>"
+
+    def _effect_table(self, before: dict, after: dict, units: dict, bands: dict) -> str:
+        from engine.bands import band_label
+
+        rows = []
+        for name, b in before.items():
+            a = after.get(name)
+            pct = "" if a is None or not b else f"{(a - b) / abs(b) * 100:+.1f}%"
+            band = bands.get(name)
+            band_text = f"{_fmt(band[0])} .. {_fmt(band[1])}" if band else ""
+            rows.append(f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
+                        f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
+                        f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>")
+        return ("<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th><th>before</th><th>after</th>"
+                f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>")
+
+    def _show_detail(self, row: int) -> None:
+        self.apply_button.setEnabled(0 <= row < len(self.results))
+        if not 0 <= row < len(self.results):
+            self.detail.clear()
+            return
+        r = self.results[row]
+        from engine.advise.base import Recommendation
+
+        if isinstance(r, Recommendation):
+            changes = "<br>".join(html.escape(str(c)) for c in r.changes)
+            body = (f"<h3>{html.escape(r.title)}</h3><p><b>Why:</b> {html.escape(r.reason)}</p>"
+                    f"<p><b>Change:</b><br>{changes}</p>"
+                    + self._effect_table(r.before, r.after, r.units, r.prediction.bands)
+                    + f"<p><b>Cost / risk:</b> {html.escape(r.cost_risk)}</p>"
+                      f"<p><small>Seed: {html.escape(r.seed)}. Predicted by an engine run of the changed project."
+                      "</small></p>" + self._checked_html())
+        else:
+            cons = "".join(f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: {html.escape(str(c))} "
+                           f"(predicted {_fmt(r.metrics.get(c.metric, float('nan')))})</li>" for c in r.goal.constraints)
+            keys = [m for m in ("apply_rows_per_s", "end2end_latency_ms", "apply_lpar_busy_pct", "apply_cpu_us_per_row",
+                                "outage_held_min", "throughput", "response_time_ms") if m in r.metrics]
+            body = (f"<h3>{html.escape(r.goal.describe())}</h3>"
+                    f"<p><b>Best:</b> {html.escape(' '.join(f'{n}={v}' for n, v in r.changes()))}</p><ul>{cons}</ul>"
+                    + self._effect_table({k: r.metrics[k] for k in keys}, {}, r.prediction.units, r.prediction.bands))
+        self.detail.setHtml(body)
+
+    # -- applying ----------------------------------------------------------------------------
+    def apply_current(self) -> bool:
+        """Apply the selected result to the document as one undoable edit."""
+        row = self.list.currentRow()
+        if not 0 <= row < len(self.results):
+            return False
+        r = self.results[row]
+        from engine.advise.base import Recommendation, diff_projects
+        from engine.errors import QrtuneError
+
+        if isinstance(r, Recommendation):
+            changes, text = r.changes, f"Advice: {r.title}"
+        else:
+            base = self.document.project
+            changes = diff_projects(base, r.project)
+            text = "Goal: " + " ".join(f"{n}={v}" for n, v in r.changes())
+        project = self.document.project
+        try:
+            for c in changes:
+                project = project.with_param(c.node_id, c.param, c.after)
+        except (QrtuneError, KeyError) as e:
+            self.status.setText(f"Cannot apply: {e}")
+            return False
+        self.document.push(project, text)
+        self.status.setText(f"Applied: {text} (Edit > Undo reverts it).")
+        self.applied.emit(text)
+        return True

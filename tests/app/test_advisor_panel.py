@@ -1,0 +1,94 @@
+"""The advisor panel: runs in the background, lists engine-checked results, applies one as an undoable edit."""
+
+import pytest
+
+from app.document import Document
+from app.panels.advisor import AdvisorPanel
+from engine import projectfile
+
+QA, SRC = "ab-5-qapply", "ab-0-source-db2"
+
+
+@pytest.fixture
+def doc(root, qtbot):
+    return Document(projectfile.load(root / "sample_runs" / "redpaper-baseline.json"))
+
+
+@pytest.fixture
+def panel(qtbot, doc, db_path):
+    p = AdvisorPanel(doc, lambda: db_path)
+    qtbot.addWidget(p)
+    yield p
+    if p.tasks.busy():
+        p.tasks.cancel()
+        p.tasks.wait(5000)
+
+
+def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_path):
+    with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
+        assert panel.run_advice()
+        assert not panel.advise_button.isEnabled() and panel.cancel_button.isEnabled()
+    assert panel.advise_button.isEnabled() and panel.progress.isHidden()
+    assert panel.list.count() == len(panel.results) >= 1
+    rules = [r.rule for r in panel.results]
+    assert "more_apply_agents" in rules
+    row = rules.index("more_apply_agents")
+    rec = panel.results[row]
+    panel.list.setCurrentRow(row)
+    assert "Cost / risk" in panel.detail.toPlainText() or "Cost / risk" in panel.detail.toHtml()
+    before = doc.project.node(QA).params["num_apply_agents"]
+    target = rec.project.node(QA).params["num_apply_agents"]
+    assert target != before
+    depth = doc.undo_stack.count()
+    with qtbot.waitSignal(panel.applied):
+        assert panel.apply_current()
+    assert doc.project.node(QA).params["num_apply_agents"] == target
+    assert doc.undo_stack.count() == depth + 1 and doc.is_modified()
+    doc.undo_stack.undo()
+    assert doc.project.node(QA).params["num_apply_agents"] == before
+    # every result was recorded as a run
+    from engine.store import Store
+
+    with Store.open(db_path, read_only=True) as store:
+        assert len(store.list_runs(kind="advise")) == len(panel.results) + 1
+
+
+def test_applying_keeps_edits_made_meanwhile(panel, doc, qtbot):
+    with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
+        panel.run_advice()
+    row = [r.rule for r in panel.results].index("more_apply_agents")
+    panel.list.setCurrentRow(row)
+    doc.set_param(SRC, "unique_indexes", 2)  # an unrelated edit after the advice was computed
+    panel.apply_current()
+    assert doc.project.node(SRC).params["unique_indexes"] == 2
+
+
+def test_goal_seek_shows_best_point_and_applies_it(panel, doc, qtbot):
+    with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
+        assert panel.run_goal("fewest-agents:40000")
+    assert panel.list.count() == 1
+    result = panel.results[0]
+    assert result.feasible
+    assert "Goal met" in panel.list.item(0).text()
+    panel.apply_current()
+    assert doc.project.node(QA).params["num_apply_agents"] == result.values[0]
+    assert doc.project.node(SRC).params["offered_rows_per_s"] == 40000.0
+    doc.undo_stack.undo()
+    assert doc.project.node(SRC).params["offered_rows_per_s"] is None
+
+
+def test_bad_goal_is_reported_without_running(panel):
+    assert not panel.run_goal("cheapest please")
+    assert "fewest-agents" in panel.status.text()
+    assert not panel.tasks.busy()
+
+
+def test_main_window_has_advisor_dock_and_bands_in_results(window, qtbot):
+    assert window.advisor_dock.widget() is window.advisor
+    assert window.advisor_dock.toggleViewAction() in window.menuBar().actions()[2].menu().actions()
+    window.live.update(wait=True)
+    table = window.results.table
+    assert table.columnCount() == 4 and "band" in table.horizontalHeaderItem(3).text()
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    band = table.item(names.index("apply_rows_per_s"), 3).text()
+    assert ".." in band
