@@ -49,10 +49,11 @@ DW2005 = {
     "target_db2": dict(locking="row", db2_version="DB2 for z/OS V7"),
 }
 
-#: 002_4094ace59eb76d2a.txt, Case Study #2: 22-core source, 11-core target, 964 GB each, SQL OLTP, 104 job sets.
+#: 002_4094ace59eb76d2a.txt, Case Study #2, third scenario: 25-core source, 11-core target, 964 GB each, SQL OLTP,
+#: 92 job sets (the configuration that brought throughput and CPU back to the baseline's).
 MIRROR_CS2 = {
-    "source": dict(cores=22, memory_gb=964.0, memory_pool="*BASE", workload_name="SQL OLTP, 23 stored-procedure "
-                   "transactions (10 modify)", api="sql", commitment_control=True, job_sets=104, users=None),
+    "source": dict(cores=25, memory_gb=964.0, memory_pool="*BASE", workload_name="SQL OLTP, 23 stored-procedure "
+                   "transactions (10 modify)", api="sql", commitment_control=True, job_sets=92, users=None),
     "target": dict(cores=11, memory_gb=964.0, memory_pool="*BASE"),
 }
 

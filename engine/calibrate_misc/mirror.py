@@ -21,7 +21,7 @@ from engine.calibrate_misc.sources import ROOT, load_calibration
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
-VERSION = "mirror-2"
+VERSION = "mirror-3"
 
 #: Structural values not fitted (seed 002 text, or physical defaults).
 FIXED_GLOBAL = {
@@ -75,6 +75,7 @@ FREE = {
     "sql.mirror_src_cpu_ms_per_op": (0.007, 0.0001, 1.0),
     "sql.mirror_tgt_cpu_ms_per_op": (0.01, 0.0001, 1.0),
     "sql.jobs_per_job_set": (1.4, 0.5, 10.0),
+    "sql.wait_ms_per_op": (0.1, 1e-4, 10.0),
     "sql.job_think_ms": (0.64, 0.01, 50.0),
 }
 
@@ -216,7 +217,8 @@ def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
        per mirrored action and the polling fraction, from CPU % at the measured throughput.
     B0. Jobs per job set and job think time from Little's law on the job-set runs.
     B1. Operations per transaction, storage write times and parallelism, the RDMA round
-        trip, user think time and users per job from throughput and response times.
+        trip, user think time and users per job, and the SQL profile's non-queueing database
+        wait per operation, from throughput and response times.
     C. The client job streams (section 7.4): application CPU and wait per operation for the
        interactive and the batch style, the CPU share of a mirrored row lock and the target's
        flash read time, from the published relative changes. Six parameters against six
@@ -234,7 +236,7 @@ def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
     # user think time: a light-load cycle of the 32k-user SSD baseline, N k / X
     model_names = ["native.ops_per_txn", "g.write_ms.SSD", "g.write_ms.HDD", "g.storage_servers.SSD",
                    "g.storage_servers.HDD", "g.rdma_rtt_ms", "native.users_per_job", "sql.ops_per_txn",
-                   "sql.ios_per_write", "native.user_think_s"]
+                   "sql.ios_per_write", "native.user_think_s", "sql.wait_ms_per_op"]
     rb = _fit_stage(model_names, values, scen, _model_residuals, max_nfev)
     # CPU again with the final operations per transaction (commit share), then the network once more
     ra = _fit_stage(cpu_names, values, scen, _cpu_residuals, 300)

@@ -19,7 +19,11 @@ share of them modifies (``write_pct``). Per transaction it visits:
 ``mirror_target_io``
     the target's synchronous write of each modify, on the same storage
     subsystem as the source when both nodes share it (Case Study #1), plus
-    page faults when the replication jobs run in a pool of their own.
+    page faults when the replication jobs run in a pool of their own;
+``db_wait``
+    the database's own waits that do not queue (journal and log forces, SQL
+    engine waits), ``wait_ms_per_op`` of the API profile (fitted for SQL, whose
+    always-busy job sets otherwise could only wait in a saturated storage queue).
 
 While a job waits for the remote acknowledgement it polls for the RDMA
 completion and burns a fraction ``spin_fraction`` of otherwise idle source
@@ -281,6 +285,16 @@ def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
 
 def stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
     """The closed network's stations for ``cfg`` (active-active folds both nodes symmetrically)."""
+    st = _stations(cfg, d, coeffs)
+    p = coeffs["profiles"][cfg.api]
+    wait_s = p.get("wait_ms_per_op", 0.0) * p["ops_per_txn"] / 1000.0
+    if wait_s > 0:
+        # the database's own waits that do not queue (journal and log forces, SQL engine waits)
+        st.append(Station("db_wait", wait_s, "delay"))
+    return st
+
+
+def _stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
     g = coeffs["global"]
     servers = float(g["storage_servers"][cfg.storage])
     src_c = max(1.0, cfg.source_cores)
