@@ -74,3 +74,17 @@ def test_flag_settings_must_be_booleans(calibration):
     s["workload"]["reads_for_update"] = "yes"
     with pytest.raises(FieldError, match="workload.reads_for_update"):
         mirror.predict(s)
+
+
+def test_more_job_sets_bring_case_study_2_back_to_baseline(calibration):
+    # journey 7 / seed 7.2: 82 job sets lose throughput under the mirror; 104 restore about the baseline's
+    base = mirror.predict(_cal(calibration, "mir-cs2-baseline")).metrics["tps"]
+    tps82 = mirror.predict(_cal(calibration, "mir-cs2-mirror-82js")).metrics["tps"]
+    tps104 = mirror.predict(_cal(calibration, "mir-cs2-mirror-104js")).metrics["tps"]
+    assert tps82 < 0.9 * base
+    assert tps104 > 1.1 * tps82
+    assert tps104 > 0.97 * base
+    # the baseline is not pinned to a saturated storage queue
+    coeffs = load("mirror")
+    cfg, _ = mirror.parse_settings(_cal(calibration, "mir-cs2-baseline"), coeffs)
+    assert mirror.solve(cfg, coeffs).utilisation["storage"] < 0.95
