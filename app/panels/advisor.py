@@ -40,6 +40,8 @@ GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20",
 def _fmt(v) -> str:
     if not isinstance(v, (int, float)) or isinstance(v, bool):
         return str(v)
+    if math.isnan(v):
+        return "-"
     if math.isinf(v):
         return "unbounded"
     a = abs(v)
@@ -268,7 +270,8 @@ class AdvisorPanel(QWidget):
         rows = []
         for name, b in before.items():
             a = after.get(name)
-            pct = "" if a is None or not b else f"{(a - b) / abs(b) * 100:+.1f}%"
+            ok = isinstance(a, (int, float)) and isinstance(b, (int, float)) and b and math.isfinite(a / b)
+            pct = f"{(a - b) / abs(b) * 100:+.1f}%" if ok else ""
             band = bands.get(name)
             band_text = f"{_fmt(band[0])} .. {_fmt(band[1])}" if band else ""
             rows.append(f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
@@ -300,7 +303,10 @@ class AdvisorPanel(QWidget):
                                 "outage_held_min", "throughput", "response_time_ms") if m in r.metrics]
             body = (f"<h3>{html.escape(r.goal.describe())}</h3>"
                     f"<p><b>Best:</b> {html.escape(' '.join(f'{n}={v}' for n, v in r.changes()))}</p><ul>{cons}</ul>"
-                    + self._effect_table({k: r.metrics[k] for k in keys}, {}, r.prediction.units, r.prediction.bands))
+                    + "<p>Before: the project as it is; after: the best point.</p>"
+                    + self._effect_table({k: r.baseline.get(k, math.nan) for k in keys},
+                                         {k: r.metrics[k] for k in keys},
+                                         {**r.prediction.units, "outage_held_min": "min"}, r.prediction.bands))
         self.detail.setHtml(body)
 
     # -- applying ----------------------------------------------------------------------------

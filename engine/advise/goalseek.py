@@ -19,9 +19,10 @@ Search
     finds the boundary of a constraint that is monotone in the knob (the smallest buffer pool
     that holds an outage) in a logarithmic number of runs, like bisection.
 
-Points are ranked feasible first; feasible points by the objective (ties: fewer changes from
-the start of the line, then the smaller knob values); infeasible ones by their total relative
-constraint violation, so a search that finds nothing feasible reports the nearest miss.
+Points are ranked feasible first; feasible points by the objective (ties keep the point found
+first: the lower knob values in exhaustive order, the current value in a line search);
+infeasible ones by their total relative constraint violation, so a search that finds nothing
+feasible reports the nearest miss.
 """
 
 from __future__ import annotations
@@ -130,6 +131,10 @@ class GoalResult:
     evaluations : int
         Engine runs made (memoised points count once).
     elapsed_s : float
+    failed_points : int
+        Points the engine refused (a typed error).
+    baseline : dict
+        Metrics of the project as it was (no knob changed), for before/after views.
     """
 
     goal: Goal
@@ -143,7 +148,7 @@ class GoalResult:
     evaluations: int
     elapsed_s: float
     failed_points: int = 0
-    notes: list = field(default_factory=list)
+    baseline: dict = field(default_factory=dict)
 
     def changes(self) -> list:
         """``[(knob name, value)]`` of the best point."""
@@ -389,6 +394,7 @@ class _Cancelled(Exception):
 
 
 def _better(a: tuple, b: tuple) -> bool:
+    """Strictly better rank (ties keep the incumbent)."""
     return a < b
 
 
@@ -523,6 +529,16 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, line_limit:
     from engine.predict import predict_project
 
     prediction = (predict or predict_project)(best_project)
+    try:
+        base_pred = (predict or predict_project)(project)
+        baseline = dict(base_pred.metrics)
+        if base_pred.kind == "qrep":
+            from engine.advise.outage import outage_metrics
+
+            baseline.update(outage_metrics(project, baseline))
+    except QrtuneError:
+        baseline = {}
     return GoalResult(goal=goal, feasible=key[0] == 0, values=best, project=best_project, prediction=prediction,
                       metrics=metrics, objective_value=ev.objective(best, metrics), method=method,
-                      evaluations=len(ev.cache), elapsed_s=time.perf_counter() - t0, failed_points=ev.failed)
+                      evaluations=len(ev.cache), elapsed_s=time.perf_counter() - t0, failed_points=ev.failed,
+                      baseline=baseline)
