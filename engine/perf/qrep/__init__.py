@@ -38,7 +38,11 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
   Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and
   per-index waits, page-lock contention) plus its own CPU and the destructive MQGET.
   MAXAGENTS_CORRELID, COMMIT_COUNT and a monster transaction (bigger than MEMORY_LIMIT) limit
-  parallelism.
+  parallelism. APPLY_LATENCY is the agent's time plus its M/M/c wait, the drain of the burst
+  one Q Capture MQ commit (or channel batch) delivers, and Q Apply's work queue (scale
+  ``apply_queue_ms``, ``rho / (1 - rho)`` of the agents, stretched by CPU contention on the
+  apply LPAR), capped by what MEMORY_LIMIT holds. QLATENCY waits for the channel batch's
+  syncpoint only for persistent messages (non-persistent ones are visible at once).
 * LPARs: CPs x MIPS per CP (CPU model table) with a multiprocessor loss per extra CP; the
   busy share of each LPAR inflates the elapsed time of CPU work (M/M/c factor), solved as
   a fixed point with the throughput (:mod:`.pipeline`).
