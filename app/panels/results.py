@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, StageChart
+from engine.bands import band_label
 
 #: Metrics tried in order for the headline throughput of each scenario kind.
 HEADLINE = (
@@ -100,8 +101,8 @@ class ResultsPanel(QWidget):
         grid.addWidget(self.latency_stack, 0, 0)
         grid.addWidget(self.stage_chart, 0, 1)
         grid.addWidget(self.cpu_chart, 1, 0)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit"])
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
@@ -172,3 +173,6 @@ class ResultsPanel(QWidget):
             item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             self.table.setItem(r, 1, item)
             self.table.setItem(r, 2, QTableWidgetItem(units.get(name, "")))
+            band = (self.prediction.bands if self.prediction is not None else {}).get(name)
+            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0])} .. {format_number(band[1])}"
+                                                      if band else ""))
