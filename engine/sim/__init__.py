@@ -12,21 +12,40 @@ stopping and the target slowing down. The rules are listed in :mod:`engine.sim.p
 Where the numbers come from
 ---------------------------
 * Stage capacities (rows/s): the steady-state prediction's ``stages`` (:mod:`engine.sim.config`);
-  "drive to the maximum" offers the predicted throughput.
-* Fixed delays: the steady-state engine's fitted ``cap_log_delay_ms`` (log read) and
-  ``mq_staging_ms`` (MQ staging), loaded from its coefficients.
+  "drive to the maximum" offers the predicted throughput. The Q Apply browser is its own
+  single server; the agents are ``NUM_APPLY_AGENTS`` servers (fewer when the apply LPAR's CPU
+  caps them below their own capacity).
+* Fitted coefficients of the steady-state engine (:func:`engine.sim.config.qrep_delays`): the
+  log-read delay ``cap_log_delay_ms``, the MQ staging time ``mq_staging_ms``, the source
+  transactions per MQ commit ``maxtrans_per_commit`` and the channel's time per batch
+  ``ch_batch_us`` (+ ``ch_batch_log_us`` for persistent messages): messages travel in channel
+  batches of up to BATCHSZ and reach the receive queue when their batch ends.
+* The agents' service-time variability: chosen so that, at the predicted operating point, the
+  simulated agents wait as long as the predicted APPLY_LATENCY says, after the waits the
+  simulation's own bursts (MQ commits, channel batches) cause
+  (:func:`engine.sim.config.agent_service_cv2`, Allen-Cunneen). At other rates, during bursts
+  and outages the waits then follow from the queue.
 * Buffer pools and page sets: :mod:`engine.perf.mq_bufferpool` (messages a pool holds, the
   wait to read a message back from the page set, read-ahead) for the transmit queue (the
   channel reads it) and the receive queue (the Q Apply browser reads it).
 * Db2 Mirror: the change rate of :mod:`engine.perf.mirror`'s prediction and its resync time
   per tracked change (:mod:`engine.sim.mirror`).
 
-Known simplifications: service times are deterministic given a message's rows (variability
-comes from Poisson arrivals and transaction sizes), so queueing waits at high utilisation are
-lower than in a real system; Q Apply dependencies between transactions, channel batch
-boundaries (BATCHSZ enters only through the channel's capacity), MQ buffer pool
-synchronous writes slowing the putter, and resync competing with the application for CPU are
-not modelled; peaks in the summary are sampled at 1 s edges.
+Agreement with the steady-state engine (``tests/engine/sim/test_sim_agrees_with_qrep.py``, every
+Q Replication sample, live predictions): throughput within 2%, CAPTURE_LATENCY within 10% (or
+20 ms), QLATENCY within 40% (or 25 ms), END2END_LATENCY within 15%, APPLY_LATENCY within a
+factor of 2 per project and 35% on average where the agents queue (one 5-minute run's mean
+apply wait at 95% agent utilisation moves by about 30% from seed to seed).
+
+Known simplifications: capture-side and channel service times are deterministic given a
+message's rows; Capture reads the log on a SLEEP_INTERVAL grid and commits at the end of the
+cycle (or after ``maxtrans_per_commit`` transactions), so at low rates QLATENCY is up to half
+a cycle above the steady-state engine's; dependencies between transactions that touch the same
+rows (Q Apply holding a transaction until the one it depends on commits), COMMIT_COUNT grouping
+on the apply side, BATCHINT, MQ buffer pool synchronous writes slowing the putter and resync
+competing with the application for CPU are not modelled; the MQ buffer-pool mover
+(``mq-mover``) and Db2 V8 storage kinds are not simulated (``qrtune predict`` gives their
+figures); peaks in the summary are sampled at 1 s edges.
 
 Python API (what the GUI uses)
 ------------------------------
@@ -41,6 +60,7 @@ Python API (what the GUI uses)
 >>> res.monitor_csv("IBMQREP_CAPMON")                             # CSV text like a monitor export
 >>> res.timeseries["t_s"], res.timeseries["xmitq.depth_msgs"]     # per-stage series, 1 s bins
 >>> res.summary["end2end_latency_ms"]["p99"], res.summary["events"][0]["catch_up_s"]
+>>> res.summary["in_flight_drain_s"]   # stop the source at the end: everything in flight applied after this
 
 * ``simulate(project, duration_s, seed=0, profile=None, events=(), progress=None, cancel=None)``
   -> :class:`SimResult`. ``profile`` None offers the project's ``offered_rows_per_s``, or, when

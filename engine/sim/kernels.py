@@ -175,7 +175,7 @@ def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start
             open_n = 0.0
         if open_n == 0.0:
             first = i
-            s = arr[i] if arr[i] > t_free else t_free
+            s = max(t_free, arr[i])
         else:
             s = open_end
         start[i] = s
@@ -286,7 +286,7 @@ def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s
     prev = None if math.isnan(prev_close) else float(prev_close)
     pending_from = n
     if state.open_msgs > 0:
-        pending_from = first if first >= 0 else 0
+        pending_from = max(first, 0)
         if final:
             c = state.open_end + sync_s
             close[pending_from:] = c

@@ -47,7 +47,13 @@ import numpy as np
 
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
-from engine.sim.kernels import BatchState, MultiServerState, batch_channel, fifo_departures, multi_server_memory
+from engine.sim.kernels import (
+    BatchState,
+    MultiServerState,
+    batch_channel,
+    fifo_departures,
+    multi_server_memory,
+)
 from engine.sim.profiles import Transactions
 
 

@@ -108,7 +108,7 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
     batched = math.isfinite(cfg.channel_batch_msgs)
     ch_rate = min(c for _, c in cfg.channel_stages)
-    ch_dep, pageset, sent_at = [], [], []
+    ch_dep, pageset = [], []
     on_queue: deque = deque()  # (departure, messages) of earlier messages, departures in order
     ahead = 0.0  # messages on the queue ahead of the one being put
     free = -math.inf  # when the channel can start the next batch (or message)

@@ -197,7 +197,8 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
         for k in ("commit", "rows", "cap_dep", "u"):
             trace.setdefault(k, []).append(t[k])
         for k, v in (("put", put[g]), ("get", get[g]), ("done", done_t), ("visible", m["visible"][g]),
-                     ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g])):
+                     ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g]),
+                     ("recv", m["recv"][g])):
             trace.setdefault(k, []).append(v)
         trace.setdefault("m_rows", []).append(m["m_rows"])
         trace.setdefault("m_put", []).append(m["put"])
@@ -417,8 +418,9 @@ def _drain_prediction(settings: dict):
 
 #: What to use instead of the simulation for the kinds it does not simulate.
 OTHER_KINDS = {
-    "mq-mover": ("an MQ buffer-pool mover", "qrtune predict PROJECT gives its timeline: elapsed time, when the putter "
-                 "is done, peak depth and the get rates from the buffer pool and the page set"),
+    "mq-mover": ("an MQ buffer-pool mover", ("qrtune predict PROJECT gives its timeline: elapsed time, when the "
+                                             "putter is done, peak depth and the get rates from the buffer pool "
+                                             "and the page set")),
     "db2-v8-storage": ("a Db2 V8 storage sizing", "qrtune predict PROJECT (or qrtune v8) gives its figures"),
 }
 

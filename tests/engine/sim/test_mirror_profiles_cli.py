@@ -126,3 +126,35 @@ def test_mirror_project_through_the_engine():
     e = res.summary["events"][0]
     assert e["tracked_changes_at_resume"] == pytest.approx(res.summary["changes_per_s"] * 120, rel=0.05)
     assert e["resync_time_s"] == pytest.approx(e["tracked_changes_at_resume"] / res.summary["resync_changes_per_s"])
+
+
+def test_cli_simulate_set_changes_a_knob_for_the_run(fake_engine, capsys):
+    from engine.cli import main
+
+    args = ["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--json"]
+    assert main(args + ["--set", "queue_manager.buffpool_pages=20000"]) == 0
+    small = json.loads(capsys.readouterr().out)["summary"]["notes"]
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)["summary"]["notes"]
+    pool = [n for n in small if n.startswith("transmit queue holds")]
+    assert pool and pool != [n for n in default if n.startswith("transmit queue holds")]
+    assert main(args + ["--set", "queue_manager.read_ahead=maybe"]) == 2
+    assert "--set" in capsys.readouterr().err
+    assert main(args + ["--set", "qapply.num_apply_agents=2,4"]) == 2
+    assert "one value per knob" in capsys.readouterr().err
+
+
+def test_cli_simulate_names_the_kinds_it_handles(capsys):
+    from engine.cli import main
+
+    assert main(["simulate", "sample_runs/mq-buffer-pool-mover.json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "'mq-mover'" in err and "'qrep'" in err and "'db2mirror'" in err and "qrtune predict" in err
+
+
+def test_cli_simulate_text_reports_the_switch_over_drain(fake_engine, capsys):
+    from engine.cli import main
+
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--rate", "5000"]) == 0
+    out = capsys.readouterr().out
+    assert "switch-over" in out and "in flight is applied" in out

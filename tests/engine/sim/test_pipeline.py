@@ -73,8 +73,10 @@ def test_same_seed_same_numbers_other_seed_other_numbers(cfg):
     assert a["rows_generated"] != c["rows_generated"]
 
 
-def test_rows_are_conserved_at_every_monitor_edge(cfg):
-    res = simulate_config(_stressed(cfg), 90, seed=1, profile=PROFILE, events=EVENTS)
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2"])
+def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
+    res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=1, profile=PROFILE,
+                          events=EVENTS)
     s = res.summary
     assert s["rows_generated"] == pytest.approx(s["rows_applied"] + s["rows_in_flight_at_end"], abs=1e-6)
     ts = res.timeseries
@@ -89,8 +91,10 @@ def test_rows_are_conserved_at_every_monitor_edge(cfg):
     assert app["ROWS_APPLIED"].sum() == s["rows_applied"]
 
 
-def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg):
-    res = simulate_config(_stressed(cfg), 90, seed=3, profile=PROFILE, events=EVENTS)
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2"])
+def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg, mechanisms):
+    res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=3, profile=PROFILE,
+                          events=EVENTS)
     m = res.monitor["IBMQREP_APPLYMON"]
     assert (m["TRANS_APPLIED"] > 0).sum() >= 5
     np.testing.assert_allclose(m["END2END_LATENCY"], m["CAPTURE_LATENCY"] + m["QLATENCY"] + m["APPLY_LATENCY"],
@@ -210,3 +214,39 @@ def test_fixed_delays_shift_capture_and_q_latency(cfg):
     # the log delay is a multiple of SLEEP_INTERVAL here, so it shifts CAPTURE_LATENCY exactly
     assert late["capture_latency_ms"] - base["capture_latency_ms"] == pytest.approx(500.0, abs=1.0)
     assert late["qlatency_ms"] - base["qlatency_ms"] == pytest.approx(30.0, abs=2.0)
+
+
+def test_switch_over_drain_time_is_the_backlog_at_the_apply_rate(cfg):
+    """Journey 5: Q Apply stopped for the last 20 s; stopping the source at the end, everything in
+    flight is applied after about backlog / apply capacity."""
+    rate = 16000.0
+    res = simulate_config(cfg, 60, seed=1, profile=profiles.constant(rate), events=[Event("apply_stop", 40.0, 20.0)])
+    s = res.summary
+    backlog = s["rows_in_flight_at_end"]
+    assert backlog == pytest.approx(rate * 20, rel=0.1)
+    assert s["in_flight_drain_s"] == pytest.approx(backlog / cfg.apply_rows_per_s, rel=0.1)
+    quiet = simulate_config(cfg, 60, seed=1, profile=profiles.constant(rate)).summary
+    assert 0 < quiet["in_flight_drain_s"] < 2.0  # only what is in the pipe: about one END2END_LATENCY
+
+
+def test_channel_batches_deliver_together_and_cost_a_sync_each(cfg):
+    """Messages of one batch reach the receive queue at the same time, at most BATCHSZ per batch,
+    the sync time after the batch's last message; at full batches the channel keeps its capacity."""
+    cfg = dataclasses.replace(cfg, channel_batch_msgs=50.0, channel_sync_s=0.004)
+    res = simulate_config(cfg, 60, seed=2, profile=profiles.constant(20000), trace=True,
+                          events=[Event("channel_stop", 10.0, 10.0)])
+    tr = res.trace
+    # per message: its first transaction's index
+    first = np.flatnonzero(np.diff(tr["put"], prepend=-1.0) != 0)
+    recv, sent = tr["recv"][first], tr["ch_dep"][first]
+    assert np.all(recv >= sent + cfg.channel_sync_s + cfg.network_latency_s - 1e-9)
+    starts = np.flatnonzero(np.diff(recv, prepend=-1.0) != 0)  # a new delivery time: a new batch
+    sizes = np.diff(np.append(starts, len(recv)))
+    assert sizes.max() == 50 and (sizes < 50).any() and len(sizes) > 100
+    # a batch's messages arrive the sync time plus the network delay after its last one was sent
+    last = np.append(starts[1:], len(recv)) - 1
+    np.testing.assert_allclose(recv[starts], sent[last] + cfg.channel_sync_s + cfg.network_latency_s, atol=1e-9)
+    # after the outage the backlog is sent in full batches: the channel drains at its capacity
+    drain = (tr["ch_dep"] > 21) & (tr["ch_dep"] < 24)
+    rows_per_s = tr["rows"][drain].sum() / 3.0
+    assert rows_per_s == pytest.approx(cfg.channel_rows_per_s, rel=0.03)

@@ -36,15 +36,8 @@ WARM_UP_S = 60.0
 
 
 def _qrep_samples() -> list[Path]:
-    out = []
-    for path in sorted((ROOT / "sample_runs").glob("*.json")):
-        try:
-            project = projectfile.load(path)
-            if project_to_scenario(project).get("kind") == "qrep":
-                out.append(path)
-        except Exception:  # noqa: BLE001 - not a project file (or another engineer's work in progress)
-            continue
-    return out
+    return [path for path in sorted((ROOT / "sample_runs").glob("*.json"))
+            if project_to_scenario(projectfile.load(path)).get("kind") == "qrep"]
 
 
 SAMPLES = _qrep_samples()
