@@ -44,8 +44,10 @@ PAGESET_NAMES = {"mq_pageset", "pageset"}
 APPLY_NAMES = {"qapply_agents", "qapply_cpu", "target_db2", "qapply", "apply_mq_log", "mq_get"}
 BROWSER_NAMES = {"qapply_browser"}
 
-#: Largest squared coefficient of variation of an agent's service time the simulation uses.
-MAX_SERVICE_CV2 = 400.0
+#: Largest squared coefficient of variation of an agent's service time the simulation uses: at
+#: light load a predicted wait cannot come from queueing, and asking more would mean rare
+#: services of hundreds of times the mean.
+MAX_SERVICE_CV2 = 100.0
 SOURCE_NAMES = {"source_workload", "source", "source_cpu"}
 
 PAGE_BYTES = 4096
@@ -328,15 +330,16 @@ def _erlang_c(servers: int, rho: float) -> float:
 
 
 def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rho: float,
-                      burst_msgs: float) -> float:
+                      burst_msgs: float, read_ms: float = 0.0) -> float:
     """Squared coefficient of variation of an agent's service time that explains a predicted wait.
 
     The simulated agents are ``servers`` parallel servers of mean service ``service_ms`` (per
     message) at utilisation ``rho``. Two things make a message wait for them:
 
     * bursts the simulation produces itself: ``burst_msgs`` messages become visible together
-      (one MQ commit or channel batch), so the average one waits ``(burst_msgs - 1) / 2``
-      aggregate services ``service_ms / servers``;
+      (one MQ commit or channel batch); the browser hands them over one every ``read_ms``, so
+      the average one waits ``(burst_msgs - 1) / 2`` times what an aggregate service
+      ``service_ms / servers`` exceeds ``read_ms`` by;
     * service-time variability: with roughly Poisson arrivals (``ca2 = 1``) the Allen-Cunneen
       approximation of a GI/G/c queue waits ``Wq = B (1 + cs2) / 2`` with ``B`` the M/M/c wait
       ``C(c, rho) s / (c (1 - rho))``; where Erlang C is below 1/2 (light load, many agents)
@@ -350,7 +353,7 @@ def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rh
     if not (servers >= 1 and service_ms > 0 and 0 < rho and math.isfinite(target_wait_ms)):
         return 0.0
     rho = min(rho, 0.995)
-    burst = max(0.0, burst_msgs - 1.0) / 2.0 * service_ms / servers
+    burst = max(0.0, burst_msgs - 1.0) / 2.0 * max(0.0, service_ms / servers - read_ms)
     erlang = _erlang_c(servers, rho)
     base = (erlang if erlang >= 0.5 else max(erlang, rho)) * service_ms / (servers * (1.0 - rho))
     left = target_wait_ms - burst
@@ -527,7 +530,8 @@ def _with_service_variability(cfg: PipelineConfig, prediction) -> PipelineConfig
     msgs_per_s = x / rows_per_msg
     burst = min(msgs_per_s * cfg.commit_cycle_s, cfg.maxtrans_per_commit / cfg.trans_batch_sz, cfg.channel_batch_msgs)
     burst = max(1.0, burst)
-    cv2 = agent_service_cv2(float(lat) - service_ms, servers, service_ms, rho, burst)
+    read_ms = 1000.0 * rows_per_msg / cfg.browser_rows_per_s if cfg.browser_rows_per_s else 0.0
+    cv2 = agent_service_cv2(float(lat) - service_ms, servers, service_ms, rho, burst, read_ms)
     note = (f"agents: {servers} servers of {service_ms:.3g} ms per message, squared coefficient of variation "
             f"{cv2:.3g}, so that at the predicted {x:,.0f} rows/s ({100 * min(rho, 1.0):.0f}% busy, bursts of "
             f"{burst:.0f} messages) they wait as long as the steady-state APPLY_LATENCY ({float(lat):.4g} ms) says")
