@@ -112,7 +112,8 @@ class BarChart(pg.PlotWidget):
         self.setMinimumHeight(110)
         if unit:
             self.setLabel("left", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
+                                     pen=pg.mkPen("#ccc"))
         self.items: list[pg.BarGraphItem] = []
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
@@ -155,7 +156,8 @@ class HBarChart(pg.PlotWidget):
         self.showGrid(x=True, y=False, alpha=0.25)
         if unit:
             self.setLabel("bottom", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
+                                     pen=pg.mkPen("#ccc"))
         self.items: list[pg.BarGraphItem] = []
         self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#888"))
         self.addItem(self.zero)
@@ -204,7 +206,8 @@ class LineChart(pg.PlotWidget):
             self.setLabel("bottom", x_label)
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
+                                     pen=pg.mkPen("#ccc"))
         self.curves: dict[str, pg.PlotDataItem] = {}
 
     def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False) -> None:

@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(canvas_page, "Topology")
         self.setCentralWidget(self.tabs)
         self._lazy_views: dict[str, QWidget] = {}
-        for name in ("Simulation", "Sweep", "Compare", "Validation"):
+        for name in ("Simulation", "Sweep", "Compare", "Validation", "Monitor"):
             holder = QWidget()
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
             self.tabs.addTab(holder, name)
@@ -264,6 +264,11 @@ class MainWindow(QMainWindow):
 
             w = ValidationView()
             w.run_requested.connect(self.validate)
+        elif name == "Monitor":
+            from app.panels.monitor import MonitorView
+
+            w = MonitorView(lambda: self.document.project, lambda: str(self.history.db_path))
+            w.recorded.connect(self.history.notify)
         else:
             raise KeyError(name)
         index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index(name)
@@ -476,6 +481,8 @@ class MainWindow(QMainWindow):
         if self.advisor.tasks.busy():
             self.advisor.tasks.cancel()
             self.advisor.tasks.wait(10000)
+        if "Monitor" in self._lazy_views:
+            self._lazy_views["Monitor"].shutdown()
         self.save_layout()
         self.autosaver.discard()
         event.accept()

@@ -1,0 +1,232 @@
+"""The Monitor view: imported monitor intervals overlaid on the engine's predictions, and a fit.
+
+Journey 8 ("does the model match my system?"): import IBMQREP_CAPMON, IBMQREP_CAPQMON
+and IBMQREP_APPLYMON CSV exports, see measured and predicted throughput and END2END
+latency over time, fit the engine's coefficients to the intervals and read the error on
+the intervals held out of the fit before trusting any what-if. The view runs its work in
+its own background worker (progress and Cancel in the view), so it never blocks a
+simulation or sweep in the window's worker.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.charts import LineChart
+from app.panels.results import format_number
+from app.worker import TaskRunner
+from engine.errors import QrtuneError
+
+#: (metric, chart title, unit) overlaid measured against predicted.
+OVERLAID = (("apply_rows_per_s", "Rows applied per second", "rows/s"),
+            ("end2end_latency_ms", "END2END latency", "ms"))
+
+
+class MonitorView(QWidget):
+    """Import, overlay, fit.
+
+    Parameters
+    ----------
+    project_fn : callable
+        Returns the open project.
+    db_path_fn : callable
+        Returns the run store path.
+
+    Signals
+    -------
+    recorded()
+        A fit or an import was written to the store.
+    """
+
+    recorded = Signal()
+
+    def __init__(self, project_fn, db_path_fn, parent=None):
+        super().__init__(parent)
+        self.project_fn, self.db_path_fn = project_fn, db_path_fn
+        self.tasks = TaskRunner(self)
+        self.outcome = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.import_button = QPushButton("Import monitor CSVs...")
+        self.import_button.setToolTip("CSV exports of IBMQREP_CAPMON, IBMQREP_CAPQMON and IBMQREP_APPLYMON, "
+                                      "imported for the open project")
+        self.show_button = QPushButton("Show")
+        self.show_button.setToolTip("Overlay the intervals already imported for this project")
+        self.fit_button = QPushButton("Fit to the intervals")
+        self.holdout = QSpinBox()
+        self.holdout.setRange(2, 20)
+        self.holdout.setValue(4)
+        self.holdout.setPrefix("hold out every ")
+        self.holdout.setSuffix("th")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.hide()
+        for w in (self.import_button, self.show_button, self.fit_button, self.holdout):
+            row.addWidget(w)
+        row.addStretch(1)
+        row.addWidget(self.progress)
+        row.addWidget(self.cancel_button)
+        layout.addLayout(row)
+        self.status = QLabel("Import a week of monitor exports to see how well the engine matches your system.")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.RichText)
+        layout.addWidget(self.summary)
+        grid = QGridLayout()
+        self.charts = {m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID}
+        for c, chart in enumerate(self.charts.values()):
+            grid.addWidget(chart, 0, c)
+        self.coefficients = QTableWidget(0, 5)
+        self.coefficients.setHorizontalHeaderLabels(["Coefficient", "Unit", "Before", "Fitted", "Change"])
+        self.coefficients.verticalHeader().hide()
+        self.coefficients.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.coefficients.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.errors = QTableWidget(0, 3)
+        self.errors.setHorizontalHeaderLabels(["Held-out error (median)", "Before", "After"])
+        self.errors.verticalHeader().hide()
+        self.errors.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.errors.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        grid.addWidget(self.coefficients, 1, 0)
+        grid.addWidget(self.errors, 1, 1)
+        layout.addLayout(grid, 1)
+        self.import_button.clicked.connect(self._import_dialog)
+        self.show_button.clicked.connect(lambda: self.run())
+        self.fit_button.clicked.connect(lambda: self.run(fit=True))
+        self.cancel_button.clicked.connect(self.tasks.cancel)
+        self.tasks.progress.connect(lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t)))
+        self.tasks.finished.connect(self._finished)
+        self.tasks.failed.connect(self._failed)
+        self.tasks.cancelled.connect(self._cancelled)
+
+    # -- running ----------------------------------------------------------------------------
+    def _import_dialog(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "CSV exports (*.csv);;All (*)")
+        if files:
+            self.run(files)
+
+    def run(self, files=(), fit: bool = False) -> bool:
+        """Import ``files`` (if any), predict every interval and, with ``fit``, fit; in the background."""
+        from app.monitoring import monitor_task
+
+        if self.tasks.busy():
+            self.status.setText("Still working; cancel it first.")
+            return False
+        try:
+            fn = monitor_task(self.project_fn(), self.db_path_fn(), list(files), fit, self.holdout.value())
+        except QrtuneError as e:
+            self.status.setText(str(e))
+            return False
+        self._busy(True)
+        return self.tasks.start("Monitor", fn)
+
+    def shutdown(self) -> None:
+        """Stop the worker (the window is closing)."""
+        if self.tasks.busy():
+            self.tasks.cancel()
+            self.tasks.wait(10000)
+
+    def _busy(self, busy: bool) -> None:
+        for w in (self.import_button, self.show_button, self.fit_button):
+            w.setEnabled(not busy)
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.progress.setValue(0)
+
+    def _failed(self, message: str) -> None:
+        self._busy(False)
+        self.status.setText(message.splitlines()[0])
+
+    def _cancelled(self) -> None:
+        self._busy(False)
+        self.status.setText("Cancelled.")
+
+    def _finished(self, outcome) -> None:
+        self._busy(False)
+        self.show_outcome(outcome)
+        if outcome.imported_rows or outcome.fit_id is not None:
+            self.recorded.emit()
+
+    # -- showing -------------------------------------------------------------------------------
+    def show_outcome(self, outcome) -> None:
+        """Overlay measured and predicted values and show the fit of a :class:`app.monitoring.MonitorOutcome`."""
+        self.outcome = outcome
+        ivs = outcome.intervals
+        imported = f"Imported {outcome.imported_rows} rows. " if outcome.imported_rows else ""
+        if not ivs:
+            self.status.setText(imported + "No monitor intervals are imported for this project yet.")
+            self.summary.clear()
+            for chart in self.charts.values():
+                chart.set_series({})
+            return
+        t0 = ivs[0].monitor_time
+        hours = [(iv.monitor_time - t0).total_seconds() / 3600.0 for iv in ivs]
+        self.status.setText(f"{imported}{len(ivs)} intervals from {', '.join(outcome.tables)} "
+                            f"({ivs[0].monitor_time:%Y-%m-%d %H:%M} to {ivs[-1].monitor_time:%Y-%m-%d %H:%M}).")
+        for metric, chart in self.charts.items():
+            series = {"measured": (hours, [iv.measured.get(metric, math.nan) for iv in ivs]),
+                      "predicted": (hours, [p.get(metric, math.nan) for p in outcome.predicted])}
+            if outcome.fitted:
+                series["predicted, fitted"] = (hours, [p.get(metric, math.nan) for p in outcome.fitted])
+                held = [k for k, h in enumerate(outcome.held_out) if h]
+                series["measured, held out"] = ([hours[k] for k in held],
+                                                [ivs[k].measured.get(metric, math.nan) for k in held])
+            chart.set_series(series)
+            if "measured, held out" in chart.curves:  # points only: the intervals the fit never saw
+                chart.curves["measured, held out"].setPen(None)
+                chart.curves["measured, held out"].setSymbol("o")
+        self._show_fit(outcome.fit)
+
+    def _show_fit(self, fit) -> None:
+        self.coefficients.setRowCount(0)
+        self.errors.setRowCount(0)
+        if fit is None:
+            self.summary.setText("Press <b>Fit to the intervals</b> to fit the engine's coefficients and see the "
+                                 "error on intervals held out of the fit.")
+            return
+        b, a = fit.before, fit.after
+        self.summary.setText(
+            f"Fitted on {fit.n_fit} intervals, {fit.n_holdout} held out (fit #{self.outcome.fit_id}). "
+            f"Error on the held-out intervals, median: <b>{b['median_pct']:.1f}%</b> with the published "
+            f"coefficients, <b style='color:#1a7a30'>{a['median_pct']:.1f}%</b> fitted.")
+        self.coefficients.setRowCount(len(fit.base))
+        for r, (name, before) in enumerate(fit.base.items()):
+            after = fit.fitted[name]
+            change = f"{100 * (after - before) / before:+.1f}%" if before else ""
+            for c, text in enumerate((name, fit.units.get(name, ""), format_number(before), format_number(after),
+                                      change)):
+                item = QTableWidgetItem(text)
+                if c >= 2:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.coefficients.setItem(r, c, item)
+        metrics = list(b["by_metric"])
+        self.errors.setRowCount(len(metrics))
+        for r, metric in enumerate(metrics):
+            after = a["by_metric"].get(metric)
+            for c, text in enumerate((metric, f"{b['by_metric'][metric]:.1f}%",
+                                      "" if after is None else f"{after:.1f}%")):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.errors.setItem(r, c, item)

@@ -1,0 +1,71 @@
+"""Journey 8 in the window: import monitor exports, overlay measured and predicted, fit, held-out error."""
+
+import numpy as np
+import pytest
+
+from engine import projectfile
+from engine.fit import engine_fit_model, synthesize_intervals
+from engine.monitor_import import to_csv_text
+from engine.scenario import project_to_scenario
+
+N = 32
+
+
+@pytest.fixture
+def exports(root, tmp_path):
+    """CSV exports of a system whose coefficients are 30% off the published ones (3% noise)."""
+    project = projectfile.load(root / "sample_runs" / "redpaper-baseline.json")
+    settings = project_to_scenario(project)
+    model = engine_fit_model(settings)
+    true = {k: v[0] * 1.3 for k, v in model.parameters.items()}
+    offered = np.concatenate([np.linspace(5000, 40000, N // 2), np.linspace(40000, 5000, N // 2)])
+    files = []
+    for table, rows in synthesize_intervals(model, settings, true, offered, 60.0, np.random.default_rng(3)).items():
+        f = tmp_path / f"{table}.csv"
+        f.write_text(to_csv_text(table, rows))
+        files.append(str(f))
+    return project, files
+
+
+def run(view, qtbot, **kwargs):
+    with qtbot.waitSignal(view.tasks.finished, timeout=60000):
+        assert view.run(**kwargs)
+    return view.outcome
+
+
+def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
+    project, files = exports
+    window.document.reset(project, None)
+    view = window.view_widget("Monitor")
+    assert window.tabs.tabText(5) == "Monitor"
+    outcome = run(view, qtbot, files=files)
+    assert outcome.imported_rows == 2 * N and len(outcome.intervals) == N and outcome.fit is None
+    measured = view.charts["apply_rows_per_s"].curves["measured"].getData()[1]
+    predicted = view.charts["apply_rows_per_s"].curves["predicted"].getData()[1]
+    assert len(measured) == len(predicted) == N
+    assert set(view.charts["end2end_latency_ms"].curves) == {"measured", "predicted"}
+    assert "Fit to the intervals" in view.summary.text()
+
+    outcome = run(view, qtbot, fit=True)  # the imported rows are kept: no second import needed
+    fit = outcome.fit
+    assert outcome.imported_rows == 0 and len(outcome.intervals) == N
+    assert fit.n_holdout == N // 4 and sum(outcome.held_out) == N // 4
+    assert fit.after["median_pct"] < fit.before["median_pct"]
+    curves = view.charts["end2end_latency_ms"].curves
+    assert set(curves) == {"measured", "predicted", "predicted, fitted", "measured, held out"}
+    assert len(curves["measured, held out"].getData()[0]) == N // 4
+    assert f"{fit.after['median_pct']:.1f}%" in view.summary.text()
+    assert view.coefficients.rowCount() == len(fit.base) and view.errors.rowCount() >= 2
+    with window.history.open(read_only=True) as store:
+        assert store.latest_fit(project.name)["id"] == outcome.fit_id
+
+
+def test_a_malformed_export_is_reported_and_nothing_imported(window, qtbot, tmp_path):
+    bad = tmp_path / "IBMQREP_APPLYMON.csv"
+    bad.write_text("MONITOR_TIME,RECVQ,ROWS_APPLIED\nnot a time,Q1,5\n")
+    view = window.view_widget("Monitor")
+    with qtbot.waitSignal(view.tasks.failed, timeout=30000):
+        view.run(files=[str(bad)])
+    assert "IBMQREP_APPLYMON.csv" in view.status.text() and view.import_button.isEnabled()
+    outcome = run(view, qtbot)
+    assert outcome.intervals == [] and "No monitor intervals" in view.status.text()
