@@ -14,14 +14,31 @@ by bounded least squares on log ratios (predicted / measured) of every metric bo
 sides have, and the error (median absolute percentage error over all held-out metric
 values) is reported before and after.
 
-The engine contract
--------------------
-An engine module (``engine.perf.<kind>``) that supports fitting exposes
+The engine contract (what an engine implements so ``qrtune fit`` can adjust it)
+-----------------------------------------------------------------------------
+An engine module (``engine.perf.<kind>``, e.g. ``engine.perf.qrep``) that supports fitting
+exposes two functions; nothing else in this module is engine-specific:
 
-``fit_parameters(settings) -> dict[name, (value, low, high, unit)]``
-    The coefficients a fit may adjust, their current values and physical bounds.
-``predict(settings, coefficients=None) -> Prediction``
-    A prediction with the named coefficients overriding the engine's own.
+``fit_parameters(settings: dict) -> dict[str, entry]``
+    The coefficients a fit may adjust for this scenario, by the engine's own coefficient
+    names (e.g. those of ``assets/coefficients/qrep.json``). Offer only coefficients that
+    monitor intervals can inform (CPU and elapsed time per row, transaction and message;
+    fixed delays), not every calibrated one. ``entry`` is either a tuple
+    ``(value, low, high, unit)`` or a mapping ``{"value": v, "bounds": [low, high],
+    "unit": u}`` (the coefficient file's own layout; ``"low"``/``"high"`` keys also work).
+    ``value`` is the engine's current value; ``0 < low <= value <= high`` (the fit works on
+    log ratios, so values must be positive); ``unit`` is text (``us/row``, ``ms``).
+``predict(settings: dict, coefficients: Mapping[str, float] | None = None) -> Prediction``
+    A prediction in which the named coefficients replace the engine's own values and all
+    others keep theirs; ``None`` (or ``{}``) gives exactly the plain prediction. The fit
+    always passes a plain ``dict`` of floats holding every name ``fit_parameters``
+    returned. Cheap: a fit calls it (intervals x (coefficients + 1)) times per iteration.
+    The prediction's ``coefficients_version`` should say the values were overridden
+    (e.g. ``qrep-20261122-abc+override``) so stored runs are not mistaken for plain ones.
+
+:func:`check_engine_contract` checks a module against this contract (the engine's tests
+can call it), :func:`engine_fit_model` loads it, and :func:`fitted_predict` predicts with a
+fit kept in the store (``qrtune predict PROJECT --db PATH --fitted``).
 
 Limitations: one send/receive queue pair per project (intervals of several receive
 queues are all matched against the nearest CAPQMON row of any queue).
@@ -38,6 +55,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from engine.errors import QrtuneError
 from engine.store.errors import FitError
 
 #: Monitor latency column -> metric name of the engine.
@@ -171,6 +189,73 @@ class FitModel:
     version: str = ""
 
 
+def _normalise_entry(name: str, entry, module_name: str) -> tuple[float, float, float, str]:
+    """``(value, low, high, unit)`` from a tuple or a coefficient-file-style mapping; checks the bounds."""
+    where = f"{module_name}.fit_parameters: coefficient {name!r}"
+    try:
+        if isinstance(entry, Mapping):
+            value = float(entry["value"])
+            if "bounds" in entry:
+                low, high = (float(b) for b in entry["bounds"])
+            else:
+                low, high = float(entry["low"]), float(entry["high"])
+            unit = str(entry.get("unit", ""))
+        else:
+            value, low, high, unit = entry
+            value, low, high, unit = float(value), float(low), float(high), str(unit)
+    except (KeyError, TypeError, ValueError) as e:
+        raise FitError(f"{where}: expected (value, low, high, unit) or {{'value', 'bounds', 'unit'}}, got "
+                       f"{entry!r} ({e})") from None
+    if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= value <= high):
+        raise FitError(f"{where}: value {value:g} with bounds [{low:g}, {high:g}]; expected 0 < low <= value <= high "
+                       "(the fit works on log ratios)")
+    return value, low, high, unit
+
+
+def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, float, float, str]]:
+    """Check ``module`` against the fit contract on ``settings``; returns its normalised parameters.
+
+    Checks that ``fit_parameters`` offers at least one coefficient with valid bounds, that
+    ``predict(settings, base values)`` equals ``predict(settings)`` (metric by metric), and
+    that ``predict`` answers a changed coefficient (each one at its bound moves some metric).
+
+    Raises
+    ------
+    FitError
+        The module breaks the contract; the message says how.
+    """
+    name = getattr(module, "__name__", str(module))
+    if not hasattr(module, "fit_parameters"):
+        raise FitError(f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
+                       "(fit_parameters(settings) and predict(settings, coefficients)) yet")
+    params = {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
+    if not params:
+        raise FitError(f"{name}.fit_parameters offers no coefficient for this scenario")
+    base = {k: v[0] for k, v in params.items()}
+    plain, with_base = module.predict(settings).metrics, module.predict(settings, dict(base)).metrics
+    differ = [m for m in plain if not _close(plain[m], with_base.get(m))]
+    if differ:
+        raise FitError(f"{name}.predict(settings, base coefficients) differs from predict(settings) in "
+                       f"{', '.join(differ[:5])}: the values fit_parameters reports must be the ones in use")
+    deaf = []
+    for k, (value, low, high, _) in params.items():
+        moved = dict(base, **{k: high if high > value else low})
+        if all(_close(v, module.predict(settings, moved).metrics.get(m)) for m, v in plain.items()):
+            deaf.append(k)
+    if deaf:
+        raise FitError(f"{name}.predict ignores coefficient {', '.join(deaf)} (no metric moves at its bound): "
+                       "do not offer it to the fit, or pass the override through")
+    return params
+
+
+def _close(a, b, rel: float = 1e-9) -> bool:
+    if a is None or b is None:
+        return a is b
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
 def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel:
     """The :class:`FitModel` of the engine for ``settings["kind"]`` (or of ``module_name``).
 
@@ -179,7 +264,8 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
     UnsupportedKindError
         No engine exists for the kind.
     FitError
-        The engine does not expose fittable coefficients (see the module docstring).
+        The engine does not expose fittable coefficients (see the module docstring), or
+        offers one with bounds that do not hold its value.
     """
     if module_name is None:
         from engine.perf import ENGINE_MODULES, predictor
@@ -190,9 +276,43 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
     if not hasattr(module, "fit_parameters"):
         raise FitError(f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
                        "(fit_parameters(settings) and predict(settings, coefficients)) yet")
-    params = {k: tuple(v) for k, v in module.fit_parameters(settings).items()}
-    base = module.predict(settings, {k: v[0] for k, v in params.items()})
-    return FitModel(module_name, params, module.predict, base.coefficients_version)
+    params = {k: _normalise_entry(k, v, module_name) for k, v in module.fit_parameters(settings).items()}
+    if not params:
+        raise FitError(f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit "
+                       "for this project")
+    version = module.predict(settings).coefficients_version  # the plain one, not an override's
+    return FitModel(module_name, params, module.predict, version or "")
+
+
+def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None):
+    """Predict ``settings`` with the coefficients of a stored fit (:meth:`engine.store.Store.latest_fit`).
+
+    The engine is ``module_name``, else the one the fit was made with (its report's ``model``),
+    else the engine of ``settings["kind"]``.
+
+    Returns
+    -------
+    (Prediction, str)
+        The prediction and a note ("" when the fit was made on the engine's current
+        coefficients; else a warning that the base coefficients have changed since).
+
+    Raises
+    ------
+    FitError
+        The engine no longer offers a coefficient the fit adjusted.
+    """
+    model = engine_fit_model(settings, module_name or (fit.get("report") or {}).get("model") or None)
+    coefficients = {k: float(v) for k, v in fit["coefficients"].items()}
+    unknown = [k for k in coefficients if k not in model.parameters]
+    if unknown:
+        raise FitError(f"fit {fit.get('id')} adjusted {', '.join(unknown)}, which the engine no longer offers; "
+                       "fit again with qrtune fit")
+    note = ""
+    base_version = fit.get("base_coefficients_version") or ""
+    if base_version and model.version and base_version != model.version:
+        note = (f"fit {fit.get('id')} was made on coefficients {base_version}; the engine now has {model.version} "
+                "(fit again with qrtune fit to follow them)")
+    return model.predict(settings, coefficients), note
 
 
 def _settings_at(settings: dict, offered_rows_per_s: float) -> dict:
@@ -329,7 +449,10 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
         raise FitError("the engine predicts none of the measured metrics; nothing to fit")
 
     def residuals(x: np.ndarray) -> np.ndarray:
-        preds = _predictions(model, settings, fit_set, coeffs(x))
+        try:
+            preds = _predictions(model, settings, fit_set, coeffs(x))
+        except (QrtuneError, ArithmeticError, ValueError):  # the engine rejects these coefficients: far off
+            return np.full(len(targets), 10.0)
         out = np.empty(len(targets))
         for r, (k, metric, meas) in enumerate(targets):
             p = preds[k].get(metric, float("nan"))
@@ -391,4 +514,5 @@ def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, of
 
 
 __all__ = ["Interval", "FitModel", "FitResult", "LATENCY_COLUMNS", "intervals_from_monitor", "engine_fit_model",
+           "check_engine_contract", "fitted_predict",
            "error_pct", "split", "fit_coefficients", "synthesize_intervals"]

@@ -19,6 +19,9 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
     add_db_options(p, db_help="also record the run in this results store (a run the engine rejects is "
                    "recorded as failed, with its error)")
+    p.add_argument("--fitted", action="store_true",
+                   help="use the coefficients of the project's latest fit in the store (qrtune fit) instead of "
+                   "the engine's own")
     p.set_defaults(func=run)
 
 
@@ -95,27 +98,49 @@ def format_prediction(pred: Prediction, title: str) -> str:
     return "\n".join(lines)
 
 
+def _latest_fit(args, project) -> dict:
+    """The project's latest fit in the store (qrtune fit); a clear error when there is none."""
+    with open_store(args, read_only=True) as store:
+        fit = store.latest_fit(project.name)
+        where = store.path
+    if fit is None:
+        raise QrtuneError(f"no fit of project {project.name!r} in the store {where}; import its monitor exports "
+                          f"(qrtune import-monitor FILE... --project {args.project} --db {where}) and run "
+                          f"qrtune fit {args.project} --db {where} first")
+    return fit
+
+
 def run(args) -> int:
     project = projectfile.load(args.project)
     db = getattr(args, "db", None)
+    fit = _latest_fit(args, project) if getattr(args, "fitted", False) else None
+    label = f"fitted (fit {fit['id']})" if fit else ""
     try:
-        pred = predict_project(project)
+        if fit:
+            from engine.fit import fitted_predict
+            from engine.scenario import project_to_scenario
+
+            pred, note = fitted_predict(project_to_scenario(project), fit)
+            if note:
+                print(f"qrtune predict: note: {note}", file=sys.stderr)
+        else:
+            pred = predict_project(project)
     except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
         if db:  # nothing a user ran is lost: the failure is a run too
             with open_store(args) as store:
-                run_id = store.record_failure(project, e, kind="predict")
+                run_id = store.record_failure(project, e, kind="predict", label=label)
             print(f"qrtune predict: recorded as failed run {run_id} in {store.path}", file=sys.stderr)
         raise
     run_id = None
     if db:
         with open_store(args) as store:
-            run_id = store.record_prediction(project, pred, kind="predict")
+            run_id = store.record_prediction(project, pred, kind="predict", label=label)
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
         json.dump({"project": project.name, **pred.to_json(), **extra}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        print(format_prediction(pred, project.name))
+        print(format_prediction(pred, project.name + (f"  [{label}]" if label else "")))
         if run_id is not None:
             print(f"\n  recorded as run {run_id} in {store.path}")
     return 0

@@ -9,15 +9,21 @@ when this was written.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import types
 
 import fit_fakes
 import numpy as np
 import pytest
-from store_fakes import ROOT
 
-from engine.fit import engine_fit_model, fit_coefficients, intervals_from_monitor, split, synthesize_intervals
+from engine.cli import main as qrtune_main
+from engine.fit import (
+    check_engine_contract,
+    engine_fit_model,
+    fit_coefficients,
+    intervals_from_monitor,
+    split,
+    synthesize_intervals,
+)
 from engine.monitor_import import load_monitor_rows, parse_file, to_csv_text, write_parsed
 from engine.scenario import project_to_scenario
 from engine.store import FitError, Store
@@ -91,19 +97,68 @@ def test_fit_errors(imported, baseline):
         fit_coefficients(model, settings, ivs, only=["nope"])
 
 
-def test_fit_command_records_the_fit(imported, env_with_fakes, baseline):
-    db, _, _ = imported
-    out = subprocess.run([sys.executable, "-m", "engine", "fit", "sample_runs/redpaper-baseline.json", "--db",
-                          str(db), "--model", "fit_fakes", "--json"], cwd=ROOT, env=env_with_fakes,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    doc = json.loads(out.stdout)
+def test_fit_command_records_the_fit_and_predict_uses_it(imported, baseline, capsys):
+    db, settings, _ = imported
+    args = ["sample_runs/redpaper-baseline.json", "--db", str(db)]
+    assert qrtune_main(["fit", *args, "--model", "fit_fakes", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     assert doc["fitted"]["apply_ms_per_txn"] == pytest.approx(12.0, rel=0.08)
     assert doc["holdout_error_after"]["median_pct"] < doc["holdout_error_before"]["median_pct"]
     with Store.open(db, read_only=True) as s:
         fit = s.latest_fit(baseline.name)
     assert fit["id"] == doc["fit_id"] and fit["coefficients"]["mq_ms_per_msg"] == pytest.approx(3.0, rel=0.08)
-    table = subprocess.run([sys.executable, "-m", "engine", "fit", "sample_runs/redpaper-baseline.json", "--db",
-                            str(db), "--model", "fit_fakes"], cwd=ROOT, env=env_with_fakes, capture_output=True,
-                           text=True, timeout=120)
-    assert "error on held-out intervals" in table.stdout and "apply_ms_per_txn" in table.stdout
+    # what-ifs with the fitted coefficients: qrtune predict --fitted (the engine the fit was made with)
+    assert qrtune_main(["predict", *args, "--fitted", "--json"]) == 0
+    pred = json.loads(capsys.readouterr().out)
+    expected = fit_fakes.predict(settings, fit["coefficients"]).metrics
+    assert pred["metrics"]["apply_latency_ms"] == pytest.approx(expected["apply_latency_ms"])
+    assert pred["metrics"]["apply_latency_ms"] != pytest.approx(fit_fakes.predict(settings).metrics["apply_latency_ms"])
+    with Store.open(db, read_only=True) as s:
+        (run,) = s.list_runs(kind="predict")
+    assert run.id == pred["run_id"] and run.label == f"fitted (fit {fit['id']})"
+
+
+def test_fit_table_output(imported, capsys):
+    db, _, _ = imported
+    assert qrtune_main(["fit", "sample_runs/redpaper-baseline.json", "--db", str(db), "--model", "fit_fakes",
+                        "--only", "apply_ms_per_txn"]) == 0
+    out = capsys.readouterr().out
+    assert "error on held-out intervals" in out and "apply_ms_per_txn" in out
+
+
+def test_predict_fitted_without_a_fit_says_what_to_do(db, capsys):
+    Store.open(db).close()
+    assert qrtune_main(["predict", "sample_runs/redpaper-baseline.json", "--db", str(db), "--fitted"]) == 2
+    err = capsys.readouterr().err
+    assert "no fit of project 'Redpaper baseline" in err and "qrtune import-monitor" in err
+
+
+def test_engine_contract_check_accepts_a_conforming_engine(baseline):
+    params = check_engine_contract(fit_fakes, project_to_scenario(baseline))
+    assert params["apply_ms_per_txn"] == (8.0, 0.1, 1000.0, "ms/txn")
+
+
+def _engine(parameters, predict):
+    return types.SimpleNamespace(__name__="engine.perf.fake", fit_parameters=lambda settings: parameters,
+                                 predict=predict)
+
+
+def test_engine_contract_entries_in_coefficient_file_layout(baseline):
+    settings = project_to_scenario(baseline)
+    layout = {"apply_ms_per_txn": {"value": 8.0, "bounds": [0.1, 1000.0], "unit": "ms/txn"},
+              "mq_ms_per_msg": {"value": 5.0, "low": 0.05, "high": 100.0}}
+    params = check_engine_contract(_engine(layout, fit_fakes.predict), settings)
+    assert params == {"apply_ms_per_txn": (8.0, 0.1, 1000.0, "ms/txn"), "mq_ms_per_msg": (5.0, 0.05, 100.0, "")}
+
+
+@pytest.mark.parametrize("parameters, predict, fragment", [
+    ({"apply_ms_per_txn": (8.0, 9.0, 20.0, "ms")}, fit_fakes.predict, "expected 0 < low <= value <= high"),
+    ({"apply_ms_per_txn": (8.0, 0.1)}, fit_fakes.predict, "expected (value, low, high, unit)"),
+    ({"apply_ms_per_txn": (9.0, 0.1, 100.0, "ms")}, fit_fakes.predict, "must be the ones in use"),
+    ({"apply_ms_per_txn": (8.0, 0.1, 100.0, "ms")}, lambda s, c=None: fit_fakes.predict(s), "ignores coefficient"),
+    ({}, fit_fakes.predict, "offers no coefficient"),
+])
+def test_engine_contract_violations_are_named(baseline, parameters, predict, fragment):
+    with pytest.raises(FitError) as e:
+        check_engine_contract(_engine(parameters, predict), project_to_scenario(baseline))
+    assert fragment in str(e.value) and "engine.perf.fake" in str(e.value)
