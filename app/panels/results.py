@@ -74,6 +74,22 @@ def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
     return labels, [float(metrics[k]) for k in names], unit
 
 
+def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str, list[str]]:
+    """The unit most metrics share (not %, at least 3 of them) and those metrics, largest first."""
+    by_unit: dict[str, list[str]] = {}
+    for name, value in metrics.items():
+        unit = units.get(name, "")
+        if unit and unit != "%" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            by_unit.setdefault(unit, []).append(name)
+    if not by_unit:
+        return "", []
+    unit = max(by_unit, key=lambda u: len(by_unit[u]))
+    if len(by_unit[unit]) < 3:
+        return "", []
+    names = sorted(by_unit[unit], key=lambda n: -abs(metrics[n]))[:limit]
+    return unit, names
+
+
 class ResultsPanel(QWidget):
     """The live prediction of the open project."""
 
@@ -155,6 +171,12 @@ class ResultsPanel(QWidget):
             self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
                                            size="9pt")
             self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
+        elif not has_latency:  # no stages (DB2 V8 storage): the metrics of the most common unit, largest first
+            unit, names = main_unit_metrics(metrics, units)
+            show_stage_times = bool(names)
+            if names:
+                self.stage_time_chart.setTitle(f"{prediction.kind} ({unit})", size="9pt")
+                self.stage_time_chart.set_data(names, {unit: [metrics[n] for n in names]})
         self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
                                   prediction.bottleneck)

@@ -23,3 +23,18 @@ def test_engines_without_a_breakdown_show_time_per_stage(qtbot, fake_engine):
     assert panel.latency_chart.labels == ["END2END"]
     panel.show_message("incomplete")
     assert panel.latency_stack.currentWidget() is panel.latency_chart and panel.latency_chart.labels == []
+
+
+def test_engines_without_stages_show_their_main_metrics(qtbot):
+    from app.panels.results import main_unit_metrics
+
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    metrics = {"v8_total_mb": 361.6, "v7_total_mb": 908.0, "relief_mb": 546.4, "edm_mb": 118.0, "cpu_pct": 40.0,
+               "catalog_migration_min": 12.0}
+    units = {k: "MB" for k in metrics if k.endswith("_mb")} | {"cpu_pct": "%", "catalog_migration_min": "min"}
+    assert main_unit_metrics(metrics, units) == ("MB", ["v7_total_mb", "relief_mb", "v8_total_mb", "edm_mb"])
+    panel.show_prediction(Prediction("db2-v8-storage", metrics, units, (), None, (), "v8-1"))
+    assert panel.latency_stack.currentWidget() is panel.stage_time_chart
+    assert panel.stage_time_chart.categories[0] == "v7_total_mb"
+    assert main_unit_metrics({"a": 1.0, "b": 2.0}, {"a": "MB", "b": "MB"}) == ("", [])
