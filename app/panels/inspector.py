@@ -148,6 +148,8 @@ class Inspector(QWidget):
     # -- follow the document (undo, redo, other views) ----------------------------------------
     def _project_changed(self, old: Project, new: Project) -> None:
         if not self.node_id:
+            if old is None or old.topology != new.topology:
+                self.title.setText(f"<b>Project</b><br><small>{new.topology}</small>")
             if hasattr(self, "name_edit") and self.name_edit.text() != new.name and not self.name_edit.hasFocus():
                 self.name_edit.setText(new.name)
             if self.description_edit.toPlainText() != new.description:

@@ -123,3 +123,13 @@ def test_parse_text():
     assert parse_text(qm.param("dwp_target_pct"), "70, 80") == [70, 80]
     assert parse_text(qm.param("buffpool_pages"), "240_000") == 240000
     assert parse_text(K["channel"].param("network_latency_ms"), "0.5") == 0.5
+
+
+def test_project_form_follows_a_new_project(qtbot):
+    doc = Document(templates.unidirectional())
+    insp = Inspector(doc)
+    qtbot.addWidget(insp)
+    assert "unidirectional" in insp.title.text()
+    doc.reset(templates.TEMPLATES["db2-mirror-pair"](), None)
+    assert doc.project.topology in insp.title.text() and "unidirectional" not in insp.title.text()
+    assert insp.name_edit.text() == doc.project.name
