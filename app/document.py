@@ -127,6 +127,35 @@ class Document(QObject):
         self.undo_stack.setClean()
         self.modified_changed.emit(False)
 
+    def saved_project(self) -> Project | None:
+        """The project as last saved or opened (None when that state is no longer on the undo stack)."""
+        clean = self.undo_stack.cleanIndex()
+        if clean < 0:
+            return None
+        if clean >= self.undo_stack.count():
+            return self._project
+        return self.undo_stack.command(clean).before
+
+    def changes_label(self, limit: int = 3) -> str:
+        """The engine settings changed since the last save or open, e.g. ``qcapture.trans_batch_sz=3``
+        ("as saved" when none): what tells recorded runs of one project apart."""
+        from engine.compare import flatten
+        from engine.errors import QrtuneError
+        from engine.scenario import project_to_scenario
+
+        base = self.saved_project()
+        if base is None:
+            return "unsaved project"
+        try:
+            before, after = flatten(project_to_scenario(base)), flatten(project_to_scenario(self._project))
+        except QrtuneError:
+            return "edited topology"
+        changed = [f"{k}={_short(after.get(k))}" for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+        if not changed:
+            return "unchanged"
+        more = f" +{len(changed) - limit} more" if len(changed) > limit else ""
+        return " ".join(changed[:limit]) + more
+
     # -- files --------------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, parent: QObject | None = None) -> Document:

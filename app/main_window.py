@@ -497,7 +497,7 @@ class MainWindow(QMainWindow):
             return None
         try:
             run_id = self.history.record_prediction(self.document.project, self.live.prediction,
-                                                    settings=self.live.settings)
+                                                    settings=self.live.settings, label=self.document.changes_label())
         except Exception as e:  # noqa: BLE001 - a locked store must not lose the prediction on screen
             self.show_message(f"The run was not recorded: {e}")
             return None

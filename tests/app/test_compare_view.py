@@ -39,3 +39,25 @@ def test_compare_needs_two_runs(fake_engine, window):
     run = window.predict_and_record()
     assert not window.compare_runs([run])
     assert "at least two" in window.view_widget("Compare").title.text()
+
+
+def test_recorded_runs_are_labelled_with_the_knobs_changed_since_saving(fake_engine, window, root, tmp_path):
+    from engine import projectfile, templates
+
+    path = tmp_path / "p.json"
+    projectfile.save(templates.unidirectional("Mine"), path)
+    assert window.open_project(str(path), ask=False)
+    qcap = window.document.project.nodes_of("qcapture")[0].id
+    qapply = window.document.project.nodes_of("qapply")[0].id
+    first = window.predict_and_record()
+    window.document.set_param(qcap, "trans_batch_sz", 3)
+    second = window.predict_and_record()
+    window.document.set_param(qapply, "num_apply_agents", 8)
+    window.document.move_nodes({qapply: (5.0, 5.0)})  # not a setting
+    third = window.predict_and_record()
+    labels = {r.id: r.label for r in window.history.list_runs()}
+    assert labels[first] == "unchanged"
+    assert labels[second] == "qcapture.trans_batch_sz=3"
+    assert labels[third] == "qapply.num_apply_agents=8 qcapture.trans_batch_sz=3"
+    assert window.save()
+    assert window.document.changes_label() == "unchanged"
