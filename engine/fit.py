@@ -293,7 +293,8 @@ def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None)
     Returns
     -------
     (Prediction, str)
-        The prediction and a note ("" when the fit was made on the engine's current
+        The prediction (its ``coefficients_version`` ends in ``+fit<ID>`` unless the engine
+        already marks overridden coefficients with a ``+``) and a note ("" when the fit was made on the engine's current
         coefficients; else a warning that the base coefficients have changed since).
 
     Raises
@@ -312,7 +313,12 @@ def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None)
     if base_version and model.version and base_version != model.version:
         note = (f"fit {fit.get('id')} was made on coefficients {base_version}; the engine now has {model.version} "
                 "(fit again with qrtune fit to follow them)")
-    return model.predict(settings, coefficients), note
+    pred = model.predict(settings, coefficients)
+    if "+" not in (pred.coefficients_version or ""):  # stored runs must not pass for plain ones
+        from dataclasses import replace
+
+        pred = replace(pred, coefficients_version=f"{pred.coefficients_version or model.version}+fit{fit.get('id', '')}")
+    return pred, note
 
 
 def _settings_at(settings: dict, offered_rows_per_s: float) -> dict:
@@ -339,17 +345,21 @@ def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], co
     Returns
     -------
     dict
-        ``median_pct`` (all metric values pooled), ``by_metric`` {metric: median %}, ``n_values``.
+        ``median_pct`` (median absolute % error, all metric values pooled), ``mean_metric_pct``
+        (the mean over metrics of each metric's median absolute % error: every metric counts
+        once, so a latency far off is not hidden by throughputs that match trivially; the
+        headline ``qrtune fit`` prints and stores), ``by_metric`` {metric: median %}, ``n_values``.
     """
     pairs = list(_pairs(intervals, _predictions(model, settings, intervals, coefficients)))
     if not pairs:
-        return {"median_pct": float("nan"), "by_metric": {}, "n_values": 0}
+        return {"median_pct": float("nan"), "mean_metric_pct": float("nan"), "by_metric": {}, "n_values": 0}
     errs: dict[str, list[float]] = {}
     for metric, p, m in pairs:
         errs.setdefault(metric, []).append(100.0 * abs(p - m) / m)
     pooled = [e for v in errs.values() for e in v]
-    return {"median_pct": float(np.median(pooled)), "by_metric": {k: float(np.median(v)) for k, v in errs.items()},
-            "n_values": len(pooled)}
+    by_metric = {k: float(np.median(v)) for k, v in errs.items()}
+    return {"median_pct": float(np.median(pooled)), "mean_metric_pct": float(np.mean(list(by_metric.values()))),
+            "by_metric": by_metric, "n_values": len(pooled)}
 
 
 @dataclass(frozen=True)

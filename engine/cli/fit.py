@@ -50,7 +50,7 @@ def run(args) -> int:
         metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
         result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics)
         fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
-                                  result.before["median_pct"], result.after["median_pct"], result.to_json())
+                                  result.before["mean_metric_pct"], result.after["mean_metric_pct"], result.to_json())
     if args.json:
         json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
@@ -62,8 +62,8 @@ def run(args) -> int:
         change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
         print(f"  {name:<24} {result.units.get(name, ''):<8} {base:>12.5g} {after:>12.5g} {change:>8}")
     b, a = result.before, result.after
-    print(f"\n  error on held-out intervals (median absolute %): before {b['median_pct']:.1f}%, "
-          f"after {a['median_pct']:.1f}%")
+    print(f"\n  error on held-out intervals (mean over metrics of the median absolute %): "
+          f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%")
     for metric in b["by_metric"]:
         print(f"    {metric:<22} {b['by_metric'][metric]:>7.1f}% -> {a['by_metric'].get(metric, float('nan')):>6.1f}%")
     return 0

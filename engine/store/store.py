@@ -702,7 +702,11 @@ class Store:
     # -- fits ------------------------------------------------------------------------------
     def record_fit(self, project, base_version: str, coefficients: Mapping, n_fit: int, n_holdout: int,
                    error_before_pct: float, error_after_pct: float, report: Mapping) -> int:
-        """Keep a fitted coefficient set for ``project``; returns the fit id."""
+        """Keep a fitted coefficient set for ``project``; returns the fit id.
+
+        ``error_before_pct`` / ``error_after_pct`` are the held-out errors ``qrtune fit``
+        prints (:func:`engine.fit.error_pct`'s ``mean_metric_pct``); ``report`` keeps all of them.
+        """
         self._check_writable()
         with self.transaction():
             digest = self._save_project(project)

@@ -72,6 +72,8 @@ def test_fit_recovers_known_coefficients_and_lowers_held_out_error(imported, bas
     assert after["apply_latency_ms"] < 10 < before["apply_latency_ms"]
     assert after["qlatency_ms"] < before["qlatency_ms"]
     assert result.after["median_pct"] < result.before["median_pct"]
+    assert result.before["mean_metric_pct"] == pytest.approx(np.mean(list(before.values())))
+    assert result.after["mean_metric_pct"] < 5 < result.before["mean_metric_pct"]
 
 
 def test_interval_length_from_monitor_time_when_column_missing(baseline):
@@ -116,6 +118,8 @@ def test_fit_command_records_the_fit_and_predict_uses_it(imported, baseline, cap
     with Store.open(db, read_only=True) as s:
         (run,) = s.list_runs(kind="predict")
     assert run.id == pred["run_id"] and run.label == f"fitted (fit {fit['id']})"
+    assert run.coefficients_version == f"fitfake-1+fit{fit['id']}"  # not mistaken for a plain run
+    assert fit["error_after_pct"] == pytest.approx(doc["holdout_error_after"]["mean_metric_pct"])
 
 
 def test_fit_table_output(imported, capsys):
