@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-COLUMNS = ("Run", "Kind", "Label", "Bottleneck", "Started (UTC)", "Project")
+COLUMNS = ("Run", "Label", "Kind", "Bottleneck", "Started (UTC)", "Project")
 
 
 class RunsPanel(QWidget):
@@ -56,7 +56,7 @@ class RunsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)  # the label tells runs apart
         self.table.setWordWrap(False)
         self.table.setMinimumWidth(120)
         self.table.verticalHeader().setDefaultSectionSize(22)
@@ -81,7 +81,8 @@ class RunsPanel(QWidget):
         self.status.setText(f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''} in {self.history.db_path}")
         self.table.setRowCount(len(self.runs))
         for r, run in enumerate(self.runs):
-            values = (run.id, run.kind if run.status == "ok" else f"{run.kind} (failed)", run.label,
+            kind = run.kind if run.status == "ok" else f"{run.kind} (failed)"
+            values = (run.id, run.label or kind, kind,
                       run.bottleneck or "", run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "",
                       run.project_name)
             for c, v in enumerate(values):
@@ -89,11 +90,10 @@ class RunsPanel(QWidget):
                 if c == 0:
                     item.setData(Qt.UserRole, int(run.id))
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                if run.status != "ok":
-                    item.setToolTip(run.error)
+                item.setToolTip(run.error if run.status != "ok" else
+                                f"#{run.id} {kind}: {run.label}\n{run.project_name}, bottleneck {run.bottleneck or '-'}")
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)
-        self.table.resizeColumnToContents(1)
 
     def selected_ids(self) -> list[int]:
         """Selected run ids, oldest first (the oldest is the comparison's reference)."""
