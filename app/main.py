@@ -134,6 +134,16 @@ def smoke_test(project_path: str | None, out: Path) -> int:
                 val.summary_label.setText(f"Validation not run: {e}")
         app.processEvents()
         _grab(window, "validation", window, out, shots)
+        monitor = window.view_widget("Monitor")  # no exports to import here: it opens and says so
+        window.tabs.setCurrentIndex(5)
+        try:
+            from app.monitoring import monitor_task
+
+            monitor.show_outcome(run(monitor_task(window.document.project, db)))
+        except Exception as e:  # noqa: BLE001
+            monitor.status.setText(f"Monitor not shown: {e}")
+        app.processEvents()
+        _grab(window, "monitor", window, out, shots)
         window.tabs.setCurrentIndex(0)
         window.confirm_discard = lambda: True
         window.close()

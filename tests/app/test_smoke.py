@@ -6,7 +6,8 @@ import sys
 
 from PySide6.QtGui import QImage
 
-VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", "sweep", "compare", "validation")
+VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", "sweep", "compare", "validation",
+         "monitor")
 
 
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
