@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+@lru_cache(maxsize=1)
 def engine_version() -> str:
-    """The installed qrtune version ("0+unknown" when not installed)."""
+    """The installed qrtune version ("0+unknown" when not installed); read once per process
+    (the package metadata lookup costs ~2 ms, once per recorded run otherwise)."""
     try:
         from importlib.metadata import version
 
