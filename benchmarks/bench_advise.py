@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+TWO_KNOBS = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+             "qcapture.trans_batch_sz=1..10")
+
+
 def _seek(project, text, method="auto"):
     from engine.advise.goals import goal_from_text
     from engine.advise.goalseek import seek
@@ -67,10 +71,8 @@ def main(argv=None) -> int:
         ("fewest agents holding 40,000 rows/s", "fewest-agents:40000", "auto"),
         ("fewest agents holding 60,000 rows/s", "fewest-agents:60000", "auto"),
         ("smallest BUFFPOOL for a 20-minute outage", "outage-pool:20", "auto"),
-        ("max rate, agents 1..32 x batch 1..10", "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over "
-         "qapply.num_apply_agents=1..32 qcapture.trans_batch_sz=1..10", "exhaustive"),
-        ("  same, coordinate search", "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over "
-         "qapply.num_apply_agents=1..32 qcapture.trans_batch_sz=1..10", "coordinate"),
+        ("max rate, agents 1..32 x batch 1..10", TWO_KNOBS, "exhaustive"),
+        ("  same, coordinate search", TWO_KNOBS, "coordinate"),
     ):
         goal, r = _seek(base, text, method)
         _line(label, goal, r)

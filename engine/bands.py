@@ -301,7 +301,7 @@ def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE,
             pred = (predict or predictor(sc.get("kind", "")))(sc)
         except QrtuneError:
             continue
-        except Exception:  # noqa: BLE001 - counted as not covered by leaving it out; an engine bug shows elsewhere
+        except Exception:  # noqa: BLE001, S112 - counted as not covered by leaving it out; an engine bug shows elsewhere
             continue
         bands = bands_for(pred.kind, pred.metrics, coverage)
         for metric, value in measured.items():
@@ -335,7 +335,7 @@ def quantile(values: list, q: float) -> float:
     if not xs:
         return float("nan")
     pos = (len(xs) - 1) * q
-    i = int(math.floor(pos))
+    i = math.floor(pos)
     j = min(i + 1, len(xs) - 1)
     return xs[i] + (xs[j] - xs[i]) * (pos - i)
 
@@ -398,7 +398,7 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
             loo = 0
             for i, x in enumerate(xs):
                 f_i = _factor(xs[:i] + xs[i + 1:], others, coverage)
-                loo += int(f_i == f_i and x <= math.log(f_i) + 1e-12)
+                loo += int(not math.isnan(f_i) and x <= math.log(f_i) + 1e-12)
             per_metric[metric] = {"n": len(xs), "inside": inside, "inside_leave_one_out": loo}
             n_in, n_loo, n_all = n_in + inside, n_loo + loo, n_all + len(xs)
     return {
@@ -428,8 +428,8 @@ def main(argv=None) -> int:
     """``python -m engine.bands [--fit] [--coverage 0.8] [FILE]``: fit bands or print their coverage."""
     import argparse
 
-    from engine.projectfile import atomic_write_text
     from engine.perf.coeffload import COEFF_DIR
+    from engine.projectfile import atomic_write_text
 
     ap = argparse.ArgumentParser(description="Fit prediction bands, or measure their coverage, on published "
                                              "measurements.")

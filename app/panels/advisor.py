@@ -33,8 +33,8 @@ from app.worker import Cancelled, TaskRunner
 
 #: Goals offered in the goal box (it also accepts any written goal).
 GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20",
-                "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
-                "qcapture.trans_batch_sz=1..10")
+                ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+                 "qcapture.trans_batch_sz=1..10"))
 
 
 def _fmt(v) -> str:

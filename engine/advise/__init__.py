@@ -166,4 +166,4 @@ def advise(project: Project, prediction=None, rules: list | None = None, min_gai
     return advice
 
 
-__all__ = ["Advice", "MIN_GAIN_PCT", "Recommendation", "Rule", "advise", "all_rules", "evaluate_rule", "gain_pct"]
+__all__ = ["MIN_GAIN_PCT", "Advice", "Recommendation", "Rule", "advise", "all_rules", "evaluate_rule", "gain_pct"]

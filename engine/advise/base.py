@@ -45,10 +45,10 @@ class Change:
 def diff_projects(before: Project, after: Project) -> tuple:
     """Every knob whose value differs between two projects with the same nodes."""
     out = []
+    old_nodes = {n.id: n for n in before.nodes}
     for node in after.nodes:
-        try:
-            old = before.node(node.id)
-        except Exception:  # noqa: BLE001 - a node the change added has no before
+        old = old_nodes.get(node.id)
+        if old is None:  # a node the change added has no before
             continue
         for name, value in node.params.items():
             if old.params.get(name) != value:

@@ -31,8 +31,8 @@ import itertools
 import math
 import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from engine.errors import FieldError, QrtuneError
 from engine.model import Project

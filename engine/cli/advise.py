@@ -86,8 +86,8 @@ def format_goal(result) -> str:
              f"  {'found' if result.feasible else 'NO FEASIBLE POINT; nearest miss'}: "
              + " ".join(f"{name}={v}" for name, v in result.changes()),
              f"  {g.objective} = {_fmt(result.objective_value)}",
-             f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
-             f"{result.elapsed_s * 1000:.0f} ms"]
+             (f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
+              f"{result.elapsed_s * 1000:.0f} ms")]
     for c in g.constraints:
         v = result.metrics.get(c.metric)
         lines.append(f"  {'ok ' if c.satisfied(result.metrics) else 'MISS'} {c}  (predicted {_fmt(v) if v is not None else 'n/a'})")

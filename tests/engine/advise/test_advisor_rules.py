@@ -33,6 +33,7 @@ from engine.advise.qrep_rules import (
 )
 from engine.predict import predict_project
 
+
 def _load(root: Path, name: str):
     return projectfile.load(root / "sample_runs" / f"{name}.json")
 
@@ -188,7 +189,7 @@ def test_mq_buffer_pool_rules(root, rule, fix):
     rec, outcome = evaluate_rule(rule, base, pred)
     assert outcome == "recommended", outcome
     _check_effect(rec, base)
-    node, param, value = fix
+    _, param, value = fix
     fine = base
     for qm in ("qmgr-send", "qmgr-recv"):
         fine = fine.with_param(qm, param, value)

@@ -113,8 +113,8 @@ def test_fast_path_agrees_with_project_rebuild(base):
 
 @pytest.mark.parametrize("text", ["", "minimise x", "min x over", "foo x over qapply.num_apply_agents=1..3",
                                   "min x subject to nonsense over qapply.num_apply_agents=1..3",
-                                  "min qapply.num_apply_agents over qapply.num_apply_agents=1..3 with "
-                                  "qcapture.trans_batch_sz=1,2",
+                                  ("min qapply.num_apply_agents over qapply.num_apply_agents=1..3 with "
+                                   "qcapture.trans_batch_sz=1,2"),
                                   "min qcapture.trans_batch_sz over qapply.num_apply_agents=1..3"])
 def test_bad_goals_are_clear_errors(base, text):
     with pytest.raises(FieldError):
