@@ -71,6 +71,9 @@ class Comparison:
     metrics : tuple[MetricDelta, ...]
         Every metric of any run, in the reference run's order then the others'.
     bottlenecks : tuple[str | None, ...]
+    stages : tuple[MetricDelta, ...]
+        Per pipeline stage, its utilisation (``<stage> utilisation``, %) and capacity
+        (``<stage> capacity``, in the stage's unit), with deltas like the metrics.
     """
 
     run_ids: tuple
@@ -78,6 +81,7 @@ class Comparison:
     settings: tuple
     metrics: tuple
     bottlenecks: tuple
+    stages: tuple = ()
 
     def metric(self, name: str) -> MetricDelta:
         """The :class:`MetricDelta` of ``name``; raises KeyError when no run has it."""
@@ -99,6 +103,11 @@ class Comparison:
                 {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
                  "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
                 for m in self.metrics
+            ],
+            "stages": [
+                {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
+                 "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                for m in self.stages
             ],
         }
 
@@ -172,7 +181,31 @@ def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
         unit = next((c[1] for c in cells if c is not None and c[1]), "")
         deltas = [_delta(v, values[0]) for v in values]
         metrics.append(MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas)))
-    return Comparison(tuple(ids), tuple(runs), settings, tuple(metrics), tuple(r.bottleneck for r in runs))
+    return Comparison(tuple(ids), tuple(runs), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
+                      _stage_deltas(store, ids))
+
+
+def _delta_row(name: str, unit: str, values: tuple) -> MetricDelta:
+    deltas = [_delta(v, values[0]) for v in values]
+    return MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas))
+
+
+def _stage_deltas(store, ids: list[int]) -> tuple:
+    """Utilisation (%) and capacity of every stage any run has, in the first run's stage order."""
+    if not hasattr(store, "stages_of"):
+        return ()
+    by_run = {i: {s.stage: s for s in rows} for i, rows in store.stages_of(ids).items()}
+    names: list[str] = []
+    for i in ids:
+        names += [n for n in by_run[i] if n not in names]
+    out = []
+    for name in names:
+        cells = [by_run[i].get(name) for i in ids]
+        unit = next((c.unit for c in cells if c is not None and c.unit), "")
+        out.append(_delta_row(f"{name} utilisation", "%", tuple(
+            None if c is None or c.utilisation is None else 100.0 * c.utilisation for c in cells)))
+        out.append(_delta_row(f"{name} capacity", unit, tuple(None if c is None else c.capacity for c in cells)))
+    return tuple(out)
 
 
 def _fmt(value: Any) -> str:
@@ -181,6 +214,8 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return "-"
+        if 1e4 <= abs(value) < 1e12:
+            return f"{value:,.0f}"  # 47,212 rather than 4.721e+04
         return f"{value:.4g}"
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True)
@@ -212,6 +247,13 @@ def format_table(comparison: Comparison) -> str:
                      *(_fmt_pct(v) for v in m.pct_delta[1:])])
     rows.append(["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))])
     lines += _grid(rows, left=2)
+    if comparison.stages:
+        lines += ["", "Stages"]
+        rows = [["stage", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
+        for m in comparison.stages:
+            rows.append([m.metric, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
+                         *(_fmt_pct(v) for v in m.pct_delta[1:])])
+        lines += _grid(rows, left=2)
     return "\n".join(lines)
 
 
@@ -228,7 +270,7 @@ def _grid(rows: list[list[str]], left: int = 1) -> list[str]:
 
 
 def format_csv(comparison: Comparison) -> str:
-    """CSV: one row per setting that differs and per metric (section, name, unit, values, deltas)."""
+    """CSV: one row per setting that differs, per metric and per stage figure (section, name, unit, values, deltas)."""
     ids = comparison.run_ids
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -236,9 +278,10 @@ def format_csv(comparison: Comparison) -> str:
                 *(f"pct_delta_{i}" for i in ids[1:])])
     for s in comparison.settings:
         w.writerow(["setting", s.path, "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
-    for m in comparison.metrics:
-        w.writerow(["metric", m.metric, m.unit, *(_csv_value(v) for v in m.values),
-                    *(_csv_value(v) for v in m.abs_delta[1:]), *(_csv_value(v) for v in m.pct_delta[1:])])
+    for section, rows in (("metric", comparison.metrics), ("stage", comparison.stages)):
+        for m in rows:
+            w.writerow([section, m.metric, m.unit, *(_csv_value(v) for v in m.values),
+                        *(_csv_value(v) for v in m.abs_delta[1:]), *(_csv_value(v) for v in m.pct_delta[1:])])
     return buf.getvalue()
 
 

@@ -1,4 +1,9 @@
-"""``qrtune runs [--db PATH]``: list the runs in a results store, newest first."""
+"""``qrtune runs [--db PATH]``: list the runs in a results store, newest first.
+
+``--sweep ID`` lists one sweep's points in sweep order with their key metrics side by side
+(throughput, APPLY_LATENCY, END2END_LATENCY, Q Apply LPAR busy; ``--metrics`` picks others),
+e.g. to find the fewest apply agents that hold a target rate with CPU under 90 %.
+"""
 
 from __future__ import annotations
 
@@ -46,34 +51,77 @@ def register(sub) -> None:
     p.add_argument("--kind", metavar="KIND", help="only runs of this kind (predict, simulate, sweep, gui, fit)")
     p.add_argument("--sweep", metavar="ID", type=int, help="only the points of this sweep")
     p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N runs (0: all; default 50)")
+    p.add_argument("--metrics", metavar="NAME[,NAME...]",
+                   help="show these metrics as columns (with --sweep, default: throughput, APPLY_LATENCY, "
+                   "END2END_LATENCY and Q Apply LPAR busy when the runs have them)")
     p.add_argument("--json", action="store_true", help="print the runs as JSON")
     p.set_defaults(func=run)
+
+
+#: Metrics shown for a sweep's points unless --metrics says otherwise (those the runs have).
+SWEEP_METRICS = ("apply_rows_per_s", "apply_latency_ms", "end2end_latency_ms", "apply_lpar_busy_pct")
+
+
+def _metric_columns(args, runs, values: dict) -> list[str]:
+    if args.metrics:
+        return [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if args.sweep is None:
+        return []
+    present = {m for per_run in values.values() for m in per_run}
+    chosen = [m for m in SWEEP_METRICS if m in present]
+    if not chosen:  # another engine: its first metrics
+        first = next((values[r.id] for r in runs if values.get(r.id)), {})
+        chosen = list(first)[:4]
+    return chosen
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
 def run(args) -> int:
     with open_store(args, read_only=True) as store:
         runs = store.list_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep,
                                limit=args.limit or None)
-        total = store.count_runs()
+        total = store.count_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep)
+        values = store.metrics_of([r.id for r in runs]) if (args.metrics or args.sweep is not None) else {}
+    columns = _metric_columns(args, runs, values)
     if args.json:
         json.dump([{"id": r.id, "project": r.project_name, "kind": r.kind, "status": r.status,
                     "started": r.started.isoformat(), "scenario_kind": r.scenario_kind, "bottleneck": r.bottleneck,
                     "sweep_id": r.sweep_id, "point_index": r.point_index, "label": r.label, "error": r.error,
                     "engine_version": r.engine_version, "coefficients_version": r.coefficients_version,
-                    "seed": r.seed, "project_hash": r.project_hash} for r in runs], sys.stdout, indent=1)
+                    "seed": r.seed, "project_hash": r.project_hash,
+                    **({"metrics": {m: values.get(r.id, {}).get(m, (None,))[0] for m in columns}} if columns else {})}
+                   for r in runs], sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     if not runs:
         print("no runs" + (" match" if total else " recorded yet"))
         return 0
-    print(f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck")
-    for r in runs:
-        note = r.label or ""
-        if r.status != "ok":
-            note = f"{note} ({r.error})".strip()
-        elif r.bottleneck:
-            note = f"{note}  [{r.bottleneck}]".strip()
-        print(f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  {note}")
+    if columns:
+        units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
+        heads = [f"{m} ({units[m]})" if units.get(m) else m for m in columns]
+        widths = [max(10, len(h)) for h in heads]
+        print(f"{'id':>6}  {'status':<6}  " + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
+              + "  label / bottleneck")
+        for r in runs:
+            cells = [_cell(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)]
+            note = r.label + (f"  [{r.bottleneck}]" if r.status == "ok" and r.bottleneck else f"  ({r.error})"
+                              if r.status != "ok" else "")
+            print(f"{r.id:>6}  {r.status:<6}  " + "  ".join(cells) + f"  {note.strip()}")
+    else:
+        print(f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck")
+        for r in runs:
+            note = r.label or ""
+            if r.status != "ok":
+                note = f"{note} ({r.error})".strip()
+            elif r.bottleneck:
+                note = f"{note}  [{r.bottleneck}]".strip()
+            print(f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  "
+                  f"{note}")
     if len(runs) < total:
         print(f"({len(runs)} of {total} runs shown; --limit 0 shows all)")
     return 0

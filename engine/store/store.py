@@ -574,9 +574,16 @@ class Store:
             sql += f" LIMIT {int(limit)}"
         return [RunRecord(*row) for row in self.con.execute(sql, args).fetchall()]
 
-    def count_runs(self) -> int:
-        """Number of runs stored."""
-        return int(self.con.execute("SELECT count(*) FROM runs").fetchall()[0][0])
+    def count_runs(self, project_name: str | None = None, kind: str | None = None,
+                   sweep_id: int | None = None) -> int:
+        """Number of runs stored (optionally only one project's, one kind's or one sweep's)."""
+        where, args = [], []
+        for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                args.append(value)
+        sql = "SELECT count(*) FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+        return int(self.con.execute(sql, args).fetchall()[0][0])
 
     def get_runs(self, run_ids: Sequence[int]) -> list[RunRecord]:
         """The records of ``run_ids``, in that order.
@@ -608,6 +615,18 @@ class Store:
         ).fetchall()
         for run_id, metric, value, unit in rows:
             out[run_id][metric] = (value, unit or "")
+        return out
+
+    def stages_of(self, run_ids: Sequence[int]) -> dict[int, list[StageMetricRow]]:
+        """Run id -> its stage rows (in recorded order) for ``run_ids``."""
+        ids = [int(i) for i in run_ids]
+        out: dict[int, list[StageMetricRow]] = {i: [] for i in ids}
+        rows = self.con.execute(
+            "SELECT run_id, stage, capacity, utilisation, latency_ms, unit FROM stage_metrics "
+            "WHERE run_id IN (SELECT unnest(?::BIGINT[])) ORDER BY rowid", [ids]
+        ).fetchall()
+        for row in rows:
+            out[row[0]].append(StageMetricRow(*row))
         return out
 
     def load_run(self, run_id: int) -> RunData:

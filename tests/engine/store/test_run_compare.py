@@ -47,6 +47,26 @@ def test_settings_that_differ_and_deltas(three_runs):
     assert cmp.bottlenecks == ("qapply_agents", "qcapture", "qcapture")
 
 
+def test_stage_utilisation_and_capacity_side_by_side(three_runs):
+    db, (a, b, c) = three_runs
+    with Store.open(db, read_only=True) as s:
+        cmp = compare_runs(s, [a, b, c])
+    names = [m.metric for m in cmp.stages]
+    assert names == ["qcapture utilisation", "qcapture capacity", "qapply_agents utilisation",
+                     "qapply_agents capacity"]
+    agents = cmp.stages[3]  # capacity 900 rows/s per agent: 6, 12, 6 agents
+    assert agents.unit == "rows/s" and agents.values == pytest.approx((5400, 10800, 5400))
+    assert agents.pct_delta[1] == pytest.approx(100.0)
+    util = cmp.stages[2]  # rate / capacity, in %
+    rate = cmp.metric("apply_rows_per_s").values
+    assert util.unit == "%" and util.values == pytest.approx(tuple(100 * r / cap for r, cap in zip(rate, agents.values)))
+    table = format_table(cmp)
+    assert "Stages" in table and "qapply_agents capacity" in table and "10,800" in table
+    rows = list(csv.reader(io.StringIO(format_csv(cmp))))
+    assert ["stage", "qapply_agents capacity", "rows/s", "5400.0", "10800.0", "5400.0"] == rows[-1][:6]
+    assert json.loads(json.dumps(cmp.to_json()))["stages"][3]["values"] == [5400, 10800, 5400]
+
+
 def test_zero_reference_and_missing_metric_give_no_percent(db, baseline):
     from engine.perf.result import Prediction
 
