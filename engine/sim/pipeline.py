@@ -398,15 +398,17 @@ class QrepPipeline:
         if m:
             self._put(m, busy)
             k, prev = self._channel(m, busy, final)
+            ended = None
             if self.pending is not None and prev is not None:  # the batch open before this chunk ended
                 self.pending[1]["recv"][:] = prev
-                out.append(self._applied(self.pending, {}))
-                self.pending = None
+                ended, self.pending = self.pending, None
             now, later = _split(t, m, k) if k < len(m["m_rows"]) else ((t, m), None)
             if self.pending is not None:  # the open batch goes on through this whole chunk
                 self.pending = _join(self.pending, later)
                 now = None
-            elif later is not None:
+            else:
+                # one pass through Q Apply per chunk (its receive-queue bookkeeping costs per call)
+                now = _join(ended, now)
                 self.pending = later
         elif final and self.pending is not None:
             st = self.ch_batch
