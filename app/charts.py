@@ -130,6 +130,7 @@ class BarChart(pg.PlotWidget):
             self.addItem(item)
             self.items.append(item)
         self.legend.clear()
+        self.legend.setVisible(len(series) > 1)  # one series needs no key (an empty box otherwise)
         x = np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -176,6 +177,7 @@ class HBarChart(pg.PlotWidget):
             self.addItem(item)
             self.items.append(item)
         self.legend.clear()
+        self.legend.setVisible(len(series) > 1)
         y = -np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):

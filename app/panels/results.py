@@ -163,15 +163,18 @@ class ResultsPanel(QWidget):
         self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
-        self.latency_chart.set_title("Latency breakdown (ms)" if has_latency else
-                                     f"No latency breakdown for {prediction.kind}", key=has_latency)
+        breakdown_kind = prediction.kind == "qrep"  # its latencies are missing only when queues grow without end
+        self.latency_chart.set_title(
+            "Latency breakdown (ms)" if has_latency else
+            "No steady-state latency: the offered rate is above what the pipeline sustains" if breakdown_kind else
+            f"No latency breakdown for {prediction.kind}", key=has_latency)
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
-        show_stage_times = not has_latency and bool(timed)
+        show_stage_times = not has_latency and not breakdown_kind and bool(timed)
         if show_stage_times:
             self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
                                            size="9pt")
             self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
-        elif not has_latency:  # no stages (DB2 V8 storage): the metrics of the most common unit, largest first
+        elif not has_latency and not breakdown_kind:  # no stages (DB2 V8 storage): the metrics of the most common unit, largest first
             unit, names = main_unit_metrics(metrics, units)
             show_stage_times = bool(names)
             if names:

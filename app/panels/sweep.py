@@ -308,7 +308,7 @@ class SweepView(QWidget):
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
-            cells = [_values_text((p.value,)), f"{by_name}={_values_text(p.series)}" if p.series else "",
+            cells = [_values_text((p.value,)), _values_text(p.series),
                      "" if head is None else format_number(head),
                      format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
                      p.error or (p.bottleneck or "")]
@@ -318,6 +318,9 @@ class SweepView(QWidget):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
         self.table.setColumnHidden(1, not two)
+        x_name = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
+        self.table.setHorizontalHeaderLabels([x_name or "Value", by_name or "For each", "Throughput", "END2END ms",
+                                              "Bottleneck"])
         self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:

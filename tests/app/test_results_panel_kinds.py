@@ -38,3 +38,13 @@ def test_engines_without_stages_show_their_main_metrics(qtbot):
     assert panel.latency_stack.currentWidget() is panel.stage_time_chart
     assert panel.stage_time_chart.categories[0] == "v7_total_mb"
     assert main_unit_metrics({"a": 1.0, "b": 2.0}, {"a": "MB", "b": "MB"}) == ("", [])
+
+
+def test_overloaded_qrep_keeps_the_breakdown_chart_and_says_why_it_is_empty(qtbot, fake_engine):
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    p = fake_engine({"qapply": {"num_apply_agents": 1}, "qcapture": {"trans_batch_sz": 1}})
+    metrics = {k: v for k, v in p.metrics.items() if not k.endswith("latency_ms")}
+    panel.show_prediction(Prediction("qrep", metrics, p.units, p.stages, p.bottleneck, (), "f"))
+    assert panel.latency_stack.currentWidget() is panel.latency_chart
+    assert "above what the pipeline sustains" in panel.latency_chart.plotItem.titleLabel.text

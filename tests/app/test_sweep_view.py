@@ -26,7 +26,9 @@ def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_r
         assert list(y) == [min(APPLY * a, BATCH * batch) for a in range(1, 7)]
     assert len(view.rate_chart.curves) == 2  # the headline metric per value, nothing stale
     assert "apply_rows_per_s" in view.rate_chart.plotItem.titleLabel.text
-    assert view.table.item(0, 1).text() == "trans_batch_sz=1" and not view.table.isColumnHidden(1)
+    assert view.table.item(0, 1).text() == "1" and not view.table.isColumnHidden(1)
+    assert view.table.horizontalHeaderItem(1).text() == "trans_batch_sz"
+    assert view.table.horizontalHeaderItem(0).text() == "num_apply_agents"
     runs = window.history.list_runs()
     assert len(runs) == 12 and len({r.sweep_id for r in runs}) == 1
     assert "qapply.num_apply_agents=3 qcapture.trans_batch_sz=2" in {r.label for r in runs}
