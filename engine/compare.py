@@ -194,7 +194,15 @@ def _stage_deltas(store, ids: list[int]) -> tuple:
     """Utilisation (%) and capacity of every stage any run has, in the first run's stage order."""
     if not hasattr(store, "stages_of"):
         return ()
-    by_run = {i: {s.stage: s for s in rows} for i, rows in store.stages_of(ids).items()}
+    by_run: dict[int, dict] = {}
+    for i, rows in store.stages_of(ids).items():
+        named: dict = {}
+        for s in rows:  # a stage name seen twice in one run (one per flow) stays two rows: "name #2"
+            key, k = s.stage, 2
+            while key in named:
+                key, k = f"{s.stage} #{k}", k + 1
+            named[key] = s
+        by_run[i] = named
     names: list[str] = []
     for i in ids:
         names += [n for n in by_run[i] if n not in names]
