@@ -239,6 +239,25 @@ def for_project(project, prediction: Prediction) -> Prediction:
     return widen_for_v8(prediction, workload) if workload else prediction
 
 
+def coverage_statement(kind: str) -> str:
+    """One sentence on where ``kind``'s bands come from and the coverage measured for them."""
+    doc = _fitted_doc()
+    if band_source(kind) == "fitted" and doc:
+        per = doc["measured"].get("per_metric", {})
+        metrics = doc["kinds"].get(kind, {})
+        n = sum(per.get(m, {}).get("n", 0) for m in metrics)
+        inside = sum(per.get(m, {}).get("inside", 0) for m in metrics)
+        loo = sum(per.get(m, {}).get("inside_leave_one_out", 0) for m in metrics)
+        if n:
+            return (f"{band_label(doc['coverage'])}s: {100 * inside / n:.0f}% of {n} published {kind} values fall "
+                    f"inside on the calibration set ({100 * loo / n:.0f}% leaving each value out of the fit)")
+    name = RESIDUAL_FILES.get(kind)
+    if name is None:
+        return f"no calibration residuals for {kind}: no bands"
+    return (f"{band_label()}s from the residual summary in {name}.json (its coefficients changed since the bands "
+            "were fitted; run python -m engine.bands --fit to measure their coverage)")
+
+
 @dataclass(frozen=True)
 class MetricCoverage:
     """How many published values of one metric fall inside their band.

@@ -264,7 +264,7 @@ class AdvisorPanel(QWidget):
         rows = "".join(f"<li>{html.escape(rid)}: {html.escape(o)}</li>" for rid, o in self.advice.checked)
         return f"<p><b>Rules checked</b></p><ul>{rows}</ul>"
 
-    def _effect_table(self, before: dict, after: dict, units: dict, bands: dict) -> str:
+    def _effect_table(self, before: dict, after: dict, units: dict, bands: dict, kind: str) -> str:
         from engine.bands import band_label
 
         rows = []
@@ -277,8 +277,11 @@ class AdvisorPanel(QWidget):
             rows.append(f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
                         f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
                         f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>")
+        from engine.bands import coverage_statement
+
         return ("<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th><th>before</th><th>after</th>"
-                f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>")
+                f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>"
+                f"<p><small>{html.escape(coverage_statement(kind))}.</small></p>")
 
     def _show_detail(self, row: int) -> None:
         self.apply_button.setEnabled(0 <= row < len(self.results))
@@ -292,7 +295,7 @@ class AdvisorPanel(QWidget):
             changes = "<br>".join(html.escape(str(c)) for c in r.changes)
             body = (f"<h3>{html.escape(r.title)}</h3><p><b>Why:</b> {html.escape(r.reason)}</p>"
                     f"<p><b>Change:</b><br>{changes}</p>"
-                    + self._effect_table(r.before, r.after, r.units, r.prediction.bands)
+                    + self._effect_table(r.before, r.after, r.units, r.prediction.bands, r.prediction.kind)
                     + f"<p><b>Cost / risk:</b> {html.escape(r.cost_risk)}</p>"
                       f"<p><small>Seed: {html.escape(r.seed)}. Predicted by an engine run of the changed project."
                       "</small></p>" + self._checked_html())
@@ -306,7 +309,8 @@ class AdvisorPanel(QWidget):
                     + "<p>Before: the project as it is; after: the best point.</p>"
                     + self._effect_table({k: r.baseline.get(k, math.nan) for k in keys},
                                          {k: r.metrics[k] for k in keys},
-                                         {**r.prediction.units, "outage_held_min": "min"}, r.prediction.bands))
+                                         {**r.prediction.units, "outage_held_min": "min"}, r.prediction.bands,
+                                         r.prediction.kind))
         self.detail.setHtml(body)
 
     # -- applying ----------------------------------------------------------------------------

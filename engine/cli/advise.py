@@ -76,6 +76,9 @@ def format_advice(advice) -> str:
         lines.append(f"   seed: {r.seed}")
         lines.append("")
     lines.append("  rules checked: " + ", ".join(f"{rid} ({o})" for rid, o in advice.checked))
+    from engine.bands import coverage_statement
+
+    lines.append(f"  {coverage_statement(pred.kind)}")
     return "\n".join(lines)
 
 

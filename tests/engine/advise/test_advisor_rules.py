@@ -9,6 +9,7 @@ from engine import projectfile
 from engine.advise import advise, evaluate_rule
 from engine.advise.mirror_mq_rules import (
     MirrorCoresRule,
+    MirrorJobSetsRule,
     MirrorReadOnlyRule,
     MirrorSharedPoolRule,
     MirrorSsdRule,
@@ -20,6 +21,7 @@ from engine.advise.outage import outage_metrics
 from engine.advise.qrep_rules import (
     ColumnSuppressionRule,
     DrainBufferPoolRule,
+    FewerApplyAgentsRule,
     FewerColumnsRule,
     LargerSourceTxnRule,
     MoreApplyAgentsRule,
@@ -82,6 +84,8 @@ QREP_CASES = [
     (LargerSourceTxnRule(), lambda p: p, lambda p: _set(p, (SRC, "rows_per_txn", 20), (SRC, "inserts_per_txn", 4),
                                                         (SRC, "updates_per_txn", 12), (SRC, "deletes_per_txn", 4))),
     (MoreApplyAgentsRule(), lambda p: p, lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10))),
+    (FewerApplyAgentsRule(), lambda p: _set(p, (QA, "apply_lpar_cps", 2), (QA, "num_apply_agents", 32)),
+     lambda p: p),
     (NonPersistentRule(), log_bound, lambda p: p),
     (TraceOffRule(), lambda p: _set(p, (XQ, "global_trace", True)), lambda p: p),
 ]
@@ -152,22 +156,30 @@ def test_column_suppression_respects_conflict_rules(base):
     assert not ColumnSuppressionRule().applies(forced, predict_project(forced))
 
 
+def _same(p):
+    return p
+
+
+# (rule, a configuration that needs it, one that does not)
 MIRROR_CASES = [
-    (MirrorSsdRule(), lambda p: _set(p, ("mirror-source", "storage", "HDD"), ("mirror-target", "storage", "HDD"))),
-    (MirrorCoresRule(), lambda p: _set(p, ("mirror-source", "cores", 4))),
+    (MirrorSsdRule(), lambda p: _set(p, ("mirror-source", "storage", "HDD"), ("mirror-target", "storage", "HDD")),
+     _same),
+    (MirrorCoresRule(), lambda p: _set(p, ("mirror-source", "cores", 4)), lambda p: _set(p, ("mirror-source", "cores", 64))),
     pytest.param(MirrorSharedPoolRule(), lambda p: _set(p, ("mirror-target", "memory_pool", "separate"),
-                                                        ("mirror-target", "memory_gb", 16.0)),
+                                                        ("mirror-target", "memory_gb", 16.0)), _same,
                  marks=pytest.mark.xfail(reason="engine/perf/mirror.py reads '*BASE' as a separate pool too, so the "
                                                 "engine shows no gain from sharing it", strict=False)),
-    (MirrorReadOnlyRule(), lambda p: _set(p, ("mirror-source", "reads_for_update", True))),
+    (MirrorReadOnlyRule(), lambda p: _set(p, ("mirror-source", "reads_for_update", True)), _same),
+    (MirrorJobSetsRule(), lambda p: _set(p, ("mirror-source", "cores", 44)), lambda p: _set(p, ("mirror-source", "cores", 4))),
 ]
 
 
-@pytest.mark.parametrize("rule,needs", MIRROR_CASES,
-                         ids=["mirror_ssd", "mirror_cores", "mirror_shared_pool", "mirror_read_only"])
-def test_mirror_rules(root, rule, needs):
+@pytest.mark.parametrize("rule,needs,fine", MIRROR_CASES,
+                         ids=["mirror_ssd", "mirror_cores", "mirror_shared_pool", "mirror_read_only", "mirror_job_sets"])
+def test_mirror_rules(root, rule, needs, fine):
     base = _load(root, "mirror-active-passive")
-    assert not rule.applies(base, predict_project(base))
+    quiet = fine(base)
+    assert not rule.applies(quiet, predict_project(quiet))
     project = needs(base)
     pred = predict_project(project)
     assert rule.applies(project, pred)

@@ -88,3 +88,13 @@ def test_predict_json_carries_bands(root, capsys):
     lo, hi = doc["bands"]["apply_rows_per_s"]
     assert lo < doc["metrics"]["apply_rows_per_s"] < hi
     assert math.isfinite(lo) and math.isfinite(hi)
+
+
+def test_coverage_statement_follows_the_band_source(monkeypatch):
+    text = bands.coverage_statement("qrep")
+    if bands.band_source("qrep") == "fitted":
+        assert "published qrep values" in text and "%" in text
+    else:  # the qrep coefficients were refitted after bands.json
+        assert "residual summary" in text
+    monkeypatch.setattr(bands, "coefficients_version", lambda kind: "a-new-refit")
+    assert "residual summary in qrep.json" in bands.coverage_statement("qrep")
