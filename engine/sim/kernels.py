@@ -109,7 +109,7 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
         t0 += read[i]  # the browser reads and parses the message
         entry[i] = t0
         ent_all[g] = t0
-        block_from[i] = want
+        block_from[i] = want + read[i]  # when it would have been read with memory to spare
         last_entry = t0
         # earliest free server
         k = 0
@@ -373,7 +373,7 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     -------
     entry, start, dep, block_from, slow : numpy.ndarray
         Time each customer entered memory, started service and departed; the time it would
-        have entered had memory not been full (``entry - block_from`` is time blocked); and
+        have entered (been read) had memory not been full (``entry - block_from`` is time blocked); and
         whether it was slowed by the queue-depth rule.
     """
     arr = np.ascontiguousarray(arr, dtype=float)

@@ -62,6 +62,7 @@ def compared():
         avg = {col: float((mon[col][keep] * n).sum() / n.sum())
                for col in ("CAPTURE_LATENCY", "QLATENCY", "APPLY_LATENCY", "END2END_LATENCY")}
         avg["rows_per_s"] = float(mon["ROWS_APPLIED"][keep].sum()) / (keep.sum() * interval_s)
+        avg["MEM_FULL_TIME"] = float(mon["MEM_FULL_TIME"].sum())
         out[path.name] = (pred.metrics, avg)
     return out
 
@@ -81,6 +82,7 @@ def test_monitor_averages_agree_with_the_steady_state_prediction(compared, name)
     assert 0.5 <= ratio <= 2.0 or abs(sim["APPLY_LATENCY"] - pred["apply_latency_ms"]) <= 15.0, (
         f"APPLY_LATENCY {sim['APPLY_LATENCY']:.1f} ms simulated vs {pred['apply_latency_ms']:.1f} ms predicted")
     assert sim["END2END_LATENCY"] == pytest.approx(pred["end2end_latency_ms"], rel=0.15)
+    assert sim["MEM_FULL_TIME"] < 1.0  # Q Apply's MEMORY_LIMIT is far from full at steady state
     # the monitor's parts add up, as in every interval
     parts = sim["CAPTURE_LATENCY"] + sim["QLATENCY"] + sim["APPLY_LATENCY"]
     assert sim["END2END_LATENCY"] == pytest.approx(parts, rel=1e-9)
