@@ -94,6 +94,10 @@ SOURCE_DB2 = NodeKind(
         _p("columns_changed_per_update", "int", 1, "columns", "Columns an UPDATE changes; with CHANGED_COLS_ONLY "
            "only these and the key are sent.", f"{_RP}, 4.1 Column suppression",
            {Q: "workload.columns_changed_per_update"}, minimum=0, maximum=750),
+        _p("dependent_txn_pct", "float", 0.0, "%", "Transactions that change a row or unique-key value an earlier "
+           "transaction still being applied changed; Q Apply applies them in order (the seeds' workload had none).",
+           f"{_RP}, 2.1 Q Apply serialization and 3.4 Unique indexes", {Q: "workload.dependent_txn_pct"},
+           minimum=0, maximum=100),
         _p("offered_rows_per_s", "float", None, "rows/s", "Rate the application offers.",
            f"{_RP}, 2.5 Workload", {Q: "workload.offered_rows_per_s"}, minimum=0, maximum=10_000_000,
            nullable=True, null_meaning="drive to the maximum sustainable rate"),

@@ -105,6 +105,26 @@ def parallel_agents(inputs: QrepInputs) -> int:
     return agents
 
 
+def dependent_share(inputs: QrepInputs, g: Geometry) -> float:
+    """Share of target transactions that must wait for an earlier one (Q Apply serialisation).
+
+    ``workload.dependent_txn_pct`` of source transactions change a row or unique-key value an
+    earlier transaction still in flight changed (seed 000, 2.1 item 3 and 3.4); a target
+    transaction grouping ``n`` source transactions (TRANS_BATCH_SZ, COMMIT_COUNT) depends on
+    another when any of them does: ``1 - (1 - p) ** n``.
+    """
+    p = inputs.dependent_txn_pct / 100.0
+    if p <= 0.0:
+        return 0.0
+    n = max(g.rows_per_target_txn / inputs.rows_per_txn, 1.0)
+    return 1.0 - (1.0 - p) ** n
+
+
+def effective_agents(agents: int, dependent: float) -> float:
+    """Agents' parallelism with a ``dependent`` share applied in order (Amdahl's law)."""
+    return agents / (1.0 + dependent * (agents - 1))
+
+
 def op_weight(inputs: QrepInputs, c) -> float:
     """Mean relative Db2 cost of a changed row over the insert/update/delete mix."""
     return inputs.insert_frac + inputs.update_frac * c.update_weight + inputs.delete_frac * c.delete_weight

@@ -73,6 +73,7 @@ class QrepInputs:
     update_frac: float
     delete_frac: float
     columns_changed_per_update: float
+    dependent_txn_pct: float
     offered_rows_per_s: float | None
     jobs: int | None
     think_time_ms: float
@@ -280,6 +281,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         update_frac=upd / mix,
         delete_frac=dele / mix,
         columns_changed_per_update=min(changed, float(n_cols)),
+        dependent_txn_pct=r.number("workload.dependent_txn_pct", 0.0, lo=0, hi=100),
         offered_rows_per_s=offered,
         jobs=jobs,
         think_time_ms=think,

@@ -21,7 +21,8 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep.costs import StaticDemands, parallel_agents, static_demands
+from engine.perf.qrep.costs import (StaticDemands, dependent_share, effective_agents, parallel_agents,
+                                    static_demands)
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
 from engine.perf.qrep.queueing import blocking_factor, cpu_inflation, mmc_wait
@@ -212,6 +213,8 @@ def solve(inp: QrepInputs, c) -> Solution:
     agents = parallel_agents(inp)
     if target_bytes > inp.apply_memory_limit_mb * 1048576.0:
         agents = 1  # a monster transaction is applied alone
+    dependent = dependent_share(inp, g)
+    parallelism = effective_agents(agents, dependent)
     pages = g.pages_per_msg
     miss = 0.0
     if drain:
@@ -277,7 +280,7 @@ def solve(inp: QrepInputs, c) -> Solution:
         brw_cap = rpm * 1e6 / brw_us
         class2 = class2_cpu_us * t * f_a / 1000.0 + d.class2_wait_ms
         agent_ms = class2 + agent_cpu_us * t * f_a / 1000.0 + agent_fixed_ms
-        agent_cap = agents * rows_tgt * 1000.0 / agent_ms * agent_blocking
+        agent_cap = parallelism * rows_tgt * 1000.0 / agent_ms * agent_blocking
         cap_min = min(cap_min, brw_cap, agent_cap)
         if drain:
             if inp.read_ahead:
@@ -320,7 +323,7 @@ def solve(inp: QrepInputs, c) -> Solution:
         infl = {"S": f_s, "C": f_c, "A": f_a}
         return dict(mpc=mpc, lpars=busies, infl=infl, caps=caps, cap_min=cap_min, demand=demand, class2=class2,
                     agent_ms=agent_ms, brw_us=brw_us, resp_ms=resp_ms, put_el=put_el, commit_el=commit_el,
-                    worker_us=worker_us, ch_us=ch_us, log_c=log_c, app_mem_buffer=app_mem_buffer)
+                    worker_us=worker_us, ch_us=ch_us, log_c=log_c, app_mem_buffer=app_mem_buffer, dependent=dependent)
 
     u = c.max_drive_utilisation
     driven = not closed and open_rate is None
@@ -434,7 +437,7 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
         cap_cpu = total = put_us = commit_us = cap_log = 0.0
         src_resp = 0.0
         mpc = 0.0
-        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"])
+        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"], s["dependent"])
     else:
         c_lpar = next(lp for lp in lpars if "C" in lp.roles)
         mp_c = 1.0 + c.mp_loss * (c_lpar.cps - 1)
@@ -466,7 +469,7 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
             batch_wait_ms = 0.5 * batch_msgs * s["ch_us"] / 1000.0 + (c.ch_batch_us + c.ch_batch_log_us) / 1000.0
         q_lat = (commit_wait_ms + commit_us / 1000.0 + latency["mq_channel"] + batch_wait_ms
                  + inp.network_latency_ms + c.mq_staging_ms + latency["qapply_browser"])
-        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"])
+        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"], s["dependent"])
         src_resp = s["resp_ms"]
     return Solution(
         inputs=inp, geometry=g, demands=d, rows_per_s=x, overloaded=overloaded,
@@ -479,7 +482,8 @@ def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
     )
 
 
-def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_buffer: float) -> float:
+def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_buffer: float,
+                   dependent: float) -> float:
     """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit.
 
     Three parts (seed 000, 2.2.1 and 4.2-4.6):
@@ -487,10 +491,14 @@ def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_b
     * the agent's own time: Db2 class 2 elapsed of the target transaction (rows, unique
       indexes, commit, lock waits, CPU contention), agent CPU and the destructive MQGET, plus
       the M/M/c wait for a free agent (``latency["qapply_agents"]``);
+    * waiting for a predecessor: a dependent target transaction (share ``dependent``, see
+      :func:`~engine.perf.qrep.costs.dependent_share`) starts only when the one it depends on
+      commits, on average half an agent service later;
     * draining a burst: Q Capture's MQ commit (or the channel batch, whichever is smaller)
       makes ``K`` messages visible at once, so the browser hands the agents ``K`` target
       transactions together and the average one waits ``(K - 1) / 2`` aggregate services
-      (``service / agents``); a drain has no bursts;
+      (the agents' time per target transaction: rows per target transaction over their
+      capacity); a drain has no bursts;
     * Q Apply's in-memory work queue between the browser and the agents, growing as
       ``rho / (1 - rho)`` of the agents' utilisation with scale ``apply_queue_ms``, stretched
       by CPU contention on the apply LPAR (the agents and the browser wait for processors;
@@ -502,14 +510,14 @@ def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_b
     """
     agents = next(st for st in stages if st.name == "qapply_agents")
     rho = min(agents.utilisation, 0.995)
-    per_txn_ms = agents.service_ms / max(agents.servers, 1)
+    per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
     burst_wait = 0.0
     if inp.mode != "drain":
         burst_txns = max(1.0, min(mpc, float(inp.batchsz)) / g.msgs_per_target_txn)
         burst_wait = per_txn_ms * (burst_txns - 1.0) / 2.0
     work_queue = c.apply_queue_ms * f_a ** c.apply_cpu_wait_exponent * rho / (1.0 - rho)
     queued = min(burst_wait + work_queue, app_mem_buffer * per_txn_ms)
-    return latency["qapply_agents"] + queued
+    return latency["qapply_agents"] + dependent * agents.service_ms / 2.0 + queued
 
 
 def _get_elapsed(inp, g, c, t, inflation) -> float:

@@ -34,6 +34,7 @@ def configs(draw):
                   "index_column_type": draw(st.sampled_from(["INTEGER", "CHAR", "DECIMAL", "DATE"]))},
         "workload": {"rows_per_txn": rows, "inserts_per_txn": ins, "updates_per_txn": upd, "deletes_per_txn": dele,
                      "columns_changed_per_update": draw(st.integers(0, 5)),
+                     "dependent_txn_pct": draw(st.floats(0, 100)),
                      "offered_rows_per_s": draw(st.floats(1, 200_000)) if drive == "offered" else None,
                      "jobs": draw(st.integers(1, 64)) if drive == "closed" else None,
                      "think_time_ms": draw(st.floats(0, 100)) if drive == "closed" else None},

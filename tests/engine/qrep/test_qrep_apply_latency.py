@@ -23,7 +23,7 @@ def test_apply_latency_is_service_plus_burst_drain_plus_work_queue(baseline):
     c, ag = load(), _agents(sol)
     burst_txns = min(sol.msgs_per_commit, baseline["mq"]["batchsz"]) / sol.geometry.msgs_per_target_txn
     expected = (ag.service_ms + mmc_wait(ag.servers, ag.utilisation, ag.service_ms)
-                + ag.service_ms / ag.servers * (burst_txns - 1.0) / 2.0
+                + sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s * (burst_txns - 1.0) / 2.0
                 + c.apply_queue_ms * _lpar_a(sol).inflation ** c.apply_cpu_wait_exponent
                 * ag.utilisation / (1.0 - ag.utilisation))
     assert sol.apply_latency_ms == pytest.approx(expected, rel=1e-9)
@@ -67,5 +67,25 @@ def test_apply_memory_limit_caps_the_queued_part(baseline):
     ag = _agents(sol)
     held_txns = 1048576.0 / (sol.geometry.msg_bytes * sol.geometry.msgs_per_target_txn)
     queued = sol.apply_latency_ms - ag.service_ms - mmc_wait(ag.servers, min(ag.utilisation, 0.995), ag.service_ms)
-    assert queued == pytest.approx(held_txns * ag.service_ms / ag.servers, rel=1e-9)  # the cap binds
+    per_txn_ms = sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s
+    assert queued == pytest.approx(held_txns * per_txn_ms, rel=1e-9)  # the cap binds
     assert sol.apply_latency_ms < solve_settings(baseline).apply_latency_ms
+
+
+def test_dependent_transactions_serialise_the_agents(baseline):
+    """Amdahl's law over the agents; grouping (TRANS_BATCH_SZ 3) makes a target transaction dependent more often."""
+    free = solve_settings(baseline)
+    dep = solve_settings(with_setting(baseline, "workload.dependent_txn_pct", 10.0))
+    agents = _agents(free).servers
+    p_target = 1.0 - 0.9 ** (free.geometry.rows_per_target_txn / baseline["workload"]["rows_per_txn"])
+    assert p_target == pytest.approx(0.271)
+    ag_free, ag_dep = _agents(free), _agents(dep)
+    ratio = (ag_dep.capacity_rows_per_s * ag_dep.service_ms) / (ag_free.capacity_rows_per_s * ag_free.service_ms)
+    assert ratio == pytest.approx(1.0 / (1.0 + p_target * (agents - 1)), rel=1e-6)
+    assert dep.rows_per_s < free.rows_per_s
+    one = with_setting(baseline, "qapply.num_apply_agents", 1)
+    assert solve_settings(with_setting(one, "workload.dependent_txn_pct", 50.0)).rows_per_s == pytest.approx(
+        solve_settings(one).rows_per_s, rel=0.02)  # one agent applies in order anyway
+    light = with_setting(baseline, "workload.offered_rows_per_s", 10_000)
+    assert solve_settings(with_setting(light, "workload.dependent_txn_pct", 10.0)).apply_latency_ms > \
+        solve_settings(light).apply_latency_ms
