@@ -374,7 +374,9 @@ class FitResult:
         Coefficients after.
     units : dict[str, str]
     n_fit, n_holdout : int
-        Intervals fitted and held out.
+        Intervals fitted and held out (at most ``max_intervals`` each).
+    n_fit_total, n_holdout_total : int
+        Intervals on each side of the split before spacing them out.
     before, after : dict
         :func:`error_pct` on the held-out intervals with the base and the fitted coefficients.
     train_after : dict
@@ -391,11 +393,14 @@ class FitResult:
     train_after: dict
     model: str = ""
     base_version: str = ""
+    n_fit_total: int = 0
+    n_holdout_total: int = 0
 
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
         return {"model": self.model, "base_version": self.base_version, "base": self.base, "fitted": self.fitted,
                 "units": self.units, "n_fit": self.n_fit, "n_holdout": self.n_holdout,
+                "n_fit_total": self.n_fit_total, "n_holdout_total": self.n_holdout_total,
                 "holdout_error_before": self.before, "holdout_error_after": self.after,
                 "fit_error_after": self.train_after}
 
@@ -409,8 +414,21 @@ def split(intervals: Sequence[Interval], holdout_every: int = 4) -> tuple[list[I
     return fit, held
 
 
+#: At most this many intervals are fitted (and as many held out): a week of 10-second intervals is
+#: 60,480, and each fit iteration predicts every fitted interval once per coefficient.
+MAX_INTERVALS = 300
+
+
+def evenly(items: Sequence, n: int) -> list:
+    """At most ``n`` of ``items``, evenly spaced over the sequence (all of them when there are fewer)."""
+    if len(items) <= n:
+        return list(items)
+    return [items[k] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
+
+
 def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interval], holdout_every: int = 4,
-                     only: Sequence[str] | None = None, metrics: Sequence[str] | None = None) -> FitResult:
+                     only: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+                     max_intervals: int = MAX_INTERVALS) -> FitResult:
     """Fit ``model``'s coefficients to ``intervals`` (bounded least squares on log ratios).
 
     Parameters
@@ -426,6 +444,10 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
     metrics : sequence of str, optional
         Fit to these measured metrics only (default: every metric both sides have); the
         errors before and after are still reported for all.
+    max_intervals : int
+        After the split, at most this many fitted and this many held-out intervals are
+        used, evenly spaced in time (``n_fit_total`` / ``n_holdout_total`` of the result
+        say how many there were).
 
     Raises
     ------
@@ -441,7 +463,8 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
     if unknown:
         raise FitError(f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
                        f"{', '.join(model.parameters)}")
-    fit_set, held = split(intervals, holdout_every)
+    fit_all, held_all = split(intervals, holdout_every)
+    fit_set, held = evenly(fit_all, max_intervals), evenly(held_all, max_intervals)
     base = {k: float(v[0]) for k, v in model.parameters.items()}
     lo = np.array([math.log(model.parameters[n][1] / base[n]) for n in names])
     hi = np.array([math.log(model.parameters[n][2] / base[n]) for n in names])
@@ -475,7 +498,7 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
     fitted = coeffs(sol.x)
     return FitResult(
         base=base, fitted=fitted, units={k: v[3] for k, v in model.parameters.items()},
-        n_fit=len(fit_set), n_holdout=len(held),
+        n_fit=len(fit_set), n_holdout=len(held), n_fit_total=len(fit_all), n_holdout_total=len(held_all),
         before=error_pct(model, settings, held, base), after=error_pct(model, settings, held, fitted),
         train_after=error_pct(model, settings, fit_set, fitted), model=model.name, base_version=model.version,
     )
@@ -524,5 +547,5 @@ def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, of
 
 
 __all__ = ["Interval", "FitModel", "FitResult", "LATENCY_COLUMNS", "intervals_from_monitor", "engine_fit_model",
-           "check_engine_contract", "fitted_predict",
+           "check_engine_contract", "fitted_predict", "evenly", "MAX_INTERVALS",
            "error_pct", "split", "fit_coefficients", "synthesize_intervals"]

@@ -24,6 +24,9 @@ def register(sub) -> None:
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
                    help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)")
+    p.add_argument("--max-intervals", type=int, default=None, metavar="N",
+                   help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
+                   "(default 300; a week of 10 s intervals is 60,480)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -39,23 +42,29 @@ def run(args) -> int:
     settings = project_to_scenario(project)
     default_s = float((settings.get("qapply") or {}).get("monitor_interval_ms") or 10_000) / 1000.0
     model = engine_fit_model(settings, args.model)
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:  # the file is not held while fitting
         tables = load_monitor_rows(store, project.name)
         note = ""
         if not tables:
             tables = load_monitor_rows(store, "")
             note = " (imports not tied to a project)" if tables else ""
-        intervals = intervals_from_monitor(tables, default_s)
-        only = [x.strip() for x in args.only.split(",")] if args.only else None
-        metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
-        result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics)
+    intervals = intervals_from_monitor(tables, default_s)
+    only = [x.strip() for x in args.only.split(",")] if args.only else None
+    metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
+    result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics,
+                              **({"max_intervals": args.max_intervals} if args.max_intervals else {}))
+    with open_store(args) as store:
         fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
                                   result.before["mean_metric_pct"], result.after["mean_metric_pct"], result.to_json())
     if args.json:
         json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
         return 0
-    print(f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{note}")
+    spaced = ""
+    if (result.n_fit_total, result.n_holdout_total) != (result.n_fit, result.n_holdout):
+        spaced = (f" (evenly spaced of {result.n_fit_total:,} and {result.n_holdout_total:,}; "
+                  f"--max-intervals to change)")
+    print(f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{spaced}{note}")
     print(f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}")
     for name, base in result.base.items():
         after = result.fitted[name]

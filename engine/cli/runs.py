@@ -27,21 +27,29 @@ def open_store(args, read_only: bool = False):
     """Open the store ``args.db`` names (the default file when None).
 
     When another process holds the file, say so on stderr and wait up to ``args.wait`` seconds.
+    A store from an older qrtune is migrated first (a read-only open cannot).
 
     Raises
     ------
     StoreLockedError
         Still held after the wait; the message names the file and the process.
     """
-    from engine.store import Store, StoreLockedError
+    from engine.store import Store, StoreLockedError, StoreNeedsMigrationError
+
+    def attempt(read_only: bool):
+        try:
+            return Store.open(args.db, read_only=read_only)
+        except StoreLockedError as e:
+            if args.wait <= 0:
+                raise
+            print(f"qrtune: {str(e).split(';')[0]}; waiting up to {args.wait:g} s", file=sys.stderr, flush=True)
+        return Store.open(args.db, read_only=read_only, wait_s=args.wait)
 
     try:
-        return Store.open(args.db, read_only=read_only)
-    except StoreLockedError as e:
-        if args.wait <= 0:
-            raise
-        print(f"qrtune: {str(e).split(';')[0]}; waiting up to {args.wait:g} s", file=sys.stderr, flush=True)
-    return Store.open(args.db, read_only=read_only, wait_s=args.wait)
+        return attempt(read_only)
+    except StoreNeedsMigrationError:  # a store from an older qrtune: migrate it once, then read
+        attempt(False).close()
+        return attempt(read_only)
 
 
 def register(sub) -> None:

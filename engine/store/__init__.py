@@ -44,7 +44,14 @@ Writes are columnar (numpy arrays scanned by DuckDB, or the appender), never ``e
 """
 
 from engine.store.connection import DEFAULT_FILE_NAME, ENV_DB, connect, default_db_path
-from engine.store.errors import FitError, MonitorImportError, StoreError, StoreLockedError, UnknownRunError
+from engine.store.errors import (
+    FitError,
+    MonitorImportError,
+    StoreError,
+    StoreLockedError,
+    StoreNeedsMigrationError,
+    UnknownRunError,
+)
 from engine.store.records import (
     RUN_KINDS,
     MetricRow,
@@ -87,6 +94,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreLockedError",
+    "StoreNeedsMigrationError",
     "TimeseriesPoint",
     "UnknownRunError",
     "bundle_failed",

@@ -13,6 +13,10 @@ class StoreLockedError(StoreError):
     """Another process holds the store file's write lock (DuckDB allows one writer per file)."""
 
 
+class StoreNeedsMigrationError(StoreError):
+    """A read-only open of a store written by an older qrtune: open it once for writing to migrate it."""
+
+
 class UnknownRunError(StoreError):
     """A run id names no run in the store."""
 

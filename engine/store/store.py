@@ -12,15 +12,15 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine.store.connection import connect, default_db_path
-from engine.store.errors import StoreError, UnknownRunError
+from engine.store.errors import StoreError, StoreNeedsMigrationError, UnknownRunError
 from engine.store.records import MetricRow, MonitorImport, RunData, RunRecord, StageMetricRow
 from engine.store.schema import SCHEMA_VERSION, current_version, migrate
 
@@ -209,21 +209,24 @@ class Store:
         ------
         StoreLockedError
             Another process holds the file.
+        StoreNeedsMigrationError
+            Read-only open of a store from an older qrtune (a writable open migrates it).
         StoreError
-            Not a store, a store from a newer qrtune, or (read-only) a missing file or
-            one that needs migrating.
+            Not a store, a store from a newer qrtune, or (read-only) a missing file.
         """
         path = Path(path) if path is not None else default_db_path()
         con = connect(path, read_only=read_only, wait_s=wait_s)
         try:
             if read_only:
                 version = current_version(con)
-                if version != SCHEMA_VERSION:
-                    raise StoreError(
+                if version < SCHEMA_VERSION:
+                    raise StoreNeedsMigrationError(
                         f"the store {path} has schema version {version}; this qrtune reads version "
                         f"{SCHEMA_VERSION}: open it once for writing to migrate it"
-                        if version < SCHEMA_VERSION
-                        else f"the store {path} has schema version {version}, newer than this qrtune "
+                    )
+                if version > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"the store {path} has schema version {version}, newer than this qrtune "
                         f"understands (up to {SCHEMA_VERSION})"
                     )
             else:

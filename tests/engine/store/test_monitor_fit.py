@@ -19,6 +19,7 @@ from engine.cli import main as qrtune_main
 from engine.fit import (
     check_engine_contract,
     engine_fit_model,
+    evenly,
     fit_coefficients,
     intervals_from_monitor,
     split,
@@ -74,6 +75,17 @@ def test_fit_recovers_known_coefficients_and_lowers_held_out_error(imported, bas
     assert result.after["median_pct"] < result.before["median_pct"]
     assert result.before["mean_metric_pct"] == pytest.approx(np.mean(list(before.values())))
     assert result.after["mean_metric_pct"] < 5 < result.before["mean_metric_pct"]
+
+
+def test_long_imports_are_fitted_on_evenly_spaced_intervals(imported, baseline):
+    db, settings, model = imported
+    with Store.open(db, read_only=True) as s:
+        ivs = intervals_from_monitor(load_monitor_rows(s, baseline.name))
+    result = fit_coefficients(model, settings, ivs, max_intervals=10)
+    assert (result.n_fit, result.n_holdout, result.n_fit_total, result.n_holdout_total) == (10, 10, 36, 12)
+    assert result.fitted["apply_ms_per_txn"] == pytest.approx(fit_fakes.TRUE["apply_ms_per_txn"], rel=0.1)
+    picked = evenly(list(range(36)), 10)
+    assert picked[0] == 0 and picked[-1] == 35 and len(set(picked)) == 10
 
 
 def test_interval_length_from_monitor_time_when_column_missing(baseline):

@@ -58,6 +58,16 @@ def test_old_v1_store_file_migrates_and_keeps_everything(old_store):
         assert s.schema_version == SCHEMA_VERSION and s.count_runs() == 6
 
 
+def test_commands_migrate_an_old_store_before_reading_it(old_store, capsys):
+    assert qrtune_main(["runs", "--db", str(old_store), "--sweep", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "qapply.num_apply_agents=4" in out and "28,284" in out  # 10000 * sqrt(8) rows/s, point 1
+    assert qrtune_main(["compare", "2", "3", "--db", str(old_store), "--format", "csv"]) == 0
+    assert "metric,end2end_latency_ms,ms,250.0,125.0,-125.0,-50.0" in capsys.readouterr().out
+    with Store.open(old_store, read_only=True) as s:
+        assert s.schema_version == SCHEMA_VERSION
+
+
 def store_fakes_project():
     from engine import projectfile
 
