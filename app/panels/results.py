@@ -121,6 +121,7 @@ class ResultsPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeToContents)  # the band, one line
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         grid.addWidget(self.table, 1, 1)
         grid.setColumnStretch(0, 1)
