@@ -95,9 +95,10 @@ class CompareView(QWidget):
         sb.addLayout(row)
         sb.addWidget(self.series_chart, 1)
         self.series_box.hide()
+        # runs with time series (simulations): the overlay takes the latency breakdown's place
         grid.addWidget(self.latency_chart, 0, 0)
+        grid.addWidget(self.series_box, 0, 0)
         grid.addWidget(self.delta_chart, 0, 1)
-        grid.addWidget(self.series_box, 1, 0, 1, 2)
         split.addWidget(charts)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
@@ -166,6 +167,7 @@ class CompareView(QWidget):
             self.series_pick.setCurrentText(keep)
         self.series_pick.blockSignals(False)
         self.series_box.setVisible(bool(ordered))
+        self.latency_chart.setVisible(not ordered)
         self._plot_series()
 
     def _plot_series(self) -> None:

@@ -48,6 +48,7 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
     assert window.compare_runs(ids)
     view = window.view_widget("Compare")
     assert view.series_pick.currentText() == "xmitq.depth_msgs"  # the backlog first
+    assert not view.series_box.isHidden() and view.latency_chart.isHidden()  # the overlay takes its place
     assert sorted(view.series_chart.curves) == [f"#{ids[0]}", f"#{ids[1]}"]
     x, y = view.series_chart.curves[f"#{ids[1]}"].getData()
     assert list(x) == list(t) and list(y) == list(depth_on)
