@@ -292,6 +292,7 @@ class MainWindow(QMainWindow):
     def _project_changed(self, old: Project, new: Project) -> None:
         if old is None or old.name != new.name:
             self._update_title()
+            QTimer.singleShot(0, self.runs.refresh)  # "This project only" follows the open project
         if "Sweep" in self._lazy_views and (old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}):
             self._lazy_views["Sweep"].set_project(new)
 

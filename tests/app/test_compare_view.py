@@ -61,3 +61,13 @@ def test_recorded_runs_are_labelled_with_the_knobs_changed_since_saving(fake_eng
     assert labels[third] == "qapply.num_apply_agents=8 qcapture.trans_batch_sz=3"
     assert window.save()
     assert window.document.changes_label() == "unchanged"
+
+
+def test_runs_list_follows_the_open_project(fake_engine, window, qtbot):
+    first = window.predict_and_record()
+    window.runs.refresh()
+    assert [r.id for r in window.runs.runs] == [first]
+    window.new_from_template("bidirectional")
+    qtbot.waitUntil(lambda: window.runs.runs == [], timeout=2000)
+    window.runs.only_project.setChecked(False)
+    assert [r.id for r in window.runs.runs] == [first]
