@@ -77,6 +77,15 @@ def main(argv=None) -> int:
         goal, r = _seek(base, text, method)
         _line(label, goal, r)
 
+    mirror = samples / "mirror-active-passive.json"
+    if mirror.exists():
+        mp = projectfile.load(mirror)
+        for label, text in (("Db2 Mirror: fewest job sets back to baseline", "mirror-baseline"),):
+            goal, r = _seek(mp, text)
+            _line(label, goal, r)
+            goal, r = _seek(mp, text, "exhaustive")
+            _line("  same, exhaustive", goal, r)
+
     big = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90, end2end_latency_ms<=1000 over "
            "qapply.num_apply_agents=1..64 qcapture.trans_batch_sz=1..50 channel.batchsz=10..1000:10")
     goal, r = _seek(base, big)

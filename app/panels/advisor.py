@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from app.worker import Cancelled, TaskRunner
 
 #: Goals offered in the goal box (it also accepts any written goal).
-GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20",
+GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20", "mirror-baseline",
                 ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
                  "qcapture.trans_batch_sz=1..10"))
 

@@ -4,6 +4,10 @@
     The fewest NUM_APPLY_AGENTS (1..64) that hold RATE rows/s (default 60,000) with
     END2END_LATENCY under 1 s and the Q Apply LPAR under 90% busy, with the workload offered
     at RATE (journey 2). "Hold" allows 0.1% short of RATE for the solver's tolerance.
+``mirror-baseline[:job_sets|cores]``
+    Db2 Mirror (journey 7): the fewest job sets of the source node (default) or cores of both
+    nodes that bring mirrored throughput back to the same workload's throughput without
+    Db2 Mirror (the engine's prediction with the RoCE link's mode ``none``).
 ``outage-pool[:MINUTES]``
     The smallest BUFFPOOL (in steps of 1,000 pages) of the transmit queue's queue manager whose
     buffers hold MINUTES (default 20) of channel outage at the predicted message rate
@@ -23,6 +27,7 @@ from engine.model import Project
 NAMED_GOALS = {
     "fewest-agents": "fewest apply agents holding RATE rows/s (default 60000) with END2END < 1 s and apply CPU < 90%",
     "outage-pool": "smallest transmit-queue buffer pool holding MINUTES (default 20) of channel outage",
+    "mirror-baseline": "fewest job sets (or :cores) that bring Db2 Mirror throughput back to the unmirrored baseline",
 }
 
 
@@ -61,6 +66,36 @@ def outage_pool_text(project: Project, minutes: float = 20.0) -> str:
             f"over {qm.id}.buffpool_pages=1000..50000000:1000")
 
 
+def mirror_baseline_text(project: Project, knob: str = "job_sets") -> str:
+    """The goal text of journey 7: throughput back to the unmirrored baseline.
+
+    Raises
+    ------
+    FieldError
+        Not a Db2 Mirror project, an unknown knob, or job sets asked of a workload driven by users.
+    """
+    from engine.predict import predict_project
+
+    links, nodes = project.nodes_of("roce_link"), project.nodes_of("db2_mirror_node")
+    if not links or not nodes:
+        raise FieldError("--goal mirror-baseline", project.topology, "a Db2 Mirror pair project")
+    if knob not in ("job_sets", "cores"):
+        raise FieldError("--goal mirror-baseline", knob, "job_sets or cores")
+    unmirrored = project
+    for link in links:
+        unmirrored = unmirrored.with_param(link.id, "mode", "none")
+    target = predict_project(unmirrored).metrics["throughput"]
+    source = nodes[0]
+    if knob == "job_sets":
+        current = source.params.get("job_sets")
+        if not current:
+            raise FieldError("--goal mirror-baseline:job_sets", None, "a workload driven by job sets (try :cores)")
+        axis = f"{source.id}.job_sets={int(current)}..{min(100_000, int(current) * 4)}"
+    else:
+        axis = f"db2_mirror_node.cores={int(source.params.get('cores') or 1)}..240"
+    return f"min {axis.partition('=')[0]} subject to throughput>={target:.6g} over {axis}"
+
+
 def goal_from_text(text: str, project: Project) -> Goal:
     """A named goal (``fewest-agents:60000``, ``outage-pool:20``) or a written one.
 
@@ -72,6 +107,8 @@ def goal_from_text(text: str, project: Project) -> Goal:
     name, _, arg = text.strip().partition(":")
     if name == "fewest-agents":
         return parse_goal(fewest_agents_text(_number(arg, name, 60_000.0)), project)
+    if name == "mirror-baseline":
+        return parse_goal(mirror_baseline_text(project, arg or "job_sets"), project)
     if name == "outage-pool":
         return parse_goal(outage_pool_text(project, _number(arg, name, 20.0)), project)
     allowed = ("one of " + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)

@@ -478,7 +478,8 @@ def _coordinate(ev: _Evaluator, goal: Goal, line_limit: int, n_starts: int, prog
     return best
 
 
-def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, line_limit: int = 64, n_starts: int = 4,
+def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_budget_s: float = 1.5,
+         line_limit: int = 64, n_starts: int = 4,
          method: str = "auto", predict: Callable | None = None, progress: Callable | None = None,
          cancelled: Callable | None = None) -> GoalResult:
     """Search ``goal`` on ``project``.
@@ -488,7 +489,10 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, line_limit:
     project : Project
     goal : Goal
     exhaustive_limit : int
-        Grids of at most this many points are searched exhaustively (``method='auto'``).
+        Grids of at most this many points are searched exhaustively (``method='auto'``) ...
+    exhaustive_budget_s : float
+        ... when the engine's time for the first few points, times the grid size, stays within
+        this budget (s); otherwise the coordinate search runs.
     line_limit : int
         Knobs with at most this many values are scanned fully in a coordinate line search.
     n_starts : int
@@ -515,6 +519,15 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, line_limit:
     ev = _Evaluator(project, goal, predict, cancelled)
     if method == "auto":
         method = "exhaustive" if goal.n_points <= exhaustive_limit else "coordinate"
+        if method == "exhaustive" and goal.n_points > 16:
+            # time a few points: a slow engine (Db2 Mirror MVA) makes a mid-sized grid a coordinate search
+            probes = _starts(goal, 3)  # the grid's low, high and middle corners
+            t1 = time.perf_counter()
+            for values in probes:
+                ev(values)
+            per_point_s = (time.perf_counter() - t1) / len(probes)
+            if per_point_s * goal.n_points > exhaustive_budget_s:
+                method = "coordinate"
     try:
         if method == "exhaustive":
             best = _exhaustive(ev, goal, progress)

@@ -8,6 +8,7 @@ With ``--goal`` the knobs are searched for the best point (exhaustively on small
 
   --goal fewest-agents:60000   fewest apply agents holding 60,000 rows/s, END2END < 1 s, CPU < 90%
   --goal outage-pool:20        smallest transmit-queue buffer pool that holds a 20-minute outage
+  --goal mirror-baseline       fewest job sets (mirror-baseline:cores: cores) back to unmirrored throughput
   --goal "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32
           qcapture.trans_batch_sz=1..8"
 

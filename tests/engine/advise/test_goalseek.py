@@ -129,3 +129,18 @@ def test_constraints():
     assert c.violation({"apply_lpar_busy_pct": 99.0}) == pytest.approx(0.1, rel=1e-6)
     with pytest.raises(FieldError):
         make_goal("x", "sideways", (), ())
+
+
+def test_mirror_baseline_goal_is_the_fewest_job_sets(root):
+    """Journey 7: the fewest job sets that bring mirrored throughput back to the unmirrored baseline."""
+    project = projectfile.load(root / "sample_runs" / "mirror-active-passive.json")
+    goal = goal_from_text("mirror-baseline", project)
+    unmirrored = predict_project(project.with_param("roce", "mode", "none")).metrics["throughput"]
+    assert goal.constraints[0].value == pytest.approx(unmirrored, rel=1e-5)
+    result = seek(project, goal)
+    assert result.feasible
+    n = result.values[0]
+    node = goal.knobs[0].node_ids[0]
+    assert predict_project(project.with_param(node, "job_sets", n)).metrics["throughput"] >= goal.constraints[0].value
+    fewer = predict_project(project.with_param(node, "job_sets", n - 1)).metrics["throughput"]
+    assert fewer < goal.constraints[0].value or n == goal.knobs[0].values[0]
