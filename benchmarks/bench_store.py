@@ -142,6 +142,48 @@ def bench_release(tmp: Path, project, n: int = 50) -> dict:
         return {"release_reopen_ms": 1000 * (time.perf_counter() - t) / n}
 
 
+def bench_monitor_week(tmp: Path) -> dict:
+    """A week of IBMQREP_APPLYMON at a 10 s MONITOR_INTERVAL (60,480 rows): parse, store, read back, intervals."""
+    from datetime import datetime, timedelta
+
+    import numpy as np
+
+    from engine.fit import intervals_from_monitor
+    from engine.monitor_import import load_monitor_rows, parse_file, write_parsed
+    from engine.store import Store
+
+    n = 60_480
+    rng = np.random.default_rng(1)
+    cols = ["MONITOR_TIME", "RECVQ", "QSTART_TIME", "CURRENT_MEMORY", "QDEPTH", "END2END_LATENCY", "CAPTURE_LATENCY",
+            "QLATENCY", "APPLY_LATENCY", "ROWS_APPLIED", "TRANS_APPLIED", "MONSTER_TRANS", "MEM_FULL_TIME",
+            "OLDEST_TRANS", "MONITOR_INTERVAL"]
+    lines = [",".join(cols)]
+    t0 = datetime(2024, 1, 1)
+    for i in range(n):
+        ts = (t0 + timedelta(seconds=10 * (i + 1))).strftime("%Y-%m-%d-%H.%M.%S.%f")
+        lines.append(f"{ts},RECVQ.A.B,2024-01-01-00.00.00.000000,{rng.integers(100_000, 1_000_000)},0,"
+                     f"{rng.uniform(600, 700):.3f},575.1,80.2,17.7,{rng.integers(400_000, 500_000)},"
+                     f"{rng.integers(80_000, 90_000)},0,0.000,{ts},10000")
+    path = tmp / "IBMQREP_APPLYMON.csv"
+    path.write_text("\n".join(lines) + "\n")
+    out = {"rows": n}
+    t = time.perf_counter()
+    parsed = parse_file(path)
+    out["parse_s"] = time.perf_counter() - t
+    out["cells"] = int(parsed.value.size)
+    with Store.open(tmp / "monitor.duckdb") as s:
+        t = time.perf_counter()
+        write_parsed(s, [parsed], "week")
+        out["write_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        tables = load_monitor_rows(s, "week")
+        out["load_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    out["intervals"] = len(intervals_from_monitor(tables))
+    out["intervals_s"] = time.perf_counter() - t
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=1000)
@@ -165,14 +207,18 @@ def main() -> int:
         synthetic = args.synthetic_ms if args.synthetic else None
         for name, workers, cli_mode, label in (
             ("pool", args.workers, False, f"local pool of {args.workers}"),
-            ("cli", args.workers, True, f"local pool of {args.workers}, as qrtune sweep (writes every 0.5 s, "
-                                        "file let go in between)"),
+            ("cli", args.workers, True, (f"local pool of {args.workers}, as qrtune sweep (writes every 0.5 s, "
+                                        "file let go in between)")),
             ("inproc", 0, False, "in process"),
         ):
             sw = bench_sweep(tmp, project, args.points, workers, synthetic, name, cli_mode)
             print(f"sweep {sw['points']:,} points, {label} ({sw['engine']}): {sw['elapsed_s']:.2f} s, "
                   f"{sw['points_per_s']:.0f} points/s, {sw['stored']:,} stored, {sw['failed']} failed   "
                   "[goal <= 10 s]")
+        mon = bench_monitor_week(tmp)
+        print(f"import a week of IBMQREP_APPLYMON ({mon['rows']:,} rows, {mon['cells']:,} cells): parse "
+              f"{mon['parse_s']:.2f} s, store {mon['write_s']:.2f} s, read back {mon['load_s']:.2f} s, "
+              f"{mon['intervals']:,} intervals {mon['intervals_s']:.2f} s")
         rel = bench_release(tmp, project)
         print(f"release + reopen of a store holding a 1,000-point sweep: {rel['release_reopen_ms']:.1f} ms")
     return 0

@@ -136,7 +136,20 @@ class ParsedFile:
 
 def parse_timestamp(text: str) -> datetime | None:
     """A Db2 (``2013-04-02-10.15.30.123456``) or ISO timestamp; None when ``text`` is neither."""
-    m = _TS_PATTERNS[0].match(text.strip())
+    text = text.strip()
+    if len(text) in (19, 26) and text[4] == "-" and text[7] == "-":  # the usual forms, at C speed
+        if text[10] == "-" and text[13] == "." and text[16] == ".":
+            iso = f"{text[:10]} {text[11:13]}:{text[14:16]}:{text[17:]}"
+        else:
+            iso = text
+        try:
+            ts = datetime.fromisoformat(iso)
+        except ValueError:
+            ts = None
+        if ts is not None and ts.tzinfo is None and iso[10] in " T" and iso[13] == ":" and iso[16] == ":" \
+                and (len(iso) == 19 or iso[19] in ".,"):
+            return ts
+    m = _TS_PATTERNS[0].match(text)
     if not m:
         return None
     y, mo, d, h, mi, s, frac = m.groups()
@@ -175,6 +188,15 @@ def detect_table(path: str, header: Sequence[str]) -> TableSpec:
         "(…CAPMON.csv, …CAPQMON.csv, …APPLYMON.csv) or export the header with MONITOR_TIME and RECVQ "
         "(IBMQREP_APPLYMON), SENDQ (IBMQREP_CAPQMON) or ROWS_PROCESSED (IBMQREP_CAPMON)"
     )
+
+
+def _floats(values: list[str]) -> np.ndarray | None:
+    """``values`` as finite floats in one numpy conversion; None when any is not a finite number."""
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except ValueError:
+        return None
+    return out if np.isfinite(out).all() else None
 
 
 def _to_float(text: str) -> float | None:
@@ -240,27 +262,33 @@ def parse_file(path: str | Path, max_errors: int = 10) -> ParsedFile:
                     rows.append((line, ts, queue, fields))
         if len(errors) >= max_errors:
             break
-    # Classify columns: known numeric ones must hold numbers; unknown ones are numbers, timestamps or text.
-    stored: list[tuple[int, str, str]] = []  # (index, name, "num"|"time")
+    # Column by column (a week of 10-second rows is 60,480 lines): known numeric columns must hold
+    # numbers; unknown ones are stored when all their values are numbers or timestamps, else skipped.
+    line_arr = np.asarray([r[0] for r in rows], dtype=np.int32)
+    stored: list[tuple[str, np.ndarray, np.ndarray]] = []  # (name, row mask, values)
     ignored: list[str] = []
+    epoch = datetime(1970, 1, 1)
     for i, name in candidates:
-        values = [r[3][i].strip() for r in rows if r[3][i].strip().upper() not in _NULLS]
-        if name in table.numeric:
-            for line, _, _, fields in rows:
-                v = fields[i].strip()
-                if v.upper() not in _NULLS and _to_float(v) is None:
-                    errors.append(f"{path}:{line}: {name} {v!r} is not a number")
-                    if len(errors) >= max_errors:
-                        break
-            stored.append((i, name, "num"))
+        raw = [r[3][i].strip() for r in rows]
+        present = np.asarray([v.upper() not in _NULLS for v in raw], dtype=bool)
+        values = [v for v, p in zip(raw, present) if p]
+        numbers = _floats(values)
+        if name in table.numeric or (name not in table.times and numbers is not None and values):
+            if numbers is None:
+                for k in np.flatnonzero(present):
+                    if _to_float(raw[k]) is None:
+                        errors.append(f"{path}:{line_arr[k]}: {name} {raw[k]!r} is not a number")
+                        if len(errors) >= max_errors:
+                            break
+                numbers = np.zeros(len(values))
+            stored.append((name, present, numbers))
         elif name in table.times or (values and all(parse_timestamp(v) for v in values)):
-            bad = next((r[0] for r in rows if r[3][i].strip().upper() not in _NULLS
-                        and parse_timestamp(r[3][i]) is None), None)
+            stamps = [parse_timestamp(v) for v in values]
+            bad = next((int(line_arr[k]) for k, s in zip(np.flatnonzero(present), stamps) if s is None), None)
             if bad is not None:
                 errors.append(f"{path}:{bad}: {name} is not a timestamp")
-            stored.append((i, name, "time"))
-        elif values and all(_to_float(v) is not None for v in values):
-            stored.append((i, name, "num"))
+                stamps = [s or epoch for s in stamps]
+            stored.append((name, present, np.asarray([(s - epoch).total_seconds() for s in stamps], dtype=float)))
         else:
             ignored.append(name)
         if len(errors) >= max_errors:
@@ -272,26 +300,19 @@ def parse_file(path: str | Path, max_errors: int = 10) -> ParsedFile:
             f"{len(errors)} malformed row(s) in {Path(path).name}; nothing was imported{more}:\n  "
             + "\n  ".join(errors[:max_errors])
         )
-    lines, times, queues, cols, vals = [], [], [], [], []
-    epoch = datetime(1970, 1, 1)
-    for line, ts, queue, fields in rows:
-        for i, name, kind in stored:
-            raw = fields[i].strip()
-            if raw.upper() in _NULLS:
-                continue
-            if kind == "num":
-                value = float(raw)
-            else:
-                value = (parse_timestamp(raw) - epoch).total_seconds()
-            lines.append(line)
-            times.append(ts)
-            queues.append(queue)
-            cols.append(name)
-            vals.append(value)
+    time_arr = np.asarray([r[1] for r in rows], dtype="datetime64[us]")
+    queue_arr = np.asarray([r[2] for r in rows], dtype=object)
+    parts = [(np.flatnonzero(mask), name, vals) for name, mask, vals in stored]
+    cat = (lambda arrays, dtype: np.concatenate(arrays) if arrays else np.asarray([], dtype=dtype))
+    lines = cat([line_arr[idx] for idx, _, _ in parts], np.int32)
+    times = cat([time_arr[idx] for idx, _, _ in parts], "datetime64[us]")
+    queues = cat([queue_arr[idx] for idx, _, _ in parts], object)
+    cols = cat([np.full(idx.size, name, dtype=object) for idx, name, _ in parts], object)
+    vals = cat([np.asarray(v, dtype=np.float64) for _, _, v in parts], np.float64)
     return ParsedFile(
-        path, table, len(rows), tuple(name for _, name, _ in stored), tuple(ignored),
-        np.asarray(lines, dtype=np.int32), np.asarray(times, dtype="datetime64[us]"),
-        np.asarray(queues, dtype=object), np.asarray(cols, dtype=object), np.asarray(vals, dtype=np.float64),
+        path, table, len(rows), tuple(name for name, _, _ in stored), tuple(ignored),
+        lines.astype(np.int32), times.astype("datetime64[us]"), queues.astype(object), cols.astype(object),
+        vals.astype(np.float64),
     )
 
 
@@ -332,28 +353,30 @@ def load_monitor_rows(store, project_name: str | None = None) -> dict[str, dict]
     if project_name is not None:
         sql += " WHERE i.project_name = ?"
         args.append(project_name)
-    rows = store.con.execute(sql + " ORDER BY r.table_name, r.queue, r.monitor_time, r.import_id, r.line",
-                             args).fetchall()
+    cells = store.con.execute(sql + " ORDER BY r.table_name, r.queue, r.monitor_time, r.import_id, r.line",
+                              args).fetchnumpy()
     out: dict[str, dict] = {}
-    index: dict[str, dict] = {}
-    for table, import_id, line, ts, queue, col, value in rows:
-        t = out.setdefault(table, {"monitor_time": [], "queue": [], "_cols": {}})
-        idx = index.setdefault(table, {})
-        key = (import_id, line)
-        if key not in idx:
-            idx[key] = len(t["monitor_time"])
-            t["monitor_time"].append(ts)
-            t["queue"].append(queue)
-        t["_cols"].setdefault(col, {})[idx[key]] = value
-    for table, t in out.items():
-        n = len(t["monitor_time"])
-        cols = t.pop("_cols")
-        t["monitor_time"] = np.asarray(t["monitor_time"], dtype="datetime64[us]")
-        t["queue"] = np.asarray(t["queue"], dtype=object)
-        for col, cells in cols.items():
-            arr = np.full(n, np.nan)
-            arr[list(cells)] = list(cells.values())
-            t[col] = arr
+    tables = np.asarray(cells["table_name"], dtype=object)
+    for table in dict.fromkeys(tables.tolist()):
+        sel = np.flatnonzero(tables == table)
+        import_id = np.asarray(cells["import_id"])[sel]
+        line = np.asarray(cells["line"])[sel]
+        # the cells of one row are adjacent (same queue, time, import and line): a new row starts where
+        # (import, line) changes
+        starts = np.ones(sel.size, dtype=bool)
+        starts[1:] = (import_id[1:] != import_id[:-1]) | (line[1:] != line[:-1])
+        row = np.cumsum(starts) - 1
+        first = np.flatnonzero(starts)
+        wide: dict = {"monitor_time": np.asarray(cells["monitor_time"])[sel][first].astype("datetime64[us]"),
+                      "queue": np.asarray(cells["queue"], dtype=object)[sel][first]}
+        cols = np.asarray(cells["col"], dtype=object)[sel]
+        values = np.asarray(cells["value"], dtype=np.float64)[sel]
+        for col in dict.fromkeys(cols.tolist()):
+            pick = cols == col
+            arr = np.full(first.size, np.nan)
+            arr[row[pick]] = values[pick]
+            wide[col] = arr
+        out[table] = wide
     return out
 
 
