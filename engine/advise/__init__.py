@@ -109,6 +109,8 @@ def evaluate_rule(rule: Rule, project: Project, prediction, min_gain_pct: float 
         return None, f"engine error: {e}"
     metric, sense = rule.target(project, prediction)
     m_before, m_after = _with_derived(project, prediction), _with_derived(changed, after)
+    if metric not in m_before or metric not in m_after:
+        return None, f"{metric} is not predicted for this configuration"
     gain = gain_pct(m_before.get(metric, math.nan), m_after.get(metric, math.nan), sense)
     if not gain >= min_gain_pct:
         return None, f"no gain ({metric} {gain:+.1f}%)"
