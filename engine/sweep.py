@@ -336,13 +336,33 @@ def local_executor(workers: int | None = None) -> Executor:
     return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
 
 
-def dask_executor(address: str):
+def worker_versions() -> dict:
+    """What a worker runs: qrtune, Python, dask and distributed versions (checked before a cluster sweep)."""
+    import platform
+
+    from engine.store import engine_version
+
+    out = {"qrtune": engine_version(), "python": platform.python_version()}
+    for name in ("dask", "distributed", "cloudpickle"):
+        try:
+            out[name] = importlib.import_module(name).__version__
+        except ImportError:  # pragma: no cover - a local pool has no dask
+            out[name] = ""
+    return out
+
+
+def dask_executor(address: str, check_timeout_s: float = 60.0):
     """``(client, executor)`` for the Dask cluster at ``address`` (``tcp://HOST:PORT``).
+
+    Before any point runs, one task asks a worker for :func:`worker_versions`: the cluster
+    must run the same qrtune (else its numbers would differ from a local run) and the same
+    Python, dask, distributed and cloudpickle as this process.
 
     Raises
     ------
     QrtuneError
-        dask.distributed is not installed, or the scheduler cannot be reached.
+        dask.distributed is not installed, the scheduler cannot be reached, the workers
+        cannot import qrtune's engine, or their versions differ from this process's.
     """
     try:
         from distributed import Client
@@ -352,6 +372,18 @@ def dask_executor(address: str):
         client = Client(address, timeout="30s")
     except (OSError, TimeoutError) as e:
         raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    try:
+        theirs = client.submit(worker_versions, pure=False).result(timeout=check_timeout_s)
+    except Exception as e:  # noqa: BLE001 - whatever a worker raises, the sweep cannot use it
+        client.close()
+        raise QrtuneError(f"the Dask workers at {address} cannot run qrtune's engine ({type(e).__name__}: {e}); "
+                          "install the same qrtune on every worker (pip install 'qrtune[dask]')") from None
+    ours = worker_versions()
+    differ = {k: (ours[k], theirs.get(k)) for k in ours if ours[k] != theirs.get(k)}
+    if differ:
+        client.close()
+        raise QrtuneError(f"the Dask workers at {address} run different versions: " + ", ".join(
+            f"{k} {b} (here {a})" for k, (a, b) in differ.items()) + "; use the same versions on both sides")
     return client, client.get_executor()
 
 

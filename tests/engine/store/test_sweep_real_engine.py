@@ -19,7 +19,8 @@ from store_fakes import ROOT
 
 from engine.predict import predict_project
 from engine.store import Store
-from engine.sweep import n_points, parse_axes, point_changes, run_sweep
+from engine.errors import QrtuneError
+from engine.sweep import dask_executor, n_points, parse_axes, point_changes, run_sweep
 
 AXES = ["qapply.num_apply_agents=1,4,8,16", "qcapture.trans_batch_sz=1,3,5"]
 
@@ -89,14 +90,20 @@ def test_local_pool_gives_identical_results(in_process, db):
     _assert_same(_points(db, r.sweep_id), reference)
 
 
-def test_dask_local_cluster_gives_identical_results(in_process, db):
+def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch):
     distributed = pytest.importorskip("distributed")  # the `dask` extra, installed by make test
+    import engine.store
+
     baseline, axes, reference, _ = in_process
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
                                   dashboard_address=None, silence_logs=40) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         with Store.open(db) as s:
             r = run_sweep(baseline, axes, s, scheduler=cluster.scheduler_address, batch_size=3, progress=False)
+        # a cluster running another qrtune would give other numbers: refused before any point runs
+        monkeypatch.setattr(engine.store, "engine_version", lambda: "9.9")
+        with pytest.raises(QrtuneError, match=r"run different versions: qrtune .* \(here 9.9\)"):
+            dask_executor(cluster.scheduler_address)
     assert r.n_run == 12 and r.n_failed == 0
     _assert_same(_points(db, r.sweep_id), reference)
 
