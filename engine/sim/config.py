@@ -296,8 +296,14 @@ DELAY_COEFFICIENTS = {
 }
 
 
-def qrep_delays() -> tuple[dict, list[str]]:
+def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
     """Fitted coefficients of the steady-state engine (:mod:`engine.perf.qrep.coefficients`).
+
+    Parameters
+    ----------
+    coefficients : Coefficients or mapping of str to float, optional
+        The coefficients the prediction was made with (a mapping overrides the named ones of
+        ``assets/coefficients/qrep.json``, as :func:`engine.perf.qrep.predict` takes them).
 
     Returns ``({field: value}, notes)`` with the fields of :data:`DELAY_COEFFICIENTS` in s
     (``maxtrans_per_commit`` in transactions); a coefficient that is missing is left out
@@ -306,7 +312,11 @@ def qrep_delays() -> tuple[dict, list[str]]:
     try:
         from engine.perf.qrep.coefficients import load
 
-        values = load().values
+        if coefficients is not None and hasattr(coefficients, "values") and not callable(coefficients.values):
+            values = dict(coefficients.values)
+        else:
+            values = dict(load().values)
+            values.update({k: float(v) for k, v in dict(coefficients or {}).items()})
     except Exception as e:  # noqa: BLE001 - any failure to load means: no fitted delays
         return {}, [f"no fitted coefficients (Q Replication coefficients not loadable: {e})"]
     out, notes = {}, []
@@ -360,7 +370,8 @@ def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rh
     return min(MAX_SERVICE_CV2, max(0.0, 2.0 * left / base - 1.0))
 
 
-def build_config(settings: dict, prediction, project=None, drain_prediction=None, delays=None) -> PipelineConfig:
+def build_config(settings: dict, prediction, project=None, drain_prediction=None, delays=None,
+                 coefficients=None) -> PipelineConfig:
     """The simulation's view of a Q Replication scenario and its steady-state prediction.
 
     Parameters
@@ -377,7 +388,10 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         ``mq_pageset`` stage: its ``mq_pageset`` capacity (read-ahead on) or else its
         ``qapply_browser`` capacity (a reader getting messages from the page set).
     delays : dict, optional
-        ``log_delay_s`` and ``mq_staging_s``; default: from :func:`qrep_delays`.
+        The fields of :data:`DELAY_COEFFICIENTS`; default: from :func:`qrep_delays`.
+    coefficients : Coefficients or mapping, optional
+        The steady-state engine's coefficients the prediction was made with (for
+        :func:`qrep_delays`); default: its coefficient file.
 
     Raises
     ------
@@ -464,7 +478,7 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         max_msg_bytes = min(max_msg_bytes, float(maxmsgl))
     predicted = prediction.metrics.get("apply_rows_per_s") or prediction.metrics.get("capture_rows_per_s")
     if delays is None:
-        delays, delay_notes = qrep_delays()
+        delays, delay_notes = qrep_delays(coefficients)
         notes += delay_notes
     agents = int(_get(settings, "qapply.num_apply_agents", 1))
     persistent = bool(_get(settings, "qcapture.msg_persistence", True))

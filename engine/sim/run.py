@@ -402,16 +402,25 @@ def default_rate(cfg: PipelineConfig) -> float:
     return min(cfg.predicted_rows_per_s or cfg.max_rows_per_s, cfg.max_rows_per_s)
 
 
-def _drain_prediction(settings: dict):
+def _predict(settings: dict, coefficients=None):
+    """The steady-state prediction (with ``coefficients`` for the Q Replication engine when given)."""
+    if coefficients is not None:
+        from engine.perf import qrep
+
+        return qrep.predict(settings, coefficients)
+    from engine.perf import predict_settings
+
+    return predict_settings(settings)
+
+
+def _drain_prediction(settings: dict, coefficients=None):
     """The steady-state prediction of ``settings`` draining a deep receive queue, or None."""
     import copy
-
-    from engine.perf import predict_settings
 
     drain = copy.deepcopy(settings)
     drain["run"] = {"mode": "drain", "initial_receive_queue_depth": 1_000_000}
     try:
-        return predict_settings(drain)
+        return _predict(drain, coefficients)
     except QrtuneError:
         return None
 
@@ -433,8 +442,16 @@ def unsupported_message(kind) -> str:
             f"(Db2 Mirror); {instead}")
 
 
-def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, **kw) -> SimResult:
-    """Simulate scenario ``settings`` (kind ``qrep`` or ``db2mirror``), predicting its steady state first if needed."""
+def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, coefficients=None,
+                      **kw) -> SimResult:
+    """Simulate scenario ``settings`` (kind ``qrep`` or ``db2mirror``), predicting its steady state first if needed.
+
+    ``coefficients`` (Q Replication only): the steady-state engine's coefficients to use instead
+    of its file (a :class:`engine.perf.qrep.coefficients.Coefficients` or a mapping that
+    overrides named ones, as :func:`engine.perf.qrep.predict` takes), for the prediction, the
+    drain prediction and the fitted delays, commit and batch times; pass the same ones a given
+    ``prediction`` was made with. Other keywords: see :func:`simulate_config`.
+    """
     kind = settings.get("kind")
     if kind == "db2mirror":
         from engine.sim.mirror import simulate_mirror
@@ -443,13 +460,11 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     if kind != "qrep":
         raise UnsupportedKindError(unsupported_message(kind))
     if prediction is None:
-        from engine.perf import predict_settings
-
-        prediction = predict_settings(settings)
+        prediction = _predict(settings, coefficients)
     drain = None
     if not any(st.name == "mq_pageset" for st in prediction.stages):
-        drain = _drain_prediction(settings)
-    cfg = build_config(settings, prediction, project, drain)
+        drain = _drain_prediction(settings, coefficients)
+    cfg = build_config(settings, prediction, project, drain, coefficients=coefficients)
     if kw.get("profile") is None:
         offered = (settings.get("workload") or {}).get("offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered else default_rate(cfg))

@@ -42,3 +42,20 @@ def test_baseline_channel_outage_catch_up_is_finite_below_the_maximum(baseline):
     e = res.summary["events"][0]
     assert e["backlog_at_end_of_event_rows"] == pytest.approx(rate * 120, rel=0.05)
     assert e["catch_up_s"] is not None and 0 < e["catch_up_s"] < 480
+
+
+def test_overridden_coefficients_reach_the_simulation(baseline):
+    """With coefficients other than the file's (as ``qrtune fit`` tries them), the simulation uses
+    them too: its fixed MQ staging time follows ``mq_staging_ms``."""
+    from engine.perf.qrep.coefficients import load
+
+    project, settings, _ = baseline
+    staging = load().values["mq_staging_ms"]
+    runs = {}
+    for extra_ms in (0.0, 50.0):
+        over = {"mq_staging_ms": staging + extra_ms}
+        res = simulate_settings(settings, 60, project=project, seed=1, coefficients=over,
+                                profile=profiles.constant(20000))
+        assert res.config.mq_staging_s == pytest.approx((staging + extra_ms) / 1000.0)
+        runs[extra_ms] = res.summary["qlatency_ms"]
+    assert runs[50.0] - runs[0.0] == pytest.approx(50.0, abs=3.0)
