@@ -442,6 +442,12 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     if not groups["apply"] and browser is not None:
         groups["apply"].append(("qapply_browser", browser))
         browser = None
+    if _get(settings, "run.mode", "steady") == "drain":
+        # draining a pre-loaded receive queue: Q Capture and the channel do not run
+        for g, name in (("capture", "qcapture"), ("channel", "mq_channel")):
+            if not groups[g]:
+                groups[g].append((name, math.inf))
+                notes.append(f"drain: no {name} stage in the prediction (not running); taken as instantaneous")
     for g in ("capture", "channel", "apply"):
         if not groups[g]:
             raise FieldError(f"prediction.stages ({g} side)", [s.name for s in prediction.stages],

@@ -465,10 +465,12 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     if not any(st.name == "mq_pageset" for st in prediction.stages):
         drain = _drain_prediction(settings, coefficients)
     cfg = build_config(settings, prediction, project, drain, coefficients=coefficients)
+    run = settings.get("run") or {}
     if kw.get("profile") is None:
         offered = (settings.get("workload") or {}).get("offered_rows_per_s")
-        kw["profile"] = _profiles.constant(float(offered) if offered else default_rate(cfg))
-    run = settings.get("run") or {}
+        if run.get("mode") == "drain":
+            offered = 0.0  # a drain: the source is quiet, Q Apply works off the pre-loaded queue
+        kw["profile"] = _profiles.constant(float(offered) if offered is not None else default_rate(cfg))
     if run.get("mode") == "drain" and "initial_recvq_msgs" not in kw:
         kw["initial_recvq_msgs"] = int(run.get("initial_receive_queue_depth") or 0)
     res = simulate_config(cfg, duration_s, **kw)

@@ -59,3 +59,20 @@ def test_overridden_coefficients_reach_the_simulation(baseline):
         assert res.config.mq_staging_s == pytest.approx((staging + extra_ms) / 1000.0)
         runs[extra_ms] = res.summary["qlatency_ms"]
     assert runs[50.0] - runs[0.0] == pytest.approx(50.0, abs=3.0)
+
+
+def test_drain_run_works_off_the_preloaded_queue_in_the_predicted_time(baseline):
+    """``run.mode: drain``: Capture and the channel do not run; the pre-loaded receive queue is
+    applied in about the steady-state engine's ``elapsed_s`` and no new work arrives."""
+    import copy
+
+    from engine.perf import predict_settings
+
+    project, settings, _ = baseline
+    drain = copy.deepcopy(settings)
+    drain["run"] = {"mode": "drain", "initial_receive_queue_depth": 100_000}
+    pred = predict_settings(drain)
+    res = simulate_settings(drain, 90, project=project, seed=1)
+    s = res.summary
+    assert s["rows_applied"] == s["rows_generated"] == 100_000 * pred.metrics["rows_per_msg"]
+    assert s["initial_queue_applied_s"] == pytest.approx(pred.metrics["elapsed_s"], rel=0.10)
