@@ -45,7 +45,11 @@ rows (Q Apply holding a transaction until the one it depends on commits), COMMIT
 on the apply side, BATCHINT, MQ buffer pool synchronous writes slowing the putter and resync
 competing with the application for CPU are not modelled; the MQ buffer-pool mover
 (``mq-mover``) and Db2 V8 storage kinds are not simulated (``qrtune predict`` gives their
-figures); peaks in the summary are sampled at 1 s edges.
+figures); in a drain the browser reads ahead as far as Q Apply's MEMORY_LIMIT allows, so
+APPLY_LATENCY there is seconds, not the steady-state engine's figure; below about 90% agent
+utilisation the simulated APPLY_LATENCY is a few ms under the steady-state engine's because
+the browser paces a burst to the agents (the wait shows in QLATENCY instead); peaks in the
+summary are sampled at 1 s edges.
 
 Python API (what the GUI uses)
 ------------------------------
@@ -68,8 +72,11 @@ Python API (what the GUI uses)
   called after each chunk (0..1); ``cancel()`` returning True stops the run between chunks
   with :class:`SimulationCancelled`. Deterministic: the same project, engine version and seed
   give the same numbers (``numpy.random.SeedSequence(seed)``; no global random state).
-* ``simulate_settings(settings, duration_s, prediction=None, project=None, **same)`` for
-  scenario settings; ``simulate_config(PipelineConfig, ...)`` for a hand-made pipeline.
+* ``simulate_settings(settings, duration_s, prediction=None, project=None, coefficients=None, **same)``
+  for scenario settings (``coefficients``: the Q Replication engine's coefficients, or a mapping
+  overriding some, used for the prediction and by the simulation, as ``qrtune fit`` tries them;
+  ``run.mode: drain`` works off a pre-loaded receive queue); ``simulate_config(PipelineConfig,
+  ...)`` for a hand-made pipeline.
 * :class:`SimResult`: ``monitor`` (table -> column arrays), ``monitor_rows`` (table -> list of
   row dicts), ``monitor_csv(table)``, ``timeseries`` (``t_s`` and ``stage.quantity_unit``
   arrays), ``summary`` (throughput, latency mean/p50/p95/p99, peaks, per-stage utilisation,
