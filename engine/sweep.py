@@ -369,7 +369,7 @@ def dask_executor(address: str, check_timeout_s: float = 60.0):
     except ImportError:
         raise QrtuneError("--scheduler needs dask.distributed: pip install 'qrtune[dask]'") from None
     try:
-        client = Client(address, timeout="30s")
+        client = Client(address, timeout="20s")
     except (OSError, TimeoutError) as e:
         raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:
@@ -499,6 +499,9 @@ def run_sweep(
     total = n_points(axes)
     digest = project_hash(project)
     probe = run_points(project, [(0, point_changes(axes, 0))], predictor, raise_internal=True)
+    client = None
+    if scheduler and executor is None:  # reach the cluster (and check it) before anything is recorded
+        client, executor = dask_executor(scheduler)
     coefficients_version = probe[0][2].coefficients_version if probe[0][2] is not None else ""
     key = sweep_key(digest, axes, predictor, engine_version(), coefficients_version)
     sweep_id = store.sweep_by_key(key)
@@ -523,7 +526,7 @@ def run_sweep(
                     chunk = todo[k:k + step]
                     writer.add(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
             else:
-                _run_parallel(project, axes, todo, predictor, writer.add, workers, scheduler, batch_size, executor)
+                _run_parallel(project, axes, todo, predictor, writer.add, workers, client, batch_size, executor)
     except BaseException:
         try:
             writer.flush()  # points finished before an interrupt are kept
@@ -534,15 +537,16 @@ def run_sweep(
         writer.flush()
     finally:
         bar.close()
+        if client is not None:
+            client.close()
     return SweepResult(sweep_id, total, len(done), writer.n_recorded, writer.n_failed, time.monotonic() - t0,
                        coefficients_version)
 
 
-def _run_parallel(project, axes, todo, predictor, add, workers, scheduler, batch_size, executor) -> None:
-    client = None
-    own = executor is None
-    if scheduler:
-        client, executor = dask_executor(scheduler)
+def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
+    """Run ``todo`` in batches on ``executor`` (a Dask ``client``'s, a given one, or a new local pool)."""
+    own = executor is None and client is None
+    if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
     else:
         n_workers = workers or os.cpu_count() or 1
@@ -572,9 +576,7 @@ def _run_parallel(project, axes, todo, predictor, add, workers, scheduler, batch
             fut.cancel()
         raise
     finally:
-        if client is not None:
-            client.close()
-        elif own:
+        if own:
             executor.shutdown(wait=True, cancel_futures=True)
 
 
