@@ -189,3 +189,34 @@ def test_a_locked_store_is_reported_not_waited_for_forever(db):
     finally:
         holder.kill()
         holder.wait(timeout=20)
+
+
+def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_fakes):
+    """The workbench records a run while a command-line sweep writes the same file."""
+    env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
+    sweep = subprocess.Popen(
+        [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", "--set",
+         "qapply.num_apply_agents=1..40", "--db", str(db), "--workers", "0", "--batch-size", "2",
+         "--predictor", "store_fakes:predict_slow"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        while "/40" not in line:  # the first points are written
+            line = sweep.stderr.readline()
+            assert line or sweep.poll() is None, "the sweep ended without progress"
+        t0 = time.monotonic()
+        with Store.open(db, wait_s=10) as s:  # like the workbench (it waits 2 s)
+            gui_run = s.record_prediction(baseline, store_fakes.predict(_settings()), kind="gui")
+        waited_s = time.monotonic() - t0
+        out, err = sweep.communicate(timeout=60)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait(timeout=10)
+    assert sweep.returncode == 0, err
+    assert waited_s < 2.0  # the sweep holds the file only while writing
+    with Store.open(db, read_only=True) as s:
+        runs = s.list_runs(limit=None)
+    assert len(runs) == 41 and len({r.id for r in runs}) == 41
+    assert sorted(r.point_index for r in runs if r.kind == "sweep") == list(range(40))
+    assert next(r for r in runs if r.id == gui_run).kind == "gui"
