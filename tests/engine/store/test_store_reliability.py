@@ -208,7 +208,7 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
         with Store.open(db, wait_s=10) as s:  # like the workbench (it waits 2 s)
             gui_run = s.record_prediction(baseline, store_fakes.predict(_settings()), kind="gui")
         waited_s = time.monotonic() - t0
-        out, err = sweep.communicate(timeout=60)
+        _, err = sweep.communicate(timeout=60)
     finally:
         if sweep.poll() is None:
             sweep.kill()
