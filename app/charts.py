@@ -221,6 +221,8 @@ class LineChart(pg.PlotWidget):
                 curve = self.plot([], [], pen=pg.mkPen(colour, width=2), name=name,
                                   symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
                 self.curves[name] = curve
+            elif (curve.opts["symbol"] is not None) != symbols:
+                curve.setSymbol("o" if symbols else None)
             curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
             curve.setVisible(True)
         for name in [n for n in self.curves if n not in series]:  # gone from the plot and the legend

@@ -8,6 +8,7 @@ in the run history.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,8 @@ def _cancelled_error():
 
 
 # -- sweeps ---------------------------------------------------------------------------------------
-#: Sweeps with at least this many points run on a local process pool (forkserver, never fork).
-PARALLEL_MIN_POINTS = 2000
+#: Points are sent to the window at most this often (s); progress goes with every batch.
+PARTIAL_EVERY_S = 0.25
 #: Separates the axes of a several-knob sweep in one axis text.
 AXIS_SEPARATOR = ";"
 
@@ -101,6 +102,7 @@ class _ReportingStore:
         self.sweep_id: int | None = None
         self.n_reused = 0
         self._cancel_raised = False
+        self._last_partial = -math.inf
 
     def __getattr__(self, name):
         return getattr(self.store, name)
@@ -136,7 +138,11 @@ class _ReportingStore:
 
     def _report(self) -> None:
         done = len(self.points)
-        self.partial(sorted(self.points.values(), key=lambda p: p.index))
+        now = time.monotonic()
+        if now - self._last_partial >= PARTIAL_EVERY_S or done == self.total or self._cancel_raised:
+            # the window redraws every point it gets: a few redraws a second keep it responsive (and Cancel quick)
+            self._last_partial = now
+            self.partial(sorted(self.points.values(), key=lambda p: p.index))
         self.progress(done / self.total, f"sweep: {done}/{self.total} points")
 
 
@@ -160,10 +166,12 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
     The axes are parsed before the task starts, so a bad axis is reported at once
     (:class:`engine.errors.FieldError` naming the item, the value and what is allowed).
     The task runs :func:`engine.sweep.run_sweep` on the store: points are predicted in
-    batches in the worker thread (on a process pool from :data:`PARALLEL_MIN_POINTS`
-    points), every batch is recorded as runs of one sweep, and Cancel stops after the
-    current batch with every finished point kept. Running the same sweep again on the
-    same project resumes it: stored points are shown, not predicted again.
+    batches in the worker thread (about a millisecond a point for the steady-state
+    engines: a few thousand points take seconds; ``qrtune sweep --workers N`` or
+    ``--scheduler`` spreads bigger sweeps over processes or a cluster), every batch is
+    recorded as runs of one sweep, and Cancel stops after the current batch with every
+    finished point kept. Running the same sweep again on the same project resumes it:
+    stored points are shown, not predicted again.
 
     Returns
     -------
@@ -182,8 +190,8 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
         t0 = time.perf_counter()
         with Store.open(db_path, wait_s=5.0) as store:
             reporting = _ReportingStore(store, axes, total, progress, cancelled, partial)
-            result = run_sweep(project, axes, reporting, workers=None if total >= PARALLEL_MIN_POINTS else 0,
-                               batch_size=batch, progress=False)
+            size = max(batch, total // 64)  # at most ~64 store writes however big the sweep
+            result = run_sweep(project, axes, reporting, workers=0, batch_size=size, progress=False)
             points = load_sweep_points(store, result.sweep_id, axes)
         return SweepOutcome(result.sweep_id, axes[0].name, sorted(points.values(), key=lambda p: p.index),
                             time.perf_counter() - t0, tuple(a.name for a in axes), reporting.n_reused)

@@ -10,12 +10,16 @@ a QApplication exists: engines that want processes must use spawn or forkserver.
 
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
+
+#: Python thread switch interval (s) while a task runs (the default is 0.005).
+SWITCH_INTERVAL_S = 0.001
 
 
 class Cancelled(Exception):
@@ -93,6 +97,9 @@ class TaskRunner(QObject):
         """Run ``fn(progress, cancelled, partial)`` in the background; False if a task is already running."""
         if self.busy():
             return False
+        # The task holds the GIL between engine calls; a short switch interval lets the GUI thread's many
+        # small Python callbacks (painting, slots) through quickly, so the window stays responsive.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self.title = title
         self._stop = threading.Event()
         thread = QThread()

@@ -43,6 +43,8 @@ CPU_SUFFIXES = ("_busy_pct", "_cpu_pct")
 LATENCY_METRICS = ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms", "response_time_ms")
 #: CPU busy limit of the pick (percent).
 CPU_LIMIT_PCT = 90.0
+#: Point markers are drawn up to this many points.
+MAX_SYMBOLS = 300
 #: A value "reaches" the best throughput when within this fraction of it.
 REACH_FRACTION = 0.99
 
@@ -224,6 +226,7 @@ class SweepView(QWidget):
         self.axis.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.by.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.points: list = []
+        self._table_keys: list = []
         self.pick = None
 
     # -- axis editor ---------------------------------------------------------------------
@@ -252,6 +255,7 @@ class SweepView(QWidget):
 
     def clear(self, axis_name: str) -> None:
         self.points = []
+        self._table_keys = []
         self.pick = None
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
@@ -302,11 +306,16 @@ class SweepView(QWidget):
 
         unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
         self.rate_chart.setLabel("left", unit)
-        self.rate_chart.set_series(series(shown["rate"]), symbols=True)
-        self.latency_chart.set_series(series(shown["lat"]), symbols=True)
-        self.cpu_chart.set_series(series(shown["cpu"]), symbols=True)
+        symbols = len(ok) <= MAX_SYMBOLS  # markers help few points; thousands only slow the drawing
+        self.rate_chart.set_series(series(shown["rate"]), symbols=symbols)
+        self.latency_chart.set_series(series(shown["lat"]), symbols=symbols)
+        self.cpu_chart.set_series(series(shown["cpu"]), symbols=symbols)
+        keys = [(p.index, p.run_id) for p in self.points]
+        start = len(self._table_keys) if keys[:len(self._table_keys)] == self._table_keys else 0
+        self._table_keys = keys  # streamed points arrive in order: only the new rows are filled
+        self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(self.points))
-        for r, p in enumerate(self.points):
+        for r, p in enumerate(self.points[start:], start=start):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
             cells = [_values_text((p.value,)), _values_text(p.series),
                      "" if head is None else format_number(head),
@@ -317,6 +326,7 @@ class SweepView(QWidget):
                 if c in (2, 3):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
+        self.table.setUpdatesEnabled(True)
         self.table.setColumnHidden(1, not two)
         x_name = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
         self.table.setHorizontalHeaderLabels([x_name or "Value", by_name or "For each", "Throughput", "END2END ms",

@@ -44,21 +44,21 @@ def test_cancelled_sweep_resumes_without_repeating_points(fake_engine, window, q
     view = window.view_widget("Sweep")
     cancel_once = [True]
 
-    def cancel(points):
-        if cancel_once and len(points) > 1:
+    def cancel(fraction, text):
+        if cancel_once:
             cancel_once.clear()
             window.tasks.cancel()
 
-    window.tasks.partial.connect(cancel)
+    window.tasks.progress.connect(cancel)  # Cancel as soon as the first batch is reported
     with qtbot.waitSignal(window.tasks.cancelled, timeout=20000):
-        window.sweep("qapply.num_apply_agents=1..100")
+        window.sweep("qapply.num_apply_agents=1..128")
     kept = len(window.history.list_runs())
-    assert 1 < kept < 100 and len(view.points) == kept
-    outcome = run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..100")
+    assert 1 <= kept < 128 and len(view.points) == kept  # the window shows every kept point
+    outcome = run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..128")
     assert outcome.n_reused == kept
-    assert [p.value for p in outcome.points] == list(range(1, 101))
+    assert [p.value for p in outcome.points] == list(range(1, 129))
     runs = window.history.list_runs()
-    assert len(runs) == 100 and sorted(r.point_index for r in runs) == list(range(100))
+    assert len(runs) == 128 and sorted(r.point_index for r in runs) == list(range(128))
 
 
 def test_pick_names_the_fewest_agents_holding_the_best_throughput(fake_engine, window, qtbot):
