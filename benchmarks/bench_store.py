@@ -50,7 +50,7 @@ def _bundles(n_runs: int, project, digest: str):
     now = utc_now()
     out = []
     for i in range(n_runs):
-        rec = RunRecord(0, project.name, digest, '{"qapply":{"num_apply_agents":%d}}' % (i % 64 + 1),
+        rec = RunRecord(0, project.name, digest, f'{{"qapply":{{"num_apply_agents":{i % 64 + 1}}}}}',
                         engine_version(), "bench", None, "predict", now, "ok", "qrep", "qcapture", None, None, "", "")
         out.append(RunBundle(rec, [(f"metric_{k}", float(i * k), "rows/s") for k in range(N_METRICS)],
                              [(f"stage_{k}", 1e4, 0.5, 1.0, "rows/s") for k in range(N_STAGES)]))

@@ -13,8 +13,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from engine.errors import QrtuneError
 
@@ -303,4 +304,4 @@ def _csv_value(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["Comparison", "SettingDiff", "MetricDelta", "compare_runs", "flatten", "format_table", "format_csv"]
+__all__ = ["Comparison", "MetricDelta", "SettingDiff", "compare_runs", "flatten", "format_csv", "format_table"]

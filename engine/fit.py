@@ -49,9 +49,9 @@ from __future__ import annotations
 import copy
 import importlib
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -546,6 +546,19 @@ def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, of
     return {"IBMQREP_APPLYMON": apply_rows, "IBMQREP_CAPQMON": capq_rows}
 
 
-__all__ = ["Interval", "FitModel", "FitResult", "LATENCY_COLUMNS", "intervals_from_monitor", "engine_fit_model",
-           "check_engine_contract", "fitted_predict", "evenly", "MAX_INTERVALS",
-           "error_pct", "split", "fit_coefficients", "synthesize_intervals"]
+__all__ = [
+    "LATENCY_COLUMNS",
+    "MAX_INTERVALS",
+    "FitModel",
+    "FitResult",
+    "Interval",
+    "check_engine_contract",
+    "engine_fit_model",
+    "error_pct",
+    "evenly",
+    "fit_coefficients",
+    "fitted_predict",
+    "intervals_from_monitor",
+    "split",
+    "synthesize_intervals",
+]

@@ -24,10 +24,10 @@ import csv
 import io
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -406,5 +406,18 @@ def to_csv_text(table: str, rows: Sequence[dict], columns: Sequence[str] | None 
     return buf.getvalue()
 
 
-__all__ = ["TableSpec", "TABLES", "CAPMON", "CAPQMON", "APPLYMON", "ParsedFile", "parse_timestamp",
-           "detect_table", "parse_file", "import_files", "write_parsed", "load_monitor_rows", "to_csv_text"]
+__all__ = [
+    "APPLYMON",
+    "CAPMON",
+    "CAPQMON",
+    "TABLES",
+    "ParsedFile",
+    "TableSpec",
+    "detect_table",
+    "import_files",
+    "load_monitor_rows",
+    "parse_file",
+    "parse_timestamp",
+    "to_csv_text",
+    "write_parsed",
+]

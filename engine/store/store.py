@@ -47,7 +47,7 @@ def engine_version() -> str:
         from importlib.metadata import version
 
         return version("qrtune")
-    except Exception:  # pragma: no cover - running from a bare checkout
+    except Exception:  # noqa: BLE001 - pragma: no cover - running from a bare checkout
         return "0+unknown"
 
 
@@ -263,7 +263,7 @@ class Store:
             self._released = True
             self._next_run_id = None  # another process may record runs meanwhile
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Store:  # noqa: PYI034 - Store is not subclassed
         return self
 
     def __exit__(self, *exc) -> None:

@@ -11,7 +11,7 @@ from store_fakes import ROOT
 
 def qrtune(env, *args):
     return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
 
 
 def test_sweep_runs_compare_round_trip(db, env_with_fakes):

@@ -48,7 +48,7 @@ def imported(db, tmp_path, baseline):
 
 
 def test_intervals_from_imported_rows(imported, baseline):
-    db, settings, model = imported
+    db, _, _ = imported
     with Store.open(db, read_only=True) as s:
         ivs = intervals_from_monitor(load_monitor_rows(s, baseline.name))
     assert len(ivs) == len(OFFERED)

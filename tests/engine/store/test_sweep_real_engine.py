@@ -17,9 +17,9 @@ import time
 import pytest
 from store_fakes import ROOT
 
+from engine.errors import QrtuneError
 from engine.predict import predict_project
 from engine.store import Store
-from engine.errors import QrtuneError
 from engine.sweep import dask_executor, n_points, parse_axes, point_changes, run_sweep
 
 AXES = ["qapply.num_apply_agents=1,4,8,16", "qcapture.trans_batch_sz=1,3,5"]
