@@ -89,7 +89,7 @@ class ValidationView(QWidget):
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
         split.addWidget(self.plot)
-        split.setSizes([660, 340])  # the table (with each error) first; the plot stays readable
+        split.setSizes([650, 350])  # the table (with each error) first; the plot stays readable
         layout.addWidget(split, 1)
         self.checks: list[MetricCheck] = []
         self.summary: ValidationSummary | None = None
@@ -130,7 +130,7 @@ class ValidationView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortItems(4, Qt.DescendingOrder)  # worst misses first
         self.table.resizeColumnsToContents()
-        for col, cap in ((0, 170), (1, 170), (5, 260)):
+        for col, cap in ((0, 150), (1, 125), (5, 260)):  # the error column stays in view
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
         both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
         for item, flag in ((self.rates, False), (self.latencies, True)):
