@@ -345,7 +345,10 @@ def write_parsed(store, parsed: Sequence[ParsedFile], project_name: str = "") ->
 def load_monitor_rows(store, project_name: str | None = None) -> dict[str, dict]:
     """Imported rows as wide tables: table name -> {"monitor_time", "queue", column -> array}.
 
-    Rows are keyed by (import, line), sorted by queue and time; absent cells are NaN.
+    One row per table, queue and MONITOR_TIME, sorted by queue and time; absent cells are
+    NaN. Rows imported more than once (overlapping exports) are merged: each column takes
+    the value of the latest import that has it, so no interval is counted twice and the
+    store keeps everything that was imported.
     """
     sql = ("SELECT r.table_name, r.import_id, r.line, r.monitor_time, r.queue, r.col, r.value FROM monitor_rows r "
            "JOIN monitor_imports i ON i.id = r.import_id")
@@ -359,16 +362,16 @@ def load_monitor_rows(store, project_name: str | None = None) -> dict[str, dict]
     tables = np.asarray(cells["table_name"], dtype=object)
     for table in dict.fromkeys(tables.tolist()):
         sel = np.flatnonzero(tables == table)
-        import_id = np.asarray(cells["import_id"])[sel]
-        line = np.asarray(cells["line"])[sel]
-        # the cells of one row are adjacent (same queue, time, import and line): a new row starts where
-        # (import, line) changes
+        queue = np.asarray(cells["queue"], dtype=object)[sel]
+        times = np.asarray(cells["monitor_time"])[sel].astype("datetime64[us]")
+        # one row per (queue, MONITOR_TIME): its cells are adjacent, and a later import's cells come
+        # later and win (an overlapping export imported again is not counted twice; a newer
+        # release's extra columns join the interval)
         starts = np.ones(sel.size, dtype=bool)
-        starts[1:] = (import_id[1:] != import_id[:-1]) | (line[1:] != line[:-1])
+        starts[1:] = (queue[1:] != queue[:-1]) | (times[1:] != times[:-1])
         row = np.cumsum(starts) - 1
         first = np.flatnonzero(starts)
-        wide: dict = {"monitor_time": np.asarray(cells["monitor_time"])[sel][first].astype("datetime64[us]"),
-                      "queue": np.asarray(cells["queue"], dtype=object)[sel][first]}
+        wide: dict = {"monitor_time": times[first], "queue": queue[first]}
         cols = np.asarray(cells["col"], dtype=object)[sel]
         values = np.asarray(cells["value"], dtype=np.float64)[sel]
         for col in dict.fromkeys(cols.tolist()):

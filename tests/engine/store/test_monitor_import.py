@@ -76,9 +76,12 @@ def test_older_and_newer_releases_columns(tmp_path, db):
     with Store.open(db) as s:
         import_files(s, [tmp_path / "old_APPLYMON.csv", tmp_path / "new_APPLYMON.csv"], "proj")
         wide = load_monitor_rows(s, "proj")["IBMQREP_APPLYMON"]
-    assert len(wide["monitor_time"]) == 6
-    assert np.isnan(wide["MQ_BYTES"]).sum() == 3 and np.nansum(wide["MQ_BYTES"]) == 3 * 123456
-    assert np.isnan(wide["CAPTURE_LATENCY"]).sum() == 3
+    # the same three intervals exported by two releases: one row each, the newer release's columns joined
+    assert len(wide["monitor_time"]) == 3
+    assert list(wide["MQ_BYTES"]) == [123456] * 3 and list(wide["FUTURE_COUNTER"]) == [7] * 3
+    assert not np.isnan(wide["CAPTURE_LATENCY"]).any()
+    with Store.open(db, read_only=True) as s:  # both files are kept whole
+        assert [m.n_rows for m in s.list_monitor_imports("proj")] == [3, 3]
 
 
 def test_capqmon_and_capmon_semicolon_quoted(tmp_path, db):
@@ -128,3 +131,22 @@ def test_missing_required_column(tmp_path):
     f.write_text("MONITOR_TIME,ROWS_APPLIED\n2013-04-02 10:00:10,5\n")
     with pytest.raises(MonitorImportError, match=r"x_APPLYMON.csv:1: IBMQREP_APPLYMON export lacks column RECVQ"):
         parse_file(f)
+
+
+def test_an_overlapping_export_imported_again_is_not_doubled(tmp_path, db):
+    first = tmp_path / "mon1_APPLYMON.csv"
+    first.write_text(to_csv_text("IBMQREP_APPLYMON", _applymon_rows(4)))
+    week = tmp_path / "mon2_APPLYMON.csv"  # rows 2..6: overlaps rows 2 and 3 of the first
+    rows = _applymon_rows(7)[2:]
+    week.write_text(to_csv_text("IBMQREP_APPLYMON", rows))
+    with Store.open(db) as s:
+        import_files(s, [first], "p")
+        import_files(s, [week], "p")
+        import_files(s, [week], "other project")
+        imports = s.list_monitor_imports()
+        wide = load_monitor_rows(s, "p")["IBMQREP_APPLYMON"]
+        other = load_monitor_rows(s, "other project")["IBMQREP_APPLYMON"]
+    assert [(m.project_name, m.n_rows) for m in imports] == [("p", 4), ("p", 5), ("other project", 5)]
+    times = wide["monitor_time"].astype("datetime64[s]").astype(datetime).tolist()
+    assert times == [T0 + timedelta(seconds=10 * i) for i in range(7)]  # each interval once, in time order
+    assert list(wide["QDEPTH"]) == [40, 41, 42, 43, 44, 45, 46] and len(other["monitor_time"]) == 5
