@@ -62,6 +62,9 @@ def register(sub) -> None:
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
                    help="show these metrics as columns (with --sweep, default: throughput, APPLY_LATENCY, "
                    "END2END_LATENCY and Q Apply LPAR busy when the runs have them)")
+    p.add_argument("--sweeps", action="store_true",
+                   help="list the sweeps instead (id, axes, points recorded; an unfinished one resumes when "
+                   "its qrtune sweep command runs again)")
     p.add_argument("--json", action="store_true", help="print the runs as JSON")
     p.set_defaults(func=run)
 
@@ -89,7 +92,39 @@ def _cell(value) -> str:
     return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
+def _values_text(values: list) -> str:
+    """``1..16`` for consecutive integers, else the comma list."""
+    if len(values) > 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in values) \
+            and values == list(range(values[0], values[0] + len(values))):
+        return f"{values[0]}..{values[-1]}"
+    return ",".join(map(str, values))
+
+
+def _list_sweeps(args) -> int:
+    with open_store(args, read_only=True) as store:
+        sweeps = store.list_sweeps(project_name=args.project)
+    if args.limit:
+        sweeps = sweeps[:args.limit]
+    if args.json:
+        json.dump([dict(s, started=s["started"].isoformat()) for s in sweeps], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    if not sweeps:
+        print("no sweeps recorded")
+        return 0
+    print(f"{'sweep':>6}  {'started (UTC)':<19}  {'points':>13}  {'project':<32}  axes")
+    for s in sweeps:
+        done = f"{s['n_done']}/{s['n_points']}" + ("" if s["n_done"] == s["n_points"] else " (unfinished)")
+        axes = " x ".join(f"{a['target']}.{a['param']}={_values_text(a['values'])}" for a in s["axes"])
+        failed = f"  [{s['n_failed']} failed]" if s["n_failed"] else ""
+        print(f"{s['id']:>6}  {s['started']:%Y-%m-%d %H:%M:%S}  {done:>13}  {s['project_name'][:32]:<32}  "
+              f"{axes}{failed}")
+    return 0
+
+
 def run(args) -> int:
+    if args.sweeps:
+        return _list_sweeps(args)
     with open_store(args, read_only=True) as store:
         runs = store.list_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep,
                                limit=args.limit or None)

@@ -681,6 +681,20 @@ class Store:
             ).fetchall()
         return new_id
 
+    def list_sweeps(self, project_name: str | None = None) -> list[dict]:
+        """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
+        ``n_done`` (points recorded), ``n_failed`` and ``started``."""
+        sql = ("SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
+               "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
+               "LEFT JOIN runs r ON r.sweep_id = s.id")
+        args: list = []
+        if project_name is not None:
+            sql += " WHERE s.project_name = ?"
+            args.append(project_name)
+        sql += " GROUP BY ALL ORDER BY s.id DESC"
+        return [{"id": int(i), "project_name": p, "axes": json.loads(a), "n_points": int(n), "started": st,
+                 "n_done": int(d), "n_failed": int(fl)} for i, p, a, n, st, d, fl in self.con.execute(sql, args).fetchall()]
+
     def done_points(self, sweep_id: int) -> set[int]:
         """Point indexes of ``sweep_id`` already recorded (finished, ok or failed)."""
         rows = self.con.execute("SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]).fetchall()

@@ -29,6 +29,9 @@ def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     assert lines[1].split()[:4] == ["1", "ok", "900", "105"]  # point 0: 1 agent, batch 1 (point order)
     assert "qapply.num_apply_agents=1 qcapture.trans_batch_sz=1" in lines[1]
     assert lines[-1] == "(5 of 12 runs shown; --limit 0 shows all)"
+    sweeps = qrtune(env, "runs", "--db", str(db), "--sweeps").stdout.splitlines()
+    assert sweeps[1].split()[3] == "12/12"
+    assert sweeps[1].endswith("qapply.num_apply_agents=1,4,8,16 x qcapture.trans_batch_sz=1,3,5")
     runs = json.loads(qrtune(env, "runs", "--db", str(db), "--json", "--limit", "0").stdout)
     assert len(runs) == 12 and {r["kind"] for r in runs} == {"sweep"}
     by_label = {r["label"]: r["id"] for r in runs}

@@ -147,7 +147,9 @@ def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numb
             proc.wait(timeout=10)
     with Store.open(db, read_only=True) as s:  # the file opens after the crash
         kept = s.count_runs()
+        (sweep,) = s.list_sweeps()
     assert seen <= kept < 12
+    assert (sweep["n_done"], sweep["n_points"], sweep["n_failed"]) == (kept, 12, 0)
     if how == "ctrl-c":
         assert proc.returncode == 130 and "run the same command again to resume" in err
     resumed = subprocess.run(_sweep_cmd(db, "--workers", "0", "--no-progress", "--json"), cwd=ROOT, env=_env("0"),
