@@ -1,0 +1,164 @@
+"""Render the workbench screenshots of the README by walking the user journeys offscreen.
+
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/make_workbench_screenshots.py [OUT_DIR]``
+(default OUT_DIR: this folder). Takes about a minute and a half: two 60-minute simulations
+and a fit to two days of synthetic monitor intervals. Uses a throw-away run store, settings and
+autosave folder. Every number comes from the engines; the monitor exports are synthesised
+from the steady-state engine with coefficients 30% off the published ones plus 3% noise
+(:func:`engine.fit.synthesize_intervals`), as a stand-in for a customer's week of exports.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+
+def main(out: Path) -> int:
+    from PySide6.QtCore import QEventLoop, QSettings, QStandardPaths, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    import app.qtcompat  # noqa: F401 - before any Qt use outside app/
+
+    qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    QStandardPaths.setTestModeEnabled(True)
+    from app.main_window import MainWindow
+
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="qrtune-shots-"))
+    w = MainWindow(settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat), db_path=str(tmp / "runs.duckdb"),
+                   autosave_dir=tmp / "autosave")
+    w.confirm_discard = lambda: True
+    w.resize(1500, 950)
+    w.show()
+    qapp.processEvents()
+    w._default_dock_sizes()
+
+    def pump(ms: int = 50) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    def wait(runner, timeout_s: float = 300.0) -> None:
+        t0 = time.time()
+        while runner.busy() and time.time() - t0 < timeout_s:
+            pump(50)
+        pump(150)
+
+    def shot(name: str) -> None:
+        pump(150)
+        w.grab().save(str(out / f"{name}.png"))
+        print(out / f"{name}.png")
+
+    def node(kind: str) -> str:
+        return w.document.project.nodes_of(kind)[0].id
+
+    # 1. Why is my replication falling behind? The baseline at a 30,000 rows/s target.
+    assert w.open_project(str(ROOT / "sample_runs" / "redpaper-baseline.json"), ask=False)
+    pump(300)
+    src, qapply, qcap = node("source_db2"), node("qapply"), node("qcapture")
+    w.document.set_param(src, "offered_rows_per_s", 30000.0)
+    w.scene.select_node(qapply)
+    w.live.update(wait=True)
+    w.predict_and_record()
+    shot("workbench-baseline")
+
+    # 2. How many apply agents? Then the same for three target rates.
+    sweep = w.view_widget("Sweep")
+    w.tabs.setCurrentIndex(2)
+    sweep.set_axis("qapply", "num_apply_agents", "1..16")
+    w.sweep(sweep.axis_text())
+    wait(w.tasks)
+    shot("sweep-apply-agents")
+    sweep.set_axis("qapply", "num_apply_agents", "1..12", by=("source_db2", "offered_rows_per_s", "10000,20000,30000"))
+    w.sweep(sweep.axis_text())
+    wait(w.tasks)
+    shot("sweep-two-knobs")
+
+    # 3. Should I batch transactions? TRANS_BATCH_SZ 1, 3 and 5 at the maximum rate.
+    w.document.set_param(src, "offered_rows_per_s", None)
+    ids = []
+    for batch in (1, 3, 5):
+        w.document.set_param(qcap, "trans_batch_sz", batch)
+        ids.append(w.predict_and_record())
+    w.runs.refresh()
+    w.runs.select_ids(ids)
+    w.compare_runs(ids)
+    shot("compare-runs")
+    for _ in range(4):  # back to the sample's TRANS_BATCH_SZ and the 30,000 rows/s target
+        w.document.undo_stack.undo()
+
+    # 4./5. The channel down for 20 minutes at 25,000 rows/s: read-ahead off, then on.
+    w.document.set_param(src, "offered_rows_per_s", 25000.0)
+    qm = node("queue_manager")
+    sim = w.view_widget("Simulation")
+    w.tabs.setCurrentIndex(1)
+    sim.duration.setText("60m")
+    sim.events.setText("channel-stop@2m+20m")
+    ids = []
+    for read_ahead in (False, True):
+        w.document.set_param(qm, "read_ahead", read_ahead)
+        sim.run_button.click()
+        wait(w.tasks)
+        ids.append(sim.outcome.run_id)
+    shot("simulation-channel-outage")
+    w.runs.refresh()
+    w.runs.select_ids(ids)
+    w.compare_runs(ids)
+    shot("compare-outage-read-ahead")
+
+    # 8. Does the model match my system? Two days of 10-minute monitor intervals.
+    _monitor(w, tmp, shot, wait)
+
+    # 10. The evidence.
+    w.tabs.setCurrentIndex(4)
+    w.validate()
+    wait(w.tasks)
+    shot("validation")
+
+    # 7. Db2 Mirror.
+    assert w.open_project(str(ROOT / "sample_runs" / "mirror-active-passive.json"), ask=False)
+    pump(300)
+    w.tabs.setCurrentIndex(0)
+    w.live.update(wait=True)
+    w.scene.select_node(w.document.project.nodes[0].id)
+    w.view.fit_to_view()
+    shot("db2-mirror-pair")
+    w.close()
+    return 0
+
+
+def _monitor(w, tmp: Path, shot, wait) -> None:
+    import numpy as np
+
+    from engine.fit import engine_fit_model, synthesize_intervals
+    from engine.monitor_import import to_csv_text
+    from engine.scenario import project_to_scenario
+
+    settings = project_to_scenario(w.document.project)
+    model = engine_fit_model(settings)
+    true = {k: v[0] * 1.3 for k, v in model.parameters.items()}
+    t = np.arange(2 * 24 * 6)
+    offered = 15000 + 20000 * np.sin(np.pi * t / 144) ** 2  # a daily swing
+    files = []
+    for table, rows in synthesize_intervals(model, settings, true, offered, 600.0, np.random.default_rng(3)).items():
+        f = tmp / f"{table}.csv"
+        f.write_text(to_csv_text(table, rows))
+        files.append(str(f))
+    view = w.view_widget("Monitor")
+    w.tabs.setCurrentIndex(5)
+    view.run(files=files)
+    wait(view.tasks)
+    view.run(fit=True)
+    wait(view.tasks)
+    shot("monitor-fit")
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent))
