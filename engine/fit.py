@@ -362,6 +362,29 @@ def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], co
             "by_metric": by_metric, "n_values": len(pooled)}
 
 
+def comparison_rows(model: FitModel, settings: dict, intervals: Sequence[Interval], before: dict, after: dict,
+                    held_out: Sequence[Interval] = ()) -> list[dict]:
+    """Measured and predicted values interval by interval (for overlays and ``qrtune fit --export``).
+
+    Returns
+    -------
+    list of dict
+        One per interval and measured metric: ``monitor_time``, ``queue``, ``held_out`` (bool),
+        ``offered_rows_per_s``, ``metric``, ``measured``, ``predicted_before`` (with ``before``
+        coefficients), ``predicted_after`` (with ``after``), in the metric's unit.
+    """
+    held = {id(iv) for iv in held_out}
+    p_before = _predictions(model, settings, intervals, before)
+    p_after = _predictions(model, settings, intervals, after)
+    rows = []
+    for iv, pb, pa in zip(intervals, p_before, p_after):
+        for metric, measured in iv.measured.items():
+            rows.append({"monitor_time": iv.monitor_time, "queue": iv.queue, "held_out": id(iv) in held,
+                         "offered_rows_per_s": iv.offered_rows_per_s, "metric": metric, "measured": measured,
+                         "predicted_before": pb.get(metric), "predicted_after": pa.get(metric)})
+    return rows
+
+
 @dataclass(frozen=True)
 class FitResult:
     """Outcome of :func:`fit_coefficients`.
@@ -377,6 +400,8 @@ class FitResult:
         Intervals fitted and held out (at most ``max_intervals`` each).
     n_fit_total, n_holdout_total : int
         Intervals on each side of the split before spacing them out.
+    fit_intervals, held_intervals : tuple[Interval, ...]
+        The intervals fitted and held out (for :func:`comparison_rows`; not in :meth:`to_json`).
     before, after : dict
         :func:`error_pct` on the held-out intervals with the base and the fitted coefficients.
     train_after : dict
@@ -395,6 +420,8 @@ class FitResult:
     base_version: str = ""
     n_fit_total: int = 0
     n_holdout_total: int = 0
+    fit_intervals: tuple = ()
+    held_intervals: tuple = ()
 
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
@@ -499,6 +526,7 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
     return FitResult(
         base=base, fitted=fitted, units={k: v[3] for k, v in model.parameters.items()},
         n_fit=len(fit_set), n_holdout=len(held), n_fit_total=len(fit_all), n_holdout_total=len(held_all),
+        fit_intervals=tuple(fit_set), held_intervals=tuple(held),
         before=error_pct(model, settings, held, base), after=error_pct(model, settings, held, fitted),
         train_after=error_pct(model, settings, fit_set, fitted), model=model.name, base_version=model.version,
     )

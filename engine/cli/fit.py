@@ -27,9 +27,33 @@ def register(sub) -> None:
     p.add_argument("--max-intervals", type=int, default=None, metavar="N",
                    help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
                    "(default 300; a week of 10 s intervals is 60,480)")
+    p.add_argument("--export", metavar="CSV",
+                   help="write measured and predicted values (before and after the fit) of every interval used, "
+                   "one row per interval and metric, held-out ones marked: to overlay them in a chart")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
+
+
+def _export(path: str, model, settings: dict, result) -> None:
+    """Write :func:`engine.fit.comparison_rows` of the intervals the fit used as CSV (atomically)."""
+    import csv
+    import io
+
+    from engine.fit import comparison_rows
+    from engine.projectfile import atomic_write_text
+
+    used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
+    rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
+    buf = io.StringIO()
+    fields = ["monitor_time", "queue", "held_out", "offered_rows_per_s", "metric", "measured", "predicted_before",
+              "predicted_after"]
+    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow(dict(r, monitor_time=r["monitor_time"].isoformat(sep=" ")))
+    atomic_write_text(path, buf.getvalue())
+    print(f"wrote {len(rows)} measured/predicted values of {len(used)} intervals to {path}", file=sys.stderr)
 
 
 def run(args) -> int:
@@ -53,6 +77,8 @@ def run(args) -> int:
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
     result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics,
                               **({"max_intervals": args.max_intervals} if args.max_intervals else {}))
+    if args.export:
+        _export(args.export, model, settings, result)
     with open_store(args) as store:
         fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
                                   result.before["mean_metric_pct"], result.after["mean_metric_pct"], result.to_json())

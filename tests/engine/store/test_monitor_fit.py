@@ -8,6 +8,7 @@ when this was written.
 
 from __future__ import annotations
 
+import csv
 import json
 import types
 
@@ -134,12 +135,20 @@ def test_fit_command_records_the_fit_and_predict_uses_it(imported, baseline, cap
     assert fit["error_after_pct"] == pytest.approx(doc["holdout_error_after"]["mean_metric_pct"])
 
 
-def test_fit_table_output(imported, capsys):
+def test_fit_table_output_and_overlay_export(imported, capsys, tmp_path):
     db, _, _ = imported
+    export = tmp_path / "overlay.csv"
     assert qrtune_main(["fit", "sample_runs/redpaper-baseline.json", "--db", str(db), "--model", "fit_fakes",
-                        "--only", "apply_ms_per_txn"]) == 0
+                        "--only", "apply_ms_per_txn", "--export", str(export)]) == 0
     out = capsys.readouterr().out
     assert "error on held-out intervals" in out and "apply_ms_per_txn" in out
+    rows = list(csv.DictReader(export.open()))
+    assert len({r["monitor_time"] for r in rows}) == len(OFFERED)
+    assert sum(r["held_out"] == "True" for r in rows if r["metric"] == "apply_latency_ms") == len(OFFERED) // 4
+    lat = [r for r in rows if r["metric"] == "apply_latency_ms"]
+    after = np.median([abs(float(r["predicted_after"]) / float(r["measured"]) - 1) for r in lat])
+    before = np.median([abs(float(r["predicted_before"]) / float(r["measured"]) - 1) for r in lat])
+    assert after < 0.1 < before  # the fitted model overlays the measured latencies
 
 
 def test_predict_fitted_without_a_fit_says_what_to_do(db, capsys):
