@@ -34,7 +34,8 @@ Python API (what the GUI uses)
 * ``release()``: let go of the file between writes (a long sweep does, so the workbench can
   open the file meanwhile); the next use reopens it, waiting up to ``REACQUIRE_WAIT_S``.
 * ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)`` (newest first; a sweep's
-  runs in point order), ``get_runs(ids)``, ``load_run(id)``, ``metrics_of(ids)``,
+  runs in point order), ``count_runs(...)``, ``get_runs(ids)``, ``load_run(id)``, ``metrics_of(ids)``,
+  ``stages_of(ids)``, ``list_sweeps(project_name=None)`` (points recorded of each),
   ``list_monitor_imports(project_name=None)``,
   ``latest_fit(project_name)``; ``store.con`` is the DuckDB connection for custom reads.
 * ``project_hash(project)``: sha256 of the project's model content (not its name,
