@@ -139,7 +139,8 @@ class _ReportingStore:
     def _report(self) -> None:
         done = len(self.points)
         now = time.monotonic()
-        if now - self._last_partial >= PARTIAL_EVERY_S or done == self.total or self._cancel_raised:
+        every_s = PARTIAL_EVERY_S if self.total <= 256 else 4 * PARTIAL_EVERY_S  # big sweeps redraw less often
+        if now - self._last_partial >= every_s or done == self.total or self._cancel_raised:
             # the window redraws every point it gets: a few redraws a second keep it responsive (and Cancel quick)
             self._last_partial = now
             self.partial(sorted(self.points.values(), key=lambda p: p.index))
