@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.document import Document
-from app.panels.fields import ParamField, make_field, tooltip
+from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
 from engine.errors import QrtuneError
 from engine.model import Project
 from engine.registry import KINDS
@@ -90,6 +90,11 @@ class Inspector(QWidget):
             self.label_edit = QLineEdit(node.label)
             self.label_edit.editingFinished.connect(self._label_finished)
             form.addRow("Label", self.label_edit)
+            self.label_error = QLabel()
+            self.label_error.setWordWrap(True)
+            self.label_error.setStyleSheet("color: #c0202a; font-size: 8pt;")
+            self.label_error.hide()
+            form.addRow("", self.label_error)
             for spec in kind.params:
                 field = make_field(spec)
                 field.set_value(node.params[spec.name])
@@ -137,10 +142,17 @@ class Inspector(QWidget):
         return True
 
     def _label_finished(self) -> None:
+        """Rename the node; an empty label is marked inline (the model keeps the old one)."""
         try:
             self.document.rename_node(self.node_id, self.label_edit.text())
-        except ValueError:
-            self.label_edit.setText(self.document.project.node(self.node_id).label)
+        except ValueError as e:
+            self.label_error.setText(f"label: {e}; expected any non-empty text "
+                                     f"(still {self.document.project.node(self.node_id).label!r})")
+            self.label_error.show()
+            self.label_edit.setStyleSheet(ERROR_STYLE)
+            return
+        self.label_error.hide()
+        self.label_edit.setStyleSheet("")
 
     def _description_changed(self) -> None:
         self.document.set_project_text(description=self.description_edit.toPlainText())
@@ -162,8 +174,11 @@ class Inspector(QWidget):
         except KeyError:
             self.show_node("")
             return
-        if self.label_edit is not None and self.label_edit.text() != node.label:
+        old_label = next((n.label for n in old.nodes if n.id == self.node_id), None) if old is not None else None
+        if self.label_edit is not None and node.label != old_label:  # renamed (undo, redo): the model wins
             self.label_edit.setText(node.label)
+            self.label_error.hide()
+            self.label_edit.setStyleSheet("")
         for name, field in self.fields.items():
             value = node.params[name]
             if value != field.shown_value:

@@ -133,3 +133,18 @@ def test_project_form_follows_a_new_project(qtbot):
     doc.reset(templates.TEMPLATES["db2-mirror-pair"](), None)
     assert doc.project.topology in insp.title.text() and "unidirectional" not in insp.title.text()
     assert insp.name_edit.text() == doc.project.name
+
+
+def test_an_empty_label_is_marked_and_the_window_keeps_the_old_one(qtbot):
+    doc, insp, node_id = make(qtbot)
+    insp.label_edit.setText("  ")
+    insp.label_edit.editingFinished.emit()
+    assert doc.project.node(node_id).label == "Q Apply B" and doc.undo_stack.count() == 0
+    assert not insp.label_error.isHidden() and "label: a node label cannot be empty" in insp.label_error.text()
+    doc.set_param(node_id, "num_apply_agents", 5)  # another edit leaves the mark alone
+    assert not insp.label_error.isHidden()
+    insp.label_edit.setText("Apply")
+    insp.label_edit.editingFinished.emit()
+    assert doc.project.node(node_id).label == "Apply" and insp.label_error.isHidden()
+    doc.undo_stack.undo()
+    assert insp.label_edit.text() == "Q Apply B"
