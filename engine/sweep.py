@@ -392,7 +392,8 @@ class _Writer:
 
     Results are buffered and written at most every ``flush_interval_s`` (0: every batch at once),
     one transaction per write; with ``release`` the store lets go of its file after each write so
-    other processes can open it in between. The progress bar counts recorded points.
+    other processes can open it in between, and points another run of the same sweep recorded
+    meanwhile are not written twice. The progress bar counts finished points.
     """
 
     def __init__(self, store, project, digest, axes, sweep_id, bar, flush_interval_s: float, release: bool):
@@ -415,6 +416,9 @@ class _Writer:
         if not self.buffer:
             return
         results = sorted(self.buffer, key=lambda r: r[0])
+        if self.release:  # the file was let go: another run of the same sweep may have recorded some points
+            done = self.store.done_points(self.sweep_id)
+            results = [r for r in results if r[0] not in done]
         bundles = []
         for index, settings, prediction, error in results:
             common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
@@ -427,11 +431,11 @@ class _Writer:
         self.store.record_runs(bundles)
         if self.release:
             self.store.release()
+        self.bar.update(len(self.buffer))
         self.buffer = []
         self.last_flush = time.monotonic()
         self.n_failed += sum(1 for r in results if r[2] is None)
         self.n_recorded += len(results)
-        self.bar.update(len(results))
 
 
 def run_sweep(

@@ -220,3 +220,22 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
     assert len(runs) == 41 and len({r.id for r in runs}) == 41
     assert sorted(r.point_index for r in runs if r.kind == "sweep") == list(range(40))
     assert next(r for r in runs if r.id == gui_run).kind == "gui"
+
+
+def test_the_same_sweep_run_twice_at_once_records_each_point_once(db, env_with_fakes):
+    env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.03")
+    cmd = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", "--set",
+           "qapply.num_apply_agents=1..40", "--db", str(db), "--workers", "0", "--batch-size", "4",
+           "--predictor", "store_fakes:predict_slow", "--no-progress", "--json"]
+    runs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], [err for _, err in outs]
+    import json
+
+    summaries = [json.loads(out) for out, _ in outs]
+    assert summaries[0]["sweep_id"] == summaries[1]["sweep_id"]
+    with Store.open(db, read_only=True) as s:
+        points = [r.point_index for r in s.list_runs(limit=None)]
+    assert sorted(points) == list(range(40))  # no point twice
+    assert sum(x["run_now"] for x in summaries) == 40
