@@ -531,7 +531,8 @@ class MainWindow(QMainWindow):
 
         view = self.view_widget("Simulation")
         try:
-            fn = simulation_task(self.document.project, duration_s, seed, events, str(self.history.db_path))
+            fn = simulation_task(self.document.project, duration_s, seed, events, str(self.history.db_path),
+                                 self.document.changes_label())
         except QrtuneError as e:
             view.show_message(str(e))
             return False

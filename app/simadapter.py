@@ -67,7 +67,8 @@ def summary_metrics(summary: dict) -> tuple[dict, dict]:
     return metrics, units
 
 
-def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None):
+def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
+              note: str = ""):
     """The simulation task; raises FieldError (bad event) or TopologyError (incomplete) before it starts."""
     from app.tasks import SimulationOutcome
     from engine.scenario import project_to_scenario
@@ -92,7 +93,8 @@ def make_task(project: Project, duration_s: float, seed: int, events: list[str],
         metrics, units = summary_metrics(res.summary)
         t_s = res.timeseries["t_s"]
         series = {k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"}
-        label = f"{duration_s:g} s seed {seed}" + (" " + " ".join(events) if events else "")
+        label = f"{duration_s:g} s seed {seed}" + (" " + " ".join(events) if events else "") + (
+            f", {note}" if note and note != "unchanged" else "")
         with Store.open(db_path, wait_s=5.0) as store:
             run_id = store.record_simulation(
                 project, metrics, units, timeseries=series, seed=seed,

@@ -240,11 +240,13 @@ def simulation_available() -> str:
     return ""
 
 
-def simulation_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None):
-    """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``)."""
+def simulation_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
+                    note: str = ""):
+    """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``);
+    ``note`` (the settings changed since saving) ends the run's label."""
     reason = simulation_available()
     if reason:
         raise QrtuneError(reason)
     from app import simadapter
 
-    return simadapter.make_task(project, duration_s, seed, events, db_path)
+    return simadapter.make_task(project, duration_s, seed, events, db_path, note)
