@@ -109,7 +109,7 @@ def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch)
 
 
 def _sweep_cmd(db, *extra):
-    return [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", *[x for a in AXES for x in ("--set", a)], "--db", str(db), "--predictor", "store_fakes:predict_real_slow", *extra]
+    return [sys.executable, "-X", "faulthandler", "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", *[x for a in AXES for x in ("--set", a)], "--db", str(db), "--predictor", "store_fakes:predict_real_slow", *extra]
 
 
 def _env(delay_s: str) -> dict:
@@ -140,7 +140,12 @@ def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numb
             os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, like a crash
         else:
             proc.send_signal(signal.SIGINT)  # Ctrl-C in the terminal reaches the sweep process
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # show where it hangs (faulthandler prints every thread on SIGABRT)
+            os.kill(proc.pid, signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"the sweep did not end after {how}:\n{err[-6000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
