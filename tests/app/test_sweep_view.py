@@ -1,5 +1,7 @@
 """GUI sweeps through engine.sweep.run_sweep: several knobs, resume after Cancel, the pick of the fewest."""
 
+import pytest
+
 from app.panels.sweep import pick_smallest
 from app.tasks import SweepPoint
 
@@ -86,3 +88,51 @@ def test_a_bad_second_axis_is_reported_without_starting(fake_engine, window):
     assert not window.sweep("qapply.num_apply_agents=1..4 ; qapply.num_apply_agents=5")
     assert "already swept" in view.status.text()
     assert not window.tasks.busy() and window.history.list_runs() == []
+
+
+def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeypatch):
+    """The window redraws every batch it is sent; a flood of batches would freeze it."""
+    from app import tasks
+    from engine.store.records import RunRecord
+    from engine.store.store import RunBundle, utc_now
+    from engine.sweep import Axis
+
+    class FakeStore:
+        next_id = 1
+
+        def record_runs(self, bundles):
+            ids = list(range(self.next_id, self.next_id + len(bundles)))
+            self.next_id += len(bundles)
+            return ids
+
+    clock = [0.0]
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: clock[0])
+    axis = Axis("qapply", "num_apply_agents", ("n1",), tuple(range(1, 1001)))
+    sent, progress = [], []
+    cancel = [False]
+    rs = tasks._ReportingStore(FakeStore(), [axis], 1000, lambda f, t: progress.append(f), lambda: cancel[0],
+                               sent.append)
+
+    def batch(start):
+        return [RunBundle(RunRecord(id=0, project_name="p", project_hash="h", settings_json="{}", engine_version="v",
+                                    coefficients_version="", seed=None, kind="sweep", started=utc_now(), status="ok",
+                                    scenario_kind="qrep", sweep_id=1, point_index=i, label=""), [("x", 1.0, "")])
+                for i in range(start, start + 100)]
+
+    for k in range(9):  # nine batches within half a second: one redraw, nine progress reports
+        clock[0] = 0.05 * k
+        rs.record_runs(batch(100 * k))
+    assert len(sent) == 1 and len(progress) == 9
+    clock[0] = 2.0
+    rs.record_runs(batch(900))  # the last batch always goes out
+    assert len(sent) == 2 and len(sent[-1]) == 1000 and progress[-1] == 1.0
+
+    cancel[0] = True  # Cancel: the next write raises; run_sweep writes the batch again and re-raises
+    rs2 = tasks._ReportingStore(FakeStore(), [axis], 1000, lambda f, t: None, lambda: cancel[0], sent.append)
+    from app.worker import Cancelled
+
+    with pytest.raises(Cancelled):
+        rs2.record_runs(batch(0))
+    assert rs2.points == {}
+    rs2.record_runs(batch(0))
+    assert len(rs2.points) == 100 and len(sent[-1]) == 100  # what was kept is shown at once
