@@ -96,7 +96,24 @@ SUMMARY_UNITS = {
 
 
 def flat_metrics(summary: dict) -> tuple[dict, dict]:
-    """Flat numeric metrics and units from a simulation summary (see :meth:`SimResult.metrics`)."""
+    """Flat numeric metrics and units from a simulation summary (see :meth:`SimResult.metrics`).
+
+    Used by the CLI and the window alike. Entries that are missing, not numbers, booleans
+    or not finite are left out; ``end2end_latency_ms`` may be a number (kept as is) or a
+    dict of ``mean``/``p50``/``p95``/``p99``.
+
+    Parameters
+    ----------
+    summary : dict
+        A simulation summary (:attr:`SimResult.summary`).
+
+    Returns
+    -------
+    metrics : dict[str, float]
+        Metric name -> value.
+    units : dict[str, str]
+        Metric name -> unit (``rows/s``, ``ms``, ``s``, ``%``, ...).
+    """
     metrics, units = {}, {}
 
     def put(name, value, unit):
@@ -111,11 +128,14 @@ def flat_metrics(summary: dict) -> tuple[dict, dict]:
         put("end2end_latency_ms", e2e.get("mean"), "ms")
         for q in ("p50", "p95", "p99"):
             put(f"end2end_latency_{q}_ms", e2e.get(q), "ms")
+    else:
+        put("end2end_latency_ms", e2e, "ms")
     for i, ev in enumerate(summary.get("events") or (), start=1):
         put(f"event{i}_catch_up_s", ev.get("catch_up_s"), "s")
         put(f"event{i}_peak_backlog_rows", ev.get("peak_backlog_rows"), "rows")
     for stage, u in (summary.get("utilisation") or {}).items():
-        put(f"{stage}_utilisation_pct", 100.0 * u, "%")
+        if isinstance(u, (int, float)) and not isinstance(u, bool):
+            put(f"{stage}_utilisation_pct", 100.0 * u, "%")
     return metrics, units
 
 
