@@ -37,7 +37,6 @@ from engine.perf.qrep.pipeline import solve
 from engine.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path("/work/shared/validation/calibration.json")
 BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us")
 
@@ -296,7 +295,7 @@ def residual_table(problem: Problem, x) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(DEFAULT_DATA if DEFAULT_DATA.exists() else BUNDLED_DATA))
+    ap.add_argument("--data", default=str(BUNDLED_DATA))
     ap.add_argument("--out", default=str(COEFF_PATH))
     ap.add_argument("--no-fit", action="store_true", help="write the priors without fitting")
     ap.add_argument("--max-nfev", type=int, default=300)
