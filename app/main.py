@@ -48,7 +48,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
     QStandardPaths.setTestModeEnabled(True)  # autosaves and settings go to a test location
     from app.main_window import MainWindow
     from app.tasks import simulation_available, simulation_task, sweep_task, validation_task
-    from app.validation import BUNDLED_SCENARIOS
+    from engine.validation_summary import BUNDLED_SCENARIOS
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="qrtune-smoke-") as tmp:

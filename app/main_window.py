@@ -558,7 +558,7 @@ class MainWindow(QMainWindow):
     def validate(self, scenarios_path: str | None = None) -> bool:
         """Run the validation view's scenarios (default: the bundled published measurements)."""
         from app.tasks import validation_task
-        from app.validation import BUNDLED_SCENARIOS
+        from engine.validation_summary import BUNDLED_SCENARIOS
 
         view = self.view_widget("Validation")
         path = scenarios_path or str(BUNDLED_SCENARIOS)

@@ -203,7 +203,7 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
 # -- validation ------------------------------------------------------------------------------------
 def validation_task(scenarios_path: str | Path):
     """Run the engine over a scenarios file and compare with what was measured."""
-    from app.validation import check_scenarios
+    from engine.validation_summary import check_scenarios
     from engine.evaluate import read_scenarios
 
     scenarios = read_scenarios(scenarios_path)

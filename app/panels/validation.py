@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panels.results import format_number
-from app.validation import MetricCheck, ValidationSummary, describe
+from engine.validation_summary import MetricCheck, ValidationSummary, describe
 
 
 class NumericItem(QTableWidgetItem):
