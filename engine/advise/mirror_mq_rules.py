@@ -1,7 +1,7 @@
 """Db2 Mirror and MQ buffer pool tuning rules (seeds: Db2 Mirror for i performance, MQ for z/OS V8).
 
-Db2 Mirror: storage speed, cores, job sets, shared memory pools and read-only opens instead
-of opens for update. MQ buffer pools: page-fixed buffers, a pool that holds the backlog,
+Db2 Mirror: storage speed, cores, job sets, the application's memory pool shared with the
+replication jobs in active-active, and read-only opens instead of opens for update. MQ buffer pools: page-fixed buffers, a pool that holds the backlog,
 read-ahead for deep queues.
 """
 
@@ -88,26 +88,44 @@ class MirrorJobSetsRule(Rule):
         return f"Run {first(after, 'db2_mirror_node').params['job_sets']} job sets"
 
 
+def mirror_mode(project) -> str:
+    """The pair's mode from its RoCE link (``none``, ``active-passive`` or ``active-active``)."""
+    link = first(project, "roce_link")
+    return (link.params.get("mode") if link is not None else None) or "active-passive"
+
+
 class MirrorSharedPoolRule(Rule):
-    """Replication jobs in a separate memory pool page-fault: share *BASE."""
+    """Active-active: replication jobs outside the application's pool fault pages in; share it.
+
+    Seed (Db2 Mirror for i performance, 7.3.6): "For the active/active scenarios, having the
+    QDBMSRVR replication jobs share the same memory pool as the application resulted in the
+    best performance." *BASE (where the jobs run by default, 4.2) and a pool of their own are
+    both apart from the application's pool, so both qualify; the registry's choice for the
+    shared pool is ``application``. The seed gives no pool advice for active-passive.
+    """
 
     id = "mirror_shared_pool"
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "memory_pool")
     metric = "throughput"
-    cost_risk = "The replication jobs then compete with other work in *BASE; watch *BASE faulting."
+    cost_risk = ("The QDBMSRVR jobs then compete with the application for its pool's memory; size the "
+                 "shared pool for both (more memory in it did slightly better still, 7.3.6).")
 
     def applies(self, project, prediction) -> bool:
-        return any(n.params.get("memory_pool") == "separate" for n in nodes(project, "db2_mirror_node"))
+        return mirror_mode(project) == "active-active" and any(
+            n.params.get("memory_pool") != "application" for n in nodes(project, "db2_mirror_node"))
 
     def reason(self, project, prediction) -> str:
-        return "the replication jobs run in a separate memory pool and fault pages in"
+        apart = ", ".join(f"{n.label} {n.params.get('memory_pool')}" for n in nodes(project, "db2_mirror_node")
+                          if n.params.get("memory_pool") != "application")
+        return (f"both nodes run replication jobs in active-active and they run apart from the application's "
+                f"pool ({apart}), so they fault pages in")
 
     def change(self, project, prediction):
-        return set_all(project, "db2_mirror_node", "memory_pool", "*BASE")
+        return set_all(project, "db2_mirror_node", "memory_pool", "application")
 
     def title(self, before, after, prediction) -> str:
-        return "Run the replication jobs in the shared *BASE pool"
+        return "Run the replication jobs in the application's memory pool on both nodes"
 
 
 class MirrorReadOnlyRule(Rule):

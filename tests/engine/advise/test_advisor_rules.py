@@ -165,17 +165,13 @@ MIRROR_CASES = [
     (MirrorSsdRule(), lambda p: _set(p, ("mirror-source", "storage", "HDD"), ("mirror-target", "storage", "HDD")),
      _same),
     (MirrorCoresRule(), lambda p: _set(p, ("mirror-source", "cores", 4)), lambda p: _set(p, ("mirror-source", "cores", 64))),
-    pytest.param(MirrorSharedPoolRule(), lambda p: _set(p, ("mirror-target", "memory_pool", "separate"),
-                                                        ("mirror-target", "memory_gb", 16.0)), _same,
-                 marks=pytest.mark.xfail(reason="engine/perf/mirror.py reads '*BASE' as a separate pool too, so the "
-                                                "engine shows no gain from sharing it", strict=False)),
     (MirrorReadOnlyRule(), lambda p: _set(p, ("mirror-source", "reads_for_update", True)), _same),
     (MirrorJobSetsRule(), lambda p: _set(p, ("mirror-source", "cores", 44)), lambda p: _set(p, ("mirror-source", "cores", 4))),
 ]
 
 
 @pytest.mark.parametrize("rule,needs,fine", MIRROR_CASES,
-                         ids=["mirror_ssd", "mirror_cores", "mirror_shared_pool", "mirror_read_only", "mirror_job_sets"])
+                         ids=["mirror_ssd", "mirror_cores", "mirror_read_only", "mirror_job_sets"])
 def test_mirror_rules(root, rule, needs, fine):
     base = _load(root, "mirror-active-passive")
     quiet = fine(base)
@@ -186,6 +182,31 @@ def test_mirror_rules(root, rule, needs, fine):
     rec, outcome = evaluate_rule(rule, project, pred)
     assert outcome == "recommended", outcome
     _check_effect(rec, project)
+
+
+def test_mirror_shared_pool_puts_replication_jobs_in_the_application_pool_in_active_active(root):
+    """Seed 7.3.6: active-active does best with the QDBMSRVR jobs in the application's pool."""
+    rule = MirrorSharedPoolRule()
+    base = _load(root, "mirror-active-active")  # both nodes *BASE, where the jobs run by default
+    project = _set(base, ("mirror-source", "memory_gb", 16.0), ("mirror-target", "memory_gb", 16.0),
+                   ("mirror-target", "memory_pool", "separate"))
+    pred = predict_project(project)
+    assert rule.applies(project, pred)
+    assert "(source) *BASE, " in rule.reason(project, pred) and "(target) separate)" in rule.reason(project, pred)
+    rec, outcome = evaluate_rule(rule, project, pred)
+    assert outcome == "recommended", outcome
+    assert {n.params["memory_pool"] for n in rec.project.nodes_of("db2_mirror_node")} == {"application"}
+    assert rec.after["throughput"] > rec.before["throughput"] * 1.01
+    _check_effect(rec, project)
+    shared = _set(project, ("mirror-source", "memory_pool", "application"), ("mirror-target", "memory_pool",
+                                                                             "application"))
+    assert not rule.applies(shared, predict_project(shared))
+    # one node still apart from the application's pool still faults: the rule still applies
+    half = _set(shared, ("mirror-target", "memory_pool", "*BASE"))
+    assert rule.applies(half, predict_project(half))
+    # no pool advice in the seed for active-passive
+    passive = _set(_load(root, "mirror-active-passive"), ("mirror-target", "memory_pool", "separate"))
+    assert not rule.applies(passive, predict_project(passive))
 
 
 MQ_CASES = [(PageFixRule(), ("qmgr-send", "pageclas", "FIXED4KB")),
