@@ -242,6 +242,8 @@ class Report:
     comparison : RunComparison or None
         Present with two or more runs.
     validation : ValidationScore or None
+    sweep : engine.report.sweep.SweepSection or None
+        A recorded sweep, reported first (``qrtune report --sweep ID``); ``runs`` may then be empty.
     """
 
     title: str
@@ -252,6 +254,7 @@ class Report:
     comparison: RunComparison | None = None
     validation: ValidationScore | None = None
     notes: tuple = field(default_factory=tuple)
+    sweep: object | None = None
 
 
 def format_value(value) -> str:
