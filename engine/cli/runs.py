@@ -56,7 +56,9 @@ def register(sub) -> None:
     p = sub.add_parser("runs", help="list the runs in a results store", description=__doc__)
     add_db_options(p)
     p.add_argument("--project", metavar="NAME", help="only runs of this project name")
-    p.add_argument("--kind", metavar="KIND", help="only runs of this kind (predict, simulate, sweep, gui, fit)")
+    from engine.store.records import RUN_KINDS
+
+    p.add_argument("--kind", metavar="KIND", help=f"only runs of this kind ({', '.join(RUN_KINDS)})")
     p.add_argument("--sweep", metavar="ID", type=int, help="only the points of this sweep")
     p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N runs (0: all; default 50)")
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
@@ -142,7 +144,13 @@ def run(args) -> int:
         sys.stdout.write("\n")
         return 0
     if not runs:
-        print("no runs" + (" match" if total else " recorded yet"))
+        if args.kind is not None and not total:
+            from engine.store.records import RUN_KINDS
+
+            print(f"no runs of kind {args.kind!r}" + ("" if args.kind in RUN_KINDS else
+                                                      f" (qrtune records {', '.join(RUN_KINDS)})"))
+        else:
+            print("no runs" + (" match" if total else " recorded yet"))
         return 0
     if columns:
         units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-#: Run kinds the store knows; any other text is accepted and shown as is.
-RUN_KINDS = ("predict", "simulate", "sweep", "gui", "fit")
+#: Run kinds qrtune records (``qrtune predict``/``simulate``/``sweep``, the window's ``gui``
+#: predictions, ``fit``, ``qrtune advise`` and the Advisor panel's ``advise`` runs and
+#: ``goalseek`` best points); any other text is accepted and shown as is.
+RUN_KINDS = ("predict", "simulate", "sweep", "gui", "fit", "advise", "goalseek")
 
 #: Run statuses: ``ok`` finished with results; ``failed`` finished with ``error`` set.
 RUN_STATUSES = ("ok", "failed")
@@ -38,7 +40,8 @@ class RunRecord:
     seed : int or None
         Random seed of a simulation; None for deterministic steady-state runs.
     kind : str
-        ``predict``, ``simulate``, ``sweep``, ``gui`` or ``fit`` (see :data:`RUN_KINDS`).
+        ``predict``, ``simulate``, ``sweep``, ``gui``, ``fit``, ``advise`` or ``goalseek``
+        (see :data:`RUN_KINDS`).
     started : datetime
         When the run started (UTC, naive).
     status : str

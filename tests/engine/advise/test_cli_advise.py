@@ -46,3 +46,28 @@ def test_bad_goal_is_one_line_exit_2(baseline, capsys):
     assert main(["advise", baseline, "--no-store", "--goal", "cheapest"]) == 2
     err = capsys.readouterr().err
     assert "fewest-agents" in err and "Traceback" not in err
+
+
+def test_runs_lists_and_filters_advise_and_goalseek_runs(root, tmp_path, capsys):
+    from engine.store import RUN_KINDS
+
+    assert {"advise", "goalseek"} <= set(RUN_KINDS)
+    db = str(tmp_path / "runs.duckdb")
+    mirror = str(root / "sample_runs" / "mirror-active-active.json")
+    assert main(["advise", mirror, "--db", db, "--json"]) == 0
+    n_advise = len(json.loads(capsys.readouterr().out)["run_ids"])
+    assert main(["advise", mirror, "--db", db, "--json", "--goal", "mirror-baseline"]) == 0
+    goal_id = json.loads(capsys.readouterr().out)["run_id"]
+    assert main(["runs", "--db", db, "--json", "--kind", "advise"]) == 0
+    advise_runs = json.loads(capsys.readouterr().out)
+    assert len(advise_runs) == n_advise and {r["kind"] for r in advise_runs} == {"advise"}
+    assert main(["runs", "--db", db, "--json", "--kind", "goalseek"]) == 0
+    assert [(r["id"], r["kind"]) for r in json.loads(capsys.readouterr().out)] == [(goal_id, "goalseek")]
+    assert main(["runs", "--db", db]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1].split()[3:5] == ["goalseek", "ok"] and table[2].split()[3:5] == ["advise", "ok"]
+    with pytest.raises(SystemExit):
+        main(["runs", "--help"])
+    assert "advise, goalseek)" in " ".join(capsys.readouterr().out.split())
+    assert main(["runs", "--db", db, "--kind", "advice"]) == 0
+    assert "no runs of kind 'advice' (qrtune records predict, simulate" in capsys.readouterr().out
