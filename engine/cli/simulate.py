@@ -146,8 +146,24 @@ def _with_changes(project, changes):
     return project
 
 
-def run(args) -> int:
+def _settings(project, args, duration_s: float, profile) -> dict:
+    """The settings a simulation ran on: the project's scenario plus the ``simulation`` options.
+
+    ``profile`` is the workload profile the run used (its summary) or None. When the project
+    cannot even be turned into a scenario (what failed, perhaps) only the options are kept.
+    """
     from engine.scenario import project_to_scenario
+
+    try:
+        base = project_to_scenario(project)
+    except Exception:  # noqa: BLE001 - the settings themselves may be what failed
+        base = {}
+    return {**base, "simulation": {"duration_s": duration_s, "seed": args.seed, "events": list(args.event),
+                                   "changes": list(args.changes), "profile": profile}}
+
+
+def run(args) -> int:
+    from engine.errors import QrtuneError
     from engine.sim import parse_duration_s, parse_event, profiles, simulate
 
     project = _with_changes(projectfile.load(args.project), args.changes)
@@ -162,11 +178,22 @@ def run(args) -> int:
 
             raise FieldError("--rate", args.rate, "a rate >= 0 rows/s")
         profile = profiles.constant(args.rate)
-    bar = ProgressBar(duration_s, enabled=not args.quiet)
+    label = f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes)
     try:
-        res = simulate(project, duration_s, seed=args.seed, profile=profile, events=events, progress=bar)
-    finally:
-        bar.done()
+        bar = ProgressBar(duration_s, enabled=not args.quiet)
+        try:
+            res = simulate(project, duration_s, seed=args.seed, profile=profile, events=events, progress=bar)
+        finally:
+            bar.done()
+    except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
+        if args.db:  # nothing a user ran is lost: the failure is a run too, as for qrtune predict
+            from engine.store import Store
+
+            with Store.open(args.db, wait_s=args.wait) as store:
+                failed_id = store.record_failure(project, e, kind="simulate", seed=args.seed, label=label,
+                                                 settings=_settings(project, args, duration_s, None))
+            print(f"qrtune simulate: recorded as failed run {failed_id} in {store.path}", file=sys.stderr)
+        raise
     if args.monitor_csv:
         out = Path(args.monitor_csv)
         out.mkdir(parents=True, exist_ok=True)
@@ -183,17 +210,13 @@ def run(args) -> int:
         stages = [StageResult(st["name"], st["capacity_rows_per_s"],
                               util.get("apply" if st["group"] == "apply" else st["name"], 0.0), "rows/s")
                   for st in res.summary.get("stages") or ()]
-        settings = {**project_to_scenario(project),
-                    "simulation": {"duration_s": duration_s, "seed": args.seed, "events": list(args.event),
-                                   "changes": list(args.changes),
-                                   "profile": res.summary.get("profile")}}
+        settings = _settings(project, args, duration_s, res.summary.get("profile"))
         with Store.open(args.db, wait_s=args.wait) as store:
             run_id = store.record_simulation(
                 project, metrics, units, timeseries={k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"},
                 seed=args.seed, settings=settings, stages=stages,
                 coefficients_version=str(res.summary.get("coefficients_version") or ""),
-                scenario_kind=str(settings.get("kind", "")),
-                label=f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes))
+                scenario_kind=str(settings.get("kind", "")), label=label)
     if args.json:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:

@@ -112,6 +112,35 @@ def test_cli_simulate_records_in_the_store(fake_engine, tmp_path, capsys):
         assert data.metric("throughput_rows_per_s") > 0
 
 
+def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
+    """A simulation the engine refuses is kept as a failed run with its error, seed and label."""
+    from engine.cli import main
+    from engine.store import Store
+
+    db = tmp_path / "runs.duckdb"
+    # a Q Replication project cannot have its Db2 Mirror suspended: the simulator raises
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--seed", "4",
+                 "--event", "mirror-suspend@5s+5s", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "recorded as failed run 1 in" in err and "mirror" in err.splitlines()[-1]
+    # a kind the simulator does not handle at all
+    assert main(["simulate", "sample_runs/db2-v8-migration.json", "--quiet", "--db", str(db)]) == 2
+    assert "recorded as failed run 2 in" in capsys.readouterr().err
+    with Store.open(db, read_only=True) as store:
+        runs = store.list_runs(kind="simulate")
+        assert [r.status for r in runs] == ["failed", "failed"]
+        first = runs[1]
+        assert first.seed == 4 and first.label == "simulate 30s seed 4 mirror-suspend@5s+5s"
+        assert first.scenario_kind == "qrep" and "mirror" in first.error
+        settings = json.loads(first.settings_json)
+        assert settings["simulation"]["events"] == ["mirror-suspend@5s+5s"] and settings["simulation"]["seed"] == 4
+        assert runs[0].scenario_kind == "db2-v8-storage" and "cannot simulate" in runs[0].error
+    # bad input of the command itself is not a run
+    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--event", "nonsense", "--db", str(db)]) == 2
+    with Store.open(db, read_only=True) as store:
+        assert store.count_runs() == 2
+
+
 def test_mirror_project_through_the_engine():
     from pathlib import Path
 
