@@ -111,8 +111,8 @@ def monitor_task(project: Project, db_path: str | Path, files: Sequence[str | Pa
                               for iv in intervals]
             outcome.fit = result
             outcome.fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit,
-                                              result.n_holdout, result.before["median_pct"],
-                                              result.after["median_pct"], result.to_json())
+                                              result.n_holdout, result.before["mean_metric_pct"],
+                                              result.after["mean_metric_pct"], result.to_json())
             progress(1.0, "fitted")
         return outcome
 

@@ -208,8 +208,9 @@ class MonitorView(QWidget):
         b, a = fit.before, fit.after
         self.summary.setText(
             f"Fitted on {fit.n_fit} intervals, {fit.n_holdout} held out (fit #{self.outcome.fit_id}). "
-            f"Error on the held-out intervals, median: <b>{b['median_pct']:.1f}%</b> with the published "
-            f"coefficients, <b style='color:#1a7a30'>{a['median_pct']:.1f}%</b> fitted.")
+            f"Error on the held-out intervals (mean over metrics of the median absolute %): "
+            f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
+            f"<b style='color:#1a7a30'>{a['mean_metric_pct']:.1f}%</b> fitted.")
         self.coefficients.setRowCount(len(fit.base))
         for r, (name, before) in enumerate(fit.base.items()):
             after = fit.fitted[name]
