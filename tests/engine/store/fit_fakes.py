@@ -8,7 +8,12 @@ Stages and their service demands with physical meaning:
 * Q Apply: ``apply_ms_per_txn`` per transaction on each of NUM_APPLY_AGENTS agents, M/M/c
   (Erlang C).
 
-Until the Q Replication engine exposes ``fit_parameters``, tests fit this model.
+The Q Replication engine has its own ``fit_parameters`` now (tested against the contract in
+tests/engine/store/test_fit_qrep_contract.py and tests/engine/qrep/test_qrep_fit_contract.py).
+This model stays for the fit machinery's own tests (tests/engine/store/test_monitor_fit.py):
+three coefficients with closed-form queueing predictions, so a fit to rows made with
+:data:`TRUE` can be checked to recover :data:`TRUE` exactly, fast, and independently of
+changes to the real engine's costs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Fitting coefficients to monitor intervals: recovery of known coefficients, held-out error, CLI.
 
-The monitor rows come from the steady-state model (tests/engine/store/fit_fakes.py) run with
-known coefficients plus 3 % noise, written as CSV exports with the real column names and
-imported like a user's: the time-domain simulator and the Q Replication engine had not landed
-when this was written.
+The monitor rows come from the small steady-state model of tests/engine/store/fit_fakes.py run
+with known coefficients plus 3 % noise, written as CSV exports with the real column names and
+imported like a user's, so recovery of the known coefficients is exact and independent of the
+real engine's costs. The Q Replication engine's own fit (rows from the time-domain simulator)
+is tested in test_fit_qrep_contract.py.
 """
 
 from __future__ import annotations
