@@ -150,11 +150,9 @@ def parse_axis(text: str, project: Project) -> Axis:
             raise FieldError(where, right, "a comma list of values without empty items")
         for value in _expand(token.strip(), spec, where):
             values.append(spec.check(value, f"{where} ({target}.{param})"))
-    unique = []
-    for v in values:
-        if v not in unique:
-            unique.append(v)
-    return Axis(target, param, tuple(n.id for n in nodes), tuple(unique))
+    # first occurrence of each value, in order (a dict: linear in the number of values; the
+    # checked values are None, bool, int, float or str, hashed as they compare: 4 and 4.0 are one)
+    return Axis(target, param, tuple(n.id for n in nodes), tuple(dict.fromkeys(values)))
 
 
 def parse_axes(texts: Sequence[str], project: Project) -> list[Axis]:

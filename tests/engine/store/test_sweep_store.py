@@ -26,6 +26,34 @@ def test_ranges_steps_and_types(baseline):
     assert parse_axis("source_db2.offered_rows_per_s=null,1000", baseline).values == (None, 1000.0)
 
 
+def test_repeated_values_are_kept_once_in_first_order(baseline):
+    assert parse_axis("qapply.num_apply_agents=4,2,4.0,1..3,2", baseline).values == (4, 2, 1, 3)
+    assert parse_axis("channel.network_latency_ms=2,0.5,2.0,0", baseline).values == (2.0, 0.5, 0.0)
+    assert parse_axis("queue_manager.read_ahead=on,false,true,no", baseline).values == (True, False)
+    assert parse_axis("source_db2.offered_rows_per_s=null,1000,none,1e3", baseline).values == (None, 1000.0)
+
+
+def test_dedupe_is_linear_in_the_number_of_values(baseline, monkeypatch):
+    """Long value lists: no value is compared with every earlier one (was a list scan, n^2 / 2)."""
+    from engine.registry.params import ParamSpec
+
+    calls = [0]
+
+    class Counted(int):
+        def __eq__(self, other):
+            calls[0] += 1
+            return int.__eq__(self, other)
+
+        __hash__ = int.__hash__
+
+    check = ParamSpec.check
+    monkeypatch.setattr(ParamSpec, "check", lambda self, value, path: Counted(check(self, value, path)))
+    n = 3000
+    axis = parse_axis(f"queue_manager.buffpool_pages=1000..{999 + n},1000", baseline)
+    assert len(axis.values) == n and axis.values[0] == 1000 and axis.values[-1] == 999 + n
+    assert calls[0] <= 2 * n  # the list scan made about n^2 / 2 = 4.5 million
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("qapply.num_apply_agents=0..3", "0 is not allowed; expected an integer from 1 to 128"),
     ("qapply.num_apply_agentz=1", "a knob of qapply"),
