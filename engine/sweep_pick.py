@@ -154,7 +154,7 @@ class Pick:
         p = self.point
         return (f"Fewest {self.knob} reaching {self.reach:.0%} of {goal} with every CPU under "
                 f"{self.cpu_limit_pct:g}%: {_value_text(p.value)} ({fmt(p.metrics[self.rate_metric])} {self.unit}"
-                + (f", busiest CPU {self.busiest_cpu_pct:.0f}%" if self.busiest_cpu_pct is not None else "") + ")")
+                + (f", busiest CPU {self.busiest_cpu_pct:.1f}%" if self.busiest_cpu_pct is not None else "") + ")")
 
 
 def choose(points: Sequence, knob: str, target: float | None = None, reach: float = REACH_FRACTION,

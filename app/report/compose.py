@@ -230,8 +230,13 @@ def validation_blocks(report: Report) -> list[Block]:
 
 
 def compose(report: Report) -> list[Block]:
-    """Every block of ``report`` in page order."""
-    blocks: list[Block] = [title_block(report)]
+    """Every block of ``report`` in page order (a sweep's pages first when it has one)."""
+    if report.sweep is not None:
+        from app.report.sweep import sweep_blocks
+
+        blocks: list[Block] = sweep_blocks(report) + ([PageBreak()] if report.runs else [])
+    else:
+        blocks = [title_block(report)]
     if len(report.runs) > 1:
         blocks.append(summary_block(report))
         blocks += comparison_blocks(report)

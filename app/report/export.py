@@ -1,7 +1,7 @@
-"""File > Export report: the background task the window runs (no widgets here).
+"""File > Export report and the Sweep view's Export PDF...: background tasks of the window (no widgets).
 
-:func:`report_task` returns ``fn(progress, cancelled, partial)`` for
-:class:`app.worker.TaskRunner`: it predicts the project, scores the engine
+:func:`report_task` (and :func:`sweep_report_task`, for a recorded sweep) returns
+``fn(progress, cancelled, partial)`` for :class:`app.worker.TaskRunner`: it predicts the project, scores the engine
 against the published measurements, and writes the PDF atomically
 (:func:`app.report.write_pdf`); Cancel is honoured between the steps, and a
 cancelled export leaves no file behind.
@@ -33,6 +33,32 @@ def report_task(project, path: str | Path, validation: bool = True, run_ids=(), 
             raise Cancelled()
         progress(0.2, "scoring the engine against the published measurements")
         report = build_report(runs, validation=validation)
+        if cancelled():
+            raise Cancelled()
+        pages = write_pdf(report, path, lambda f, t="": progress(0.3 + 0.7 * f, t))
+        return str(path), pages
+
+    return fn
+
+
+def sweep_report_task(sweep_id: int, db_path, path: str | Path, validation: bool = True):
+    """A task writing the report of sweep ``sweep_id`` of the store ``db_path`` to ``path`` (the Sweep view's
+    Export PDF...; the same report as ``qrtune report --sweep ID``)."""
+    path = Path(path)
+
+    def fn(progress, cancelled, partial):
+        from app.report import write_pdf
+        from app.worker import Cancelled
+        from engine.report.sweep import build_sweep_report, sweep_section
+        from engine.store import Store
+
+        progress(0.05, f"reading sweep {sweep_id}")
+        with Store.open(db_path, read_only=True, wait_s=5.0) as store:
+            section = sweep_section(store, sweep_id)
+        if cancelled():
+            raise Cancelled()
+        progress(0.2, "scoring the engine against the published measurements")
+        report = build_sweep_report(section, validation=validation)
         if cancelled():
             raise Cancelled()
         pages = write_pdf(report, path, lambda f, t="": progress(0.3 + 0.7 * f, t))

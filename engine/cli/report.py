@@ -2,7 +2,10 @@
 
 Each argument is a project file (predicted now) or the id of a run in the results
 store. One argument gives a report of that configuration; several add a side-by-side
-comparison with deltas against the first. The PDF is drawn with Qt (imported here
+comparison with deltas against the first. ``--sweep ID`` reports a recorded sweep
+(``qrtune runs --sweeps`` lists them): charts of throughput, APPLY_LATENCY and CPU
+busy against the swept knob, every point, the pick and the base settings; projects
+or runs given as well follow it. The PDF is drawn with Qt (imported here
 only, when the command runs: the engine never imports it) and written atomically.
 """
 
@@ -17,8 +20,10 @@ from engine.errors import QrtuneError
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="write a PDF report of projects or stored runs", description=__doc__)
-    p.add_argument("items", nargs="+", metavar="PROJECT|RUN_ID",
+    p.add_argument("items", nargs="*", metavar="PROJECT|RUN_ID",
                    help="project files and/or run ids of the results store (the first is the reference)")
+    p.add_argument("--sweep", metavar="ID", type=int,
+                   help="report this sweep of the results store (qrtune runs --sweeps lists them)")
     p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
     add_db_options(p)
     p.add_argument("--title", metavar="TEXT", default="", help="report title (default: the project name)")
@@ -57,7 +62,12 @@ def run(args) -> int:
         raise QrtuneError(f"--out: {str(out)!r} must name a .pdf file")
     if not out.parent.exists():
         raise QrtuneError(f"--out: folder {str(out.parent)!r} does not exist")
-    report = build_report(gather_runs(args.items, args), title=args.title, validation=not args.no_validation)
+    if args.sweep is not None:
+        report = _sweep_report(args)
+    elif not args.items:
+        raise QrtuneError("give project files or run ids to report, or --sweep ID")
+    else:
+        report = build_report(gather_runs(args.items, args), title=args.title, validation=not args.no_validation)
     try:
         from app.report import write_pdf  # Qt only here, never at engine import
     except ImportError as e:
@@ -65,3 +75,13 @@ def run(args) -> int:
     pages = write_pdf(report, out)
     print(f"wrote {out} ({pages} pages)")
     return 0
+
+
+def _sweep_report(args):
+    from engine.cli.runs import open_store
+    from engine.report.sweep import build_sweep_report, sweep_section
+
+    with open_store(args, read_only=True) as store:
+        section = sweep_section(store, args.sweep)
+    return build_sweep_report(section, gather_runs(args.items, args), title=args.title,
+                              validation=not args.no_validation)

@@ -1,0 +1,560 @@
+"""The pages of a sweep report: a :class:`engine.report.sweep.SweepSection` as layout blocks.
+
+Title block (project, date, engine and coefficient versions, the axes), the pick,
+three line charts against the swept knob (throughput with the target rate,
+APPLY_LATENCY, CPU busy of every LPAR with the 90% limit; one curve per value of a
+second knob), a table of every point (pick rows highlighted, CPU over the limit
+in red) and the base project's settings with the swept knobs marked.
+:func:`app.report.compose.compose` puts these first when a report has a sweep.
+Charts are vectors drawn with QPainter; text stays text (pdftotext extracts it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+
+from app.report import charts
+from app.report.charts import AXIS, BOTTLENECK, GRID, RUN_COLOURS, TEXT, nice_ticks
+from app.report.layout import BASE_PT, Block, Context, Drawing, Html, Table, report_font
+from engine.report.model import Report, format_value
+from engine.report.sweep import SweepSection, value_text
+from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
+
+PICK = "#1a7a30"
+TARGET = "#8a5cc2"
+#: Height of one chart panel, mm.
+PANEL_MM = 52.0
+#: Point markers are drawn on curves with at most this many points.
+MAX_MARKERS = 60
+#: Points table: font size (pt) and the CPU busy columns shown one by one up to this many (else the busiest).
+TABLE_PT = 7.5
+MAX_CPU_COLUMNS = 3
+#: Width of the text on an A4 page with the report's margins, mm.
+TEXT_WIDTH_MM = 178.0
+
+
+def esc(text) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+def _unit_text(unit: str) -> str:
+    return f" ({unit})" if unit else ""
+
+
+# -- text blocks -----------------------------------------------------------------------------------
+def title_block(report: Report) -> Html:
+    s: SweepSection = report.sweep
+    axes = "<br>".join(
+        f"<b>{esc(a.label)}</b>{esc(_unit_text(a.unit))} = {esc(a.values_text)} "
+        f"<span class='muted'>({len(a.values)} values; {esc(a.name)} on {esc(', '.join(a.nodes))})</span>"
+        for a in s.axes)
+    engines = ", ".join(s.engine_versions) or "not recorded"
+    target = (f"{format_value(s.target_rate)} rows/s (OFFERED_ROWS_PER_S of the base project)" if s.target_rate
+              else "none set: the pick aims at the best throughput of the sweep")
+    rows = [
+        ("Project", esc(s.project_name)),
+        ("Date", report.created.strftime("%Y-%m-%d %H:%M")),
+        ("Engine", f"qrtune {esc(report.engine_version)}; points predicted by qrtune {esc(engines)}"),
+        ("Coefficients", esc(", ".join(report.coefficient_versions) or "none reported")),
+        ("Sweep", f"#{s.sweep_id} in {esc(s.store)}"
+                  + (f", started {s.started:%Y-%m-%d %H:%M} UTC" if s.started else "")
+                  + f"; {s.n_done} of {s.n_points} points recorded"
+                  + (f", {s.n_failed} failed" if s.n_failed else "")),
+        ("Swept" if len(s.axes) == 1 else "Axes", axes),
+        ("Target rate", esc(target)),
+    ]
+    if report.runs:
+        rows.append(("Also reported", "<br>".join(esc(r.origin) for r in report.runs)))
+    table = "".join(f'<tr><td width="17%" class="muted">{k}</td><td>{v}</td></tr>' for k, v in rows)
+    return Html(
+        f'<p class="muted small">qrtune - Q Replication Tuning Workbench sweep report</p><h1>{esc(report.title)}</h1>'
+        f'<table width="100%" cellspacing="0" cellpadding="1.5" style="margin-top:4px">{table}</table>',
+        space_after_mm=3.0)
+
+
+def pick_blocks(s: SweepSection) -> list[Block]:
+    knob = s.axes[0].label
+    rule = (f"The fewest {esc(knob)} whose throughput reaches {REACH_FRACTION:.0%} of "
+            + ("the project's target rate" if s.target_rate else "the best throughput of the sweep")
+            + f" with the CPU of every LPAR under {CPU_LIMIT_PCT:g}% busy (the rule of the workbench's Sweep view"
+            + (", for each value of " + esc(" and ".join(a.label for a in s.axes[1:])) if len(s.axes) > 1 else "")
+            + ").")
+    applicable = [(series, p) for series, p in s.picks if p is not None]
+    if not applicable:
+        return [Html(f"<h2>Pick</h2><p>No pick: {esc(knob)} takes values that are not numbers, or no point has a "
+                     "throughput.</p>")]
+    if len(s.axes) == 1:
+        p = applicable[0][1]
+        colour = PICK if p.point is not None else BOTTLENECK
+        return [Html(f"<h2>Pick</h2><p style='font-size:10.5pt; color:{colour}'><b>{esc(p.describe(format_value))}"
+                     f"</b></p><p class='muted small'>{rule}</p>")]
+    rows = []
+    for series, p in applicable:
+        cells = [esc(s.series_label(series)),
+                 f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else "none",
+                 format_value(p.point.metrics[p.rate_metric]) if p.point is not None else "-",
+                 format_value(p.goal),
+                 f"{p.busiest_cpu_pct:.1f}%" if p.busiest_cpu_pct is not None else "-"]
+        rows.append("<tr>" + "".join(f"<td{' class=num' if i >= 2 else ''}>{c}</td>" for i, c in enumerate(cells))
+                    + "</tr>")
+    unit = next((p.unit for _, p in applicable if p.unit), "")
+    return [Html(f"<h2>Pick</h2><p class='muted small'>{rule}</p>", keep_with_next=True, space_after_mm=1),
+            Table(["Curve", f"Fewest {esc(knob)}", f"Throughput{esc(_unit_text(unit))}",
+                   "Goal" + esc(_unit_text(unit)), "Busiest CPU"], rows, [34, 20, 16, 16, 14], right={2, 3, 4})]
+
+
+class PointsTable(Table):
+    """The table of points: splits between rows by estimating the row height (thousands of rows stay fast)."""
+
+    def split(self, width: float, avail: float, ctx: Context):
+        n = len(self.rows)
+        head = self._part(0, width, ctx).height(width, ctx)
+        probe = min(n, 20)
+        if probe == 0:
+            return super().split(width, avail, ctx)
+        row_h = max((self._part(probe, width, ctx).height(width, ctx) - head) / probe, 1.0)
+        guess = int((avail - head) / row_h)
+        if (guess >= n or n <= 2 * probe) and self._part(n, width, ctx).height(width, ctx) <= avail:
+            return self, None
+        lo, hi = 0, min(n, max(2 * guess + 4, 4))  # largest k with height(k) <= avail
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._part(mid, width, ctx).height(width, ctx) <= avail:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo >= n:
+            return self, None
+        if lo < 3:  # a header with one or two rows looks orphaned: move the table on
+            return None, self
+        first = PointsTable(self.headers, self.rows[:lo], self.widths, self.right, self.caption, self.continued)
+        rest = PointsTable(self.headers, self.rows[lo:], self.widths, self.right, self.caption, continued=True)
+        return first, rest
+
+    def height(self, width: float, ctx: Context) -> float:
+        n = len(self.rows)
+        if n <= 80:
+            return super().height(width, ctx)
+        head = self._part(0, width, ctx).height(width, ctx)  # a long table is split anyway: an estimate will do
+        return head + n * (self._part(20, width, ctx).height(width, ctx) - head) / 20
+
+
+def points_table(s: SweepSection) -> Table:
+    cpus = list(s.cpu_metrics)
+    one_by_one = len(cpus) <= MAX_CPU_COLUMNS
+    # every column as wide as its longest word (IBM names do not wrap); the bottleneck takes the rest
+    head_pt = TABLE_PT - 0.5
+    texts = [[a.label, a.unit] for a in s.axes]
+    if s.rate_metric:
+        texts.append([f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")])
+    texts += [[s.labels.get(m, m), "ms"] for m in s.latency_metrics]
+    cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in cpus] if one_by_one else [("", "busiest LPAR")]
+    texts += [[f"{label} CPU", "% busy"] for _, label in cpu_cols]
+    headers = ["<br>".join(esc(t) for t in pair if t) for pair in texts]
+    widths = [max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split())) for pair in texts]
+    bott_words = [w for p in s.points for w in (p.bottleneck or "").split()] + ["Bottleneck"]
+    widths.append(max(_word_pct(w, TABLE_PT, False) for w in bott_words))
+    total = sum(widths)
+    widths[-1] += max(0.0, 100.0 - total)
+    widths = [round(w * min(1.0, 100.0 / total), 1) for w in widths]
+    headers += ["Bottleneck"]
+    right = set(range(len(headers) - 1))
+    right |= set(range(len(s.axes), len(headers) - 2))
+    picked = s.picked_indexes
+    style = f"font-size:{TABLE_PT}pt"
+    rows = []
+    for p in s.points:
+        cells = [esc(value_text(v)) for v in p.values]
+        if p.error:
+            n_metrics = len(headers) - len(s.axes) - 1
+            cells += ["-"] * n_metrics + [f"<span style='color:{BOTTLENECK}'>failed: {esc(p.error)}</span>"]
+        else:
+            if s.rate_metric:
+                cells.append(_num(p.metrics.get(s.rate_metric)))
+            cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
+            cpu_values = [p.metrics.get(m) for m, _ in cpu_cols] if one_by_one else [s.busiest_cpu(p)]
+            cells += [_cpu(v) for v in cpu_values]
+            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{PICK}'>PICK</b>" if p.index in picked else ""))
+        bg = ' bgcolor="#dff1e2"' if p.index in picked else ""
+        rows.append(f"<tr{bg}>" + "".join(
+            f'<td style="{style}"{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells))
+            + "</tr>")
+    headers = [f'<span style="font-size:{TABLE_PT - 0.5}pt">{h}</span>' for h in headers]
+    caption = (f"Every point ({s.n_done} of {s.n_points}; CPU busy at or over {CPU_LIMIT_PCT:g}% in red, "
+               "the pick highlighted)")
+    return PointsTable(headers, rows, widths, right=right, caption=caption)
+
+
+def _word_pct(word: str, pt: float, bold: bool) -> float:
+    """Width of ``word`` at ``pt`` points in percent of the page's text width (with the cell's padding)."""
+    from PySide6.QtGui import QImage
+
+    image = QImage(1, 1, QImage.Format_RGB32)
+    image.setDotsPerMeterX(round(300 / 0.0254))
+    image.setDotsPerMeterY(round(300 / 0.0254))
+    width_mm = QFontMetricsF(report_font(pt, bold), image).horizontalAdvance(word) * 25.4 / 300
+    return 100.0 * (width_mm + 2.4) / TEXT_WIDTH_MM
+
+
+def _num(v) -> str:
+    return format_value(float(v)) if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def _cpu(v) -> str:
+    if not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "-"
+    text = f"{v:.1f}"
+    return f"<span style='color:{BOTTLENECK}'><b>{text}</b></span>" if v >= CPU_LIMIT_PCT else text
+
+
+def settings_table(s: SweepSection) -> Table:
+    rows = []
+    for r in s.setting_rows:
+        row = r.setting
+        mark = "swept" if r.swept else ("changed" if row.changed else "")
+        cls = ' bgcolor="#dff1e2"' if r.swept else (' class="changed"' if row.changed else "")
+        cells = [esc(row.node), f"<b>{esc(row.name)}</b>" if (row.changed or r.swept) else esc(row.name),
+                 esc(row.value), f"<b>{esc(r.swept)}</b>" if r.swept else "", esc(row.unit), esc(row.default),
+                 f'<span style="color:#a0520a"><b>{mark}</b></span>' if mark else ""]
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    n_changed = sum(1 for r in s.setting_rows if r.setting.changed)
+    n_swept = sum(1 for r in s.setting_rows if r.swept)
+    caption = (f"Base project settings ({len(s.setting_rows)} knobs: {n_swept} swept, {n_changed} changed from the "
+               "product defaults)")
+    name_w = min(27.0, max([_word_pct(r.setting.name, BASE_PT, True) for r in s.setting_rows] + [20.0]))
+    rest = [15, 15, 9, 10, 15, 10]  # node, base value, swept over, unit, default, mark
+    scale = (100.0 - name_w) / sum(rest)
+    widths = [round(w * scale, 1) for w in rest]
+    return Table(["Node", "Parameter", "Base value", "Swept over", "Unit", "Default", "Mark"], rows,
+                 [widths[0], round(name_w, 1), *widths[1:]], caption=caption)
+
+
+# -- charts ----------------------------------------------------------------------------------------
+@dataclass
+class XScale:
+    """The swept knob's axis: numbers (linear or log) or categories (booleans, choices)."""
+
+    values: list
+    label: str
+    numeric: bool
+    log: bool = False
+
+    @classmethod
+    def of(cls, values: Sequence, label: str) -> XScale:
+        vals = list(dict.fromkeys(values))
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
+        log = False
+        if numeric and len(vals) >= 3 and min(vals) > 0:
+            ordered = sorted(vals)
+            ratios = sorted(b / a for a, b in zip(ordered, ordered[1:]))
+            log = ratios[len(ratios) // 2] >= 1.5 and ordered[-1] / ordered[0] >= 20
+        return cls(vals, label, numeric, log)
+
+    def position(self, value) -> float:
+        if not self.numeric:
+            return float(self.values.index(value))
+        return math.log10(value) if self.log else float(value)
+
+    def span(self) -> tuple[float, float]:
+        if not self.numeric:
+            return -0.5, len(self.values) - 0.5
+        lo, hi = min(self.position(v) for v in self.values), max(self.position(v) for v in self.values)
+        if hi == lo:
+            return lo - 1, hi + 1
+        pad = (hi - lo) * 0.03
+        return lo - pad, hi + pad
+
+    def ticks(self) -> list[tuple[float, str]]:
+        """(position, text) of the tick labels."""
+        if not self.numeric:
+            return [(float(i), value_text(v)) for i, v in enumerate(self.values)]
+        vals = sorted(self.values)
+        if self.log:
+            if len(vals) <= 12:
+                return [(math.log10(v), value_text(v)) for v in vals]
+            lo, hi = math.floor(math.log10(vals[0])), math.ceil(math.log10(vals[-1]))
+            return [(float(e), _tick(10.0 ** e)) for e in range(lo, hi + 1)
+                    if vals[0] <= 10.0 ** e <= vals[-1]]
+        if len(vals) <= 17 and all(float(v).is_integer() for v in vals):
+            return [(float(v), value_text(v)) for v in vals]
+        lo, hi = vals[0], vals[-1]
+        step_ticks = nice_ticks(hi - lo, 6) if hi > lo else [0.0]
+        step = step_ticks[1] if len(step_ticks) > 1 else 1.0
+        start = math.ceil(lo / step) * step
+        out, t = [], start
+        while t <= hi + 1e-9 * abs(hi):
+            out.append((t, _tick(t)))
+            t += step
+        return out
+
+
+def _tick(v: float) -> str:
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:g}k"
+    if a >= 10:
+        return f"{v:,.0f}"
+    return f"{v:g}"
+
+
+@dataclass
+class Curve:
+    """One line: label, colour, points (x value, y), dashed."""
+
+    label: str
+    colour: str
+    xy: list
+    dashed: bool = False
+
+
+def _y_ticks(top: float, log: bool, bottom: float) -> list[float]:
+    if log:
+        lo, hi = math.floor(math.log10(bottom)), math.ceil(math.log10(top))
+        return [10.0 ** e for e in range(lo, hi + 1)]
+    return nice_ticks(top, 5)
+
+
+def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XScale, curves: Sequence[Curve],
+               y_unit: str, hlines: Sequence[tuple[float, str, str]] = (), vline: tuple | None = None,
+               marks: Sequence[tuple] = (), y_top_min: float = 0.0, legend: bool = True) -> None:
+    """A line chart: ``curves`` against the knob ``x``.
+
+    Parameters
+    ----------
+    title : str
+        Printed above the plot (metric and unit).
+    y_unit : str
+        Unit of the y axis, written at the top of the y ticks.
+    hlines : [(y, label, colour)]
+        Dashed horizontal lines (the 90% CPU limit, the target rate).
+    vline : (x value, label) or None
+        A dashed vertical line (the pick).
+    marks : [(x value, y, colour)]
+        Ringed points (the pick on each curve).
+    y_top_min : float
+        The y axis reaches at least this (100 for CPU busy %).
+    """
+    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setFont(report_font(8.5, bold=True))
+    fm_title = QFontMetricsF(painter.font(), painter.device())
+    painter.setPen(QColor(TEXT))
+    painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
+    y0 = rect.top() + fm_title.height() + ctx.mm(1)
+    if legend and curves:
+        y0 += charts._legend(painter, rect.left() + ctx.mm(1), y0, [(c.label, c.colour) for c in curves], ctx)
+        y0 += ctx.mm(1)
+    painter.setFont(report_font(7.5))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    ys = [y for c in curves for _, y in c.xy if y is not None and math.isfinite(y)]
+    ys += [h[0] for h in hlines]
+    positive = [y for y in ys if y > 0]
+    log_y = bool(positive) and min(ys) > 0 and max(positive) / min(positive) > 300
+    top = max(ys + [0.0]) or 1.0
+    top = y_top_min if y_top_min >= top else top * (1.0 if log_y else 1.04)  # headroom over the highest point
+    ticks = _y_ticks(top, log_y, min(positive) if positive else 1.0)
+    tick_texts = [_tick(t) for t in ticks]
+    unit_w = fm.height() + ctx.mm(1) if y_unit else 0.0  # the unit, written up the y axis
+    y_label_w = unit_w + max(fm.horizontalAdvance(t) for t in tick_texts) + ctx.mm(1.5)
+    plot = QRectF(rect.left() + y_label_w, y0 + fm.height() * 0.6, rect.width() - y_label_w - ctx.mm(2),
+                  rect.bottom() - y0 - fm.height() * 0.6 - 2.4 * fm.height() - ctx.mm(1.5))
+    x_lo, x_hi = x.span()
+
+    def px(v) -> float:
+        return plot.left() + plot.width() * (x.position(v) - x_lo) / (x_hi - x_lo)
+
+    def px_pos(pos) -> float:
+        return plot.left() + plot.width() * (pos - x_lo) / (x_hi - x_lo)
+
+    t_lo, t_hi = ticks[0], ticks[-1]
+
+    def py(v: float) -> float:
+        if log_y:
+            v = max(v, t_lo)
+            f = (math.log10(v) - math.log10(t_lo)) / (math.log10(t_hi) - math.log10(t_lo))
+        else:
+            f = (v - t_lo) / (t_hi - t_lo) if t_hi > t_lo else 0.0
+        return plot.bottom() - plot.height() * f
+
+    # grid and y ticks
+    for t, text in zip(ticks, tick_texts):
+        y = py(t)
+        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        painter.setPen(QColor(AXIS))
+        painter.drawText(QRectF(rect.left(), y - fm.height() / 2, y_label_w - ctx.mm(1), fm.height()),
+                         Qt.AlignRight | Qt.AlignVCenter, text)
+    if y_unit:
+        painter.save()
+        painter.translate(rect.left(), plot.center().y())
+        painter.rotate(-90)
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter, y_unit)
+        painter.restore()
+    # x ticks and the knob's name
+    last_right = -math.inf
+    for pos, text in x.ticks():
+        xx = px_pos(pos)
+        w = fm.horizontalAdvance(text)
+        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
+        if xx - w / 2 > last_right + ctx.mm(0.8):  # skip labels that would overlap
+            painter.setPen(QColor(AXIS))
+            painter.drawText(QPointF(xx - w / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
+            last_right = xx + w / 2
+    painter.setPen(QColor(TEXT))
+    label = x.label + (" (log scale)" if x.log else "")
+    painter.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + ctx.mm(1), plot.width(), fm.height() * 1.3),
+                     Qt.AlignHCenter | Qt.AlignVCenter, label)
+    painter.setPen(QPen(QColor(AXIS), ctx.pt(0.7)))
+    painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+    painter.save()
+    painter.setClipRect(plot.adjusted(-ctx.mm(1.5), -ctx.mm(1.5), ctx.mm(1.5), ctx.mm(0.5)))
+    # reference lines
+    for value, text, colour in hlines:
+        y = py(value)
+        painter.setPen(QPen(QColor(colour), ctx.pt(1.0), Qt.DashLine))
+        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        painter.setFont(report_font(7.5, bold=True))
+        painter.setPen(QColor(colour))
+        painter.drawText(QRectF(plot.left() + ctx.mm(1), y - fm.height() - ctx.mm(0.3), plot.width() - ctx.mm(2),
+                                fm.height()), Qt.AlignLeft | Qt.AlignBottom, text)
+    if vline is not None:
+        xx = px(vline[0])
+        painter.setPen(QPen(QColor(PICK), ctx.pt(1.0), Qt.DashLine))
+        painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
+        if vline[1]:
+            painter.setFont(report_font(7.5, bold=True))
+            painter.setPen(QColor(PICK))
+            w = QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(vline[1])
+            left = xx + ctx.mm(1) if xx + ctx.mm(1) + w < plot.right() else xx - ctx.mm(1) - w
+            painter.drawText(QPointF(left, plot.bottom() - ctx.mm(1.2)), vline[1])
+    # curves
+    for c in curves:
+        pts = [(px(v), py(y)) for v, y in c.xy if y is not None and math.isfinite(y) and (not log_y or y > 0)]
+        pen = QPen(QColor(c.colour), ctx.pt(1.4), Qt.DashLine if c.dashed else Qt.SolidLine)
+        pen.setJoinStyle(Qt.RoundJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.NoBrush)
+        # a gap where a value is missing: segments only between consecutive finite points
+        path = QPainterPath()
+        started = False
+        for v, y in c.xy:
+            ok = y is not None and math.isfinite(y) and (not log_y or y > 0)
+            if not ok:
+                started = False
+                continue
+            pt = QPointF(px(v), py(y))
+            if started:
+                path.lineTo(pt)
+            else:
+                path.moveTo(pt)
+                started = True
+        painter.drawPath(path)
+        if len(c.xy) <= MAX_MARKERS:
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(QColor(c.colour))
+            r = ctx.mm(0.55)
+            for xx, yy in pts:
+                painter.drawEllipse(QPointF(xx, yy), r, r)
+    for v, y, colour in marks:
+        if y is None or not math.isfinite(y):
+            continue
+        painter.setPen(QPen(QColor(PICK), ctx.pt(1.4)))
+        painter.setBrush(Qt.NoBrush)
+        painter.drawEllipse(QPointF(px(v), py(y)), ctx.mm(1.3), ctx.mm(1.3))
+    painter.restore()
+
+
+def _colour(i: int) -> str:
+    return RUN_COLOURS[i % len(RUN_COLOURS)]
+
+
+def chart_blocks(s: SweepSection) -> list[Block]:
+    ok = s.ok_points
+    if not ok:
+        return [Html("<p>Every point failed: nothing to chart (the table below says why).</p>")]
+    axis0 = s.axes[0]
+    x = XScale.of([p.value for p in s.points], f"{axis0.label}{_unit_text(axis0.unit)}")
+    series = s.series
+    two = series != [()]
+    picks = {ser: p for ser, p in s.picks if p is not None and p.point is not None}
+
+    def per_series(metric_of) -> list[Curve]:
+        out = []
+        for i, ser in enumerate(series):
+            pts = [(p.value, metric_of(p)) for p in ok if p.series == ser]
+            out.append(Curve(s.series_label(ser), _colour(i), pts))
+        return out
+
+    def pick_marks(metric_of) -> list[tuple]:
+        return [(p.point.value, metric_of(p.point), "") for p in picks.values()]
+
+    vline = None
+    if not two and () in picks:
+        vline = (picks[()].point.value, f"pick: {value_text(picks[()].point.value)}")
+    blocks: list[Block] = []
+    parts = list(filter(None, ["throughput", s.latency_metric and s.labels.get(s.latency_metric),
+                               s.cpu_metrics and "CPU busy"]))
+    heading = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    blocks.append(Html(f"<h2>{esc(heading[0].upper() + heading[1:])} against {esc(axis0.label)}</h2>"
+                       + (f"<p class='muted small'>One curve per value of {esc(' and '.join(a.label for a in s.axes[1:]))}"
+                          "; the pick of each curve ringed in green.</p>" if two else
+                          "<p class='muted small'>The pick marked by the green dashed line.</p>"),
+                       keep_with_next=True, space_after_mm=1))
+    if s.rate_metric:
+        m = s.rate_metric
+        unit = s.units.get(m, "")
+        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", TARGET)] if s.target_rate else []
+        curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
+            Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
+        title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
+        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=pick_marks(
+            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, u, h, vline, mk, legend=two)))
+    if s.latency_metric:
+        m = s.latency_metric
+        curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
+            Curve(s.labels.get(m, m), "#3aa060", [(p.value, p.metrics.get(m)) for p in ok])]
+        title = f"{s.labels.get(m, m)} (ms)"
+        if any(m not in p.metrics for p in ok):
+            title += "   (none where throughput falls short of the offered rate: the backlog grows)"
+        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, mk=pick_marks(
+            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, "ms", (), vline, mk, legend=two)))
+    if s.cpu_metrics:
+        limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", BOTTLENECK)]
+        if two:
+            curves = per_series(s.busiest_cpu)
+            title = "CPU busy of the busiest LPAR (%)"
+        else:
+            curves = [Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
+                      for i, m in enumerate(s.cpu_metrics)]
+            title = "CPU busy (%)"
+        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, mk=pick_marks(s.busiest_cpu):
+                              draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0)))
+    return blocks
+
+
+def sweep_blocks(report: Report) -> list[Block]:
+    """Every block of the sweep part of ``report`` (the title block first)."""
+    s: SweepSection = report.sweep
+    blocks: list[Block] = [title_block(report)]
+    blocks += pick_blocks(s)
+    blocks += chart_blocks(s)
+    blocks.append(points_table(s))
+    if s.setting_rows:
+        blocks.append(settings_table(s))
+    return blocks
+
+
+__all__ = ["PointsTable", "XScale", "chart_blocks", "draw_panel", "sweep_blocks"]

@@ -1,0 +1,397 @@
+"""The content of a sweep report (``qrtune report --sweep ID``): a recorded sweep as plain records.
+
+:func:`sweep_section` reads one sweep back from the results store: its axes (IBM names,
+units, the nodes set, the values), every point with its throughput, latencies, CPU busy
+and bottleneck, the base project's settings with the swept knobs marked, and the pick
+of :func:`engine.sweep_pick.choose` (the same the workbench's Sweep view names: the
+fewest values reaching the best throughput, or the project's target rate, with every
+CPU under 90%; with a second knob, one pick per value of it). :func:`build_sweep_report`
+wraps it in a :class:`~engine.report.model.Report` (title block versions, the
+validation score, optionally runs or projects reported after it); ``app.report``
+renders it. Nothing is predicted here: every number is what the sweep recorded.
+
+>>> with Store.open(path, read_only=True) as store:
+...     report = build_sweep_report(sweep_section(store, 3))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from engine.errors import QrtuneError
+from engine.registry import KINDS
+from engine.report.model import Report, SettingRow, format_value
+from engine.sweep_pick import LATENCY_METRICS, Pick, choose, cpu_metrics, rate_metrics, target_rate
+
+#: Latency metrics of the chart, the first present (APPLY_LATENCY is what more agents change).
+CHART_LATENCY_METRICS = ("apply_latency_ms", "response_time_ms", "end2end_latency_ms")
+
+
+class UnknownSweepError(QrtuneError):
+    """A sweep id names no sweep of the store (or one without recorded points)."""
+
+
+@dataclass(frozen=True)
+class SweepAxisInfo:
+    """One swept knob.
+
+    Attributes
+    ----------
+    name : str
+        ``target.param`` as written on the command line (``qapply.num_apply_agents``).
+    param : str
+        Knob name (``num_apply_agents``).
+    label : str
+        IBM's parameter name (``NUM_APPLY_AGENTS``).
+    unit : str
+        Unit of the values ("" when unitless).
+    nodes : tuple[str, ...]
+        Labels of the nodes the value is set on.
+    values : tuple
+        The values, in sweep order.
+    """
+
+    name: str
+    param: str
+    label: str
+    unit: str
+    nodes: tuple
+    values: tuple
+
+    @property
+    def values_text(self) -> str:
+        """``1 .. 16`` for a run of consecutive integers, else the list (long lists shortened)."""
+        return values_text(self.values)
+
+
+@dataclass(frozen=True)
+class SweepPointRow:
+    """One recorded point of a sweep.
+
+    Attributes
+    ----------
+    index : int
+        Position in the cartesian product (the last knob varies fastest).
+    values : tuple
+        The value of every axis, in axis order.
+    run_id : int or None
+        The point's run in the store.
+    metrics, units : dict
+        Metric -> value and unit (empty when the point failed).
+    bottleneck : str or None
+    error : str
+        Why the point failed, or "".
+    """
+
+    index: int
+    values: tuple
+    run_id: int | None
+    metrics: dict
+    units: dict
+    bottleneck: str | None
+    error: str = ""
+
+    @property
+    def value(self):
+        """Value of the first knob (the x axis)."""
+        return self.values[0]
+
+    @property
+    def series(self) -> tuple:
+        """Values of the other knobs (one curve per combination); () for a one-knob sweep."""
+        return tuple(self.values[1:])
+
+
+@dataclass(frozen=True)
+class SweepSettingRow:
+    """A row of the base project's settings table: the knob, and the values the sweep gave it ("" if not swept)."""
+
+    setting: SettingRow
+    swept: str = ""
+
+
+@dataclass(frozen=True)
+class SweepSection:
+    """A recorded sweep, ready to print.
+
+    Attributes
+    ----------
+    sweep_id : int
+    store : str
+        File name of the results store.
+    project_name : str
+    project : engine.model.Project or None
+        The base project (None when the store did not keep it).
+    started : datetime
+        When the sweep was started (UTC).
+    n_points, n_done, n_failed : int
+        Size of the cartesian product, points recorded, of those failed.
+    axes : tuple[SweepAxisInfo, ...]
+        The first axis is the x axis; every other combination is one curve.
+    points : tuple[SweepPointRow, ...]
+        Recorded points in sweep order.
+    rate_metric : str or None
+        The throughput metric (``apply_rows_per_s``).
+    latency_metric : str or None
+        The latency charted (``apply_latency_ms``).
+    latency_metrics : tuple[str, ...]
+        Latencies in the table of points.
+    cpu_metrics : tuple[str, ...]
+        CPU busy metrics (percent).
+    units : dict
+        Metric -> unit.
+    labels : dict
+        Metric -> label printed (IBM names for latencies).
+    target_rate : float or None
+        The project's target rate (rows/s), when it sets one the sweep does not vary.
+    picks : tuple[tuple[tuple, Pick or None], ...]
+        (series values, pick) per curve; one entry ``((), pick)`` for a one-knob sweep;
+        a pick is None where it does not apply (values that are not numbers).
+    setting_rows : tuple[SweepSettingRow, ...]
+        The base project's settings, swept knobs marked.
+    engine_versions, coefficients_versions : tuple[str, ...]
+        Distinct versions the points were predicted with.
+    """
+
+    sweep_id: int
+    store: str
+    project_name: str
+    project: object | None
+    started: datetime | None
+    n_points: int
+    n_done: int
+    n_failed: int
+    axes: tuple
+    points: tuple
+    rate_metric: str | None
+    latency_metric: str | None
+    latency_metrics: tuple
+    cpu_metrics: tuple
+    units: dict
+    labels: dict
+    target_rate: float | None
+    picks: tuple
+    setting_rows: tuple
+    engine_versions: tuple
+    coefficients_versions: tuple
+
+    @property
+    def knob_names(self) -> str:
+        """``NUM_APPLY_AGENTS`` or ``NUM_APPLY_AGENTS x TRANS_BATCH_SZ``."""
+        return " x ".join(a.label for a in self.axes)
+
+    @property
+    def ok_points(self) -> tuple:
+        """The points that have results."""
+        return tuple(p for p in self.points if not p.error)
+
+    @property
+    def series(self) -> list[tuple]:
+        """Values of the other knobs of each curve, in sweep order ([()] for a one-knob sweep)."""
+        return list(dict.fromkeys(p.series for p in self.points)) or [()]
+
+    def series_label(self, series: tuple) -> str:
+        """``TRANS_BATCH_SZ=3`` (the other knobs' names and values of one curve); "" for ()."""
+        return ", ".join(f"{a.label}={value_text(v)}" for a, v in zip(self.axes[1:], series))
+
+    @property
+    def picked_indexes(self) -> set[int]:
+        """Point indexes of the picks."""
+        return {p.point.index for _, p in self.picks if p is not None and p.point is not None}
+
+    def busiest_cpu(self, point: SweepPointRow) -> float | None:
+        """The highest CPU busy metric of ``point``, percent."""
+        values = [point.metrics[m] for m in self.cpu_metrics if _finite(point.metrics.get(m))]
+        return max(values) if values else None
+
+
+def value_text(value) -> str:
+    """A knob value as printed (``4``, ``0.5``, ``yes``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return f"{value:g}"
+    return format_value(value) if not isinstance(value, str) else value
+
+
+def values_text(values: Sequence, limit: int = 12) -> str:
+    """``1 .. 16`` for consecutive integers, ``1 .. 64 step 2`` for an even step, else a list (shortened)."""
+    vals = list(values)
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+    if ints and len(vals) >= 3:
+        steps = {b - a for a, b in zip(vals, vals[1:])}
+        if len(steps) == 1:
+            step = steps.pop()
+            if step == 1:
+                return f"{vals[0]} .. {vals[-1]}"
+            if step > 0:
+                return f"{vals[0]} .. {vals[-1]} step {step}"
+    texts = [value_text(v) for v in vals]
+    if len(texts) > limit:
+        texts = texts[:limit - 2] + ["...", texts[-1]]
+    return ", ".join(texts)
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _point_values(axes: Sequence[SweepAxisInfo], index: int) -> tuple:
+    out = []
+    for a in reversed(axes):
+        index, k = divmod(index, len(a.values))
+        out.append(a.values[k])
+    return tuple(reversed(out))
+
+
+def _find_sweep(store, sweep_id: int) -> dict:
+    sweeps = store.list_sweeps()
+    for s in sweeps:
+        if s["id"] == sweep_id:
+            return s
+    known = ", ".join(str(s["id"]) for s in sorted(sweeps, key=lambda s: s["id"])[-10:]) or "none"
+    raise UnknownSweepError(
+        f"--sweep: no sweep {sweep_id} in the store {store.path} (sweeps there: {known}; "
+        f"list them with qrtune runs --sweeps --db {store.path})")
+
+
+def sweep_section(store, sweep_id: int) -> SweepSection:
+    """Read sweep ``sweep_id`` back from ``store`` (open, read-only is enough).
+
+    Raises
+    ------
+    UnknownSweepError
+        No such sweep, or none of its points is recorded yet (the message names the id).
+    """
+    from engine.report.build import _metric_label
+
+    info = _find_sweep(store, int(sweep_id))
+    runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
+    if not runs:
+        raise UnknownSweepError(f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
+                                "command again to resume it)")
+    project = None
+    try:
+        project = store.load_project(runs[0].project_hash)
+    except QrtuneError:  # an older store without the project: the axes still name the knobs
+        project = None
+    axes = tuple(_axis_info(a, project) for a in info["axes"])
+    metrics = store.metrics_of([r.id for r in runs])
+    seen: set[int] = set()
+    points = []
+    for r in runs:
+        if r.point_index in seen:  # two writers of the same sweep: one run per point
+            continue
+        seen.add(r.point_index)
+        m = metrics.get(r.id, {})
+        points.append(SweepPointRow(
+            r.point_index, _point_values(axes, r.point_index), r.id, {k: v for k, (v, _) in m.items()},
+            {k: u for k, (_, u) in m.items()}, r.bottleneck, r.error if r.status != "ok" else ""))
+    ok = [p for p in points if not p.error]
+    names = {k for p in ok for k in p.metrics}
+    units: dict = {}
+    for p in ok:
+        for k, u in p.units.items():
+            if u and k not in units:
+                units[k] = u
+    rates = rate_metrics(names)
+    lat_chart = next((m for m in CHART_LATENCY_METRICS if m in names), None)
+    lats = tuple(dict.fromkeys([m for m in (lat_chart, "end2end_latency_ms") if m in names]
+                               or [m for m in LATENCY_METRICS if m in names][:2]))
+    cpus = tuple(cpu_metrics(names))
+    swept = {a.param for a in axes}
+    target = target_rate(project, swept)
+    series = list(dict.fromkeys(p.series for p in points)) or [()]
+    picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
+    labels = {m: _metric_label(m) for m in names}
+    return SweepSection(
+        sweep_id=info["id"], store=Path(str(store.path)).name, project_name=info["project_name"], project=project,
+        started=info.get("started"), n_points=info["n_points"], n_done=len(points),
+        n_failed=sum(1 for p in points if p.error), axes=axes, points=tuple(points),
+        rate_metric=rates[0] if rates else None, latency_metric=lat_chart or (lats[0] if lats else None),
+        latency_metrics=lats, cpu_metrics=cpus, units=units, labels=labels, target_rate=target, picks=picks,
+        setting_rows=_setting_rows(project, info["axes"], axes),
+        engine_versions=tuple(dict.fromkeys(r.engine_version for r in runs if r.engine_version)),
+        coefficients_versions=tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version)),
+    )
+
+
+def _axis_info(axis: dict, project) -> SweepAxisInfo:
+    """IBM name, unit and node labels of a stored axis (``target``, ``param``, ``node_ids``, ``values``)."""
+    param, node_ids = axis["param"], list(axis.get("node_ids", []))
+    label, unit, nodes = param.upper(), "", tuple(node_ids)
+    kind_id = axis["target"] if axis["target"] in KINDS else None
+    if project is not None:
+        by_id = {n.id: n for n in project.nodes}
+        found = [by_id[i] for i in node_ids if i in by_id]
+        if found:
+            nodes = tuple(n.label for n in found)
+            kind_id = found[0].kind
+    if kind_id in KINDS:
+        try:
+            spec = KINDS[kind_id].param(param)
+            label, unit = spec.label, spec.unit
+        except KeyError:
+            pass
+    return SweepAxisInfo(f"{axis['target']}.{param}", param, label, unit, nodes, tuple(axis["values"]))
+
+
+def _setting_rows(project, raw_axes: list, axes: Sequence[SweepAxisInfo]) -> tuple:
+    """The base project's settings (:func:`engine.report.settings.rows_from_project`), swept knobs marked."""
+    if project is None:
+        return ()
+    from engine.report.settings import rows_from_project
+
+    swept = {(node_id, a["param"]): info.values_text for a, info in zip(raw_axes, axes) for node_id in a["node_ids"]}
+    keys = [(node.id, spec.name) for node in project.nodes for spec in KINDS[node.kind].params]
+    rows = rows_from_project(project)  # the same order: every node, then its kind's knobs
+    return tuple(SweepSettingRow(row, swept.get(key, "")) for row, key in zip(rows, keys))
+
+
+def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = "", validation: bool = True,
+                       scenarios_path: str | Path | None = None, created: datetime | None = None) -> Report:
+    """The report of a sweep: ``section`` first, then any ``runs`` (:class:`~engine.report.model.ReportRun`,
+    compared when several) and the engine's score against the published measurements.
+
+    Parameters
+    ----------
+    section : SweepSection
+        From :func:`sweep_section`.
+    runs : iterable of ReportRun
+        Projects or stored runs to report after the sweep (e.g. the configuration picked).
+    title : str
+        Default: ``"<project>: <KNOB> sweep"``.
+    validation : bool
+        Score the engine against the published measurements (about half a second).
+    """
+    from engine.report.build import _engine_version, compare
+
+    runs = tuple(runs)
+    score = None
+    if validation:
+        from engine.report.validation import score_scenarios
+
+        score = score_scenarios(scenarios_path)
+    versions = tuple(dict.fromkeys(list(section.coefficients_versions)
+                                   + [r.coefficients_version for r in runs if r.coefficients_version]))
+    return Report(
+        title=title or f"{section.project_name}: {section.knob_names} sweep",
+        created=created or datetime.now().replace(microsecond=0), engine_version=_engine_version(),
+        coefficient_versions=versions, runs=runs, comparison=compare(runs) if len(runs) > 1 else None,
+        validation=score, sweep=section,
+    )
+
+
+__all__ = [
+    "SweepAxisInfo",
+    "SweepPointRow",
+    "SweepSection",
+    "SweepSettingRow",
+    "UnknownSweepError",
+    "build_sweep_report",
+    "sweep_section",
+    "value_text",
+    "values_text",
+]
