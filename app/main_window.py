@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
             w = SweepView()
             w.set_project(self.document.project)
             w.run_requested.connect(self.sweep)
+            w.export_requested.connect(self.export_sweep_report)
         elif name == "Compare":
             from app.panels.compare import CompareView
 
@@ -550,6 +551,7 @@ class MainWindow(QMainWindow):
             view.status.setText(str(e))
             return False
         view.clear(axis_text.partition("=")[0])
+        view.base_project = self.document.project  # the pick holds this project's target rate
         view.status.setText(f"Sweeping {axis_text} ({total} points)...")
         view.show_running(True)
         self._sweep_axis = axis_text.partition("=")[0]
@@ -580,6 +582,30 @@ class MainWindow(QMainWindow):
             if not path:
                 return False
         return self._start("report", f"Exporting {Path(path).name}", report_task(self.document.project, path))
+
+    def export_sweep_report(self, sweep_id: int | None = None, path: str | None = None) -> bool:
+        """Write the PDF report of the Sweep view's finished sweep (or of ``sweep_id``) in the background,
+        asking for the file when ``path`` is not given; the same report as ``qrtune report --sweep ID``."""
+        from app.report.export import sweep_report_task
+
+        view = self.view_widget("Sweep")
+        sweep_id = view.sweep_id if sweep_id is None else sweep_id
+        if sweep_id is None:
+            self.show_message("Run a sweep first: Export PDF writes the report of a finished sweep.")
+            return False
+        if path is None:
+            default = str(Path(self._last_dir()) / f"{self.document.project.name} sweep {sweep_id}.pdf")
+            path, _ = QFileDialog.getSaveFileName(self, "Export sweep report", default, "PDF files (*.pdf)")
+            if not path:
+                return False
+            if not path.lower().endswith(".pdf"):
+                path += ".pdf"
+        fn = sweep_report_task(sweep_id, str(self.history.db_path), path)
+        if not self._start("sweep-report", f"Exporting {Path(path).name}", fn):
+            return False
+        view.show_running(True)
+        view.status.setText(f"Writing the report of sweep #{sweep_id} to {path}...")
+        return True
 
     def _task_started(self, title: str) -> None:
         self.progress.setValue(0)
@@ -612,6 +638,7 @@ class MainWindow(QMainWindow):
             n_fail = sum(1 for p in result.points if p.error)
             view.status.setText(f"Sweep #{result.sweep_id}: {len(result.points)} points in {result.elapsed_s:.2f} s"
                                 + (f", {n_fail} failed" if n_fail else "") + "; recorded in the run history.")
+            view.set_finished(result.sweep_id)
             self.history.notify()
         elif kind == "simulate":
             self._lazy_views["Simulation"].show_outcome(result)
@@ -619,9 +646,11 @@ class MainWindow(QMainWindow):
         elif kind == "validate":
             checks, summary = result
             self._lazy_views["Validation"].show_results(checks, summary)
-        elif kind == "report":
+        elif kind in ("report", "sweep-report"):
             self.last_report = result[0]
             self.statusBar().showMessage(f"Report written: {result[0]} ({result[1]} pages)", 8000)
+            if kind == "sweep-report":
+                self._lazy_views["Sweep"].status.setText(f"Report written: {result[0]} ({result[1]} pages)")
 
     def _task_failed(self, message: str) -> None:
         kind = self._task_kind
@@ -630,7 +659,7 @@ class MainWindow(QMainWindow):
         self.show_message(f"{self.tasks.title or kind} failed: {first}")
         if kind == "simulate":
             self._lazy_views["Simulation"].show_message(first)
-        elif kind == "sweep":
+        elif kind in ("sweep", "sweep-report"):
             self._lazy_views["Sweep"].status.setText(first)
 
     def _task_cancelled(self) -> None:

@@ -6,8 +6,9 @@ sweep made here can be repeated with ``qrtune sweep --set ... --set ...``; two a
 travel as one text joined by ``;``. Points stream in as the background worker
 finishes them; with a second knob there is one curve per value of it. For a
 one-knob sweep the view names the smallest value that reaches the best throughput
-with every CPU under :data:`CPU_LIMIT_PCT` (the seeds' tuning goal: the fewest
-agents that handle the workload).
+(or the project's target rate) with every CPU under :data:`CPU_LIMIT_PCT` (the
+seeds' tuning goal: the fewest agents that handle the workload); the pick is
+:func:`engine.sweep_pick.choose`, the same the sweep report names.
 """
 
 from __future__ import annotations
@@ -34,19 +35,24 @@ from app.charts import LineChart
 from app.panels.results import format_number
 from engine.model import Project
 from engine.registry import KINDS
+from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
+    CPU_LIMIT_PCT,
+    CPU_SUFFIXES,
+    LATENCY_METRICS,
+    RATE_METRICS,
+    REACH_FRACTION,
+    choose,
+    cpu_metrics,
+    pick_smallest,
+    rate_metrics,
+    target_rate,
+)
 
-RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
 #: Targets and knobs offered first (the questions users bring: agents, batching, cores).
 PREFERRED_TARGETS = ("qapply", "qcapture", "db2_mirror_node", "channel", "queue_manager")
 PREFERRED_KNOBS = ("num_apply_agents", "trans_batch_sz", "cores", "job_sets", "batchsz", "buffpool_pages")
-CPU_SUFFIXES = ("_busy_pct", "_cpu_pct")
-LATENCY_METRICS = ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms", "response_time_ms")
-#: CPU busy limit of the pick (percent).
-CPU_LIMIT_PCT = 90.0
 #: Point markers are drawn up to this many points.
 MAX_SYMBOLS = 300
-#: A value "reaches" the best throughput when within this fraction of it.
-REACH_FRACTION = 0.99
 
 
 def default_values(spec, current) -> str:
@@ -171,9 +177,12 @@ class SweepView(QWidget):
     -------
     run_requested(str)
         The axes to sweep: ``TARGET.PARAM=VALUES``, a second one after ``;``.
+    export_requested(int)
+        Export PDF... was pressed: write the report of this sweep id.
     """
 
     run_requested = Signal(str)
+    export_requested = Signal(int)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -190,9 +199,14 @@ class SweepView(QWidget):
         self.by.setEnabled(False)
         self.by_enabled.toggled.connect(self.by.setEnabled)
         self.run_button = QPushButton("Run sweep")
+        self.export_button = QPushButton("Export PDF...")
+        self.export_button.setToolTip("Write a PDF report of this sweep: charts, every point, the pick, the settings "
+                                      "(the same as qrtune report --sweep ID)")
+        self.export_button.setEnabled(False)
         grid_axes.addWidget(QLabel("Knob"), 0, 0)
         grid_axes.addWidget(self.axis, 0, 1)
         grid_axes.addWidget(self.run_button, 0, 2)
+        grid_axes.addWidget(self.export_button, 1, 2)
         grid_axes.addWidget(self.by_enabled, 1, 0)
         grid_axes.addWidget(self.by, 1, 1)
         grid_axes.setColumnStretch(1, 1)
@@ -223,11 +237,16 @@ class SweepView(QWidget):
         grid.addWidget(self.table, 1, 1)
         layout.addLayout(grid, 1)
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
+        self.export_button.clicked.connect(lambda: self.sweep_id is not None and self.export_requested.emit(self.sweep_id))
         self.axis.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.by.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.points: list = []
         self._table_keys: list = []
         self.pick = None
+        #: The project the shown sweep was made on (its target rate is the pick's goal); None: ``project``.
+        self.base_project: Project | None = None
+        #: The store id of the finished sweep shown (what Export PDF... writes), or None.
+        self.sweep_id: int | None = None
 
     # -- axis editor ---------------------------------------------------------------------
     def set_project(self, project: Project) -> None:
@@ -252,11 +271,18 @@ class SweepView(QWidget):
     # -- results -----------------------------------------------------------------------------
     def show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
+        self.export_button.setEnabled(not running and self.sweep_id is not None)
+
+    def set_finished(self, sweep_id: int | None) -> None:
+        """The sweep shown is complete and stored as ``sweep_id``: Export PDF... writes its report."""
+        self.sweep_id = sweep_id
+        self.export_button.setEnabled(sweep_id is not None)
 
     def clear(self, axis_name: str) -> None:
         self.points = []
         self._table_keys = []
         self.pick = None
+        self.set_finished(None)
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
             chart.set_series({})
@@ -278,11 +304,9 @@ class SweepView(QWidget):
             for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
                 chart.getAxis("bottom").setTicks([ticks])
         names = {k for p in ok for k in p.metrics}
-        rates = [m for m in RATE_METRICS if m in names]
-        if any(m.endswith("rows_per_s") for m in rates):
-            rates = [m for m in rates if m.endswith("rows_per_s")]  # one unit per chart
+        rates = rate_metrics(names)  # one unit per chart
         lats = [m for m in LATENCY_METRICS if m in names]
-        cpus = sorted(m for m in names if m.endswith(CPU_SUFFIXES))
+        cpus = cpu_metrics(names)
         groups = list(dict.fromkeys(p.series for p in ok))
         by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
         two = groups not in ([()], [])
@@ -334,52 +358,18 @@ class SweepView(QWidget):
         self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
-        """The smallest value reaching the best throughput with every CPU under the limit (one-knob sweeps)."""
-        self.pick = pick_smallest(ok, rates[0], cpus) if applicable and rates and ok else None
-        if not applicable or not rates or not ok:
+        """The smallest value reaching the best throughput (or the target rate of the project swept) with
+        every CPU under the limit (one-knob sweeps): :func:`engine.sweep_pick.choose`."""
+        knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
+        project = self.base_project or self.project
+        pick = choose(ok, knob.upper(), target_rate(project, (knob,))) if applicable else None
+        self.pick = pick.point if pick is not None else None
+        if pick is None:
             self.pick_label.hide()
             return
-        knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2].upper()
-        best = max(p.metrics.get(rates[0], 0.0) for p in ok)
-        unit = next((p.units.get(rates[0], "") for p in ok), "")
-        if self.pick is None:
-            self.pick_label.setText(f"No {knob} value reaches {REACH_FRACTION:.0%} of the best throughput "
-                                    f"({format_number(best)} {unit}) with every CPU under {CPU_LIMIT_PCT:g}%.")
-        else:
-            p = self.pick
-            cpu = max((p.metrics[m] for m in cpus if m in p.metrics), default=None)
-            self.pick_label.setText(
-                f"Fewest {knob} reaching {REACH_FRACTION:.0%} of the best throughput ({format_number(best)} {unit}) "
-                f"with every CPU under {CPU_LIMIT_PCT:g}%: {p.value} "
-                f"({format_number(p.metrics[rates[0]])} {unit}"
-                + (f", busiest CPU {cpu:.0f}%" if cpu is not None else "") + ")")
+        self.pick_label.setText(pick.describe(format_number))
         self.pick_label.show()
 
 
 def _values_text(values) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
-
-
-def pick_smallest(points: list, rate_metric: str, cpu_metrics: list, reach: float = REACH_FRACTION,
-                  cpu_limit_pct: float = CPU_LIMIT_PCT):
-    """The point with the smallest value whose ``rate_metric`` is at least ``reach`` times the best of
-    ``points`` and whose CPU metrics are all below ``cpu_limit_pct``; None when no point qualifies.
-
-    Parameters
-    ----------
-    points : list of SweepPoint
-        Successful points of a one-knob sweep with numeric values.
-    rate_metric : str
-        The throughput metric (rows/s, tps ...).
-    cpu_metrics : list of str
-        CPU busy metrics in percent.
-    """
-    best = max((p.metrics.get(rate_metric, 0.0) for p in points), default=0.0)
-    if best <= 0:
-        return None
-    for p in sorted(points, key=lambda q: q.value):
-        if p.metrics.get(rate_metric, 0.0) < reach * best:
-            continue
-        if all(p.metrics.get(m, 0.0) < cpu_limit_pct for m in cpu_metrics):
-            return p
-    return None

@@ -129,3 +129,51 @@ def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_e
     assert [(int(a), int(b)) for a, b in rows] == [(a, b) for a in range(1, 129) for b in (1, 2)]
     assert "(continued)" in text and pdf_pages(out) >= 6
     assert elapsed < 30, elapsed
+
+
+def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engine, window, qtbot, tmp_path,
+                                                                       monkeypatch):
+    from PySide6.QtCore import Qt
+
+    import app.main_window
+
+    view = window.view_widget("Sweep")
+    assert not view.export_button.isEnabled()  # nothing to export before a sweep
+    view.set_axis("qapply", "num_apply_agents", "1..6")
+    with qtbot.waitSignal(window.tasks.finished, timeout=30000):
+        assert window.sweep(view.axis_text())
+    assert view.export_button.isEnabled() and view.sweep_id is not None
+    out = tmp_path / "agents sweep.pdf"
+    asked = []
+
+    def ask(parent, caption, default, filters):
+        asked.append(default)
+        return str(out.with_suffix("")), filters  # the user typed no .pdf: it is added
+
+    monkeypatch.setattr(app.main_window.QFileDialog, "getSaveFileName", ask)
+    with qtbot.waitSignal(window.tasks.finished, timeout=60000) as done:
+        qtbot.mouseClick(view.export_button, Qt.LeftButton)
+        assert not window.progress.isHidden()  # progress shown while it runs
+        assert not view.export_button.isEnabled() and not view.run_button.isEnabled()
+    assert asked and asked[0].endswith(f"sweep {view.sweep_id}.pdf")
+    assert done.args[0][0] == str(out) and done.args[0][1] >= 2
+    assert window.last_report == str(out) and "Report written" in view.status.text()
+    assert view.export_button.isEnabled() and view.run_button.isEnabled()
+    assert out.read_bytes().startswith(b"%PDF") and not list(tmp_path.glob(".*.tmp"))
+    text = pdf_text(out)
+    assert "NUM_APPLY_AGENTS sweep" in text
+    assert "Fewest NUM_APPLY_AGENTS reaching 99% of the best throughput (3,000 rows/s)" in re.sub(r"\s+", " ", text)
+    for agents in range(1, 7):
+        assert re.search(rf"^\s*{agents}\s+{re.escape(format_value(rate(agents)))}\s", text, re.MULTILINE)
+    assert "How the engine scores against the published measurements" in text
+    # a failed export says why and leaves nothing behind; the sweep stays exportable
+    bad = tmp_path / "no such folder" / "x.pdf"
+    with qtbot.waitSignal(window.tasks.failed, timeout=60000):
+        assert window.export_sweep_report(path=str(bad))
+    assert "failed" in window.last_message and "no such folder" in view.status.text()
+    assert not bad.parent.exists() and view.export_button.isEnabled()
+    # a new sweep disables the button until it has finished
+    with qtbot.waitSignal(window.tasks.finished, timeout=30000):
+        assert window.sweep("qapply.num_apply_agents=1..3")
+        assert not view.export_button.isEnabled()
+    assert view.export_button.isEnabled()
