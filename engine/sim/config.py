@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from engine.errors import FieldError
+from engine.perf.qrep.queueing import erlang_c
 
 CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
 PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
@@ -328,17 +329,6 @@ def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
     return out, notes
 
 
-def _erlang_c(servers: int, rho: float) -> float:
-    if rho <= 0.0:
-        return 0.0
-    rho = min(rho, 0.995)
-    a = servers * rho
-    b = 1.0
-    for k in range(1, servers + 1):
-        b = a * b / (k + a * b)
-    return b / (1.0 - rho * (1.0 - b))
-
-
 def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rho: float,
                       burst_msgs: float, read_ms: float = 0.0) -> float:
     """Squared coefficient of variation of an agent's service time that explains a predicted wait.
@@ -364,7 +354,7 @@ def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rh
         return 0.0
     rho = min(rho, 0.995)
     burst = max(0.0, burst_msgs - 1.0) / 2.0 * max(0.0, service_ms / servers - read_ms)
-    erlang = _erlang_c(servers, rho)
+    erlang = erlang_c(servers, rho)
     base = (erlang if erlang >= 0.5 else max(erlang, rho)) * service_ms / (servers * (1.0 - rho))
     left = target_wait_ms - burst
     return min(MAX_SERVICE_CV2, max(0.0, 2.0 * left / base - 1.0))

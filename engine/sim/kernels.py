@@ -90,20 +90,12 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
         # customers that departed by t0 free their memory
         while n_heap > 0 and heap_t[0] <= t0:
             mem_used -= heap_s[0]
-            n_heap -= 1
-            if n_heap > 0:
-                heap_t[0] = heap_t[n_heap]
-                heap_s[0] = heap_s[n_heap]
-                _sift_down(heap_t, heap_s, n_heap, 0)
+            n_heap = _heap_pop(heap_t, heap_s, n_heap)
         # wait for departures until this customer fits (a monster waits for an empty memory)
         while n_heap > 0 and mem_used + size[i] > mem_limit:
             t0 = max(t0, heap_t[0])
             mem_used -= heap_s[0]
-            n_heap -= 1
-            if n_heap > 0:
-                heap_t[0] = heap_t[n_heap]
-                heap_s[0] = heap_s[n_heap]
-                _sift_down(heap_t, heap_s, n_heap, 0)
+            n_heap = _heap_pop(heap_t, heap_s, n_heap)
         if n_heap == 0:
             mem_used = 0.0
         t0 += read[i]  # the browser reads and parses the message
@@ -156,6 +148,16 @@ def _sift_down(ht, hs, n, i):
         i = m
 
 
+def _heap_pop(ht, hs, n):
+    """Remove the root (earliest departure) of the binary min-heap ``ht[:n]`` (sizes in ``hs``); returns ``n - 1``."""
+    n -= 1
+    if n > 0:
+        ht[0] = ht[n]
+        hs[0] = hs[n]
+        _sift_down(ht, hs, n, 0)
+    return n
+
+
 def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start, end, close):
     """Plain-Python body of :func:`batch_channel` (numba compiles the same source)."""
     t_free = state[0]
@@ -192,19 +194,29 @@ _compiled = None
 _compiled_batch = None
 
 
+def _jit(*functions) -> list | None:
+    """``functions`` compiled with numba, or None without numba.
+
+    The machine code is cached next to the module; a read-only install (where numba cannot
+    cache) compiles once per process. Compilation itself happens at the first call, so a
+    kernel's helpers can be rebound to their compiled versions before it runs.
+    """
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is a declared dependency
+        return None
+    try:
+        return [numba.njit(cache=True)(f) for f in functions]
+    except RuntimeError:
+        return [numba.njit(cache=False)(f) for f in functions]
+
+
 def _batch_kernel():
     """The compiled batch-channel kernel if numba is available, else the plain-Python one."""
     global _compiled_batch
     if _compiled_batch is None:
-        try:
-            import numba
-        except ImportError:  # pragma: no cover - numba is a declared dependency
-            _compiled_batch = _batch_channel_py
-        else:
-            try:
-                _compiled_batch = numba.njit(cache=True)(_batch_channel_py)
-            except RuntimeError:
-                _compiled_batch = numba.njit(cache=False)(_batch_channel_py)
+        compiled = _jit(_batch_channel_py)
+        _compiled_batch = compiled[0] if compiled else _batch_channel_py
     return _compiled_batch
 
 
@@ -300,21 +312,13 @@ def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s
 
 def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
-    global _compiled, _sift_up, _sift_down
+    global _compiled, _sift_up, _sift_down, _heap_pop
     if _compiled is None:
-        try:
-            import numba
-        except ImportError:  # pragma: no cover - numba is a declared dependency
+        compiled = _jit(_sift_up, _sift_down, _heap_pop, _multi_server_memory_py)
+        if compiled is None:
             _compiled = _multi_server_memory_py
-        else:
-            try:  # cache the machine code next to the module; a read-only install compiles per process
-                jit = numba.njit(cache=True)
-                sift_up, sift_down = jit(_sift_up), jit(_sift_down)
-            except RuntimeError:
-                jit = numba.njit(cache=False)
-                sift_up, sift_down = jit(_sift_up), jit(_sift_down)
-            _sift_up, _sift_down = sift_up, sift_down
-            _compiled = jit(_multi_server_memory_py)
+        else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)
+            _sift_up, _sift_down, _heap_pop, _compiled = compiled
     return _compiled
 
 
