@@ -5,3 +5,24 @@
 published measurements (``assets/validation/calibration.json``) and the seed
 documents' tables; each sub-module can also be run alone.
 """
+
+
+def write_coefficients(path, coeffs: dict) -> None:
+    """Write a coefficient file atomically (temporary file, fsync, rename; folders made) and say so.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The coefficient file (``assets/coefficients/<engine>.json``).
+    coeffs : dict
+        Its content, written as JSON with one-space indents.
+    """
+    import json
+    from pathlib import Path
+
+    from engine.projectfile import atomic_write_text
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(coeffs, indent=1) + "\n")
+    print(f"wrote {path}")

@@ -10,10 +10,10 @@ calibration file, so the seed is required (a missing one stops the script with a
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
+from engine.calibrate_misc import write_coefficients
 from engine.calibrate_misc.sources import ROOT, seed_text, seeds_dir
 
 SEED = "004_ffcf34fd6a8d592a.txt"
@@ -77,9 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default=None, help="seed folder (default: $QRTUNE_SEEDS or ../shared/seeds)")
     a = ap.parse_args(argv)
     coeffs = derive(seeds_dir(a.seeds))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(coeffs, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    write_coefficients(OUT, coeffs)
     return 0
 
 

@@ -15,12 +15,12 @@ a missing seed stops the script with a message naming it.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 
+from engine.calibrate_misc import write_coefficients
 from engine.calibrate_misc.sources import ROOT, load_calibration, seed_text, seeds_dir
 
 SEED = "003_ae22eb27d25a695a.txt"
@@ -199,9 +199,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default=None, help="seed folder (default: $QRTUNE_SEEDS or ../shared/seeds)")
     a = ap.parse_args(argv)
     coeffs = derive(load_calibration(a.calibration), seeds_dir(a.seeds))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(coeffs, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    write_coefficients(OUT, coeffs)
     return 0
 
 

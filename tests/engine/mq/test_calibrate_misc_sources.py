@@ -48,3 +48,24 @@ def test_db2v8_derivation_reproduces_committed_coefficients(monkeypatch):
     derived = cal_db2v8.derive(seeds)
     committed = json.loads((COEFF_DIR / "db2v8.json").read_text())
     assert derived == committed
+
+
+def test_coefficient_files_are_written_atomically(tmp_path, monkeypatch):
+    """A write that fails (here at fsync) leaves the committed file as it was, and no temporary file."""
+    monkeypatch.delenv("QRTUNE_SEEDS", raising=False)
+    if not (seeds_dir() / cal_db2v8.SEED).is_file():
+        pytest.skip(f"seed documents not found at {seeds_dir()}")
+    out = tmp_path / "db2v8.json"
+    out.write_text('{"committed": true}\n')
+    monkeypatch.setattr(cal_db2v8, "OUT", out)
+
+    def failing_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr("os.fsync", failing_fsync)
+        with pytest.raises(OSError, match="No space"):
+            cal_db2v8.main([])
+    assert out.read_text() == '{"committed": true}\n' and [p.name for p in tmp_path.iterdir()] == ["db2v8.json"]
+    assert cal_db2v8.main([]) == 0
+    assert json.loads(out.read_text()) == cal_db2v8.derive(seeds_dir())
