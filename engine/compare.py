@@ -3,8 +3,11 @@
 :func:`compare_runs` reads runs from a :class:`~engine.store.Store` and returns a
 :class:`Comparison`: for each settings path whose value differs between the runs,
 the values; for each metric any run has, the values, and the absolute and percent
-deltas of every run against the first (the reference). Format it with
-:func:`format_table`, :func:`format_csv` or :meth:`Comparison.to_json`.
+deltas of every run against the first (the reference). The figures per system of
+bidirectional and peer-to-peer runs (``system1_...``, :mod:`engine.perf.qrep.systems`)
+are kept apart in :attr:`Comparison.systems`, named after the stored project's nodes
+(``Db2 A``). Format it with :func:`format_table`, :func:`format_csv` or
+:meth:`Comparison.to_json`.
 """
 
 from __future__ import annotations
@@ -60,6 +63,22 @@ class MetricDelta:
 
 
 @dataclass(frozen=True)
+class SystemDelta(MetricDelta):
+    """One figure of one system of a two-way configuration across the runs.
+
+    Attributes
+    ----------
+    system : str
+        The system's name (``Db2 A``; ``system 1`` when the store does not keep the project).
+    label : str
+        The figure's label (``CPU per row captured or applied``).
+    """
+
+    system: str = ""
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Runs compared against the first.
 
@@ -71,10 +90,14 @@ class Comparison:
         Only the settings paths that differ.
     metrics : tuple[MetricDelta, ...]
         Every metric of any run, in the reference run's order then the others'.
+        System figures (``system1_...``) are not among them: see ``systems``.
     bottlenecks : tuple[str | None, ...]
     stages : tuple[MetricDelta, ...]
         Per pipeline stage, its utilisation (``<stage> utilisation``, %) and capacity
         (``<stage> capacity``, in the stage's unit), with deltas like the metrics.
+    systems : tuple[SystemDelta, ...]
+        Figures per system of bidirectional and peer-to-peer runs, system by system in
+        figure order, with deltas like the metrics (empty when no run has them).
     """
 
     run_ids: tuple
@@ -83,6 +106,7 @@ class Comparison:
     metrics: tuple
     bottlenecks: tuple
     stages: tuple = ()
+    systems: tuple = ()
 
     def metric(self, name: str) -> MetricDelta:
         """The :class:`MetricDelta` of ``name``; raises KeyError when no run has it."""
@@ -109,6 +133,11 @@ class Comparison:
                 {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
                  "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
                 for m in self.stages
+            ],
+            "systems": [
+                {"metric": m.metric, "system": m.system, "figure": m.label, "unit": m.unit,
+                 "values": _clean(m.values), "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                for m in self.systems
             ],
         }
 
@@ -175,15 +204,56 @@ def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
             if name not in seen:
                 seen.add(name)
                 names.append(name)
+    from engine.perf.qrep.systems import is_system_metric
+
     metrics = []
     for name in names:
+        if is_system_metric(name):
+            continue
         cells = [by_run[i].get(name) for i in ids]
         values = tuple(None if c is None else c[0] for c in cells)
         unit = next((c[1] for c in cells if c is not None and c[1]), "")
         deltas = [_delta(v, values[0]) for v in values]
         metrics.append(MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas)))
     return Comparison(tuple(ids), tuple(runs), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
-                      _stage_deltas(store, ids))
+                      _stage_deltas(store, ids), _system_deltas(store, runs, by_run, names))
+
+
+def _system_project(store, runs: list, by_run: dict):
+    """The stored project of the first run with system figures (it names the systems), or None."""
+    from engine.perf.qrep.systems import is_system_metric
+
+    for run in runs:
+        if any(is_system_metric(n) for n in by_run[run.id]) and hasattr(store, "load_project"):
+            try:
+                return store.load_project(run.project_hash)
+            except Exception:  # noqa: BLE001 - a store without the project: systems keep generic names
+                return None
+    return None
+
+
+def _system_deltas(store, runs: list, by_run: dict, names: list) -> tuple:
+    """Figures per system (bidirectional, peer-to-peer) of every run, system by system in figure order."""
+    from engine.perf.qrep.systems import FIGURE_LABELS, FIGURE_NAMES, metric_name, parse_metric, system_nodes
+
+    indices = sorted({p[0] for p in map(parse_metric, names) if p is not None})
+    if not indices:
+        return ()
+    nodes = system_nodes(_system_project(store, runs, by_run))
+    out = []
+    for k in indices:
+        system = nodes[k - 1][1] if k - 1 < len(nodes) else f"system {k}"
+        for figure in FIGURE_NAMES:
+            name = metric_name(k, figure)
+            if name not in names:
+                continue
+            cells = [by_run[r.id].get(name) for r in runs]
+            values = tuple(None if c is None else c[0] for c in cells)
+            unit = next((c[1] for c in cells if c is not None and c[1]), "")
+            deltas = [_delta(v, values[0]) for v in values]
+            out.append(SystemDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas),
+                                   system, FIGURE_LABELS[figure]))
+    return tuple(out)
 
 
 def _delta_row(name: str, unit: str, values: tuple) -> MetricDelta:
@@ -256,6 +326,13 @@ def format_table(comparison: Comparison) -> str:
                      *(_fmt_pct(v) for v in m.pct_delta[1:])])
     rows.append(["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))])
     lines += _grid(rows, left=2)
+    if comparison.systems:
+        lines += ["", f"Systems (bidirectional and peer-to-peer; deltas against run {ids[0]})"]
+        rows = [["system", "figure", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
+        for m in comparison.systems:
+            rows.append([m.system, m.label, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
+                         *(_fmt_pct(v) for v in m.pct_delta[1:])])
+        lines += _grid(rows, left=3)
     if comparison.stages:
         lines += ["", "Stages"]
         rows = [["stage", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
@@ -279,7 +356,8 @@ def _grid(rows: list[list[str]], left: int = 1) -> list[str]:
 
 
 def format_csv(comparison: Comparison) -> str:
-    """CSV: one row per setting that differs, per metric and per stage figure (section, name, unit, values, deltas)."""
+    """CSV: one row per setting that differs, per metric, per system figure and per stage figure (section, name,
+    unit, values, deltas)."""
     ids = comparison.run_ids
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -287,7 +365,8 @@ def format_csv(comparison: Comparison) -> str:
                 *(f"pct_delta_{i}" for i in ids[1:])])
     for s in comparison.settings:
         w.writerow(["setting", s.path, "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
-    for section, rows in (("metric", comparison.metrics), ("stage", comparison.stages)):
+    for section, rows in (("metric", comparison.metrics), ("system", comparison.systems),
+                          ("stage", comparison.stages)):
         for m in rows:
             w.writerow([section, m.metric, m.unit, *(_csv_value(v) for v in m.values),
                         *(_csv_value(v) for v in m.abs_delta[1:]), *(_csv_value(v) for v in m.pct_delta[1:])])
@@ -304,4 +383,4 @@ def _csv_value(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["Comparison", "MetricDelta", "SettingDiff", "compare_runs", "flatten", "format_csv", "format_table"]
+__all__ = ["Comparison", "MetricDelta", "SettingDiff", "SystemDelta", "compare_runs", "flatten", "format_csv", "format_table"]

@@ -95,6 +95,46 @@ def project_to_scenario(project: Project) -> dict:
     return settings
 
 
+def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
+    """Settings the second flow of a two-way project sets differently from the first.
+
+    :func:`project_to_scenario` predicts from the first flow (the engine mirrors it for
+    the partner system); this lists what that leaves out: ``(settings path, first flow's
+    value, second flow's value)`` for every path the engine reads, in path order. Empty
+    for one-flow projects and for two flows set up alike.
+    """
+    if project.topology not in ("bidirectional", "peer-to-peer"):
+        return []
+    found = flows(project)
+    if len(found) < 2:
+        return []
+    from engine.perf.qrep.inputs import read_inputs
+
+    filled = []
+    for flow in found[:2]:
+        settings: dict = {"topology": project.topology}
+        _fill(settings, flow, "qrep")
+        filled.append(settings)
+    try:
+        _, used = read_inputs(filled[0])
+    except Exception:  # noqa: BLE001 - invalid settings are reported by the prediction itself
+        used = None
+
+    def leaves(doc: dict, prefix: str = "") -> dict:
+        out: dict = {}
+        for key, value in doc.items():
+            path = f"{prefix}.{key}" if prefix else key
+            if isinstance(value, dict) and not path.endswith("columns"):
+                out.update(leaves(value, path))
+            else:
+                out[path] = value
+        return out
+
+    a, b = leaves(filled[0]), leaves(filled[1])
+    return [(p, a.get(p), b.get(p)) for p in sorted(set(a) | set(b))
+            if a.get(p) != b.get(p) and (used is None or p in used)]
+
+
 def apply_scenario(project: Project, scenario: dict) -> Project:
     """Return ``project`` with every knob that ``scenario`` sets, set from it.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from engine import projectfile
 from engine.bands import band_label
@@ -45,8 +46,31 @@ QREP_SECTIONS = (
 )
 
 
-def _format_sections(pred: Prediction, lines: list) -> None:
-    shown = set()
+def format_systems(systems, note: str = "") -> list[str]:
+    """Lines of the Systems section: one row per figure, one column per system (bidirectional, peer-to-peer)."""
+    from engine.perf.qrep.systems import FIGURES
+
+    if not systems:
+        return []
+    width = max(12, *(len(s.label) for s in systems))
+    lines = ["  Systems (each runs its own workload, captures it and applies its partner's changes)",
+             f"    {'':<44}" + "".join(f" {s.label:>{width}}" for s in systems)]
+    for name, label, unit in FIGURES:
+        values = [s.get(name) for s in systems]
+        if all(v is None for v in values):
+            continue
+        cells = "".join(f" {'-':>{width}}" if v is None else f" {v:>{width}.4g}" for v in values)
+        lines.append(f"    {label:<44}{cells} {unit}")
+    if note:
+        lines += textwrap.wrap(note, 100, initial_indent="    ", subsequent_indent="    ")
+    lines.append("")
+    return lines
+
+
+def _format_sections(pred: Prediction, lines: list, project=None) -> None:
+    from engine.perf.qrep.systems import is_system_metric, symmetry_note, systems_of
+
+    shown = {m for m in pred.metrics if is_system_metric(m)}
     for heading, items in QREP_SECTIONS:
         rows = [(m, label) for m, label in items if m in pred.metrics]
         if not rows:
@@ -58,6 +82,7 @@ def _format_sections(pred: Prediction, lines: list) -> None:
             extra = f"   ({band_label()} {band[0]:.4g} .. {band[1]:.4g})" if band else ""
             lines.append(f"    {label:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}{extra}")
         lines.append("")
+    lines += format_systems(systems_of(pred.metrics, project), symmetry_note(project) if project else "")
     rest = [m for m in pred.metrics if m not in shown]
     if rest:
         lines.append("  Other")
@@ -72,11 +97,11 @@ def _format_sections(pred: Prediction, lines: list) -> None:
                      f"{100 * s.utilisation:>10.1f}% {s.latency_ms:>10.3g}{mark}")
 
 
-def format_prediction(pred: Prediction, title: str) -> str:
-    """A readable breakdown: metrics with units, then every stage with its utilisation."""
+def format_prediction(pred: Prediction, title: str, project=None) -> str:
+    """A readable breakdown: metrics with units, the systems of a two-way ``project``, then every stage."""
     lines = [f"{title}  ({pred.kind}, coefficients {pred.coefficients_version or 'n/a'})", ""]
     if pred.kind == "qrep":
-        _format_sections(pred, lines)
+        _format_sections(pred, lines, project)
         lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
         if pred.ignored:
             lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
@@ -96,6 +121,20 @@ def format_prediction(pred: Prediction, title: str) -> str:
     if pred.ignored:
         lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
     return "\n".join(lines)
+
+
+def systems_json(pred: Prediction, project) -> dict:
+    """``{"systems": [...], "systems_note": "..."}`` for a two-way project's prediction, else ``{}``.
+
+    Each system: its source Db2 node's ``id`` and ``label``, the ``metric_prefix`` of its
+    figures in ``metrics`` and every figure (units under ``units`` with the prefix).
+    """
+    from engine.perf.qrep.systems import symmetry_note, systems_of
+
+    systems = systems_of(pred.metrics, project)
+    if not systems:
+        return {}
+    return {"systems": [s.to_json() for s in systems], "systems_note": symmetry_note(project)}
 
 
 def _latest_fit(args, project) -> dict:
@@ -137,10 +176,11 @@ def run(args) -> int:
             run_id = store.record_prediction(project, pred, kind="predict", label=label)
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
-        json.dump({"project": project.name, **pred.to_json(), **extra}, sys.stdout, indent=1)
+        json.dump({"project": project.name, **pred.to_json(), **systems_json(pred, project), **extra}, sys.stdout,
+                  indent=1)
         sys.stdout.write("\n")
     else:
-        print(format_prediction(pred, project.name + (f"  [{label}]" if label else "")))
+        print(format_prediction(pred, project.name + (f"  [{label}]" if label else ""), project))
         if run_id is not None:
             print(f"\n  recorded as run {run_id} in {store.path}")
     return 0

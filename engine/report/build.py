@@ -69,8 +69,13 @@ def _sections():
 
 
 def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup, ...]:
-    """Metrics under the headings ``qrtune predict`` uses; the rest under "Other results"."""
-    groups, shown = [], set()
+    """Metrics under the headings ``qrtune predict`` uses; the rest under "Other results".
+
+    Figures per system (bidirectional, peer-to-peer) are left out: :attr:`ReportRun.systems` has them.
+    """
+    from engine.perf.qrep.systems import is_system_metric
+
+    groups, shown = [], {m for m in metrics if is_system_metric(m)}
     for heading, items in _sections():
         rows = []
         for metric, label in items:
@@ -117,7 +122,18 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         bands=dict(pred.bands), stages=stages, bottleneck=pred.bottleneck, setting_rows=rows_from_project(project),
         groups=group_metrics(pred.metrics, pred.units, pred.bands), engine_version=_engine_version(),
         coefficients_version=pred.coefficients_version or "", started=None, ignored=tuple(pred.ignored),
+        **_systems(pred.metrics, project),
     )
+
+
+def _systems(metrics: dict, project) -> dict:
+    """``systems`` and ``systems_note`` of a report run (bidirectional, peer-to-peer), named from ``project``."""
+    from engine.perf.qrep.systems import symmetry_note, systems_of
+
+    systems = systems_of(metrics, project)
+    if not systems:
+        return {}
+    return {"systems": systems, "systems_note": symmetry_note(project) if project is not None else ""}
 
 
 def run_from_project_file(path: str | Path) -> ReportRun:
@@ -170,7 +186,7 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
             run_id=run.id, project=project, scenario_kind=kind, settings=settings, metrics=metrics, units=units,
             bands={}, stages=stages, bottleneck=run.bottleneck, setting_rows=rows,
             groups=group_metrics(metrics, units, {}), engine_version=run.engine_version,
-            coefficients_version=run.coefficients_version, started=run.started,
+            coefficients_version=run.coefficients_version, started=run.started, **_systems(metrics, project),
         ))
     return out
 
@@ -196,9 +212,11 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
         for p in paths if any(not same(f.get(p), flat[0].get(p)) for f in flat[1:])
     )
+    from engine.perf.qrep.systems import is_system_metric
+
     metric_names = [m.metric for g in runs[0].groups for m in g.rows]  # the reference's reading order
     for r in runs:
-        metric_names += [m for m in r.metrics if m not in metric_names]
+        metric_names += [m for m in r.metrics if m not in metric_names and not is_system_metric(m)]
     metrics = []
     for m in metric_names:
         values = tuple(r.metrics.get(m) for r in runs)
@@ -207,7 +225,27 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
         metrics.append(MetricComparison(m, _metric_label(m), unit, values, tuple(d[0] for d in deltas),
                                         tuple(d[1] for d in deltas)))
-    return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs))
+    return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
+                         _compare_systems(runs))
+
+
+def _compare_systems(runs: Sequence[ReportRun]) -> tuple:
+    """Each system's figures across the runs (bidirectional, peer-to-peer), named as the first run with systems."""
+    from engine.perf.qrep.systems import FIGURES, metric_name
+
+    named = next((r.systems for r in runs if r.systems), ())
+    out = []
+    for system in named:
+        for figure, label, unit in FIGURES:
+            name = metric_name(system.index, figure)
+            values = tuple(r.metrics.get(name) for r in runs)
+            if all(v is None for v in values):
+                continue
+            values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
+            deltas = [_delta(v, values[0]) for v in values]
+            out.append(MetricComparison(name, label, unit, values, tuple(d[0] for d in deltas),
+                                        tuple(d[1] for d in deltas), system.label))
+    return tuple(out)
 
 
 def _unique_labels(runs: Sequence[ReportRun]) -> list[str]:

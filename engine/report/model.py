@@ -110,6 +110,10 @@ class ReportRun:
         When the stored run was made (None for a prediction made for the report).
     ignored : tuple[str, ...]
         Settings paths the engine did not use.
+    systems : tuple[engine.perf.qrep.systems.SystemFigures, ...]
+        Figures per system of a bidirectional or peer-to-peer run (empty otherwise).
+    systems_note : str
+        How the engine models the two systems (alike, or which settings of the second flow it leaves out).
     """
 
     title: str
@@ -129,6 +133,8 @@ class ReportRun:
     coefficients_version: str
     started: datetime | None = None
     ignored: tuple = ()
+    systems: tuple = ()
+    systems_note: str = ""
 
     @property
     def label(self) -> str:
@@ -161,7 +167,10 @@ class SettingDifference:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """One metric across runs with deltas against the first run (None where undefined)."""
+    """One metric across runs with deltas against the first run (None where undefined).
+
+    ``system`` names the system of a per-system figure (``Db2 A``) and is "" for other metrics.
+    """
 
     metric: str
     label: str
@@ -169,16 +178,22 @@ class MetricComparison:
     values: tuple
     abs_delta: tuple
     pct_delta: tuple
+    system: str = ""
 
 
 @dataclass(frozen=True)
 class RunComparison:
-    """Several runs side by side; the first is the reference."""
+    """Several runs side by side; the first is the reference.
+
+    ``systems`` holds the figures per system of bidirectional and peer-to-peer runs
+    (:class:`MetricComparison` with ``system`` set), apart from ``metrics``.
+    """
 
     labels: tuple
     settings: tuple
     metrics: tuple
     bottlenecks: tuple
+    systems: tuple = ()
 
 
 @dataclass(frozen=True)

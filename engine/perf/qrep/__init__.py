@@ -77,6 +77,10 @@ the coefficient ``cap_log_delay_ms`` (time before a committed change can be read
 log). ``Prediction.stages`` carries the same stages as
 :class:`QrepStageResult` (capacity in rows/s plus ``capacity_msgs_per_s``, ``servers``,
 ``service_ms``, ``fixed_delay_ms``).
+
+Bidirectional and peer-to-peer predictions also carry figures per system (``system1_...``,
+``system2_...``: rows originated and applied, CPU per row with triggers and recursion
+avoidance apart, LPAR busy), from :mod:`.systems`.
 """
 
 from __future__ import annotations
@@ -88,6 +92,7 @@ from dataclasses import dataclass
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
+from engine.perf.qrep.systems import metric_units, system_metrics
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import unused_settings
 
@@ -133,6 +138,7 @@ UNITS = {
     "capture_mq_log_mb_per_s": "MB/s", "apply_mq_log_mb_per_s": "MB/s", "msgs_per_mq_commit": "msgs",
     "rows_per_msg": "rows", "source_response_time_ms": "ms", "elapsed_s": "s",
     "backlog_growth_rows_per_s": "rows/s", "tps": "txns/s",
+    **metric_units(),  # per system of a bidirectional or peer-to-peer configuration (.systems)
 }
 
 #: Settings that only matter when Q Capture and the channel run (not in a drain).
@@ -332,6 +338,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     inputs, used = read_inputs(settings)
     sol = solve(inputs, c)
     metrics = metrics_of(sol)
+    metrics.update(system_metrics(sol, c))
     return Prediction(
         kind="qrep",
         metrics=metrics,

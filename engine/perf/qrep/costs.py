@@ -59,6 +59,14 @@ class StaticDemands:
     recursion_row_us : float
         Q Capture CPU to read and discard one row applied by Q Apply (bidirectional and
         peer-to-peer): the log-read cost of a row.
+    source_sql_row_us : float
+        The workload's own CPU per changed row (``source_row_us`` without the triggers).
+    apply_sql_row_us : float
+        Db2 SQL CPU per applied row without the triggers and the recursion-avoidance record
+        (``apply_db2_row_us`` is this plus ``trigger_row_us`` and ``recursion_txn_row_us``).
+    recursion_txn_row_us : float
+        Q Apply's record of each applied transaction (so that Q Capture does not capture it
+        again), per row; part of ``apply_db2_row_us`` (bidirectional and peer-to-peer).
     channel_send_us, channel_receive_us : float
         Channel initiator CPU per message for compression and TLS on the sending and the
         receiving side (:mod:`engine.perf.qrep.channel_work`); included in the MQ CPU per
@@ -90,6 +98,9 @@ class StaticDemands:
     channel_send_us: float = 0.0
     channel_receive_us: float = 0.0
     wire_fraction: float = 1.0
+    recursion_txn_row_us: float = 0.0
+    source_sql_row_us: float = 0.0
+    apply_sql_row_us: float = 0.0
 
 
 def parallel_agents(inputs: QrepInputs) -> int:
@@ -155,7 +166,8 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     short_msg_scan = c.short_msg_scan_us if inputs.maxshortmsgs != -1 and g.msg_bytes < 4096 else 0.0
 
     trigger = c.trigger_us if p2p else 0.0
-    source_row = c.src_row_us * opw + c.src_txn_us / rows_txn + trigger
+    source_sql = c.src_row_us * opw + c.src_txn_us / rows_txn
+    source_row = source_sql + trigger
 
     # Q Capture: a transaction too big for MEMORY_LIMIT spills to a file and is read back
     spill = 0.0
@@ -187,7 +199,8 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     concurrency = 1.0 + c.agent_concurrency_cpu * (agents - 1)
     a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
              + c.app_index_us * uix) * concurrency
-    db2_row = c.db2_share * a_row + trigger + recursion_txn
+    apply_sql = c.db2_share * a_row
+    db2_row = apply_sql + trigger + recursion_txn
     agent_row = (1.0 - c.db2_share) * a_row
     get_browse = (c.mq_get_us + c.mq_get_kb_us * kb) * api_trace + short_msg_scan
     get_destructive = get_browse + persistent * c.mq_get_persistent_us * api_trace + queue_op_us
@@ -222,4 +235,7 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
         channel_send_us=cw.send_us,
         channel_receive_us=cw.receive_us,
         wire_fraction=cw.wire_fraction,
+        recursion_txn_row_us=recursion_txn,
+        source_sql_row_us=source_sql,
+        apply_sql_row_us=apply_sql,
     )
