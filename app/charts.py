@@ -118,8 +118,12 @@ class BarChart(pg.PlotWidget):
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
 
-    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]]) -> None:
-        """Bars for each category, one colour per series name."""
+    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = "") -> None:
+        """Bars for each category, one colour per series name.
+
+        With ``key_title`` the title is that text followed by the colour key of the series, in
+        place of the legend box (which would cover the bars of the last categories).
+        """
         self.categories = list(categories)
         self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
         n = max(len(series), 1)
@@ -130,7 +134,12 @@ class BarChart(pg.PlotWidget):
             self.addItem(item)
             self.items.append(item)
         self.legend.clear()
-        self.legend.setVisible(len(series) > 1)  # one series needs no key (an empty box otherwise)
+        legend = len(series) > 1 and not key_title
+        self.legend.setVisible(legend)  # one series needs no key (an empty box otherwise)
+        if key_title:
+            keys = " ".join(f"<span style='color:{PALETTE[i % len(PALETTE)]}'>\u25a0</span> {name}"
+                            for i, name in enumerate(series))
+            self.setTitle(f"{key_title}<br>{keys}", size="9pt")
         x = np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -138,7 +147,7 @@ class BarChart(pg.PlotWidget):
                 values = np.nan_to_num(self.series[name])
                 item.setOpts(x=x - 0.4 + width * (i + 0.5), height=values, width=width)
                 item.setVisible(True)
-                if len(series) > 1:
+                if legend:
                     self.legend.addItem(item, name)
             else:
                 item.setVisible(False)

@@ -46,11 +46,13 @@ class ComparisonView:
         return self.comparison.metric(name)
 
 
-def run_label(run) -> str:
-    """Short label of a RunRecord for legends and column headers."""
+def run_label(run, with_project: bool = False) -> str:
+    """Short label of a RunRecord for legends and column headers (``with_project``: its project's name too)."""
     text = f"#{run.id} {run.kind}"
     if run.label:
         text += f" {run.label}"
+    if with_project and run.project_name:
+        text += f" ({run.project_name})"
     return text
 
 
@@ -66,4 +68,5 @@ def compare(store, run_ids: list[int]) -> ComparisonView:
 
     cmp = compare_runs(store, run_ids)
     data = tuple(store.load_run(i) for i in cmp.run_ids)
-    return ComparisonView(cmp, tuple(run_label(r) for r in cmp.runs), data)
+    several = len({r.project_name for r in cmp.runs}) > 1  # runs of different projects: name them
+    return ComparisonView(cmp, tuple(run_label(r, several) for r in cmp.runs), data)

@@ -298,7 +298,7 @@ class MainWindow(QMainWindow):
             self._lazy_views["Sweep"].set_project(new)
 
     def _predicted(self, project: Project, prediction) -> None:
-        self.results.show_prediction(prediction)
+        self.results.show_prediction(prediction, project)
         self.scene.set_loads(node_loads(project, prediction))
         self.predict_label.setText(f"predict {self.live.last_predict_ms:.1f} ms")
 

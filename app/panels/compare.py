@@ -1,4 +1,10 @@
-"""The compare view: runs side by side, the settings that differ, metric deltas, charts overlaid."""
+"""The compare view: runs side by side, the settings that differ, metric deltas, charts overlaid.
+
+Runs of bidirectional and peer-to-peer projects also get a Systems table (each system's
+figures in every run, with absolute and percent deltas: comparing a bidirectional run
+with a peer-to-peer one shows what the triggers cost) and a chart of each system's CPU
+per row by run.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +19,14 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QSplitter,
+    QTabWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.charts import HBarChart, LatencyBreakdownChart, LineChart
+from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
 
@@ -70,11 +77,21 @@ class CompareView(QWidget):
         box_m = QWidget()
         lm = QVBoxLayout(box_m)
         lm.setContentsMargins(0, 0, 0, 0)
-        lm.addWidget(QLabel("<b>Metrics</b> (delta against the first run)"))
-        lm.addWidget(self.metrics_table)
+        lm.addWidget(QLabel("<b>Results</b> (delta against the first run)"))
+        # bidirectional and peer-to-peer runs: each system's figures in a Systems tab next to the metrics
+        self.systems_table = QTableWidget(0, 4)
+        self.systems_table.verticalHeader().hide()
+        self.systems_table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.systems_table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.result_tabs = QTabWidget()
+        self.result_tabs.setDocumentMode(True)
+        self.result_tabs.tabBar().setAutoHide(True)  # metrics only: no tab bar
+        self.result_tabs.addTab(self.metrics_table, "Metrics")
+        lm.addWidget(self.result_tabs)
         tables.addWidget(box_s)
         tables.addWidget(box_m)
         tables.setSizes([350, 650])
+        self.tables = tables
         split.addWidget(tables)
         charts = QWidget()
         grid = QGridLayout(charts)
@@ -95,9 +112,13 @@ class CompareView(QWidget):
         sb.addLayout(row)
         sb.addWidget(self.series_chart, 1)
         self.series_box.hide()
-        # runs with time series (simulations): the overlay takes the latency breakdown's place
+        self.systems_chart = BarChart("", "us/row")
+        self.systems_chart.hide()
+        # runs with time series (simulations) or systems (bidirectional, peer-to-peer): the overlay or each
+        # system's CPU per row takes the latency breakdown's place
         grid.addWidget(self.latency_chart, 0, 0)
         grid.addWidget(self.series_box, 0, 0)
+        grid.addWidget(self.systems_chart, 0, 0)
         grid.addWidget(self.delta_chart, 0, 1)
         split.addWidget(charts)
         split.setSizes([300, 400])
@@ -144,7 +165,59 @@ class CompareView(QWidget):
                         item.setForeground(QColor("#1a7a30" if pct > 0 else "#c0202a"))
                 self.metrics_table.setItem(r, c, item)
         self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        self._systems(cmp, short)
         self._charts(cmp)
+
+    def _systems(self, cmp: ComparisonView, short: list) -> None:
+        """The Systems table and chart (bidirectional, peer-to-peer runs); hidden when no run has systems."""
+        rows = tuple(getattr(cmp.comparison, "systems", ()))
+        index = self.result_tabs.indexOf(self.systems_table)
+        if not rows:
+            self.systems_table.setRowCount(0)
+            self.systems_chart.set_data([], {})
+            if index >= 0:
+                self.result_tabs.removeTab(index)
+            return
+        if index < 0:
+            self.result_tabs.addTab(self.systems_table, "Systems")
+        self.result_tabs.setCurrentWidget(self.systems_table)
+        total = sum(self.tables.sizes())
+        if total > 0:  # the systems table is wide: give it most of the row
+            self.tables.setSizes([int(total * 0.28), total - int(total * 0.28)])
+        headers = ["System", "Figure", "Unit", short[0]]
+        for label in short[1:]:
+            headers += [label, "\u0394", "\u0394 %"]
+        self.systems_table.setColumnCount(len(headers))
+        self.systems_table.setHorizontalHeaderLabels(headers)
+        self.systems_table.setRowCount(len(rows))
+        for r, m in enumerate(rows):
+            cells = [m.system, m.label, m.unit, _fmt(m.values[0])]
+            for v, a, pct in zip(m.values[1:], m.abs_delta[1:], m.pct_delta[1:]):
+                cells += [_fmt(v), "" if a is None else ("+" if a > 0 else "") + format_number(a),
+                          "" if pct is None else f"{pct:+.1f}%"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 3:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if headers[c].startswith("\u0394") and text and abs(float(text.rstrip("%").replace(",", ""))) > 0:
+                    item.setForeground(QColor("#1a7a30" if text.startswith("+") else "#c0202a"))
+                self.systems_table.setItem(r, c, item)
+        header = self.systems_table.horizontalHeader()
+        for c in range(len(headers)):
+            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        from app.panels.results import SYSTEM_CPU_SERIES
+
+        systems = list(dict.fromkeys(m.system for m in rows))
+        by_key = {(m.system, m.metric.split("_", 1)[1]): m for m in rows}
+        categories, series = [], {legend: [] for _, legend in SYSTEM_CPU_SERIES}
+        for i, run_label in enumerate(short):
+            for system in systems:
+                categories.append(f"{run_label} {system}")
+                for figure, legend in SYSTEM_CPU_SERIES:
+                    m = by_key.get((system, figure))
+                    series[legend].append((m.values[i] if m is not None else None) or 0.0)
+        self.systems_chart.set_data(categories, series,
+                                    key_title="CPU per row captured or applied, by run and system")
 
     def _charts(self, cmp: ComparisonView) -> None:
         by_name = {m.metric: m for m in cmp.metrics}
@@ -166,8 +239,10 @@ class CompareView(QWidget):
         if keep in ordered:
             self.series_pick.setCurrentText(keep)
         self.series_pick.blockSignals(False)
+        has_systems = bool(getattr(cmp.comparison, "systems", ()))
         self.series_box.setVisible(bool(ordered))
-        self.latency_chart.setVisible(not ordered)
+        self.systems_chart.setVisible(has_systems and not ordered)
+        self.latency_chart.setVisible(not ordered and not has_systems)
         self._plot_series()
 
     def _plot_series(self) -> None:

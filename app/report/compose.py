@@ -8,6 +8,7 @@ import math
 from app.report import charts
 from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
+from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.report import Report, ReportRun, describe, format_delta, format_value
 from engine.report.model import END2END
 
@@ -127,6 +128,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
         out.append(Drawing(min(24 + 24 * (rows - 1), 95),
                            lambda p, rect, ctx, r=run: draw_topology(p, rect, ctx, r.project, r)))
     out.append(results_table(run))
+    out += run_systems_blocks(run)
     breakdown = run.latency_breakdown()
     if breakdown:
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
@@ -179,6 +181,7 @@ def comparison_blocks(report: Report) -> list[Block]:
     out.append(Table(["Metric", "Unit", *map(esc, labels), *(f"delta {esc(lab)}" for lab in labels[1:])], rows,
                      [30, 9] + [val_w] * n + [delta_w] * (n - 1), right=right,
                      caption=f"Results (deltas against {esc(ref)})"))
+    out += comparison_systems_blocks(report)
     panels = []
     for name in COMPARE_PANELS:
         m = next((x for x in cmp.metrics if x.metric == name), None)
