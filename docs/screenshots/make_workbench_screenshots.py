@@ -1,7 +1,8 @@
 """Render the workbench screenshots of the README by walking the user journeys offscreen.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/make_workbench_screenshots.py [OUT_DIR]``
-(default OUT_DIR: this folder). Takes about a minute and a half: two 60-minute simulations
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/make_workbench_screenshots.py [OUT_DIR]
+[--only journey6]`` (default OUT_DIR: this folder; ``--only journey6`` renders just the bidirectional
+against peer-to-peer comparison, a few seconds). Takes about a minute and a half: two 60-minute simulations
 and a fit to two days of synthetic monitor intervals. Uses a throw-away run store, settings and
 autosave folder. Every number comes from the engines; the monitor exports are synthesised
 from the steady-state engine with coefficients 30% off the published ones plus 3% noise
@@ -20,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 
 
-def main(out: Path) -> int:
+def main(out: Path, only: str = "") -> int:
     from PySide6.QtCore import QEventLoop, QSettings, QStandardPaths, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -58,6 +59,13 @@ def main(out: Path) -> int:
 
     def node(kind: str) -> str:
         return w.document.project.nodes_of(kind)[0].id
+
+    if only == "journey6":
+        _journey6(w, shot, pump)
+        w.close()
+        return 0
+    if only:
+        raise SystemExit(f"--only: {only!r} is not a step; the one step that renders alone is 'journey6'")
 
     # 1. Why is my replication falling behind? The baseline at a 30,000 rows/s target.
     assert w.open_project(str(ROOT / "sample_runs" / "redpaper-baseline.json"), ask=False)
@@ -122,6 +130,9 @@ def main(out: Path) -> int:
     wait(w.tasks)
     shot("validation")
 
+    # 6. Bidirectional or peer-to-peer?
+    _journey6(w, shot, pump)
+
     # 7. Db2 Mirror.
     assert w.open_project(str(ROOT / "sample_runs" / "mirror-active-passive.json"), ask=False)
     pump(300)
@@ -132,6 +143,20 @@ def main(out: Path) -> int:
     shot("db2-mirror-pair")
     w.close()
     return 0
+
+
+def _journey6(w, shot, pump) -> None:
+    """The same workload on both two-way topologies, recorded and compared system by system."""
+    ids = []
+    for name in ("redpaper-bidirectional", "redpaper-peer-to-peer"):
+        assert w.open_project(str(ROOT / "sample_runs" / f"{name}.json"), ask=False)
+        pump(300)
+        w.live.update(wait=True)
+        ids.append(w.predict_and_record())
+    w.runs.refresh()
+    w.runs.select_ids(ids)
+    w.compare_runs(ids)
+    shot("compare-bidir-p2p")
 
 
 def _monitor(w, tmp: Path, shot, wait) -> None:
@@ -161,4 +186,10 @@ def _monitor(w, tmp: Path, shot, wait) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent))
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument("--only", default="", help="render one step alone: journey6")
+    a = ap.parse_args()
+    sys.exit(main(a.out, a.only))
