@@ -17,12 +17,9 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -30,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.charts import LineChart
 from app.panels.results import format_number
+from app.panels.tables import message_label, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
 
@@ -87,27 +85,18 @@ class MonitorView(QWidget):
         row.addWidget(self.progress)
         row.addWidget(self.cancel_button)
         layout.addLayout(row)
-        self.status = QLabel("Import a week of monitor exports to see how well the engine matches your system.")
-        self.status.setWordWrap(True)
+        self.status = message_label("Import a week of monitor exports to see how well the engine matches your "
+                                    "system.")
         layout.addWidget(self.status)
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.RichText)
+        self.summary = message_label(rich=True)
         layout.addWidget(self.summary)
         grid = QGridLayout()
         self.charts = {m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID}
         for c, chart in enumerate(self.charts.values()):
             grid.addWidget(chart, 0, c)
-        self.coefficients = QTableWidget(0, 5)
-        self.coefficients.setHorizontalHeaderLabels(["Coefficient", "Unit", "Before", "Fitted", "Change"])
-        self.coefficients.verticalHeader().hide()
-        self.coefficients.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.coefficients.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.errors = QTableWidget(0, 3)
-        self.errors.setHorizontalHeaderLabels(["Held-out error (median)", "Before", "After"])
-        self.errors.verticalHeader().hide()
-        self.errors.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.errors.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.coefficients = read_only_table(["Coefficient", "Unit", "Before", "Fitted", "Change"],
+                                            resize_to_contents=True)
+        self.errors = read_only_table(["Held-out error (median)", "Before", "After"], stretch_column=0)
         grid.addWidget(self.coefficients, 1, 0)
         grid.addWidget(self.errors, 1, 1)
         layout.addLayout(grid, 1)

@@ -7,14 +7,14 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from app.panels.tables import read_only_table
 
 COLUMNS = ("Run", "Label", "Kind", "Bottleneck", "Started (UTC)", "Project")
 
@@ -50,13 +50,9 @@ class RunsPanel(QWidget):
         top.addWidget(self.compare_button)
         top.addStretch(1)
         layout.addLayout(top)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().hide()
+        self.table = read_only_table(COLUMNS, stretch_column=1)  # the label tells runs apart
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)  # the label tells runs apart
         self.table.setWordWrap(False)
         self.table.setMinimumWidth(120)
         self.table.verticalHeader().setDefaultSectionSize(22)

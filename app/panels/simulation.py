@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -19,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.charts import LineChart
 from app.panels.results import format_number
+from app.panels.tables import message_label, read_only_table
 from engine.errors import QrtuneError
 
 
@@ -83,23 +82,16 @@ class SimulationView(QWidget):
         row.setStretchFactor(self.events, 1)
         row.addWidget(self.run_button)
         layout.addLayout(row)
-        self.status = QLabel("Simulate the open project over time: bursts, outages, backlog and catch-up.")
-        self.status.setWordWrap(True)
+        self.status = message_label("Simulate the open project over time: bursts, outages, backlog and catch-up.")
         layout.addWidget(self.status)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        self.headline.setTextFormat(Qt.RichText)
+        self.headline = message_label(rich=True)
         self.headline.hide()
         layout.addWidget(self.headline)
         grid = QGridLayout()
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
-        self.summary = QTableWidget(0, 3)
-        self.summary.setHorizontalHeaderLabels(["Summary", "Value", "Unit"])
-        self.summary.verticalHeader().hide()
-        self.summary.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.summary.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.summary = read_only_table(["Summary", "Value", "Unit"], stretch_column=0)
         grid.addWidget(self.depth_chart, 0, 0)
         grid.addWidget(self.latency_chart, 0, 1)
         grid.addWidget(self.rate_chart, 1, 0)

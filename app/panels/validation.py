@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -11,17 +9,15 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.panels.results import format_number
+from app.panels.tables import message_label, read_only_table
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
 
 
@@ -58,19 +54,15 @@ class ValidationView(QWidget):
         for k in ("qrep", "db2mirror", "mq-mover", "db2-v8-storage"):
             self.kind_filter.addItem(k, k)
         self.kind_filter.currentIndexChanged.connect(self._refill)
-        self.summary_label = QLabel("The engine against every published measurement bundled with qrtune.")
-        self.summary_label.setWordWrap(True)
+        self.summary_label = message_label("The engine against every published measurement bundled with qrtune.")
         top.addWidget(self.run_button)
         top.addWidget(self.kind_filter)
         top.addWidget(self.summary_label, 1)
         layout.addLayout(top)
         split = QSplitter(Qt.Horizontal)
-        self.table = QTableWidget(0, 6)
-        self.table.setHorizontalHeaderLabels(["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table = read_only_table(["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"],
+                                     stretch_column=5)
         self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.Stretch)
         split.addWidget(self.table)
         self.plot = pg.PlotWidget()
         self.plot.setTitle("Predicted against measured (log-log)", size="9pt")
@@ -147,7 +139,3 @@ class ValidationView(QWidget):
         elif self.summary and self.summary.errors and not any(c.predicted is not None for c in checks):
             first = self.summary.errors[0][1]
             self.summary_label.setText(describe(self.summary) + f". The engine says: {first}")
-
-
-def _finite(v) -> bool:
-    return isinstance(v, (int, float)) and math.isfinite(v)

@@ -1,0 +1,41 @@
+"""Small widget builders the views share: read-only result tables and wrapped message labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget
+
+
+def read_only_table(headers: Sequence[str], stretch_column: int | None = None,
+                    resize_to_contents: bool = False, parent=None) -> QTableWidget:
+    """An empty table of ``headers`` that the user reads but cannot edit, without row numbers.
+
+    Parameters
+    ----------
+    headers : sequence of str
+        Column titles (their number is the number of columns).
+    stretch_column : int, optional
+        The column that takes the width left over (its index).
+    resize_to_contents : bool
+        Size every column to its contents instead (applied before ``stretch_column``).
+    """
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    if resize_to_contents:
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    if stretch_column is not None:
+        table.horizontalHeader().setSectionResizeMode(stretch_column, QHeaderView.Stretch)
+    return table
+
+
+def message_label(text: str = "", rich: bool = False, parent=None) -> QLabel:
+    """A label that wraps its text (a status line, a summary); ``rich`` for HTML such as ``<b>``."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.RichText)
+    return label
