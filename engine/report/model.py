@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engine.validation_summary import ValidationSummary
+
 #: Latency breakdown of a Q Replication flow: (metric, IBM monitor column name), in pipeline order.
 LATENCY_PARTS = (
     ("capture_latency_ms", "CAPTURE_LATENCY"),
@@ -197,47 +199,24 @@ class RunComparison:
 
 
 @dataclass(frozen=True)
-class KindScore:
-    """Validation figures of one scenario kind."""
+class ValidationScore(ValidationSummary):
+    """How the engine scores against the published measurements of one scenarios file.
 
-    kind: str
-    n_scenarios: int
-    n_measured: int
-    n_predicted: int
-    rate_median_abs_pct: float | None
-    latency_median_abs_pct: float | None
-
-
-@dataclass(frozen=True)
-class ValidationScore:
-    """How the engine scores against the published measurements.
+    The figures of :class:`engine.validation_summary.ValidationSummary` (computed there, the
+    same the Validation view and ``../shared/validation/score.py`` show), plus:
 
     Attributes
     ----------
     source : str
-        The scenarios file scored.
-    n_scenarios, n_measured, n_predicted : int
-        Scenarios, measured metrics, and measured metrics the engine predicts.
-    rate_median_abs_pct, rate_p90_abs_pct, latency_median_abs_pct : float or None
-        Absolute percentage errors (rates and latencies apart: published latencies are noisy).
-    bottlenecks_right, bottlenecks_named : int
-        Scenarios whose published bottleneck the engine names, of those that publish one.
-    by_kind : tuple[KindScore, ...]
-    not_predicted : tuple[tuple[str, str], ...]
-        (scenario id, the engine's reason) for scenarios without a prediction.
+        The scenarios file scored (its name).
     """
 
-    source: str
-    n_scenarios: int
-    n_measured: int
-    n_predicted: int
-    rate_median_abs_pct: float | None
-    rate_p90_abs_pct: float | None
-    latency_median_abs_pct: float | None
-    bottlenecks_right: int
-    bottlenecks_named: int
-    by_kind: tuple = ()
-    not_predicted: tuple = ()
+    source: str = ""
+
+    @property
+    def not_predicted(self) -> tuple:
+        """(scenario id, the engine's reason) for scenarios without a prediction (``errors``)."""
+        return self.errors
 
 
 @dataclass(frozen=True)

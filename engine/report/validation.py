@@ -7,9 +7,10 @@ the report's :class:`~engine.report.model.ValidationScore` and its sentence.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
-from engine.report.model import KindScore, ValidationScore
+from engine.report.model import ValidationScore
 from engine.validation_summary import BUNDLED_SCENARIOS, check_scenarios
 
 __all__ = ["BUNDLED_SCENARIOS", "describe", "score_scenarios"]
@@ -27,15 +28,7 @@ def score_scenarios(path: str | Path | None = None) -> ValidationScore:
 
     path = Path(path) if path is not None else BUNDLED_SCENARIOS
     _, summary = check_scenarios(read_scenarios(path))
-    by_kind = tuple(KindScore(k.kind, k.n_scenarios, k.n_measured, k.n_predicted, k.rate_median_abs_pct,
-                              k.latency_median_abs_pct) for k in summary.by_kind)
-    return ValidationScore(
-        source=path.name, n_scenarios=summary.n_scenarios, n_measured=summary.n_measured,
-        n_predicted=summary.n_predicted, rate_median_abs_pct=summary.rate_median_abs_pct,
-        rate_p90_abs_pct=summary.rate_p90_abs_pct, latency_median_abs_pct=summary.latency_median_abs_pct,
-        bottlenecks_right=summary.bottlenecks_right, bottlenecks_named=summary.bottlenecks_named,
-        by_kind=by_kind, not_predicted=summary.errors,
-    )
+    return ValidationScore(**{f.name: getattr(summary, f.name) for f in fields(summary)}, source=path.name)
 
 
 def describe(score: ValidationScore) -> str:

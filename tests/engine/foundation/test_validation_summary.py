@@ -90,6 +90,13 @@ def test_report_score_is_the_shared_summary(monkeypatch, tmp_path):
     # mqput time is a latency and Db2 class 2 time a rate, as the scorer has them
     assert score.latency_median_abs_pct == pytest.approx(50.0) and score.rate_median_abs_pct == pytest.approx(50.0)
     assert score.by_kind[0].kind == "mq-mover" and score.source == "scen.json"
+    # the report's record is the shared summary of that file, not a copy of it
+    from engine.evaluate import read_scenarios
+    from engine.validation_summary import ValidationSummary
+
+    _, summary = check_scenarios(read_scenarios(path))
+    assert isinstance(score, ValidationSummary) and score.not_predicted == score.errors == ()
+    assert {f: getattr(score, f) for f in vars(summary)} == vars(summary)
 
 
 @pytest.mark.skipif(not SCORER.is_file(), reason="../shared/validation/score.py is not next to the repository")
