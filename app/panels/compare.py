@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
+from engine.metric_direction import delta_verdict
 
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
 KEY_METRICS = (
@@ -42,6 +43,16 @@ KEY_METRICS = (
 #: Time series offered first for the overlay (the backlog and the latency users watch in an outage).
 PREFERRED_SERIES = ("xmitq.depth_msgs", "end2end_latency_ms", "recvq.depth_msgs", "qapply.rows_per_s",
                     "apply_latency_ms", "qlatency_ms")
+
+
+#: Text colour of a delta that is an improvement (+1) or a deterioration (-1).
+VERDICT_COLOURS = {1: "#1a7a30", -1: "#c0202a"}
+
+
+def _colour_verdict(item: QTableWidgetItem, verdict: int) -> None:
+    """Colour a delta cell green when it is an improvement, red when it is a deterioration."""
+    if verdict in VERDICT_COLOURS:
+        item.setForeground(QColor(VERDICT_COLOURS[verdict]))
 
 
 def _fmt(v) -> str:
@@ -162,7 +173,7 @@ class CompareView(QWidget):
                 if headers[c] == "\u0394 %" and text:
                     pct = float(text.rstrip("%"))
                     if abs(pct) >= 1:
-                        item.setForeground(QColor("#1a7a30" if pct > 0 else "#c0202a"))
+                        _colour_verdict(item, delta_verdict(m.metric, pct))
                 self.metrics_table.setItem(r, c, item)
         self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
         self._systems(cmp, short)
@@ -199,8 +210,8 @@ class CompareView(QWidget):
                 item = QTableWidgetItem(text)
                 if c >= 3:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                if headers[c].startswith("\u0394") and text and abs(float(text.rstrip("%").replace(",", ""))) > 0:
-                    item.setForeground(QColor("#1a7a30" if text.startswith("+") else "#c0202a"))
+                if headers[c].startswith("\u0394") and text:
+                    _colour_verdict(item, delta_verdict(m.metric, float(text.rstrip("%").replace(",", ""))))
                 self.systems_table.setItem(r, c, item)
         header = self.systems_table.horizontalHeader()
         for c in range(len(headers)):

@@ -31,6 +31,16 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     row = next(r for r in range(view.metrics_table.rowCount())
                if view.metrics_table.item(r, 0).text() == "apply_rows_per_s")
     assert view.metrics_table.item(row, 4).text() == "+200.0%"
+
+    def colour(metric):
+        r = next(r for r in range(view.metrics_table.rowCount()) if view.metrics_table.item(r, 0).text() == metric)
+        return view.metrics_table.item(r, 4).foreground().color().name()
+
+    # deltas are coloured by whether they are good news: more throughput and less CPU green,
+    # more latency red although its delta is positive like the throughput's
+    assert colour("apply_rows_per_s") == "#1a7a30"
+    assert colour("apply_cpu_us_per_row") == "#1a7a30"
+    assert colour("qlatency_ms") == "#c0202a"
     assert view.latency_chart.labels == [f"#{first}", f"#{second}"]
     assert "apply_rows_per_s" in view.delta_chart.categories
 
