@@ -170,6 +170,30 @@ def parse_axes(texts: Sequence[str], project: Project) -> list[Axis]:
     return axes
 
 
+def with_changes(project: Project, texts: Sequence[str]) -> Project:
+    """``project`` with each ``TARGET.PARAM=VALUE`` applied (the what-if ``--set`` of predict and simulate).
+
+    Parameters
+    ----------
+    project : Project
+        The project as loaded.
+    texts : sequence of str
+        ``TARGET.PARAM=VALUE`` items: TARGET a node kind (every node of it) or a node id.
+
+    Raises
+    ------
+    FieldError
+        An item names an unknown target or knob, a value out of range, or more than one value.
+    """
+    for text in texts:
+        axis = parse_axis(text, project)
+        if len(axis.values) != 1:
+            raise FieldError("--set", text, "one value per knob (qrtune sweep runs several)")
+        for node_id in axis.node_ids:
+            project = project.with_param(node_id, axis.param, axis.values[0])
+    return project
+
+
 def n_points(axes: Sequence[Axis]) -> int:
     """Size of the cartesian product."""
     return math.prod(len(a.values) for a in axes)

@@ -18,6 +18,9 @@ def register(sub) -> None:
     p = sub.add_parser("predict", help="predict a project at steady state", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
+    p.add_argument("--set", dest="changes", action="append", default=[], metavar="TARGET.PARAM=VALUE",
+                   help="change one knob for this prediction (repeatable): TARGET is a node kind or node id, "
+                   "e.g. --set qapply.num_apply_agents=8")
     add_db_options(p, db_help="also record the run in this results store (a run the engine rejects is "
                    "recorded as failed, with its error)")
     p.add_argument("--fitted", action="store_true",
@@ -150,10 +153,13 @@ def _latest_fit(args, project) -> dict:
 
 
 def run(args) -> int:
-    project = projectfile.load(args.project)
+    from engine.sweep import with_changes
+
+    changes = list(getattr(args, "changes", ()))
+    project = with_changes(projectfile.load(args.project), changes)
     db = getattr(args, "db", None)
     fit = _latest_fit(args, project) if getattr(args, "fitted", False) else None
-    label = f"fitted (fit {fit['id']})" if fit else ""
+    label = " ".join(([f"fitted (fit {fit['id']})"] if fit else []) + changes)
     try:
         if fit:
             from engine.fit import fitted_predict

@@ -132,20 +132,6 @@ def format_summary(s: dict, title: str) -> str:
     return "\n".join(lines)
 
 
-def _with_changes(project, changes):
-    """``project`` with each ``TARGET.PARAM=VALUE`` of ``--set`` applied (one value each)."""
-    from engine.errors import FieldError
-    from engine.sweep import parse_axis
-
-    for text in changes:
-        axis = parse_axis(text, project)
-        if len(axis.values) != 1:
-            raise FieldError("--set", text, "one value per knob (qrtune sweep runs several)")
-        for node_id in axis.node_ids:
-            project = project.with_param(node_id, axis.param, axis.values[0])
-    return project
-
-
 def _settings(project, args, duration_s: float, profile) -> dict:
     """The settings a simulation ran on: the project's scenario plus the ``simulation`` options.
 
@@ -165,8 +151,9 @@ def _settings(project, args, duration_s: float, profile) -> dict:
 def run(args) -> int:
     from engine.errors import QrtuneError
     from engine.sim import parse_duration_s, parse_event, profiles, simulate
+    from engine.sweep import with_changes
 
-    project = _with_changes(projectfile.load(args.project), args.changes)
+    project = with_changes(projectfile.load(args.project), args.changes)
     duration_s = parse_duration_s(args.duration, "--duration")
     events = [parse_event(e) for e in args.event]
     profile = None
