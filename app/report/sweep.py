@@ -11,16 +11,16 @@ Charts are vectors drawn with QPainter; text stays text (pdftotext extracts it).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QTextDocument
 
-from app.report import charts
 from app.report.charts import AXIS, BOTTLENECK, GRID, RUN_COLOURS, TEXT, nice_ticks
-from app.report.layout import BASE_PT, Block, Context, Drawing, Html, Table, report_font
+from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Table, report_font
 from engine.report.model import Report, format_value
 from engine.report.sweep import SweepSection, value_text
 from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
@@ -34,6 +34,8 @@ MAX_MARKERS = 60
 #: Points table: font size (pt) and the CPU busy columns shown one by one up to this many (else the busiest).
 TABLE_PT = 7.5
 MAX_CPU_COLUMNS = 3
+#: Type size of chart legends, pt.
+LEGEND_PT = 7.5
 #: Width of the text on an A4 page with the report's margins, mm.
 TEXT_WIDTH_MM = 178.0
 
@@ -98,77 +100,146 @@ def pick_blocks(s: SweepSection) -> list[Block]:
     rows = []
     for series, p in applicable:
         cells = [esc(s.series_label(series)),
-                 f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else "none",
+                 f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else _no_pick_reason(p),
                  format_value(p.point.metrics[p.rate_metric]) if p.point is not None else "-",
                  format_value(p.goal),
                  f"{p.busiest_cpu_pct:.1f}%" if p.busiest_cpu_pct is not None else "-"]
         rows.append("<tr>" + "".join(f"<td{' class=num' if i >= 2 else ''}>{c}</td>" for i, c in enumerate(cells))
                     + "</tr>")
     unit = next((p.unit for _, p in applicable if p.unit), "")
+    knob_w = round(max(18.0, _word_pct(knob, BASE_PT, True)), 1)
     return [Html(f"<h2>Pick</h2><p class='muted small'>{rule}</p>", keep_with_next=True, space_after_mm=1),
-            Table(["Curve", f"Fewest {esc(knob)}", f"Throughput{esc(_unit_text(unit))}",
-                   "Goal" + esc(_unit_text(unit)), "Busiest CPU"], rows, [34, 20, 16, 16, 14], right={2, 3, 4})]
+            Table(["Curve", f"Fewest<br>{esc(knob)}", f"Throughput<br>{esc(unit)}", f"Goal<br>{esc(unit)}",
+                   "Busiest<br>CPU"], rows, [100 - 3 * 15 - knob_w, knob_w, 15, 15, 15], right={2, 3, 4})]
+
+
+def _no_pick_reason(p) -> str:
+    if p.best < p.reach * p.goal:
+        return f"none: the best is {format_value(p.best)}"
+    return f"none: CPU {CPU_LIMIT_PCT:g}% or more"
+
+
+class SmallHtml(Html):
+    """HTML in :data:`TABLE_PT` type (a table of many rows)."""
+
+    def doc(self, width: float, ctx: Context) -> QTextDocument:
+        if self._doc is None or self._doc[0] != width:
+            doc = QTextDocument()
+            doc.documentLayout().setPaintDevice(ctx.device)
+            doc.setDefaultFont(report_font(TABLE_PT))
+            doc.setDefaultStyleSheet(STYLE)
+            doc.setDocumentMargin(0)
+            doc.setHtml(self.html)
+            doc.setTextWidth(width)
+            self._doc = (width, doc)
+        return self._doc[1]
 
 
 class PointsTable(Table):
-    """The table of points: splits between rows by estimating the row height (thousands of rows stay fast)."""
+    """The table of points: splits between rows from a measured row height, so a page costs about two
+    text layouts and thousands of points stay fast (the base class searches by halving, laying out the
+    whole rest of the table first)."""
 
-    def split(self, width: float, avail: float, ctx: Context):
-        n = len(self.rows)
-        head = self._part(0, width, ctx).height(width, ctx)
-        probe = min(n, 20)
-        if probe == 0:
-            return super().split(width, avail, ctx)
-        row_h = max((self._part(probe, width, ctx).height(width, ctx) - head) / probe, 1.0)
-        guess = int((avail - head) / row_h)
-        if (guess >= n or n <= 2 * probe) and self._part(n, width, ctx).height(width, ctx) <= avail:
-            return self, None
-        lo, hi = 0, min(n, max(2 * guess + 4, 4))  # largest k with height(k) <= avail
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self._part(mid, width, ctx).height(width, ctx) <= avail:
-                lo = mid
-            else:
-                hi = mid - 1
-        if lo >= n:
-            return self, None
-        if lo < 3:  # a header with one or two rows looks orphaned: move the table on
-            return None, self
-        first = PointsTable(self.headers, self.rows[:lo], self.widths, self.right, self.caption, self.continued)
-        rest = PointsTable(self.headers, self.rows[lo:], self.widths, self.right, self.caption, continued=True)
-        return first, rest
+    row_h: float | None = None  # device pixels per row at ``_row_width``, measured once and handed on
+    _row_width: float | None = None
+
+    def _row_height(self, width: float, ctx: Context) -> float:
+        if self.row_h is None or self._row_width != width:
+            probe = min(len(self.rows), 40)
+            head = self._part(0, width, ctx).height(width, ctx)
+            self.row_h = max((self._part(probe, width, ctx).height(width, ctx) - head) / max(probe, 1), 1.0)
+            self._row_width = width
+        return self.row_h
+
+    def _piece(self, rows: list, continued: bool, width: float) -> PointsTable:
+        t = PointsTable(self.headers, rows, self.widths, self.right, self.caption, continued)
+        t.row_h, t._row_width = self.row_h, width
+        return t
+
+    def _part(self, k: int, width: float, ctx: Context) -> Html:
+        key = (width, k)
+        if key not in self._cache:
+            self._cache[key] = SmallHtml(self._html(self.rows[:k]))
+        return self._cache[key]
 
     def height(self, width: float, ctx: Context) -> float:
         n = len(self.rows)
         if n <= 80:
             return super().height(width, ctx)
-        head = self._part(0, width, ctx).height(width, ctx)  # a long table is split anyway: an estimate will do
-        return head + n * (self._part(20, width, ctx).height(width, ctx) - head) / 20
+        # a long table is split anyway: the header and the measured row height will do
+        return self._part(0, width, ctx).height(width, ctx) + n * self._row_height(width, ctx)
+
+    def split(self, width: float, avail: float, ctx: Context):
+        n = len(self.rows)
+        if n == 0:
+            return super().split(width, avail, ctx)
+
+        def fits(k: int) -> bool:
+            return self._part(k, width, ctx).height(width, ctx) <= avail
+
+        head = self._part(0, width, ctx).height(width, ctx)
+        k = min(n, max(int((avail - head) / self._row_height(width, ctx)), 0))
+        # from the estimate, bracket the largest k that fits by doubling steps, then halve (rows of uneven
+        # height, a failed point's message, cost a few more layouts; even rows cost two)
+        if fits(k):
+            lo, step = k, 1
+            while lo < n and fits(min(n, lo + step)):
+                lo, step = min(n, lo + step), step * 2
+            hi = min(n, lo + step) - 1 if lo < n else n
+        else:
+            bad, step = k, 1
+            while True:
+                cand = max(0, k - step)
+                if cand == 0 or fits(cand):
+                    lo = cand
+                    break
+                bad, step = cand, step * 2
+            hi = bad - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        k = lo
+        if k >= n:
+            return self, None
+        if k < 3:  # a header with one or two rows looks orphaned: move the table on
+            return None, self
+        first = self._piece(self.rows[:k], self.continued, width)
+        first._cache[(width, k)] = self._cache[(width, k)]  # laid out already: drawn as measured
+        return first, self._piece(self.rows[k:], True, width)
 
 
 def points_table(s: SweepSection) -> Table:
-    cpus = list(s.cpu_metrics)
-    one_by_one = len(cpus) <= MAX_CPU_COLUMNS
     # every column as wide as its longest word (IBM names do not wrap); the bottleneck takes the rest
-    head_pt = TABLE_PT - 0.5
+    head_pt = TABLE_PT - 0.7
     texts = [[a.label, a.unit] for a in s.axes]
     if s.rate_metric:
         texts.append([f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")])
     texts += [[s.labels.get(m, m), "ms"] for m in s.latency_metrics]
-    cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in cpus] if one_by_one else [("", "busiest LPAR")]
-    texts += [[f"{label} CPU", "% busy"] for _, label in cpu_cols]
-    headers = ["<br>".join(esc(t) for t in pair if t) for pair in texts]
-    widths = [max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split())) for pair in texts]
-    bott_words = [w for p in s.points for w in (p.bottleneck or "").split()] + ["Bottleneck"]
-    widths.append(max(_word_pct(w, TABLE_PT, False) for w in bott_words))
+    bott_words = {w for p in s.points for w in (p.bottleneck or "").split()} | {"Bottleneck"}
+    bott_w = max(_word_pct(w, TABLE_PT, False) for w in bott_words)
+
+    def col_widths(cols):
+        pairs = texts + [[f"{label} CPU", "% busy"] for _, label in cols]
+        return pairs, [max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split()))
+                       for pair in pairs] + [bott_w]
+
+    # each LPAR's CPU busy when the columns fit the page, else the busiest LPAR's (as the two-knob chart)
+    cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in s.cpu_metrics]
+    one_by_one = len(cpu_cols) <= MAX_CPU_COLUMNS
+    pairs, widths = col_widths(cpu_cols)
+    if not one_by_one or sum(widths) > 100.0:
+        one_by_one, cpu_cols = False, [("", "busiest LPAR")]
+        pairs, widths = col_widths(cpu_cols)
+    headers = ["<br>".join(esc(t) for t in pair if t) for pair in pairs]
     total = sum(widths)
     widths[-1] += max(0.0, 100.0 - total)
     widths = [round(w * min(1.0, 100.0 / total), 1) for w in widths]
     headers += ["Bottleneck"]
     right = set(range(len(headers) - 1))
-    right |= set(range(len(s.axes), len(headers) - 2))
     picked = s.picked_indexes
-    style = f"font-size:{TABLE_PT}pt"
     rows = []
     for p in s.points:
         cells = [esc(value_text(v)) for v in p.values]
@@ -184,14 +255,14 @@ def points_table(s: SweepSection) -> Table:
             cells.append(esc(p.bottleneck or "") + (f" <b style='color:{PICK}'>PICK</b>" if p.index in picked else ""))
         bg = ' bgcolor="#dff1e2"' if p.index in picked else ""
         rows.append(f"<tr{bg}>" + "".join(
-            f'<td style="{style}"{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells))
-            + "</tr>")
-    headers = [f'<span style="font-size:{TABLE_PT - 0.5}pt">{h}</span>' for h in headers]
+            f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")
+    headers = [f'<span style="font-size:{head_pt}pt">{h}</span>' for h in headers]
     caption = (f"Every point ({s.n_done} of {s.n_points}; CPU busy at or over {CPU_LIMIT_PCT:g}% in red, "
                "the pick highlighted)")
     return PointsTable(headers, rows, widths, right=right, caption=caption)
 
 
+@functools.lru_cache(maxsize=512)
 def _word_pct(word: str, pt: float, bold: bool) -> float:
     """Width of ``word`` at ``pt`` points in percent of the page's text width (with the cell's padding)."""
     from PySide6.QtGui import QImage
@@ -292,6 +363,8 @@ class XScale:
         while t <= hi + 1e-9 * abs(hi):
             out.append((t, _tick(t)))
             t += step
+        if not out or out[0][0] - lo > 0.08 * (hi - lo):  # the first value too (1 on a 1 .. 2048 axis)
+            out.insert(0, (float(lo), value_text(vals[0])))
         return out
 
 
@@ -327,7 +400,8 @@ def _y_ticks(top: float, log: bool, bottom: float) -> list[float]:
 
 def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XScale, curves: Sequence[Curve],
                y_unit: str, hlines: Sequence[tuple[float, str, str]] = (), vline: tuple | None = None,
-               marks: Sequence[tuple] = (), y_top_min: float = 0.0, legend: bool = True) -> None:
+               marks: Sequence[tuple] = (), y_top_min: float = 0.0, legend: bool = True,
+               legend_title: str = "") -> None:
     """A line chart: ``curves`` against the knob ``x``.
 
     Parameters
@@ -344,6 +418,8 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
         Ringed points (the pick on each curve).
     y_top_min : float
         The y axis reaches at least this (100 for CPU busy %).
+    legend, legend_title : bool, str
+        Draw the colour keys of the curves (after ``legend_title``).
     """
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setFont(report_font(8.5, bold=True))
@@ -352,7 +428,8 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
     y0 = rect.top() + fm_title.height() + ctx.mm(1)
     if legend and curves:
-        y0 += charts._legend(painter, rect.left() + ctx.mm(1), y0, [(c.label, c.colour) for c in curves], ctx)
+        y0 += legend_rows(painter, QRectF(rect.left() + ctx.mm(1), y0, rect.width() - ctx.mm(2), 0),
+                          [(c.label, c.colour) for c in curves], ctx, legend_title)
         y0 += ctx.mm(1)
     painter.setFont(report_font(7.5))
     fm = QFontMetricsF(painter.font(), painter.device())
@@ -477,8 +554,45 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     painter.restore()
 
 
-def _colour(i: int) -> str:
-    return RUN_COLOURS[i % len(RUN_COLOURS)]
+#: Anchors of the sequential palette for many curves (a second knob's values, low to high): blue, teal, green, amber.
+SEQUENTIAL = ("#2b4c9b", "#2a8fb0", "#3aa060", "#9bb83a", "#e0a020", "#c0602a")
+
+
+def _colour(i: int, n: int = 1) -> str:
+    """Colour of curve ``i`` of ``n``: the report's run colours, or for more curves than those a
+    sequential palette (neighbouring values of the second knob get neighbouring colours)."""
+    if n <= len(RUN_COLOURS):
+        return RUN_COLOURS[i % len(RUN_COLOURS)]
+    f = i / (n - 1) * (len(SEQUENTIAL) - 1)
+    k = min(int(f), len(SEQUENTIAL) - 2)
+    a, b, t = QColor(SEQUENTIAL[k]), QColor(SEQUENTIAL[k + 1]), f - k
+    return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
+                  round(a.blue() + (b.blue() - a.blue()) * t)).name()
+
+
+def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]], ctx: Context,
+                title: str = "") -> float:
+    """Colour keys (after ``title``) from the top left of ``rect``, wrapped onto as many rows as its
+    width needs; returns the height used."""
+    painter.setFont(report_font(LEGEND_PT))
+    fm = QFontMetricsF(painter.font(), painter.device())
+    box, gap = ctx.mm(2.6), ctx.mm(3.5)
+    x, y = rect.left(), rect.top()
+    if title:
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QPointF(x, y + fm.ascent()), title)
+        x += fm.horizontalAdvance(title) + ctx.mm(2)
+    for name, colour in items:
+        w = box + ctx.mm(1) + fm.horizontalAdvance(name)
+        if x > rect.left() and x + w > rect.right():
+            x, y = rect.left(), y + fm.height()
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRect(QRectF(x, y + (fm.height() - box) / 2, box, box))
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QPointF(x + box + ctx.mm(1), y + fm.ascent()), name)
+        x += w + gap
+    return y + fm.height() - rect.top()
 
 
 def chart_blocks(s: SweepSection) -> list[Block]:
@@ -491,12 +605,27 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     two = series != [()]
     picks = {ser: p for ser, p in s.picks if p is not None and p.point is not None}
 
+    # many curves of one second knob: its name once, then its values (TRANS_BATCH_SZ: 1 2 3 ...)
+    compact = two and len(series) > 8 and len(s.axes) == 2
+    legend_title = f"{s.axes[1].label}{_unit_text(s.axes[1].unit)}:" if compact else ""
+
+    def label_of(ser: tuple) -> str:
+        return value_text(ser[0]) if compact else s.series_label(ser)
+
     def per_series(metric_of) -> list[Curve]:
         out = []
         for i, ser in enumerate(series):
             pts = [(p.value, metric_of(p)) for p in ok if p.series == ser]
-            out.append(Curve(s.series_label(ser), _colour(i), pts))
+            out.append(Curve(label_of(ser), _colour(i, len(series)), pts))
         return out
+
+    def panel_mm(labels: Sequence[str]) -> float:
+        """Taller panels for legends of several rows (the plot keeps its height)."""
+        width = sum(_word_pct(lab, LEGEND_PT, False) + 3.5 for lab in labels)
+        width += _word_pct(legend_title, LEGEND_PT, False) if legend_title else 0.0
+        return PANEL_MM + 3.6 * max(math.ceil(width / 97.0) - 1, 0)
+
+    series_mm = panel_mm([label_of(ser) for ser in series]) if two else PANEL_MM
 
     def pick_marks(metric_of) -> list[tuple]:
         return [(p.point.value, metric_of(p.point), "") for p in picks.values()]
@@ -520,8 +649,9 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
             Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
-        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=pick_marks(
-            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, u, h, vline, mk, legend=two)))
+        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=pick_marks(
+            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, u, h, vline, mk, legend=two,
+                                                         legend_title=legend_title)))
     if s.latency_metric:
         m = s.latency_metric
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
@@ -529,8 +659,9 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         title = f"{s.labels.get(m, m)} (ms)"
         if any(m not in p.metrics for p in ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
-        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, mk=pick_marks(
-            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, "ms", (), vline, mk, legend=two)))
+        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=pick_marks(
+            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, "ms", (), vline, mk, legend=two,
+                                                         legend_title=legend_title)))
     if s.cpu_metrics:
         limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", BOTTLENECK)]
         if two:
@@ -540,8 +671,9 @@ def chart_blocks(s: SweepSection) -> list[Block]:
             curves = [Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
                       for i, m in enumerate(s.cpu_metrics)]
             title = "CPU busy (%)"
-        blocks.append(Drawing(PANEL_MM, lambda p, r, c, t=title, cv=curves, mk=pick_marks(s.busiest_cpu):
-                              draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0)))
+        blocks.append(Drawing(panel_mm([c.label for c in curves]), lambda p, r, c, t=title, cv=curves,
+                              mk=pick_marks(s.busiest_cpu): draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk,
+                                                                       y_top_min=100.0, legend_title=legend_title)))
     return blocks
 
 

@@ -177,3 +177,26 @@ def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engin
         assert window.sweep("qapply.num_apply_agents=1..3")
         assert not view.export_button.isEnabled()
     assert view.export_button.isEnabled()
+
+
+def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(fake_engine, tmp_path, monkeypatch):
+    import sys
+
+    from conftest import FAKE_MODULE
+    from engine.errors import FieldError
+
+    def predict(settings):
+        if settings["qapply"]["num_apply_agents"] == 4:
+            raise FieldError("qapply.num_apply_agents", 4, "anything but four (a test)")
+        return fake_engine(settings)
+
+    monkeypatch.setattr(sys.modules[FAKE_MODULE], "predict", predict)
+    db = sweep(tmp_path, "qapply.num_apply_agents=1..6")
+    out = tmp_path / "failed.pdf"
+    assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
+    text = pdf_text(out)
+    assert "6 of 6 points recorded, 1 failed" in text
+    assert re.search(r"^\s*4\s+-\s+-\s+-\s+-\s+failed: FieldError: qapply.num_apply_agents: 4", text, re.MULTILINE)
+    assert "anything but four" in text
+    # 4 agents would be the pick; failed, the fewest holding 3,000 rows/s is 5
+    assert "with every CPU under 90%: 5 (3,000 rows/s" in re.sub(r"\s+", " ", text)
