@@ -182,15 +182,15 @@ def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engin
 def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(fake_engine, tmp_path, monkeypatch):
     import sys
 
-    from conftest import FAKE_MODULE
     from engine.errors import FieldError
+    from engine.perf import ENGINE_MODULES
 
     def predict(settings):
         if settings["qapply"]["num_apply_agents"] == 4:
             raise FieldError("qapply.num_apply_agents", 4, "anything but four (a test)")
         return fake_engine(settings)
 
-    monkeypatch.setattr(sys.modules[FAKE_MODULE], "predict", predict)
+    monkeypatch.setattr(sys.modules[ENGINE_MODULES["qrep"]], "predict", predict)  # the fake engine's module
     db = sweep(tmp_path, "qapply.num_apply_agents=1..6")
     out = tmp_path / "failed.pdf"
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
