@@ -12,6 +12,7 @@ Charts are vectors drawn with QPainter; text stays text (pdftotext extracts it).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -324,7 +325,7 @@ class XScale:
         log = False
         if numeric and len(vals) >= 3 and min(vals) > 0:
             ordered = sorted(vals)
-            ratios = sorted(b / a for a, b in zip(ordered, ordered[1:]))
+            ratios = sorted(b / a for a, b in itertools.pairwise(ordered))
             log = ratios[len(ratios) // 2] >= 1.5 and ordered[-1] / ordered[0] >= 20
         return cls(vals, label, numeric, log)
 
@@ -649,9 +650,9 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
             Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
-        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=pick_marks(
-            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, u, h, vline, mk, legend=two,
-                                                         legend_title=legend_title)))
+        marks = pick_marks(lambda q, m=m: q.metrics.get(m))
+        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=marks: draw_panel(
+            p, r, c, t, x, cv, u, h, vline, mk, legend=two, legend_title=legend_title)))
     if s.latency_metric:
         m = s.latency_metric
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
@@ -659,9 +660,9 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         title = f"{s.labels.get(m, m)} (ms)"
         if any(m not in p.metrics for p in ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
-        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=pick_marks(
-            lambda q, m=m: q.metrics.get(m)): draw_panel(p, r, c, t, x, cv, "ms", (), vline, mk, legend=two,
-                                                         legend_title=legend_title)))
+        marks = pick_marks(lambda q, m=m: q.metrics.get(m))
+        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
+            p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title)))
     if s.cpu_metrics:
         limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", BOTTLENECK)]
         if two:
@@ -671,9 +672,10 @@ def chart_blocks(s: SweepSection) -> list[Block]:
             curves = [Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
                       for i, m in enumerate(s.cpu_metrics)]
             title = "CPU busy (%)"
-        blocks.append(Drawing(panel_mm([c.label for c in curves]), lambda p, r, c, t=title, cv=curves,
-                              mk=pick_marks(s.busiest_cpu): draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk,
-                                                                       y_top_min=100.0, legend_title=legend_title)))
+        marks = pick_marks(s.busiest_cpu)
+        blocks.append(Drawing(panel_mm([c.label for c in curves]), lambda p, r, c, t=title, cv=curves, mk=marks:
+                              draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0,
+                                         legend_title=legend_title)))
     return blocks
 
 

@@ -16,6 +16,7 @@ renders it. Nothing is predicted here: every number is what the sweep recorded.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from pathlib import Path
 from engine.errors import QrtuneError
 from engine.registry import KINDS
 from engine.report.model import Report, SettingRow, format_value
-from engine.sweep_pick import LATENCY_METRICS, Pick, choose, cpu_metrics, rate_metrics, target_rate
+from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
 #: Latency metrics of the chart, the first present (APPLY_LATENCY is what more agents change).
 CHART_LATENCY_METRICS = ("apply_latency_ms", "response_time_ms", "end2end_latency_ms")
@@ -221,7 +222,7 @@ def values_text(values: Sequence, limit: int = 12) -> str:
     vals = list(values)
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
     if ints and len(vals) >= 3:
-        steps = {b - a for a, b in zip(vals, vals[1:])}
+        steps = {b - a for a, b in itertools.pairwise(vals)}
         if len(steps) == 1:
             step = steps.pop()
             if step == 1:

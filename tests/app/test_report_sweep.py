@@ -9,11 +9,11 @@ import re
 import time
 
 import pytest
+from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
 from engine import projectfile, templates
 from engine.cli import main
 from engine.report import format_value
-from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
 
 def project_file(tmp_path, offered=None, batch=1):
