@@ -200,7 +200,10 @@ def n_points(axes: Sequence[Axis]) -> int:
 
 
 def point_values(axes: Sequence[Axis], index: int) -> tuple:
-    """Values of point ``index`` (row-major: the last axis varies fastest)."""
+    """Values of point ``index`` (row-major: the last axis varies fastest).
+
+    Any axis record with a ``values`` sequence will do (the report's stored axes too).
+    """
     out = []
     for a in reversed(axes):
         index, k = divmod(index, len(a.values))

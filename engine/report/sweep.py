@@ -26,6 +26,7 @@ from pathlib import Path
 from engine.errors import QrtuneError
 from engine.registry import KINDS
 from engine.report.model import Report, SettingRow, format_value
+from engine.sweep import point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
 #: Latency metrics of the chart, the first present (APPLY_LATENCY is what more agents change).
@@ -239,14 +240,6 @@ def _finite(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _point_values(axes: Sequence[SweepAxisInfo], index: int) -> tuple:
-    out = []
-    for a in reversed(axes):
-        index, k = divmod(index, len(a.values))
-        out.append(a.values[k])
-    return tuple(reversed(out))
-
-
 def _find_sweep(store, sweep_id: int) -> dict:
     sweeps = store.list_sweeps()
     for s in sweeps:
@@ -288,7 +281,7 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         seen.add(r.point_index)
         m = metrics.get(r.id, {})
         points.append(SweepPointRow(
-            r.point_index, _point_values(axes, r.point_index), r.id, {k: v for k, (v, _) in m.items()},
+            r.point_index, point_values(axes, r.point_index), r.id, {k: v for k, (v, _) in m.items()},
             {k: u for k, (_, u) in m.items()}, r.bottleneck, r.error if r.status != "ok" else ""))
     ok = [p for p in points if not p.error]
     names = {k for p in ok for k in p.metrics}
