@@ -17,7 +17,32 @@ COEFF_DIR = Path(__file__).resolve().parents[2] / "assets" / "coefficients"
 
 
 class CoefficientsError(QrtuneError):
-    """A coefficient file is missing or unreadable; rerun the calibration script."""
+    """A coefficient file is missing, unreadable or malformed; rerun its calibration script."""
+
+
+def read_document(path: Path, what: str, rerun: str) -> dict:
+    """Parse the coefficient file ``path``.
+
+    Parameters
+    ----------
+    path : Path
+        The JSON file.
+    what : str
+        What it holds, for the message (``"coefficients"``).
+    rerun : str
+        The calibration command that regenerates it, for the message.
+
+    Raises
+    ------
+    CoefficientsError
+        The file is missing or not valid JSON; the message names the file and the command.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise CoefficientsError(f"{path}: cannot read {what} ({e.strerror or e}); run `{rerun}`") from e
+    except json.JSONDecodeError as e:
+        raise CoefficientsError(f"{path}: not valid JSON at line {e.lineno}: {e.msg}") from e
 
 
 @lru_cache(maxsize=None)
@@ -29,11 +54,4 @@ def load(name: str) -> dict:
     CoefficientsError
         The file is missing or not valid JSON.
     """
-    path = COEFF_DIR / f"{name}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise CoefficientsError(f"{path}: cannot read coefficients ({e.strerror or e}); "
-                                "run `python -m engine.calibrate_misc`") from e
-    except json.JSONDecodeError as e:
-        raise CoefficientsError(f"{path}: not valid JSON at line {e.lineno}: {e.msg}") from e
+    return read_document(COEFF_DIR / f"{name}.json", "coefficients", "python -m engine.calibrate_misc")

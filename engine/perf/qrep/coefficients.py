@@ -15,18 +15,13 @@ CPU costs are in microseconds on one processor of the *reference* CPU model (the
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
-from engine.errors import QrtuneError
+from engine.perf.coeffload import CoefficientsError, read_document
 
 COEFF_PATH = Path(__file__).resolve().parents[3] / "assets" / "coefficients" / "qrep.json"
 FORMAT = "qrtune-coefficients/1"
-
-
-class CoefficientsError(QrtuneError):
-    """The coefficient file is missing or malformed; rerun ``python -m engine.calibrate_qrep``."""
 
 
 class Coefficients:
@@ -112,11 +107,5 @@ def load(path: str | None = None) -> Coefficients:
         The file is missing, unreadable or malformed.
     """
     p = Path(path) if path else COEFF_PATH
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise CoefficientsError(f"{p}: cannot read the Q Replication coefficients ({e.strerror or e}); "
-                                "run `python -m engine.calibrate_qrep`") from e
-    except json.JSONDecodeError as e:
-        raise CoefficientsError(f"{p}: not valid JSON at line {e.lineno}: {e.msg}") from e
+    doc = read_document(p, "the Q Replication coefficients", "python -m engine.calibrate_qrep")
     return from_document(doc, str(p))
