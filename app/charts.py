@@ -3,6 +3,9 @@
 * :class:`LatencyBreakdownChart` - stacked CAPTURE / Q / APPLY latency (one bar per run or flow).
 * :class:`StageChart` - utilisation of every stage, the bottleneck in red.
 * :class:`BarChart` - named values (CPU per row on each side, metric deltas).
+* :class:`HBarChart` - named values as horizontal bars (long names stay readable).
+* :class:`SpanChart` - one bar per row from a start to an end, its own colour and a text at its
+  end, with labelled reference lines (a limit, a size now).
 * :class:`LineChart` - series against time or a swept knob, several curves overlaid.
 """
 
@@ -174,8 +177,12 @@ class HBarChart(pg.PlotWidget):
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
 
-    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]]) -> None:
-        """Bars for each category (top to bottom in the given order), one colour per series name."""
+    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = "") -> None:
+        """Bars for each category (top to bottom in the given order), one colour per series name.
+
+        With ``key_title`` the title is that text followed by the colour key of the series, in
+        place of the legend box (which would cover the longest bars).
+        """
         self.categories = list(categories)
         self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
         n = max(len(series), 1)
@@ -186,7 +193,12 @@ class HBarChart(pg.PlotWidget):
             self.addItem(item)
             self.items.append(item)
         self.legend.clear()
-        self.legend.setVisible(len(series) > 1)
+        legend = len(series) > 1 and not key_title
+        self.legend.setVisible(legend)
+        if key_title:
+            keys = " ".join(f"<span style='color:{PALETTE[(i + 1) % len(PALETTE)]}'>\u25a0</span> {name}"
+                            for i, name in enumerate(series))
+            self.setTitle(f"{key_title} &nbsp; {keys}", size="9pt")
         y = -np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -195,13 +207,122 @@ class HBarChart(pg.PlotWidget):
                 item.setOpts(x0=np.minimum(values, 0), width=np.abs(values), y=y + 0.4 - height * (i + 0.5),
                              height=height)
                 item.setVisible(True)
-                if len(series) > 1:
+                if legend:
                     self.legend.addItem(item, name)
             else:
                 item.setVisible(False)
         self.getAxis("left").setTicks([[(float(-i), c) for i, c in enumerate(categories)]])
         self.setYRange(-len(categories) + 0.4, 0.6, padding=0)
         self.enableAutoRange(axis="x")
+
+
+class CommaAxis(pg.AxisItem):
+    """An axis whose whole-number ticks read ``200,000`` rather than ``2e+05``."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        if spacing * scale >= 1:
+            return [f"{v * scale:,.0f}" for v in values]
+        return super().tickStrings(values, scale, spacing)
+
+
+class SpanChart(pg.PlotWidget):
+    """One horizontal bar per row from a start to an end, each its own colour with a text at its end,
+    and labelled vertical reference lines (a limit, the size now).
+
+    Items are pooled: texts and lines are created when more are needed and hidden when fewer are.
+    """
+
+    def __init__(self, title: str = "", unit: str = "", parent=None):
+        super().__init__(parent, axisItems={"bottom": CommaAxis("bottom")})
+        self.setTitle(title, size="9pt")
+        self.setMenuEnabled(False)
+        self.setMinimumHeight(110)
+        self.showGrid(x=True, y=False, alpha=0.25)
+        self.getAxis("bottom").enableAutoSIPrefix(False)
+        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=PALETTE[0], pen=pg.mkPen("w"))
+        self.addItem(self.bar)
+        self.texts: list[pg.TextItem] = []
+        self.lines: list[pg.InfiniteLine] = []
+        self.labels: list[str] = []
+        self.starts = np.zeros(0)
+        self.ends = np.zeros(0)
+        self.notes: list[str] = []
+        self.line_labels: list[str] = []
+        self._line_xs: list[float] = []
+        self.unit = ""
+        self.set_unit(unit)
+
+    def set_unit(self, unit: str) -> None:
+        """The unit under the axis (plain text, never scaled)."""
+        self.unit = unit
+        self.setLabel("bottom", unit)
+
+    def set_data(self, rows: Sequence[tuple], lines: Sequence[tuple] = ()) -> None:
+        """Show ``rows`` top to bottom and the reference ``lines``.
+
+        Parameters
+        ----------
+        rows : sequence of (label, start, end, colour, note)
+            One bar from ``start`` to ``end`` (axis units) with ``note`` written after its end.
+        lines : sequence of (x, label, colour)
+            A dashed vertical line at ``x`` with ``label`` at its top.
+        """
+        self.labels = [str(r[0]) for r in rows]
+        self.starts = np.array([float(r[1]) for r in rows])
+        self.ends = np.array([float(r[2]) for r in rows])
+        self.notes = [str(r[4]) for r in rows]
+        n = len(rows)
+        y = -np.arange(n, dtype=float)
+        lo, hi = np.minimum(self.starts, self.ends), np.maximum(self.starts, self.ends)
+        self.bar.setOpts(x0=lo, width=hi - lo, y=y, height=0.6, brushes=[pg.mkBrush(r[3]) for r in rows])
+        while len(self.texts) < n:
+            t = pg.TextItem(color="#333", anchor=(0, 0.5))
+            self.addItem(t)
+            self.texts.append(t)
+        for i, t in enumerate(self.texts):
+            t.setVisible(i < n)
+            if i < n:
+                t.setText(self.notes[i])
+                t.setPos(float(hi[i]), float(y[i]))
+        while len(self.lines) < len(lines):
+            line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.95, "color": "#333",
+                                                                               "anchors": [(0, 0), (0, 0)]})
+            self.addItem(line)
+            self.lines.append(line)
+        self.line_labels = [str(x[1]) for x in lines]
+        for i, line in enumerate(self.lines):
+            line.setVisible(i < len(lines))
+            if i < len(lines):
+                x, label, colour = lines[i]
+                line.setPos(float(x))
+                line.setPen(pg.mkPen(colour, width=1.5, style=pg.QtCore.Qt.DashLine))
+                line.label.setFormat(f" {label}")
+                line.label.setColor(colour)
+        self.getAxis("left").setTicks([[(float(-i), label) for i, label in enumerate(self.labels)]])
+        self._line_xs = [float(x[0]) for x in lines]
+        self._fit_x()
+        self.setYRange(-max(n, 1) + 0.45, 0.55 + (0.5 if lines else 0.0), padding=0)
+
+    def _fit_x(self) -> None:
+        """An x range that shows every bar, line and the whole note after each bar at the current width."""
+        n = len(self.labels)
+        ends = np.maximum(self.starts, self.ends)
+        low = min([float(np.minimum(self.starts, self.ends).min()) if n else 0.0, *self._line_xs, 0.0])
+        top = max([float(ends.max()) if n else 0.0, *self._line_xs, 1e-9])
+        width_px = self.plotItem.vb.width() if self.plotItem.vb.width() > 50 else 400.0
+        right = top
+        ats = [(float(ends[i]), self.texts[i]) for i in range(n)]
+        ats += [(x, self.lines[i].label) for i, x in enumerate(self._line_xs)]
+        for at, text in ats:
+            share = min(0.7, (text.textItem.boundingRect().width() + 8) / width_px)
+            right = max(right, low + (at - low) / (1.0 - share))
+        right = max(right, top * 1.05)
+        self.setXRange(low - 0.02 * (right - low), right, padding=0)
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt's name
+        super().resizeEvent(ev)
+        if getattr(self, "labels", None):
+            self._fit_x()
 
 
 class LineChart(pg.PlotWidget):

@@ -6,6 +6,17 @@ reason the engine cannot predict (an incomplete topology, an engine not there ye
 For bidirectional and peer-to-peer projects a Systems tab next to the metrics shows
 each system's figures side by side (:mod:`engine.perf.qrep.systems`), and the CPU chart
 shows each system's CPU per row with what the triggers and recursion avoidance add.
+
+Two kinds answer sizing questions rather than pipeline ones and get their own charts:
+
+* ``db2-v8-storage`` (:mod:`engine.perf.db2v8`): the headline gives DBM1 storage below the bar
+  V7 -> V8, the relief and the headroom left under the 2 GB bar (or the extended region), the
+  CPU change band of the workload type and the catalog migration time; the charts are each DBM1
+  part V7 and V8 (MB) and the totals against the bar. No stage, latency or CPU chart.
+* ``mq-mover`` (:mod:`engine.perf.mqmover`): the headline gives the MB/s moved, the bottleneck
+  and the BUFFPOOL that holds the backlog, with the storage per connection and per channel; the
+  charts are the time per message by stage (us), the buffer pool now against what holds the
+  backlog (4 KB buffers) and the CPU and elapsed time per message by task (us).
 """
 
 from __future__ import annotations
@@ -25,8 +36,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.charts import BarChart, HBarChart, LatencyBreakdownChart, StageChart
+from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
 from engine.bands import band_label
+
+#: Colours of the sizing views: before/now, after/estimated, the limit, within it.
+OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
 
 #: Metrics tried in order for the headline throughput of each scenario kind.
 HEADLINE = (
@@ -96,6 +110,119 @@ def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
     return labels, [float(metrics[k]) for k in names], unit
 
 
+def _n(metrics: dict, name: str):
+    """``metrics[name]`` when it is a finite number, else None."""
+    v = metrics.get(name)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def _whole(value: float) -> str:
+    """A size without decimals from 100 up (``908``, ``1,686``), else :func:`format_number`."""
+    return f"{value:,.0f}" if abs(value) >= 100 else format_number(value)
+
+
+def _kb(value: float) -> str:
+    """A storage figure in KB to three significant digits below 100 (``14``, ``2.43``, ``107``)."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def _pct(value: float) -> str:
+    """A signed percentage without a trailing .0 (``-5%``, ``+15%``, ``+2.5%``)."""
+    return f"{value:+.1f}".replace(".0", "").replace("-", "\u2212") + "%"
+
+
+def v8_headline(metrics: dict, summary=None) -> str:
+    """The ``db2-v8-storage`` headline: storage below the bar V7 -> V8, relief, headroom; CPU band, catalog time.
+
+    ``summary`` (:class:`engine.perf.db2v8.MigrationSummary`) adds the workload type and catalog GB.
+    """
+    v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
+    relief, relief_pct = _n(metrics, "relief_mb"), _n(metrics, "relief_pct")
+    region, room = _n(metrics, "dbm1_region_mb"), _n(metrics, "v8_headroom_mb")
+    first = []
+    if v7 is not None and v8 is not None:
+        first.append(f"DBM1 below the bar: V7 <b>{_whole(v7)}</b> MB \u2192 V8 <b>{_whole(v8)}</b> MB")
+    if relief is not None:
+        first.append(f"relief <b>{_whole(relief)}</b> MB"
+                     + (f" ({relief_pct:.0f}%)" if relief_pct is not None else ""))
+    if room is not None and region is not None:
+        from engine.perf.db2v8 import BAR_MB
+
+        where = "the 2 GB bar" if region >= BAR_MB else f"the {_whole(region)} MB extended region"
+        if room >= 0:
+            first.append(f"<b style='color:{OK}'>fits</b> under {where} with <b>{_whole(room)}</b> MB "
+                         "headroom")
+        else:
+            first.append(f"<b style='color:{LIMIT}'>does not fit</b> under {where}: "
+                         f"<b>{_whole(-room)}</b> MB over")
+    second = []
+    lo, hi = _n(metrics, "v8_cpu_change_low_pct"), _n(metrics, "v8_cpu_change_high_pct")
+    if lo is not None and hi is not None:
+        workload = f" ({summary.workload_type.replace('_', ' ')})" if summary is not None else ""
+        text = f"Db2 CPU V7 \u2192 V8{workload}: <b>{_pct(lo)} .. {_pct(hi)}</b>"
+        cpu = _n(metrics, "v8_db2_cpu_ms_per_txn")
+        if cpu is not None and summary is not None and summary.v8_cpu_ms_per_txn_band is not None:
+            b_lo, b_hi = summary.v8_cpu_ms_per_txn_band
+            text += (f", {summary.v7_cpu_ms_per_txn:g} ms \u2192 <b>{format_number(b_lo)} .. "
+                     f"{format_number(b_hi)}</b> ms per transaction")
+        second.append(text)
+    minutes = _n(metrics, "catalog_migration_min")
+    if minutes is not None:
+        gb = (f" <small>({summary.catalog_gb:g} GB of catalog)</small>"
+              if summary is not None and summary.catalog_gb is not None else "")
+        second.append(f"catalog migration to new-function mode about <b>{minutes:,.0f}</b> min{gb}")
+    else:
+        second.append("<small>catalog migration time: set CATALOG_GB</small>")
+    sep = " &nbsp;|&nbsp; "
+    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
+
+
+def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | None) -> str:
+    """The ``mq-mover`` headline: MB/s moved and the bottleneck; the BUFFPOOL that holds the backlog and
+    the storage per connection and per channel."""
+    from engine.perf.mq_bufferpool import buffers_mb
+
+    first = []
+    rate = _n(metrics, "transfer_mb_per_s")
+    if rate is not None:
+        took = _n(metrics, "elapsed_s")
+        first.append(f"<b>{format_number(rate)}</b> MiB/s moved" + (f" in {took:,.0f} s" if took is not None else ""))
+    if bottleneck:
+        tail = f" at {utilisation * 100:.0f}%" if utilisation is not None else ""
+        text = f"bottleneck <b style='color:{LIMIT}'>{bottleneck}</b>{tail}"
+        share = _n(metrics, "pageset_get_fraction")
+        if share:
+            text += f": {share * 100:.0f}% of gets from the page set"
+        first.append(text)
+    second = []
+    now = _n(metrics, "buffpool_buffers")
+    backlog, need = _n(metrics, "backlog_msgs"), _n(metrics, "buffers_to_hold_backlog")
+    if backlog is not None and need is not None:
+        if backlog <= 0:
+            second.append("the channel keeps up: no backlog builds")
+        elif now is not None and now >= need:
+            second.append(f"BUFFPOOL {now:,.0f} buffers <b style='color:{OK}'>holds</b> the {backlog:,.0f}-message "
+                          "backlog")
+        else:
+            second.append(f"to hold the {backlog:,.0f}-message backlog: BUFFPOOL <b>{need:,.0f}</b> buffers "
+                          f"({_whole(buffers_mb(need))} MB)" + (f", now {now:,.0f}" if now is not None else ""))
+    elif rate is None:
+        second.append("a backlog deeper than the pool: every get is from the page set")
+    conn, csa, chan = (_n(metrics, k) for k in ("storage_per_connection_kb", "csa_per_connection_kb",
+                                                "channel_storage_kb"))
+    if conn is not None:
+        second.append(f"storage per connection <b>{_kb(conn)}</b> KB"
+                      + (f" (+{_kb(csa)} KB CSA)" if csa is not None else "")
+                      + (f", per channel <b>{_kb(chan)}</b> KB" if chan is not None else ""))
+    sep = " &nbsp;|&nbsp; "
+    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
+
+
+#: The mover's tasks in the CPU chart: (metric prefix, label).
+MOVER_TASKS = (("putter", "putter"), ("dwp", "DWP"), ("adaptor", "adaptor"), ("dispatcher", "dispatcher"),
+               ("ssl", "SSL"))  # compression CPU is part of the dispatcher's
+
+
 def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str, list[str]]:
     """The unit most metrics share (not %, at least 3 of them) and those metrics, largest first."""
     by_unit: dict[str, list[str]] = {}
@@ -139,6 +266,17 @@ class ResultsPanel(QWidget):
         grid.addWidget(self.latency_stack, 0, 0)
         grid.addWidget(self.stage_chart, 0, 1)
         grid.addWidget(self.cpu_chart, 1, 0)
+        # sizing kinds: each shown only in its kind's layout, in the place of pipeline charts it hides
+        self.storage_chart = HBarChart("DBM1 storage below the bar by part (MB)", "MB")
+        self.storage_chart.getAxis("bottom").enableAutoSIPrefix(False)
+        self.sizing_chart = SpanChart()
+        self.task_chart = BarChart("CPU and elapsed time per message by task (us)", "us/msg")
+        grid.addWidget(self.storage_chart, 0, 0, 2, 1)
+        grid.addWidget(self.sizing_chart, 0, 1)
+        grid.addWidget(self.task_chart, 1, 0)
+        for chart in (self.storage_chart, self.sizing_chart, self.task_chart):
+            chart.hide()
+        self.layout_kind = "pipeline"
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
@@ -167,6 +305,10 @@ class ResultsPanel(QWidget):
         grid.addWidget(self.tables, 1, 1)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
+        # rows share the height evenly whatever a chart's size hint became in another kind's layout
+        grid.setRowStretch(0, 1)
+        grid.setRowStretch(1, 1)
+        self.grid = grid
         layout.addLayout(grid, 1)
         self.prediction = None
 
@@ -176,6 +318,7 @@ class ResultsPanel(QWidget):
         self.headline.setText("<b>No prediction</b>")
         self.message.setText(text)
         self.message.show()
+        self._use_layout("pipeline")
         self.latency_chart.set_data([], [])
         self.latency_stack.setCurrentIndex(0)
         self.stage_chart.set_data([], [], None)
@@ -188,6 +331,14 @@ class ResultsPanel(QWidget):
         self.prediction = prediction
         self.message.hide()
         metrics, units = prediction.metrics, prediction.units
+        if prediction.kind == "db2-v8-storage":
+            self._show_v8(prediction, project)
+            return
+        if prediction.kind == "mq-mover":
+            self._show_mover(prediction)
+            return
+        self._use_layout("pipeline")
+        self.stage_time_chart.setLabel("bottom", "ms")
         systems, note, warn = (), "", False
         if prediction.kind == "qrep" and any(_is_system_metric(k) for k in metrics):
             from engine.perf.qrep.systems import symmetry_note, systems_of
@@ -251,6 +402,103 @@ class ResultsPanel(QWidget):
             self.cpu_chart.set_data(labels, {unit: values})
         self._fill_table(metrics, units)
         self._show_systems(systems, note, warn)
+
+    def _use_layout(self, kind: str) -> None:
+        """Show the charts of ``kind``'s layout: ``pipeline``, ``db2-v8-storage`` or ``mq-mover``."""
+        self.layout_kind = kind
+        v8, mover = kind == "db2-v8-storage", kind == "mq-mover"
+        self.latency_stack.setVisible(not v8)
+        self.cpu_chart.setVisible(not (v8 or mover))
+        self.stage_chart.setVisible(not (v8 or mover))
+        self.storage_chart.setVisible(v8)
+        self.sizing_chart.setVisible(v8 or mover)
+        self.task_chart.setVisible(mover)
+        self.headline.setWordWrap(v8 or mover)  # their two-line headline never widens the window
+
+    def _show_v8(self, prediction, project=None) -> None:
+        """DBM1 storage V7 -> V8 by part and against the bar; CPU band and catalog time in the headline."""
+        from engine.errors import QrtuneError
+        from engine.perf import db2v8
+
+        metrics = prediction.metrics
+        summary = None
+        if project is not None:
+            from engine.scenario import project_to_scenario
+
+            try:
+                summary = db2v8.summarise(project_to_scenario(project))
+            except (QrtuneError, KeyError):  # the project cannot say: the metrics only
+                summary = None
+        self._use_layout("db2-v8-storage")
+        self.headline.setText(v8_headline(metrics, summary) or "<b>Predicted</b>")
+        if summary is not None:
+            parts = [(p.label, p.v7_mb, p.v8_mb) for p in summary.parts if p.v7_mb or p.v8_mb]
+            parts.sort(key=lambda r: -max(r[1], r[2]))
+            self.storage_chart.set_data([r[0] for r in parts], {"V7": [r[1] for r in parts],
+                                                                "V8 (none: moved above)": [r[2] for r in parts]},
+                                        key_title="DBM1 below the bar by part (MB)")
+        else:  # the V8 estimate of each part only
+            names = [k for k in metrics if k.startswith("v8_") and k.endswith("_mb") and k != "v8_headroom_mb"
+                     and k != "v8_estimated_total_mb" and _n(metrics, k)]
+            names.sort(key=lambda k: -metrics[k])
+            self.storage_chart.set_data([db2v8.part_label(k[3:-3]) for k in names],
+                                        {"V8 estimated": [metrics[k] for k in names]},
+                                        key_title="DBM1 storage below the bar by part, V8 (MB)")
+        rows = []
+        v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
+        band = prediction.bands.get("v8_estimated_total_mb")
+        if v7 is not None:
+            rows.append(("V7 measured", 0.0, v7, OLD, f"{_whole(v7)} MB"))
+        if v8 is not None:
+            spread = (f" ({_whole(band[0])} .. {_whole(band[1])})" if band and abs(band[1] - band[0]) >= 0.5
+                      else "")
+            room = _n(metrics, "v8_headroom_mb")
+            rows.append(("V8 estimated", 0.0, v8, NEW, f"{_whole(v8)} MB{spread}"
+                         + (f", {_whole(room)} MB headroom" if room is not None and room >= 0 else "")))
+        lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
+        region = _n(metrics, "dbm1_region_mb")
+        if region is not None and region < db2v8.BAR_MB:
+            lines.append((region, "extended region", "#8a4a00"))
+        self.sizing_chart.setTitle("DBM1 below the bar, V7 and V8, against the 2 GB bar (MB)", size="9pt")
+        self.sizing_chart.set_unit("MB")
+        self.sizing_chart.set_data(rows, lines)
+        self._fill_table(metrics, prediction.units)
+        self._show_systems((), "")
+
+    def _show_mover(self, prediction) -> None:
+        """Time per message by stage, the buffer pool against the backlog, CPU per message by task."""
+        from engine.perf.mq_bufferpool import buffers_mb
+
+        metrics = prediction.metrics
+        self._use_layout("mq-mover")
+        util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
+        self.headline.setText(mover_headline(metrics, prediction.bottleneck, util) or "<b>Predicted</b>")
+        timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
+        self.stage_time_chart.setTitle("Time per message by stage (us)", size="9pt")
+        self.stage_time_chart.setLabel("bottom", "us")
+        self.stage_time_chart.set_data([s.name for s in timed], {"us": [s.latency_ms * 1000.0 for s in timed]})
+        self.latency_stack.setCurrentIndex(1 if timed else 0)
+        rows = []
+        now = _n(metrics, "buffpool_buffers")
+        if now is not None:
+            rows.append(("BUFFPOOL now", 0.0, now, NOW, f"{now:,.0f} ({_whole(buffers_mb(now))} MB)"))
+        for name, label in (("buffers_to_hold_backlog", "the backlog"),
+                            ("buffers_to_hold_all_msgs", "every message (channel stopped)")):
+            need = _n(metrics, name)
+            if need is not None:
+                colour = OK if now is not None and need <= now else OLD
+                rows.append((label, 0.0, need, colour, f"{need:,.0f} ({_whole(buffers_mb(need))} MB)"))
+        self.sizing_chart.setTitle("BUFFPOOL now and to hold the backlog below the DWP start (4 KB buffers)",
+                                   size="9pt")
+        self.sizing_chart.set_unit("4 KB buffers")
+        self.sizing_chart.set_data(rows)
+        tasks = [(key, label) for key, label in MOVER_TASKS if _n(metrics, f"{key}_cpu_us_per_msg") is not None]
+        cpu = [metrics[f"{k}_cpu_us_per_msg"] for k, _ in tasks]
+        elapsed = [_n(metrics, f"{k}_elapsed_us_per_msg") or metrics[f"{k}_cpu_us_per_msg"] for k, _ in tasks]
+        self.task_chart.set_data([label for _, label in tasks], {"CPU": cpu, "elapsed": elapsed},
+                                 key_title="CPU and elapsed time per message by task (us)")
+        self._fill_table(metrics, prediction.units)
+        self._show_systems((), "")
 
     def _show_systems(self, systems: tuple, note: str, warn: bool = False) -> None:
         """Fill the Systems tab (one column per system) and show it; remove it when there are no systems."""

@@ -1,8 +1,8 @@
 """Render the workbench screenshots of the README by walking the user journeys offscreen.
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/make_workbench_screenshots.py [OUT_DIR]
-[--only journey6]`` (default OUT_DIR: this folder; ``--only journey6`` renders just the bidirectional
-against peer-to-peer comparison, a few seconds). Takes about a minute and a half: two 60-minute simulations
+[--only journey6|journey9]`` (default OUT_DIR: this folder; ``--only journey6`` renders just the bidirectional
+against peer-to-peer comparison, ``--only journey9`` just the DB2 V8 migration, a few seconds each). Takes about a minute and a half: two 60-minute simulations
 and a fit to two days of synthetic monitor intervals. Uses a throw-away run store, settings and
 autosave folder. Every number comes from the engines; the monitor exports are synthesised
 from the steady-state engine with coefficients 30% off the published ones plus 3% noise
@@ -60,12 +60,14 @@ def main(out: Path, only: str = "") -> int:
     def node(kind: str) -> str:
         return w.document.project.nodes_of(kind)[0].id
 
-    if only == "journey6":
-        _journey6(w, shot, pump)
+    steps = {"journey6": _journey6, "journey9": _journey9}
+    if only in steps:
+        steps[only](w, shot, pump)
         w.close()
         return 0
     if only:
-        raise SystemExit(f"--only: {only!r} is not a step; the one step that renders alone is 'journey6'")
+        raise SystemExit(f"--only: {only!r} is not a step; the steps that render alone are "
+                         + ", ".join(repr(k) for k in steps))
 
     # 1. Why is my replication falling behind? The baseline at a 30,000 rows/s target.
     assert w.open_project(str(ROOT / "sample_runs" / "redpaper-baseline.json"), ask=False)
@@ -141,6 +143,9 @@ def main(out: Path, only: str = "") -> int:
     w.scene.select_node(w.document.project.nodes[0].id)
     w.view.fit_to_view()
     shot("db2-mirror-pair")
+
+    # 9. Migrating Db2 to V8: what changes?
+    _journey9(w, shot, pump)
     w.close()
     return 0
 
@@ -157,6 +162,21 @@ def _journey6(w, shot, pump) -> None:
     w.runs.select_ids(ids)
     w.compare_runs(ids)
     shot("compare-bidir-p2p")
+
+
+def _journey9(w, shot, pump) -> None:
+    """The DB2 V7 subsystem of the seed's Customer 1 going to V8: DBM1 below the bar by part, the CPU band,
+    the catalog time; its knobs in the inspector."""
+    assert w.open_project(str(ROOT / "sample_runs" / "db2-v8-migration.json"), ask=False)
+    pump(300)
+    w.tabs.setCurrentIndex(0)
+    w.live.update(wait=True)
+    w.scene.select_node(w.document.project.nodes[0].id)
+    w.view.fit_to_view()
+    pump(150)
+    bar = w.inspector.scroll.verticalScrollBar()  # the workload type, V7 CPU, catalog GB and region knobs
+    bar.setValue(bar.maximum())
+    shot("db2-v8-migration")
 
 
 def _monitor(w, tmp: Path, shot, wait) -> None:
@@ -190,6 +210,6 @@ if __name__ == "__main__":
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
-    ap.add_argument("--only", default="", help="render one step alone: journey6")
+    ap.add_argument("--only", default="", help="render one step alone: journey6 or journey9")
     a = ap.parse_args()
     sys.exit(main(a.out, a.only))

@@ -12,11 +12,16 @@ Coefficients come from ``assets/coefficients/db2v8.json`` (read from seed 004 by
 * :func:`cpu_change_band` is the CPU change range by workload type, to apply
   to the Db2 CPU of a pipeline as a prediction band (:func:`apply_cpu_band`).
 * :func:`catalog_migration_minutes` and :func:`page_fix_advice`.
+* :func:`summarise` gathers what a migration planner asks for one project: each DBM1 part
+  before and after, the relief, the headroom left below the 2 GB bar (or below the DBM1
+  extended region, when given), the CPU change band of the workload type and the catalog time;
+  :func:`predict` reports it as metrics.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from engine.errors import FieldError
 from engine.perf.coeffload import load
@@ -29,6 +34,20 @@ CATEGORY = {
     "local_dsc": "local_dynamic_statement_cache", "dynamic_statement_cache": "local_dynamic_statement_cache",
 }
 SKIP = {"total"}
+
+#: The 2 GB bar of 31-bit addressing, in MB: what DBM1 storage below the bar can never exceed.
+BAR_MB = 2048.0
+
+#: Display names of the V7 DBM1 parts, as the seed's "Customer 1" table writes them.
+PART_LABELS = {
+    "virtual_pool": "Virtual pool", "buffer_control_block": "Buffer control block",
+    "dataspace_lookaside_buffer": "Dataspace lookaside buffer", "castout_buffer": "Castout buffer",
+    "edm_pool": "EDM pool", "compression_dictionary": "Compression dictionary", "system_agents": "System agents",
+    "user_threads": "User threads", "rds_op_pool": "RDS OP pool", "rid_pool": "RID pool",
+    "dsc_control_block": "DSC control block", "trace_table": "Trace table", "stack_storage": "Stack storage",
+    "local_dynamic_statement_cache": "Local dynamic statement cache", "local_dsc": "Local dynamic statement cache",
+    "dynamic_statement_cache": "Local dynamic statement cache",
+}
 
 
 def _coeffs() -> dict:
@@ -58,6 +77,101 @@ def estimate_dbm1(v7_mb: dict, user_thread_growth: float | None = None) -> dict:
         cat = CATEGORY.get(key, "other")
         out[key] = max(0.0, mb * (1.0 + growth[cat]))
     return out
+
+
+def part_label(name: str) -> str:
+    """Display name of a V7 breakdown key (``rid_pool`` -> ``RID pool``); unknown keys read as words."""
+    return PART_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def moves_above_bar(name: str) -> bool:
+    """True when V8 moves the whole part above the bar (the ``other`` category)."""
+    return CATEGORY.get(name, "other") == "other"
+
+
+@dataclass(frozen=True)
+class Dbm1Part:
+    """One part of DBM1 storage below the bar, MB in V7 and estimated for V8."""
+
+    name: str
+    label: str
+    v7_mb: float
+    v8_mb: float
+
+    @property
+    def moves_above_bar(self) -> bool:
+        """V8 moves all of it above the bar."""
+        return moves_above_bar(self.name)
+
+
+@dataclass(frozen=True)
+class MigrationSummary:
+    """What changes from DB2 V7 to V8 for one subsystem (see :func:`summarise`).
+
+    Attributes
+    ----------
+    parts : tuple[Dbm1Part, ...]
+        Each DBM1 part below the bar, V7 and V8, in the order of the V7 breakdown.
+    v7_total_mb, v8_total_mb : float
+        DBM1 storage below the bar, MB: V7 measured (sum of the parts) and V8 estimated.
+    v8_total_band_mb : tuple[float, float]
+        The V8 total with user thread storage growing by the low and the high end of its range, MB.
+    region_mb : float
+        The storage below the bar DBM1 may use, MB: the extended region size when given, else
+        the whole 2 GB (:data:`BAR_MB`).
+    region_given : bool
+        ``region_mb`` is the subsystem's extended region size, not the 2 GB bar.
+    workload_type : str
+        Workload type of the CPU change band.
+    cpu_change : tuple[float, float]
+        (low, high) fractional Db2 CPU change V7 -> V8 for the workload type.
+    v7_cpu_ms_per_txn : float or None
+        Db2 class 2 CPU per transaction in V7, ms, when given.
+    v8_cpu_ms_per_txn_band : tuple[float, float] or None
+        That CPU after the migration, (low, high) ms, when given.
+    catalog_gb : float or None
+        GB of the large catalog and directory table spaces, when given.
+    catalog_migration_min : float or None
+        Catalog migration time to new-function mode, minutes, when ``catalog_gb`` is given.
+    """
+
+    parts: tuple
+    v7_total_mb: float
+    v8_total_mb: float
+    v8_total_band_mb: tuple
+    region_mb: float
+    region_given: bool
+    workload_type: str
+    cpu_change: tuple
+    v7_cpu_ms_per_txn: float | None = None
+    v8_cpu_ms_per_txn_band: tuple | None = None
+    catalog_gb: float | None = None
+    catalog_migration_min: float | None = None
+
+    @property
+    def relief_mb(self) -> float:
+        """MB below the bar V8 frees (V7 total minus V8 total)."""
+        return self.v7_total_mb - self.v8_total_mb
+
+    @property
+    def relief_pct(self) -> float:
+        """The relief as a share of the V7 total, % (0 for an empty V7 breakdown)."""
+        return 100.0 * self.relief_mb / self.v7_total_mb if self.v7_total_mb > 0 else 0.0
+
+    @property
+    def v7_headroom_mb(self) -> float:
+        """MB left below the bar (or the extended region) in V7; negative when over it."""
+        return self.region_mb - self.v7_total_mb
+
+    @property
+    def v8_headroom_mb(self) -> float:
+        """MB left below the bar (or the extended region) in V8; negative when over it."""
+        return self.region_mb - self.v8_total_mb
+
+    @property
+    def v8_fits(self) -> bool:
+        """The V8 estimate (its high end) stays within ``region_mb``."""
+        return max(self.v8_total_band_mb) <= self.region_mb
 
 
 def workload_types() -> list[str]:
@@ -121,19 +235,25 @@ def page_fix_advice(pools: dict) -> list[dict]:
     return sorted(out, key=lambda r: -r["intensity"])
 
 
-def _optional_number(settings: dict, key: str):
+def _optional_number(settings: dict, key: str, lo: float = 0.0, hi: float = math.inf, lo_open: bool = False):
     v = settings.get(key)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise FieldError(key, v, "a finite number >= 0 or null")
+    if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v > hi
+            or (v <= lo if lo_open else v < lo)):
+        lo_txt = f"> {lo:g}" if lo_open else f">= {lo:g}"
+        hi_txt = "" if hi == math.inf else f" and <= {hi:g}"
+        raise FieldError(key, v, f"a finite number {lo_txt}{hi_txt} or null")
     return float(v)
 
 
-def predict(settings: dict) -> Prediction:
-    """Predict a ``db2-v8-storage`` scenario: the V8 DBM1 below-the-bar estimate, and when asked
-    the V8 CPU band (``workload_type``, ``v7_db2_cpu_ms_per_txn``) and the catalog migration time
-    (``catalog_gb``).
+def summarise(settings: dict) -> MigrationSummary:
+    """What a ``db2-v8-storage`` scenario's V7 subsystem looks like in V8.
+
+    Settings: ``v7_measured_mb`` (V7 DBM1 MB below the bar by part; ``*_count`` and ``total``
+    are not parts), ``workload_type`` (default ``online``), ``v7_db2_cpu_ms_per_txn`` (optional),
+    ``catalog_gb`` (optional) and ``extended_region_mb`` (optional: the DBM1 extended region size,
+    MB, at most :data:`BAR_MB`; the headroom is measured against it, else against the 2 GB bar).
 
     Raises
     ------
@@ -148,27 +268,53 @@ def predict(settings: dict) -> Prediction:
     lo_g, _hi_g = c["user_thread_growth_range"]
     v8_lo = sum(estimate_dbm1(v7, lo_g).values())
     total = sum(v8.values())
-    v7_total = sum(v for k, v in v7.items() if k not in SKIP and not k.endswith("_count"))
-    metrics = {"v8_estimated_total_mb": total, "v7_total_mb": v7_total, "relief_mb": v7_total - total}
-    metrics.update({f"v8_{k}_mb": v for k, v in v8.items()})
-    units = {k: "MB" for k in metrics}
-    bands = {"v8_estimated_total_mb": (min(v8_lo, total), max(v8_lo, total))}
-    used = {"v7_measured_mb", "workload_type", "v7_db2_cpu_ms_per_txn", "catalog_gb"}
+    parts = tuple(Dbm1Part(k, part_label(k), float(v7[k]), v) for k, v in v8.items())
     workload = settings.get("workload_type", "online")
     if workload not in c["cpu_change_range"]:
         raise FieldError("workload_type", workload, "one of " + ", ".join(workload_types()))
     cpu = _optional_number(settings, "v7_db2_cpu_ms_per_txn")
-    if cpu is not None:
-        lo, hi = apply_cpu_band(cpu, workload)
+    gb = _optional_number(settings, "catalog_gb")
+    region = _optional_number(settings, "extended_region_mb", 0.0, BAR_MB, lo_open=True)
+    return MigrationSummary(
+        parts=parts, v7_total_mb=sum(p.v7_mb for p in parts), v8_total_mb=total,
+        v8_total_band_mb=(min(v8_lo, total), max(v8_lo, total)),
+        region_mb=BAR_MB if region is None else region, region_given=region is not None,
+        workload_type=workload, cpu_change=cpu_change_band(workload), v7_cpu_ms_per_txn=cpu,
+        v8_cpu_ms_per_txn_band=None if cpu is None else apply_cpu_band(cpu, workload),
+        catalog_gb=gb, catalog_migration_min=None if gb is None else catalog_migration_minutes(gb))
+
+
+def predict(settings: dict) -> Prediction:
+    """Predict a ``db2-v8-storage`` scenario: the V8 DBM1 below-the-bar estimate and the headroom left
+    below the bar (or the extended region), and when asked the V8 CPU band (``workload_type``,
+    ``v7_db2_cpu_ms_per_txn``) and the catalog migration time (``catalog_gb``); see :func:`summarise`.
+
+    Raises
+    ------
+    FieldError
+        ``v7_measured_mb`` is missing or holds a bad value, or an optional setting is out of range.
+    """
+    c = _coeffs()
+    s = summarise(settings)
+    metrics = {"v8_estimated_total_mb": s.v8_total_mb, "v7_total_mb": s.v7_total_mb, "relief_mb": s.relief_mb}
+    metrics.update({f"v8_{p.name}_mb": p.v8_mb for p in s.parts})
+    metrics.update(dbm1_region_mb=s.region_mb, v7_headroom_mb=s.v7_headroom_mb, v8_headroom_mb=s.v8_headroom_mb)
+    units = {k: "MB" for k in metrics}
+    metrics["relief_pct"] = s.relief_pct
+    units["relief_pct"] = "%"
+    bands = {"v8_estimated_total_mb": s.v8_total_band_mb,
+             "v8_headroom_mb": (s.region_mb - s.v8_total_band_mb[1], s.region_mb - s.v8_total_band_mb[0])}
+    used = {"v7_measured_mb", "workload_type", "v7_db2_cpu_ms_per_txn", "catalog_gb", "extended_region_mb"}
+    if s.v8_cpu_ms_per_txn_band is not None:
+        lo, hi = s.v8_cpu_ms_per_txn_band
         metrics["v8_db2_cpu_ms_per_txn"] = 0.5 * (lo + hi)
         units["v8_db2_cpu_ms_per_txn"] = "ms"
         bands["v8_db2_cpu_ms_per_txn"] = (lo, hi)
-    lo_c, hi_c = cpu_change_band(workload)
+    lo_c, hi_c = s.cpu_change
     metrics["v8_cpu_change_low_pct"], metrics["v8_cpu_change_high_pct"] = 100.0 * lo_c, 100.0 * hi_c
     units["v8_cpu_change_low_pct"] = units["v8_cpu_change_high_pct"] = "%"
-    gb = _optional_number(settings, "catalog_gb")
-    if gb is not None:
-        metrics["catalog_migration_min"] = catalog_migration_minutes(gb)
+    if s.catalog_migration_min is not None:
+        metrics["catalog_migration_min"] = s.catalog_migration_min
         units["catalog_migration_min"] = "min"
     from engine.scenario import unused_settings
 

@@ -63,6 +63,32 @@ def pages_per_message(message_bytes: int, coeffs: dict | None = None) -> int:
     return max(1, math.ceil(wire / BUFFER_BYTES))
 
 
+def buffers_to_hold(messages: float, message_bytes: int, dwp_start_pct: float = 85.0,
+                    coeffs: dict | None = None) -> int:
+    """4 KB buffers a pool needs to hold ``messages`` messages below the DWP start threshold.
+
+    Below ``dwp_start_pct`` nothing is cast out to the page set, so every get is from the pool:
+    ``ceil(messages * pages_per_message / (dwp_start_pct / 100))``.
+
+    Raises
+    ------
+    FieldError
+        ``messages`` is not a number >= 0, ``message_bytes`` not > 0 or ``dwp_start_pct`` not in (0, 100].
+    """
+    if isinstance(messages, bool) or not isinstance(messages, (int, float)) or not math.isfinite(messages) \
+            or messages < 0:
+        raise FieldError("messages", messages, "a number of messages >= 0")
+    if isinstance(dwp_start_pct, bool) or not isinstance(dwp_start_pct, (int, float)) or not 0 < dwp_start_pct <= 100:
+        raise FieldError("dwp_start_pct", dwp_start_pct, "a percentage above 0 and at most 100")
+    pages = messages * pages_per_message(message_bytes, coeffs)
+    return math.ceil(round(pages * 100.0 / dwp_start_pct, 6))
+
+
+def buffers_mb(buffers: float) -> float:
+    """MB (2**20 bytes) that ``buffers`` 4 KB buffers take."""
+    return buffers * BUFFER_BYTES / 2**20
+
+
 @dataclass(frozen=True)
 class BufferPool:
     """An MQ buffer pool and its thresholds.
@@ -100,6 +126,10 @@ class BufferPool:
     def capacity_messages(self, message_bytes: int, coeffs: dict | None = None) -> float:
         """Messages of ``message_bytes`` the pool holds when full."""
         return self.buffers / pages_per_message(message_bytes, coeffs)
+
+    def messages_before_dwp(self, message_bytes: int, coeffs: dict | None = None) -> float:
+        """Messages of ``message_bytes`` the pool holds before the DWP starts casting out."""
+        return self.dwp_start_buffers / pages_per_message(message_bytes, coeffs)
 
     @property
     def dwp_start_buffers(self) -> float:

@@ -1,6 +1,7 @@
 """MQ for z/OS storage and cost calculators (coefficients in ``mq.json`` ``calculators``).
 
 * :func:`connection_storage_kb` - queue manager storage below the bar per connection.
+* :func:`csa_per_connection_kb` - common service area (CSA) storage per connection.
 * :func:`channel_footprint_kb` - channel initiator storage one channel holds, by message size.
 * :func:`ssl_renegotiation_us_per_msg` - secret key renegotiation CPU per message (band).
 * :func:`compression_cost` - dispatcher CPU for ZLIBFAST (zEDC hardware over DEFMINREQSIZE,
@@ -34,6 +35,16 @@ def connection_storage_kb(sharecnv: int | None = None, shared_queue: bool = Fals
     if sharecnv not in base:
         raise FieldError("sharecnv", sharecnv, "null, 0, 1 or 10")
     return base[sharecnv] + (k["shared_queue_extra"] if shared_queue else 0.0)
+
+
+def csa_per_connection_kb(sharecnv: int | None = None) -> float:
+    """CSA KB per connection: local connections, MCA channels and SVRCONN SHARECNV(0) (None/0), or
+    SVRCONN channels with SHARECNV(1), (5) or (10) (per connection, the clients sharing the channel instance)."""
+    k = _k()["csa_kb_per_connection"]
+    base = {None: k["local"], 0: k["local"], 1: k["sharecnv1"], 5: k["sharecnv5"], 10: k["sharecnv10"]}
+    if sharecnv not in base:
+        raise FieldError("sharecnv", sharecnv, "null, 0, 1, 5 or 10")
+    return base[sharecnv]
 
 
 def channel_footprint_kb(message_kb: float) -> float:

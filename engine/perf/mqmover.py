@@ -4,23 +4,34 @@ Settings (flat, see ../shared/validation): ``messages`` (null: a backlog deeper
 than the pool), ``message_bytes``, ``persistent``, ``msgs_per_put_commit``,
 ``batchsz``, ``channel`` (text; "SSL" without "non-SSL" means TLS), ``ssl``,
 ``read_ahead``, ``compmsg``, ``compressibility``, ``network_latency_ms``, ``network_mbps``, ``buffpool_buffers``,
-``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``cpu_model``.
+``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``cpu_model``, ``sharecnv`` (how the
+application connects, for the storage per connection only: ``local``, ``"0"``, ``"1"`` or ``"10"``).
 
 Predicts elapsed time, when the putter is done, peak depth, MB/s moved, the
 get rates from buffers and from the page set and the CPU and elapsed cost
 per message by task, with :mod:`engine.perf.mq_bufferpool`. Times include the
 monitoring lead of the published charts (``timeline_offset_s`` of mq.json) so
 they are read on the same axis.
+
+It also sizes (:func:`sizing`): the backlog the putter builds when the pool holds it, the
+BUFFPOOL buffers that hold that backlog (and every message, as when the channel is stopped)
+below the DWP start, and the storage one connection and the channel take
+(:mod:`engine.perf.mq_calculators`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.errors import FieldError
 from engine.perf import mq_bufferpool as bp
+from engine.perf import mq_calculators as mc
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import unused_settings
 
 REFERENCE_CPU = "zEC12-2827"
+#: ``sharecnv`` setting -> SHARECNV of :func:`engine.perf.mq_calculators.connection_storage_kb` (None: local).
+SHARECNV = {"local": None, "0": 0, "1": 1, "10": 10}
 
 
 def _num(settings, key, default, lo, hi, integer=False, nullable=False):
@@ -54,7 +65,7 @@ def build(settings: dict, coeffs: dict | None = None):
     c = coeffs or bp.coefficients()
     used = {"messages", "message_bytes", "persistent", "msgs_per_put_commit", "batchsz", "channel", "ssl",
             "read_ahead", "network_latency_ms", "network_mbps", "buffpool_buffers", "dwp_start_pct",
-            "dwp_target_pct", "pageclas", "compmsg", "compressibility"}
+            "dwp_target_pct", "pageclas", "compmsg", "compressibility", "sharecnv"}
     messages = _num(settings, "messages", None, 1, 1e12, integer=True, nullable=True)
     size = _num(settings, "message_bytes", 2048, 1, 104_857_600, integer=True)
     target = settings.get("dwp_target_pct", [75, 85])
@@ -82,6 +93,73 @@ def build(settings: dict, coeffs: dict | None = None):
     if settings.get("cpu_model", REFERENCE_CPU) == REFERENCE_CPU:
         used.add("cpu_model")
     return pool, channel, putter, messages, used
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The buffer pool and storage a mover scenario needs.
+
+    Attributes
+    ----------
+    buffers : int
+        4 KB buffers of the pool now (BUFFPOOL).
+    dwp_start_depth_msgs : float
+        Messages the pool holds before the deferred write processor starts casting out.
+    messages : float or None
+        Messages the putter puts (None: a backlog deeper than the pool).
+    backlog_msgs : float or None
+        Deepest the queue gets when the pool holds every message: what the putter puts beyond
+        what the channel gets from buffers meanwhile (0 when the channel keeps up).
+    buffers_to_hold_backlog, buffers_to_hold_all_msgs : int or None
+        4 KB buffers that hold ``backlog_msgs``, and every message (the channel stopped), below the
+        DWP start (:func:`engine.perf.mq_bufferpool.buffers_to_hold`).
+    storage_per_connection_kb, csa_per_connection_kb : float
+        Queue manager storage below the bar and CSA one connection of the application takes, KB.
+    channel_storage_kb : float
+        Channel initiator storage the channel holds for messages of this size, KB.
+    """
+
+    buffers: int
+    dwp_start_depth_msgs: float
+    messages: float | None
+    backlog_msgs: float | None
+    buffers_to_hold_backlog: int | None
+    buffers_to_hold_all_msgs: int | None
+    storage_per_connection_kb: float
+    csa_per_connection_kb: float
+    channel_storage_kb: float
+
+
+def _sharecnv(settings: dict):
+    v = settings.get("sharecnv", "local")
+    if v not in SHARECNV:
+        raise FieldError("sharecnv", v, "one of " + ", ".join(repr(k) for k in SHARECNV))
+    return SHARECNV[v]
+
+
+def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
+    """The buffer pool and storage sizing of a mover scenario; see :class:`Sizing`.
+
+    Raises
+    ------
+    FieldError
+        A setting is out of range.
+    """
+    c = coeffs or bp.coefficients()
+    pool, channel, putter, messages, _used = build(settings, c)
+    size = putter.message_bytes
+    share = _sharecnv(settings)
+    backlog = hold_backlog = hold_all = None
+    if messages is not None:
+        kept_up = channel.get_rate_msgs_per_s(size, False) / putter.rate_msgs_per_s()
+        backlog = messages * max(0.0, 1.0 - kept_up)
+        hold_backlog = bp.buffers_to_hold(backlog, size, pool.dwp_start_pct, c)
+        hold_all = bp.buffers_to_hold(messages, size, pool.dwp_start_pct, c)
+    return Sizing(buffers=int(pool.buffers), dwp_start_depth_msgs=pool.messages_before_dwp(size, c),
+                  messages=messages, backlog_msgs=backlog, buffers_to_hold_backlog=hold_backlog,
+                  buffers_to_hold_all_msgs=hold_all, storage_per_connection_kb=mc.connection_storage_kb(share),
+                  csa_per_connection_kb=mc.csa_per_connection_kb(share),
+                  channel_storage_kb=mc.channel_footprint_kb(size / 1024.0))
 
 
 def predict(settings: dict) -> Prediction:
@@ -112,6 +190,20 @@ def predict(settings: dict) -> Prediction:
         units.update(elapsed_s="s", putter_done_s="s", peak_depth="messages", transfer_mb_per_s="MiB/s")
     units.update(get_rate_from_bufferpool_msgs_per_s="msgs/s", get_rate_from_pageset_msgs_per_s="msgs/s",
                  capacity_msgs="messages", pages_per_msg="4 KB pages")
+    z = sizing(settings, c)
+    m["buffpool_buffers"] = float(z.buffers)
+    m["dwp_start_depth_msgs"] = z.dwp_start_depth_msgs
+    units.update(buffpool_buffers="4 KB buffers", dwp_start_depth_msgs="messages")
+    if z.backlog_msgs is not None:
+        m["backlog_msgs"] = z.backlog_msgs
+        m["buffers_to_hold_backlog"] = float(z.buffers_to_hold_backlog)
+        m["buffers_to_hold_all_msgs"] = float(z.buffers_to_hold_all_msgs)
+        units.update(backlog_msgs="messages", buffers_to_hold_backlog="4 KB buffers",
+                     buffers_to_hold_all_msgs="4 KB buffers")
+    m["storage_per_connection_kb"] = z.storage_per_connection_kb
+    m["csa_per_connection_kb"] = z.csa_per_connection_kb
+    m["channel_storage_kb"] = z.channel_storage_kb
+    units.update(storage_per_connection_kb="KB", csa_per_connection_kb="KB", channel_storage_kb="KB")
     put_rate = putter.rate_msgs_per_s()
     drain_rate = r.get_rate_pageset if r.dwp_started else r.get_rate_bufferpool
     stages = (

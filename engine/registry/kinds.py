@@ -358,6 +358,11 @@ MQ_APPLICATION = NodeKind(
            {MOV: "persistent"}),
         _p("msgs_per_put_commit", "int", 200, "messages", "Messages per MQCMIT of the putter.",
            f"{SEED_MQ_V8}, Buffer pool tests", {MOV: "msgs_per_put_commit"}, minimum=1, maximum=100_000),
+        _p("sharecnv", "enum", "local", "", "How the application connects: local (bindings), or as a client "
+           "over a SVRCONN channel with SHARECNV 0, 1 or 10. Sets the queue manager storage and the CSA per "
+           "connection only; the mover's rates are those of a local putter.",
+           f"{SEED_MQ_V8}, How much storage does a connection use?", {MOV: "sharecnv"},
+           choices=("local", "0", "1", "10")),
     ),
 )
 
@@ -402,6 +407,11 @@ DB2_V8_MIGRATION = NodeKind(
            "directory table spaces, for the catalog migration time to new-function mode.",
            f"{SEED_DB2_V8}, Catalog migration", {V8: "catalog_gb"}, minimum=0, maximum=1_000_000, nullable=True,
            null_meaning="no catalog migration estimate"),
+        _p("extended_region_mb", "float", None, "MB", "DBM1 EXTENDED REGION SIZE (MAX) of the statistics "
+           "report: the storage below the bar DBM1 may use once MVS and the extended CSA have taken theirs; "
+           "the headroom is measured against it.", f"{SEED_DB2_V8}, Virtual Storage-Related Tuning - continued",
+           {V8: "extended_region_mb"}, minimum=1, maximum=2048, nullable=True,
+           null_meaning="the whole 2 GB below the bar, 2048 MB"),
     ),
 )
 

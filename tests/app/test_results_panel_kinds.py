@@ -34,7 +34,8 @@ def test_engines_without_stages_show_their_main_metrics(qtbot):
                "catalog_migration_min": 12.0}
     units = {k: "MB" for k in metrics if k.endswith("_mb")} | {"cpu_pct": "%", "catalog_migration_min": "min"}
     assert main_unit_metrics(metrics, units) == ("MB", ["v7_total_mb", "relief_mb", "v8_total_mb", "edm_mb"])
-    panel.show_prediction(Prediction("db2-v8-storage", metrics, units, (), None, (), "v8-1"))
+    # an engine without stages and without a layout of its own (DB2 V8 and the mover have theirs)
+    panel.show_prediction(Prediction("some-sizing-engine", metrics, units, (), None, (), "v8-1"))
     assert panel.latency_stack.currentWidget() is panel.stage_time_chart
     assert panel.stage_time_chart.categories[0] == "v7_total_mb"
     assert main_unit_metrics({"a": 1.0, "b": 2.0}, {"a": "MB", "b": "MB"}) == ("", [])
