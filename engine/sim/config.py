@@ -24,7 +24,12 @@ measurement):
   Kingman / Allen-Cunneen form);
 * fitted coefficients (:func:`qrep_delays`): the log-read delay, the MQ staging time, the
   source transactions Q Capture puts per MQ commit (``maxtrans_per_commit``) and the channel's
-  time per batch (``ch_batch_us``, plus ``ch_batch_log_us`` for persistent messages).
+  time per batch (``ch_batch_us``, plus ``ch_batch_log_us`` for persistent messages);
+* the share of target transactions that depend on an earlier one
+  (:func:`engine.perf.qrep.costs.dependent_share` of ``workload.dependent_txn_pct``, per target
+  transaction of COMMIT_COUNT message groups). The agents' capacity already carries the
+  parallelism the steady-state engine loses to them (``effective_agents``); the simulation
+  adds the wait of each dependent transaction for the one before it.
 
 Capacities in msgs/s, MB/s or txns/s are converted to rows/s with the prediction's message
 size and the workload's rows per transaction.
@@ -35,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from engine.errors import FieldError
+from engine.errors import FieldError, QrtuneError
 from engine.perf.qrep.queueing import erlang_c
 
 CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
@@ -116,6 +121,12 @@ class PipelineConfig:
         messages), s; the confirmation round trip (twice ``network_latency_s``) comes on top.
     persistent : bool
         Q Capture puts persistent messages.
+    commit_count : int
+        Q Apply COMMIT_COUNT: message groups (a message of TRANS_BATCH_SZ transactions, or all
+        the messages of one large transaction) an agent applies in one target transaction.
+    dependent_share : float
+        Share (0..1) of target transactions that start only when the one before them has
+        committed (:func:`engine.perf.qrep.costs.dependent_share`).
     notes : tuple of str
         Simplifications and fallbacks used, for the summary.
     """
@@ -150,6 +161,8 @@ class PipelineConfig:
     channel_batch_msgs: float = math.inf
     channel_sync_s: float = 0.0
     persistent: bool = True
+    commit_count: int = 1
+    dependent_share: float = 0.0
     coefficients_version: str = ""
     notes: tuple = field(default=())
 
@@ -177,6 +190,11 @@ class PipelineConfig:
         if not own:
             return self.agents
         return min(self.agents, max(1, math.ceil(self.agents * self.apply_rows_per_s / own - 1e-9)))
+
+    @property
+    def rows_per_target_txn(self) -> int:
+        """Rows of a typical target transaction (COMMIT_COUNT messages of TRANS_BATCH_SZ transactions)."""
+        return self.rows_per_txn * self.trans_batch_sz * self.commit_count
 
     @property
     def channel_rows_per_s(self) -> float:
@@ -327,6 +345,33 @@ def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
         else:
             notes.append(f"coefficient {coeff} not in the Q Replication coefficients: mechanism left out")
     return out, notes
+
+
+def dependent_share(settings: dict, coefficients=None) -> tuple[float, list[str]]:
+    """Share of target transactions that depend on an earlier one, as the steady-state engine has it.
+
+    :func:`engine.perf.qrep.costs.dependent_share` of the settings' inputs and message geometry
+    (with the same ``coefficients``): ``workload.dependent_txn_pct`` per source transaction,
+    ``1 - (1 - p) ** n`` for a target transaction of ``n`` source transactions (TRANS_BATCH_SZ,
+    COMMIT_COUNT). Returns ``(share, notes)``: ``(0, [])`` without dependencies, ``(0, [note])``
+    when the steady-state engine cannot read the settings.
+    """
+    pct = _get(settings, "workload.dependent_txn_pct", 0.0)
+    if not pct:
+        return 0.0, []
+    try:
+        from engine.perf.qrep import _coefficients
+        from engine.perf.qrep.costs import dependent_share as steady_state_share
+        from engine.perf.qrep.geometry import message_geometry
+        from engine.perf.qrep.inputs import read_inputs
+
+        inputs, _ = read_inputs(settings)
+        share = float(steady_state_share(inputs, message_geometry(inputs, _coefficients(coefficients))))
+    except (QrtuneError, ImportError) as e:
+        return 0.0, [f"dependent transactions not simulated (the steady-state engine cannot read the settings: {e})"]
+    note = (f"{100 * share:.3g}% of target transactions wait for the one before them to commit "
+            f"(workload.dependent_txn_pct {float(pct):g}%)")
+    return share, [note]
 
 
 def agent_service_cv2(target_wait_ms: float, servers: int, service_ms: float, rho: float,
@@ -486,6 +531,11 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
                      "batch plus the confirmation round trip; messages reach the receive queue at the end of their batch")
     else:
         notes.append("channel batches not modelled (no BATCHSZ or no fitted time per batch)")
+    share, dep_notes = dependent_share(settings, coefficients)
+    notes += dep_notes
+    commit_count = int(_get(settings, "qapply.commit_count", 1))
+    if commit_count > 1:
+        notes.append(f"Q Apply agents apply COMMIT_COUNT {commit_count} message groups in one target transaction")
     maxtrans = float(delays.get("maxtrans_per_commit", math.inf))
     if math.isfinite(maxtrans):
         notes.append(f"Q Capture commits to MQ after every {maxtrans:.0f} source transactions within a log-read cycle")
@@ -519,6 +569,8 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         channel_batch_msgs=float(batchsz) if sync_s is not None else math.inf,
         channel_sync_s=sync_s or 0.0,
         persistent=persistent,
+        commit_count=commit_count,
+        dependent_share=share,
         coefficients_version=getattr(prediction, "coefficients_version", ""),
         notes=tuple(notes),
     )
@@ -528,21 +580,28 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
 def _with_service_variability(cfg: PipelineConfig, prediction) -> PipelineConfig:
     """``cfg`` with the agents' service variability that reproduces the predicted APPLY_LATENCY
     at the predicted operating point (:func:`agent_service_cv2`); unchanged when the prediction
-    has no APPLY_LATENCY (e.g. overloaded) or no throughput."""
+    has no APPLY_LATENCY (e.g. overloaded) or no throughput.
+
+    The agents serve target transactions (COMMIT_COUNT message groups). A dependent
+    transaction's wait for the one before it is the simulation's own: the steady-state
+    engine's term for it (``dependent share x service / 2``) is left out of the target.
+    """
     lat = prediction.metrics.get("apply_latency_ms")
     x = cfg.predicted_rows_per_s
     if not lat or not x or x <= 0:
         return cfg
     servers = cfg.apply_servers
-    rows_per_msg = cfg.rows_per_txn * cfg.trans_batch_sz
-    service_ms = 1000.0 * rows_per_msg * servers / cfg.apply_rows_per_s
+    rows_tgt = cfg.rows_per_target_txn
+    service_ms = 1000.0 * rows_tgt * servers / cfg.apply_rows_per_s
     rho = x / cfg.apply_rows_per_s
-    msgs_per_s = x / rows_per_msg
+    msgs_per_s = x / (cfg.rows_per_txn * cfg.trans_batch_sz)
     burst = min(msgs_per_s * cfg.commit_cycle_s, cfg.maxtrans_per_commit / cfg.trans_batch_sz, cfg.channel_batch_msgs)
-    burst = max(1.0, burst)
-    read_ms = 1000.0 * rows_per_msg / cfg.browser_rows_per_s if cfg.browser_rows_per_s else 0.0
-    cv2 = agent_service_cv2(float(lat) - service_ms, servers, service_ms, rho, burst, read_ms)
-    note = (f"agents: {servers} servers of {service_ms:.3g} ms per message, squared coefficient of variation "
+    burst = max(1.0, burst / cfg.commit_count)
+    read_ms = 1000.0 * rows_tgt / cfg.browser_rows_per_s if cfg.browser_rows_per_s else 0.0
+    dep_wait_ms = cfg.dependent_share * service_ms / 2.0
+    cv2 = agent_service_cv2(float(lat) - service_ms - dep_wait_ms, servers, service_ms, rho, burst, read_ms)
+    unit = "message" if cfg.commit_count == 1 else "target transaction"
+    note = (f"agents: {servers} servers of {service_ms:.3g} ms per {unit}, squared coefficient of variation "
             f"{cv2:.3g}, so that at the predicted {x:,.0f} rows/s ({100 * min(rho, 1.0):.0f}% busy, bursts of "
-            f"{burst:.0f} messages) they wait as long as the steady-state APPLY_LATENCY ({float(lat):.4g} ms) says")
+            f"{burst:.0f} {unit}s) they wait as long as the steady-state APPLY_LATENCY ({float(lat):.4g} ms) says")
     return replace(cfg, agent_service_cv2=cv2, notes=cfg.notes + (note,))

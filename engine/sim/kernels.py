@@ -10,7 +10,11 @@ Multi-server with memory back-pressure (:func:`multi_server_memory`)
     ``c`` servers take customers in arrival order (Kiefer-Wolfowitz); a customer may only
     enter (be read into memory) when the bytes held by customers entered but not yet
     departed plus its own fit in ``mem_limit``; one bigger than ``mem_limit`` waits until
-    memory is empty and holds it alone. This recursion is inherently sequential: it is
+    memory is empty and holds it alone. A *dependent* customer starts no earlier than the
+    departure of the one before it (Q Apply's dependency analysis: a transaction waits for the
+    one it depends on to commit) without holding up the ones behind it: it takes the server
+    that became free last before it is ready, leaving the ones free earlier to the others
+    (else the first server to become free). This recursion is inherently sequential: it is
     compiled with numba when numba is installed (``cache=True``), else runs as plain Python
     (same code, same results, slower).
 
@@ -71,19 +75,25 @@ def lindley_waits(interarrival, service):
 
 
 def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s, n_heap, mem_used, last_entry,
-                            entry, start, dep, block_from, extra, queue_cap, ent_all, cum_all, n_tail, slow, read):
-    """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source)."""
+                            entry, start, dep, block_from, extra, queue_cap, ent_buf, cum_buf, head, n_tail, slow, read,
+                            dependent, last_dep):
+    """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source).
+
+    ``ent_buf[head:n_tail]`` and ``cum_buf`` hold the entry times and cumulative MQ message
+    counts of earlier customers still waiting to enter when the last one arrived; this call's
+    customer ``i`` is at ``n_tail + i``. Returns the carried scalars and the new ``head``.
+    """
     n = arr.shape[0]
-    p = 0
+    p = head
     for i in range(n):
         t0 = arr[i]
         t0 = max(t0, last_entry)
         g = n_tail + i
         if queue_cap < math.inf:
             # messages ahead still on the queue: arrived earlier, not yet entered
-            while p < g and ent_all[p] < arr[i]:
+            while p < g and ent_buf[p] < arr[i]:
                 p += 1
-            if cum_all[g] - cum_all[p] >= queue_cap:
+            if cum_buf[g] - cum_buf[p] >= queue_cap:
                 t0 += extra[i]
                 slow[i] = True
         want = t0
@@ -100,27 +110,42 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
             mem_used = 0.0
         t0 += read[i]  # the browser reads and parses the message
         entry[i] = t0
-        ent_all[g] = t0
+        if queue_cap < math.inf:
+            ent_buf[g] = t0
         block_from[i] = want + read[i]  # when it would have been read with memory to spare
         last_entry = t0
-        # earliest free server
-        k = 0
-        for j in range(1, c):
-            if free[j] < free[k]:
-                k = j
+        ready = t0
+        if dependent[i] and last_dep > ready:
+            ready = last_dep  # waits for the one before it to commit
+            # the agent free latest by then (the ones free earlier go to those behind it), else the earliest free
+            k = -1
+            for j in range(c):
+                if free[j] <= ready and (k < 0 or free[j] > free[k]):
+                    k = j
+            if k < 0:
+                k = 0
+                for j in range(1, c):
+                    if free[j] < free[k]:
+                        k = j
+        else:
+            k = 0  # earliest free server
+            for j in range(1, c):
+                if free[j] < free[k]:
+                    k = j
         s0 = free[k]
-        s0 = max(s0, t0)
+        s0 = max(s0, ready)
         start[i] = s0
         d = s0 + work[i]
         dep[i] = d
         free[k] = d
+        last_dep = d
         if mem_limit < math.inf:
             heap_t[n_heap] = d
             heap_s[n_heap] = size[i]
             _sift_up(heap_t, heap_s, n_heap)
             n_heap += 1
             mem_used += size[i]
-    return n_heap, mem_used, last_entry
+    return n_heap, mem_used, last_entry, p, last_dep
 
 
 def _sift_up(ht, hs, i):
@@ -329,6 +354,16 @@ class MultiServerState:
     ----------
     servers : int
         Number of parallel servers (Q Apply agents), >= 1.
+
+    Attributes
+    ----------
+    queue_entry, queue_cum : numpy.ndarray
+        Buffers of the queue-depth rule: entry time of earlier customers and the MQ messages
+        before each (cumulative), valid in ``[queue_head, queue_len)`` (customers still waiting
+        to enter when the last one arrived); grown by doubling and compacted when the head
+        passes half, so a deep queue costs per customer, not per chunk.
+    last_dep : float
+        Departure of the last customer (for a dependent one after it).
     """
 
     def __init__(self, servers: int):
@@ -339,16 +374,33 @@ class MultiServerState:
         self.heap_s = np.zeros(0)
         self.mem_used = 0.0
         self.last_entry = 0.0
-        self.tail_entry = np.zeros(0)
-        self.tail_count = np.zeros(0)
+        self.last_dep = -np.inf
+        self.queue_entry = np.zeros(0)
+        self.queue_cum = np.zeros(1)
+        self.queue_head = 0
+        self.queue_len = 0
 
     @property
     def servers(self) -> int:
         return len(self.free)
 
+    def _queue_room(self, n: int) -> None:
+        """Make room for ``n`` more customers in the queue buffers (compacting or growing them)."""
+        head, used = self.queue_head, self.queue_len
+        if used + n <= len(self.queue_entry):
+            return
+        live = used - head
+        cap = max(1024, 2 * (live + n))  # at least half of it free after the move: amortised O(1)
+        entry = np.empty(cap)
+        cum = np.empty(cap + 1)
+        entry[:live] = self.queue_entry[head:used]
+        cum[:live + 1] = self.queue_cum[head:used + 1] - self.queue_cum[head]
+        self.queue_entry, self.queue_cum = entry, cum
+        self.queue_head, self.queue_len = 0, live
+
 
 def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False,
-                        count=None, extra=None, queue_cap: float = math.inf, read=None):
+                        count=None, extra=None, queue_cap: float = math.inf, read=None, dependent=None):
     """FCFS ``c``-server queue whose customers must fit in a memory before entering.
 
     Parameters
@@ -372,6 +424,10 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     read : array of float, optional
         Time the single reader in front of the servers (Q Apply's browser) spends on each
         customer once it fits in memory, s; customers enter one after another. Default 0.
+    dependent : array of bool, optional
+        Customers that start no earlier than the departure of the customer before them, on
+        the server that became free last by then (else the first to become free); the ones
+        behind them are not held up. Default: none.
 
     Returns
     -------
@@ -391,25 +447,31 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     heap_t[:n_heap] = state.heap_t
     heap_s[:n_heap] = state.heap_s
     entry, start, dep, block = (np.empty(n) for _ in range(4))
-    count = np.ones(n) if count is None else np.ascontiguousarray(count, dtype=float)
     extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
     read = np.zeros(n) if read is None else np.ascontiguousarray(read, dtype=float)
-    n_tail = state.tail_entry.shape[0]
-    ent_all = np.concatenate((state.tail_entry, np.zeros(n)))
-    cum_all = np.concatenate(([0.0], np.cumsum(np.concatenate((state.tail_count, count)))))
+    dependent = np.zeros(n, dtype=np.bool_) if dependent is None else np.ascontiguousarray(dependent, dtype=np.bool_)
+    queued = queue_cap < math.inf and n > 0
+    if queued:
+        state._queue_room(n)
+        used = state.queue_len
+        count = np.ones(n) if count is None else np.asarray(count, dtype=float)
+        np.cumsum(count, out=state.queue_cum[used + 1:used + n + 1])
+        state.queue_cum[used + 1:used + n + 1] += state.queue_cum[used]
+    ent_buf, cum_buf = state.queue_entry, state.queue_cum
     slow = np.zeros(n, dtype=np.bool_)
     fn = _multi_server_memory_py if python else _kernel()
-    n_heap, mem_used, last_entry = fn(arr, work, size, state.servers, float(mem_limit), state.free, heap_t, heap_s,
-                                      n_heap, float(state.mem_used), float(state.last_entry), entry, start, dep, block,
-                                      extra, float(queue_cap), ent_all, cum_all, n_tail, slow, read)
-    if queue_cap < math.inf and n:
-        keep = ent_all >= arr[-1]
-        state.tail_entry = ent_all[keep]
-        state.tail_count = np.concatenate((state.tail_count, count))[keep]
+    n_heap, mem_used, last_entry, head, last_dep = fn(
+        arr, work, size, state.servers, float(mem_limit), state.free, heap_t, heap_s, n_heap, float(state.mem_used),
+        float(state.last_entry), entry, start, dep, block, extra, float(queue_cap), ent_buf, cum_buf,
+        state.queue_head, state.queue_len, slow, read, dependent, float(state.last_dep))
+    if queued:
+        state.queue_len += n
+        state.queue_head = int(head)
     state.heap_t = heap_t[:n_heap].copy()
     state.heap_s = heap_s[:n_heap].copy()
     state.mem_used = mem_used
     state.last_entry = last_entry
+    state.last_dep = last_dep
     return entry, start, dep, block, slow
 
 

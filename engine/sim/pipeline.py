@@ -36,6 +36,16 @@ transaction at a time; tests check both agree):
    multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``
    (:func:`service_multiplier`, drawn from the message's first transaction). Q Apply stops and
    target slow-downs warp its time.
+6. **Target transactions and dependencies**: with COMMIT_COUNT ``k`` an agent applies ``k``
+   consecutive messages as one target transaction (read by the browser together, one commit);
+   the messages of a chunk's last incomplete one wait for the next chunk. A share
+   ``dependent_share`` of target transactions (those whose first transaction's second uniform
+   ``v`` is below it) depend on the one before: Q Apply hands it to an agent only when that
+   one has committed. It does not hold up the ones behind it: it takes the agent that became
+   free last before it is ready (the agents free earlier stay for the others), else the first
+   agent to become free (:func:`engine.sim.kernels.multi_server_memory`). The agents'
+   capacity is the steady-state engine's, which already carries the parallelism it loses to
+   dependent transactions; the simulation adds their waits.
 """
 
 from __future__ import annotations
@@ -184,6 +194,7 @@ class QrepPipeline:
         self.apply_state = MultiServerState(cfg.apply_servers)
         self.held: dict | None = None
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
+        self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
 
     @property
@@ -211,7 +222,7 @@ class QrepPipeline:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
         return {"commit": tx.commit_s, "begin": tx.begin_s, "rows": tx.rows, "bytes": nbytes, "spilled": spilled,
-                "cap_start": start0, "cap_dep": arr, "u": tx.uniforms()}
+                "cap_start": start0, "cap_dep": arr, "u": tx.uniforms(), "v": tx.dependency_uniforms()}
 
     # ------------------------------------------------------------------ grouping
     def _group(self, t: dict, final: bool) -> tuple[dict, dict]:
@@ -248,7 +259,7 @@ class QrepPipeline:
         m_bytes = np.add.reduceat(t["bytes"], starts)
         m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.diff(np.append(starts, n)).astype(float),
              "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": t["cap_dep"][ends],
-             "m_window": window[starts], "m_u": t["u"][starts]}
+             "m_window": window[starts], "m_u": t["u"][starts], "m_v": t["v"][starts]}
         return t, m
 
     # ------------------------------------------------------------------ put, commit, channel
@@ -339,29 +350,44 @@ class QrepPipeline:
 
     # ------------------------------------------------------------------ apply
     def _apply(self, m: dict, busy: dict, mean_service: bool = False) -> None:
+        """Rules 5 and 6 for messages ``m`` (whole COMMIT_COUNT groups but for the last of a final call)."""
         cfg, w = self.cfg, self.ap_warp
-        work = m["m_rows"] * cfg.apply_servers / cfg.apply_rows_per_s
+        k = cfg.commit_count
+        n = len(m["m_rows"])
+        if k > 1:  # one customer per target transaction of k consecutive messages
+            first = np.arange(0, n, k)
+            last = np.minimum(first + k, n) - 1
+            rows, nbytes, msgs = (np.add.reduceat(m[key], first) for key in ("m_rows", "m_bytes", "m_msgs"))
+            recv, u, v = m["recv"][last], m["m_u"][first], m["m_v"][first]
+        else:
+            rows, nbytes, msgs, recv, u, v = m["m_rows"], m["m_bytes"], m["m_msgs"], m["recv"], m["m_u"], m["m_v"]
+        work = rows * cfg.apply_servers / cfg.apply_rows_per_s
         if not mean_service:
-            work = work * service_multiplier(m["m_u"], cfg.agent_service_cv2)
-        read = m["m_rows"] / cfg.browser_rows_per_s if cfg.browser_rows_per_s else None
+            work = work * service_multiplier(u, cfg.agent_service_cv2)
+        read = rows / cfg.browser_rows_per_s if cfg.browser_rows_per_s else None
+        dependent = v < cfg.dependent_share if cfg.dependent_share > 0 else None
         entry, start, dep, block, slow = multi_server_memory(
-            w.forward(m["recv"]), work, m["m_bytes"], self.apply_state, cfg.apply_memory_bytes, python=self.python_kernel,
-            count=m["m_msgs"], extra=m["m_msgs"] * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs,
-            read=read)
-        m["recv_pageset"] = slow
-        m["get"] = w.inverse_right(entry) if read is None else w.inverse_left(entry)
-        m["ap_start"] = w.inverse_right(start)
-        m["ap_dep"] = w.inverse_left(dep)
-        m["block_from"] = w.inverse_right(block)
-        busy["apply"] = (m["ap_start"], m["ap_dep"])
+            w.forward(recv), work, nbytes, self.apply_state, cfg.apply_memory_bytes, python=self.python_kernel,
+            count=msgs, extra=msgs * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs,
+            read=read, dependent=dependent)
+        get = w.inverse_right(entry) if read is None else w.inverse_left(entry)
+        ap_start, ap_dep, block_from = w.inverse_right(start), w.inverse_left(dep), w.inverse_right(block)
+        busy["apply"] = (ap_start, ap_dep)
         if read is not None:
-            busy["qapply_browser"] = (np.minimum(w.inverse_right(entry - read), m["get"]), m["get"])
+            busy["qapply_browser"] = (np.minimum(w.inverse_right(entry - read), get), get)
+        if k > 1:
+            of = np.arange(n) // k
+            get, ap_start, ap_dep, block_from, slow = (x[of] for x in (get, ap_start, ap_dep, block_from, slow))
+        m["recv_pageset"] = slow
+        m["get"], m["ap_start"], m["ap_dep"], m["block_from"] = get, ap_start, ap_dep, block_from
 
     def preload(self, n_msgs: int) -> ChunkResult:
         """Messages already on the receive queue at time 0 (a drain run), applied before anything else.
 
         Each holds TRANS_BATCH_SZ transactions of the workload's rows per transaction, all
-        committed at the source, captured and sent at time 0 (agents' service at its mean).
+        committed at the source, captured and sent at time 0 (agents' service at its mean;
+        target transactions ``i`` with ``floor((i + 1) s) > floor(i s)`` depend on the one
+        before, exactly the dependent share ``s`` of them).
         """
         cfg = self.cfg
         n_tx = n_msgs * cfg.trans_batch_sz
@@ -369,7 +395,7 @@ class QrepPipeline:
         rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
         nbytes = rows * cfg.bytes_per_row
         t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
-             "cap_start": zeros, "cap_dep": zeros, "u": np.full(n_tx, 0.5),
+             "cap_start": zeros, "cap_dep": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
              "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
         z = np.zeros(n_msgs)
         m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))
@@ -378,6 +404,9 @@ class QrepPipeline:
              "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": z, "put": z,
              "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z,
              "m_window": z, "m_u": np.full(n_msgs, 0.5)}
+        share = cfg.dependent_share
+        target = np.arange(n_msgs) // cfg.commit_count  # each message's target transaction
+        m["m_v"] = np.where(np.floor((target + 1) * share) > np.floor(target * share), 0.0, 1.0)
         busy: dict = {}
         self._apply(m, busy, mean_service=True)
         return ChunkResult(t, m, busy)
@@ -415,13 +444,28 @@ class QrepPipeline:
             c = st.open_end + self.cfg.channel_sync_s
             self.pending[1]["recv"][:] = self._arrival(self.ch_warp.inverse_left(np.array([c])), True)[0]
             st.values[0], st.values[1] = st.open_end + self.cfg.channel_batch_s, 0.0
-            out.append(self._applied(self.pending, {}))
-            self.pending = None
+            now, self.pending = self.pending, None
+        if final or (now is not None and len(now[1]["m_rows"])):
+            now = self._commit_groups(now, final)
         if now is not None and len(now[1]["m_rows"]):
             out.append(self._applied(now, busy))
         elif busy:
             out.append(ChunkResult({k: v[:0] for k, v in t.items()}, {}, busy))
         return out
+
+    def _commit_groups(self, tm: tuple[dict, dict] | None, final: bool) -> tuple[dict, dict] | None:
+        """``tm`` after the messages carried from the last call, less an incomplete COMMIT_COUNT
+        group at its end (carried to the next call unless ``final``)."""
+        k = self.cfg.commit_count
+        if k == 1:
+            return tm
+        tm, self.apply_carry = _join(self.apply_carry, tm), None
+        if tm is None or final:
+            return tm
+        n = len(tm[1]["m_rows"]) if tm[1] else 0
+        if n % k:
+            tm, self.apply_carry = _split(tm[0], tm[1], n - n % k)
+        return tm
 
     def _applied(self, tm: tuple[dict, dict], busy: dict) -> ChunkResult:
         t, m = tm

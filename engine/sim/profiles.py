@@ -255,16 +255,26 @@ class Transactions:
     u : numpy.ndarray or None
         A uniform (0, 1) draw per transaction: the service-time variability of the message it
         opens (:func:`engine.sim.pipeline.service_multiplier`); None means 0.5 for all.
+    v : numpy.ndarray or None
+        A second uniform (0, 1) draw per transaction: the target transaction it opens depends
+        on the one before when ``v`` is below the dependent share
+        (:attr:`engine.sim.config.PipelineConfig.dependent_share`); None means 1 for all (no
+        dependencies).
     """
 
     commit_s: np.ndarray
     rows: np.ndarray
     begin_s: np.ndarray
     u: np.ndarray | None = None
+    v: np.ndarray | None = None
 
     def uniforms(self) -> np.ndarray:
         """``u``, or 0.5 for every transaction when there are none."""
         return self.u if self.u is not None else np.full(len(self.commit_s), 0.5)
+
+    def dependency_uniforms(self) -> np.ndarray:
+        """``v``, or 1 for every transaction (none depends on another) when there are none."""
+        return self.v if self.v is not None else np.ones(len(self.commit_s))
 
     def __len__(self) -> int:
         return len(self.commit_s)
@@ -325,6 +335,7 @@ def generate(profile: Profile, t0: float, t1: float, rows_per_txn: int, rng: np.
             order = np.argsort(t, kind="stable")
             out = Transactions(t[order], np.concatenate(rows)[order], np.concatenate(begins)[order])
     out.u = rng.random(len(out.commit_s))  # drawn last: commit times do not depend on it
+    out.v = rng.random(len(out.commit_s))  # after u: adding it changed no earlier draw
     return out
 
 
@@ -336,4 +347,5 @@ def concat(parts: list[Transactions]) -> Transactions:
     if len(parts) == 1:
         return parts[0]
     return Transactions(np.concatenate([p.commit_s for p in parts]), np.concatenate([p.rows for p in parts]),
-                        np.concatenate([p.begin_s for p in parts]), np.concatenate([p.uniforms() for p in parts]))
+                        np.concatenate([p.begin_s for p in parts]), np.concatenate([p.uniforms() for p in parts]),
+                        np.concatenate([p.dependency_uniforms() for p in parts]))

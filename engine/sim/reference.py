@@ -29,7 +29,7 @@ def _multiplier(u: float, cv2: float) -> float:
     return -(0.5 / (1.0 - p)) * math.log1p(-min((u - p) / (1.0 - p), 1.0 - 1e-16))
 
 
-def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None) -> dict:
+def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None, v=None) -> dict:
     """Times of every transaction through the pipeline.
 
     Parameters
@@ -39,6 +39,9 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
         Source commit times (s, ascending) and rows of each transaction.
     u : sequence, optional
         Each transaction's uniform draw (service variability of the message it opens); 0.5.
+    v : sequence, optional
+        Each transaction's second uniform draw (the target transaction it opens depends on the
+        one before when below ``cfg.dependent_share``); 1 (no dependencies).
     channel_warp, apply_warp : Warp
         Speeds of the channel and of Q Apply over time.
 
@@ -152,43 +155,58 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
         pageset.append(on_ps)
     if batch:
         end_batch()
-    # 5. receive queue and Q Apply: agents and memory
+    # 5. receive queue and Q Apply: target transactions of COMMIT_COUNT messages, agents, memory, dependencies
     free = [0.0] * cfg.apply_servers
     in_memory: list[tuple[float, float]] = []  # heap of (departure, bytes)
     used = 0.0
     last_entry = 0.0
-    get, done = [], []
-    waiting: deque = deque()  # (entry, messages) of earlier messages, entries in order
-    behind = 0.0  # messages still on the receive queue when a message arrives
-    for j in range(len(groups)):
-        arrive = delivered[j] + (cfg.network_latency_s + cfg.mq_staging_s)
+    last_finish = -math.inf  # commit of the target transaction before this one
+    get, done = [0.0] * len(groups), [0.0] * len(groups)
+    waiting: deque = deque()  # (entry, messages) of earlier target transactions, entries in order
+    behind = 0.0  # messages still on the receive queue when a target transaction arrives
+    for first in range(0, len(groups), cfg.commit_count):
+        members = range(first, min(first + cfg.commit_count, len(groups)))
+        t_rows = sum(m_rows[j] for j in members)
+        t_msgs = sum(m_msgs[j] for j in members)
+        t_bytes = sum(m_bytes[j] for j in members)
+        arrive = delivered[members[-1]] + (cfg.network_latency_s + cfg.mq_staging_s)
         t = apply_warp.next_running(max(arrive, last_entry))
         while waiting and waiting[0][0] < arrive:
             behind -= waiting.popleft()[1]
         if behind >= cfg.recvq_buffer_msgs:  # read back from the page set
-            t = apply_warp.advance(t, m_msgs[j] * cfg.recvq_pageset_s_per_msg)
+            t = apply_warp.advance(t, t_msgs * cfg.recvq_pageset_s_per_msg)
         while in_memory and in_memory[0][0] <= t:
             used -= heapq.heappop(in_memory)[1]
-        while in_memory and used + m_bytes[j] > cfg.apply_memory_bytes:
+        while in_memory and used + t_bytes > cfg.apply_memory_bytes:
             d, b = heapq.heappop(in_memory)
             used -= b
             t = max(t, apply_warp.next_running(d))
         if not in_memory:
             used = 0.0
-        if cfg.browser_rows_per_s:  # the browser reads and parses the message
-            t = apply_warp.advance(t, m_rows[j] / cfg.browser_rows_per_s)
+        if cfg.browser_rows_per_s:  # the browser reads and parses the messages
+            t = apply_warp.advance(t, t_rows / cfg.browser_rows_per_s)
         last_entry = t
-        waiting.append((t, m_msgs[j]))
-        behind += m_msgs[j]
-        k = min(range(cfg.apply_servers), key=lambda x: free[x])
-        begin = apply_warp.next_running(max(t, free[k]))
-        mult = _multiplier(0.5 if u is None else u[groups[j][0]], cfg.agent_service_cv2)
-        finish = apply_warp.advance(begin, m_rows[j] * cfg.apply_servers / cfg.apply_rows_per_s * mult)
+        waiting.append((t, t_msgs))
+        behind += t_msgs
+        opener = groups[first][0]  # the target transaction's first source transaction
+        agents = range(cfg.apply_servers)
+        ready = t
+        if v is not None and v[opener] < cfg.dependent_share and last_finish > t:
+            ready = last_finish  # waits for the one before it to commit, on the agent free last by then
+            by_then = [x for x in agents if free[x] <= ready]
+            k = max(by_then, key=lambda x: free[x]) if by_then else min(agents, key=lambda x: free[x])
+        else:
+            k = min(agents, key=lambda x: free[x])
+        begin = apply_warp.next_running(max(ready, free[k]))
+        mult = _multiplier(0.5 if u is None else u[opener], cfg.agent_service_cv2)
+        finish = apply_warp.advance(begin, t_rows * cfg.apply_servers / cfg.apply_rows_per_s * mult)
         free[k] = finish
-        heapq.heappush(in_memory, (finish, m_bytes[j]))
-        used += m_bytes[j]
-        get.append(t)
-        done.append(finish)
+        last_finish = finish
+        heapq.heappush(in_memory, (finish, t_bytes))
+        used += t_bytes
+        for j in members:
+            get[j] = t
+            done[j] = finish
     out = {"cap_dep": cap_dep, "put": [], "visible": [], "ch_dep": [], "pageset": [], "get": [], "done": []}
     for j, g in enumerate(groups):
         for _ in g:

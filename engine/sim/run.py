@@ -18,7 +18,7 @@ from engine.sim.monitor import TABLES, monitor_columns, rows_from_columns, to_cs
 from engine.sim.pipeline import ChunkResult, QrepPipeline
 
 #: Version of the simulation's rules; goes into stored runs.
-SIM_VERSION = "sim-2"
+SIM_VERSION = "sim-3"
 
 #: Transactions per chunk the run aims for (bounds memory: about 0.5 KB per transaction).
 CHUNK_TXNS = 400_000
@@ -214,7 +214,7 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]))
     acc.oldest("oldest", m_first_commit, done)
     if trace is not None:
-        for k in ("commit", "rows", "cap_dep", "u"):
+        for k in ("commit", "rows", "cap_dep", "u", "v"):
             trace.setdefault(k, []).append(t[k])
         for k, v in (("put", put[g]), ("get", get[g]), ("done", done_t), ("visible", m["visible"][g]),
                      ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g]),
@@ -223,6 +223,8 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
         trace.setdefault("m_rows", []).append(m["m_rows"])
         trace.setdefault("m_put", []).append(m["put"])
         trace.setdefault("m_ch_dep", []).append(m["ch_dep"])
+        for k in ("v", "ap_start", "ap_dep"):
+            trace.setdefault(f"m_{k}", []).append(m[f"m_{k}" if k == "v" else k])
 
 
 def _catch_up(edges: np.ndarray, inflight: np.ndarray, events: Iterable[Event], duration: float) -> list[dict]:

@@ -79,27 +79,59 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
     work = rng.exponential(1.0, n)
     size = rng.uniform(0.5, 3.0, n)
     size[100] = 10.0  # a monster: bigger than the memory
+    dependent = rng.random(n) < 0.3  # these wait for the one before them to depart
     outs = []
     for python in (False, True):
         st = MultiServerState(3)
-        kw = {"extra": np.full(n, 0.05), "queue_cap": 4.0}  # customers behind 4 waiting ones enter 0.05 s later
+        kw = {"extra": np.full(n, 0.05), "queue_cap": 4.0,  # customers behind 4 waiting ones enter 0.05 s later
+              "dependent": dependent}
         a = multi_server_memory(arr[:1000], work[:1000], size[:1000], st, mem_limit, python=python,
-                                **{k: (v[:1000] if k == "extra" else v) for k, v in kw.items()})
+                                **{k: (v[:1000] if k in ("extra", "dependent") else v) for k, v in kw.items()})
         b = multi_server_memory(arr[1000:], work[1000:], size[1000:], st, mem_limit, python=python,
-                                **{k: (v[1000:] if k == "extra" else v) for k, v in kw.items()})
+                                **{k: (v[1000:] if k in ("extra", "dependent") else v) for k, v in kw.items()})
         outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
-    entry, start, dep, _block, slow = outs[0]
+    entry, _start, dep, _block, slow = outs[0]
     assert (slow.any() and not slow.all()) if mem_limit < math.inf else not slow.any()
-    assert np.all(entry >= arr) and np.all(start >= entry) and np.all(dep > start)
-    whole = multi_server_memory(arr, work, size, MultiServerState(3), mem_limit, extra=np.full(n, 0.05), queue_cap=4.0)
+    assert np.all(entry >= arr) and np.all(_start >= entry) and np.all(dep > _start)
+    whole = multi_server_memory(arr, work, size, MultiServerState(3), mem_limit, extra=np.full(n, 0.05), queue_cap=4.0,
+                                dependent=dependent)
     np.testing.assert_allclose(whole[2], dep, rtol=0, atol=1e-12)  # chunking carries the queue state
+    assert np.all(_start[1:][dependent[1:]] >= dep[:-1][dependent[1:]])  # a dependent one starts after the one before
     if mem_limit < math.inf:
         # memory held at every entry never exceeds the limit, except by a lone monster
         for i in range(0, n, 97):
             held = size[:i][(entry[:i] <= entry[i]) & (dep[:i] > entry[i])].sum()
             assert held + size[i] <= mem_limit + 1e-9 or held == 0
+
+
+def test_without_dependent_customers_the_multi_server_is_plain_fcfs():
+    # Kiefer-Wolfowitz: each customer takes the earliest free of c servers in arrival order
+    rng = np.random.default_rng(3)
+    n, c = 20000, 4
+    arr = np.cumsum(rng.exponential(0.3, n))
+    work = rng.exponential(1.0, n)
+    free, want = np.zeros(c), []
+    for a, w in zip(arr, work):
+        k = int(np.argmin(free))
+        free[k] = max(free[k], a) + w
+        want.append(free[k])
+    for dependent in (None, np.zeros(n, bool)):
+        dep = multi_server_memory(arr, work, np.ones(n), MultiServerState(c), dependent=dependent)[2]
+        np.testing.assert_array_equal(dep, want)
+
+
+def test_a_dependent_customer_waits_for_the_one_before_without_holding_up_the_next():
+    # customer 1 depends on customer 0 (work 5), 2 and 3 do not
+    arr, work, size, dependent = [0.0] * 4, [5.0, 1.0, 1.0, 1.0], [1.0] * 4, [False, True, False, False]
+    _, start, dep, _, _ = multi_server_memory(arr, work, size, MultiServerState(3), dependent=dependent)
+    # 1 takes the server free last by 5 (customer 0's), leaving the idle two to 2 and 3, which go first
+    assert start.tolist() == [0.0, 5.0, 0.0, 0.0]
+    assert dep.tolist() == [5.0, 6.0, 1.0, 1.0]
+    # with two servers, 2 and 3 take turns on the other one while 1 waits
+    _, start, _, _, _ = multi_server_memory(arr, work, size, MultiServerState(2), dependent=dependent)
+    assert start.tolist() == [0.0, 5.0, 0.0, 1.0]
 
 
 def test_memory_limit_blocks_entry_until_a_departure():

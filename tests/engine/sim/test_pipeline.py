@@ -2,6 +2,7 @@
 Little's law, steady throughput against the steady-state prediction, determinism."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -29,6 +30,11 @@ MECHANISMS = {
     "big-batches": {"channel_batch_msgs": 3000.0, "channel_sync_s": 0.004, "agent_service_cv2": 2.0},
     "batches-low-cv": {"channel_batch_msgs": 7.0, "channel_sync_s": 0.001, "maxtrans_per_commit": 7.5,
                        "browser_rows_per_s": 12000.0, "agent_service_cv2": 0.5},
+    # Q Apply dependencies (a share of target transactions wait for the one before) and COMMIT_COUNT
+    "dependencies": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "maxtrans_per_commit": 25.0,
+                     "browser_rows_per_s": 20000.0, "agent_service_cv2": 4.0, "dependent_share": 0.4},
+    "commit-count": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "browser_rows_per_s": 20000.0,
+                     "agent_service_cv2": 0.5, "commit_count": 3, "dependent_share": 0.3},
 }
 
 EVENTS = (parse_event("channel-stop@20+15"), parse_event("apply-stop@50+10"), parse_event("target-slow@70+20*0.3"))
@@ -48,13 +54,19 @@ def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(
     assert res.summary["trans_spilled"] > 0
     assert res.summary["recvq_pageset_msgs"] > 0, "the test must exercise the receive queue's page set"
     ref = run_reference(cfg, tr["commit"].tolist(), tr["rows"].tolist(), Warp.from_events(EVENTS, "channel"),
-                        Warp.from_events(EVENTS, "apply"), u=tr["u"].tolist())
+                        Warp.from_events(EVENTS, "apply"), u=tr["u"].tolist(), v=tr["v"].tolist())
     for key in ("cap_dep", "put", "visible", "ch_dep", "get", "done"):
         np.testing.assert_allclose(tr[key], ref[key], rtol=0, atol=1e-7, err_msg=key)
     assert tr["pageset"].tolist() == ref["pageset"]
+    if cfg.dependent_share or cfg.commit_count > 1:
+        # the mechanism changed the times the reference agrees with
+        plain = simulate_config(dataclasses.replace(cfg, dependent_share=0.0, commit_count=1), 120, seed=4,
+                                profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000).trace
+        np.testing.assert_allclose(plain["put"], tr["put"], rtol=0, atol=0)
+        assert np.abs(plain["done"] - tr["done"]).max() > 0.01
 
 
-@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "big-batches"])
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "big-batches", "dependencies", "commit-count"])
 def test_results_do_not_depend_on_the_chunk_size(cfg, mechanisms):
     # big batches: during the channel stop one batch stays open across several chunks
     cfg = dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms])
@@ -73,7 +85,7 @@ def test_same_seed_same_numbers_other_seed_other_numbers(cfg):
     assert a["rows_generated"] != c["rows_generated"]
 
 
-@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2"])
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
 def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
     res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=1, profile=PROFILE,
                           events=EVENTS)
@@ -91,7 +103,7 @@ def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
     assert app["ROWS_APPLIED"].sum() == s["rows_applied"]
 
 
-@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2"])
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
 def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg, mechanisms):
     res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=3, profile=PROFILE,
                           events=EVENTS)
@@ -123,6 +135,44 @@ def test_steady_throughput_within_2pct_of_the_steady_state_prediction(cfg):
     # and below the maximum the pipeline carries what is offered
     res = simulate_config(cfg, 300, seed=6, profile=profiles.constant(0.6 * cfg.max_rows_per_s))
     assert res.summary["throughput_rows_per_s"] == pytest.approx(0.6 * cfg.max_rows_per_s, rel=0.02)
+
+
+def test_dependent_transactions_wait_for_the_one_before_and_raise_apply_latency(cfg):
+    rate = profiles.constant(0.7 * cfg.max_rows_per_s)
+    base = simulate_config(cfg, 120, seed=8, profile=rate, trace=True)
+    dep = simulate_config(dataclasses.replace(cfg, dependent_share=0.6), 120, seed=8, profile=rate, trace=True)
+    # the same transactions and the same work reach Q Apply
+    np.testing.assert_array_equal(base.trace["recv"], dep.trace["recv"])
+    lat0, lat1 = base.summary["apply_latency_ms"], dep.summary["apply_latency_ms"]
+    assert lat1 > 1.2 * lat0, (lat0, lat1)
+    # the waits do not hold up the others: below capacity the throughput is what is offered
+    assert dep.summary["throughput_rows_per_s"] == pytest.approx(base.summary["throughput_rows_per_s"], rel=0.01)
+    # a dependent message (its first transaction drew v below the share) starts after the one before commits ...
+    tr = dep.trace
+    dependent = np.flatnonzero(tr["m_v"][1:] < 0.6) + 1
+    assert dependent.size > 1000
+    assert np.all(tr["m_ap_start"][dependent] >= tr["m_ap_dep"][dependent - 1])
+    waited = tr["m_ap_start"][dependent] > tr["m_ap_start"][dependent - 1]
+    # ... without holding up the one behind it, which often starts first
+    behind = dependent[dependent + 1 < len(tr["m_v"])]
+    assert np.mean(tr["m_ap_start"][behind + 1] < tr["m_ap_start"][behind]) > 0.1
+    assert waited.mean() > 0.5
+
+
+def test_commit_count_groups_messages_into_one_target_transaction(cfg):
+    rate = profiles.constant(0.5 * cfg.max_rows_per_s)
+    one = simulate_config(cfg, 60, seed=9, profile=rate, trace=True)
+    three = simulate_config(dataclasses.replace(cfg, commit_count=3), 60, seed=9, profile=rate, trace=True)
+    m_done = three.trace["done"][np.r_[0, np.flatnonzero(np.diff(three.trace["put"]) != 0) + 1]]
+    n_msgs = m_done.size
+    # three consecutive messages share their get and their commit
+    groups = m_done[: n_msgs - n_msgs % 3].reshape(-1, 3)
+    assert np.all(groups == groups[:, :1])
+    assert np.unique(m_done).size == math.ceil(n_msgs / 3)
+    # a message waits for the others of its target transaction: APPLY plus Q latency grows
+    s1, s3 = one.summary, three.summary
+    assert s3["qlatency_ms"] + s3["apply_latency_ms"] > s1["qlatency_ms"] + s1["apply_latency_ms"]
+    assert s3["rows_applied"] + s3["rows_in_flight_at_end"] == s1["rows_applied"] + s1["rows_in_flight_at_end"]
 
 
 def test_channel_outage_builds_a_backlog_that_drains_after_restart(cfg):
