@@ -6,10 +6,14 @@ The run is cut into bins of ``dt_s``; edge ``k`` is time ``k * dt_s``. Three kin
 * **levels** at each edge (queue depth, memory, rows in flight): ``+w`` when something enters,
   ``-w`` when it leaves, a cumulative sum gives the level just before each edge;
 * **busy time** in each bin (utilisation, MEM_FULL_TIME) from ``(start, end)`` intervals, via
-  the integral ``I(t) = sum_j (min(t, e_j) - min(t, s_j))`` evaluated at the edges with sorted
-  prefix sums.
+  the integral ``I(t) = sum_j (min(t, e_j) - min(t, s_j))`` evaluated at the edges:
+  ``sum_j min(t_k, x_j)`` is the sum of the ``x`` in bins before ``k`` plus ``t_k`` times the
+  number of the others.
 
-Memory use is independent of the number of transactions.
+Everything goes through per-bin sums (:class:`Binned`): the times are put into their bins once
+and several weights summed per bin; times that are already in order (FIFO departures,
+commits, MQPUTs...) are summed in contiguous runs, several times faster than counting bins one
+by one. Memory use is independent of the number of transactions.
 """
 
 from __future__ import annotations
@@ -20,6 +24,85 @@ import numpy as np
 _LOG_FIRST = float(np.log(1e-3))
 _INV_LOG_STEP = float(1.0 / np.log(1.005))
 HIST_EDGES_MS = np.exp(_LOG_FIRST + np.arange(int((np.log(1e9) - _LOG_FIRST) * _INV_LOG_STEP)) / _INV_LOG_STEP)
+
+
+class Binned:
+    """Events at times ``t`` put into an accumulator's bins once, for per-bin sums of several weights.
+
+    Bin ``k < nbins`` holds the times in ``[k dt, (k + 1) dt)`` (times before 0 count in bin
+    0), bin ``nbins`` those at or after the end. Times in non-decreasing order (checked) are
+    split at the edges with ``np.searchsorted`` and summed in contiguous runs
+    (``np.add.reduceat``), others binned one by one (:meth:`Accumulator.index`) and summed with
+    ``np.bincount``.
+
+    Parameters
+    ----------
+    acc : Accumulator
+        Gives the bins.
+    t : array of float
+        Event times, s.
+    """
+
+    def __init__(self, acc: Accumulator, t):
+        self.t = np.asarray(t, dtype=float)
+        self.nb = acc.nbins
+        self.n = self.t.shape[0]
+        self.ordered = self.n < 2 or bool(np.all(self.t[1:] >= self.t[:-1]))
+        if self.ordered:
+            # bin k: [bounds[k], bounds[k + 1]); bin 0 from the first time, bin nbins to the last
+            self.bounds = np.empty(self.nb + 2, dtype=np.int64)
+            self.bounds[0] = 0
+            self.bounds[1:-1] = np.searchsorted(self.t, acc.edges[1:])
+            self.bounds[-1] = self.n
+            # the bins with events, and where their runs start (each run ends where the next begins)
+            self.full = np.flatnonzero(self.bounds[:-1] < self.bounds[1:])
+            self.full_starts = self.bounds[self.full]
+            self.idx = None
+        else:
+            self.idx = acc.index(self.t)
+
+    def sums(self, weights=None) -> np.ndarray:
+        """Sum of ``weights`` (default 1 each) per bin, length ``nbins + 1``."""
+        if weights is None:
+            if self.ordered:
+                return np.diff(self.bounds).astype(float)
+            return np.bincount(self.idx, minlength=self.nb + 1).astype(float)
+        w = np.asarray(weights, dtype=float)
+        if not self.ordered:
+            return np.bincount(self.idx, weights=w, minlength=self.nb + 1)
+        out = np.zeros(self.nb + 1)
+        if self.n:
+            out[self.full] = np.add.reduceat(w, self.full_starts)
+        return out
+
+    def maxima(self, values) -> np.ndarray:
+        """Largest of ``values`` per bin (-inf where there is none), length ``nbins + 1``."""
+        v = np.asarray(values, dtype=float)
+        if not self.ordered:
+            out = np.full(self.nb + 1, -np.inf)
+            np.maximum.at(out, self.idx, v)
+            return out
+        out = np.full(self.nb + 1, -np.inf)
+        if self.n:
+            out[self.full] = np.maximum.reduceat(v, self.full_starts)
+        return out
+
+    def sum_min(self, edges, weights=None) -> np.ndarray:
+        """``sum_j w_j min(edge_k, t_j)`` at every edge (``edges[k] = k dt``, length ``nbins + 1``)."""
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        below = self.sums(self.t if w is None else w * self.t)  # per bin: sum of w t
+        count = self.sums(w)  # per bin: sum of w
+        out = np.empty(self.nb + 1)
+        out[0] = 0.0
+        np.cumsum(below[: self.nb], out=out[1:])
+        before = np.empty(self.nb + 1)
+        before[0] = 0.0
+        np.cumsum(count[: self.nb], out=before[1:])
+        out += edges * (count.sum() - before)
+        neg = self.t < 0.0 if not self.ordered or (self.n and self.t[0] < 0.0) else None
+        if neg is not None and neg.any():  # min(0, t) = t for the times before 0
+            out[0] += float(self.t[neg].sum() if w is None else (w[neg] * self.t[neg]).sum())
+        return out
 
 
 class Accumulator:
@@ -44,79 +127,55 @@ class Accumulator:
         self.mins: dict[str, np.ndarray] = {}
         self.hist: dict[str, np.ndarray] = {}
 
-    def _idx(self, t):
-        t = np.asarray(t, dtype=float)
-        i = np.floor(t / self.dt).astype(np.int64)
-        ok = (t >= 0) & (i < self.nbins)
-        return i, ok
-
     def index(self, t) -> np.ndarray:
-        """Bin of each time (``nbins`` for times at or after the end), for the ``*_at`` methods."""
+        """Bin of each time (``nbins`` for times at or after the end)."""
         i = (np.asarray(t, dtype=float) * (1.0 / self.dt)).astype(np.int64)
         np.clip(i, 0, self.nbins, out=i)
         return i
 
-    def add_at(self, name: str, idx, weights=None) -> None:
-        """Like :meth:`add` with bins from :meth:`index`."""
-        acc = self.sums.setdefault(name, np.zeros(self.nbins))
-        acc += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+    def binned(self, t) -> Binned:
+        """Times ``t`` put into the bins, for :meth:`add_sums`, :meth:`enter_sums`, :meth:`leave_sums`."""
+        return Binned(self, t)
 
-    def enter_at(self, name: str, idx, weights=None) -> None:
-        """Level ``name`` rises by ``weights`` after the times whose bins are ``idx``."""
+    def add_sums(self, name: str, sums) -> None:
+        """Add per-bin sums (:meth:`Binned.sums`) to series ``name`` (times at or after the end left out)."""
+        acc = self.sums.setdefault(name, np.zeros(self.nbins))
+        acc += sums[: self.nbins]
+
+    def enter_sums(self, name: str, sums) -> None:
+        """Level ``name`` rises by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
         acc = self.level_in.setdefault(name, np.zeros(self.nbins + 1))
-        acc[1:] += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+        acc[1:] += sums[: self.nbins]
 
-    def leave_at(self, name: str, idx, weights=None) -> None:
-        """Level ``name`` falls by ``weights`` after the times whose bins are ``idx``."""
+    def leave_sums(self, name: str, sums) -> None:
+        """Level ``name`` falls by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
         acc = self.level_out.setdefault(name, np.zeros(self.nbins + 1))
-        acc[1:] += np.bincount(idx, weights=weights, minlength=self.nbins + 1)[: self.nbins]
+        acc[1:] += sums[: self.nbins]
 
-    def area_in(self, name: str, t_sorted, weights) -> None:
-        """Items of size ``weights`` present from ``t_sorted`` (ascending) on: adds their area per bin."""
-        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        acc -= _sum_min_sorted(self.edges, np.asarray(t_sorted, float), np.asarray(weights, float))
-
-    def area_out(self, name: str, t, weights) -> None:
-        """Items of size ``weights`` gone from ``t`` on (pairs with :meth:`area_in`)."""
-        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        acc += _sum_min_w(self.edges, np.asarray(t, float), np.broadcast_to(np.asarray(weights, float), np.shape(t)))
-
-    def add(self, name: str, t, weights=None) -> None:
-        """Add ``weights`` (default 1) of events at times ``t`` to the bins they fall in."""
-        acc = self.sums.setdefault(name, np.zeros(self.nbins))
-        i, ok = self._idx(t)
-        w = None if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), i.shape)[ok]
-        acc += np.bincount(i[ok], weights=w, minlength=self.nbins)[: self.nbins]
-
-    def maximum(self, name: str, t, values) -> None:
-        """Keep the largest of ``values`` per bin (events at ``t``)."""
+    def maximum(self, name: str, binned: Binned, values) -> None:
+        """Keep the largest of ``values`` per bin (events at ``binned``'s times; those at or after the end left out)."""
         acc = self.maxes.setdefault(name, np.zeros(self.nbins))
-        i, ok = self._idx(t)
-        np.maximum.at(acc, i[ok], np.asarray(values, dtype=float)[ok])
+        np.maximum(acc, binned.maxima(values)[: self.nbins], out=acc)
 
-    def level(self, name: str, t_in, t_out, weights=None) -> None:
-        """Something of size ``weights`` is present from ``t_in`` until ``t_out``."""
-        for store, t in ((self.level_in, t_in), (self.level_out, t_out)):
-            acc = store.setdefault(name, np.zeros(self.nbins + 1))
-            tt = np.asarray(t, dtype=float)
-            i = np.floor(tt / self.dt).astype(np.int64) + 1  # counts at every edge after t
-            i = np.clip(i, 0, self.nbins + 1)
-            ok = i <= self.nbins
-            w = None if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), i.shape)[ok]
-            acc += np.bincount(i[ok], weights=w, minlength=self.nbins + 1)[: self.nbins + 1]
+    def area_in(self, name: str, binned: Binned, weights) -> None:
+        """Items of size ``weights`` present from ``binned``'s times on: adds their area per bin."""
+        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
+        acc -= binned.sum_min(self.edges, weights)
+
+    def area_out(self, name: str, binned: Binned, weights) -> None:
+        """Items of size ``weights`` gone from ``binned``'s times on (pairs with :meth:`area_in`)."""
+        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
+        acc += binned.sum_min(self.edges, weights)
 
     def busy(self, name: str, start, end, scale: float = 1.0, weights=None) -> None:
         """Add ``scale`` (times ``weights``) times the overlap of intervals ``[start, end)`` with each bin."""
         acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        s = np.asarray(start, dtype=float)
-        e = np.asarray(end, dtype=float)
-        if s.size == 0:
+        if np.size(start) == 0:
             return
-        if weights is None:
-            acc += scale * (_sum_min(self.edges, _sorted(e)) - _sum_min(self.edges, _sorted(s)))
-        else:
-            w = np.broadcast_to(np.asarray(weights, dtype=float), s.shape)
-            acc += scale * (_sum_min_w(self.edges, e, w) - _sum_min_w(self.edges, s, w))
+        if weights is not None:
+            weights = np.broadcast_to(np.asarray(weights, dtype=float), np.shape(start))
+        acc += scale * (Binned(self, end).sum_min(self.edges, weights) -
+                        Binned(self, start).sum_min(self.edges, weights))
 
     def oldest(self, name: str, commit, done) -> None:
         """Track, at each edge, the earliest ``commit`` among items with ``commit < edge <= done``.
@@ -164,33 +223,3 @@ class Accumulator:
         c = np.cumsum(h)
         i = int(np.searchsorted(c, q / 100.0 * c[-1], side="left"))
         return float(HIST_EDGES_MS[min(i, len(HIST_EDGES_MS) - 1)])
-
-
-def _sum_min(t, x_sorted):
-    """``sum_j min(t_k, x_j)`` for every ``t_k`` (``x_sorted`` ascending)."""
-    cs = np.concatenate(([0.0], np.cumsum(x_sorted)))
-    j = np.searchsorted(x_sorted, t, side="right")
-    return cs[j] + t * (len(x_sorted) - j)
-
-
-def _sum_min_w(t, x, w):
-    """``sum_j w_j * min(t_k, x_j)`` for every ``t_k``."""
-    order = np.argsort(x, kind="stable")
-    xs, ws = x[order], w[order]
-    cs = np.concatenate(([0.0], np.cumsum(xs * ws)))
-    cw = np.concatenate(([0.0], np.cumsum(ws)))
-    j = np.searchsorted(xs, t, side="right")
-    return cs[j] + t * (cw[-1] - cw[j])
-
-
-def _sum_min_sorted(t, xs, ws):
-    """``sum_j w_j * min(t_k, x_j)`` for ``xs`` already ascending."""
-    cs = np.concatenate(([0.0], np.cumsum(xs * ws)))
-    cw = np.concatenate(([0.0], np.cumsum(ws)))
-    j = np.searchsorted(xs, t, side="right")
-    return cs[j] + t * (cw[-1] - cw[j])
-
-
-def _sorted(x: np.ndarray) -> np.ndarray:
-    """``x`` ascending (no copy when it already is, as FIFO departures are)."""
-    return x if x.size < 2 or bool(np.all(x[1:] >= x[:-1])) else np.sort(x)

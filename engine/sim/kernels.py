@@ -74,14 +74,18 @@ def lindley_waits(interarrival, service):
     return fifo_departures(a, s) - s - a
 
 
-def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s, n_heap, mem_used, last_entry,
-                            entry, start, dep, block_from, extra, queue_cap, ent_buf, cum_buf, head, n_tail, slow, read,
-                            dependent, last_dep):
+def _multi_server_memory_py(arr, work, size, c, mem_limit, free, ring_t, ring_s, ring_head, ring_n, mem_used,
+                            last_entry, entry, start, dep, block_from, extra, queue_cap, ent_buf, cum_buf, head, n_tail,
+                            slow, read, dependent, last_dep):
     """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source).
 
-    ``ent_buf[head:n_tail]`` and ``cum_buf`` hold the entry times and cumulative MQ message
-    counts of earlier customers still waiting to enter when the last one arrived; this call's
-    customer ``i`` is at ``n_tail + i``. Returns the carried scalars and the new ``head``.
+    The customers in memory are kept per server, in order (a server's departures only grow):
+    ``ring_t[k]`` / ``ring_s[k]`` hold the departures and sizes of server ``k``'s customers in
+    memory, a ring of ``ring_n[k]`` entries from ``ring_head[k]``; the earliest departure is the
+    earliest of the ``c`` heads. ``ent_buf[head:n_tail]`` and ``cum_buf`` hold the entry times
+    and cumulative MQ message counts of earlier customers still waiting to enter when the last
+    one arrived; this call's customer ``i`` is at ``n_tail + i``. Returns the carried scalars,
+    the new ``head`` and the (possibly grown) rings.
     """
     n = arr.shape[0]
     p = head
@@ -97,17 +101,23 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
                 t0 += extra[i]
                 slow[i] = True
         want = t0
-        # customers that departed by t0 free their memory
-        while n_heap > 0 and heap_t[0] <= t0:
-            mem_used -= heap_s[0]
-            n_heap = _heap_pop(heap_t, heap_s, n_heap)
-        # wait for departures until this customer fits (a monster waits for an empty memory)
-        while n_heap > 0 and mem_used + size[i] > mem_limit:
-            t0 = max(t0, heap_t[0])
-            mem_used -= heap_s[0]
-            n_heap = _heap_pop(heap_t, heap_s, n_heap)
-        if n_heap == 0:
-            mem_used = 0.0
+        # customers that departed by t0 free their memory, earliest first; then wait for departures
+        # until this customer fits (a monster waits for an empty memory)
+        while True:
+            j = _ring_first(ring_t, ring_head, ring_n, c)
+            if j < 0:
+                mem_used = 0.0
+                break
+            d = ring_t[j, ring_head[j]]
+            if d > t0:
+                if mem_used + size[i] <= mem_limit:
+                    break
+                t0 = d
+            mem_used -= ring_s[j, ring_head[j]]
+            ring_head[j] += 1
+            if ring_head[j] == ring_t.shape[1]:
+                ring_head[j] = 0
+            ring_n[j] -= 1
         t0 += read[i]  # the browser reads and parses the message
         entry[i] = t0
         if queue_cap < math.inf:
@@ -140,47 +150,41 @@ def _multi_server_memory_py(arr, work, size, c, mem_limit, free, heap_t, heap_s,
         free[k] = d
         last_dep = d
         if mem_limit < math.inf:
-            heap_t[n_heap] = d
-            heap_s[n_heap] = size[i]
-            _sift_up(heap_t, heap_s, n_heap)
-            n_heap += 1
+            if ring_n[k] == ring_t.shape[1]:
+                ring_t, ring_s = _ring_grow(ring_t, ring_s, ring_head, ring_n, c)
+            pos = ring_head[k] + ring_n[k]
+            if pos >= ring_t.shape[1]:
+                pos -= ring_t.shape[1]
+            ring_t[k, pos] = d
+            ring_s[k, pos] = size[i]
+            ring_n[k] += 1
             mem_used += size[i]
-    return n_heap, mem_used, last_entry, p, last_dep
+    return mem_used, last_entry, p, last_dep, ring_t, ring_s
 
 
-def _sift_up(ht, hs, i):
-    while i > 0:
-        p = (i - 1) // 2
-        if ht[p] <= ht[i]:
-            break
-        ht[p], ht[i] = ht[i], ht[p]
-        hs[p], hs[i] = hs[i], hs[p]
-        i = p
+def _ring_first(ring_t, ring_head, ring_n, c):
+    """Server whose oldest customer in memory departs first (the first such server on ties); -1 if none."""
+    k = -1
+    for j in range(c):
+        if ring_n[j] > 0 and (k < 0 or ring_t[j, ring_head[j]] < ring_t[k, ring_head[k]]):
+            k = j
+    return k
 
 
-def _sift_down(ht, hs, n, i):
-    while True:
-        left = 2 * i + 1
-        if left >= n:
-            break
-        m = left
-        if left + 1 < n and ht[left + 1] < ht[left]:
-            m = left + 1
-        if ht[i] <= ht[m]:
-            break
-        ht[m], ht[i] = ht[i], ht[m]
-        hs[m], hs[i] = hs[i], hs[m]
-        i = m
-
-
-def _heap_pop(ht, hs, n):
-    """Remove the root (earliest departure) of the binary min-heap ``ht[:n]`` (sizes in ``hs``); returns ``n - 1``."""
-    n -= 1
-    if n > 0:
-        ht[0] = ht[n]
-        hs[0] = hs[n]
-        _sift_down(ht, hs, n, 0)
-    return n
+def _ring_grow(ring_t, ring_s, ring_head, ring_n, c):
+    """The rings at twice their length, each server's entries moved to the front in order."""
+    cap = ring_t.shape[1]
+    new_t = np.empty((c, 2 * cap))
+    new_s = np.empty((c, 2 * cap))
+    for j in range(c):
+        for q in range(ring_n[j]):
+            pos = ring_head[j] + q
+            if pos >= cap:
+                pos -= cap
+            new_t[j, q] = ring_t[j, pos]
+            new_s[j, q] = ring_s[j, pos]
+        ring_head[j] = 0
+    return new_t, new_s
 
 
 def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start, end, close):
@@ -337,13 +341,13 @@ def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s
 
 def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
-    global _compiled, _sift_up, _sift_down, _heap_pop
+    global _compiled, _ring_first, _ring_grow
     if _compiled is None:
-        compiled = _jit(_sift_up, _sift_down, _heap_pop, _multi_server_memory_py)
+        compiled = _jit(_ring_first, _ring_grow, _multi_server_memory_py)
         if compiled is None:
             _compiled = _multi_server_memory_py
         else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)
-            _sift_up, _sift_down, _heap_pop, _compiled = compiled
+            _ring_first, _ring_grow, _compiled = compiled
     return _compiled
 
 
@@ -370,8 +374,10 @@ class MultiServerState:
         if servers < 1:
             raise ValueError("servers must be >= 1")
         self.free = np.zeros(servers)
-        self.heap_t = np.zeros(0)
-        self.heap_s = np.zeros(0)
+        self.ring_t = np.zeros((servers, 64))
+        self.ring_s = np.zeros((servers, 64))
+        self.ring_head = np.zeros(servers, dtype=np.int64)
+        self.ring_n = np.zeros(servers, dtype=np.int64)
         self.mem_used = 0.0
         self.last_entry = 0.0
         self.last_dep = -np.inf
@@ -440,12 +446,6 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     work = np.ascontiguousarray(work, dtype=float)
     size = np.ascontiguousarray(size, dtype=float)
     n = arr.shape[0]
-    n_heap = state.heap_t.shape[0]
-    cap = n_heap + (n if mem_limit < math.inf else 0) + 1
-    heap_t = np.empty(cap)
-    heap_s = np.empty(cap)
-    heap_t[:n_heap] = state.heap_t
-    heap_s[:n_heap] = state.heap_s
     entry, start, dep, block = (np.empty(n) for _ in range(4))
     extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
     read = np.zeros(n) if read is None else np.ascontiguousarray(read, dtype=float)
@@ -460,15 +460,13 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     ent_buf, cum_buf = state.queue_entry, state.queue_cum
     slow = np.zeros(n, dtype=np.bool_)
     fn = _multi_server_memory_py if python else _kernel()
-    n_heap, mem_used, last_entry, head, last_dep = fn(
-        arr, work, size, state.servers, float(mem_limit), state.free, heap_t, heap_s, n_heap, float(state.mem_used),
-        float(state.last_entry), entry, start, dep, block, extra, float(queue_cap), ent_buf, cum_buf,
-        state.queue_head, state.queue_len, slow, read, dependent, float(state.last_dep))
+    mem_used, last_entry, head, last_dep, state.ring_t, state.ring_s = fn(
+        arr, work, size, state.servers, float(mem_limit), state.free, state.ring_t, state.ring_s, state.ring_head,
+        state.ring_n, float(state.mem_used), float(state.last_entry), entry, start, dep, block, extra, float(queue_cap),
+        ent_buf, cum_buf, state.queue_head, state.queue_len, slow, read, dependent, float(state.last_dep))
     if queued:
         state.queue_len += n
         state.queue_head = int(head)
-    state.heap_t = heap_t[:n_heap].copy()
-    state.heap_s = heap_s[:n_heap].copy()
     state.mem_used = mem_used
     state.last_entry = last_entry
     state.last_dep = last_dep

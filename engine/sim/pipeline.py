@@ -436,9 +436,11 @@ class QrepPipeline:
                 self.pending = _join(self.pending, later)
                 now = None
             else:
-                # one pass through Q Apply per chunk (its receive-queue bookkeeping costs per call)
-                now = _join(ended, now)
                 self.pending = later
+            if ended is not None:  # through Q Apply on their own: no copy of this chunk's arrays
+                ended = self._commit_groups(ended, False)
+                if ended is not None and len(ended[1]["m_rows"]):
+                    out.append(self._applied(ended, {}))
         elif final and self.pending is not None:
             st = self.ch_batch
             c = st.open_end + self.cfg.channel_sync_s

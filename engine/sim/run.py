@@ -143,7 +143,9 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     """Add one chunk to the accumulators.
 
     Per-transaction quantities are summed per message where they can be (a message's
-    transactions share its put, get and target commit), so most work is per message.
+    transactions share its put, get and target commit), so most work is per message; each
+    array of times is put into the bins once (:class:`engine.sim.accumulate.Binned`) for all
+    the series that count at those times.
     """
     t, m = r.txn, r.msg
     for name, (s, e) in r.busy.items():
@@ -153,62 +155,73 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     g = t["group"]
     rows = t["rows"].astype(float)
     commit = t["commit"]
-    starts = np.flatnonzero(np.diff(g, prepend=-1))
+    n = m["m_txns"]
+    starts = np.zeros(len(n), dtype=np.int64)  # each message's first transaction
+    starts[1:] = np.cumsum(n[:-1])
     m_commit_sum = np.add.reduceat(commit, starts)
     m_first_commit = commit[starts]
-    n = m["m_txns"]
+    m_rows, m_msgs, m_bytes = m["m_rows"], m["m_msgs"], m["m_bytes"]
     put, get, done = m["put"], m["get"], m["ap_dep"]
     # transaction level: source and capture
-    i_commit = acc.index(commit)
-    acc.add_at("source_rows", i_commit, rows)
-    acc.add_at("source_trans", i_commit)
-    for name in ("inflight_rows", "in_capture_rows"):
-        acc.enter_at(name, i_commit, rows)
-    acc.enter_at("inflight_trans", i_commit)
-    acc.area_in("inflight_rows_area", commit, rows)
-    i_cap = acc.index(t["cap_dep"])
-    acc.add_at("cap_rows", i_cap, rows)
-    acc.add_at("cap_trans", i_cap)
-    acc.add_at("cap_spilled", i_cap, t["spilled"].astype(float))
-    acc.maximum("cap_max_trans", t["cap_dep"], t["bytes"])
+    at = acc.binned(commit)
+    rows_at, txns_at = at.sums(rows), at.sums()
+    acc.add_sums("source_rows", rows_at)
+    acc.add_sums("source_trans", txns_at)
+    acc.enter_sums("inflight_rows", rows_at)
+    acc.enter_sums("in_capture_rows", rows_at)
+    acc.enter_sums("inflight_trans", txns_at)
+    acc.area_in("inflight_rows_area", at, rows)
+    at = acc.binned(t["cap_dep"])
+    acc.add_sums("cap_rows", at.sums(rows))
+    acc.add_sums("cap_trans", at.sums())
+    acc.add_sums("cap_spilled", at.sums(t["spilled"]))
+    acc.maximum("cap_max_trans", at, t["bytes"])
     held = np.minimum(t["bytes"], cfg.capture_memory_bytes)
-    acc.enter_at("cap_memory", acc.index(t["cap_start"] - (commit - t["begin"])), held)
+    acc.enter_sums("cap_memory", acc.binned(t["cap_start"] - (commit - t["begin"])).sums(held))
     # message level
-    i_put, i_get, i_done = acc.index(put), acc.index(get), acc.index(done)
-    i_chd = acc.index(m["ch_dep"])
-    acc.leave_at("cap_memory", i_put, np.add.reduceat(held, starts))
-    acc.leave_at("in_capture_rows", i_put, m["m_rows"])
-    acc.enter_at("in_mq_rows", i_put, m["m_rows"])
-    acc.leave_at("in_mq_rows", i_get, m["m_rows"])
-    acc.enter_at("in_apply_rows", i_get, m["m_rows"])
-    acc.leave_at("in_apply_rows", i_done, m["m_rows"])
-    acc.leave_at("inflight_rows", i_done, m["m_rows"])
-    acc.leave_at("inflight_trans", i_done, n)
-    acc.area_out("inflight_rows_area", done, m["m_rows"])
-    acc.add_at("pub_rows", i_put, m["m_rows"])
-    acc.add_at("pub_trans", i_put, n)
-    acc.add_at("pub_msgs", i_put, m["m_msgs"])
-    acc.add_at("pub_bytes", i_put, m["m_bytes"])
-    acc.enter_at("xmitq_msgs", i_put, m["m_msgs"])
-    acc.leave_at("xmitq_msgs", i_chd, m["m_msgs"])
-    acc.add_at("ch_msgs", i_chd, m["m_msgs"])
-    acc.add_at("ch_rows", i_chd, m["m_rows"])
-    acc.add_at("pageset_msgs", i_chd, m["m_msgs"] * m["pageset"])
-    acc.add_at("recvq_pageset_msgs", i_get, m["m_msgs"] * m["recv_pageset"])
-    acc.enter_at("recvq_msgs", acc.index(m["recv"]), m["m_msgs"])
-    acc.leave_at("recvq_msgs", i_get, m["m_msgs"])
-    acc.enter_at("apply_memory", i_get, m["m_bytes"])
-    acc.leave_at("apply_memory", i_done, m["m_bytes"])
+    at = acc.binned(put)
+    acc.leave_sums("cap_memory", at.sums(np.add.reduceat(held, starts)))
+    rows_at, msgs_at = at.sums(m_rows), at.sums(m_msgs)
+    acc.leave_sums("in_capture_rows", rows_at)
+    acc.enter_sums("in_mq_rows", rows_at)
+    acc.add_sums("pub_rows", rows_at)
+    acc.add_sums("pub_trans", at.sums(n))
+    acc.add_sums("pub_msgs", msgs_at)
+    acc.add_sums("pub_bytes", at.sums(m_bytes))
+    acc.enter_sums("xmitq_msgs", msgs_at)
+    at = acc.binned(m["ch_dep"])
+    msgs_at = at.sums(m_msgs)
+    acc.leave_sums("xmitq_msgs", msgs_at)
+    acc.add_sums("ch_msgs", msgs_at)
+    acc.add_sums("ch_rows", at.sums(m_rows))
+    acc.add_sums("pageset_msgs", at.sums(m_msgs * m["pageset"]))
+    acc.enter_sums("recvq_msgs", acc.binned(m["recv"]).sums(m_msgs))
+    at = acc.binned(get)
+    rows_at = at.sums(m_rows)
+    acc.leave_sums("in_mq_rows", rows_at)
+    acc.enter_sums("in_apply_rows", rows_at)
+    acc.add_sums("recvq_pageset_msgs", at.sums(m_msgs * m["recv_pageset"]))
+    acc.leave_sums("recvq_msgs", at.sums(m_msgs))
+    acc.enter_sums("apply_memory", at.sums(m_bytes))
     blocked = get > m["block_from"]
     acc.busy("mem_full", m["block_from"][blocked], get[blocked])
-    acc.add_at("app_rows", i_done, m["m_rows"])
-    acc.add_at("app_msgs", i_done, m["m_msgs"])
-    acc.add_at("app_trans", i_done, n)
-    acc.add_at("monster", i_done, np.add.reduceat((t["bytes"] > cfg.apply_memory_bytes).astype(float), starts))
-    acc.add_at("lat_e2e_ms", i_done, 1000.0 * (n * done - m_commit_sum))
-    acc.add_at("lat_capture_ms", i_done, 1000.0 * (n * put - m_commit_sum))
-    acc.add_at("lat_q_ms", i_done, 1000.0 * n * (get - put))
-    acc.add_at("lat_apply_ms", i_done, 1000.0 * n * (done - get))
+    at = acc.binned(done)
+    rows_at, txns_at = at.sums(m_rows), at.sums(n)
+    acc.leave_sums("in_apply_rows", rows_at)
+    acc.leave_sums("inflight_rows", rows_at)
+    acc.leave_sums("inflight_trans", txns_at)
+    acc.area_out("inflight_rows_area", at, m_rows)
+    acc.leave_sums("apply_memory", at.sums(m_bytes))
+    acc.add_sums("app_rows", rows_at)
+    acc.add_sums("app_msgs", at.sums(m_msgs))
+    acc.add_sums("app_trans", txns_at)
+    monster = np.flatnonzero(t["bytes"] > cfg.apply_memory_bytes)
+    if monster.size:
+        acc.add_sums("monster", at.sums(np.bincount(g[monster], minlength=len(done)).astype(float)))
+    acc.add_sums("lat_e2e_ms", at.sums(1000.0 * (n * done - m_commit_sum)))
+    acc.add_sums("lat_capture_ms", at.sums(1000.0 * (n * put - m_commit_sum)))
+    acc.add_sums("lat_q_ms", at.sums(1000.0 * n * (get - put)))
+    acc.add_sums("lat_apply_ms", at.sums(1000.0 * n * (done - get)))
     done_t = done[g]
     inside = done_t < acc.duration
     acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]))
