@@ -1,7 +1,7 @@
 """Fit the Q Replication engine's coefficients to the published measurements.
 
 usage: python -m engine.calibrate_qrep [--data CALIBRATION.json] [--out assets/coefficients/qrep.json]
-                                       [--no-fit] [--max-nfev N]
+                                       [--no-fit] [--max-nfev N] [--warm] [--exclude PATTERN ...]
 
 Two stages of bounded least squares (:func:`scipy.optimize.least_squares`): first the
 message-header sizes from the published message sizes alone, then (soft-L1 loss) every
@@ -173,6 +173,11 @@ WEIGHTS = {"msgs_per_mq_commit": 3.0}
 #: The only measurements on another processor generation: weighted double so the CPU scaling
 #: is not decided by the many z196 runs alone.
 ABSOLUTE_ANCHORS = {"dw-zos-max", "dw-zos-apply-16-agents"}
+#: Weight of the pull of every fitted coefficient toward its prior, per prior scale
+#: (``max(|prior|, 5% of the bounds' range)``), against log-ratio residuals of weight 1.
+PRIOR_WEIGHT = 0.03
+#: Options of the second stage's :func:`scipy.optimize.least_squares` besides bounds and scaling.
+FIT_OPTIONS = {"loss": "soft_l1", "f_scale": 0.1, "diff_step": 1e-4}
 
 
 def _derive(doc: dict, values: dict) -> None:
@@ -255,7 +260,7 @@ class Problem:
             a = preds[r["a"]].get(r["metric"])
             b = preds[r["b"]].get(r["metric"])
             res.append(3.0 * (math.log(a / b / r["ratio"]) if a and b else 3.0))
-        res.extend(0.03 * (np.asarray(x) - self.prior) / self.scale)
+        res.extend(PRIOR_WEIGHT * (np.asarray(x) - self.prior) / self.scale)
         return np.asarray(res)
 
 
@@ -293,6 +298,68 @@ def residual_table(problem: Problem, x) -> dict:
     return out
 
 
+def calibrate(data: dict, exclude=(), max_nfev: int = 300, no_fit: bool = False, start: dict | None = None,
+              data_label: str = "", data_sha256: str = "") -> tuple[dict, list[str]]:
+    """Fit the coefficients to ``data`` and return the coefficient document; writes nothing.
+
+    Parameters
+    ----------
+    data : dict
+        A ``qrtune-scenarios/1`` document (its ``kind: qrep`` scenarios and relations are fitted;
+        the ``mq-mover`` ones feed :data:`DERIVED`).
+    exclude : iterable of str
+        Scenario-id patterns (shell style, ``"rp-t3-3-*"``) left out of the fit, with every
+        relation naming them (leave-one-table-out cross-validation, :mod:`engine.crossval`).
+    max_nfev : int
+        Most residual evaluations of the second stage.
+    no_fit : bool
+        Return the priors (and derived values) without fitting.
+    start : dict, optional
+        Starting values of fitted coefficients (``--warm``); default the priors.
+    data_label, data_sha256 : str
+        Recorded in the document's ``fit`` block.
+
+    Returns
+    -------
+    (dict, list of str)
+        The document (see :func:`document`) and the excluded scenario ids.
+
+    Raises
+    ------
+    ValueError
+        An exclusion pattern matches no scenario.
+    """
+    from engine.calibrate_misc.sources import without_scenarios
+
+    data, removed = without_scenarios(data, exclude)
+    values = {n: float(p[0]) for n, p in PARAMETERS.items()}
+    _derive(data, values)
+    begin = dict(values)
+    begin.update({n: float(v) for n, v in (start or {}).items() if n in PARAMETERS and PARAMETERS[n][3]})
+    fit = {"data": data_label, "data_sha256": data_sha256}
+    if removed:
+        fit["excluded"] = removed
+    if not no_fit:
+        geo = GeometryProblem(data, values)
+        r1 = least_squares(geo.residuals, np.clip([begin[n] for n in geo.names], geo.lo, geo.hi),
+                           bounds=(geo.lo, geo.hi), x_scale=geo.scale)
+        values.update(dict(zip(geo.names, map(float, r1.x))))
+        fit["geometry"] = {"cost": float(r1.cost), "nfev": int(r1.nfev)}
+    rest = [n for n, p in PARAMETERS.items() if p[3] and n not in GEOMETRY]
+    problem = Problem(data, values, rest)
+    x0 = np.clip(np.array([begin[n] for n in problem.names]), problem.lo, problem.hi)
+    if no_fit:
+        x = x0
+    else:
+        r = least_squares(problem.residuals, x0, bounds=(problem.lo, problem.hi), x_scale=problem.scale,
+                          max_nfev=max_nfev, **FIT_OPTIONS)
+        x = r.x
+        fit.update({"cost": float(r.cost), "nfev": int(r.nfev), "status": int(r.status),
+                    "message": r.message, "n_residuals": int(r.fun.size)})
+    values.update(dict(zip(problem.names, map(float, x))))
+    return document(values, residual_table(problem, x), fit), removed
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(BUNDLED_DATA))
@@ -300,38 +367,23 @@ def main(argv=None) -> int:
     ap.add_argument("--no-fit", action="store_true", help="write the priors without fitting")
     ap.add_argument("--max-nfev", type=int, default=300)
     ap.add_argument("--warm", action="store_true", help="start from the current coefficient file, not the priors")
+    ap.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                    help="leave scenarios whose id matches PATTERN (shell style, e.g. 'rp-t3-3-*') out of "
+                         "the fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)")
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text(encoding="utf-8"))
-    values = {n: float(p[0]) for n, p in PARAMETERS.items()}
-    _derive(data, values)
-    start = dict(values)
+    start = {}
     if a.warm and Path(a.out).exists():
         current = json.loads(Path(a.out).read_text(encoding="utf-8")).get("parameters", {})
-        start.update({n: float(current[n]["value"]) for n, p in PARAMETERS.items() if p[3] and n in current})
-    fit = {"data": a.data, "data_sha256": hashlib.sha256(Path(a.data).read_bytes()).hexdigest()[:16]}
-    if not a.no_fit:
-        geo = GeometryProblem(data, values)
-        r1 = least_squares(geo.residuals, np.clip([start[n] for n in geo.names], geo.lo, geo.hi),
-                           bounds=(geo.lo, geo.hi), x_scale=geo.scale)
-        values.update(dict(zip(geo.names, map(float, r1.x))))
-        fit["geometry"] = {"cost": float(r1.cost), "nfev": int(r1.nfev)}
-    rest = [n for n, p in PARAMETERS.items() if p[3] and n not in GEOMETRY]
-    problem = Problem(data, values, rest)
-    x0 = np.clip(np.array([start[n] for n in problem.names]), problem.lo, problem.hi)
-    if a.no_fit:
-        x = x0
-    else:
-        r = least_squares(problem.residuals, x0, bounds=(problem.lo, problem.hi), x_scale=problem.scale,
-                          loss="soft_l1", f_scale=0.1, max_nfev=a.max_nfev, diff_step=1e-4)
-        x = r.x
-        fit.update({"cost": float(r.cost), "nfev": int(r.nfev), "status": int(r.status),
-                    "message": r.message, "n_residuals": int(r.fun.size)})
-    values.update(dict(zip(problem.names, map(float, x))))
-    residuals = residual_table(problem, x)
-    doc = document(values, residuals, fit)
+        start = {n: float(current[n]["value"]) for n, p in PARAMETERS.items() if p[3] and n in current}
+    try:
+        doc, removed = calibrate(data, a.exclude, a.max_nfev, a.no_fit, start, a.data,
+                                 hashlib.sha256(Path(a.data).read_bytes()).hexdigest()[:16])
+    except ValueError as e:
+        ap.error(str(e))
     atomic_write_text(a.out, json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {a.out} ({doc['version']})")
-    for metric, r in residuals.items():
+    print(f"wrote {a.out} ({doc['version']})" + (f", without {len(removed)} scenarios" if removed else ""))
+    for metric, r in doc["residuals"].items():
         print(f"  {metric:28} n={r['n']:3d} median {100 * r['median_ape']:6.1f}%  p90 {100 * r['p90_ape']:6.1f}%")
     return 0
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import least_squares
 
-from engine.calibrate_misc.sources import ROOT, load_calibration
+from engine.calibrate_misc.sources import ROOT, load_calibration, without_scenarios
+from engine.projectfile import atomic_write_text
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
@@ -172,6 +174,8 @@ def _little_jobs(scen):
     """Stage B0: jobs per job set and think time from Little's law, X (R + Z) = a * job_sets."""
     rows = [(s["workload"]["job_sets"], s["measured"]["tps"], s["measured"]["response_time_ms"] / 1000.0)
             for s in scen if s["workload"].get("job_sets") and "tps" in s["measured"]]
+    if len(rows) < 2:  # too few job-set runs (a cross-validation fold): keep the initial values
+        return FREE["sql.jobs_per_job_set"][0], FREE["sql.job_think_ms"][0]
     a_mat = np.array([[js, -x] for js, x, _ in rows])
     b = np.array([x * r for _, x, r in rows])
     (a, z), *_ = np.linalg.lstsq(a_mat, b, rcond=None)
@@ -210,8 +214,16 @@ def _model_residuals(coeffs, scen):
     return out
 
 
-def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
-    """Staged fit; returns (coefficients, fit report).
+def _rms(v) -> float:
+    return float(np.sqrt(np.mean(np.square(v)))) if len(v) else 0.0
+
+
+def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]:
+    """Staged fit; returns (coefficients, fit report). Writes nothing.
+
+    ``exclude`` holds scenario-id patterns (shell style, ``"mir-cs1-*"``) left out of every
+    stage (leave-one-table-out cross-validation, :mod:`engine.crossval`); a stage left with
+    no data keeps its initial values. A pattern that matches no scenario raises ValueError.
 
     A. CPU costs per operation, the HDD CPU factor, the mirror's source and target CPU
        per mirrored action and the polling fraction, from CPU % at the measured throughput.
@@ -226,6 +238,7 @@ def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
        tied by Little's law), so the client scenarios are in-sample: their signs and the
        batch-1 -> batch-2 trend come from the mechanism, their magnitudes from this fit.
     """
+    calibration, removed = without_scenarios(calibration, exclude)
     scen = scenarios(calibration)
     values = {n: v[0] for n, v in FREE.items()}
     values["sql.jobs_per_job_set"], values["sql.job_think_ms"] = _little_jobs(scen)
@@ -244,12 +257,14 @@ def fit(calibration: dict, max_nfev: int = 200) -> tuple[dict, dict]:
     #    from the published relative changes (points / 25)
     clients = [s for s in scen if s["id"].startswith("mir-client")]
     values.update({n: v[0] for n, v in CLIENT_FREE.items()})
-    rc = _fit_stage(list(CLIENT_FREE), values, clients, residuals, 2000)
+    rc_fun = np.zeros(0)
+    if clients:
+        rc_fun = _fit_stage(list(CLIENT_FREE), values, clients, residuals, 2000).fun
     coeffs = build(values)
-    report = {"cpu_rms_log": float(np.sqrt(np.mean(np.square(ra.fun)))),
-              "client_rms_points": float(25.0 * np.sqrt(np.mean(np.square(rc.fun)))), "n_client": len(rc.fun),
-              "model_rms_log": float(np.sqrt(np.mean(np.square(rb.fun)))), "n_cpu": len(ra.fun),
-              "n_model": len(rb.fun)}
+    report = {"cpu_rms_log": _rms(ra.fun), "client_rms_points": 25.0 * _rms(rc_fun), "n_client": len(rc_fun),
+              "model_rms_log": _rms(rb.fun), "n_cpu": len(ra.fun), "n_model": len(rb.fun)}
+    if removed:
+        report["excluded"] = removed
     coeffs["fit"] = {"method": "staged scipy least_squares on log errors (see engine/calibrate_misc/mirror.py)",
                      "source": "calibration.json, kind db2mirror", **report}
     return coeffs, report
@@ -259,12 +274,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
     ap.add_argument("--max-nfev", type=int, default=400)
+    ap.add_argument("--out", default=str(OUT), help="default: assets/coefficients/mirror.json")
+    ap.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                    help="leave scenarios whose id matches PATTERN (shell style, e.g. 'mir-cs1-*') out of the "
+                         "fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)")
     a = ap.parse_args(argv)
     calibration = load_calibration(a.calibration)
-    coeffs, report = fit(calibration, a.max_nfev)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(coeffs, indent=1) + "\n")
-    print(f"wrote {OUT}: {report}")
+    try:
+        coeffs, report = fit(calibration, a.max_nfev, a.exclude)
+    except ValueError as e:
+        ap.error(str(e))
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, json.dumps(coeffs, indent=1) + "\n")
+    print(f"wrote {out}: {report}")
     return 0
 
 

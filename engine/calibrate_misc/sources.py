@@ -78,3 +78,44 @@ def load_calibration(path: str | os.PathLike | None = None) -> dict:
     if not isinstance(doc, dict) or not isinstance(doc.get("scenarios"), list):
         raise MissingInputError(f"calibration file {p}: expected an object with a 'scenarios' list")
     return doc
+
+
+def without_scenarios(doc: dict, patterns) -> tuple[dict, list[str]]:
+    """A copy of a scenario document without the scenarios whose id matches any of ``patterns``.
+
+    Used by the calibration scripts' ``--exclude`` and by :mod:`engine.crossval` to refit
+    without one published table. Relations naming a removed scenario are removed too.
+
+    Parameters
+    ----------
+    doc : dict
+        A ``qrtune-scenarios/1`` document.
+    patterns : iterable of str
+        Shell-style patterns (:func:`fnmatch.fnmatchcase`) matched against scenario ids,
+        e.g. ``"rp-t3-3-*"``.
+
+    Returns
+    -------
+    (dict, list of str)
+        The reduced document and the removed ids, in file order.
+
+    Raises
+    ------
+    ValueError
+        A pattern matches no scenario id (the message names the pattern).
+    """
+    from fnmatch import fnmatchcase
+
+    patterns = list(patterns or ())
+    ids = [s.get("id", "") for s in doc.get("scenarios", [])]
+    for p in patterns:
+        if not any(fnmatchcase(i, p) for i in ids):
+            raise ValueError(f"exclude: pattern {p!r} matches no scenario id (ids look like {ids[0]!r})"
+                             if ids else f"exclude: pattern {p!r}: the document has no scenarios")
+    removed = [i for i in ids if any(fnmatchcase(i, p) for p in patterns)]
+    gone = set(removed)
+    out = dict(doc)
+    out["scenarios"] = [s for s in doc.get("scenarios", []) if s.get("id") not in gone]
+    out["relations"] = [r for r in doc.get("relations", [])
+                        if r.get("a") not in gone and r.get("b") not in gone]
+    return out, removed
