@@ -113,7 +113,17 @@ def test_page_locking_with_many_agents_costs_class2_time(baseline):
 
 
 def test_network_delay_adds_to_qlatency_only(baseline):
+    # 5 ms one way: the channel's batch round trips (BATCHSZ 200) still leave it below the
+    # bottleneck, so the rate and the capture side do not change
     near = predict(baseline).metrics
-    far = predict(with_setting(baseline, "hardware.network_latency_ms", 20.0)).metrics
-    assert far["qlatency_ms"] >= near["qlatency_ms"] + 20.0
+    far = predict(with_setting(baseline, "hardware.network_latency_ms", 5.0)).metrics
+    assert far["apply_rows_per_s"] == pytest.approx(near["apply_rows_per_s"], rel=1e-6)
+    assert far["qlatency_ms"] >= near["qlatency_ms"] + 5.0
     assert far["capture_latency_ms"] == pytest.approx(near["capture_latency_ms"], rel=1e-6)
+
+
+def test_long_network_delay_makes_the_channel_the_bottleneck(baseline):
+    # 20 ms one way: a 40 ms round trip per 200-message batch adds 200 us to every message
+    far = predict(with_setting(baseline, "hardware.network_latency_ms", 20.0))
+    assert far.bottleneck == "mq_channel"
+    assert far.metrics["apply_rows_per_s"] < predict(baseline).metrics["apply_rows_per_s"]

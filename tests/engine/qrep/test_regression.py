@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43586.89778184687,
-    "msg_size_kb": 5.817940737999999,
-    "channel_msgs_per_s": 2905.793185456458,
-    "end2end_latency_ms": 833.7126680480991,
-    "capture_latency_ms": 572.7073596995126,
-    "qlatency_ms": 43.89933319491873,
-    "apply_latency_ms": 217.10597515366769,
-    "capture_cpu_us_per_row": 14.423889246177193,
-    "apply_cpu_us_per_row": 43.72437150256962,
-    "apply_lpar_busy_pct": 82.15560699019208,
-    "capture_lpar_busy_pct": 29.179160388673527,
-    "apply_db2_class2_ms": 1.8582271794479128,
-    "msgs_per_mq_commit": 43.02086633333334,
+    "apply_rows_per_s": 43663.15288075287,
+    "msg_size_kb": 5.817940883999999,
+    "channel_msgs_per_s": 2910.876858716858,
+    "end2end_latency_ms": 829.6994883045986,
+    "capture_latency_ms": 573.3248880101276,
+    "qlatency_ms": 44.02820413960248,
+    "apply_latency_ms": 212.34639615486853,
+    "capture_cpu_us_per_row": 14.640771050317547,
+    "apply_cpu_us_per_row": 43.62754109303742,
+    "apply_lpar_busy_pct": 81.99081978471678,
+    "capture_lpar_busy_pct": 29.24619802907048,
+    "apply_db2_class2_ms": 1.8486067049324464,
+    "msgs_per_mq_commit": 43.02138033333333,
 }
 PINNED_BOTTLENECK = 'qapply_agents'
 
