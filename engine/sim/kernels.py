@@ -1,10 +1,12 @@
 """Queueing kernels: vectorised FIFO single servers and a compiled multi-server with memory.
 
-Single server, first come first served (vectorised with numpy)
+Single server, first come first served
     Departures obey the max-plus recursion ``D[n] = max(A[n], D[n-1]) + S[n]`` (Lindley's
-    recursion written for departures). With ``C`` the cumulative service, its closed form is
-    ``D[n] = C[n] + max(D0, max_{k<=n} (A[k] - C[k-1]))``: one ``cumsum`` and one
-    ``maximum.accumulate``, no Python loop. Waits are ``D - S - A``.
+    recursion written for departures), compiled with numba as a plain loop (one pass, and the
+    same arithmetic as the reference loop whatever the chunk boundaries). Without numba, its
+    closed form with ``C`` the cumulative service, ``D[n] = C[n] + max(D0, max_{k<=n} (A[k] -
+    C[k-1]))``: one ``cumsum`` and one ``maximum.accumulate`` (vectorised with numpy, equal to
+    the loop but for rounding). Waits are ``D - S - A``.
 
 Multi-server with memory back-pressure (:func:`multi_server_memory`)
     ``c`` servers take customers in arrival order (Kiefer-Wolfowitz); a customer may only
@@ -35,8 +37,16 @@ import math
 import numpy as np
 
 
-def fifo_departures(arrivals, service, last_departure: float = -np.inf):
-    """Departure times of a FIFO single server (vectorised max-plus scan).
+def _fifo_py(a, s, last, out):
+    """Plain-Python body of :func:`fifo_departures` (numba compiles the same source)."""
+    d = last
+    for i in range(a.shape[0]):
+        d = max(a[i], d) + s[i]
+        out[i] = d
+
+
+def fifo_departures(arrivals, service, last_departure: float = -np.inf, vectorised: bool = False):
+    """Departure times of a FIFO single server.
 
     Parameters
     ----------
@@ -46,16 +56,23 @@ def fifo_departures(arrivals, service, last_departure: float = -np.inf):
         Service times, s (>= 0).
     last_departure : float
         Departure time of the customer before the first one (carried from an earlier chunk).
+    vectorised : bool
+        Use the numpy closed form even when numba is installed.
 
     Returns
     -------
     numpy.ndarray
         Departure times, s.
     """
-    a = np.asarray(arrivals, dtype=float)
-    s = np.asarray(service, dtype=float)
+    a = np.ascontiguousarray(arrivals, dtype=float)
+    s = np.ascontiguousarray(service, dtype=float)
     if a.size == 0:
         return a.copy()
+    fn = None if vectorised else _fifo_kernel()
+    if fn is not None:
+        out = np.empty(a.shape[0])
+        fn(a, s, float(last_departure), out)
+        return out
     c = np.cumsum(s)
     m = np.maximum.accumulate(a - (c - s))
     if last_departure > -np.inf:
@@ -221,6 +238,7 @@ def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start
 
 _compiled = None
 _compiled_batch = None
+_compiled_fifo = None
 
 
 def _jit(*functions) -> list | None:
@@ -238,6 +256,15 @@ def _jit(*functions) -> list | None:
         return [numba.njit(cache=True)(f) for f in functions]
     except RuntimeError:
         return [numba.njit(cache=False)(f) for f in functions]
+
+
+def _fifo_kernel():
+    """The compiled FIFO loop, or None without numba (:func:`fifo_departures` then uses its closed form)."""
+    global _compiled_fifo
+    if _compiled_fifo is None:
+        compiled = _jit(_fifo_py)
+        _compiled_fifo = compiled[0] if compiled else False
+    return _compiled_fifo or None
 
 
 def _batch_kernel():
@@ -351,6 +378,42 @@ def _kernel():
     return _compiled
 
 
+class QueueBuffer:
+    """The messages still on a queue: a time each (non-decreasing) and the MQ messages before each.
+
+    ``time[head:used]`` and ``cum[head:used + 1]`` (``cum[k]``: MQ messages before buffer index
+    ``k``, counted from an arbitrary origin) are valid; the messages before ``head`` have left.
+    New messages are appended at ``used`` (:meth:`extend`); the buffers grow by doubling and
+    move the live part to the front when they do, so a deep queue costs per message, not per
+    chunk.
+    """
+
+    def __init__(self):
+        self.time = np.zeros(0)
+        self.cum = np.zeros(1)
+        self.head = 0
+        self.used = 0
+
+    def extend(self, count) -> int:
+        """Append messages of ``count`` MQ messages each (their times to be written by the caller);
+        returns the buffer index of the first."""
+        count = np.asarray(count, dtype=float)
+        n = count.shape[0]
+        head, used = self.head, self.used
+        if used + n > len(self.time):
+            live = used - head
+            cap = max(1024, 2 * (live + n))  # at least half of it free after the move: amortised O(1)
+            time, cum = np.empty(cap), np.empty(cap + 1)
+            time[:live] = self.time[head:used]
+            cum[:live + 1] = self.cum[head:used + 1] - self.cum[head]
+            self.time, self.cum, self.head, self.used = time, cum, 0, live
+            used = live
+        np.cumsum(count, out=self.cum[used + 1:used + n + 1])
+        self.cum[used + 1:used + n + 1] += self.cum[used]
+        self.used = used + n
+        return used
+
+
 class MultiServerState:
     """State a :func:`multi_server_memory` run carries to the next chunk.
 
@@ -361,11 +424,9 @@ class MultiServerState:
 
     Attributes
     ----------
-    queue_entry, queue_cum : numpy.ndarray
-        Buffers of the queue-depth rule: entry time of earlier customers and the MQ messages
-        before each (cumulative), valid in ``[queue_head, queue_len)`` (customers still waiting
-        to enter when the last one arrived); grown by doubling and compacted when the head
-        passes half, so a deep queue costs per customer, not per chunk.
+    queue : QueueBuffer
+        The queue-depth rule's customers still waiting to enter when the last one arrived
+        (their entry times).
     last_dep : float
         Departure of the last customer (for a dependent one after it).
     """
@@ -381,28 +442,11 @@ class MultiServerState:
         self.mem_used = 0.0
         self.last_entry = 0.0
         self.last_dep = -np.inf
-        self.queue_entry = np.zeros(0)
-        self.queue_cum = np.zeros(1)
-        self.queue_head = 0
-        self.queue_len = 0
+        self.queue = QueueBuffer()
 
     @property
     def servers(self) -> int:
         return len(self.free)
-
-    def _queue_room(self, n: int) -> None:
-        """Make room for ``n`` more customers in the queue buffers (compacting or growing them)."""
-        head, used = self.queue_head, self.queue_len
-        if used + n <= len(self.queue_entry):
-            return
-        live = used - head
-        cap = max(1024, 2 * (live + n))  # at least half of it free after the move: amortised O(1)
-        entry = np.empty(cap)
-        cum = np.empty(cap + 1)
-        entry[:live] = self.queue_entry[head:used]
-        cum[:live + 1] = self.queue_cum[head:used + 1] - self.queue_cum[head]
-        self.queue_entry, self.queue_cum = entry, cum
-        self.queue_head, self.queue_len = 0, live
 
 
 def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False,
@@ -450,23 +494,17 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
     read = np.zeros(n) if read is None else np.ascontiguousarray(read, dtype=float)
     dependent = np.zeros(n, dtype=np.bool_) if dependent is None else np.ascontiguousarray(dependent, dtype=np.bool_)
+    q = state.queue
     queued = queue_cap < math.inf and n > 0
-    if queued:
-        state._queue_room(n)
-        used = state.queue_len
-        count = np.ones(n) if count is None else np.asarray(count, dtype=float)
-        np.cumsum(count, out=state.queue_cum[used + 1:used + n + 1])
-        state.queue_cum[used + 1:used + n + 1] += state.queue_cum[used]
-    ent_buf, cum_buf = state.queue_entry, state.queue_cum
+    first = q.extend(np.ones(n) if count is None else count) if queued else q.used
     slow = np.zeros(n, dtype=np.bool_)
     fn = _multi_server_memory_py if python else _kernel()
     mem_used, last_entry, head, last_dep, state.ring_t, state.ring_s = fn(
         arr, work, size, state.servers, float(mem_limit), state.free, state.ring_t, state.ring_s, state.ring_head,
         state.ring_n, float(state.mem_used), float(state.last_entry), entry, start, dep, block, extra, float(queue_cap),
-        ent_buf, cum_buf, state.queue_head, state.queue_len, slow, read, dependent, float(state.last_dep))
+        q.time, q.cum, q.head, first, slow, read, dependent, float(state.last_dep))
     if queued:
-        state.queue_len += n
-        state.queue_head = int(head)
+        q.head = int(head)
     state.mem_used = mem_used
     state.last_entry = last_entry
     state.last_dep = last_dep

@@ -60,6 +60,7 @@ from engine.sim.events import Warp
 from engine.sim.kernels import (
     BatchState,
     MultiServerState,
+    QueueBuffer,
     batch_channel,
     fifo_departures,
     multi_server_memory,
@@ -189,8 +190,7 @@ class QrepPipeline:
         self.put_last = [-np.inf] * len(cfg.put_stages)
         self.ch_last = -np.inf
         self.ch_batch = BatchState()
-        self.ch_tail_dep = np.empty(0)
-        self.ch_tail_msgs = np.empty(0)
+        self.xmitq = QueueBuffer()  # departures of the messages still on the transmit queue
         self.apply_state = MultiServerState(cfg.apply_servers)
         self.held: dict | None = None
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
@@ -234,30 +234,34 @@ class QrepPipeline:
         if n == 0:
             return t, {}
         window = np.floor(t["cap_dep"] / cfg.commit_cycle_s)
-        big = t["bytes"] > cfg.max_message_bytes
-        run = np.ones(n, bool)
-        run[1:] = (window[1:] != window[:-1]) | big[1:] | big[:-1]
-        idx = np.arange(n)
-        run_start = np.maximum.accumulate(np.where(run, idx, 0))
-        new = run | ((idx - run_start) % cfg.trans_batch_sz == 0)
-        starts = np.flatnonzero(new)
+        tbs = cfg.trans_batch_sz
+        if tbs == 1:
+            starts = np.arange(n)
+        else:
+            # runs of transactions in one cycle, none too big for a message; TRANS_BATCH_SZ to a message
+            big = t["bytes"] > cfg.max_message_bytes
+            run = np.ones(n, bool)
+            run[1:] = (window[1:] != window[:-1]) | big[1:] | big[:-1]
+            run_starts = np.flatnonzero(run)
+            per_run = (np.diff(np.append(run_starts, n)) + (tbs - 1)) // tbs  # messages of each run
+            before = np.cumsum(per_run) - per_run  # messages before each run
+            starts = np.repeat(run_starts - tbs * before, per_run) + tbs * np.arange(int(per_run.sum()))
         if not final:
             # the last log-read cycle may go on in the next chunk: hold all of it back
             last = int(np.searchsorted(window, window[-1], side="left"))
             self.held = {k: v[last:] for k, v in t.items()}
             t = {k: v[:last] for k, v in t.items()}
-            starts = starts[starts < last]
+            starts = starts[: int(np.searchsorted(starts, last))]
             n = last
             if n == 0:
                 return t, {}
-            new = new[:n]
             window = window[:n]
-        group = np.cumsum(new) - 1
-        t["group"] = group
+        m_txns = np.diff(np.append(starts, n))
+        t["group"] = np.repeat(np.arange(len(starts)), m_txns)
         ends = np.append(starts[1:], n) - 1
         m_rows = np.add.reduceat(t["rows"], starts).astype(float)
         m_bytes = np.add.reduceat(t["bytes"], starts)
-        m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.diff(np.append(starts, n)).astype(float),
+        m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": m_txns.astype(float),
              "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": t["cap_dep"][ends],
              "m_window": window[starts], "m_u": t["u"][starts], "m_v": t["v"][starts]}
         return t, m
@@ -295,11 +299,12 @@ class QrepPipeline:
         tau = w.forward(m["visible"])
         n = len(tau)
         pageset = np.zeros(n, bool)
-        tail_d, tail_m = self.ch_tail_dep, self.ch_tail_msgs
         use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
-        cum_msgs = np.cumsum(np.concatenate((tail_m, m["m_msgs"])))
-        before = np.concatenate(([0.0], cum_msgs))  # messages ahead of index j in the combined order
-        own = len(tail_d) + np.arange(n)
+        q = self.xmitq
+        if use_ps:
+            g0 = q.extend(m["m_msgs"])  # buffer index of this chunk's first message
+            own = g0 + np.arange(n)
+            put = m["put"]
         close = None
         pending_from, prev = n, None
         for _ in range(1000):
@@ -316,9 +321,12 @@ class QrepPipeline:
             if not use_ps:
                 break
             self.pageset_iterations += 1
-            all_dep = np.concatenate((tail_d, dep))
-            j = np.searchsorted(all_dep, m["put"], side="right")
-            ahead = before[own] - before[np.minimum(j, own)]
+            q.time[g0:g0 + n] = dep
+            # messages gone by each put (departures are in order): search only where the puts fall
+            gone = q.time[q.head:g0 + n]
+            lo, hi = np.searchsorted(gone, (put[0], put[-1]), side="right")
+            j = q.head + lo + np.searchsorted(gone[lo:hi], put, side="right")
+            ahead = q.cum[own] - q.cum[np.minimum(j, own)]
             new_ps = ahead >= cfg.xmitq_buffer_msgs
             if np.array_equal(new_ps, pageset):
                 break
@@ -332,11 +340,8 @@ class QrepPipeline:
         m["pageset"] = pageset
         m["ch_start"] = start
         m["ch_dep"] = dep
-        # keep the departures of messages still on the queue for the next chunk's depth
-        all_dep = np.concatenate((tail_d, dep))
-        all_msgs = np.concatenate((tail_m, m["m_msgs"]))
-        keep = all_dep > m["put"][-1]
-        self.ch_tail_dep, self.ch_tail_msgs = all_dep[keep], all_msgs[keep]
+        if use_ps:  # the messages still on the queue after the last put stay for the next chunk's depth
+            q.head += int(np.searchsorted(q.time[q.head:q.used], put[-1], side="right"))
         if self.batched:
             m["recv"] = self._arrival(w.inverse_left(close), batched=True)
             prev = None if prev is None else float(self._arrival(w.inverse_left(np.array([prev])), True)[0])

@@ -65,10 +65,12 @@ def test_fifo_scan_equals_the_plain_recursion_and_chunks_carry_state():
         last = max(a, last) + x
         d.append(last)
     whole = fifo_departures(arr, s)
-    np.testing.assert_allclose(whole, d, rtol=0, atol=1e-9)
-    first = fifo_departures(arr[:1234], s[:1234])
-    second = fifo_departures(arr[1234:], s[1234:], first[-1])
-    np.testing.assert_allclose(np.concatenate((first, second)), whole, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(whole, d)  # the compiled loop is the recursion itself
+    np.testing.assert_allclose(fifo_departures(arr, s, vectorised=True), d, rtol=0, atol=1e-9)  # its closed form
+    for vectorised in (False, True):
+        first = fifo_departures(arr[:1234], s[:1234], vectorised=vectorised)
+        second = fifo_departures(arr[1234:], s[1234:], first[-1], vectorised=vectorised)
+        np.testing.assert_allclose(np.concatenate((first, second)), whole, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("mem_limit", [math.inf, 6.0, 2.5])
