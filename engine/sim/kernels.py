@@ -1,4 +1,4 @@
-"""Queueing kernels: vectorised FIFO single servers and a compiled multi-server with memory.
+"""Queueing kernels: FIFO single servers, channel batches and a multi-server with memory (compiled).
 
 Single server, first come first served
     Departures obey the max-plus recursion ``D[n] = max(A[n], D[n-1]) + S[n]`` (Lindley's
@@ -12,7 +12,9 @@ Multi-server with memory back-pressure (:func:`multi_server_memory`)
     ``c`` servers take customers in arrival order (Kiefer-Wolfowitz); a customer may only
     enter (be read into memory) when the bytes held by customers entered but not yet
     departed plus its own fit in ``mem_limit``; one bigger than ``mem_limit`` waits until
-    memory is empty and holds it alone. A *dependent* customer starts no earlier than the
+    memory is empty and holds it alone (the customers in memory are kept per server, whose
+    departures only grow, so the next departure is the earliest of ``c`` ring heads). A
+    *dependent* customer starts no earlier than the
     departure of the one before it (Q Apply's dependency analysis: a transaction waits for the
     one it depends on to commit) without holding up the ones behind it: it takes the server
     that became free last before it is ready, leaving the ones free earlier to the others

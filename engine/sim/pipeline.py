@@ -382,7 +382,9 @@ class QrepPipeline:
             busy["qapply_browser"] = (np.minimum(w.inverse_right(entry - read), get), get)
         if k > 1:
             of = np.arange(n) // k
-            get, ap_start, ap_dep, block_from, slow = (x[of] for x in (get, ap_start, ap_dep, block_from, slow))
+            blocked_from = block_from
+            get, ap_start, ap_dep, block_from, slow = (x[of] for x in (get, ap_start, ap_dep, get, slow))
+            block_from[first] = blocked_from  # MEM_FULL_TIME once per target transaction
         m["recv_pageset"] = slow
         m["get"], m["ap_start"], m["ap_dep"], m["block_from"] = get, ap_start, ap_dep, block_from
 
