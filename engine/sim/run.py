@@ -180,7 +180,10 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.enter_sums("cap_memory", acc.binned(t["cap_start"] - (commit - t["begin"])).sums(held))
     # message level
     at = acc.binned(put)
-    acc.leave_sums("cap_memory", at.sums(np.add.reduceat(held, starts)))
+    held_m = m_bytes.copy()  # a message's transactions leave Q Capture's memory at its put ...
+    spilled = np.flatnonzero(t["spilled"])
+    np.subtract.at(held_m, g[spilled], t["bytes"][spilled] - held[spilled])  # ... a spilled one held at most the limit
+    acc.leave_sums("cap_memory", at.sums(held_m))
     rows_at, msgs_at = at.sums(m_rows), at.sums(m_msgs)
     acc.leave_sums("in_capture_rows", rows_at)
     acc.enter_sums("in_mq_rows", rows_at)
