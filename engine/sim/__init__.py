@@ -52,9 +52,8 @@ a cycle above the steady-state engine's; a dependent transaction depends on the 
 before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive messages
 (an agent does not commit early when the work queue runs dry); BATCHINT, MQ buffer pool
 synchronous writes slowing the putter and resync competing with the application for CPU are
-not modelled; the MQ buffer-pool mover
-(``mq-mover``) and Db2 V8 storage kinds are not simulated (``qrtune predict`` gives their
-figures); in a drain the browser reads ahead as far as Q Apply's MEMORY_LIMIT allows, so
+not modelled; the MQ buffer-pool mover (``mq-mover``) and Db2 V8 storage kinds are not
+simulated (``qrtune predict`` gives their figures); in a drain the browser reads ahead as far as Q Apply's MEMORY_LIMIT allows, so
 APPLY_LATENCY there is seconds, not the steady-state engine's figure; below about 90% agent
 utilisation the simulated APPLY_LATENCY is a few ms under the steady-state engine's because
 the browser paces a burst to the agents (the wait shows in QLATENCY instead); peaks in the
