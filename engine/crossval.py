@@ -287,8 +287,9 @@ def _fold(kind: str, label: str | None, exclude: list, data: dict, max_nfev: int
     if keep_dir:
         name = re.sub(r"[^A-Za-z0-9]+", "-", f"{kind} {label or 'all'}").strip("-") + ".json"
         atomic_write_text(Path(keep_dir) / name, json.dumps(doc, indent=1) + "\n")
+    fit_info = doc.get("fit") if isinstance(doc.get("fit"), dict) else {}
     return {"kind": kind, "table": label, "seconds": time.perf_counter() - t0, "predictions": preds,
-            "values": values(doc)}
+            "values": values(doc), "stopped_at_max_nfev": fit_info.get("status") == 0}
 
 
 def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] = (), jobs: int = 2,
@@ -370,7 +371,9 @@ def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] 
         rels = [r for r in data.get("relations", []) if r["a"] in idset or r["b"] in idset]
         cin = compare(scen, full[kind]["predictions"], rels)
         cout = compare(scen, folds[(kind, label)]["predictions"], rels)
-        tables.append({"kind": kind, "table": label, "ids": ids, "seconds": folds[(kind, label)]["seconds"],
+        fold = folds[(kind, label)]
+        tables.append({"kind": kind, "table": label, "ids": ids, "seconds": fold["seconds"],
+                       "stopped_at_max_nfev": fold["stopped_at_max_nfev"],
                        "in_sample": summarise(cin), "held_out": summarise(cout),
                        "rows_in": cin["rows"], "rows_out": cout["rows"],
                        "relations_in": cin["relations"], "relations_out": cout["relations"],
@@ -420,14 +423,16 @@ def _line(s: dict) -> str:
 
 def render(report: dict, top_coefficients: int = 12) -> str:
     """The text report: per table in-sample vs held-out, overall, coefficients that move most."""
-    head = (f"{'table':44} {'fit':4} {'rate med':>8} {'p90':>5} {'n':>3}  {'lat med':>5} {'p90':>5} {'n':>3}  "
+    head = (f"{'table':44} {'fit':4} {'rate med':>8} {'p90':>5} {'n':>3}  "
+            f"{'lat med':>5} {'p90':>5} {'n':>3}  "
             f"{'trends':>6} {'rel':>5}")
     out = ["leave-one-table-out cross-validation (errors in %: median and 90th percentile absolute "
            "percentage error, as score.py)", head]
     for t in report["tables"]:
         name = f"{t['kind']}: {t['table']}"[:44]
         out.append(f"{name:44} {'in':4} {_line(t['in_sample'])}")
-        out.append(f"{'':44} {'out':4} {_line(t['held_out'])}")
+        mark = "  *" if t.get("stopped_at_max_nfev") else ""
+        out.append(f"{'':44} {'out':4} {_line(t['held_out'])}{mark}")
     out.append("")
     for kind, s in report["overall"].items():
         out.append(f"{'overall ' + kind:44} {'in':4} {_line(s['in_sample'])}")
@@ -437,6 +442,9 @@ def render(report: dict, top_coefficients: int = 12) -> str:
         for name, r in list(spread.items())[:top_coefficients]:
             out.append(f"  {name:30} full {r['full']:<11.4g} folds {r['min']:.4g} .. {r['max']:.4g}  "
                        f"(moves {100 * r['max_rel_change']:.0f}% without {r['moved_most_without']})")
+    if any(t.get("stopped_at_max_nfev") for t in report["tables"]):
+        out.append(f"\n* the fit without this table stopped at --max-nfev {report['max_nfev']} "
+                   "before converging")
     out.append(f"\n{len(report['tables'])} tables held out, {report['jobs']} worker(s), "
                f"total {report['seconds']:.0f} s")
     return "\n".join(out)
@@ -450,7 +458,9 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", nargs="*", default=[], metavar="TEXT",
                     help="hold out only tables whose label contains TEXT (e.g. 'Table 3-3')")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--max-nfev", type=int, default=300, help="most residual evaluations per qrep fit")
+    ap.add_argument("--max-nfev", type=int, default=300,
+                    help="most residual evaluations per qrep fit (default 300, as the calibration; "
+                         "some folds run to it: 100 gives a quicker, approximate run)")
     ap.add_argument("--json", help="write the full report (every row, in-sample and held out) here")
     ap.add_argument("--keep-dir", help="save each fold's coefficient document in this folder")
     ap.add_argument("--list", action="store_true", help="list the tables and exit")

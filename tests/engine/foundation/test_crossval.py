@@ -39,7 +39,8 @@ SEEN = []
 def _toy_fit(data, exclude, max_nfev):
     SEEN.append(sorted(s["id"] for s in data["scenarios"] if s["id"] not in exclude))
     xs = [s["measured"]["x"] for s in data["scenarios"] if s["id"] not in exclude and s["kind"] == "toy"]
-    return {"mean": statistics.mean(xs)}
+    # pretend the fit without the figure ran out of evaluations (status 0, as least_squares says)
+    return {"mean": statistics.mean(xs), "fit": {"status": 0 if "c-1" in exclude else 1}}
 
 
 def _toy_predict(doc, scenarios):
@@ -85,7 +86,9 @@ def test_each_fold_fits_without_its_table_and_predicts_it():
     # the overall held-out line pools every table's held-out rows
     assert rep["overall"]["all"]["held_out"]["rate_n"] == 6  # five x and one lat_ms (a rate by its name)
     assert rep["coefficients"]["toy"]["mean"]["moved_most_without"] == "901 Figure 3"
-    assert "900 Table 2" in cv.render(rep)
+    assert [t["stopped_at_max_nfev"] for t in rep["tables"]] == [False, False, True]
+    text = cv.render(rep)
+    assert "900 Table 2" in text and "stopped at --max-nfev" in text
 
 
 def test_only_holds_out_the_named_tables_and_rejects_unknown_ones():
