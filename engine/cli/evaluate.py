@@ -16,6 +16,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    json.dump(evaluate_file(args.file), sys.stdout)
-    sys.stdout.write("\n")
+    # json.dumps encodes in C; json.dump to a stream iterates in Python (half the time per scenario)
+    sys.stdout.write(json.dumps(evaluate_file(args.file)) + "\n")
     return 0
