@@ -25,7 +25,9 @@ import itertools
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
@@ -590,23 +592,74 @@ def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_si
     def submit(batch):
         pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
 
+    interrupted = _InterruptFlag()
     try:
         for batch in itertools.islice(it, in_flight):
             submit(batch)
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            interrupted.raise_if_set()
             for fut in finished:
                 add(fut.result())
                 nxt = next(it, None)
                 if nxt is not None:
                     submit(nxt)
-    except BaseException:
+    except BaseException as e:
         for fut in pending:
             fut.cancel()
+        if own and isinstance(e, KeyboardInterrupt):
+            _stop_now(executor)  # Ctrl-C: the points in flight are run again on resume
+            own = False
         raise
     finally:
+        interrupted.restore()
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+class _InterruptFlag:
+    """Ctrl-C noted by a flag while the pool runs, raised as KeyboardInterrupt at a safe point.
+
+    A KeyboardInterrupt raised at any bytecode can land inside ``concurrent.futures.wait``
+    while it holds a future's lock; the pool's manager thread then blocks on that lock
+    forever and the process never exits. Outside the main thread (the workbench) the
+    handler is left alone: nothing sends SIGINT there.
+    """
+
+    def __init__(self):
+        self.set = False
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._note)
+
+    def _note(self, signum, frame) -> None:
+        self.set = True
+
+    def raise_if_set(self) -> None:
+        """Raise KeyboardInterrupt when Ctrl-C came since the pool started."""
+        if self.set:
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """Put back the SIGINT handler that was there before."""
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+
+def _stop_now(executor: Executor) -> None:
+    """End a local process pool at once: cancel what waits and terminate the workers.
+
+    Waiting for the running batches after Ctrl-C can hang when the interrupt landed inside
+    the pool's own bookkeeping (its manager thread then never joins); the finished points
+    are already written, and the interrupted ones are simply run again on resume.
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(5)
 
 
 __all__ = [
