@@ -136,18 +136,23 @@ def main(out: Path, only: str = "") -> int:
     _journey6(w, shot, pump)
 
     # 7. Db2 Mirror.
-    assert w.open_project(str(ROOT / "sample_runs" / "mirror-active-passive.json"), ask=False)
-    pump(300)
-    w.tabs.setCurrentIndex(0)
-    w.live.update(wait=True)
-    w.scene.select_node(w.document.project.nodes[0].id)
-    w.view.fit_to_view()
+    _open_on_canvas(w, pump, "mirror-active-passive")
     shot("db2-mirror-pair")
 
     # 9. Migrating Db2 to V8: what changes?
     _journey9(w, shot, pump)
     w.close()
     return 0
+
+
+def _open_on_canvas(w, pump, sample: str) -> None:
+    """Open ``sample_runs/<sample>.json`` on the Topology tab, predicted, its first node selected, fitted to view."""
+    assert w.open_project(str(ROOT / "sample_runs" / f"{sample}.json"), ask=False)
+    pump(300)
+    w.tabs.setCurrentIndex(0)
+    w.live.update(wait=True)
+    w.scene.select_node(w.document.project.nodes[0].id)
+    w.view.fit_to_view()
 
 
 def _journey6(w, shot, pump) -> None:
@@ -167,12 +172,7 @@ def _journey6(w, shot, pump) -> None:
 def _journey9(w, shot, pump) -> None:
     """The DB2 V7 subsystem of the seed's Customer 1 going to V8: DBM1 below the bar by part, the CPU band,
     the catalog time; its knobs in the inspector."""
-    assert w.open_project(str(ROOT / "sample_runs" / "db2-v8-migration.json"), ask=False)
-    pump(300)
-    w.tabs.setCurrentIndex(0)
-    w.live.update(wait=True)
-    w.scene.select_node(w.document.project.nodes[0].id)
-    w.view.fit_to_view()
+    _open_on_canvas(w, pump, "db2-v8-migration")
     pump(150)
     bar = w.inspector.scroll.verticalScrollBar()  # the workload type, V7 CPU, catalog GB and region knobs
     bar.setValue(bar.maximum())
