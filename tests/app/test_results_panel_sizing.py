@@ -23,13 +23,19 @@ def _mover():
     return project, project.nodes_of("queue_manager")[0].id
 
 
+@pytest.fixture
+def panel(qtbot):
+    """A results panel, closed with the test."""
+    widget = ResultsPanel()
+    qtbot.addWidget(widget)
+    return widget
+
+
 def _pipeline_hidden(panel) -> bool:
     return panel.latency_stack.isHidden() and panel.stage_chart.isHidden() and panel.cpu_chart.isHidden()
 
 
-def test_v8_headline_answers_the_migration_question(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_v8_headline_answers_the_migration_question(panel):
     project, _ = _v8()
     p = predict_project(project)
     panel.show_prediction(p, project)
@@ -42,9 +48,7 @@ def test_v8_headline_answers_the_migration_question(qtbot):
     assert "about <b>56</b> min" in text and "10 GB of catalog" in text
 
 
-def test_v8_shows_storage_charts_in_mb_and_hides_the_pipeline_charts(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_v8_shows_storage_charts_in_mb_and_hides_the_pipeline_charts(panel):
     project, _ = _v8()
     p = predict_project(project)
     panel.show_prediction(p, project)
@@ -67,9 +71,7 @@ def test_v8_shows_storage_charts_in_mb_and_hides_the_pipeline_charts(qtbot):
     assert "1,686 MB headroom" in panel.sizing_chart.notes[1]
 
 
-def test_v8_over_the_extended_region_says_so(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_v8_over_the_extended_region_says_so(panel):
     project, node = _v8()
     project = project.with_param(node, "extended_region_mb", 300.0).with_param(node, "v7_db2_cpu_ms_per_txn", 2.0)
     p = predict_project(project)
@@ -81,9 +83,7 @@ def test_v8_over_the_extended_region_says_so(qtbot):
     assert panel.sizing_chart.line_labels == ["2 GB bar", "extended region"]
 
 
-def test_v8_without_its_project_shows_the_v8_parts(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_v8_without_its_project_shows_the_v8_parts(panel):
     project, _ = _v8()
     panel.show_prediction(predict_project(project))
     assert list(panel.storage_chart.series) == ["V8 estimated"]
@@ -91,9 +91,7 @@ def test_v8_without_its_project_shows_the_v8_parts(qtbot):
     assert "V8 <b>362</b> MB" in panel.headline.text()
 
 
-def test_mover_headline_gives_rate_bottleneck_and_buffer_pool_size(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_mover_headline_gives_rate_bottleneck_and_buffer_pool_size(panel):
     project, _ = _mover()
     p = predict_project(project)
     panel.show_prediction(p, project)
@@ -105,9 +103,7 @@ def test_mover_headline_gives_rate_bottleneck_and_buffer_pool_size(qtbot):
     assert "per connection <b>14</b> KB (+2.43 KB CSA)" in text and "per channel <b>107</b> KB" in text
 
 
-def test_mover_charts_fit_the_mover(qtbot, fake_engine):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_mover_charts_fit_the_mover(panel, fake_engine):
     project, _ = _mover()
     p = predict_project(project)
     panel.show_prediction(p, project)
@@ -130,9 +126,7 @@ def test_mover_charts_fit_the_mover(qtbot, fake_engine):
     assert panel.stage_time_chart.getAxis("bottom").labelText == "ms"
 
 
-def test_mover_with_a_pool_big_enough_says_it_holds_the_backlog(qtbot):
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
+def test_mover_with_a_pool_big_enough_says_it_holds_the_backlog(panel):
     project, qm = _mover()
     need = int(predict_project(project).metrics["buffers_to_hold_backlog"])
     p = predict_project(project.with_param(qm, "buffpool_pages", need))
