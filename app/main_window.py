@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.autosave import Autosaver, find_recoverable, recover
 from app.canvas import CanvasView, NodePalette, TopologyScene
 from app.document import Document
+from app.gui_gc import collect_in_gui_thread
 from app.history import RunHistory
 from app.live import LivePredictor
 from app.panels.inspector import Inspector
@@ -67,6 +68,7 @@ class MainWindow(QMainWindow):
     def __init__(self, project: Project | None = None, settings: QSettings | None = None,
                  db_path: str | None = None, autosave_dir: Path | None = None):
         super().__init__()
+        collect_in_gui_thread()  # background tasks must never destroy Qt objects (see app.gui_gc)
         self.settings = settings or QSettings("qrtune", "qrtune")
         self.document = Document(project or templates.unidirectional("Untitled"), parent=self)
         self.history = RunHistory(db_path, self)
