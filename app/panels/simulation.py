@@ -118,7 +118,7 @@ class SimulationView(QWidget):
         self.status.setText(text)
 
     def show_outcome(self, outcome) -> None:
-        """Plot a :class:`app.tasks.SimulationOutcome`."""
+        """Plot a :class:`app.simadapter.SimulationOutcome`."""
         self.outcome = outcome
         depth, latency, rate = split_series(outcome.timeseries)
         self.depth_chart.set_series(dict(list(depth.items())[:4]))

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 
 from engine.errors import FieldError
-from engine.perf.mq_bufferpool import coefficients
+from engine.perf.coeffload import load
 
 
 def _k() -> dict:
-    return coefficients()["calculators"]
+    return load("mq")["calculators"]
 
 
 def _pos(name, v, zero_ok=False):

@@ -13,7 +13,7 @@ from engine.sim.events import Event
 def baseline(root=None):
     from pathlib import Path
 
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
 
     path = Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json"
     project = projectfile.load(path)
@@ -66,7 +66,7 @@ def test_drain_run_works_off_the_preloaded_queue_in_the_predicted_time(baseline)
     applied in about the steady-state engine's ``elapsed_s`` and no new work arrives."""
     import copy
 
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
 
     project, settings, _ = baseline
     drain = copy.deepcopy(settings)
