@@ -15,8 +15,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import app.qtcompat  # noqa: F401 - before any other Qt use (guards a binding defect)
-
 #: Resolution of the PDF's device coordinates (dots per inch); vectors and text do not depend on it.
 DPI = 300
 

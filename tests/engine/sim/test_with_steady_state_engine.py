@@ -1,5 +1,4 @@
-"""The simulation on the baseline sample with the real steady-state engine (skipped while that
-engine cannot predict the sample)."""
+"""The simulation on the baseline sample with the real steady-state engine."""
 
 import pytest
 
@@ -18,11 +17,7 @@ def baseline(root=None):
     path = Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json"
     project = projectfile.load(path)
     settings = project_to_scenario(project)
-    try:
-        pred = predict_settings(settings)
-    except Exception as e:  # noqa: BLE001 - the engine is being written concurrently
-        pytest.skip(f"the steady-state engine cannot predict the baseline yet: {e!r}")
-    return project, settings, pred
+    return project, settings, predict_settings(settings)
 
 
 def test_baseline_steady_throughput_within_2pct_of_the_prediction(baseline):
