@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QTextDocument
 
-from app.report.charts import AXIS, BOTTLENECK, GRID, RUN_COLOURS, TEXT, nice_ticks
+from app import style
+from app.report.charts import nice_ticks
 from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Table, report_font
 from engine.report.model import Report, format_value
 from engine.report.sweep import SweepSection, value_text
 from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
 
-PICK = "#1a7a30"
-TARGET = "#8a5cc2"
 #: Height of one chart panel, mm.
 PANEL_MM = 52.0
 #: Point markers are drawn on curves with at most this many points.
@@ -95,7 +94,7 @@ def pick_blocks(s: SweepSection) -> list[Block]:
                      "throughput.</p>")]
     if len(s.axes) == 1:
         p = applicable[0][1]
-        colour = PICK if p.point is not None else BOTTLENECK
+        colour = style.GOOD if p.point is not None else style.BOTTLENECK
         return [Html(f"<h2>Pick</h2><p style='font-size:10.5pt; color:{colour}'><b>{esc(p.describe(format_value))}"
                      f"</b></p><p class='muted small'>{rule}</p>")]
     rows = []
@@ -246,15 +245,15 @@ def points_table(s: SweepSection) -> Table:
         cells = [esc(value_text(v)) for v in p.values]
         if p.error:
             n_metrics = len(headers) - len(s.axes) - 1
-            cells += ["-"] * n_metrics + [f"<span style='color:{BOTTLENECK}'>failed: {esc(p.error)}</span>"]
+            cells += ["-"] * n_metrics + [f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"]
         else:
             if s.rate_metric:
                 cells.append(_num(p.metrics.get(s.rate_metric)))
             cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
             cpu_values = [p.metrics.get(m) for m, _ in cpu_cols] if one_by_one else [s.busiest_cpu(p)]
             cells += [_cpu(v) for v in cpu_values]
-            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{PICK}'>PICK</b>" if p.index in picked else ""))
-        bg = ' bgcolor="#dff1e2"' if p.index in picked else ""
+            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else ""))
+        bg = f' bgcolor="{style.PICKED_BACKGROUND}"' if p.index in picked else ""
         rows.append(f"<tr{bg}>" + "".join(
             f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")
     headers = [f'<span style="font-size:{head_pt}pt">{h}</span>' for h in headers]
@@ -283,7 +282,7 @@ def _cpu(v) -> str:
     if not isinstance(v, (int, float)) or not math.isfinite(v):
         return "-"
     text = f"{v:.1f}"
-    return f"<span style='color:{BOTTLENECK}'><b>{text}</b></span>" if v >= CPU_LIMIT_PCT else text
+    return f"<span style='color:{style.BOTTLENECK}'><b>{text}</b></span>" if v >= CPU_LIMIT_PCT else text
 
 
 def settings_table(s: SweepSection) -> Table:
@@ -291,10 +290,10 @@ def settings_table(s: SweepSection) -> Table:
     for r in s.setting_rows:
         row = r.setting
         mark = "swept" if r.swept else ("changed" if row.changed else "")
-        cls = ' bgcolor="#dff1e2"' if r.swept else (' class="changed"' if row.changed else "")
+        cls = f' bgcolor="{style.PICKED_BACKGROUND}"' if r.swept else (' class="changed"' if row.changed else "")
         cells = [esc(row.node), f"<b>{esc(row.name)}</b>" if (row.changed or r.swept) else esc(row.name),
                  esc(row.value), f"<b>{esc(r.swept)}</b>" if r.swept else "", esc(row.unit), esc(row.default),
-                 f'<span style="color:#a0520a"><b>{mark}</b></span>' if mark else ""]
+                 f'<span style="color:{style.CHANGED_MARK}"><b>{mark}</b></span>' if mark else ""]
         rows.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     n_changed = sum(1 for r in s.setting_rows if r.setting.changed)
     n_swept = sum(1 for r in s.setting_rows if r.swept)
@@ -425,7 +424,7 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setFont(report_font(8.5, bold=True))
     fm_title = QFontMetricsF(painter.font(), painter.device())
-    painter.setPen(QColor(TEXT))
+    painter.setPen(QColor(style.TEXT))
     painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
     y0 = rect.top() + fm_title.height() + ctx.mm(1)
     if legend and curves:
@@ -467,16 +466,16 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     # grid and y ticks
     for t, text in zip(ticks, tick_texts):
         y = py(t)
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-        painter.setPen(QColor(AXIS))
+        painter.setPen(QColor(style.MUTED))
         painter.drawText(QRectF(rect.left(), y - fm.height() / 2, y_label_w - ctx.mm(1), fm.height()),
                          Qt.AlignRight | Qt.AlignVCenter, text)
     if y_unit:
         painter.save()
         painter.translate(rect.left(), plot.center().y())
         painter.rotate(-90)
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter, y_unit)
         painter.restore()
     # x ticks and the knob's name
@@ -484,17 +483,17 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     for pos, text in x.ticks():
         xx = px_pos(pos)
         w = fm.horizontalAdvance(text)
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
         painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
         if xx - w / 2 > last_right + ctx.mm(0.8):  # skip labels that would overlap
-            painter.setPen(QColor(AXIS))
+            painter.setPen(QColor(style.MUTED))
             painter.drawText(QPointF(xx - w / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
             last_right = xx + w / 2
-    painter.setPen(QColor(TEXT))
+    painter.setPen(QColor(style.TEXT))
     label = x.label + (" (log scale)" if x.log else "")
     painter.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + ctx.mm(1), plot.width(), fm.height() * 1.3),
                      Qt.AlignHCenter | Qt.AlignVCenter, label)
-    painter.setPen(QPen(QColor(AXIS), ctx.pt(0.7)))
+    painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.7)))
     painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
     painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
     painter.save()
@@ -510,11 +509,11 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
                                 fm.height()), Qt.AlignLeft | Qt.AlignBottom, text)
     if vline is not None:
         xx = px(vline[0])
-        painter.setPen(QPen(QColor(PICK), ctx.pt(1.0), Qt.DashLine))
+        painter.setPen(QPen(QColor(style.GOOD), ctx.pt(1.0), Qt.DashLine))
         painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
         if vline[1]:
             painter.setFont(report_font(7.5, bold=True))
-            painter.setPen(QColor(PICK))
+            painter.setPen(QColor(style.GOOD))
             w = QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(vline[1])
             left = xx + ctx.mm(1) if xx + ctx.mm(1) + w < plot.right() else xx - ctx.mm(1) - w
             painter.drawText(QPointF(left, plot.bottom() - ctx.mm(1.2)), vline[1])
@@ -549,24 +548,22 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     for v, y, colour in marks:
         if y is None or not math.isfinite(y):
             continue
-        painter.setPen(QPen(QColor(PICK), ctx.pt(1.4)))
+        painter.setPen(QPen(QColor(style.GOOD), ctx.pt(1.4)))
         painter.setBrush(Qt.NoBrush)
         painter.drawEllipse(QPointF(px(v), py(y)), ctx.mm(1.3), ctx.mm(1.3))
     painter.restore()
 
 
-#: Anchors of the sequential palette for many curves (a second knob's values, low to high): blue, teal, green, amber.
-SEQUENTIAL = ("#2b4c9b", "#2a8fb0", "#3aa060", "#9bb83a", "#e0a020", "#c0602a")
 
 
 def _colour(i: int, n: int = 1) -> str:
     """Colour of curve ``i`` of ``n``: the report's run colours, or for more curves than those a
     sequential palette (neighbouring values of the second knob get neighbouring colours)."""
-    if n <= len(RUN_COLOURS):
-        return RUN_COLOURS[i % len(RUN_COLOURS)]
-    f = i / (n - 1) * (len(SEQUENTIAL) - 1)
-    k = min(int(f), len(SEQUENTIAL) - 2)
-    a, b, t = QColor(SEQUENTIAL[k]), QColor(SEQUENTIAL[k + 1]), f - k
+    if n <= len(style.RUN_COLOURS):
+        return style.RUN_COLOURS[i % len(style.RUN_COLOURS)]
+    f = i / (n - 1) * (len(style.SEQUENTIAL) - 1)
+    k = min(int(f), len(style.SEQUENTIAL) - 2)
+    a, b, t = QColor(style.SEQUENTIAL[k]), QColor(style.SEQUENTIAL[k + 1]), f - k
     return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
                   round(a.blue() + (b.blue() - a.blue()) * t)).name()
 
@@ -580,7 +577,7 @@ def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]
     box, gap = ctx.mm(2.6), ctx.mm(3.5)
     x, y = rect.left(), rect.top()
     if title:
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QPointF(x, y + fm.ascent()), title)
         x += fm.horizontalAdvance(title) + ctx.mm(2)
     for name, colour in items:
@@ -590,7 +587,7 @@ def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRect(QRectF(x, y + (fm.height() - box) / 2, box, box))
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QPointF(x + box + ctx.mm(1), y + fm.ascent()), name)
         x += w + gap
     return y + fm.height() - rect.top()
@@ -646,7 +643,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     if s.rate_metric:
         m = s.rate_metric
         unit = s.units.get(m, "")
-        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", TARGET)] if s.target_rate else []
+        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", style.TARGET_LINE)] if s.target_rate else []
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
             Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
@@ -656,7 +653,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     if s.latency_metric:
         m = s.latency_metric
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
-            Curve(s.labels.get(m, m), "#3aa060", [(p.value, p.metrics.get(m)) for p in ok])]
+            Curve(s.labels.get(m, m), style.APPLY, [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"{s.labels.get(m, m)} (ms)"
         if any(m not in p.metrics for p in ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
@@ -664,7 +661,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
             p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title)))
     if s.cpu_metrics:
-        limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", BOTTLENECK)]
+        limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", style.BOTTLENECK)]
         if two:
             curves = per_series(s.busiest_cpu)
             title = "CPU busy of the busiest LPAR (%)"

@@ -30,8 +30,8 @@ def drop_kind(view, kind: str, pos: QPoint) -> list[bool]:
     mime.setData(KIND_MIME, kind.encode())
     p = QPointF(pos)
     accepted = []
-    for event in (QDragEnterEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
-                  QDragMoveEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
+    for event in (QDragEnterEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),  # a QPoint, as Qt declares
+                  QDragMoveEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
                   QDropEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)):
         QApplication.sendEvent(view.viewport(), event)
         accepted.append(event.isAccepted())
@@ -69,7 +69,7 @@ def test_drop_of_something_else_is_ignored(qtbot):
     before = doc.project
     mime = QMimeData()
     mime.setText("qapply")
-    event = QDragEnterEvent(QPointF(300, 300), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    event = QDragEnterEvent(QPoint(300, 300), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
     QApplication.sendEvent(view.viewport(), event)
     assert doc.project is before
 
