@@ -135,7 +135,7 @@ def test_rubber_band_select_then_delete_key_then_undo(qtbot):
     assert doc.project is before  # selecting is not an edit
     scene.delete_selected()  # what the window's Delete action (Del, Backspace) calls
     assert {n.id for n in doc.project.nodes} == {n.id for n in nodes[2:]}
-    assert all(nodes[0].id not in (l.source, l.target) for l in doc.project.links)
+    assert all(nodes[0].id not in (link.source, link.target) for link in doc.project.links)
     doc.undo_stack.undo()
     assert doc.project == before and len(scene.links) == len(before.links)
 

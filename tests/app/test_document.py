@@ -82,7 +82,7 @@ def test_delete_node_removes_its_links_and_undo_restores_them(qtbot):
     channel = doc.project.nodes_of("channel")[0].id
     doc.remove_items([channel])
     assert channel not in {n.id for n in doc.project.nodes}
-    assert not [l for l in doc.project.links if channel in (l.source, l.target)]
+    assert not [link for link in doc.project.links if channel in (link.source, link.target)]
     assert len(doc.project.links) == 4
     doc.undo_stack.undo()
     assert doc.project == before
