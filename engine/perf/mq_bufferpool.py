@@ -34,16 +34,10 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import FieldError
-from engine.perf.coeffload import load
-from engine.perf.mq_calculators import compression_cost
+from engine.perf.mq_calculators import coefficients, compression_cost
 
 BUFFER_BYTES = 4096
 PAGECLAS = ("4KB", "FIXED4KB")
-
-
-def coefficients() -> dict:
-    """The fitted ``mq.json`` document."""
-    return load("mq")
 
 
 def _c(coeffs: dict | None) -> dict:

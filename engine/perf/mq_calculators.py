@@ -17,8 +17,13 @@ from engine.errors import FieldError
 from engine.perf.coeffload import load
 
 
+def coefficients() -> dict:
+    """The fitted ``mq.json`` document (its ``calculators`` section serves this module)."""
+    return load("mq")
+
+
 def _k() -> dict:
-    return load("mq")["calculators"]
+    return coefficients()["calculators"]
 
 
 def _pos(name, v, zero_ok=False):
