@@ -145,6 +145,7 @@ class PointsTable(Table):
     text layouts and thousands of points stay fast (the base class searches by halving, laying out the
     whole rest of the table first)."""
 
+    html_block = SmallHtml
     row_h: float | None = None  # device pixels per row at ``_row_width``, measured once and handed on
     _row_width: float | None = None
 
@@ -160,12 +161,6 @@ class PointsTable(Table):
         t = PointsTable(self.headers, rows, self.widths, self.right, self.caption, continued)
         t.row_h, t._row_width = self.row_h, width
         return t
-
-    def _part(self, k: int, width: float, ctx: Context) -> Html:
-        key = (width, k)
-        if key not in self._cache:
-            self._cache[key] = SmallHtml(self._html(self.rows[:k]))
-        return self._cache[key]
 
     def height(self, width: float, ctx: Context) -> float:
         n = len(self.rows)
