@@ -7,7 +7,6 @@ GUI behaviour is tested without depending on the calibrated engine's values.
 
 from __future__ import annotations
 
-
 import pytest
 from PySide6.QtCore import QSettings, QStandardPaths, QtMsgType
 

@@ -25,6 +25,7 @@ from engine.report import (
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
 from engine.scenario import project_to_scenario
 
+
 def fake_predict(settings):
     agents = settings["qapply"]["num_apply_agents"]
     batch = settings["qcapture"]["trans_batch_sz"]

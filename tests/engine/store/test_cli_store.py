@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from store_fakes import ROOT
 
 
@@ -14,6 +15,7 @@ def qrtune(env, *args):
                           text=True, timeout=120, check=False)
 
 
+@pytest.mark.slow
 def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     env = env_with_fakes
     out = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=1,4,8,16",

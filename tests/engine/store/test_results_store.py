@@ -163,6 +163,7 @@ s.close()
 """
 
 
+@pytest.mark.slow
 def test_second_process_gets_clear_message_or_waits(db, tmp_path, baseline):
     Store.open(db).close()
     holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db), "1.5"], stdout=subprocess.PIPE, text=True)
