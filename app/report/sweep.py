@@ -12,6 +12,7 @@ Charts are vectors drawn with QPainter; text stays text (pdftotext extracts it).
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 import math
 from collections.abc import Sequence
@@ -46,8 +47,6 @@ TEXT_WIDTH_MM = 178.0
 
 
 def esc(text) -> str:
-    import html
-
     return html.escape(str(text))
 
 

@@ -25,7 +25,10 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.registry import KINDS
+from engine.report.build import _engine_version, _metric_label, compare
 from engine.report.model import Report, SettingRow, format_value
+from engine.report.settings import rows_from_project
+from engine.report.validation import score_scenarios
 from engine.sweep import point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
@@ -259,8 +262,6 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
     UnknownSweepError
         No such sweep, or none of its points is recorded yet (the message names the id).
     """
-    from engine.report.build import _metric_label
-
     info = _find_sweep(store, int(sweep_id))
     runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
     if not runs:
@@ -336,8 +337,6 @@ def _setting_rows(project, raw_axes: list, axes: Sequence[SweepAxisInfo]) -> tup
     """The base project's settings (:func:`engine.report.settings.rows_from_project`), swept knobs marked."""
     if project is None:
         return ()
-    from engine.report.settings import rows_from_project
-
     swept = {(node_id, a["param"]): info.values_text for a, info in zip(raw_axes, axes) for node_id in a["node_ids"]}
     keys = [(node.id, spec.name) for node in project.nodes for spec in KINDS[node.kind].params]
     rows = rows_from_project(project)  # the same order: every node, then its kind's knobs
@@ -360,13 +359,9 @@ def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = 
     validation : bool
         Score the engine against the published measurements (about half a second).
     """
-    from engine.report.build import _engine_version, compare
-
     runs = tuple(runs)
     score = None
     if validation:
-        from engine.report.validation import score_scenarios
-
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(list(section.coefficients_versions)
                                    + [r.coefficients_version for r in runs if r.coefficients_version]))
