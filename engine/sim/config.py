@@ -262,7 +262,7 @@ def _queue_managers(project) -> list[dict]:
     try:
         from engine.topology import flows
 
-        nodes = flows(project)[0]
+        nodes = flows(project, limit=1)[0]
     except Exception:  # noqa: BLE001 - fall back to file order
         nodes = project.nodes
     return [dict(n.params) for n in nodes if n.kind == "queue_manager"]
