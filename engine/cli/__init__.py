@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "engine.cli.fit",
     "engine.cli.report",
     "engine.cli.advise",
+    "engine.cli.export",
 )
 
 
