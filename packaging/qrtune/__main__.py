@@ -2,6 +2,6 @@
 
 import sys
 
-from qrtune.engine.cli import main
+from qrtune.cli import main
 
 sys.exit(main())
