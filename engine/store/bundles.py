@@ -119,3 +119,30 @@ def bundle_failed(
         bottleneck=None, sweep_id=sweep_id, point_index=point_index, label=label, error=error or "failed",
     )
     return RunBundle(record)
+
+
+def bundle_simulation(
+    *,
+    project_name: str,
+    project_hash_: str,
+    settings: Mapping,
+    metrics: Mapping[str, float],
+    units: Mapping[str, str] | None = None,
+    seed: int | None = None,
+    stages: Iterable = (),
+    timeseries: Mapping[str, tuple] | None = None,
+    coefficients_version: str = "",
+    scenario_kind: str = "",
+    bottleneck: str | None = None,
+    label: str = "",
+    sweep_id: int | None = None,
+    point_index: int | None = None,
+) -> RunBundle:
+    """A :class:`RunBundle` of a finished simulation (kind ``simulate``): its summary metrics and series."""
+    record = RunRecord(
+        id=0, project_name=project_name, project_hash=project_hash_, settings_json=canonical_json(settings),
+        engine_version=engine_version(), coefficients_version=coefficients_version, seed=seed, kind="simulate",
+        started=utc_now(), status="ok", scenario_kind=scenario_kind or str(settings.get("kind", "")),
+        bottleneck=bottleneck, sweep_id=sweep_id, point_index=point_index, label=label,
+    )
+    return RunBundle(record, metric_rows(metrics, units), stage_rows(stages), dict(timeseries or {}))

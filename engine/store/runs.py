@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, metric_rows, stage_rows
+from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
 from engine.store.errors import StoreError, UnknownRunError
-from engine.store.provenance import canonical_json, engine_version, error_text, project_hash, utc_now
+from engine.store.provenance import canonical_json, error_text, project_hash
 from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, TimeseriesPoint, column_names
 
 RUN_COLUMNS = ", ".join(column_names(RunRecord))
@@ -152,14 +152,10 @@ class RunsMixin:
             settings = project_to_scenario(project)
         with self.transaction():
             digest = self._save_project(project)
-            record = RunRecord(
-                id=0, project_name=project.name, project_hash=digest, settings_json=canonical_json(settings),
-                engine_version=engine_version(), coefficients_version=coefficients_version, seed=seed,
-                kind="simulate", started=utc_now(), status="ok",
-                scenario_kind=scenario_kind or str(settings.get("kind", "")), bottleneck=bottleneck,
-                label=label,
-            )
-            bundle = RunBundle(record, metric_rows(metrics, units), stage_rows(stages), dict(timeseries or {}))
+            bundle = bundle_simulation(
+                project_name=project.name, project_hash_=digest, settings=settings, metrics=metrics, units=units,
+                seed=seed, stages=stages, timeseries=timeseries, coefficients_version=coefficients_version,
+                scenario_kind=scenario_kind, bottleneck=bottleneck, label=label)
             return self.record_runs([bundle])[0]
 
     def record_failure(
