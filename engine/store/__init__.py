@@ -52,6 +52,7 @@ from engine.store.errors import (
     MonitorImportError,
     StoreError,
     StoreLockedError,
+    StoreMissingError,
     StoreNeedsMigrationError,
     UnknownRunError,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "StageMetricRow",
     "Store",
     "StoreError",
+    "StoreMissingError",
     "StoreLockedError",
     "StoreNeedsMigrationError",
     "TimeseriesPoint",
