@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
+from engine.packagedata import asset_path
 from engine.perf.qrep import metrics_of
 from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
 from engine.perf.qrep.geometry import message_geometry
@@ -37,7 +38,7 @@ from engine.perf.qrep.pipeline import solve
 from engine.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
+BUNDLED_DATA = asset_path("validation", "calibration.json")
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us")
 
 #: Reference processor and the ratings used to scale CPU costs between models (MIPS per CP of a
