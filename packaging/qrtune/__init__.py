@@ -50,6 +50,10 @@ class ShortNameFinder(importlib.abc.MetaPathFinder):
 
 
 def _install() -> None:
+    """Answer the short names, unless ``engine`` is not under this package (the desktop bundle and
+    ``packaging/entry.py`` in a checkout without an install import it as the top-level ``engine``)."""
+    if importlib.util.find_spec(f"{__name__}.engine") is None:
+        return
     if not any(isinstance(f, ShortNameFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, ShortNameFinder())
 
