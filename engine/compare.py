@@ -157,7 +157,9 @@ def flatten(settings: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
+def delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
+    """``value`` against ``ref``: the absolute and the percentage change (None where either is missing or not
+    finite; the percentage also when ``ref`` is 0)."""
     if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
         return None, None
     absolute = value - ref
@@ -165,8 +167,20 @@ def _delta(value: float | None, ref: float | None) -> tuple[float | None, float 
     return absolute, pct
 
 
+def deltas(values: tuple) -> tuple[tuple, tuple]:
+    """Absolute and percentage changes of every value against the first (see :func:`delta`)."""
+    pairs = [delta(v, values[0]) for v in values]
+    return tuple(d[0] for d in pairs), tuple(d[1] for d in pairs)
+
+
 #: Settings paths that identify a run rather than configure it.
 _IGNORED_PATHS = {"id"}
+
+
+def differing_paths(flat: list[dict]) -> list[str]:
+    """Paths of the flattened settings (:func:`flatten`, first-seen order, run ids left out) whose value in
+    some run differs from the first run's (compared as JSON)."""
+    return [p for p in _first_seen(flat, skip=_IGNORED_PATHS) if _differs(flat, p)]
 
 
 def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
@@ -186,8 +200,7 @@ def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
         raise QrtuneError(f"compare needs at least two run ids, got {len(ids)}")
     runs = store.get_runs(ids)
     flat = [flatten(json.loads(r.settings_json)) for r in runs]
-    settings = tuple(SettingDiff(p, tuple(f.get(p) for f in flat))
-                     for p in _first_seen(flat, skip=_IGNORED_PATHS) if _differs(flat, p))
+    settings = tuple(SettingDiff(p, tuple(f.get(p) for f in flat)) for p in differing_paths(flat))
     by_run = store.metrics_of(ids)
     names = _first_seen(by_run[i] for i in ids)
     metrics = tuple(_cells_row(name, [by_run[i].get(name) for i in ids]) for name in names
@@ -249,8 +262,7 @@ def _system_deltas(store, runs: list, by_run: dict, names: list) -> tuple:
 
 
 def _delta_row(name: str, unit: str, values: tuple) -> MetricDelta:
-    deltas = [_delta(v, values[0]) for v in values]
-    return MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas))
+    return MetricDelta(name, unit, values, *deltas(values))
 
 
 def _stage_deltas(store, ids: list[int]) -> tuple:
