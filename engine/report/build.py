@@ -47,7 +47,7 @@ OTHER_LABELS = {
 
 
 def _engine_version() -> str:
-    from engine.store.store import engine_version  # no duckdb import: the module imports it lazily
+    from engine.store.provenance import engine_version  # no duckdb import: the module imports it lazily
 
     return engine_version()
 
