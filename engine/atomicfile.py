@@ -84,8 +84,11 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
             continue
         ours = _OURS.match(name)
         try:
-            stale = (not _pid_alive(int(ours.group(1)))) if ours else (
-                _LEGACY.match(name) is not None and now - entry.stat().st_mtime > LEGACY_STALE_AFTER_S)
+            stale = (
+                (not _pid_alive(int(ours.group(1))))
+                if ours
+                else (_LEGACY.match(name) is not None and now - entry.stat().st_mtime > LEGACY_STALE_AFTER_S)
+            )
             if stale and entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))

@@ -8,10 +8,10 @@ never prints invented values.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
+from engine import jsonfile
 from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError
 from engine.perf import predict_settings
 
@@ -24,15 +24,11 @@ def read_scenarios(path: str | Path) -> list[dict]:
     Raises
     ------
     ScenarioError
-        Unreadable file, malformed JSON, wrong ``format`` or scenarios without id and kind.
+        Unreadable, binary or too large file, malformed JSON (see :func:`engine.jsonfile.read_json`),
+        wrong ``format`` or scenarios without id and kind.
     """
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from e
-    except json.JSONDecodeError as e:
-        raise ScenarioError(f"{path}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+    doc = jsonfile.read_json(path, ScenarioError)
     if not isinstance(doc, dict) or doc.get("format") != SCENARIO_FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise ScenarioError(f"{path}: format: {found!r} is not allowed; expected {SCENARIO_FORMAT!r}")

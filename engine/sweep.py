@@ -69,6 +69,10 @@ class Axis:
         return f"{self.target}.{self.param}"
 
 
+#: Largest sweep grid run without asking (``qrtune sweep --yes`` runs larger ones); also the most values
+#: one ``LOW..HIGH`` range may expand to.
+MAX_GRID_POINTS = 100_000
+
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -85,7 +89,10 @@ def _expand(token: str, spec, where: str) -> list:
             raise FieldError(where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8") from None
         if step <= 0 or high < low:
             raise FieldError(where, token, "a range LOW..HIGH with LOW <= HIGH and a positive STEP")
-        return list(range(low, high + 1, step))
+        values = range(low, high + 1, step)
+        if len(values) > MAX_GRID_POINTS:
+            raise FieldError(where, token, f"a range of at most {MAX_GRID_POINTS:,} values")
+        return list(values)
     text = token.strip()
     if text.lower() in ("null", "none") and spec.nullable:
         return [None]

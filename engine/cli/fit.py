@@ -13,18 +13,19 @@ import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store
+from engine.cli import argtypes
 
 
 def register(sub) -> None:
     p = sub.add_parser("fit", help="fit coefficients to imported monitor intervals", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     add_db_options(p)
-    p.add_argument("--holdout-every", type=int, default=4, metavar="N",
+    p.add_argument("--holdout-every", type=argtypes.integer(0, 1_000_000), default=4, metavar="N",
                    help="hold every N-th interval out of the fit to judge it (default 4)")
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
                    help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)")
-    p.add_argument("--max-intervals", type=int, default=None, metavar="N",
+    p.add_argument("--max-intervals", type=argtypes.integer(1), default=None, metavar="N",
                    help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
                    "(default 300; a week of 10 s intervals is 60,480)")
     p.add_argument("--export", metavar="CSV",

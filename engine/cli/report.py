@@ -16,13 +16,14 @@ from pathlib import Path
 
 from engine.cli.runs import add_db_options
 from engine.errors import QrtuneError
+from engine.cli import argtypes
 
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="write a PDF report of projects or stored runs", description=__doc__)
     p.add_argument("items", nargs="*", metavar="PROJECT|RUN_ID",
                    help="project files and/or run ids of the results store (the first is the reference)")
-    p.add_argument("--sweep", metavar="ID", type=int,
+    p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0),
                    help="report this sweep of the results store (qrtune runs --sweeps lists them)")
     p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
     add_db_options(p)

@@ -1,0 +1,71 @@
+"""Argument types of the qrtune command line: every number checked where it is parsed.
+
+Each factory returns a function for argparse's ``type=``; a value outside what the
+command can use (``--seed -1``, ``--wait nan``, ``--batch-size 0``, ``--workers -1``)
+is an argparse error (one line, exit 2) naming the allowed values, so no command ever
+starts on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from typing import Callable
+
+#: Largest value of an integer argument: what the results store's BIGINT columns hold.
+INT64_MAX = 2**63 - 1
+#: Longest wait for another process holding the store (s): one day.
+MAX_WAIT_S = 86_400.0
+#: A Dask scheduler address: tcp://HOST:PORT and the other schemes distributed knows.
+_SCHEDULER = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/:]+(:\d{1,5})?/?")
+
+
+def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
+    """An integer from ``minimum`` to ``maximum`` (inclusive)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{value} is not allowed; expected an integer from {minimum} to {maximum}"
+            )
+        return value
+
+    return parse
+
+
+def number(minimum: float = 0.0, maximum: float = 1e12, unit: str = "") -> Callable[[str], float]:
+    """A finite number from ``minimum`` to ``maximum`` (inclusive); NaN and infinities never are."""
+    suffix = f" {unit}" if unit else ""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise argparse.ArgumentTypeError(
+                f"{text[:40]} is not allowed; expected a number from {minimum:g} to {maximum:g}{suffix}"
+            )
+        return value
+
+    return parse
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler address such as ``tcp://10.0.0.5:8786``."""
+    if not _SCHEDULER.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT"
+        )
+    return text
+
+
+#: ``--wait``: seconds to wait for another process holding the results store.
+wait_seconds = number(0.0, MAX_WAIT_S, "s")
+#: ``--seed`` of the random numbers (stored in a BIGINT column).
+seed = integer(0)
