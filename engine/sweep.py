@@ -89,10 +89,9 @@ def _expand(token: str, spec, where: str) -> list:
             raise FieldError(where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8") from None
         if step <= 0 or high < low:
             raise FieldError(where, token, "a range LOW..HIGH with LOW <= HIGH and a positive STEP")
-        values = range(low, high + 1, step)
-        if len(values) > MAX_GRID_POINTS:
+        if (high - low) // step + 1 > MAX_GRID_POINTS:  # counted before any value is made
             raise FieldError(where, token, f"a range of at most {MAX_GRID_POINTS:,} values")
-        return list(values)
+        return list(range(low, high + 1, step))
     text = token.strip()
     if text.lower() in ("null", "none") and spec.nullable:
         return [None]

@@ -42,9 +42,15 @@ def _describe(e: BaseException) -> tuple[str, int]:
     if isinstance(e, OSError):
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         return f"{e.strerror or e}{where}", EXIT_INPUT
-    if type(e).__module__.split(".")[0] == "duckdb":
+    if _is_store_error(e):
         return f"the results store cannot be used: {type(e).__name__}: {e}", EXIT_INPUT
     return f"internal error: {type(e).__name__}: {e}", EXIT_INTERNAL
+
+
+def _is_store_error(e: BaseException) -> bool:
+    """Whether ``e`` comes from DuckDB (a damaged, truncated or foreign results store file)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(e, duckdb.Error)
 
 
 def report(command: str, e: BaseException) -> int:

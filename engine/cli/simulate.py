@@ -160,8 +160,8 @@ def _settings(project, args, duration_s: float, profile) -> dict:
 
 
 def monitor_folder(text: str) -> Path:
-    """The ``--monitor-csv`` folder, checked before the run: an existing writable folder, or a new
-    folder in an existing writable one (never a tree of folders).
+    """The ``--monitor-csv`` folder, checked (and created when missing) before the run: an existing
+    writable folder, or a new folder in an existing writable one (never a tree of folders).
 
     Raises
     ------
@@ -176,6 +176,10 @@ def monitor_folder(text: str) -> Path:
         raise FieldError("--monitor-csv", text, "a folder that exists or whose parent folder exists")
     if not os.access(where, os.W_OK | os.X_OK):
         raise FieldError("--monitor-csv", text, "a folder you can write to")
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as e:
+        raise FieldError("--monitor-csv", text, f"a folder that can be created here ({e.strerror})") from None
     return out
 
 
@@ -213,7 +217,6 @@ def run(args) -> int:
             print(f"qrtune simulate: recorded as failed run {failed_id} in {store.path}", file=sys.stderr)
         raise
     if monitor_dir is not None:
-        monitor_dir.mkdir(exist_ok=True)
         for table in res.monitor:
             atomic_write_text(monitor_dir / f"{table}.csv", res.monitor_csv(table))
     run_id = None
