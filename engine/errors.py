@@ -110,3 +110,14 @@ def _show(value: Any) -> str:
 def _cut(text: str, limit: int = 160) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: Longest one-line error message shown (characters); a 1 MB node id must not give a 1 MB line.
+MAX_MESSAGE_CHARS = 400
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` on one line, printable on any terminal, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _cut(flat, limit)

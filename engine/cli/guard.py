@@ -1,7 +1,7 @@
 """The last line of defence of every qrtune command: any exception becomes one line on stderr.
 
 :func:`run_guarded` runs a subcommand and turns whatever escapes it into a single line
-``qrtune COMMAND: message`` (cut to :data:`MAX_MESSAGE_CHARS`) and an exit code of
+``qrtune COMMAND: message`` (cut to :data:`engine.errors.MAX_MESSAGE_CHARS`) and an exit code of
 :mod:`engine.cli.exitcodes`; a traceback is never printed unless the environment variable
 ``QRTUNE_TRACEBACK`` is set (for developers). :class:`OneLineArgumentParser` does the same
 for argparse's own errors, which otherwise print the usage text first.
@@ -16,19 +16,10 @@ import traceback
 from typing import Callable
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from engine.errors import QrtuneError
+from engine.errors import QrtuneError, one_line
 
-#: Longest error message printed (characters); a 1 MB node id must not give a 1 MB line.
-MAX_MESSAGE_CHARS = 400
 #: Exit status after Ctrl-C (128 + SIGINT), the shell's convention.
 EXIT_INTERRUPTED = 130
-
-
-def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``text`` on one line, printable on any terminal, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(str(text).split())
-    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def _describe(e: BaseException) -> tuple[str, int]:
