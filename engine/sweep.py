@@ -365,8 +365,12 @@ def local_executor(workers: int | None = None) -> Executor:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
-        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario"])
-    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
+        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario", "engine.parentwatch"])
+    from engine.parentwatch import watch
+
+    # workers end when this process dies (kill -9), instead of waiting forever for work
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
+                               initializer=watch, initargs=(os.getpid(),))
 
 
 def worker_versions() -> dict:
