@@ -116,6 +116,7 @@ CASES = [
     ("report-truncated-store", ["report", "1", "--out", "{dir}/r.pdf", "--db", "{truncated.duckdb}"], True),
     ("report-out-unwritable", ["report", P, "--out", "/proc/qrtune-report.pdf"], True),
     ("report-out-missing-folder", ["report", P, "--out", "{dir}/no/such/r.pdf"], True),
+    ("predict-db-folder-tree", ["predict", P, "--db", "{dir}/t/u/v/runs.duckdb"], True),
     ("unknown-option", ["predict", P, "--frobnicate"], True),
     ("validate-sample", ["validate", P], False),
 ]
@@ -141,6 +142,11 @@ def test_hostile_input_ends_in_a_clean_error(files, case_id, argv, refused):
 def test_monitor_csv_never_creates_a_folder_tree(files):
     run_inprocess(_fill(["simulate", P, "--monitor-csv", "{dir}/x/y/z", "--quiet"], files))
     assert not (Path(files["dir"]) / "x").exists()
+
+
+def test_db_never_creates_a_folder_tree(files):
+    run_inprocess(_fill(["predict", P, "--db", "{dir}/t/u/v/runs.duckdb"], files))
+    assert not (Path(files["dir"]) / "t").exists()
 
 
 def test_one_missing_folder_level_is_created_for_monitor_csv(files, tmp_path):
