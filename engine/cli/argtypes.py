@@ -56,6 +56,17 @@ def number(minimum: float = 0.0, maximum: float = 1e12, unit: str = "") -> Calla
     return parse
 
 
+def text(max_chars: int) -> Callable[[str], str]:
+    """Text of at most ``max_chars`` characters (a report title, not a document)."""
+
+    def parse(value: str) -> str:
+        if len(value) > max_chars:
+            raise argparse.ArgumentTypeError(f"{len(value):,} characters; at most {max_chars} are allowed")
+        return value
+
+    return parse
+
+
 def scheduler_address(text: str) -> str:
     """A Dask scheduler address such as ``tcp://10.0.0.5:8786``."""
     if not _SCHEDULER.fullmatch(text):

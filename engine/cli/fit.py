@@ -41,8 +41,9 @@ def _export(path: str, model, settings: dict, result) -> None:
     import csv
     import io
 
+    from engine.atomicfile import atomic_write_text
+    from engine.csvcell import safe_row
     from engine.fit import comparison_rows
-    from engine.projectfile import atomic_write_text
 
     used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
     rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
@@ -52,7 +53,7 @@ def _export(path: str, model, settings: dict, result) -> None:
     w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow(dict(r, monitor_time=r["monitor_time"].isoformat(sep=" ")))
+        w.writerow(safe_row(dict(r, monitor_time=r["monitor_time"].isoformat(sep=" "))))
     atomic_write_text(path, buf.getvalue())
     print(f"wrote {len(rows)} measured/predicted values of {len(used)} intervals to {path}", file=sys.stderr)
 
