@@ -301,7 +301,8 @@ class SweepResult:
     n_points : int
         Size of the cartesian product.
     n_skipped : int
-        Points already in the store (a resumed sweep).
+        Points already in the store (a resumed sweep), or recorded meanwhile by another run
+        of the same sweep; ``n_skipped + n_run == n_points``.
     n_run : int
         Points predicted and recorded by this call.
     n_failed : int
@@ -441,6 +442,7 @@ class _Writer:
         self.last_flush = time.monotonic()
         self.n_failed = 0
         self.n_recorded = 0
+        self.n_recorded_elsewhere = 0  # points another run of the same sweep wrote first
 
     def add(self, results: list) -> None:
         self.buffer.extend(results)
@@ -455,7 +457,9 @@ class _Writer:
         results = sorted(self.buffer, key=lambda r: r[0])
         if self.release:  # the file was let go: another run of the same sweep may have recorded some points
             done = self.store.done_points(self.sweep_id)
-            results = [r for r in results if r[0] not in done]
+            mine = [r for r in results if r[0] not in done]
+            self.n_recorded_elsewhere += len(results) - len(mine)
+            results = mine
         bundles = []
         for index, settings, prediction, error in results:
             common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
@@ -580,8 +584,10 @@ def run_sweep(
         bar.close()
         if client is not None:
             client.close()
-    return SweepResult(sweep_id, total, len(done), writer.n_recorded, writer.n_failed, time.monotonic() - t0,
-                       coefficients_version)
+    # points another run of the same sweep recorded while this one ran count as already stored, so
+    # run_now + already_stored is always the number of points
+    return SweepResult(sweep_id, total, len(done) + writer.n_recorded_elsewhere, writer.n_recorded, writer.n_failed,
+                       time.monotonic() - t0, coefficients_version)
 
 
 def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
