@@ -20,9 +20,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 from engine import jsonfile, projectfile
+from engine.datadir import user_data_root
 from engine.errors import ProjectFileError, QrtuneError
 from engine.model import Project, build_project
 
@@ -33,9 +34,8 @@ DAMAGED_SUFFIX = ".damaged"
 
 
 def default_directory() -> Path:
-    """``<AppDataLocation>/autosave`` (QStandardPaths; isolated in tests by test mode)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or str(Path.home() / ".qrtune")
-    return Path(base) / "autosave"
+    """``autosave`` in the user data folder (:func:`engine.datadir.user_data_root`, beside the results store)."""
+    return user_data_root() / "autosave"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import app.qtcompat  # noqa: F401 - before any other Qt use (guards a binding defect)
 from engine.atomicfile import atomic_path
 
 #: Resolution of the PDF's device coordinates (dots per inch); vectors and text do not depend on it.

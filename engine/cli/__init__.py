@@ -1,7 +1,9 @@
 """The ``qrtune`` command line.
 
 Each subcommand lives in its own module under :mod:`engine.cli` and exposes
-``register(subparsers)``; the module list below is the only shared place.
+``register(subparsers)``; the module list below is the only shared place. The
+subcommands that need Qt (``gui``, ``report``) live in :mod:`app.commands`; the
+``qrtune`` command (:mod:`qrtune.cli`) registers both lists.
 Every command ends in exit 0 or one line on stderr (:mod:`engine.cli.guard`):
 errors a user can act on (:class:`engine.errors.QrtuneError`) exit 2, anything
 else with a code of :mod:`engine.cli.exitcodes`; nothing prints a traceback.
@@ -20,27 +22,25 @@ SUBCOMMANDS = (
     "engine.cli.evaluate",
     "engine.cli.predict",
     "engine.cli.simulate",
-    "engine.cli.gui",
     "engine.cli.mqcalc",
     "engine.cli.sweep",
     "engine.cli.compare",
     "engine.cli.runs",
     "engine.cli.import_monitor",
     "engine.cli.fit",
-    "engine.cli.report",
     "engine.cli.advise",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand registered."""
+def build_parser(subcommands: tuple[str, ...] = SUBCOMMANDS) -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand of ``subcommands`` (module names) registered."""
     parser = OneLineArgumentParser(
         prog="qrtune",
         description="qrtune, the Q Replication Tuning Workbench: predict, simulate and compare "
         "Q Replication, MQ and Db2 Mirror configurations.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    for name in subcommands:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:
@@ -51,9 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``qrtune``; returns the exit status (0 ok, 1 failure, 2 bad input)."""
-    parser = build_parser()
+def main(argv: list[str] | None = None, subcommands: tuple[str, ...] = SUBCOMMANDS) -> int:
+    """Run ``qrtune`` with ``subcommands`` (module names; :mod:`qrtune.cli` adds the workbench's).
+
+    Returns the exit status (0 ok, 1 failure, 2 bad input).
+    """
+    parser = build_parser(subcommands)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -13,6 +13,7 @@ import re
 import time
 from pathlib import Path
 
+from engine.datadir import user_data_root
 from engine.store.errors import StoreError, StoreLockedError
 
 #: File name of the default store inside the user data directory.
@@ -25,20 +26,13 @@ ENV_DB = "QRTUNE_DB"
 def default_db_path() -> Path:
     """The default store file: ``$QRTUNE_DB`` if set, else ``runs.duckdb`` in the user data dir.
 
-    The user data directory comes from platformdirs (``~/.local/share/qrtune`` on Linux).
-    The folder is not created here; :func:`connect` creates it (and no other) when writing.
+    The user data directory is :func:`engine.datadir.user_data_root` (``~/.local/share/qrtune``
+    on Linux). The folder is not created here; :func:`connect` creates it (and no other) when writing.
     """
     env = os.environ.get(ENV_DB)
     if env:
         return Path(env)
-    return default_folder() / DEFAULT_FILE_NAME
-
-
-def default_folder() -> Path:
-    """qrtune's user data folder (platformdirs), the only folder :func:`connect` creates."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("qrtune", appauthor=False))
+    return user_data_root() / DEFAULT_FILE_NAME
 
 
 def _ensure_folder(path: Path) -> None:
@@ -53,7 +47,7 @@ def _ensure_folder(path: Path) -> None:
     folder = path.parent
     if folder.is_dir():
         return
-    if folder.exists() or folder.resolve() != default_folder().resolve():
+    if folder.exists() or folder.resolve() != user_data_root().resolve():
         raise StoreError(f"cannot create the results store {path}: the folder {folder} does not exist "
                          "(qrtune creates only its default folder); create it first or choose another --db")
     folder.mkdir(parents=True, exist_ok=True)
