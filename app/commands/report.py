@@ -27,7 +27,8 @@ def register(sub) -> None:
                    help="report this sweep of the results store (qrtune runs --sweeps lists them)")
     p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
     add_db_options(p)
-    p.add_argument("--title", metavar="TEXT", default="", type=argtypes.text(200), help="report title (default: the project name)")
+    p.add_argument("--title", metavar="TEXT", default="", type=argtypes.text(200),
+                   help="report title (default: the project name)")
     p.add_argument("--no-validation", action="store_true",
                    help="leave out the engine's score against the published measurements")
     p.set_defaults(func=run)

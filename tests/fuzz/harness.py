@@ -4,9 +4,9 @@ The contract: every command ends in exit 0, or in an exit code of
 :mod:`engine.cli.exitcodes` other than ``EXIT_INTERNAL`` with its error on one short line
 of stderr; never a traceback, never a hang, never more than a bounded amount of memory.
 
-:func:`run_inprocess` calls :func:`engine.cli.main` in this interpreter (fast: no
+:func:`run_inprocess` calls :func:`qrtune.cli.main` (every subcommand) in this interpreter (fast: no
 start-up, the engine's imports and numba kernels stay warm) under a wall-clock alarm;
-:func:`run_subprocess` starts ``python -m engine`` with an address-space limit and a
+:func:`run_subprocess` starts ``python -m qrtune`` with an address-space limit and a
 timeout, for inputs that may allocate a lot. :func:`verdict` sorts an outcome into
 ``ok``, ``clean-error``, ``traceback`` (or an internal error reported in one line) and ``hang``.
 """
@@ -55,7 +55,7 @@ def _on_alarm(signum, frame):
 
 def run_inprocess(argv: list[str], timeout_s: float = TIME_LIMIT_S) -> Outcome:
     """Run ``qrtune ARGV`` in this process with stdout and stderr captured, under a wall-clock alarm."""
-    from engine.cli import main
+    from qrtune.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -87,12 +87,12 @@ def _limit_memory(limit_bytes: int):
 
 def run_subprocess(argv: list[str], timeout_s: float = TIME_LIMIT_S, memory_bytes: int = MEMORY_LIMIT_BYTES,
                    cwd: str | None = None) -> Outcome:
-    """Run ``python -m engine ARGV`` in a child limited to ``memory_bytes`` of address space."""
+    """Run ``python -m qrtune ARGV`` in a child limited to ``memory_bytes`` of address space."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     env.pop("QRTUNE_TRACEBACK", None)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "engine", *argv], capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-m", "qrtune", *argv], capture_output=True, text=True,
                               errors="backslashreplace", timeout=timeout_s, env=env, cwd=cwd or str(ROOT),
                               preexec_fn=_limit_memory(memory_bytes), stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired as e:
