@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 from engine import jsonfile
-from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError
+from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError, one_line
 from engine.predict import predict_settings
 
 SCENARIO_FORMAT = "qrtune-scenarios/1"
@@ -41,12 +41,22 @@ def read_scenarios(path: str | Path) -> list[dict]:
     return scenarios
 
 
+def _failed(scenario: dict, error: str) -> dict:
+    """The result record of a scenario that could not be predicted: no numbers, the error in one line."""
+    return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [],
+            "error": one_line(error)}
+
+
 def evaluate_scenario(scenario: dict) -> dict:
-    """One result record for one scenario; engine errors become an ``error`` field."""
+    """One result record for one scenario; engine errors and invalid settings become an ``error`` field."""
     try:
         p = predict_settings(scenario)
     except (UnsupportedKindError, QrtuneError) as e:
-        return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [], "error": str(e)}
+        return _failed(scenario, str(e))
+    except (ValueError, TypeError, KeyError, AttributeError, ArithmeticError) as e:
+        # a setting of the wrong type or shape that the engine's own checks missed: this scenario
+        # gets the error, the others in the file are still predicted
+        return _failed(scenario, f"invalid settings: {type(e).__name__}: {e}")
     predicted = {k: v for k, v in p.metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
     out = {"id": scenario["id"], "predicted": predicted, "bottleneck": p.bottleneck, "ignored": list(p.ignored)}
     if p.bands:

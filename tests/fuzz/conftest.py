@@ -63,8 +63,10 @@ def tally():
     def count(kind: str, verdict: str, outcome) -> None:
         _TALLY[(kind, verdict)] += 1
         if verdict not in ("ok", "clean-error") and len(_FAILURES) < 20:
-            _FAILURES.append(f"{verdict}: qrtune {' '.join(a[:60] for a in outcome.argv)} -> "
-                             f"{outcome.stderr.strip().splitlines()[-1:] or ['(nothing on stderr)']}")
+            _FAILURES.append(
+                f"{verdict}: qrtune {' '.join(a[:60] for a in outcome.argv)} -> "
+                f"{outcome.stderr.strip().splitlines()[-1:] or ['(nothing on stderr)']}"
+            )
 
     return count
 
@@ -78,12 +80,21 @@ def pytest_terminal_summary(terminalreporter):
     for kind in kinds:
         counts = ", ".join(f"{v} {_TALLY[(kind, v)]}" for v in VERDICTS)
         terminalreporter.write_line(f"{kind:<28} {sum(_TALLY[(kind, v)] for v in VERDICTS):>7}: {counts}")
-    terminalreporter.write_line(f"{'total':<28} {sum(totals.values()):>7}: "
-                                + ", ".join(f"{v} {totals[v]}" for v in VERDICTS))
+    terminalreporter.write_line(
+        f"{'total':<28} {sum(totals.values()):>7}: " + ", ".join(f"{v} {totals[v]}" for v in VERDICTS)
+    )
     for line in _FAILURES:
         terminalreporter.write_line(line[:300])
     report = os.environ.get("QRTUNE_FUZZ_REPORT")
     if report:
-        Path(report).write_text(json.dumps({"inputs": sum(totals.values()), "totals": totals,
-                                            "by_kind": {k: {v: _TALLY[(k, v)] for v in VERDICTS} for k in kinds},
-                                            "failures": _FAILURES}, indent=1))
+        Path(report).write_text(
+            json.dumps(
+                {
+                    "inputs": sum(totals.values()),
+                    "totals": totals,
+                    "by_kind": {k: {v: _TALLY[(k, v)] for v in VERDICTS} for k in kinds},
+                    "failures": _FAILURES,
+                },
+                indent=1,
+            )
+        )

@@ -85,16 +85,29 @@ def _limit_memory(limit_bytes: int):
     return apply
 
 
-def run_subprocess(argv: list[str], timeout_s: float = TIME_LIMIT_S, memory_bytes: int = MEMORY_LIMIT_BYTES,
-                   cwd: str | None = None) -> Outcome:
+def run_subprocess(
+    argv: list[str],
+    timeout_s: float = TIME_LIMIT_S,
+    memory_bytes: int = MEMORY_LIMIT_BYTES,
+    cwd: str | None = None,
+) -> Outcome:
     """Run ``python -m qrtune ARGV`` in a child limited to ``memory_bytes`` of address space."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     env.pop("QRTUNE_TRACEBACK", None)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "qrtune", *argv], capture_output=True, text=True,
-                              errors="backslashreplace", timeout=timeout_s, env=env, cwd=cwd or str(ROOT),
-                              preexec_fn=_limit_memory(memory_bytes), stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "qrtune", *argv],
+            capture_output=True,
+            text=True,
+            errors="backslashreplace",
+            timeout=timeout_s,
+            env=env,
+            cwd=cwd or str(ROOT),
+            preexec_fn=_limit_memory(memory_bytes),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except subprocess.TimeoutExpired as e:
         return Outcome(list(argv), -9, _text(e.stdout), _text(e.stderr), time.perf_counter() - t0, True)
     return Outcome(list(argv), proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - t0)
@@ -111,7 +124,9 @@ def verdict(outcome: Outcome) -> str:
     if outcome.timed_out:
         return "hang"
     lines = [line for line in outcome.stderr.replace("\r", "\n").splitlines() if line.strip()]
-    if "Traceback (most recent call last)" in outcome.stderr or any(len(line) > MAX_LINE_CHARS for line in lines):
+    if "Traceback (most recent call last)" in outcome.stderr or any(
+        len(line) > MAX_LINE_CHARS for line in lines
+    ):
         return "traceback"
     if outcome.code == 0:
         return "ok"
@@ -122,5 +137,8 @@ def verdict(outcome: Outcome) -> str:
 
 def explain(outcome: Outcome) -> str:
     """A few lines for an assertion message."""
-    return (f"qrtune {' '.join(a[:80] for a in outcome.argv)}\n  exit {outcome.code} after {outcome.seconds:.1f} s"
-            f"{' (timed out)' if outcome.timed_out else ''}\n  stderr: {outcome.stderr[-1500:]!r}")
+    return (
+        f"qrtune {' '.join(a[:80] for a in outcome.argv)}\n"
+        f"  exit {outcome.code} after {outcome.seconds:.1f} s"
+        f"{' (timed out)' if outcome.timed_out else ''}\n  stderr: {outcome.stderr[-1500:]!r}"
+    )

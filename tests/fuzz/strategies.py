@@ -1,4 +1,4 @@
-"""Hypothesis strategies for hostile qrtune inputs: project files, scenario files, ``--set`` values, arguments.
+"""Hypothesis strategies for hostile qrtune inputs: project and scenario files, ``--set`` values, arguments.
 
 Every strategy starts from something real (each sample project, each published scenario,
 each knob of the registry) and breaks it the ways issue 17 found: wrong types, missing and
@@ -23,11 +23,45 @@ SCENARIO_DOC = json.loads((ROOT / "assets" / "validation" / "calibration.json").
 KNOBS = sorted({(kind.id, p.name) for kind in KINDS.values() for p in kind.params})
 
 #: Values that broke something once: special floats, huge and negative numbers, odd types and text.
-HOSTILE_SCALARS = st.sampled_from([
-    float("nan"), float("inf"), float("-inf"), 1e308, -1e308, 1e-320, 5e-324, 0, -1, -0.0, 2**63, 2**64 + 1,
-    10**30, True, False, None, "", " ", "0", "nan", "1,2,3", "1e999", "\ud800", "\x00", "=cmd|'/C calc'!A0",
-    "x" * 5000, [], {}, [1, 2], {"a": 1}, 0.5, 3.7, 255, 256, 1_000_000_000,
-])
+HOSTILE_SCALARS = st.sampled_from(
+    [
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        1e308,
+        -1e308,
+        1e-320,
+        5e-324,
+        0,
+        -1,
+        -0.0,
+        2**63,
+        2**64 + 1,
+        10**30,
+        True,
+        False,
+        None,
+        "",
+        " ",
+        "0",
+        "nan",
+        "1,2,3",
+        "1e999",
+        "\ud800",
+        "\x00",
+        "=cmd|'/C calc'!A0",
+        "x" * 5000,
+        [],
+        {},
+        [1, 2],
+        {"a": 1},
+        0.5,
+        3.7,
+        255,
+        256,
+        1_000_000_000,
+    ]
+)
 SCALARS = st.one_of(
     HOSTILE_SCALARS,
     st.integers(min_value=-(2**70), max_value=2**70),
@@ -68,7 +102,9 @@ def mutated(draw, base, max_mutations: int = 4):
             break
         path = draw(st.sampled_from(paths))
         parent = _parent(doc, path)
-        action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "extra", "nest", "long-key"]))
+        action = draw(
+            st.sampled_from(["replace", "replace", "replace", "delete", "extra", "nest", "long-key"])
+        )
         if action == "replace":
             parent[path[-1]] = draw(SCALARS)
         elif action == "delete":
@@ -76,9 +112,36 @@ def mutated(draw, base, max_mutations: int = 4):
         elif action == "extra" and isinstance(parent, dict):
             parent[draw(st.text(max_size=12))] = draw(SCALARS)
         elif action == "nest":  # written as text by _encode: json.dumps itself cannot nest 5000 deep
-            parent[path[-1]] = {NEST: draw(st.sampled_from([2, 50, 500, 5000, 100_000])), "value": parent[path[-1]]}
+            parent[path[-1]] = {
+                NEST: draw(st.sampled_from([2, 50, 500, 5000, 100_000])),
+                "value": parent[path[-1]],
+            }
         elif action == "long-key" and isinstance(parent, dict):
             parent["k" * draw(st.sampled_from([300, 100_000]))] = 1
+    return doc
+
+
+@st.composite
+def at_bounds(draw, base):
+    """``base`` with a few knobs set to their minimum, maximum or a value between: valid, often extreme."""
+    doc = copy.deepcopy(base)
+    nodes = [n for n in doc.get("nodes", []) if n.get("kind") in KINDS]
+    for _ in range(draw(st.integers(1, 6)) if nodes else 0):
+        node = draw(st.sampled_from(nodes))
+        specs = [
+            p for p in KINDS[node["kind"]].params if p.type in ("int", "float") and p.maximum is not None
+        ]
+        if not specs:
+            continue
+        spec = draw(st.sampled_from(specs))
+        lo, hi = spec.minimum if spec.minimum is not None else 0, spec.maximum
+        value = draw(
+            st.one_of(
+                st.sampled_from([lo, hi]),
+                st.floats(lo, hi) if spec.type == "float" else st.integers(int(lo), int(hi)),
+            )
+        )
+        node.setdefault("params", {})[spec.name] = value
     return doc
 
 
@@ -95,7 +158,8 @@ def meshed(draw, base):
     ids = [n.get("id") for n in doc["nodes"] if isinstance(n, dict)]
     pairs = draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)), max_size=300))
     doc["links"] = list(doc.get("links") or []) + [
-        {"id": f"fz-{i}", "source": a, "target": b} for i, (a, b) in enumerate(pairs)]
+        {"id": f"fz-{i}", "source": a, "target": b} for i, (a, b) in enumerate(pairs)
+    ]
     return doc
 
 
@@ -106,7 +170,7 @@ def _encode(doc) -> str:
     def swap(value):
         if isinstance(value, dict) and NEST in value:
             token = f"@@nest{len(nests)}@@"
-            nests.append((token, value[NEST], value["value"]))
+            nests.append((token, value[NEST], value.get("value")))
             return token
         if isinstance(value, dict):
             return {k: swap(v) for k, v in value.items()}
@@ -130,7 +194,7 @@ def file_bytes(draw, docs):
         return data[: draw(st.integers(0, max(0, len(data) - 1)))]
     if form == "corrupt" and data:
         at = draw(st.integers(0, len(data) - 1))
-        return data[:at] + draw(st.binary(min_size=1, max_size=8)) + data[at + 1:]
+        return data[:at] + draw(st.binary(min_size=1, max_size=8)) + data[at + 1 :]
     if form == "binary":
         return draw(st.binary(max_size=2000))
     if form == "empty":
@@ -143,7 +207,13 @@ def file_bytes(draw, docs):
 def project_files():
     """Bytes of project files: mutations and meshes of every sample."""
     base = st.sampled_from(SAMPLE_DOCS)
-    docs = st.one_of(base.flatmap(mutated), base.flatmap(meshed), base.flatmap(meshed).flatmap(mutated))
+    docs = st.one_of(
+        base.flatmap(mutated),
+        base.flatmap(meshed),
+        base.flatmap(meshed).flatmap(mutated),
+        base.flatmap(at_bounds),
+        base.flatmap(at_bounds).flatmap(lambda d: mutated(d, 1)),
+    )
     return file_bytes(docs)
 
 
@@ -156,17 +226,66 @@ def scenario_files():
 
 def _value_text():
     return st.one_of(
-        st.sampled_from(["nan", "NaN", "inf", "-inf", "1e308", "1e-320", "-1", "0", "1,2,3", "1..8", "1..8:0",
-                         "8..1", "1..99999999999999999999", "9" * 5000, "", "true", "null", "4.5", "0x10",
-                         "1_000", "\u0661", "1e999", " 3 ", "=1+1", "x" * 10_000]),
+        st.sampled_from(
+            [
+                "nan",
+                "NaN",
+                "inf",
+                "-inf",
+                "1e308",
+                "1e-320",
+                "-1",
+                "0",
+                "1,2,3",
+                "1..8",
+                "1..8:0",
+                "8..1",
+                "1..99999999999999999999",
+                "9" * 5000,
+                "",
+                "true",
+                "null",
+                "4.5",
+                "0x10",
+                "1_000",
+                "\u0661",
+                "1e999",
+                " 3 ",
+                "=1+1",
+                "x" * 10_000,
+            ]
+        ),
         st.integers(-(2**66), 2**66).map(str),
         st.floats().map(repr),
         st.text(max_size=20),
     )
 
 
+def _in_range_set():
+    """``KIND.PARAM=VALUE`` of a numeric knob at or between its bounds (valid, often extreme)."""
+    specs = [
+        (kind.id, p)
+        for kind in KINDS.values()
+        for p in kind.params
+        if p.type in ("int", "float") and p.maximum is not None
+    ]
+
+    def value(spec) -> st.SearchStrategy:
+        lo = spec.minimum if spec.minimum is not None else 0
+        inner = (
+            st.floats(lo, spec.maximum) if spec.type == "float" else st.integers(int(lo), int(spec.maximum))
+        )
+        return st.one_of(st.sampled_from([lo, spec.maximum]), inner).map(str)
+
+    return st.sampled_from(specs).flatmap(lambda ks: value(ks[1]).map(lambda v: f"{ks[0]}.{ks[1].name}={v}"))
+
+
 def set_values():
-    """``--set TARGET.PARAM=VALUE`` texts: real knobs (and some invented ones) with hostile values."""
+    """``--set TARGET.PARAM=VALUE`` texts: real knobs (and invented ones) with hostile or extreme values."""
+    return st.one_of(_hostile_set(), _in_range_set())
+
+
+def _hostile_set():
     target_param = st.one_of(
         st.sampled_from(KNOBS).map(lambda kp: f"{kp[0]}.{kp[1]}"),
         st.tuples(st.text(max_size=15), st.text(max_size=15)).map(lambda t: f"{t[0]}.{t[1]}"),
@@ -180,16 +299,42 @@ SAMPLE_PATHS = [str(p) for p in SAMPLES]
 OPTIONS = {
     "validate": {},
     "predict": {"--set": set_values(), "--json": None, "--fitted": None, "--wait": _value_text()},
-    "sweep": {"--set": set_values(), "--workers": _value_text(), "--batch-size": _value_text(),
-              "--scheduler": st.sampled_from(["notaurl", "tcp://", "tcp://256.1.1.1:99999", "x" * 300]),
-              "--json": None, "--yes": None, "--wait": _value_text()},
-    "runs": {"--limit": _value_text(), "--sweep": _value_text(), "--kind": st.text(max_size=10),
-             "--metrics": st.text(max_size=30), "--json": None, "--sweeps": None, "--wait": _value_text()},
+    "sweep": {
+        "--set": set_values(),
+        "--workers": _value_text(),
+        "--batch-size": _value_text(),
+        "--scheduler": st.sampled_from(["notaurl", "tcp://", "tcp://256.1.1.1:99999", "x" * 300]),
+        "--json": None,
+        "--yes": None,
+        "--wait": _value_text(),
+    },
+    "runs": {
+        "--limit": _value_text(),
+        "--sweep": _value_text(),
+        "--kind": st.text(max_size=10),
+        "--metrics": st.text(max_size=30),
+        "--json": None,
+        "--sweeps": None,
+        "--wait": _value_text(),
+    },
     "compare": {"--format": st.sampled_from(["table", "json", "csv", "xml"])},
-    "advise": {"--goal": st.one_of(st.text(max_size=40), st.sampled_from([
-        "max nosuch over qapply.num_apply_agents=1..4", "min apply_latency_ms over qapply.num_apply_agents=1,2",
-        "fewest-agents:nan", "outage-pool:-5", "max apply_rows_per_s subject to nosuch<1 over x.y=1"])),
-        "--outage-min": _value_text(), "--min-gain": _value_text(), "--json": None},
+    "advise": {
+        "--goal": st.one_of(
+            st.text(max_size=40),
+            st.sampled_from(
+                [
+                    "max nosuch over qapply.num_apply_agents=1..4",
+                    "min apply_latency_ms over qapply.num_apply_agents=1,2",
+                    "fewest-agents:nan",
+                    "outage-pool:-5",
+                    "max apply_rows_per_s subject to nosuch<1 over x.y=1",
+                ]
+            ),
+        ),
+        "--outage-min": _value_text(),
+        "--min-gain": _value_text(),
+        "--json": None,
+    },
     "mqcalc": {},
     "evaluate": {},
 }
@@ -201,13 +346,33 @@ def argument_lists(draw, db: str):
     command = draw(st.sampled_from(sorted(OPTIONS)))
     argv = [command]
     if command in ("validate", "predict", "sweep", "advise", "evaluate"):
-        argv.append(draw(st.one_of(st.sampled_from(SAMPLE_PATHS), st.sampled_from(["/dev/null", "/", "-", ""]))))
+        argv.append(
+            draw(st.one_of(st.sampled_from(SAMPLE_PATHS), st.sampled_from(["/dev/null", "/", "-", ""])))
+        )
     elif command == "compare":
         argv += draw(st.lists(_value_text(), min_size=1, max_size=3))
     elif command == "mqcalc":
-        argv += draw(st.lists(st.one_of(st.sampled_from(["channel", "bufferpool", "v8", "--message-kb", "nan",
-                                                          "--compressibility", "1.5", "--log-tb-per-year", "-1"]),
-                                        _value_text()), max_size=5))
+        argv += draw(
+            st.lists(
+                st.one_of(
+                    st.sampled_from(
+                        [
+                            "channel",
+                            "bufferpool",
+                            "v8",
+                            "--message-kb",
+                            "nan",
+                            "--compressibility",
+                            "1.5",
+                            "--log-tb-per-year",
+                            "-1",
+                        ]
+                    ),
+                    _value_text(),
+                ),
+                max_size=5,
+            )
+        )
     options = OPTIONS[command]
     for name in draw(st.lists(st.sampled_from(sorted(options)), max_size=3)) if options else []:
         argv.append(name)

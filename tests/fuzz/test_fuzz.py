@@ -26,8 +26,13 @@ from harness import explain, run_inprocess, verdict  # noqa: E402
 
 #: Examples per property: a few in the everyday suite, thousands on demand.
 EXAMPLES = int(os.environ.get("QRTUNE_FUZZ_EXAMPLES", "12"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize="QRTUNE_FUZZ_EXAMPLES" not in os.environ,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize="QRTUNE_FUZZ_EXAMPLES" not in os.environ,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,17 @@ def _autosave(folder: Path, name: str, original_path, project=None, pid: int = G
     folder.mkdir(parents=True, exist_ok=True)
     project = project or templates.unidirectional("Recovered")
     path = folder / f"{name}.autosave.json"
-    path.write_text(json.dumps({"format": AUTOSAVE_FORMAT, "pid": pid, "saved_at": 1.0,
-                                "original_path": original_path, "project": json.loads(projectfile.dumps(project))}))
+    path.write_text(
+        json.dumps(
+            {
+                "format": AUTOSAVE_FORMAT,
+                "pid": pid,
+                "saved_at": 1.0,
+                "original_path": original_path,
+                "project": json.loads(projectfile.dumps(project)),
+            }
+        )
+    )
     return path
 
 
@@ -82,12 +91,19 @@ def _hostile_paths(tmp_path: Path) -> dict:
     victim.write_text("the user's notes")
     damaged = tmp_path / "damaged.json"
     damaged.write_text('{"format_version": 2, "name": ')
-    return {"a text file": str(victim), "a damaged project": str(damaged), "a folder": str(tmp_path),
-            "missing": str(tmp_path / "gone.json"), "not text": 42, "the null device": os.devnull}
+    return {
+        "a text file": str(victim),
+        "a damaged project": str(damaged),
+        "a folder": str(tmp_path),
+        "missing": str(tmp_path / "gone.json"),
+        "not text": 42,
+        "the null device": os.devnull,
+    }
 
 
-@pytest.mark.parametrize("what", ["a text file", "a damaged project", "a folder", "missing", "not text",
-                                  "the null device"])
+@pytest.mark.parametrize(
+    "what", ["a text file", "a damaged project", "a folder", "missing", "not text", "the null device"]
+)
 def test_a_hostile_original_path_leaves_the_recovered_document_untitled(qtbot, tmp_path, what):
     hostile = _hostile_paths(tmp_path)[what]
     before = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}

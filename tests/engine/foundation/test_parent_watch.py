@@ -28,8 +28,14 @@ def test_workers_exit_when_the_main_process_is_killed(tmp_path):
     script, out = tmp_path / "sweep_main.py", tmp_path / "out.txt"
     script.write_text(MAIN)
     with open(out, "w") as f:  # a file, not a pipe: orphaned workers would hold a pipe open
-        proc = subprocess.run([sys.executable, str(script)], stdout=f, stderr=subprocess.STDOUT, timeout=120,
-                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        proc = subprocess.run(
+            [sys.executable, str(script)],
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            timeout=120,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
     assert proc.returncode == -signal.SIGKILL, out.read_text()
     workers = [int(p) for p in out.read_text().split()]
     assert workers

@@ -11,7 +11,9 @@ from engine.sweep import parse_axes, run_sweep
 def test_points_recorded_meanwhile_by_another_run_count_as_already_stored(db, baseline, monkeypatch):
     axes = parse_axes(["qapply.num_apply_agents=1..6"], baseline)
     with Store.open(db) as s:
-        first = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False, release_between_writes=True)
+        first = run_sweep(
+            baseline, axes, s, workers=0, predictor=FAKE, progress=False, release_between_writes=True
+        )
         assert (first.n_run, first.n_skipped) == (6, 0)
         # the second run looked before the first had written anything (the race of two identical commands)
         real = s.done_points
@@ -22,6 +24,8 @@ def test_points_recorded_meanwhile_by_another_run_count_as_already_stored(db, ba
             return set() if len(calls) == 1 else real(sweep_id)
 
         monkeypatch.setattr(s, "done_points", done_points)
-        second = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False, release_between_writes=True)
+        second = run_sweep(
+            baseline, axes, s, workers=0, predictor=FAKE, progress=False, release_between_writes=True
+        )
         assert (second.n_run, second.n_skipped, second.n_failed) == (0, 6, 0)
         assert len(s.list_runs(sweep_id=second.sweep_id)) == 6  # nothing written twice
