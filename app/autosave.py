@@ -185,17 +185,17 @@ class Autosaver(QObject):
         """Write the autosave now if there are unsaved edits; return its path."""
         if not self.document.is_modified():
             return None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        data = {
-            "format": AUTOSAVE_FORMAT,
-            "pid": os.getpid(),
-            "saved_at": time.time(),
-            "original_path": self.document.path,
-            "project": json.loads(projectfile.dumps(self.document.project)),
-        }
         try:
-            projectfile.atomic_write_text(self.file, json.dumps(data, indent=1))
-        except OSError:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            data = {
+                "format": AUTOSAVE_FORMAT,
+                "pid": os.getpid(),
+                "saved_at": time.time(),
+                "original_path": self.document.path,
+                "project": json.loads(projectfile.dumps(self.document.project)),
+            }
+            projectfile.atomic_write_text(self.file, json.dumps(data, indent=1, allow_nan=False))
+        except (OSError, QrtuneError):
             return None  # autosave is best effort; the next change tries again
         self.writes += 1
         return self.file

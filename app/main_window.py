@@ -393,8 +393,8 @@ class MainWindow(QMainWindow):
         self.inspector.flush()  # typed, then Ctrl+S with the cursor still in the field
         try:
             self.document.save(path)
-        except OSError as e:
-            self.show_message(f"Cannot save {path}: {e.strerror or e}")
+        except (OSError, QrtuneError) as e:
+            self.show_message(one_line(f"Cannot save {path}: {getattr(e, 'strerror', None) or e}"))
             return False
         self._add_recent(str(Path(path).resolve()))
         self.statusBar().showMessage(f"Saved {path}", 4000)
