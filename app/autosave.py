@@ -26,6 +26,7 @@ from engine import jsonfile, projectfile
 from engine.datadir import user_data_root
 from engine.errors import ProjectFileError, QrtuneError
 from engine.model import Project, build_project
+from engine.parentwatch import alive
 
 AUTOSAVE_FORMAT = "qrtune-autosave/1"
 SUFFIX = ".autosave.json"
@@ -65,20 +66,6 @@ class AutosaveEntry:
             self.file.unlink()
         except FileNotFoundError:
             pass
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 def set_aside(file: Path) -> Path:
@@ -135,7 +122,7 @@ def scan(directory: Path | None = None) -> Scan:
             except OSError:
                 pass  # cannot rename: it is skipped each start, never read into the window
             continue
-        if entry is not None and not _alive(entry.pid):
+        if entry is not None and not alive(entry.pid):
             out.append(entry)
     return Scan(sorted(out, key=lambda e: e.saved_at, reverse=True), damaged)
 

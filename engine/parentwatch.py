@@ -21,13 +21,15 @@ EXIT_ORPHANED = 70
 
 
 def alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (one owned by another user counts)."""
+    """Whether a process ``pid`` exists (one owned by another user counts; 0 and negative ids never do)."""
+    if pid <= 0:
+        return False  # os.kill would address a process group
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True
+    except (OSError, OverflowError):
+        return False
     return True
 
 

@@ -10,6 +10,7 @@ for argparse's own errors, which otherwise print the usage text first.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import traceback
@@ -33,6 +34,8 @@ def _describe(e: BaseException) -> tuple[str, int]:
     if isinstance(e, OSError):
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         return f"{e.strerror or e}{where}", EXIT_INPUT
+    if isinstance(e, csv.Error):  # a field over the csv module's 131,072-character limit, a NUL byte
+        return f"malformed CSV: {e}", EXIT_INPUT
     if _is_store_error(e):
         return f"the results store cannot be used: {type(e).__name__}: {e}", EXIT_INPUT
     return f"internal error: {type(e).__name__}: {e}", EXIT_INTERNAL

@@ -40,6 +40,11 @@ def workdir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz")
 
 
+def _written(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
 def _check(argv: list[str], tally, kind: str) -> None:
     outcome = run_inprocess(argv)
     judged = verdict(outcome)
@@ -50,18 +55,15 @@ def _check(argv: list[str], tally, kind: str) -> None:
 @FUZZ
 @given(data=fz.project_files())
 def test_project_files(workdir, tally, data):
-    path = workdir / "project.json"
-    path.write_bytes(data)
-    _check(["validate", str(path)], tally, "project file (validate)")
-    _check(["predict", str(path), "--db", str(workdir / "runs.duckdb")], tally, "project file (predict)")
+    path = _written(workdir / "project.json", data)
+    _check(["validate", path], tally, "project file (validate)")
+    _check(["predict", path, "--db", str(workdir / "runs.duckdb")], tally, "project file (predict)")
 
 
 @FUZZ
 @given(data=fz.scenario_files())
 def test_scenario_files(workdir, tally, data):
-    path = workdir / "scenarios.json"
-    path.write_bytes(data)
-    _check(["evaluate", str(path)], tally, "scenario file (evaluate)")
+    _check(["evaluate", _written(workdir / "scenarios.json", data)], tally, "scenario file (evaluate)")
 
 
 @FUZZ
