@@ -45,6 +45,17 @@ def _failed(scenario: dict, error: str) -> dict:
     """The result record of a scenario that could not be predicted: no numbers, the error in one line."""
     return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [],
             "error": one_line(error)}
+def published_bottleneck(prediction) -> str | None:
+    """The bottleneck in the published vocabulary (../shared/validation/README.md).
+
+    Engines name the busiest stage (``capture_cpu``, ``apply_mq_log``...); the published
+    measurements name its resource (``cpu``, ``mq_log``).
+    """
+    if prediction.kind == "qrep" and prediction.bottleneck is not None:
+        from engine.perf.qrep import VOCABULARY
+
+        return VOCABULARY.get(prediction.bottleneck, prediction.bottleneck)
+    return prediction.bottleneck
 
 
 def evaluate_scenario(scenario: dict) -> dict:
@@ -58,7 +69,8 @@ def evaluate_scenario(scenario: dict) -> dict:
         # gets the error, the others in the file are still predicted
         return _failed(scenario, f"invalid settings: {type(e).__name__}: {e}")
     predicted = {k: v for k, v in p.metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
-    out = {"id": scenario["id"], "predicted": predicted, "bottleneck": p.bottleneck, "ignored": list(p.ignored)}
+    out = {"id": scenario["id"], "predicted": predicted, "bottleneck": published_bottleneck(p),
+           "ignored": list(p.ignored)}
     if p.bands:
         out["bands"] = {k: list(v) for k, v in p.bands.items()}
     return out

@@ -13,10 +13,17 @@ import math
 import re
 from typing import Callable
 
+from engine.errors import FieldError
+from engine.registry import KINDS
+
 #: Largest value of an integer argument: what the results store's BIGINT columns hold.
 INT64_MAX = 2**63 - 1
 #: Longest wait for another process holding the store (s): one day.
 MAX_WAIT_S = 86_400.0
+#: Largest offered rate (rows/s) a command takes: the maximum of the OFFERED_ROWS_PER_S knob.
+MAX_RATE_ROWS_PER_S = float(KINDS["source_db2"].param("offered_rows_per_s").maximum)
+#: Longest simulated time (s) a command takes: a year.
+MAX_DURATION_S = 366 * 86_400.0
 #: A Dask scheduler address: tcp://HOST:PORT and the other schemes distributed knows.
 _SCHEDULER = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/:]+(:\d{1,5})?/?")
 
@@ -80,3 +87,22 @@ def scheduler_address(text: str) -> str:
 wait_seconds = number(0.0, MAX_WAIT_S, "s")
 #: ``--seed`` of the random numbers (stored in a BIGINT column).
 seed = integer(0)
+
+#: ``--rate``: a constant offered rate, rows/s.
+rate = number(0.0, MAX_RATE_ROWS_PER_S, "rows/s")
+
+
+def duration_s(text: str, option: str = "--duration") -> float:
+    """Parse a simulated time (``600``, ``90s``, ``20m``, ``1h``) above 0 and at most :data:`MAX_DURATION_S`.
+
+    Raises
+    ------
+    FieldError
+        Not a time, or outside those bounds (``1e308``, ``100000h``).
+    """
+    from engine.sim import parse_duration_s
+
+    value = parse_duration_s(text, option)
+    if not 0 < value <= MAX_DURATION_S:
+        raise FieldError(option, text, f"a time above 0 and at most {MAX_DURATION_S / 86_400:g} days")
+    return value

@@ -43,12 +43,7 @@ from engine import projectfile
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
 from engine.errors import FieldError
-from engine.registry import KINDS
 
-#: Largest --rate (rows/s): the maximum of the OFFERED_ROWS_PER_S knob.
-MAX_RATE_ROWS_PER_S = float(KINDS["source_db2"].param("offered_rows_per_s").maximum)
-#: Longest --duration (s): a year of simulated time.
-MAX_DURATION_S = 366 * 86_400.0
 
 
 def register(sub) -> None:
@@ -58,7 +53,7 @@ def register(sub) -> None:
     p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
     p.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random numbers (default 0)")
     p.add_argument("--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s")
-    p.add_argument("--rate", type=argtypes.number(0.0, MAX_RATE_ROWS_PER_S, "rows/s"), metavar="ROWS_PER_S",
+    p.add_argument("--rate", type=argtypes.rate, metavar="ROWS_PER_S",
                    help="a constant offered rate instead of a profile")
     p.add_argument("--event", action="append", default=[], metavar="KIND@START+LENGTH[*FACTOR]",
                    help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend")
@@ -185,14 +180,11 @@ def monitor_folder(text: str) -> Path:
 
 def run(args) -> int:
     from engine.errors import QrtuneError
-    from engine.sim import parse_duration_s, parse_event, profiles, simulate
+    from engine.sim import parse_event, profiles, simulate
     from engine.sweep import with_changes
 
     project = with_changes(projectfile.load(args.project), args.changes)
-    duration_s = parse_duration_s(args.duration, "--duration")
-    if not 0 < duration_s <= MAX_DURATION_S:
-        raise FieldError("--duration", args.duration,
-                         f"a time above 0 and at most {MAX_DURATION_S / 86_400:g} days")
+    duration_s = argtypes.duration_s(args.duration)
     monitor_dir = monitor_folder(args.monitor_csv) if args.monitor_csv else None
     events = [parse_event(e) for e in args.event]
     profile = None

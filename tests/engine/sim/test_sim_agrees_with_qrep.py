@@ -92,6 +92,7 @@ def test_there_are_qrep_samples_to_compare():
     assert len(SAMPLES) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [p.name for p in SAMPLES])
 def test_monitor_averages_agree_with_the_steady_state_prediction(compared, name):
     pred, sim = compared[name]
@@ -116,6 +117,7 @@ def test_apply_latency_agrees_on_average_where_the_agents_queue(compared):
     assert float(np.mean(ratios)) == pytest.approx(1.0, abs=0.35), ratios
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_apply_latency_agrees_with_dependencies_and_commit_count(variant):
     compared = _compare(VARIANTS[variant])
