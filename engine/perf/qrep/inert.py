@@ -64,7 +64,7 @@ def _layout(inp) -> dict:
 
 
 def _mq(flow, rows_per_s: float) -> dict:
-    inp, g = flow.inp, flow.geometry
+    g = flow.geometry
     out = {}
     if g.msg_bytes >= 4096:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
