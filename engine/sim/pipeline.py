@@ -388,13 +388,14 @@ class QrepPipeline:
         m["recv_pageset"] = slow
         m["get"], m["ap_start"], m["ap_dep"], m["block_from"] = get, ap_start, ap_dep, block_from
 
-    def preload(self, n_msgs: int) -> ChunkResult:
+    def preload(self, n_msgs: int, first: int = 0) -> ChunkResult:
         """Messages already on the receive queue at time 0 (a drain run), applied before anything else.
 
         Each holds TRANS_BATCH_SZ transactions of the workload's rows per transaction, all
         committed at the source, captured and sent at time 0 (agents' service at its mean;
         target transactions ``i`` with ``floor((i + 1) s) > floor(i s)`` depend on the one
-        before, exactly the dependent share ``s`` of them).
+        before, exactly the dependent share ``s`` of them). A deep queue is pre-loaded in
+        parts (:meth:`preload_chunks`): ``first`` is the index of this part's first message.
         """
         cfg = self.cfg
         n_tx = n_msgs * cfg.trans_batch_sz
@@ -412,11 +413,19 @@ class QrepPipeline:
              "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z,
              "m_window": z, "m_u": np.full(n_msgs, 0.5)}
         share = cfg.dependent_share
-        target = np.arange(n_msgs) // cfg.commit_count  # each message's target transaction
+        target = (first + np.arange(n_msgs)) // cfg.commit_count  # each message's target transaction
         m["m_v"] = np.where(np.floor((target + 1) * share) > np.floor(target * share), 0.0, 1.0)
         busy: dict = {}
         self._apply(m, busy, mean_service=True)
         return ChunkResult(t, m, busy)
+
+    def preload_chunks(self, n_msgs: int, chunk_txns: int):
+        """:meth:`preload` of ``n_msgs`` messages in parts of about ``chunk_txns`` transactions
+        (whole COMMIT_COUNT groups), so memory does not grow with the depth; yields ChunkResults."""
+        k = self.cfg.commit_count
+        per_part = max(k, (max(1, chunk_txns // self.cfg.trans_batch_sz) // k) * k)
+        for first in range(0, n_msgs, per_part):
+            yield self.preload(min(per_part, n_msgs - first), first)
 
     def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
         """Push one chunk of transactions through every stage.
