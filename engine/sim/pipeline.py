@@ -34,7 +34,9 @@ transaction at a time; tests check both agree):
    first served, each taking ``rows x agents / capacity`` on average (fewer servers when a
    shared resource caps them, :attr:`PipelineConfig.apply_servers`) times a random
    multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``
-   (:func:`service_multiplier`, drawn from the message's first transaction). Q Apply stops and
+   (:func:`service_multiplier`, drawn from the message's first transaction): from the cost
+   model, a fixed CPU part plus an exponential Db2 class 2 wait part, ``cv2`` the square of
+   the wait's share (:func:`engine.sim.cost_model.apply_wait_share`). Q Apply stops and
    target slow-downs warp its time.
 6. **Target transactions and dependencies**: with COMMIT_COUNT ``k`` an agent applies ``k``
    consecutive messages as one target transaction (read by the browser together, one commit);
@@ -76,11 +78,13 @@ def ceil_grid(t, step: float):
 def service_multiplier(u, cv2: float):
     """Service-time multipliers of mean 1 and squared coefficient of variation ``cv2`` from uniforms ``u``.
 
-    ``cv2 <= 1``: a constant ``1 - sqrt(cv2)`` plus an exponential of mean ``sqrt(cv2)``.
+    ``cv2 <= 1``: a constant ``1 - sqrt(cv2)`` plus an exponential of mean ``sqrt(cv2)`` (the
+    agents' CPU and Db2 class 2 wait shares, :func:`engine.sim.cost_model.apply_wait_share`).
     ``cv2 > 1``: a two-phase hyperexponential with balanced means (with probability ``p`` an
     exponential of mean ``1 / (2 p)``, else of mean ``1 / (2 (1 - p))``, ``p = (1 +
-    sqrt((cv2 - 1) / (cv2 + 1))) / 2``): most messages are quick, a few take long (lock and
-    I/O waits). One uniform picks the phase and, rescaled within it, the exponential.
+    sqrt((cv2 - 1) / (cv2 + 1))) / 2``): most messages are quick, a few take long (for
+    hand-made configurations; the cost model gives ``cv2 <= 1``). One uniform picks the phase
+    and, rescaled within it, the exponential.
     """
     u = np.asarray(u, dtype=float)
     if cv2 <= 0.0:
