@@ -77,16 +77,12 @@ def _nodes_for_stage(project: Project, name: str) -> list[str]:
     if not kinds:
         return []
     if "queue_manager" in kinds:
-        from engine.topology import flows
+        from engine.topology import RECEIVE_QM, SEND_QM, nodes_on_flows
 
-        found = flows(project) if project.topology in ("unidirectional", "bidirectional", "peer-to-peer") else []
-        if found:
-            side = -1 if name.startswith(RECEIVE_SIDE) else 0
-            out = []
-            for flow in found:
-                qms = [n.id for n in flow if n.kind == "queue_manager"]
-                out.append(qms[side])
-            return out
+        if project.topology in ("unidirectional", "bidirectional", "peer-to-peer"):
+            qms = nodes_on_flows(project, RECEIVE_QM if name.startswith(RECEIVE_SIDE) else SEND_QM)
+            if qms:
+                return [n.id for n in qms]
     if "db2_mirror_node" in kinds and name.startswith(("mirror_target", "target")):
         return [n.id for n in project.nodes_of("db2_mirror_node") if n.params.get("role") == "target"]
     if "db2_mirror_node" in kinds and name.startswith(("mirror_source", "cpu")):

@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import NormalDist
 
+from engine.errors import QrtuneError
+from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
 
@@ -306,9 +308,6 @@ def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE,
     dict
         ``{metric: MetricCoverage}``; scenarios an engine cannot predict are skipped.
     """
-    from engine.errors import QrtuneError
-    from engine.perf import predictor
-
     if scenarios is None:
         scenarios = load_scenarios()
     counts: dict = {}
@@ -361,9 +360,6 @@ def quantile(values: list, q: float) -> float:
 
 def calibration_residuals(scenarios: list) -> dict:
     """``{kind: {metric: [|ln(published / predicted)|, ...]}}`` of the current engines (no bands)."""
-    from engine.errors import QrtuneError
-    from engine.perf import predictor
-
     out: dict = {}
     for sc in scenarios:
         measured = sc.get("measured") or {}

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyle
 
+from app import style
 from engine.model import Node
 from engine.registry import KINDS
 
@@ -19,19 +20,6 @@ NODE_W = 150.0
 NODE_H = 64.0
 PORT_R = 7.0
 
-#: Fill of each kind when no prediction colours it.
-KIND_COLOURS = {
-    "source_db2": "#dbe9f6",
-    "qcapture": "#e3f0d8",
-    "queue_manager": "#f6ecd2",
-    "channel": "#efe0f3",
-    "qapply": "#e3f0d8",
-    "target_db2": "#dbe9f6",
-    "db2_mirror_node": "#dbe9f6",
-    "roce_link": "#efe0f3",
-    "mq_application": "#dbe9f6",
-    "db2_v8_migration": "#f6ecd2",
-}
 
 
 def utilisation_colour(u: float) -> QColor:
@@ -66,10 +54,10 @@ class PortItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
-        painter.setPen(QPen(QColor("#445"), 1.2))
-        fill = "#4a7fd4" if self.output else "#ffffff"
+        painter.setPen(QPen(QColor(style.PORT_OUTLINE), 1.2))
+        fill = style.CAPTURE if self.output else style.PORT
         if self._hover:
-            fill = "#f0a030"
+            fill = style.QUEUE
         painter.setBrush(QBrush(QColor(fill)))
         painter.drawEllipse(QPointF(0, 0), PORT_R, PORT_R)
 
@@ -137,26 +125,26 @@ class NodeItem(QGraphicsObject):
         painter.setRenderHint(QPainter.Antialiasing)
         rect = QRectF(0, 0, NODE_W, NODE_H)
         fill = utilisation_colour(self.utilisation) if self.utilisation is not None else QColor(
-            KIND_COLOURS.get(self.kind, "#eeeeee"))
+            style.KIND_COLOURS.get(self.kind, style.NEUTRAL_FILL))
         selected = bool(option.state & QStyle.State_Selected)
-        pen = QPen(QColor("#1f5fbf") if selected else QColor("#556"), 2.5 if selected else 1.2)
+        pen = QPen(QColor(style.SELECTED) if selected else QColor(style.OUTLINE), 2.5 if selected else 1.2)
         if self.bottleneck:
-            pen = QPen(QColor("#c0202a"), 3.5)
+            pen = QPen(QColor(style.BOTTLENECK), 3.5)
         painter.setPen(pen)
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(rect, 8, 8)
-        painter.setPen(QColor("#222"))
+        painter.setPen(QColor(style.NODE_TEXT))
         bold = QFont(painter.font())
         bold.setBold(True)
-        bold.setPointSizeF(8.5)
+        bold.setPointSizeF(style.NODE_TITLE_PT)
         painter.setFont(bold)
         painter.drawText(QRectF(8, 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
                          _elide(self.label, 24))
         small = QFont(bold)
         small.setBold(False)
-        small.setPointSizeF(7.5)
+        small.setPointSizeF(style.NODE_DETAIL_PT)
         painter.setFont(small)
-        painter.setPen(QColor("#444"))
+        painter.setPen(QColor(style.NODE_DETAIL_TEXT))
         painter.drawText(QRectF(8, 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter, KINDS[self.kind].name)
         if self.utilisation is not None:
             painter.drawText(QRectF(8, 42, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
@@ -164,7 +152,7 @@ class NodeItem(QGraphicsObject):
         if self.bottleneck:
             tag = QRectF(NODE_W - 84, -16, 84, 15)
             painter.setPen(Qt.NoPen)
-            painter.setBrush(QColor("#c0202a"))
+            painter.setBrush(QColor(style.BOTTLENECK))
             painter.drawRoundedRect(tag, 4, 4)
             painter.setPen(QColor("white"))
             painter.drawText(tag, Qt.AlignCenter, "BOTTLENECK")
@@ -208,7 +196,7 @@ class LinkItem(QGraphicsPathItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
         selected = bool(option.state & QStyle.State_Selected)
-        colour = QColor("#1f5fbf") if selected else QColor("#556")
+        colour = QColor(style.SELECTED) if selected else QColor(style.OUTLINE)
         painter.setPen(QPen(colour, 3 if selected else 1.8))
         painter.setBrush(Qt.NoBrush)
         painter.drawPath(self.path())

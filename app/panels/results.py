@@ -29,18 +29,19 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QStackedWidget,
-    QTabWidget,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
 from engine.bands import band_label
 
 #: Colours of the sizing views: before/now, after/estimated, the limit, within it.
-OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
+OLD, NEW, LIMIT, OK, NOW = style.QUEUE, style.APPLY, style.BOTTLENECK, style.WITHIN_LIMIT, style.CAPTURE
 
 #: Metrics tried in order for the headline throughput of each scenario kind.
 HEADLINE = (
@@ -248,11 +249,12 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         self.headline = QLabel("No prediction yet")
         self.headline.setTextFormat(Qt.RichText)
-        self.headline.setStyleSheet("font-size: 11pt;")
+        self.headline.setStyleSheet(f"font-size: {style.HEADLINE_PT}pt;")
         layout.addWidget(self.headline)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #8a4a00; background: #fff6e0; padding: 6px; border-radius: 4px;")
+        self.message.setStyleSheet(f"color: {style.NOTE_TEXT}; background: {style.NOTE_BACKGROUND}; padding: 6px; "
+                                   "border-radius: 4px;")
         self.message.hide()
         layout.addWidget(self.message)
         grid = QGridLayout()
@@ -295,7 +297,7 @@ class ResultsPanel(QWidget):
         sp.addWidget(self.systems_table, 1)
         self.systems_note = QLabel()
         self.systems_note.setWordWrap(True)
-        self.systems_note.setStyleSheet("font-size: 8pt; color: #5b6573;")
+        self.systems_note.setStyleSheet(f"font-size: {style.NOTE_PT}pt; color: {style.MUTED};")
         sp.addWidget(self.systems_note)
         self.tables = QTabWidget()
         self.tables.setDocumentMode(True)
@@ -366,7 +368,7 @@ class ResultsPanel(QWidget):
         if prediction.bottleneck:
             util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
             tail = f" at {util * 100:.0f}%" if util is not None else ""
-            parts.append(f"bottleneck <b style='color:#c0202a'>{prediction.bottleneck}</b>{tail}")
+            parts.append(f"bottleneck <b style='color:{style.BOTTLENECK}'>{prediction.bottleneck}</b>{tail}")
         self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
@@ -458,7 +460,7 @@ class ResultsPanel(QWidget):
         lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
         region = _n(metrics, "dbm1_region_mb")
         if region is not None and region < db2v8.BAR_MB:
-            lines.append((region, "extended region", "#8a4a00"))
+            lines.append((region, "extended region", style.NOTE_TEXT))
         self.sizing_chart.setTitle("DBM1 below the bar, V7 and V8, against the 2 GB bar (MB)", size="9pt")
         self.sizing_chart.set_unit("MB")
         self.sizing_chart.set_data(rows, lines)
@@ -536,7 +538,7 @@ class ResultsPanel(QWidget):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.systems_note.setText(note)
         self.systems_note.setVisible(bool(note))
-        self.systems_note.setStyleSheet("font-size: 8pt; " + ("color: #8a4a00;" if warn else "color: #5b6573;"))
+        self.systems_note.setStyleSheet(f"font-size: {style.NOTE_PT}pt; color: {style.NOTE_TEXT if warn else style.MUTED};")
         if index < 0:
             self.tables.addTab(self.systems_page, "Systems")
         if from_none:  # a two-way project just opened: its systems first

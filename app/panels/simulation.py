@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
@@ -105,7 +106,7 @@ class SimulationView(QWidget):
             duration = parse_duration_s(self.duration.text())
         except (ValueError, QrtuneError) as e:
             self.status.setText(str(e))
-            self.duration.setStyleSheet("border: 2px solid #c0202a;")
+            self.duration.setStyleSheet(f"border: 2px solid {style.BOTTLENECK};")
             return
         self.duration.setStyleSheet("")
         events = [e for e in self.events.text().replace(",", " ").split() if e]
@@ -118,7 +119,7 @@ class SimulationView(QWidget):
         self.status.setText(text)
 
     def show_outcome(self, outcome) -> None:
-        """Plot a :class:`app.tasks.SimulationOutcome`."""
+        """Plot a :class:`app.simadapter.SimulationOutcome`."""
         self.outcome = outcome
         depth, latency, rate = split_series(outcome.timeseries)
         self.depth_chart.set_series(dict(list(depth.items())[:4]))
@@ -158,15 +159,15 @@ def headline(outcome) -> str:
         peak = ev.get("peak_backlog_rows")
         text = f"<b>{name}{when}</b>: peak backlog {format_number(peak)} rows" if peak is not None else f"<b>{name}</b>"
         if ev.get("catch_up_s") is not None:
-            text += f"; <b style='color:#1a7a30'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
+            text += f"; <b style='color:{style.GOOD}'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
         else:
             left = m.get("rows_in_flight_at_end")
-            text += ("; <b style='color:#c0202a'>not caught up by the end of the run</b>"
+            text += (f"; <b style='color:{style.BOTTLENECK}'>not caught up by the end of the run</b>"
                      + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
         lines.append(text)
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
-        lines.append(f"<span style='color:#8a5a00'>No offered rate is set, so the workload runs at the predicted "
+        lines.append(f"<span style='color:{style.NOTE_TEXT_SOFT}'>No offered rate is set, so the workload runs at the predicted "
                      f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
                      "OFFERED_ROWS_PER_S on the source below it to see the catch-up.</span>")
     return "<br>".join(lines)

@@ -1,7 +1,7 @@
 """Time-domain simulation of Q Replication pipelines: bursts, backlogs, outages and catch-up.
 
 Transactions flow through the same stages and service demands as the steady-state model (its
-cost model, :func:`engine.perf.predict_settings`'s ``stages``), so a knob that changes a service
+cost model, :func:`engine.predict.predict_settings`'s ``stages``), so a knob that changes a service
 demand changes the simulation the same way; the queues, cycles, batches and bursts are the
 simulation's own, so it checks the steady state rather than copying it. On top of that the
 simulation adds what only time shows: SLEEP_INTERVAL polling, TRANS_BATCH_SZ grouping within a

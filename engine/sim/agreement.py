@@ -98,7 +98,7 @@ def compare_at_load(settings: dict, project, load_fraction: float, duration_s: f
     QrtuneError
         The steady-state engine or the simulation cannot run the settings.
     """
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
     from engine.sim import simulate_settings
 
     offered = load_fraction * capacity_rows_per_s(settings, predict_settings)

@@ -1,7 +1,7 @@
 """What the simulation needs from a project: stage capacities, service-time shapes, knobs.
 
 Stage capacities come from the steady-state engine's cost model evaluated at the operating
-point (:func:`engine.perf.predict_settings`, one :class:`engine.perf.result.StageResult` per
+point (:func:`engine.predict.predict_settings`, one :class:`engine.perf.result.StageResult` per
 stage: name, capacity, unit): the service demands per row, message and transaction (CPU,
 Db2 class 2 time, channel time per message, log forces) stretched by the CPU contention the
 steady-state solver finds. Each stage is placed in the pipeline by its name (the bottleneck
@@ -257,7 +257,7 @@ def _queue_managers(project) -> list[dict]:
     try:
         from engine.topology import flows
 
-        nodes = flows(project)[0]
+        nodes = flows(project, limit=1)[0]
     except Exception:  # noqa: BLE001 - fall back to file order
         nodes = project.nodes
     return [dict(n.params) for n in nodes if n.kind == "queue_manager"]

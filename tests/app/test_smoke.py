@@ -12,7 +12,7 @@ VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", 
 
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
-    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
+    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
                           "--smoke-test", str(tmp_path / "shots")], cwd=root, env=env, capture_output=True,
                          text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -29,6 +29,6 @@ def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
 def test_bad_project_exits_2(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     bad = root / "tests" / "data" / "projects" / "bad" / "unknown-kind.json"
-    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(bad), "--smoke-test", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(bad), "--smoke-test", str(tmp_path)],
                          cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 2 and "kind" in out.stderr
