@@ -69,3 +69,11 @@ def test_a_preloaded_queue_streamed_in_parts_is_applied_as_in_one(cfg):
     assert np.allclose(np.sort(whole.trace["done"]), np.sort(parts.trace["done"]), rtol=0, atol=1e-9)
     assert whole.summary["initial_queue_applied_s"] == pytest.approx(parts.summary["initial_queue_applied_s"])
     assert whole.summary["rows_applied"] == parts.summary["rows_applied"] > 0
+
+
+@pytest.mark.parametrize("duration_s, rate", [(1e308, 10.0), (360_000_000.0, 10.0), (600.0, 1e308)])
+def test_the_db2_mirror_simulation_has_the_same_bounds(duration_s, rate):
+    from engine.sim.mirror import simulate_mirror_rates
+
+    with pytest.raises(ValueRangeError):
+        simulate_mirror_rates(rate, 100.0, duration_s)
