@@ -39,6 +39,7 @@ from pathlib import Path
 from statistics import NormalDist
 
 from engine.errors import QrtuneError
+from engine.packagedata import asset_path
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
@@ -47,7 +48,7 @@ from engine.perf.result import Prediction
 COVERAGE = 0.80
 
 #: Bundled copy of the published measurements.
-CALIBRATION_PATH = Path(__file__).resolve().parents[1] / "assets" / "validation" / "calibration.json"
+CALIBRATION_PATH = asset_path("validation", "calibration.json")
 
 #: Coefficient file holding the residuals of each scenario kind.
 RESIDUAL_FILES = {"qrep": "qrep", "db2mirror": "mirror"}

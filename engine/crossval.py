@@ -36,10 +36,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from engine.packagedata import asset_path
 from engine.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
+BUNDLED_DATA = asset_path("validation", "calibration.json")
 
 #: Name endings of the scorer's latency class (../shared/validation/score.py ``LATENCY``).
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us",

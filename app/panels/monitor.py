@@ -112,7 +112,7 @@ class MonitorView(QWidget):
 
     # -- running ----------------------------------------------------------------------------
     def _import_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "CSV exports (*.csv);;All (*)")
+        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "Monitor exports (*.csv *.del *.txt);;All (*)")
         if files:
             self.run(files)
 

@@ -1,4 +1,4 @@
-"""``python -m qrtune`` runs the qrtune command line."""
+"""``python -m qrtune``: the ``qrtune`` command line."""
 
 import sys
 
