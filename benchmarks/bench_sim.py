@@ -76,7 +76,7 @@ def run_case(name: str, rate, repeat: int, limit_s: float) -> dict:
 
 
 #: What the ``qrtune`` console script runs.
-QRTUNE = "import sys; from engine.cli import main; sys.exit(main())"
+QRTUNE = "import sys; from qrtune.cli import main; sys.exit(main())"
 
 
 def run_command(repeat: int, limit_s: float) -> None:

@@ -25,7 +25,7 @@ latencies are never read. What else comes from the engine goes through
   of given rows, the wait part (log force, synchronous I/O, lock waits) is drawn exponential,
   so the service's squared coefficient of variation is the wait share squared;
 * fitted coefficients used as delays (:func:`engine.sim.cost_model.qrep_delays`): the
-  log-read delay, the MQ staging time, the source transactions Q Capture puts per MQ commit
+  merged-log read delay (Q Capture on another LPAR than the source), the MQ staging time, the source transactions Q Capture puts per MQ commit
   (``maxtrans_per_commit``) and the channel's time per batch;
 * the share of target transactions that depend on an earlier one
   (:func:`engine.sim.cost_model.dependent_share`); the agents' capacity already carries the
@@ -105,7 +105,7 @@ class PipelineConfig:
         Steady-state throughput predicted by the engine, rows/s.
     log_delay_s : float
         Time after its commit before Q Capture can read a transaction from the log, s
-        (the steady-state engine's fitted ``cap_log_delay_ms``).
+        (the steady-state engine's fitted ``log_merge_delay_ms`` when Q Capture reads another LPAR's log).
     mq_staging_s : float
         Fixed time a message spends being staged in MQ besides queueing and transmission, s
         (the steady-state engine's fitted ``mq_staging_ms``).
@@ -480,7 +480,7 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
         ``mq_pageset`` stage: its ``mq_pageset`` capacity (read-ahead on) or else its
         ``qapply_browser`` capacity (a reader getting messages from the page set).
     delays : dict, optional
-        The fields of :data:`engine.sim.cost_model.DELAY_COEFFICIENTS`; default: from
+        ``log_delay_s`` and the fields of :data:`engine.sim.cost_model.DELAY_COEFFICIENTS`; default: from
         :func:`engine.sim.cost_model.qrep_delays`.
     coefficients : Coefficients or mapping, optional
         The steady-state engine's coefficients the prediction was made with; default: its
@@ -500,7 +500,7 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     complete_stages(groups, settings, prediction, notes)
     pools = buffer_pools(project, settings, shape, groups, drain_prediction, notes)
     if delays is None:
-        delays, delay_notes = cost_model.qrep_delays(coefficients)
+        delays, delay_notes = cost_model.qrep_delays(settings, coefficients)
         notes += delay_notes
     batch_msgs, sync_s = channel_batches(settings, delays, notes)
     share, dep_notes = cost_model.dependent_share(settings, coefficients)

@@ -4,8 +4,9 @@ Everything the simulation takes from the Q Replication steady-state engine besid
 capacities of its prediction goes through this module, so a change of that engine's internals
 is adapted here:
 
-* :func:`qrep_delays`: fitted coefficients used as delays and sizes (log-read delay, MQ
-  staging time, source transactions per MQ commit, channel time per batch);
+* :func:`qrep_delays`: fitted coefficients used as delays and sizes (the merged-log read
+  delay of a data-sharing group, MQ staging time, source transactions per MQ commit, channel
+  time per batch);
 * :func:`dependent_share`: the share of target transactions that depend on an earlier one;
 * :func:`apply_wait_share`: how an agent's service time splits into CPU (deterministic for a
   transaction of a given size) and Db2 class 2 waits (random), from the cost model's service
@@ -30,12 +31,15 @@ PAGE_BYTES = 4096
 #: Coefficients of the steady-state Q Replication engine the simulation uses:
 #: field -> (coefficient name, factor to the field's unit).
 DELAY_COEFFICIENTS = {
-    "log_delay_s": ("cap_log_delay_ms", 1e-3),
     "mq_staging_s": ("mq_staging_ms", 1e-3),
     "maxtrans_per_commit": ("maxtrans_per_commit", 1.0),
     "ch_batch_s": ("ch_batch_us", 1e-6),
     "ch_batch_log_s": ("ch_batch_log_us", 1e-6),
 }
+#: Coefficients giving the time before Q Capture can read a committed change from the log, ms:
+#: the data-sharing group's merged-log delay (only when Q Capture runs on another LPAR than the
+#: source workload), or an older engine's unconditional log-read delay.
+LOG_DELAY_COEFFICIENTS = ("log_merge_delay_ms", "cap_log_delay_ms")
 
 
 def _coefficient_values(coefficients) -> dict:
@@ -49,11 +53,24 @@ def _coefficient_values(coefficients) -> dict:
     return values
 
 
-def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
-    """Fitted coefficients of the steady-state engine (:mod:`engine.perf.qrep.coefficients`).
+def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
+    """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
+    if "log_merge_delay_ms" in values:
+        if knob(settings, "hardware.capture_colocated_with_source"):
+            return 0.0, "log_merge_delay_ms"
+        return float(values["log_merge_delay_ms"]) * 1e-3, "log_merge_delay_ms"
+    if "cap_log_delay_ms" in values:
+        return float(values["cap_log_delay_ms"]) * 1e-3, "cap_log_delay_ms"
+    return None, ""
+
+
+def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
+    """Fitted coefficients of the steady-state engine (:mod:`engine.perf.qrep.coefficients`) used as delays.
 
     Parameters
     ----------
+    settings : dict
+        Scenario settings (whether Q Capture shares the source workload's LPAR).
     coefficients : Coefficients or mapping of str to float, optional
         The coefficients the prediction was made with (a mapping overrides the named ones of
         ``assets/coefficients/qrep.json``, as :func:`engine.perf.qrep.predict` takes them).
@@ -61,9 +78,10 @@ def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
     Returns
     -------
     delays : dict
-        The fields of :data:`DELAY_COEFFICIENTS` in s (``maxtrans_per_commit`` in
-        transactions); a coefficient the engine does not have is left out (the simulation then
-        omits that mechanism).
+        ``log_delay_s`` (from :data:`LOG_DELAY_COEFFICIENTS`) and the fields of
+        :data:`DELAY_COEFFICIENTS` in s (``maxtrans_per_commit`` in transactions); a
+        coefficient the engine does not have is left out (the simulation then omits that
+        mechanism).
     notes : list of str
         One note per coefficient left out.
     """
@@ -72,6 +90,12 @@ def qrep_delays(coefficients=None) -> tuple[dict, list[str]]:
     except Exception as e:  # noqa: BLE001 - any failure to load means: no fitted delays
         return {}, [f"no fitted coefficients (Q Replication coefficients not loadable: {e})"]
     out, notes = {}, []
+    log_delay_s, source = _log_delay_s(settings, values)
+    if log_delay_s is None:
+        notes.append("no log-read delay in the Q Replication coefficients: Q Capture reads a commit at its next cycle")
+    else:
+        out["log_delay_s"] = log_delay_s
+        notes.append(f"Q Capture reads a committed change {1000 * log_delay_s:.3g} ms after its commit ({source})")
     for field_name, (coeff, factor) in DELAY_COEFFICIENTS.items():
         if coeff in values:
             out[field_name] = float(values[coeff]) * factor

@@ -4,19 +4,23 @@ Rules (the plain event loop in :mod:`engine.sim.reference` follows the same rule
 transaction at a time; tests check both agree):
 
 1. **Q Capture** reads committed transactions from the log, ``log_delay_s`` after the commit
-   (a fitted coefficient of the steady-state engine). An idle Capture looks at the log
-   every SLEEP_INTERVAL, so a transaction is read at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first come first
-   served in ``rows / capacity`` s. A transaction larger than MEMORY_LIMIT is spilled
-   (TRANS_SPILLED) and passes Capture twice (written to and read back from the spill file).
-2. **Messages**: consecutive transactions captured within one commit cycle (see 3) are
-   grouped TRANS_BATCH_SZ to a message; a transaction larger than MAX_MESSAGE_SIZE goes
-   alone in ``ceil(bytes / MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``)
-   serve the MQPUT; the put completes at their departure (CAPTURE_LATENCY ends here).
-3. **MQ commit**: Capture commits at the end of each log-read cycle, i.e. every SLEEP_INTERVAL
-   while it keeps up and at least every COMMIT_INTERVAL (a grid of ``min`` of the two), and
-   within a cycle right after the put that brings the cycle's transactions to a multiple of
-   ``maxtrans_per_commit`` (a fitted coefficient of the steady-state engine); messages are
-   visible to the channel from the commit on.
+   (the data-sharing group's merged-log delay when Q Capture runs on another LPAR than the
+   source, a fitted coefficient of the steady-state engine). Q Capture wakes every
+   SLEEP_INTERVAL and reads in one *pass* what the log holds, so a transaction is read by the
+   pass at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first
+   come first served in ``rows / capacity`` s (a busy Capture's pass runs into the next
+   one's time). A transaction larger than MEMORY_LIMIT is spilled (TRANS_SPILLED) and passes
+   Capture twice (written to and read back from the spill file).
+2. **Messages**: consecutive transactions of one pass are grouped TRANS_BATCH_SZ to a
+   message; a transaction larger than MAX_MESSAGE_SIZE goes alone in ``ceil(bytes /
+   MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``) serve the MQPUT; the
+   put completes at their departure (CAPTURE_LATENCY ends here).
+3. **MQ commit** (:func:`visible_times`): Q Capture commits right after the last put of a
+   pass (it has reached the end of the log and sends what it has before it sleeps), right
+   after the put that brings the pass's transactions to a multiple of ``maxtrans_per_commit``
+   (a fitted coefficient of the steady-state engine), and at each COMMIT_INTERVAL boundary a
+   long pass crosses; it never waits for a group to fill. Messages are visible to the channel
+   from the commit on.
 4. **Transmit queue and channel**: the channel takes messages FIFO in ``rows / capacity``
    minus its share of a batch's cost; a message put when the messages ahead of it already fill
    the buffer pool lives on the page set and is read at ``mq_pageset`` speed. With BATCHSZ
@@ -70,6 +74,10 @@ from engine.sim.kernels import (
 from engine.sim.profiles import Transactions
 
 
+#: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
+COUNT_SLACK = 1e-9
+
+
 def ceil_grid(t, step: float):
     """``t`` rounded up to a multiple of ``step`` (times already on the grid stay)."""
     return np.ceil(np.asarray(t) / step) * step
@@ -99,21 +107,26 @@ def service_multiplier(u, cv2: float):
     return -mean * np.log1p(-np.minimum(v, 1.0 - 1e-16))
 
 
-def visible_times(put, window, m_txns, maxtrans: float, cycle_s: float):
+def visible_times(put, window, m_txns, maxtrans: float, commit_interval_s: float):
     """When each message's MQ commit makes it visible (rule 3), s.
+
+    Q Capture commits what it has put at the end of each pass over the log (right after the
+    pass's last put, before it sleeps), right after the put that brings the pass's
+    transactions to a multiple of ``maxtrans``, and at every COMMIT_INTERVAL boundary a long
+    pass crosses between two puts; it never waits for a group to fill.
 
     Parameters
     ----------
     put : array of float
         MQPUT completion of each message (non-decreasing), s.
     window : array of float
-        Log-read cycle of each message (non-decreasing); all of a cycle's messages are given.
+        Log-read pass of each message (non-decreasing); all of a pass's messages are given.
     m_txns : array of float
         Source transactions in each message.
     maxtrans : float
-        Transactions per MQ commit within a cycle (``inf``: one commit at the cycle's end).
-    cycle_s : float
-        Commit cycle, s.
+        Transactions per MQ commit within a pass (``inf``: no limit).
+    commit_interval_s : float
+        COMMIT_INTERVAL, s.
     """
     n = len(put)
     if n == 0:
@@ -128,9 +141,12 @@ def visible_times(put, window, m_txns, maxtrans: float, cycle_s: float):
         cum = np.cumsum(m_txns)
         base = np.maximum.accumulate(np.where(first, cum - m_txns, -np.inf))
         c = cum - base
-        closes = np.floor(c / maxtrans + 1e-9) > np.floor((c - m_txns) / maxtrans + 1e-9)
-    point = closes | last_in_window
-    at = np.where(closes, put, ceil_grid(put, cycle_s))
+        closes = np.floor(c / maxtrans + COUNT_SLACK) > np.floor((c - m_txns) / maxtrans + COUNT_SLACK)
+    boundary = ceil_grid(put, commit_interval_s)
+    crosses = np.zeros(n, bool)
+    crosses[:-1] = boundary[:-1] < put[1:]  # a COMMIT_INTERVAL boundary passes before the next put
+    point = closes | last_in_window | crosses
+    at = np.where(closes | last_in_window, put, boundary)
     nxt = np.minimum.accumulate(np.where(point, idx, n)[::-1])[::-1]
     return at[nxt]
 
@@ -211,7 +227,8 @@ class QrepPipeline:
         rows = tx.rows.astype(float)
         nbytes = rows * cfg.bytes_per_row
         spilled = nbytes > cfg.capture_memory_bytes
-        arr = ceil_grid(tx.commit_s + cfg.log_delay_s, cfg.sleep_interval_s)
+        read_pass = np.ceil((tx.commit_s + cfg.log_delay_s) / cfg.sleep_interval_s)  # the pass that reads it
+        arr = read_pass * cfg.sleep_interval_s
         start0 = arr
         self.capture_busy = {}
         for k, (name, cap) in enumerate(cfg.capture_stages):
@@ -226,7 +243,8 @@ class QrepPipeline:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
         return {"commit": tx.commit_s, "begin": tx.begin_s, "rows": tx.rows, "bytes": nbytes, "spilled": spilled,
-                "cap_start": start0, "cap_dep": arr, "u": tx.uniforms(), "v": tx.dependency_uniforms()}
+                "cap_start": start0, "cap_dep": arr, "pass": read_pass, "u": tx.uniforms(),
+                "v": tx.dependency_uniforms()}
 
     # ------------------------------------------------------------------ grouping
     def _group(self, t: dict, final: bool) -> tuple[dict, dict]:
@@ -237,7 +255,7 @@ class QrepPipeline:
         n = len(t["commit"])
         if n == 0:
             return t, {}
-        window = np.floor(t["cap_dep"] / cfg.commit_cycle_s)
+        window = t["pass"]
         tbs = cfg.trans_batch_sz
         if tbs == 1:
             starts = np.arange(n)
@@ -281,7 +299,7 @@ class QrepPipeline:
             arr = dep
         m["put"] = arr
         m["visible"] = visible_times(arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit,
-                                     self.cfg.commit_cycle_s)
+                                     self.cfg.commit_interval_s)
 
     def channel_work(self, m_rows, m_msgs, pageset):
         """Time to get and send each message (s): its rows at channel (or page-set) speed less its
@@ -407,7 +425,7 @@ class QrepPipeline:
         rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
         nbytes = rows * cfg.bytes_per_row
         t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
-             "cap_start": zeros, "cap_dep": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
+             "cap_start": zeros, "cap_dep": zeros, "pass": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
              "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
         z = np.zeros(n_msgs)
         m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))

@@ -53,27 +53,29 @@ class _Messages:
         return len(self.groups)
 
 
-def _capture_times(cfg: PipelineConfig, commit, rows) -> list[float]:
-    """Rule 1: when each transaction leaves the capture-side stages, s."""
-    cap_dep = []
+def _capture_times(cfg: PipelineConfig, commit, rows) -> tuple[list[float], list[float]]:
+    """Rule 1: the pass that reads each transaction and when it leaves the capture-side stages, s."""
+    cap_dep, read_pass = [], []
     last = [-math.inf] * len(cfg.capture_stages)
     for a, r in zip(commit, rows):
-        t = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s) * cfg.sleep_interval_s
+        k_pass = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s)
+        t = k_pass * cfg.sleep_interval_s
         spilled = r * cfg.bytes_per_row > cfg.capture_memory_bytes
         for k, (_, cap) in enumerate(cfg.capture_stages):
             work = r / cap * (SPILL_PASSES if k == 0 and spilled else 1)
             t = max(t, last[k]) + work
             last[k] = t
         cap_dep.append(t)
-    return cap_dep
+        read_pass.append(k_pass)
+    return cap_dep, read_pass
 
 
-def _message_groups(cfg: PipelineConfig, rows, cap_dep) -> list[list[int]]:
-    """Rule 2: transactions of one commit cycle, TRANS_BATCH_SZ to a message (a too-big one alone)."""
+def _message_groups(cfg: PipelineConfig, rows, read_pass) -> list[list[int]]:
+    """Rule 2: transactions of one pass, TRANS_BATCH_SZ to a message (a too-big one alone)."""
     groups: list[list[int]] = []
     prev_window, prev_big, count = None, False, 0
     for i, r in enumerate(rows):
-        window = math.floor(cap_dep[i] / cfg.commit_cycle_s)
+        window = read_pass[i]
         big = r * cfg.bytes_per_row > cfg.max_message_bytes
         if not groups or window != prev_window or big or prev_big or count == cfg.trans_batch_sz:
             groups.append([])
@@ -84,7 +86,7 @@ def _message_groups(cfg: PipelineConfig, rows, cap_dep) -> list[list[int]]:
     return groups
 
 
-def _put_messages(cfg: PipelineConfig, rows, cap_dep, groups) -> _Messages:
+def _put_messages(cfg: PipelineConfig, rows, cap_dep, read_pass, groups) -> _Messages:
     """Rule 2: each message's size and its MQPUT through the message-level stages."""
     m = _Messages(groups=groups)
     last = [-math.inf] * len(cfg.put_stages)
@@ -98,28 +100,30 @@ def _put_messages(cfg: PipelineConfig, rows, cap_dep, groups) -> _Messages:
         m.rows.append(r)
         m.nbytes.append(r * cfg.bytes_per_row)
         m.msgs.append(max(1.0, math.ceil(m.nbytes[-1] / cfg.max_message_bytes)))
-        m.window.append(math.floor(cap_dep[g[0]] / cfg.commit_cycle_s))
+        m.window.append(read_pass[g[0]])
         m.txns.append(len(g))
     return m
 
 
 def _visible_times(cfg: PipelineConfig, m: _Messages) -> list[float]:
-    """Rule 3: the MQ commit that makes each message visible, s."""
+    """Rule 3: the MQ commit that makes each message visible (end of pass, maxtrans, COMMIT_INTERVAL), s."""
     visible = [0.0] * len(m)
     waiting: list[int] = []  # messages put since the last MQ commit
-    in_cycle = 0
+    in_pass = 0
     per_commit = cfg.maxtrans_per_commit
     for j in range(len(m)):
         if j == 0 or m.window[j] != m.window[j - 1]:
-            in_cycle = 0
-        before = in_cycle
-        in_cycle += m.txns[j]
+            in_pass = 0
+        before = in_pass
+        in_pass += m.txns[j]
         waiting.append(j)
-        end_of_cycle = j == len(m) - 1 or m.window[j + 1] != m.window[j]
+        end_of_pass = j == len(m) - 1 or m.window[j + 1] != m.window[j]
         closes = math.isfinite(per_commit) and \
-            math.floor(in_cycle / per_commit + ROUNDING) > math.floor(before / per_commit + ROUNDING)
-        if closes or end_of_cycle:
-            at = m.put[j] if closes else math.ceil(m.put[j] / cfg.commit_cycle_s) * cfg.commit_cycle_s
+            math.floor(in_pass / per_commit + ROUNDING) > math.floor(before / per_commit + ROUNDING)
+        boundary = math.ceil(m.put[j] / cfg.commit_interval_s) * cfg.commit_interval_s
+        crosses = j < len(m) - 1 and boundary < m.put[j + 1]
+        if closes or end_of_pass or crosses:
+            at = m.put[j] if closes or end_of_pass else boundary
             for i in waiting:
                 visible[i] = at
             waiting = []
@@ -283,8 +287,8 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     dict of lists
         Per transaction: ``cap_dep``, ``put``, ``visible``, ``ch_dep``, ``pageset``, ``get``, ``done``.
     """
-    cap_dep = _capture_times(cfg, commit, rows)
-    m = _put_messages(cfg, rows, cap_dep, _message_groups(cfg, rows, cap_dep))
+    cap_dep, read_pass = _capture_times(cfg, commit, rows)
+    m = _put_messages(cfg, rows, cap_dep, read_pass, _message_groups(cfg, rows, read_pass))
     visible = _visible_times(cfg, m)
     channel = _ChannelLoop(cfg, channel_warp, len(m))
     for j in range(len(m)):
