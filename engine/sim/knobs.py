@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.registry import KINDS
+from engine.registry import scenario_specs
 from engine.registry.params import ParamSpec
 
 #: Scenario kind whose paths the simulation reads.
@@ -21,13 +21,7 @@ SCENARIO_KIND = "qrep"
 @lru_cache(maxsize=1)
 def _specs_by_path() -> dict[str, ParamSpec]:
     """Every registry knob with a Q Replication scenario path, by that path."""
-    out = {}
-    for kind in KINDS.values():
-        for spec in kind.params:
-            path = spec.scenario_paths.get(SCENARIO_KIND)
-            if path and "{" not in path:
-                out.setdefault(path, spec)
-    return out
+    return scenario_specs(SCENARIO_KIND)
 
 
 def spec(path: str) -> ParamSpec:
@@ -39,6 +33,16 @@ def spec(path: str) -> ParamSpec:
         No registry knob has that scenario path (a programming error in the simulation).
     """
     return _specs_by_path()[path]
+
+
+def setting(settings: dict, path: str):
+    """The value at dotted ``path`` of ``settings``, or None (also for entries that are not knobs, e.g. ``run.mode``)."""
+    cur = settings
+    for part in path.split("."):
+        if not isinstance(cur, dict) or cur.get(part) is None:
+            return None
+        cur = cur[part]
+    return cur
 
 
 def knob(settings: dict, path: str):
@@ -57,19 +61,5 @@ def knob(settings: dict, path: str):
         No registry knob has that scenario path.
     """
     default = spec(path).default
-    cur = settings
-    for part in path.split("."):
-        if not isinstance(cur, dict) or cur.get(part) is None:
-            return default
-        cur = cur[part]
-    return cur
-
-
-def setting(settings: dict, path: str):
-    """The value at dotted ``path`` of ``settings``, or None (for entries that are not knobs, e.g. ``run.mode``)."""
-    cur = settings
-    for part in path.split("."):
-        if not isinstance(cur, dict) or cur.get(part) is None:
-            return None
-        cur = cur[part]
-    return cur
+    value = setting(settings, path)
+    return default if value is None else value

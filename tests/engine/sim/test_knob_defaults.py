@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import KINDS
+from engine.registry import scenario_specs
 from engine.sim import config
 from engine.sim.config import PipelineConfig, build_config, knob_fields
 from engine.sim.knobs import knob, spec
@@ -15,7 +15,7 @@ SIM_DIR = Path(config.__file__).resolve().parent
 
 
 def _registry_paths() -> dict:
-    return {p.scenario_paths["qrep"]: p for k in KINDS.values() for p in k.params if "qrep" in p.scenario_paths}
+    return scenario_specs("qrep")
 
 
 def _calls(tree, name):
