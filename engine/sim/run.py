@@ -13,6 +13,7 @@ from engine.sim import profiles as _profiles
 from engine.sim.accumulate import Accumulator
 from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
+from engine.sim.kernels import warm_up_in_background
 from engine.sim.knobs import knob, setting
 from engine.sim.limits import check_simulation_budget
 from engine.sim.mirror import simulate_mirror
@@ -386,6 +387,8 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     ``prediction`` was made with. Other keywords: see :func:`simulate_config`.
     """
     kind = settings.get("kind")
+    if kind == "qrep":
+        warm_up_in_background()  # overlaps loading the compiled kernels with the prediction
     if kind == "db2mirror":
         return simulate_mirror(settings, duration_s, prediction=prediction, **kw)
     if kind != "qrep":
