@@ -71,6 +71,7 @@ from engine.sim.kernels import (
     fifo_departures,
     multi_server_memory,
 )
+from engine.sim import profiles as _profiles
 from engine.sim.profiles import Transactions
 
 
@@ -212,7 +213,7 @@ class QrepPipeline:
         self.ch_batch = BatchState()
         self.xmitq = QueueBuffer()  # departures of the messages still on the transmit queue
         self.apply_state = MultiServerState(cfg.apply_servers)
-        self.held: dict | None = None
+        self.held_tx: Transactions | None = None  # the last log-read pass of the previous chunk
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
@@ -222,12 +223,28 @@ class QrepPipeline:
         return math.isfinite(self.cfg.channel_batch_msgs)
 
     # ------------------------------------------------------------------ capture
-    def _capture(self, tx: Transactions) -> dict:
+    def _read_passes(self, commit_s):
+        """Index of the log-read pass that reads each transaction (rule 1)."""
+        return np.ceil((commit_s + self.cfg.log_delay_s) / self.cfg.sleep_interval_s)
+
+    def _whole_passes(self, tx: Transactions, final: bool):
+        """``tx`` after the transactions held from the last chunk, less those of its last
+        log-read pass (a pass may go on in the next chunk: held for it unless ``final``), and
+        the pass of each."""
+        if self.held_tx is not None:
+            tx, self.held_tx = _profiles.concat([self.held_tx, tx]), None
+        read_pass = self._read_passes(tx.commit_s)
+        if final or len(tx) == 0:
+            return tx, read_pass
+        last = int(np.searchsorted(read_pass, read_pass[-1], side="left"))
+        self.held_tx = tx.part(last, len(tx))
+        return tx.part(0, last), read_pass[:last]
+
+    def _capture(self, tx: Transactions, read_pass) -> dict:
         cfg = self.cfg
         rows = tx.rows.astype(float)
         nbytes = rows * cfg.bytes_per_row
         spilled = nbytes > cfg.capture_memory_bytes
-        read_pass = np.ceil((tx.commit_s + cfg.log_delay_s) / cfg.sleep_interval_s)  # the pass that reads it
         arr = read_pass * cfg.sleep_interval_s
         start0 = arr
         self.capture_busy = {}
@@ -247,11 +264,9 @@ class QrepPipeline:
                 "v": tx.dependency_uniforms()}
 
     # ------------------------------------------------------------------ grouping
-    def _group(self, t: dict, final: bool) -> tuple[dict, dict]:
+    def _group(self, t: dict) -> tuple[dict, dict]:
+        """Rule 2 for whole passes: TRANS_BATCH_SZ transactions of a pass to a message."""
         cfg = self.cfg
-        if self.held is not None:
-            t = {k: np.concatenate((self.held[k], t[k])) for k in t}
-            self.held = None
         n = len(t["commit"])
         if n == 0:
             return t, {}
@@ -268,16 +283,6 @@ class QrepPipeline:
             per_run = (np.diff(np.append(run_starts, n)) + (tbs - 1)) // tbs  # messages of each run
             before = np.cumsum(per_run) - per_run  # messages before each run
             starts = np.repeat(run_starts - tbs * before, per_run) + tbs * np.arange(int(per_run.sum()))
-        if not final:
-            # the last log-read cycle may go on in the next chunk: hold all of it back
-            last = int(np.searchsorted(window, window[-1], side="left"))
-            self.held = {k: v[last:] for k, v in t.items()}
-            t = {k: v[:last] for k, v in t.items()}
-            starts = starts[: int(np.searchsorted(starts, last))]
-            n = last
-            if n == 0:
-                return t, {}
-            window = window[:n]
         m_txns = np.diff(np.append(starts, n))
         t["group"] = np.repeat(np.arange(len(starts)), m_txns)
         ends = np.append(starts[1:], n) - 1
@@ -452,14 +457,15 @@ class QrepPipeline:
     def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
         """Push one chunk of transactions through every stage.
 
-        Transactions of the last log-read cycle of a chunk are held back and come out with the
+        Transactions of the last log-read pass of a chunk are held back and come out with the
         next chunk, and so are messages whose channel batch has not ended yet. Returns the
         results in order: first the messages carried from the previous chunk whose batch has
         now ended (if any), then this chunk's (``msg`` may be empty).
         """
-        t = self._capture(tx)
+        tx, read_pass = self._whole_passes(tx, final)
+        t = self._capture(tx, read_pass)
         busy = dict(self.capture_busy) if len(tx) else {}
-        t, m = self._group(t, final)
+        t, m = self._group(t)
         out: list[ChunkResult] = []
         now = None
         if m:
