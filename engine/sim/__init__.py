@@ -73,8 +73,11 @@ transactions are streamed in chunks (a pre-loaded receive queue too), so memory 
 reported series and what is in flight, not the messages simulated.
 
 Known simplifications: capture-side and channel service times are deterministic given a
-message's rows; Capture reads the log on a SLEEP_INTERVAL grid and commits at the end of the
-cycle (or after ``maxtrans_per_commit`` transactions); a dependent transaction depends on the
+message's rows; Capture wakes on a SLEEP_INTERVAL grid (a busy pass runs into the next one's
+time instead of reading continuously) and commits at the end of each pass, after
+``maxtrans_per_commit`` transactions and at COMMIT_INTERVAL boundaries (the MQCMIT itself takes
+no time); the burst a channel batch delivers waits for the single browser on the receive queue
+(QLATENCY), where the steady-state engine charges it to the agents; a dependent transaction depends on the
 one just before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive
 messages (an agent does not commit early when the work queue runs dry); BATCHINT, MQ buffer
 pool synchronous writes slowing the putter and resync competing with the application for CPU
