@@ -67,7 +67,7 @@ CAPTURE / Q / APPLY / END2END latency at 50% and 80% of capacity for every Q Rep
 pins looser tolerances.
 
 Bounds: :func:`engine.sim.limits.check_simulation_budget` refuses, before anything is
-allocated, a run of more than 50 million transactions or 100,000 time bins, a rate above the
+allocated, a run of more than 30 million transactions or 100,000 time bins, a rate above the
 registry's OFFERED_ROWS_PER_S range or a non-finite duration, naming the field and the range;
 transactions are streamed in chunks (a pre-loaded receive queue too), so memory follows the
 reported series and what is in flight, not the messages simulated.

@@ -26,7 +26,7 @@ from engine.errors import ValueRangeError
 from engine.sim.knobs import spec
 
 #: Most transactions one run pushes through the pipeline (offered plus pre-loaded).
-MAX_SIMULATED_TXNS = 50_000_000
+MAX_SIMULATED_TXNS = 30_000_000
 #: Most time bins of the reported series (monitor rows, time series).
 MAX_TIME_BINS = 100_000
 #: Bytes each time bin costs over all the series a run keeps (measured, rounded up).

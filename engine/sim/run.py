@@ -26,7 +26,7 @@ CHUNK_TXNS = 400_000
 #: A chunk spans at most this much simulated time, s, or more in a long run (progress, cancel) ...
 MIN_LONGEST_CHUNK_S = 120.0
 #: ... so that a quiet run has no more chunks than this: each chunk costs work per time bin.
-MAX_CHUNKS_BY_TIME = 40
+MAX_CHUNKS_BY_TIME = 20
 
 
 def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: dict | None) -> None:
