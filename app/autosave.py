@@ -20,6 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer
 
 from engine import projectfile
+from engine.atomicfile import pid_alive
 from engine.datadir import user_data_root
 from engine.errors import QrtuneError
 from engine.model import Project
@@ -56,20 +57,6 @@ class AutosaveEntry:
             pass
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 def find_recoverable(directory: Path | None = None) -> list[AutosaveEntry]:
     """Autosaves left by processes that are no longer running, newest first.
 
@@ -89,7 +76,7 @@ def find_recoverable(directory: Path | None = None) -> list[AutosaveEntry]:
                                   meta.get("project", {}).get("name", "?"))
         except (OSError, ValueError, TypeError, AttributeError):
             continue
-        if not _alive(pid):
+        if not pid_alive(pid):
             out.append(entry)
     return sorted(out, key=lambda e: e.saved_at, reverse=True)
 

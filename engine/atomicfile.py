@@ -53,7 +53,8 @@ def target_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` is running on this machine (also when it belongs to another user)."""
     if pid == os.getpid():
         return True
     try:
@@ -84,7 +85,7 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
             continue
         ours = _OURS.match(name)
         try:
-            stale = (not _pid_alive(int(ours.group(1)))) if ours else (
+            stale = (not pid_alive(int(ours.group(1)))) if ours else (
                 _LEGACY.match(name) is not None and now - entry.stat().st_mtime > LEGACY_STALE_AFTER_S)
             if stale and entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)

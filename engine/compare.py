@@ -311,36 +311,34 @@ def format_table(comparison: Comparison) -> str:
     head = [f"run {i}" for i in ids]
     lines = ["Runs"] + [f"  {r.id:>6}  {r.kind:<8} {r.started:%Y-%m-%d %H:%M:%S}  {r.project_name}  {r.label}".rstrip()
                          for r in comparison.runs] + [""]
-    rows: list[list[str]] = []
     if comparison.settings:
         lines.append("Settings that differ")
-        rows = [["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings]
-        lines += _grid(rows)
+        lines += _grid([["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings])
     else:
         lines.append("Settings: identical")
-    lines.append("")
-    lines.append(f"Metrics (deltas against run {ids[0]})")
-    rows = [["metric", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
-    for m in comparison.metrics:
-        rows.append([m.metric, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
-                     *(_fmt_pct(v) for v in m.pct_delta[1:])])
+    lines += ["", f"Metrics (deltas against run {ids[0]})"]
+    rows = [["metric", "unit", *_delta_head(ids)]] + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.metrics]
     rows.append(["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))])
     lines += _grid(rows, left=2)
     if comparison.systems:
         lines += ["", f"Systems (bidirectional and peer-to-peer; deltas against run {ids[0]})"]
-        rows = [["system", "figure", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
-        for m in comparison.systems:
-            rows.append([m.system, m.label, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
-                         *(_fmt_pct(v) for v in m.pct_delta[1:])])
-        lines += _grid(rows, left=3)
+        lines += _grid([["system", "figure", "unit", *_delta_head(ids)]]
+                       + [[m.system, m.label, m.unit, *_delta_cells(m)] for m in comparison.systems], left=3)
     if comparison.stages:
         lines += ["", "Stages"]
-        rows = [["stage", "unit", *head, *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]]
-        for m in comparison.stages:
-            rows.append([m.metric, m.unit, *(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]),
-                         *(_fmt_pct(v) for v in m.pct_delta[1:])])
-        lines += _grid(rows, left=2)
+        lines += _grid([["stage", "unit", *_delta_head(ids)]]
+                       + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.stages], left=2)
     return "\n".join(lines)
+
+
+def _delta_head(ids: tuple) -> list[str]:
+    """Column headings of the values and of the deltas against the first run (absolute, then %)."""
+    return [*(f"run {i}" for i in ids), *(f"d {i}" for i in ids[1:]), *(f"d% {i}" for i in ids[1:])]
+
+
+def _delta_cells(m) -> list[str]:
+    """A row's values, then its deltas against the first run (absolute, then %), as printed."""
+    return [*(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]), *(_fmt_pct(v) for v in m.pct_delta[1:])]
 
 
 def _grid(rows: list[list[str]], left: int = 1) -> list[str]:

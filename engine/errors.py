@@ -15,7 +15,11 @@ class QrtuneError(Exception):
     """Base of every error qrtune reports to a user."""
 
 
-class ProjectFileError(QrtuneError):
+class InputFileError(QrtuneError):
+    """An input file is missing, unreadable or not valid (the command exits 3, ``EXIT_INPUT``)."""
+
+
+class ProjectFileError(InputFileError):
     """A project file cannot be read: malformed JSON, wrong version or shape."""
 
 
@@ -85,7 +89,7 @@ class DuplicateIdError(TopologyError, FieldError):
         FieldError.__init__(self, path, value, allowed)
 
 
-class ScenarioError(QrtuneError):
+class ScenarioError(InputFileError):
     """A scenario file for ``qrtune evaluate`` cannot be read."""
 
 

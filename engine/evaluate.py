@@ -45,6 +45,19 @@ def read_scenarios(path: str | Path) -> list[dict]:
     return scenarios
 
 
+def published_bottleneck(prediction) -> str | None:
+    """The bottleneck in the published vocabulary (../shared/validation/README.md).
+
+    Engines name the busiest stage (``capture_cpu``, ``apply_mq_log``...); the published
+    measurements name its resource (``cpu``, ``mq_log``).
+    """
+    if prediction.kind == "qrep" and prediction.bottleneck is not None:
+        from engine.perf.qrep import VOCABULARY
+
+        return VOCABULARY.get(prediction.bottleneck, prediction.bottleneck)
+    return prediction.bottleneck
+
+
 def evaluate_scenario(scenario: dict) -> dict:
     """One result record for one scenario; engine errors become an ``error`` field."""
     try:
@@ -52,7 +65,8 @@ def evaluate_scenario(scenario: dict) -> dict:
     except (UnsupportedKindError, QrtuneError) as e:
         return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [], "error": str(e)}
     predicted = {k: v for k, v in p.metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
-    out = {"id": scenario["id"], "predicted": predicted, "bottleneck": p.bottleneck, "ignored": list(p.ignored)}
+    out = {"id": scenario["id"], "predicted": predicted, "bottleneck": published_bottleneck(p),
+           "ignored": list(p.ignored)}
     if p.bands:
         out["bands"] = {k: list(v) for k, v in p.bands.items()}
     return out

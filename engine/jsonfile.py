@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,8 @@ import numpy as np
 from engine.errors import QrtuneError
 
 #: Largest project, scenario or profile file read (bytes); real ones are under 200 KB.
+STDIN = "-"
+"""The file name that reads standard input (``cat my.json | qrtune predict -``)."""
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted; qrtune's formats use at most 6.
 MAX_DEPTH = 64
@@ -37,10 +40,13 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def read_bytes(path: str | os.PathLike, error: type[QrtuneError], max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """At most ``max_bytes`` of a file; larger files, folders and unreadable files raise ``error``."""
+    """At most ``max_bytes`` of a file (``-``: standard input); larger files, folders and unreadable files raise ``error``."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+        if str(path) == STDIN:
+            data = sys.stdin.buffer.read(max_bytes + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(max_bytes + 1)
     except OSError as e:
         raise error(f"{_short(path)}: cannot read: {e.strerror or type(e).__name__}") from None
     if len(data) > max_bytes:

@@ -576,6 +576,38 @@ def run_sweep(
 
 def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
     """Run ``todo`` in batches on ``executor`` (a Dask ``client``'s, a given one, or a new local pool)."""
+
+    def args_of(batch):
+        return project, [(i, point_changes(axes, i)) for i in batch], predictor
+
+    run_batches(run_points, args_of, todo, add, workers=workers, client=client, batch_size=batch_size,
+                executor=executor)
+
+
+def run_batches(task: Callable, args_of: Callable, todo: Sequence[int], add: Callable, *, workers: int | None = None,
+                client=None, batch_size: int | None = None, executor: Executor | None = None,
+                max_batch: int = 64) -> None:
+    """Run ``task(*args_of(batch))`` for batches of ``todo`` in parallel; ``add`` takes each batch's result.
+
+    Parameters
+    ----------
+    task : callable
+        A module-level function (it is pickled by reference for the workers).
+    args_of : callable
+        A batch (list of point indexes) -> the arguments of ``task``.
+    todo : sequence of int
+        Point indexes to run.
+    add : callable
+        Called in this process with each finished batch's result, as batches finish.
+    workers : int, optional
+        Local worker processes (default: CPU count) when neither ``client`` nor ``executor`` is given.
+    client : distributed.Client, optional
+        Run on its cluster (``executor`` is then the client's).
+    batch_size : int, optional
+        Points per task (default: about 8 tasks per worker, at most ``max_batch`` points).
+
+    Ctrl-C cancels what waits; a pool made here is then terminated at once.
+    """
     own = executor is None and client is None
     if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
@@ -583,14 +615,14 @@ def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_si
         n_workers = workers or os.cpu_count() or 1
         if executor is None:
             executor = local_executor(n_workers)
-    size = batch_size or max(1, min(64, math.ceil(len(todo) / (n_workers * 8))))
-    batches = [todo[k:k + size] for k in range(0, len(todo), size)]
+    size = batch_size or max(1, min(max_batch, math.ceil(len(todo) / (n_workers * 8))))
+    batches = [list(todo[k:k + size]) for k in range(0, len(todo), size)]
     pending: set = set()
     it = iter(batches)
     in_flight = max(2, 4 * n_workers)
 
     def submit(batch):
-        pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
+        pending.add(executor.submit(task, *args_of(batch)))
 
     interrupted = _InterruptFlag()
     try:
@@ -675,6 +707,7 @@ __all__ = [
     "point_changes",
     "point_label",
     "point_values",
+    "run_batches",
     "run_points",
     "run_sweep",
     "sweep_key",

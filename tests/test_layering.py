@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grimp
 import networkx as nx
+import pytest
 from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,7 @@ def test_no_import_circles():
     assert circles == []
 
 
+@pytest.mark.slow
 def test_every_engine_module_imports_without_qt():
     code = BLOCK_QT + """
 import pkgutil, importlib, engine

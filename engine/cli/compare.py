@@ -16,6 +16,7 @@ def register(sub) -> None:
     p.add_argument("run_ids", nargs="+", type=int, metavar="RUN_ID", help="runs to compare (the first is the reference)")
     add_db_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+    p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.set_defaults(func=run)
 
 

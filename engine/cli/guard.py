@@ -16,7 +16,7 @@ import traceback
 from typing import Callable
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from engine.errors import QrtuneError
+from engine.errors import InputFileError, QrtuneError
 
 #: Longest error message printed (characters); a 1 MB node id must not give a 1 MB line.
 MAX_MESSAGE_CHARS = 400
@@ -33,6 +33,8 @@ def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 def _describe(e: BaseException) -> tuple[str, int]:
     """The message and exit code for an exception that escaped a command."""
+    if isinstance(e, InputFileError):
+        return str(e), EXIT_INPUT
     if isinstance(e, QrtuneError):
         return str(e), EXIT_USAGE
     if isinstance(e, MemoryError):

@@ -5,7 +5,9 @@ and integer ranges LOW..HIGH[:STEP], e.g. ``--set qapply.num_apply_agents=1,4,8,
 --set qcapture.trans_batch_sz=1..5``. Points run on a local process pool, or on a Dask
 cluster with ``--scheduler tcp://HOST:PORT``, and are recorded as they finish; run the
 same command again to resume an interrupted sweep. The store file is held only while points
-are written (twice a second at most), so the workbench can use it during a long sweep.
+are written (twice a second at most), so the workbench can use it during a long sweep. A sweep
+with failed points exits 4. With ``--simulate`` the points are simulations over time, with
+outage scenarios and seeds (:mod:`engine.cli.study`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import argparse
 import json
 import sys
 
+from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.runs import add_db_options, open_store
+from engine.cli.study import add_study_options, run_study_command
 
 #: The sweep writes finished points at most this often (s) and lets go of the store file in
 #: between, so the workbench and other commands can open it while a long sweep runs.
@@ -34,6 +38,7 @@ def register(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--predictor", default=None, help=argparse.SUPPRESS)
+    add_study_options(p)
     p.set_defaults(func=run)
 
 
@@ -42,6 +47,8 @@ def run(args) -> int:
     from engine.sweep import DEFAULT_PREDICTOR, n_points, parse_axes, run_sweep
 
     project = projectfile.load(args.project)
+    if args.simulate:
+        return run_study_command(args, project, open_store)
     axes = parse_axes(args.axes, project)
     with open_store(args) as store:
         try:
@@ -54,7 +61,9 @@ def run(args) -> int:
             print(f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
                   "again to resume", file=sys.stderr)
             return 130
-        ok_ids = [r.id for r in store.list_runs(sweep_id=result.sweep_id) if r.status == "ok"]  # point order
+        runs = store.list_runs(sweep_id=result.sweep_id)
+        ok_ids = [r.id for r in runs if r.status == "ok"]  # point order
+    status = EXIT_PARTIAL if len(ok_ids) < len(runs) else EXIT_OK  # failed points, now or before
     summary = {
         "sweep_id": result.sweep_id, "points": result.n_points, "already_stored": result.n_skipped,
         "run_now": result.n_run, "failed": result.n_failed, "elapsed_s": round(result.elapsed_s, 3),
@@ -63,7 +72,7 @@ def run(args) -> int:
     if args.json:
         json.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
-        return 0
+        return status
     print(f"sweep {result.sweep_id}: {n_points(axes)} points over " + " x ".join(
         f"{a.name} ({len(a.values)})" for a in axes))
     print(f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
@@ -71,4 +80,4 @@ def run(args) -> int:
     if ok_ids:
         print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
         print(f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}")
-    return 0
+    return status

@@ -17,9 +17,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from engine import projectfile
 from engine.compare import flatten
 from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
+from engine.predict import predict_project
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
@@ -33,6 +35,8 @@ from engine.report.model import (
     StageRow,
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
+from engine.report.validation import score_scenarios
+from engine.scenario import apply_scenario, project_to_scenario
 
 #: Labels of metrics outside the Q Replication sections (Db2 Mirror, MQ mover, Db2 V8).
 OTHER_LABELS = {
@@ -47,7 +51,7 @@ OTHER_LABELS = {
 
 
 def _engine_version() -> str:
-    from engine.store.store import engine_version  # no duckdb import: the module imports it lazily
+    from engine.store.provenance import engine_version  # no duckdb import: the module imports it lazily
 
     return engine_version()
 
@@ -104,9 +108,6 @@ def run_from_project(project, origin: str = "") -> ReportRun:
     TopologyError, UnsupportedKindError
         The project cannot be predicted (the message says why).
     """
-    from engine.predict import predict_project
-    from engine.scenario import project_to_scenario
-
     settings = project_to_scenario(project)
     pred = predict_project(project)
     stages = tuple(StageRow(s.name, float(s.capacity), s.unit, float(s.utilisation), float(s.latency_ms),
@@ -133,8 +134,6 @@ def _systems(metrics: dict, project) -> dict:
 
 def run_from_project_file(path: str | Path) -> ReportRun:
     """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
-    from engine import projectfile
-
     return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
 
 
@@ -169,8 +168,6 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                        for s in data.stages)
         kind = run.scenario_kind or str(settings.get("kind", ""))
         if project is not None and settings.get("kind") == kind:
-            from engine.scenario import apply_scenario
-
             try:  # a sweep point's settings differ from the stored base project
                 project = apply_scenario(project, settings)
             except QrtuneError:
@@ -279,8 +276,6 @@ def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = 
             f"{names[0]}: {len(runs)} runs compared" if len(names) == 1 else f"Comparison of {len(runs)} runs")
     score = None
     if validation:
-        from engine.report.validation import score_scenarios
-
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version))
     return Report(

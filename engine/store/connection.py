@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from engine.datadir import user_data_root
-from engine.store.errors import StoreError, StoreLockedError
+from engine.store.errors import StoreError, StoreLockedError, StoreMissingError
 
 #: File name of the default store inside the user data directory.
 DEFAULT_FILE_NAME = "runs.duckdb"
@@ -67,7 +67,7 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
 
     path = Path(path)
     if read_only and not path.exists():
-        raise StoreError(f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})")
+        raise StoreMissingError(f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})")
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + max(0.0, wait_s)

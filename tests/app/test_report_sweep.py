@@ -12,8 +12,8 @@ import pytest
 from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
 from engine import projectfile, templates
-from qrtune.cli import main
 from engine.report import format_value
+from qrtune.cli import main
 
 
 def project_file(tmp_path, offered=None, batch=1):
@@ -117,6 +117,7 @@ def test_bad_sweep_id_is_a_one_line_error_naming_it(fake_engine, tmp_path, capsy
     assert "--sweep ID" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_engine, tmp_path):
     db = sweep(tmp_path, "qapply.num_apply_agents=1..128", "qcapture.trans_batch_sz=1,2")
     out = tmp_path / "long.pdf"

@@ -94,7 +94,7 @@ from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
 from engine.perf.qrep.systems import metric_units, system_metrics
 from engine.perf.result import Prediction, StageResult
-from engine.scenario import unused_settings
+from engine.scenario import setting_paths, unused_settings
 
 #: z value of a two-sided 90% band.
 _BAND_Z = 1.645
@@ -337,6 +337,9 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     c = _coefficients(coefficients)
     inputs, used = read_inputs(settings)
     sol = solve(inputs, c)
+    unused = unused_settings(settings, _used_paths(inputs, used))
+    present = set(setting_paths(settings))
+    inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
     return Prediction(
@@ -345,7 +348,8 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
         units={k: UNITS.get(k, "") for k in metrics},
         stages=_stage_results(sol),
         bottleneck=sol.bottleneck,
-        ignored=tuple(unused_settings(settings, _used_paths(inputs, used))),
+        ignored=tuple(sorted(set(unused) | set(inert_here))),
+        ignored_reasons={**{p: "not used by the Q Replication engine in this mode" for p in unused}, **inert_here},
         coefficients_version=c.version,
         bands=_bands(metrics, c),
     )

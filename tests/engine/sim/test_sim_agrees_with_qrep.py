@@ -66,6 +66,7 @@ def test_there_are_qrep_samples_to_compare():
     assert len(SAMPLES) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("load", LOADS)
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_monitor_averages_agree_with_the_steady_state(path, load):
@@ -83,6 +84,7 @@ def test_monitor_averages_agree_with_the_steady_state(path, load):
     assert sim["END2END_LATENCY"] == pytest.approx(parts, rel=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_agreement_with_dependencies_and_commit_count(path, variant):
@@ -91,6 +93,7 @@ def test_agreement_with_dependencies_and_commit_count(path, variant):
     _assert_apply_latency(a, path.stem)
 
 
+@pytest.mark.slow
 def test_apply_latency_grows_with_load_in_the_simulation():
     """The simulated agents queue: APPLY_LATENCY at 80% of capacity exceeds that at 50%."""
     low, high = (_agreement(ROOT / "sample_runs" / "redpaper-baseline.json", f) for f in LOADS)
