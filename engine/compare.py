@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.csvcell import text_cell
 from engine.errors import QrtuneError
 
 
@@ -366,7 +367,7 @@ def format_csv(comparison: Comparison) -> str:
     w.writerow(["section", "name", "unit", *(f"run_{i}" for i in ids), *(f"abs_delta_{i}" for i in ids[1:]),
                 *(f"pct_delta_{i}" for i in ids[1:])])
     for s in comparison.settings:
-        w.writerow(["setting", s.path, "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
+        w.writerow(["setting", text_cell(s.path), "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
     for section, rows in (("metric", comparison.metrics), ("system", comparison.systems),
                           ("stage", comparison.stages)):
         for m in rows:
@@ -382,7 +383,7 @@ def _csv_value(value: Any) -> str:
         return json.dumps(value, sort_keys=True)
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return text_cell(str(value)) if isinstance(value, str) else str(value)
 
 
 __all__ = ["Comparison", "MetricDelta", "SettingDiff", "SystemDelta", "compare_runs", "flatten", "format_csv", "format_table"]

@@ -59,8 +59,10 @@ def decode_utf8(data: bytes, source: str, error: type[QrtuneError]) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error(f"{_short(source)}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
-                    "is it a binary file?") from None
+        raise error(
+            f"{_short(source)}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+            "is it a binary file?"
+        ) from None
 
 
 def nesting_depth(text: str | bytes) -> int:
@@ -100,12 +102,16 @@ def parse_json(text: str, source: str, error: type[QrtuneError]) -> Any:
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
-        raise error(f"{_short(source)}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise error(
+            f"{_short(source)}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from None
     except (ValueError, RecursionError) as e:
         raise error(f"{_short(source)}: not valid JSON: {_first_line(e)}") from None
     bad = _first_unencodable(data)
     if bad is not None:
-        raise error(f"{_short(source)}: {_short(bad, 80)}: text with a lone surrogate (\\ud800-\\udfff) is not allowed")
+        raise error(
+            f"{_short(source)}: {_short(bad, 80)}: text with a lone surrogate (\\ud800-\\udfff) is refused"
+        )
     return data
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
+from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.study import PERCENTILES, SUMMARY_METRICS
 
@@ -27,23 +28,23 @@ def add_study_options(p) -> None:
     g = p.add_argument_group("simulation study (--simulate)")
     g.add_argument("--simulate", action="store_true", help="simulate every point over time instead of predicting it")
     g.add_argument("--duration", default="10m", help="simulated time per run: 600, 90s, 20m, 1h (default 10m)")
-    g.add_argument("--seeds", type=int, default=10, metavar="N", help="seeds 0..N-1 per combination (default 10)")
+    g.add_argument("--seeds", type=argtypes.integer(1, 100_000), default=10, metavar="N", help="seeds 0..N-1 per combination (default 10)")
     g.add_argument("--scenario", action="append", default=[], metavar="EVENT[,EVENT...]",
                    help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage")
-    g.add_argument("--rate", type=float, default=None, metavar="ROWS_PER_S",
+    g.add_argument("--rate", type=argtypes.rate, default=None, metavar="ROWS_PER_S",
                    help="constant offered rate (default: the project's workload)")
 
 
 def _plan(args, project):
     from engine.errors import FieldError
-    from engine.sim import parse_duration_s
     from engine.study import StudyPlan, parse_scenarios, parse_seeds
-    from engine.sweep import parse_axes
+    from engine.sweep import MAX_GRID_POINTS, parse_axes
 
-    if args.rate is not None and args.rate < 0:
-        raise FieldError("--rate", args.rate, "a rate >= 0 rows/s")
-    return StudyPlan(tuple(parse_axes(args.axes, project)) if args.axes else (), parse_scenarios(args.scenario),
-                     parse_seeds(args.seeds), parse_duration_s(args.duration, "--duration"), args.rate)
+    plan = StudyPlan(tuple(parse_axes(args.axes, project)) if args.axes else (), parse_scenarios(args.scenario),
+                     parse_seeds(args.seeds), argtypes.duration_s(args.duration), args.rate)
+    if plan.n_runs > MAX_GRID_POINTS and not args.yes:
+        raise FieldError("--set", f"{plan.n_runs:,} runs", f"at most {MAX_GRID_POINTS:,} runs without --yes")
+    return plan
 
 
 def _cell(spread, q: int) -> str:

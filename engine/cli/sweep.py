@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 
+from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.runs import add_db_options, open_store
 from engine.cli.study import add_study_options, run_study_command
@@ -31,12 +32,15 @@ def register(sub) -> None:
     p.add_argument("--set", dest="axes", action="append", default=[], metavar="TARGET.PARAM=VALUES",
                    help="one sweep axis; repeat for a cartesian product")
     add_db_options(p)
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=argtypes.integer(0, 1024), default=None, metavar="N",
                    help="local worker processes (default: CPU count; 0: in this process)")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the points on this Dask scheduler")
-    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="points per task")
+    p.add_argument("--scheduler", type=argtypes.scheduler_address, metavar="tcp://HOST:PORT",
+                   help="run the points on this Dask scheduler")
+    p.add_argument("--batch-size", type=argtypes.integer(1, 1_000_000), default=None, metavar="N",
+                   help="points per task")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--yes", action="store_true", help="run a grid of more than 100,000 points")
     p.add_argument("--predictor", default=None, help=argparse.SUPPRESS)
     add_study_options(p)
     p.set_defaults(func=run)
@@ -44,12 +48,16 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.sweep import DEFAULT_PREDICTOR, n_points, parse_axes, run_sweep
+    from engine.errors import FieldError
+    from engine.sweep import DEFAULT_PREDICTOR, MAX_GRID_POINTS, n_points, parse_axes, run_sweep
 
     project = projectfile.load(args.project)
     if args.simulate:
         return run_study_command(args, project, open_store)
     axes = parse_axes(args.axes, project)
+    if n_points(axes) > MAX_GRID_POINTS and not args.yes:
+        raise FieldError("--set", f"{n_points(axes):,} points",
+                         f"at most {MAX_GRID_POINTS:,} points without --yes (a large grid runs for hours)")
     with open_store(args) as store:
         try:
             result = run_sweep(
