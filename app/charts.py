@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#333")
@@ -326,7 +327,12 @@ class SpanChart(pg.PlotWidget):
 
 
 class LineChart(pg.PlotWidget):
-    """Series against an x axis (time in s, or a knob); curves are created once and reused."""
+    """Series against an x axis (time, or a knob); curves are created once and reused.
+
+    The legend sits in its own row under the x axis, never over the data. ``set_lines``
+    draws labelled horizontal reference lines (a target rate, a CPU limit). A series in a
+    time or size unit is shown in the unit that suits its magnitude (``set_series(unit=...)``).
+    """
 
     def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
         super().__init__(parent)
@@ -336,30 +342,59 @@ class LineChart(pg.PlotWidget):
         self.setMinimumHeight(120)
         if x_label:
             self.setLabel("bottom", x_label)
+        self.y_label = y_label
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen("#ccc"))
+        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=3)
+        self.getPlotItem().layout.addItem(self.legend, 4, 1)  # the row under the x axis
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.lines: list = []
+        self.scale = 1.0
 
-    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False) -> None:
-        """Show exactly ``series`` (name -> (x, y)); other curves are hidden."""
+    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False,
+                   unit: str | None = None) -> None:
+        """Show exactly ``series`` (name -> (x, y)); other curves are hidden.
+
+        ``unit`` (the y values' unit) rescales times and sizes to the unit of their magnitude
+        (:func:`engine.metrics.catalog.display_scale`) and labels the y axis with it.
+        """
+        self.scale = 1.0
+        if unit is not None:
+            from engine.metrics.catalog import display_scale
+
+            peak = max((float(np.nanmax(np.abs(y))) for _, y in series.values()
+                        if len(y) and np.isfinite(np.asarray(y, dtype=float)).any()), default=0.0)
+            self.scale, shown = display_scale(peak, unit)
+            self.setLabel("left", shown)
         for name, (x, y) in series.items():
             curve = self.curves.get(name)
             if curve is None:
                 colour = QColor(PALETTE[len(self.curves) % len(PALETTE)])
-                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), name=name,
+                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), connect="finite",
                                   symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
                 self.curves[name] = curve
+                self.legend.addItem(curve, name)
             elif (curve.opts["symbol"] is not None) != symbols:
                 curve.setSymbol("o" if symbols else None)
-            curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+            curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float) * self.scale)
             curve.setVisible(True)
         for name in [n for n in self.curves if n not in series]:  # gone from the plot and the legend
             curve = self.curves.pop(name)
             self.removeItem(curve)
             self.legend.removeItem(curve)
+        self.legend.setVisible(len(self.curves) > 1)
         self.enableAutoRange()
+
+    def set_lines(self, lines: Sequence[tuple[float, str, str]]) -> None:
+        """Horizontal reference lines: (y in the series' unit, label, colour); replaces the previous ones."""
+        for line in self.lines:
+            self.removeItem(line)
+        self.lines = []
+        for y, text, colour in lines:
+            line = pg.InfiniteLine(pos=y * self.scale, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DashLine),
+                                   label=text, labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]})
+            self.addItem(line)
+            self.lines.append(line)
 
     def set_x_label(self, text: str) -> None:
         self.setLabel("bottom", text)

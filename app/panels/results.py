@@ -29,15 +29,16 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QStackedWidget,
-    QTabWidget,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
 from engine.bands import band_label
+from engine.metrics.catalog import format_number
 
 #: Colours of the sizing views: before/now, after/estimated, the limit, within it.
 OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
@@ -60,24 +61,6 @@ def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
         if isinstance(value, (int, float)) and math.isfinite(value):
             return name, float(value), units.get(name, "")
     return None
-
-
-def format_number(value) -> str:
-    """Compact, readable number (``12,345``, ``3.21``, ``0.0042``)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return str(value)
-    if not math.isfinite(value):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    a = abs(value)
-    if a >= 1000:
-        return f"{value:,.0f}"
-    if a >= 10:
-        return f"{value:.1f}"
-    if a >= 0.01 or a == 0:
-        return f"{value:.3g}" if a < 1 else f"{value:.2f}"
-    return f"{value:.2e}"
 
 
 def _is_system_metric(name: str) -> bool:
@@ -543,15 +526,20 @@ class ResultsPanel(QWidget):
             self.tables.setCurrentWidget(self.systems_page)
 
     def _fill_table(self, metrics: dict, units: dict) -> None:
+        """One row per metric: the catalogue's label, the value in a unit that suits it, the band."""
+        from app.panels.tables import metric_cells, metric_item
+        from engine.metrics.catalog import display_scale
+
         rows = [(k, v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                 and not _is_system_metric(k)]
         self.table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(name))
-            item = QTableWidgetItem(format_number(value))
-            item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            self.table.setItem(r, 1, item)
-            self.table.setItem(r, 2, QTableWidgetItem(units.get(name, "")))
+            unit = units.get(name, "")
+            self.table.setItem(r, 0, metric_item(name))
+            cell, unit_cell = metric_cells(name, value, unit)
+            self.table.setItem(r, 1, cell)
+            self.table.setItem(r, 2, unit_cell)
             band = (self.prediction.bands if self.prediction is not None else {}).get(name)
-            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0])} .. {format_number(band[1])}"
-                                                      if band else ""))
+            factor = display_scale(value, unit)[0]
+            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0] * factor)} .. "
+                                                      f"{format_number(band[1] * factor)}" if band else ""))

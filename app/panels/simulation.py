@@ -10,14 +10,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import message_label, metric_cells, metric_item, read_only_table
 from engine.errors import QrtuneError
 
 
@@ -127,9 +126,9 @@ class SimulationView(QWidget):
         rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
         self.summary.setRowCount(len(rows))
         for r, (k, v) in enumerate(rows):
-            self.summary.setItem(r, 0, QTableWidgetItem(k))
-            self.summary.setItem(r, 1, QTableWidgetItem(format_number(v)))
-            self.summary.setItem(r, 2, QTableWidgetItem(outcome.units.get(k, "")))
+            cell, unit = metric_cells(k, v, outcome.units.get(k, ""))
+            for c, item in enumerate((metric_item(k), cell, unit)):
+                self.summary.setItem(r, c, item)
         run = f" (run #{outcome.run_id})" if outcome.run_id is not None else ""
         self.status.setText(f"Simulated in {outcome.elapsed_s:.2f} s{run}.")
         text = headline(outcome)
@@ -164,9 +163,16 @@ def headline(outcome) -> str:
             text += ("; <b style='color:#c0202a'>not caught up by the end of the run</b>"
                      + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
         lines.append(text)
+    drain = m.get("in_flight_drain_s")
+    if drain is not None:
+        from engine.metrics import format_metric
+
+        lines.insert(0, f"<b>Planned switch-over</b>: stop the source at the end of this run and everything in "
+                        f"flight is applied in <b style='color:#1a7a30'>{format_metric('in_flight_drain_s', drain)}"
+                        "</b>: the recovery time to promise under this workload")
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
         lines.append(f"<span style='color:#8a5a00'>No offered rate is set, so the workload runs at the predicted "
                      f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
-                     "OFFERED_ROWS_PER_S on the source below it to see the catch-up.</span>")
+                     "the source's Offered rows per second below it (or the Sweep tab's target rate) to see the catch-up.</span>")
     return "<br>".join(lines)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
+from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
 
 
@@ -105,7 +106,7 @@ class ValidationView(QWidget):
         for r, c in enumerate(checks):
             cells = [c.scenario_id, c.metric, format_number(c.measured),
                      "not predicted" if c.predicted is None else format_number(c.predicted),
-                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", c.source]
+                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", source_title(c.source)]
             for col, text in enumerate(cells):
                 item = NumericItem(text) if col in (2, 3, 4) else QTableWidgetItem(text)
                 if col == 2:

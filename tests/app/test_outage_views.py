@@ -21,7 +21,7 @@ def test_headline_names_peak_backlog_and_catch_up_time():
     late = headline(outage(None))
     assert "not caught up by the end of the run" in late and "12,029,525 rows still in flight" in late
     assert "OFFERED_ROWS_PER_S" not in late
-    assert "set OFFERED_ROWS_PER_S on the source below it" in headline(outage(None, drive=True))
+    assert "Offered rows per second below it" in headline(outage(None, drive=True))
     assert headline(SimulationOutcome(1, {}, {}, {})) == ""  # no event, no headline
 
 
@@ -56,4 +56,4 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
     _, y = view.series_chart.curves[f"#{ids[0]}"].getData()
     assert list(y) == list(depth_off / 2)
     assert [d.path for d in view.comparison.settings] == ["mq.read_ahead"]
-    assert "throughput_rows_per_s" in view.delta_chart.categories
+    assert "Rows applied (simulated)" in view.delta_chart.categories
