@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
+from app.stages import Limit, limit_of
 from engine.bands import band_label
-from engine.metrics.catalog import format_number
+from engine.metrics import label as metric_label
+from engine.metrics.catalog import display_value, format_number
 
 #: Colours of the sizing views: before/now, after/estimated, the limit, within it.
 OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
@@ -61,6 +63,17 @@ def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
         if isinstance(value, (int, float)) and math.isfinite(value):
             return name, float(value), units.get(name, "")
     return None
+
+
+def limit_text(limit: Limit, head: tuple[str, float, str] | None) -> str:
+    """The headline's bottleneck part: "bottleneck qapply_agents at 95%", or, when the offered rate is
+    held, "holds 30,000 rows/s; headroom 35% at qapply_agents" (the workload is not a bottleneck)."""
+    if limit.stage is None:
+        return ""
+    if limit.holds_offered:
+        rate = f"<b style='color:{OK}'>holds {format_number(head[1])} {head[2]}</b>; " if head else ""
+        return f"{rate}headroom <b>{limit.headroom_pct:.0f}%</b> at {limit.stage} ({limit.utilisation * 100:.0f}% busy)"
+    return f"bottleneck <b style='color:{LIMIT}'>{limit.stage}</b> at {limit.utilisation * 100:.0f}%"
 
 
 def _is_system_metric(name: str) -> bool:
@@ -339,17 +352,13 @@ class ResultsPanel(QWidget):
                 parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
                              f"({format_number(sum(applied))} in all)</small>")
             else:
-                parts.append(f"<b>{format_number(value)}</b> {unit} <small>({name})</small>")
-        e2e = metrics.get("end2end_latency_ms")
-        if isinstance(e2e, (int, float)):
-            parts.append(f"END2END <b>{format_number(e2e)}</b> ms")
-        rt = metrics.get("response_time_ms")
-        if isinstance(rt, (int, float)):
-            parts.append(f"response time <b>{format_number(rt)}</b> ms")
-        if prediction.bottleneck:
-            util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
-            tail = f" at {util * 100:.0f}%" if util is not None else ""
-            parts.append(f"bottleneck <b style='color:#c0202a'>{prediction.bottleneck}</b>{tail}")
+                parts.append(f"<b>{format_number(value)}</b> {unit} <small>({metric_label(name)})</small>")
+        for key in ("end2end_latency_ms", "response_time_ms"):
+            if isinstance(metrics.get(key), (int, float)):
+                value, unit = display_value(metrics[key], "ms")
+                parts.append(f"{metric_label(key)} <b>{format_number(value)}</b> {unit}")
+        limit = limit_of(prediction)
+        parts += [t for t in (limit_text(limit, head),) if t]
         self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
@@ -372,7 +381,7 @@ class ResultsPanel(QWidget):
                 self.stage_time_chart.set_data(names, {unit: [metrics[n] for n in names]})
         self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
         self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
-                                  prediction.bottleneck)
+                                  None if limit.holds_offered else limit.stage)
         if systems:
             self.cpu_chart.setLabel("left", "us/row")
             self.cpu_chart.set_data([s.label for s in systems],
@@ -454,8 +463,9 @@ class ResultsPanel(QWidget):
 
         metrics = prediction.metrics
         self._use_layout("mq-mover")
-        util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
-        self.headline.setText(mover_headline(metrics, prediction.bottleneck, util) or "<b>Predicted</b>")
+        limit = limit_of(prediction)
+        self.headline.setText(mover_headline(metrics, limit.stage, limit.utilisation if limit.stage else None)
+                              or "<b>Predicted</b>")
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
         self.stage_time_chart.setTitle("Time per message by stage (us)", size="9pt")
         self.stage_time_chart.setLabel("bottom", "us")
