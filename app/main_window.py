@@ -344,6 +344,7 @@ class MainWindow(QMainWindow):
             return False
         self.autosaver.discard()
         self.document.reset(templates.TEMPLATES[key](), None)
+        self.advisor.reset()
         self.view.fit_to_view()
         return True
 
@@ -366,6 +367,7 @@ class MainWindow(QMainWindow):
             return False
         self.autosaver.discard()
         self.document.reset(project, str(Path(path).resolve()))
+        self.advisor.reset()
         self._add_recent(str(Path(path).resolve()))
         self.view.fit_to_view()
         return True
@@ -445,6 +447,7 @@ class MainWindow(QMainWindow):
         except (QrtuneError, OSError, ValueError, KeyError) as e:
             self.show_message(f"Cannot recover {entry.file}: {e}")
             return False
+        self.advisor.reset()
         self.view.fit_to_view()
         return True
 

@@ -90,5 +90,22 @@ def test_main_window_has_advisor_dock_and_bands_in_results(window, qtbot):
     table = window.results.table
     assert table.columnCount() == 4 and "band" in table.horizontalHeaderItem(3).text()
     names = [table.item(r, 0).text() for r in range(table.rowCount())]
-    band = table.item(names.index("apply_rows_per_s"), 3).text()
+    band = table.item(names.index("ROWS_APPLIED"), 3).text()
     assert ".." in band
+
+
+def test_goals_follow_the_project_kind_and_every_open_resets_the_advisor(window, root, qtbot):
+    window.open_project(str(root / "sample_runs" / "redpaper-baseline.json"), ask=False)
+    goals = [window.advisor.goal_box.itemText(i) for i in range(window.advisor.goal_box.count())]
+    assert goals[0].startswith("fewest-agents:") and "outage-pool:20" in goals
+    window.advisor.results = ["stale"]
+    window.advisor.list.addItem("a result of the previous project")
+    window.advisor.apply_button.setEnabled(True)
+    window.open_project(str(root / "sample_runs" / "mirror-active-passive.json"), ask=False)
+    goals = [window.advisor.goal_box.itemText(i) for i in range(window.advisor.goal_box.count())]
+    assert goals == ["mirror-baseline", "mirror-baseline:cores"]  # no fewest-agents on a Db2 Mirror pair
+    assert window.advisor.list.count() == 0 and window.advisor.results == []
+    assert not window.advisor.apply_button.isEnabled()
+    window.new_from_template("mq-mover")
+    assert window.advisor.goal_box.count() == 0
+    assert "write one" in window.advisor.goal_box.lineEdit().placeholderText()

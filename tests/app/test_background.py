@@ -57,7 +57,7 @@ def test_sweep_with_progress_streams_points_and_records_every_run(fake_engine, w
     assert progress[-1] == 1.0 and len(progress) >= 1
     assert [p.value for p in view.points] == list(range(1, 9))
     # fake engine: min(800 * agents, 3000) rows/s
-    curve = view.rate_chart.curves["apply_rows_per_s"]
+    curve = view.rate_chart.curves["ROWS_APPLIED"]  # the catalogue label
     x, y = curve.getData()
     assert list(x) == list(range(1, 9)) and list(y) == [min(800.0 * a, 3000.0) for a in range(1, 9)]
     runs = window.history.list_runs()
