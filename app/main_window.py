@@ -369,6 +369,11 @@ class MainWindow(QMainWindow):
         self.document.reset(project, str(Path(path).resolve()))
         self.advisor.reset()
         self._add_recent(str(Path(path).resolve()))
+        from app.workload_mix import mix_problems
+
+        problems = mix_problems(project)
+        if problems:
+            self.show_message("The workload mix disagrees: " + "; ".join(problems))
         self.view.fit_to_view()
         return True
 
