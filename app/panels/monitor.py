@@ -79,12 +79,17 @@ class MonitorView(QWidget):
         self.progress.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.hide()
-        for w in (self.import_button, self.show_button, self.fit_button, self.holdout):
+        for w in (self.import_button, self.show_button):
             row.addWidget(w)
         row.addStretch(1)
-        row.addWidget(self.progress)
-        row.addWidget(self.cancel_button)
+        fit_row = QHBoxLayout()  # two rows: the view fits a narrow window (150% scaling)
+        for w in (self.fit_button, self.holdout):
+            fit_row.addWidget(w)
+        fit_row.addStretch(1)
+        fit_row.addWidget(self.progress)
+        fit_row.addWidget(self.cancel_button)
         layout.addLayout(row)
+        layout.addLayout(fit_row)
         self.status = message_label("Import a week of monitor exports to see how well the engine matches your "
                                     "system.")
         layout.addWidget(self.status)

@@ -405,7 +405,7 @@ class ResultsPanel(QWidget):
         self.storage_chart.setVisible(v8)
         self.sizing_chart.setVisible(v8 or mover)
         self.task_chart.setVisible(mover)
-        self.headline.setWordWrap(v8 or mover)  # their two-line headline never widens the window
+        self.headline.setWordWrap(True)  # a long headline wraps, never widens the window
 
     def _show_v8(self, prediction, project=None) -> None:
         """DBM1 storage V7 -> V8 by part and against the bar; CPU band and catalog time in the headline."""

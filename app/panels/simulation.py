@@ -76,11 +76,15 @@ class SimulationView(QWidget):
         self.events = QLineEdit()
         self.events.setPlaceholderText("events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5")
         self.run_button = QPushButton("Simulate")
-        for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed, QLabel("Events"), self.events):
+        for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed):
             row.addWidget(w)
-        row.setStretchFactor(self.events, 1)
+        row.addStretch(1)
         row.addWidget(self.run_button)
         layout.addLayout(row)
+        events_row = QHBoxLayout()  # a row of its own: the view fits a narrow window (150% scaling)
+        events_row.addWidget(QLabel("Events"))
+        events_row.addWidget(self.events, 1)
+        layout.addLayout(events_row)
         self.status = message_label("Simulate the open project over time: bursts, outages, backlog and catch-up.")
         layout.addWidget(self.status)
         self.headline = message_label(rich=True)

@@ -94,6 +94,9 @@ class AxisEditor(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         self.target = QComboBox()
         self.param = QComboBox()
+        for combo in (self.target, self.param):  # long node labels must not widen the window
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.values = QLineEdit()
         self.values.setPlaceholderText("values: 1,4,8 or 1..16 or 1..16:2")
         row.addWidget(self.target)
@@ -209,8 +212,7 @@ class SweepView(QWidget):
         self.export_button.setEnabled(False)
         grid_axes.addWidget(QLabel("Knob"), 0, 0)
         grid_axes.addWidget(self.axis, 0, 1)
-        grid_axes.addWidget(self.run_button, 0, 2)
-        grid_axes.addWidget(self.export_button, 1, 2)
+
         grid_axes.addWidget(self.by_enabled, 1, 0)
         grid_axes.addWidget(self.by, 1, 1)
         self.target_rate = QDoubleSpinBox()
@@ -218,7 +220,7 @@ class SweepView(QWidget):
         self.target_rate.setDecimals(0)
         self.target_rate.setSingleStep(1000)
         self.target_rate.setGroupSeparatorShown(True)
-        self.target_rate.setSpecialValueText("none (best throughput)")
+        self.target_rate.setSpecialValueText("none")
         self.target_rate.setSuffix(" rows/s")
         self.target_rate.setToolTip("The rate the pick must hold (journey 2: the fewest agents that hold it with "
                                     "CPU under 90%); starts at the project's offered rate")
@@ -227,6 +229,11 @@ class SweepView(QWidget):
         grid_axes.addWidget(self.target_rate, 2, 1)
         grid_axes.setColumnStretch(1, 1)
         layout.addLayout(grid_axes)
+        buttons = QHBoxLayout()  # under the axes: the view fits a narrow window (150% scaling)
+        buttons.addStretch(1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        layout.addLayout(buttons)
         # the primary axis's widgets, by their old names
         self.target, self.param, self.values = self.axis.target, self.axis.param, self.axis.values
         self.status = QLabel("Sweep a knob over a range; every point is recorded in the run history.")

@@ -22,7 +22,7 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     assert sig.args == [[first, second]]
     view = window.view_widget("Compare")
     cmp = view.comparison
-    assert cmp is not None and window.tabs.currentIndex() == 3
+    assert cmp is not None and window.tabs.tabText(window.tabs.currentIndex()) == "Compare"
     assert [d.path for d in cmp.settings] == ["qcapture.trans_batch_sz"]
     assert cmp.settings[0].values == (1, 3)
     # fake engine: channel 3000 -> 9000 rows/s, apply capped at 12800: +200%

@@ -37,7 +37,7 @@ def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
     project, files = exports
     window.document.reset(project, None)
     view = window.view_widget("Monitor")
-    assert window.tabs.tabText(5) == "Monitor"
+    assert window.tabs.tabText(6) == "Monitor"  # Results is now a tab beside Topology
     outcome = run(view, qtbot, files=files)
     assert outcome.imported_rows == 2 * N and len(outcome.intervals) == N and outcome.fit is None
     measured = view.charts["apply_rows_per_s"].curves["measured"].getData()[1]
