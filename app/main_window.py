@@ -254,6 +254,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
         run = mb.addMenu("&Run")
         for a in (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel):
             run.addSeparator() if a is None else run.addAction(a)
+        from app.help import build_help_menu
+
+        self.help_actions = build_help_menu(self)
 
     # -- lazy analysis views (pyqtgraph-heavy, built on first use) ------------------------------------
     def view_widget(self, name: str) -> QWidget:
