@@ -113,6 +113,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
             self.tabs.addTab(holder, name)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.tabs.tabBarClicked.connect(lambda i: self.tabs.tabText(i) == "Validation" and self.open_validation())
 
         # docks
         self.palette = NodePalette()
@@ -216,7 +217,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
                                         "Predict the project and keep the run in the history")
         self.act_simulate = self._action("&Simulate...", lambda: self.show_view("Simulation"), "F6")
         self.act_sweep = self._action("S&weep...", lambda: self.show_view("Sweep"), "F7")
-        self.act_validate = self._action("&Validation", lambda: self.show_view("Validation"), "F8")
+        self.act_validate = self._action("&Validation", self.open_validation, "F8")
         self.act_topology = self._action("&Topology", lambda: self.show_view("Topology"), "Ctrl+Shift+T")
         self.act_results = self._action("&Results", lambda: self.show_view("Results"), "Ctrl+2")
         self.act_cancel = self._action("&Cancel Background Task", self.tasks.cancel, "Esc")
@@ -300,6 +301,13 @@ class MainWindow(TaskLaunchers, QMainWindow):
         name = self.tabs.tabText(index)
         if name not in ("Topology", "Results"):
             self.view_widget(name)
+
+    def open_validation(self) -> bool:
+        """Show the Validation view and, the first time, score the engine at once (no empty plot to press)."""
+        view = self.show_view("Validation")
+        if view.checks or self.tasks.busy():
+            return False
+        return self.validate()
 
     def show_view(self, name: str) -> QWidget:
         """Bring the tab ``name`` (Topology, Results, Simulation, Sweep, Compare, Validation, Monitor) to the front."""
