@@ -58,6 +58,25 @@ class LatencyBreakdownChart(pg.PlotWidget):
         self.labels: list[str] = []
         self.values = np.zeros((0, 3))
 
+    def _label_segments(self, vals: np.ndarray, y: np.ndarray) -> None:
+        """Write each part's value (``576 ms``, ``1.2 s``) in its segment, or after the bar when too narrow."""
+        from engine.metrics import format_metric
+
+        for text in getattr(self, "texts", []):
+            self.removeItem(text)
+        self.texts = []
+        for row, y_row in zip(vals, y):
+            total, left = float(row.sum()), 0.0
+            for (key, _, _), value in zip(LATENCY_PARTS, row):
+                if value > 0:
+                    inside = value >= 0.12 * total
+                    text = pg.TextItem(format_metric(key, float(value)), color="w" if inside else "#333",
+                                       anchor=(0.5, 0.5) if inside else (0.0, 1.0))
+                    text.setPos(left + value / 2 if inside else left + value, y_row if inside else y_row - 0.32)
+                    self.addItem(text)
+                    self.texts.append(text)
+                left += float(value)
+
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
         keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
@@ -74,6 +93,7 @@ class LatencyBreakdownChart(pg.PlotWidget):
             bar.setOpts(x0=left.copy(), y=y, width=vals[:, i], height=0.6)
             left += vals[:, i]
         self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
+        self._label_segments(vals, y)
         if len(labels):
             self.setXRange(0, max(float(left.max()), 1e-3) * 1.08, padding=0)
             self.setYRange(-0.6, len(labels) - 0.4, padding=0)

@@ -51,6 +51,14 @@ def make_task(project: Project, duration_s: float, seed: int, events: list[str],
                 label=label)
         return SimulationOutcome(run_id, metrics, units, series, time.perf_counter() - t0,
                                  list(res.summary.get("events") or ()),
-                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None)
+                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None,
+                                 _finite(getattr(res.config, "xmitq_buffer_msgs", None)))
 
     return fn
+
+
+def _finite(value) -> float | None:
+    """``value`` as a float when it is a finite number, else None (an unbounded buffer pool)."""
+    import math
+
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None

@@ -247,6 +247,7 @@ class SimulationOutcome:
     elapsed_s: float = 0.0
     events: list = field(default_factory=list)  # the simulator's per-event summary (peak, catch_up_s ...)
     drive_to_maximum: bool = False  # no offered rate set: the workload runs at the predicted capacity
+    buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
 
 
 def simulation_available() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -38,9 +40,9 @@ def parse_duration_s(text: str) -> float:
     return value
 
 
-def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
-    """(queue depth, latency, row rate) series by name; memory, utilisation and message rates are left out."""
-    depth, latency, rate = {}, {}, {}
+def split_series(timeseries: dict) -> tuple[dict, dict, dict, dict]:
+    """(queue depth, latency, row rate, page-set cast-out) series by name; memory and utilisation are left out."""
+    depth, latency, rate, castout = {}, {}, {}, {}
     for name, tv in timeseries.items():
         low = name.lower()
         if "depth" in low:
@@ -49,7 +51,39 @@ def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
             latency[name] = tv
         elif low.endswith("rows_per_s"):
             rate[name] = tv
-    return depth, latency, rate
+        elif "pageset" in low and low.endswith("msgs_per_s"):
+            castout[name] = tv
+    return depth, latency, rate, castout
+
+
+#: How a simulation's series are named in the legends (the catalogue names the latencies).
+SERIES_LABELS = {"xmitq.depth_msgs": "transmit queue", "recvq.depth_msgs": "receive queue",
+                 "mq_pageset.msgs_per_s": "transmit queue to page set",
+                 "recvq_pageset.msgs_per_s": "receive queue to page set", "source.rows_per_s": "source",
+                 "qcapture.rows_per_s": "Q Capture", "mq_channel.rows_per_s": "channel",
+                 "qapply.rows_per_s": "Q Apply"}
+
+
+def elapsed_axis(t_s) -> tuple[float, str]:
+    """Divisor and x-axis label for elapsed time: minutes from 10 minutes on, hours from 5 hours on."""
+    end = float(np.nanmax(t_s)) if len(t_s) else 0.0
+    if end >= 5 * 3600:
+        return 3600.0, "elapsed hours"
+    if end >= 600:
+        return 60.0, "elapsed minutes"
+    return 1.0, "elapsed seconds"
+
+
+def shown_series(series: dict, limit: int = 4) -> tuple[dict, str]:
+    """The first ``limit`` series with time in the axis' unit and their legend names; and the axis label."""
+    from engine.metrics import label as metric_label
+
+    first = next(iter(series.values()), ((), ()))[0]
+    divisor, axis = elapsed_axis(first)
+    out = {}
+    for name, (t, v) in list(series.items())[:limit]:
+        out[SERIES_LABELS.get(name, metric_label(name))] = (np.asarray(t, dtype=float) / divisor, v)
+    return out, axis
 
 
 class SimulationView(QWidget):
@@ -94,11 +128,16 @@ class SimulationView(QWidget):
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
+        self.castout_chart = LineChart("Cast out to the page set (deferred write)", "time (s)", "msgs/s")
         self.summary = read_only_table(["Summary", "Value", "Unit"], stretch_column=0)
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(self.summary, "Summary")
+        self.lower.addTab(self.castout_chart, "Page set")
         grid.addWidget(self.depth_chart, 0, 0)
         grid.addWidget(self.latency_chart, 0, 1)
         grid.addWidget(self.rate_chart, 1, 0)
-        grid.addWidget(self.summary, 1, 1)
+        grid.addWidget(self.lower, 1, 1)
         layout.addLayout(grid, 1)
         self.run_button.clicked.connect(self._run)
         self.outcome = None
@@ -123,10 +162,15 @@ class SimulationView(QWidget):
     def show_outcome(self, outcome) -> None:
         """Plot a :class:`app.tasks.SimulationOutcome`."""
         self.outcome = outcome
-        depth, latency, rate = split_series(outcome.timeseries)
-        self.depth_chart.set_series(dict(list(depth.items())[:4]))
-        self.latency_chart.set_series(dict(list(latency.items())[:4]))
-        self.rate_chart.set_series(dict(list(rate.items())[:4]))
+        depth, latency, rate, castout = split_series(outcome.timeseries)
+        for chart, series, unit in ((self.depth_chart, depth, None), (self.latency_chart, latency, "ms"),
+                                    (self.rate_chart, rate, None), (self.castout_chart, castout, None)):
+            shown, axis = shown_series(series)
+            chart.set_series(shown, unit=unit)
+            chart.set_x_label(axis)
+        pool = getattr(outcome, "buffer_pool_msgs", None)
+        self.depth_chart.set_lines([(pool, f"buffer pool holds {format_number(pool)} messages; beyond it the "
+                                           "page set", "#c0202a")] if pool else [])
         rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
         self.summary.setRowCount(len(rows))
         for r, (k, v) in enumerate(rows):
