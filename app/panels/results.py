@@ -235,6 +235,31 @@ def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str,
     return unit, names
 
 
+def pipeline_headline(metrics: dict, units: dict, systems: tuple, limit: Limit) -> str:
+    """The pipeline headline: throughput (per system when two-way), END2END_LATENCY or response time,
+    and the bottleneck or the headroom of a held offered rate."""
+    head = headline(metrics, units)
+    parts = []
+    if head:
+        name, value, unit = head
+        applied = [s.get("applied_rows_per_s") for s in systems]
+        if systems and name == "apply_rows_per_s" and all(a is not None for a in applied):
+            parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
+                         f"({format_number(sum(applied))} in all)</small>")
+        else:
+            parts.append(f"<b>{format_number(value)}</b> {unit} <small>({metric_label(name)})</small>")
+    for key in ("end2end_latency_ms", "response_time_ms"):
+        if isinstance(metrics.get(key), (int, float)):
+            value, unit = display_value(metrics[key], "ms")
+            parts.append(f"{metric_label(key)} <b>{format_number(value)}</b> {unit}")
+    parts += [t for t in (limit_text(limit, head),) if t]
+    return " &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>"
+
+
+#: The results view of each engine kind that is not a pipeline: prediction kind -> ResultsPanel method.
+KIND_VIEWS = {"db2-v8-storage": "_show_v8", "mq-mover": "_show_mover"}
+
+
 class ResultsPanel(QWidget):
     """The live prediction of the open project."""
 
@@ -323,16 +348,18 @@ class ResultsPanel(QWidget):
         self._show_systems((), "")
 
     def show_prediction(self, prediction, project=None) -> None:
-        """Update every view from an :class:`engine.perf.Prediction` (of ``project``, which names its systems)."""
+        """Update every view from an :class:`engine.perf.Prediction` (of ``project``, which names its systems).
+
+        The results view of the prediction's kind (:data:`KIND_VIEWS`) draws it; the pipeline view
+        (Q Replication, Db2 Mirror) is the default.
+        """
         self.prediction = prediction
         self.message.hide()
+        getattr(self, KIND_VIEWS.get(prediction.kind, "_show_pipeline"))(prediction, project)
+
+    def _show_pipeline(self, prediction, project=None) -> None:
+        """Headline, latency breakdown (or time per stage), stage utilisation, CPU, metrics and systems."""
         metrics, units = prediction.metrics, prediction.units
-        if prediction.kind == "db2-v8-storage":
-            self._show_v8(prediction, project)
-            return
-        if prediction.kind == "mq-mover":
-            self._show_mover(prediction)
-            return
         self._use_layout("pipeline")
         self.stage_time_chart.setLabel("bottom", "ms")
         systems, note, warn = (), "", False
@@ -343,28 +370,23 @@ class ResultsPanel(QWidget):
             systems = systems_of(metrics, project)
             if project is not None:
                 note, warn = symmetry_note(project), bool(flow_differences(project))
-        head = headline(metrics, units)
-        parts = []
-        if head:
-            name, value, unit = head
-            applied = [s.get("applied_rows_per_s") for s in systems]
-            if systems and name == "apply_rows_per_s" and all(a is not None for a in applied):
-                parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
-                             f"({format_number(sum(applied))} in all)</small>")
-            else:
-                parts.append(f"<b>{format_number(value)}</b> {unit} <small>({metric_label(name)})</small>")
-        for key in ("end2end_latency_ms", "response_time_ms"):
-            if isinstance(metrics.get(key), (int, float)):
-                value, unit = display_value(metrics[key], "ms")
-                parts.append(f"{metric_label(key)} <b>{format_number(value)}</b> {unit}")
         limit = limit_of(prediction)
-        parts += [t for t in (limit_text(limit, head),) if t]
-        self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
+        self.headline.setText(pipeline_headline(metrics, units, systems, limit))
+        self._show_latency(prediction)
+        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
+                                  None if limit.holds_offered else limit.stage)
+        self._show_cpu(metrics, systems)
+        self._fill_table(metrics, units)
+        self._show_systems(systems, note, warn)
+
+    def _show_latency(self, prediction) -> None:
+        """The CAPTURE / Q / APPLY breakdown, or, for engines without one, the time per stage."""
+        metrics, units = prediction.metrics, prediction.units
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
         breakdown_kind = prediction.kind == "qrep"  # its latencies are missing only when queues grow without end
         self.latency_chart.set_title(
-            "Latency breakdown (ms)" if has_latency else
+            "Latency breakdown" if has_latency else
             "No steady-state latency: the offered rate is above what the pipeline sustains" if breakdown_kind else
             f"No latency breakdown for {prediction.kind}", key=has_latency)
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
@@ -373,27 +395,26 @@ class ResultsPanel(QWidget):
             self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
                                            size="9pt")
             self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
-        elif not has_latency and not breakdown_kind:  # no stages (DB2 V8 storage): the metrics of the most common unit, largest first
+        elif not has_latency and not breakdown_kind:  # no stages: the metrics of the most common unit
             unit, names = main_unit_metrics(metrics, units)
             show_stage_times = bool(names)
             if names:
                 self.stage_time_chart.setTitle(f"{prediction.kind} ({unit})", size="9pt")
-                self.stage_time_chart.set_data(names, {unit: [metrics[n] for n in names]})
+                self.stage_time_chart.set_data([metric_label(n) for n in names], {unit: [metrics[n] for n in names]})
         self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
-        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
-                                  None if limit.holds_offered else limit.stage)
+
+    def _show_cpu(self, metrics: dict, systems: tuple) -> None:
+        """CPU per row by system (two-way projects) or by side."""
         if systems:
             self.cpu_chart.setLabel("left", "us/row")
             self.cpu_chart.set_data([s.label for s in systems],
                                     {legend: [s.get(f) or 0.0 for s in systems] for f, legend in SYSTEM_CPU_SERIES},
                                     key_title="CPU per row captured or applied, by system (us/row)")
-        else:
-            labels, values, unit = cpu_metrics(metrics)
-            self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
-            self.cpu_chart.setLabel("left", unit)
-            self.cpu_chart.set_data(labels, {unit: values})
-        self._fill_table(metrics, units)
-        self._show_systems(systems, note, warn)
+            return
+        labels, values, unit = cpu_metrics(metrics)
+        self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
+        self.cpu_chart.setLabel("left", unit)
+        self.cpu_chart.set_data(labels, {unit: values})
 
     def _use_layout(self, kind: str) -> None:
         """Show the charts of ``kind``'s layout: ``pipeline``, ``db2-v8-storage`` or ``mq-mover``."""
@@ -457,7 +478,7 @@ class ResultsPanel(QWidget):
         self._fill_table(metrics, prediction.units)
         self._show_systems((), "")
 
-    def _show_mover(self, prediction) -> None:
+    def _show_mover(self, prediction, project=None) -> None:
         """Time per message by stage, the buffer pool against the backlog, CPU per message by task."""
         from engine.perf.mq_bufferpool import buffers_mb
 
