@@ -100,30 +100,41 @@ class LatencyBreakdownChart(pg.PlotWidget):
 
 
 class StageChart(pg.PlotWidget):
-    """Utilisation (%) per stage; the bottleneck stage in red."""
+    """Utilisation (%) per stage as horizontal bars, names on the left (legible however many stages);
+    the bottleneck stage in red, the 90% line dashed, each bar's value at its end."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setTitle("Stage utilisation (%)", size="9pt")
         self.setMenuEnabled(False)
         self.setMinimumHeight(110)
-        self.bar = pg.BarGraphItem(x=[0], height=[0], width=0.7, brush="#4a7fd4")
+        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush="#4a7fd4")
         self.addItem(self.bar)
-        self.getAxis("bottom").setHeight(36)
-        self.limit = pg.InfiniteLine(pos=90, angle=0, pen=pg.mkPen("#c0202a", style=pg.QtCore.Qt.DashLine))
+        self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen("#c0202a", style=pg.QtCore.Qt.DashLine))
         self.addItem(self.limit)
+        self.getViewBox().invertY(True)  # pipeline order from the top
         self.names: list[str] = []
         self.utilisation_pct = np.zeros(0)
+        self.texts: list[pg.TextItem] = []
 
     def set_data(self, names: Sequence[str], utilisation: Sequence[float], bottleneck: str | None) -> None:
         """``utilisation`` in 0..1 per stage ``names``; ``bottleneck`` is drawn red."""
         self.names = list(names)
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
         brushes = [pg.mkBrush("#c0202a" if n == bottleneck else "#4a7fd4") for n in names]
-        self.bar.setOpts(x=np.arange(len(names)), height=self.utilisation_pct, brushes=brushes, width=0.7)
-        self.getAxis("bottom").setTicks([[(i, n.replace("_", "\n", 1)) for i, n in enumerate(names)]])
-        self.setYRange(0, max(105.0, float(self.utilisation_pct.max()) * 1.05 if len(names) else 105.0), padding=0)
-        self.setXRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
+        y = np.arange(len(names), dtype=float)
+        self.bar.setOpts(x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7)
+        self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
+        for text in self.texts:
+            self.removeItem(text)
+        self.texts = []
+        for i, pct in enumerate(self.utilisation_pct):
+            text = pg.TextItem(f"{pct:.0f}%", color="#333", anchor=(0.0, 0.5))
+            text.setPos(float(pct), float(i))
+            self.addItem(text)
+            self.texts.append(text)
+        self.setXRange(0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0)
+        self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
 
 class BarChart(pg.PlotWidget):

@@ -41,6 +41,7 @@ from engine.errors import QrtuneError
 from engine.model import Project
 
 MAX_RECENT = 8
+SAMPLE_RUNS = Path(__file__).resolve().parents[1] / "sample_runs"
 TEMPLATE_TITLES = {
     "unidirectional": "Unidirectional",
     "bidirectional": "Bidirectional",
@@ -235,6 +236,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
             new_menu.addAction(a)
         file_menu.addAction(self.act_open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.act_monitor_sample = QAction("Open Sample &Monitor Exports", self)
+        self.act_monitor_sample.setStatusTip("Journey 8: the Redpaper baseline with three days of CAPMON, CAPQMON "
+                                             "and APPLYMON exports (sample_runs/monitor-baseline)")
+        self.act_monitor_sample.triggered.connect(lambda: self.open_monitor_sample())
+        file_menu.addAction(self.act_monitor_sample)
         self._fill_recent_menu()
         file_menu.addSeparator()
         file_menu.addAction(self.act_save)
@@ -409,6 +415,18 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self.show_message("The workload mix disagrees: " + "; ".join(problems))
         self.view.fit_to_view()
         return True
+
+    def open_monitor_sample(self, ask: bool = True) -> bool:
+        """Open the baseline sample and import its monitor exports in the background (journey 8)."""
+        folder = SAMPLE_RUNS / "monitor-baseline"
+        files = sorted(str(f) for f in folder.glob("IBMQREP_*.csv"))
+        if not files:
+            self.show_message(f"No sample monitor exports in {folder}: run {folder / 'build.py'} to make them.")
+            return False
+        if not self.open_project(str(SAMPLE_RUNS / "redpaper-baseline.json"), ask=ask):
+            return False
+        view = self.show_view("Monitor")
+        return view.run(files)
 
     def save(self) -> bool:
         """Save to the current file (asks for one if never saved)."""

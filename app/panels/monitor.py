@@ -36,6 +36,23 @@ OVERLAID = (("apply_rows_per_s", "Rows applied per second", "rows/s"),
             ("end2end_latency_ms", "END2END latency", "ms"))
 
 
+def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
+    """How many intervals the fit used and held out, and why these numbers.
+
+    ``Fitted on 300 intervals, 252 held out`` of 1,008 reads: every 4th interval (252) is held out
+    for judging the fit; of the other 756 at most :data:`engine.fit.MAX_INTERVALS` are fitted, evenly
+    spaced in time, since every fit iteration predicts each fitted interval once per coefficient.
+    """
+    n_fit_all = getattr(fit, "n_fit_total", fit.n_fit) or fit.n_fit
+    n_held_all = getattr(fit, "n_holdout_total", fit.n_holdout) or fit.n_holdout
+    text = (f"Fitted on <b>{fit.n_fit:,}</b> intervals, <b>{fit.n_holdout:,}</b> held out, of {n_intervals:,}: "
+            f"every {holdout_every}th interval ({n_held_all:,}) is held out of the fit to judge it")
+    if fit.n_fit < n_fit_all or fit.n_holdout < n_held_all:
+        text += (f"; of the other {n_fit_all:,}, {fit.n_fit:,} evenly spaced in time are fitted (each fit step "
+                 "predicts every fitted interval once per coefficient)")
+    return text
+
+
 class MonitorView(QWidget):
     """Import, overlay, fit.
 
@@ -201,7 +218,8 @@ class MonitorView(QWidget):
             return
         b, a = fit.before, fit.after
         self.summary.setText(
-            f"Fitted on {fit.n_fit} intervals, {fit.n_holdout} held out (fit #{self.outcome.fit_id}). "
+            fit_counts_text(fit, len(self.outcome.intervals), self.holdout.value())
+            + f" (fit #{self.outcome.fit_id}). "
             f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
             f"<b style='color:#1a7a30'>{a['mean_metric_pct']:.1f}%</b> fitted.")

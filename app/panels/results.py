@@ -302,7 +302,9 @@ class ResultsPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeToContents)  # the band, one line
+        for column in (1, 2, 3):  # value, unit and band on one line each; the label takes what is left
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        self.table.setWordWrap(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         # bidirectional and peer-to-peer: each system's figures side by side, in a tab next to the metrics
         self.systems_page = QWidget()
@@ -324,8 +326,8 @@ class ResultsPanel(QWidget):
         self.tables.addTab(self.table, "Metrics")
         self.systems = ()
         grid.addWidget(self.tables, 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(0, 2)
+        grid.setColumnStretch(1, 3)  # the metrics table needs its label, value, unit and band columns
         # rows share the height evenly whatever a chart's size hint became in another kind's layout
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
