@@ -125,14 +125,15 @@ class StageChart(pg.PlotWidget):
         y = np.arange(len(names), dtype=float)
         self.bar.setOpts(x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7)
         self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
-        for text in self.texts:
-            self.removeItem(text)
-        self.texts = []
-        for i, pct in enumerate(self.utilisation_pct):
-            text = pg.TextItem(f"{pct:.0f}%", color="#333", anchor=(0.0, 0.5))
-            text.setPos(float(pct), float(i))
+        while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
+            text = pg.TextItem("", color="#333", anchor=(0.0, 0.5))
             self.addItem(text)
             self.texts.append(text)
+        for i, text in enumerate(self.texts):
+            text.setVisible(i < len(names))
+            if i < len(names):
+                text.setText(f"{self.utilisation_pct[i]:.0f}%")
+                text.setPos(float(self.utilisation_pct[i]), float(i))
         self.setXRange(0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0)
         self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
@@ -376,7 +377,7 @@ class LineChart(pg.PlotWidget):
         self.y_label = y_label
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=3)
+        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=2)  # wider would widen the plot past its view
         self.getPlotItem().layout.addItem(self.legend, 4, 1)  # the row under the x axis
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.lines: list = []
@@ -415,6 +416,13 @@ class LineChart(pg.PlotWidget):
             self.legend.removeItem(curve)
         self.legend.setVisible(len(self.curves) > 1)
         self.enableAutoRange()
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt's name
+        super().resizeEvent(ev)
+        legend = getattr(self, "legend", None)  # pyqtgraph resizes once before __init__ has made it
+        columns = max(1, min(3, int(self.width() // 190)))  # legend entries never widen the plot past its view
+        if legend is not None and columns != legend.columnCount:
+            self.legend.setColumnCount(columns)
 
     def set_lines(self, lines: Sequence[tuple[float, str, str]]) -> None:
         """Horizontal reference lines: (y in the series' unit, label, colour); replaces the previous ones."""

@@ -76,6 +76,18 @@ class RunHistory(QObject):
         """Tell views that runs were recorded elsewhere (a worker thread)."""
         self.runs_changed.emit()
 
+    def ensure_store(self) -> str:
+        """Create the store (its schema) in this thread if the file does not exist yet; return its path.
+
+        Called before a background task that writes starts: two connections of one process
+        creating the schema at once conflict ("Catalog write-write conflict"), as when the
+        runs list refreshes while a first monitor import creates the store.
+        """
+        if not self.db_path.exists():
+            with self.open():
+                pass
+        return str(self.db_path)
+
     # -- reading ------------------------------------------------------------------------
     def list_runs(self, project_name: str | None = None, limit: int = 500) -> list:
         """RunRecords, newest first; empty when the store file does not exist yet."""

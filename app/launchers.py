@@ -23,6 +23,7 @@ class TaskLaunchers:
             self.show_message(f"{self.tasks.title} is still running; cancel it first.")
             return False
         self._task_kind = kind
+        self.history.ensure_store()  # the task writes: its schema is made here, never by two threads at once
         return self.tasks.start(title, fn)
 
     def simulate(self, duration_s: float, seed: int, events: list) -> bool:

@@ -33,7 +33,6 @@ from app.history import RunHistory
 from app.launchers import TaskLaunchers
 from app.live import LivePredictor
 from app.panels.inspector import Inspector
-from app.panels.results import ResultsPanel
 from app.stages import node_loads
 from app.worker import TaskRunner
 from engine import templates
@@ -105,8 +104,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.tabs.setUsesScrollButtons(False)  # at 150% every tab stays visible, elided if need be
         self.tabs.setElideMode(Qt.ElideRight)
         self.tabs.addTab(canvas_page, "Topology")
-        self.results = ResultsPanel()
-        self.tabs.addTab(self.results, "Results")
+        self._results = None  # the Results tab's charts (pyqtgraph) are built when first shown
+        self._last_result: tuple = ("message", "No prediction yet")
+        results_page = QWidget()
+        QVBoxLayout(results_page).setContentsMargins(0, 0, 0, 0)
+        self.tabs.addTab(results_page, "Results")
         self.setCentralWidget(self.tabs)
         self._lazy_views: dict[str, QWidget] = {}
         for name in ("Simulation", "Sweep", "Compare", "Validation", "Monitor"):
@@ -129,7 +131,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.palette_dock.raise_()
         from app.panels.advisor import AdvisorPanel
 
-        self.advisor = AdvisorPanel(self.document, lambda: str(self.history.db_path))
+        self.advisor = AdvisorPanel(self.document, self.history.ensure_store)
         self.advisor.recorded.connect(self.history.notify)
         self.advisor_dock = self._dock("Advisor", "advisor", self.advisor, Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.advisor_dock)
@@ -155,7 +157,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.live = LivePredictor(self.document, self)
         self.live.predicted.connect(self._predicted)
         self.live.failed.connect(self._predict_failed)
-        self.live.loading.connect(self.results.show_message)
+        self.live.loading.connect(self._loading)
         self.scene.message.connect(self.show_message)
         self.scene.node_selected.connect(self.inspector.show_node)
         self.palette.kind_activated.connect(self.add_kind_at_centre)
@@ -294,7 +296,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         elif name == "Monitor":
             from app.panels.monitor import MonitorView
 
-            w = MonitorView(lambda: self.document.project, lambda: str(self.history.db_path))
+            w = MonitorView(lambda: self.document.project, self.history.ensure_store)
             w.recorded.connect(self.history.notify)
         else:
             raise KeyError(name)
@@ -305,8 +307,26 @@ class MainWindow(TaskLaunchers, QMainWindow):
 
     def _tab_changed(self, index: int) -> None:
         name = self.tabs.tabText(index)
-        if name not in ("Topology", "Results"):
+        if name == "Results":
+            self.results  # noqa: B018 - built on first use
+        elif name != "Topology":
             self.view_widget(name)
+
+    @property
+    def results(self):
+        """The Results tab's :class:`app.panels.results.ResultsPanel`, built (with the last prediction) on first use."""
+        if self._results is None:
+            from app.panels.results import ResultsPanel
+
+            self._results = ResultsPanel()
+            index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index("Results")
+            self.tabs.widget(index).layout().addWidget(self._results)
+            kind, *data = self._last_result
+            if kind == "prediction":
+                self._results.show_prediction(data[1], data[0])
+            else:
+                self._results.show_message(data[0])
+        return self._results
 
     def open_validation(self) -> bool:
         """Show the Validation view and, the first time, score the engine at once (no empty plot to press)."""
@@ -319,7 +339,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Bring the tab ``name`` (Topology, Results, Simulation, Sweep, Compare, Validation, Monitor) to the front."""
         index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index(name)
         self.tabs.setCurrentIndex(index)
-        return self.tabs.widget(index) if name in ("Topology", "Results") else self.view_widget(name)
+        if name == "Results":
+            return self.results
+        return self.tabs.widget(index) if name == "Topology" else self.view_widget(name)
 
     # -- document ------------------------------------------------------------------------
     def _update_title(self) -> None:
@@ -336,14 +358,26 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if "Sweep" in self._lazy_views and (old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}):
             self._lazy_views["Sweep"].set_project(new)
 
+    def _loading(self, message: str) -> None:
+        self._last_result = ("message", message)
+        self.summary.setText(message)
+        if self._results is not None:
+            self._results.show_message(message)
+
     def _predicted(self, project: Project, prediction) -> None:
-        self.results.show_prediction(prediction, project)
-        self.summary.setText(self.results.headline.text())
+        from app.panels.headlines import summary_headline
+
+        self._last_result = ("prediction", project, prediction)
+        if self._results is not None:
+            self._results.show_prediction(prediction, project)
+        self.summary.setText(summary_headline(prediction))
         self.scene.set_loads(node_loads(project, prediction))
         self.predict_label.setText(f"predict {self.live.last_predict_ms:.1f} ms")
 
     def _predict_failed(self, project: Project, message: str) -> None:
-        self.results.show_message(message)
+        self._last_result = ("message", message)
+        if self._results is not None:
+            self._results.show_message(message)
         self.summary.setText(f"<b>No prediction</b>: {message}")
         self.scene.set_loads(None)
         self.predict_label.setText("no prediction")

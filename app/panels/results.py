@@ -37,43 +37,25 @@ from PySide6.QtWidgets import (
 )
 
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
-from app.stages import Limit, limit_of
+from app.panels.headlines import (  # noqa: F401 - re-exported: the results views' headlines
+    HEADLINE,
+    LIMIT,
+    NEW,
+    NOW,
+    OK,
+    OLD,
+    _n,
+    _whole,
+    headline,
+    limit_text,
+    mover_headline,
+    pipeline_headline,
+    v8_headline,
+)
+from app.stages import limit_of
 from engine.bands import band_label
 from engine.metrics import label as metric_label
-from engine.metrics.catalog import display_value, format_number
-
-#: Colours of the sizing views: before/now, after/estimated, the limit, within it.
-OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
-
-#: Metrics tried in order for the headline throughput of each scenario kind.
-HEADLINE = (
-    "apply_rows_per_s",
-    "capture_rows_per_s",
-    "throughput",
-    "tps",
-    "transfer_mb_per_s",
-    "channel_msgs_per_s",
-)
-
-
-def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
-    """(metric, value, unit) shown as the throughput, or None."""
-    for name in HEADLINE:
-        value = metrics.get(name)
-        if isinstance(value, (int, float)) and math.isfinite(value):
-            return name, float(value), units.get(name, "")
-    return None
-
-
-def limit_text(limit: Limit, head: tuple[str, float, str] | None) -> str:
-    """The headline's bottleneck part: "bottleneck qapply_agents at 95%", or, when the offered rate is
-    held, "holds 30,000 rows/s; headroom 35% at qapply_agents" (the workload is not a bottleneck)."""
-    if limit.stage is None:
-        return ""
-    if limit.holds_offered:
-        rate = f"<b style='color:{OK}'>holds {format_number(head[1])} {head[2]}</b>; " if head else ""
-        return f"{rate}headroom <b>{limit.headroom_pct:.0f}%</b> at {limit.stage} ({limit.utilisation * 100:.0f}% busy)"
-    return f"bottleneck <b style='color:{LIMIT}'>{limit.stage}</b> at {limit.utilisation * 100:.0f}%"
+from engine.metrics.catalog import format_number
 
 
 def _is_system_metric(name: str) -> bool:
@@ -106,114 +88,6 @@ def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
     return labels, [float(metrics[k]) for k in names], unit
 
 
-def _n(metrics: dict, name: str):
-    """``metrics[name]`` when it is a finite number, else None."""
-    v = metrics.get(name)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _whole(value: float) -> str:
-    """A size without decimals from 100 up (``908``, ``1,686``), else :func:`format_number`."""
-    return f"{value:,.0f}" if abs(value) >= 100 else format_number(value)
-
-
-def _kb(value: float) -> str:
-    """A storage figure in KB to three significant digits below 100 (``14``, ``2.43``, ``107``)."""
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
-
-
-def _pct(value: float) -> str:
-    """A signed percentage without a trailing .0 (``-5%``, ``+15%``, ``+2.5%``)."""
-    return f"{value:+.1f}".replace(".0", "").replace("-", "\u2212") + "%"
-
-
-def v8_headline(metrics: dict, summary=None) -> str:
-    """The ``db2-v8-storage`` headline: storage below the bar V7 -> V8, relief, headroom; CPU band, catalog time.
-
-    ``summary`` (:class:`engine.perf.db2v8.MigrationSummary`) adds the workload type and catalog GB.
-    """
-    v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
-    relief, relief_pct = _n(metrics, "relief_mb"), _n(metrics, "relief_pct")
-    region, room = _n(metrics, "dbm1_region_mb"), _n(metrics, "v8_headroom_mb")
-    first = []
-    if v7 is not None and v8 is not None:
-        first.append(f"DBM1 below the bar: V7 <b>{_whole(v7)}</b> MB \u2192 V8 <b>{_whole(v8)}</b> MB")
-    if relief is not None:
-        first.append(f"relief <b>{_whole(relief)}</b> MB"
-                     + (f" ({relief_pct:.0f}%)" if relief_pct is not None else ""))
-    if room is not None and region is not None:
-        from engine.perf.db2v8 import BAR_MB
-
-        where = "the 2 GB bar" if region >= BAR_MB else f"the {_whole(region)} MB extended region"
-        if room >= 0:
-            first.append(f"<b style='color:{OK}'>fits</b> under {where} with <b>{_whole(room)}</b> MB "
-                         "headroom")
-        else:
-            first.append(f"<b style='color:{LIMIT}'>does not fit</b> under {where}: "
-                         f"<b>{_whole(-room)}</b> MB over")
-    second = []
-    lo, hi = _n(metrics, "v8_cpu_change_low_pct"), _n(metrics, "v8_cpu_change_high_pct")
-    if lo is not None and hi is not None:
-        workload = f" ({summary.workload_type.replace('_', ' ')})" if summary is not None else ""
-        text = f"Db2 CPU V7 \u2192 V8{workload}: <b>{_pct(lo)} .. {_pct(hi)}</b>"
-        cpu = _n(metrics, "v8_db2_cpu_ms_per_txn")
-        if cpu is not None and summary is not None and summary.v8_cpu_ms_per_txn_band is not None:
-            b_lo, b_hi = summary.v8_cpu_ms_per_txn_band
-            text += (f", {summary.v7_cpu_ms_per_txn:g} ms \u2192 <b>{format_number(b_lo)} .. "
-                     f"{format_number(b_hi)}</b> ms per transaction")
-        second.append(text)
-    minutes = _n(metrics, "catalog_migration_min")
-    if minutes is not None:
-        gb = (f" <small>({summary.catalog_gb:g} GB of catalog)</small>"
-              if summary is not None and summary.catalog_gb is not None else "")
-        second.append(f"catalog migration to new-function mode about <b>{minutes:,.0f}</b> min{gb}")
-    else:
-        second.append("<small>catalog migration time: set CATALOG_GB</small>")
-    sep = " &nbsp;|&nbsp; "
-    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
-
-
-def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | None) -> str:
-    """The ``mq-mover`` headline: MB/s moved and the bottleneck; the BUFFPOOL that holds the backlog and
-    the storage per connection and per channel."""
-    from engine.perf.mq_bufferpool import buffers_mb
-
-    first = []
-    rate = _n(metrics, "transfer_mb_per_s")
-    if rate is not None:
-        took = _n(metrics, "elapsed_s")
-        first.append(f"<b>{format_number(rate)}</b> MiB/s moved" + (f" in {took:,.0f} s" if took is not None else ""))
-    if bottleneck:
-        tail = f" at {utilisation * 100:.0f}%" if utilisation is not None else ""
-        text = f"bottleneck <b style='color:{LIMIT}'>{bottleneck}</b>{tail}"
-        share = _n(metrics, "pageset_get_fraction")
-        if share:
-            text += f": {share * 100:.0f}% of gets from the page set"
-        first.append(text)
-    second = []
-    now = _n(metrics, "buffpool_buffers")
-    backlog, need = _n(metrics, "backlog_msgs"), _n(metrics, "buffers_to_hold_backlog")
-    if backlog is not None and need is not None:
-        if backlog <= 0:
-            second.append("the channel keeps up: no backlog builds")
-        elif now is not None and now >= need:
-            second.append(f"BUFFPOOL {now:,.0f} buffers <b style='color:{OK}'>holds</b> the {backlog:,.0f}-message "
-                          "backlog")
-        else:
-            second.append(f"to hold the {backlog:,.0f}-message backlog: BUFFPOOL <b>{need:,.0f}</b> buffers "
-                          f"({_whole(buffers_mb(need))} MB)" + (f", now {now:,.0f}" if now is not None else ""))
-    elif rate is None:
-        second.append("a backlog deeper than the pool: every get is from the page set")
-    conn, csa, chan = (_n(metrics, k) for k in ("storage_per_connection_kb", "csa_per_connection_kb",
-                                                "channel_storage_kb"))
-    if conn is not None:
-        second.append(f"storage per connection <b>{_kb(conn)}</b> KB"
-                      + (f" (+{_kb(csa)} KB CSA)" if csa is not None else "")
-                      + (f", per channel <b>{_kb(chan)}</b> KB" if chan is not None else ""))
-    sep = " &nbsp;|&nbsp; "
-    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
-
-
 #: The mover's tasks in the CPU chart: (metric prefix, label).
 MOVER_TASKS = (("putter", "putter"), ("dwp", "DWP"), ("adaptor", "adaptor"), ("dispatcher", "dispatcher"),
                ("ssl", "SSL"))  # compression CPU is part of the dispatcher's
@@ -233,27 +107,6 @@ def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str,
         return "", []
     names = sorted(by_unit[unit], key=lambda n: -abs(metrics[n]))[:limit]
     return unit, names
-
-
-def pipeline_headline(metrics: dict, units: dict, systems: tuple, limit: Limit) -> str:
-    """The pipeline headline: throughput (per system when two-way), END2END_LATENCY or response time,
-    and the bottleneck or the headroom of a held offered rate."""
-    head = headline(metrics, units)
-    parts = []
-    if head:
-        name, value, unit = head
-        applied = [s.get("applied_rows_per_s") for s in systems]
-        if systems and name == "apply_rows_per_s" and all(a is not None for a in applied):
-            parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
-                         f"({format_number(sum(applied))} in all)</small>")
-        else:
-            parts.append(f"<b>{format_number(value)}</b> {unit} <small>({metric_label(name)})</small>")
-    for key in ("end2end_latency_ms", "response_time_ms"):
-        if isinstance(metrics.get(key), (int, float)):
-            value, unit = display_value(metrics[key], "ms")
-            parts.append(f"{metric_label(key)} <b>{format_number(value)}</b> {unit}")
-    parts += [t for t in (limit_text(limit, head),) if t]
-    return " &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>"
 
 
 #: The results view of each engine kind that is not a pipeline: prediction kind -> ResultsPanel method.
@@ -302,9 +155,7 @@ class ResultsPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        for column in (1, 2, 3):  # value, unit and band on one line each; the label takes what is left
-            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeToContents)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(False)  # value, unit and band fit their text once per fill (_fill_table)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         # bidirectional and peer-to-peer: each system's figures side by side, in a tab next to the metrics
         self.systems_page = QWidget()
@@ -565,6 +416,7 @@ class ResultsPanel(QWidget):
 
         rows = [(k, v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                 and not _is_system_metric(k)]
+        self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
             unit = units.get(name, "")
@@ -576,3 +428,6 @@ class ResultsPanel(QWidget):
             factor = display_scale(value, unit)[0]
             self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0] * factor)} .. "
                                                       f"{format_number(band[1] * factor)}" if band else ""))
+        for column in (1, 2, 3):  # once per fill, not once per cell (a knob change repaints in < 100 ms)
+            self.table.resizeColumnToContents(column)
+        self.table.setUpdatesEnabled(True)

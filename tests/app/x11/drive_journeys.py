@@ -95,7 +95,10 @@ class Walk:
     def shot(self, name: str) -> str:
         self.settle(0.4)
         screen = self.window.screen()
-        image = screen.grabWindow(0).copy(self.window.frameGeometry())  # what the X server shows
+        ratio = screen.devicePixelRatio()  # 1.5 at QT_SCALE_FACTOR=1.5: the grab is in device pixels
+        frame = self.window.frameGeometry()
+        image = screen.grabWindow(0).copy(round(frame.x() * ratio), round(frame.y() * ratio),
+                                          round(frame.width() * ratio), round(frame.height() * ratio))
         path = self.out / f"{name}.png"
         image.save(str(path))
         return str(path)
