@@ -257,7 +257,8 @@ class CompareView(QWidget):
         keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]][:8]
         series = {f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
                   for i in range(1, len(cmp.labels))}
-        self.delta_chart.set_data([metric_label(k) for k in keys], series)
+        self.delta_chart.set_data([metric_label(k) for k in keys], series,
+                                  key_title="Change against the first run (%)")  # keys in the title, not over bars
         names = list(dict.fromkeys(n for run in cmp.data for n in getattr(run, "timeseries", {})))
         ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(n for n in names if n not in PREFERRED_SERIES)
         self.series_pick.blockSignals(True)
