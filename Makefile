@@ -8,7 +8,7 @@ SAMPLE ?= sample_runs/redpaper-baseline.json
 
 .PHONY: run test check-qt-libs bench package clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,dask]'

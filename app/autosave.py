@@ -17,9 +17,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 from engine import projectfile
+from engine.datadir import user_data_root
 from engine.errors import QrtuneError
 from engine.model import Project
 
@@ -28,9 +29,8 @@ SUFFIX = ".autosave.json"
 
 
 def default_directory() -> Path:
-    """``<AppDataLocation>/autosave`` (QStandardPaths; isolated in tests by test mode)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or str(Path.home() / ".qrtune")
-    return Path(base) / "autosave"
+    """``autosave`` in the user data folder (:func:`engine.datadir.user_data_root`, beside the results store)."""
+    return user_data_root() / "autosave"
 
 
 @dataclass(frozen=True)

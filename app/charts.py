@@ -18,14 +18,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-pg.setConfigOptions(antialias=True, background="w", foreground="#333")
+from app import style
+
+pg.setConfigOptions(antialias=True, background="w", foreground=style.CHART_FOREGROUND)
 
 LATENCY_PARTS = (
-    ("capture_latency_ms", "CAPTURE", "#4a7fd4"),
-    ("qlatency_ms", "Q", "#f0a030"),
-    ("apply_latency_ms", "APPLY", "#3aa060"),
+    ("capture_latency_ms", "CAPTURE", style.CAPTURE),
+    ("qlatency_ms", "Q", style.QUEUE),
+    ("apply_latency_ms", "APPLY", style.APPLY),
 )
-PALETTE = ("#4a7fd4", "#f0a030", "#3aa060", "#c0202a", "#8a5cc2", "#2aa7b8", "#7f7f7f", "#b8862a")
+
 
 
 def _plot(title: str, left: str = "", bottom: str = "") -> pg.PlotWidget:
@@ -108,9 +110,9 @@ class StageChart(pg.PlotWidget):
         self.setTitle("Stage utilisation (%)", size="9pt")
         self.setMenuEnabled(False)
         self.setMinimumHeight(110)
-        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush="#4a7fd4")
+        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush=style.CAPTURE)
         self.addItem(self.bar)
-        self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen("#c0202a", style=pg.QtCore.Qt.DashLine))
+        self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine))
         self.addItem(self.limit)
         self.getViewBox().invertY(True)  # pipeline order from the top
         self.names: list[str] = []
@@ -121,12 +123,12 @@ class StageChart(pg.PlotWidget):
         """``utilisation`` in 0..1 per stage ``names``; ``bottleneck`` is drawn red."""
         self.names = list(names)
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
-        brushes = [pg.mkBrush("#c0202a" if n == bottleneck else "#4a7fd4") for n in names]
+        brushes = [pg.mkBrush(style.BOTTLENECK if n == bottleneck else style.CAPTURE) for n in names]
         y = np.arange(len(names), dtype=float)
         self.bar.setOpts(x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7)
         self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
         while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
-            text = pg.TextItem("", color="#333", anchor=(0.0, 0.5))
+            text = pg.TextItem("", color=style.CHART_FOREGROUND, anchor=(0.0, 0.5))
             self.addItem(text)
             self.texts.append(text)
         for i, text in enumerate(self.texts):
@@ -149,7 +151,7 @@ class BarChart(pg.PlotWidget):
         if unit:
             self.setLabel("left", unit)
         self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen("#ccc"))
+                                     pen=pg.mkPen(style.CHART_RULE))
         self.items: list[pg.BarGraphItem] = []
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
@@ -165,7 +167,7 @@ class BarChart(pg.PlotWidget):
         n = max(len(series), 1)
         width = 0.8 / n
         while len(self.items) < len(series):
-            colour = PALETTE[len(self.items) % len(PALETTE)]
+            colour = style.PALETTE[len(self.items) % len(style.PALETTE)]
             item = pg.BarGraphItem(x=[0], height=[0], width=width, brush=colour)
             self.addItem(item)
             self.items.append(item)
@@ -173,7 +175,7 @@ class BarChart(pg.PlotWidget):
         legend = len(series) > 1 and not key_title
         self.legend.setVisible(legend)  # one series needs no key (an empty box otherwise)
         if key_title:
-            keys = " ".join(f"<span style='color:{PALETTE[i % len(PALETTE)]}'>\u25a0</span> {name}"
+            keys = " ".join(f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
             self.setTitle(f"{key_title}<br>{keys}", size="9pt")
         x = np.arange(len(categories), dtype=float)
@@ -203,9 +205,9 @@ class HBarChart(pg.PlotWidget):
         if unit:
             self.setLabel("bottom", unit)
         self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen("#ccc"))
+                                     pen=pg.mkPen(style.CHART_RULE))
         self.items: list[pg.BarGraphItem] = []
-        self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#888"))
+        self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.REFERENCE_LINE))
         self.addItem(self.zero)
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
@@ -221,7 +223,7 @@ class HBarChart(pg.PlotWidget):
         n = max(len(series), 1)
         height = 0.8 / n
         while len(self.items) < len(series):
-            colour = PALETTE[(len(self.items) + 1) % len(PALETTE)]
+            colour = style.PALETTE[(len(self.items) + 1) % len(style.PALETTE)]
             item = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=height, brush=colour)
             self.addItem(item)
             self.items.append(item)
@@ -229,7 +231,7 @@ class HBarChart(pg.PlotWidget):
         legend = len(series) > 1 and not key_title
         self.legend.setVisible(legend)
         if key_title:
-            keys = " ".join(f"<span style='color:{PALETTE[(i + 1) % len(PALETTE)]}'>\u25a0</span> {name}"
+            keys = " ".join(f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
             self.setTitle(f"{key_title} &nbsp; {keys}", size="9pt")
         y = -np.arange(len(categories), dtype=float)
@@ -272,7 +274,7 @@ class SpanChart(pg.PlotWidget):
         self.setMinimumHeight(110)
         self.showGrid(x=True, y=False, alpha=0.25)
         self.getAxis("bottom").enableAutoSIPrefix(False)
-        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=PALETTE[0], pen=pg.mkPen("w"))
+        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=style.PALETTE[0], pen=pg.mkPen("w"))
         self.addItem(self.bar)
         self.texts: list[pg.TextItem] = []
         self.lines: list[pg.InfiniteLine] = []
@@ -309,7 +311,7 @@ class SpanChart(pg.PlotWidget):
         lo, hi = np.minimum(self.starts, self.ends), np.maximum(self.starts, self.ends)
         self.bar.setOpts(x0=lo, width=hi - lo, y=y, height=0.6, brushes=[pg.mkBrush(r[3]) for r in rows])
         while len(self.texts) < n:
-            t = pg.TextItem(color="#333", anchor=(0, 0.5))
+            t = pg.TextItem(color=style.CHART_FOREGROUND, anchor=(0, 0.5))
             self.addItem(t)
             self.texts.append(t)
         for i, t in enumerate(self.texts):
@@ -318,7 +320,7 @@ class SpanChart(pg.PlotWidget):
                 t.setText(self.notes[i])
                 t.setPos(float(hi[i]), float(y[i]))
         while len(self.lines) < len(lines):
-            line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.95, "color": "#333",
+            line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.95, "color": style.CHART_FOREGROUND,
                                                                                "anchors": [(0, 0), (0, 0)]})
             self.addItem(line)
             self.lines.append(line)
@@ -401,7 +403,7 @@ class LineChart(pg.PlotWidget):
         for name, (x, y) in series.items():
             curve = self.curves.get(name)
             if curve is None:
-                colour = QColor(PALETTE[len(self.curves) % len(PALETTE)])
+                colour = QColor(style.PALETTE[len(self.curves) % len(style.PALETTE)])
                 curve = self.plot([], [], pen=pg.mkPen(colour, width=2), connect="finite",
                                   symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
                 self.curves[name] = curve

@@ -1,5 +1,8 @@
 """Live prediction: the steady-state engine re-run on every document change.
 
+The steps are those of :func:`engine.predict.predict_project`, taken one at a time so that the
+scenario of an edit can be compared with the last one before the engine runs again.
+
 The steady-state engine answers in about a millisecond, so it runs synchronously
 in the GUI thread right after the change; edits that leave the engine's
 settings unchanged (moving a node, renaming it) reuse the last prediction.
@@ -15,11 +18,10 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.bands import for_project
 from engine.errors import QrtuneError
 from engine.model import Project
-from engine.perf import ENGINE_MODULES, predict_settings
-from engine.scenario import project_to_scenario
+from engine.perf import ENGINE_MODULES
+from engine.predict import for_project, predict_settings, project_to_scenario
 
 
 class LivePredictor(QObject):

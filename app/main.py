@@ -67,7 +67,9 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         focus = _focus_node(window)
         if focus:
             window.scene.select_node(focus)
-        window.predict_and_record()
+        if window.predict_and_record() is None and project_path and window.live.prediction is None:
+            print(f"qrtune: smoke test: no prediction: {window.last_message}", file=sys.stderr)
+            return 1
         app.processEvents()
         shots = {}
         _grab(window, "main_window", window, out, shots)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.autosave import Autosaver, find_recoverable, recover
 from app.canvas import CanvasView, NodePalette, TopologyScene
 from app.document import Document
@@ -84,7 +85,8 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.view = CanvasView(self.scene)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background:#fdecea; color:#8a1c1c; padding:6px; border:1px solid #e6a5a5;")
+        self.banner.setStyleSheet(f"background:{style.ERROR_BACKGROUND}; color:{style.ERROR_TEXT}; padding:6px; "
+                                  f"border:1px solid {style.ERROR_BORDER};")
         self.banner.hide()
         self.banner_timer = QTimer(self, singleShot=True, interval=10000, timeout=self.banner.hide)
         canvas_page = QWidget()
@@ -349,7 +351,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.setWindowTitle(f"{self.document.project.name} ({name})[*] - qrtune")
         self.setWindowModified(self.document.is_modified())
         self.modified_label.setText("\u25cf Modified" if self.document.is_modified() else "Saved")
-        self.modified_label.setStyleSheet("color:#b8862a;" if self.document.is_modified() else "color:#1a7a30;")
+        self.modified_label.setStyleSheet(f"color:{style.MODIFIED if self.document.is_modified() else style.GOOD};")
 
     def _project_changed(self, old: Project, new: Project) -> None:
         if old is None or old.name != new.name:

@@ -9,16 +9,30 @@ and is recorded in the store with its summary and time series.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.model import Project
-from engine.sim.run import flat_metrics
+from engine.sim.result import flat_metrics
+
+
+@dataclass
+class SimulationOutcome:
+    """A recorded simulation: summary metrics, time series and the run id."""
+
+    run_id: int | None
+    metrics: dict
+    units: dict
+    timeseries: dict  # name -> (t_s, values)
+    elapsed_s: float = 0.0
+    events: list = field(default_factory=list)  # the simulator's per-event summary (peak, catch_up_s ...)
+    drive_to_maximum: bool = False  # no offered rate set: the workload runs at the predicted capacity
+    buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
 
 
 def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
               note: str = ""):
     """The simulation task; raises FieldError (bad event) or TopologyError (incomplete) before it starts."""
-    from app.tasks import SimulationOutcome
     from engine.scenario import project_to_scenario
     from engine.sim.events import parse_event
 

@@ -125,12 +125,12 @@ def _nodes_for_stage(project: Project, name: str) -> list[str]:
     if not kinds:
         return []
     if "queue_manager" in kinds:
-        from engine.topology import flows
+        from engine.topology import RECEIVE_QM, SEND_QM, nodes_on_flows
 
-        found = flows(project) if project.topology in ("unidirectional", "bidirectional", "peer-to-peer") else []
-        if found:
-            side = -1 if name.startswith(RECEIVE_SIDE) else 0
-            return [[n.id for n in flow if n.kind == "queue_manager"][side] for flow in found]
+        if project.topology in ("unidirectional", "bidirectional", "peer-to-peer"):
+            qms = nodes_on_flows(project, RECEIVE_QM if name.startswith(RECEIVE_SIDE) else SEND_QM)
+            if qms:
+                return [n.id for n in qms]
         # no replication flow (the MQ mover): the backlog and its page set are the sending queue manager's
         return [n.id for n in project.nodes_of("queue_manager")][:1]
     if "db2_mirror_node" in kinds and name.startswith(("mirror_target", "target")):

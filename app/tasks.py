@@ -236,20 +236,6 @@ def validation_task(scenarios_path: str | Path):
 
 
 # -- simulation ------------------------------------------------------------------------------------
-@dataclass
-class SimulationOutcome:
-    """A recorded simulation: summary metrics, time series and the run id."""
-
-    run_id: int | None
-    metrics: dict
-    units: dict
-    timeseries: dict  # name -> (t_s, values)
-    elapsed_s: float = 0.0
-    events: list = field(default_factory=list)  # the simulator's per-event summary (peak, catch_up_s ...)
-    drive_to_maximum: bool = False  # no offered rate set: the workload runs at the predicted capacity
-    buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
-
-
 def simulation_available() -> str:
     """"" when the simulator can run, else why not."""
     try:

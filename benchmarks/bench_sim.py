@@ -30,15 +30,15 @@ import json, resource, sys, time
 sys.path.insert(0, {root!r})
 from engine import projectfile
 from engine.sim import profiles, simulate
-import engine.perf
+import engine.predict
 standin = False
 from engine.scenario import project_to_scenario
 try:
-    engine.perf.predict_settings(project_to_scenario(projectfile.load({project!r})))
+    engine.predict.predict_settings(project_to_scenario(projectfile.load({project!r})))
 except Exception:
     standin = True
     from engine.perf.result import Prediction, StageResult
-    engine.perf.predict_settings = lambda s: Prediction("qrep", {{"msg_size_kb": 5.0, "apply_rows_per_s": 32000.0}},
+    engine.predict.predict_settings = lambda s: Prediction("qrep", {{"msg_size_kb": 5.0, "apply_rows_per_s": 32000.0}},
         stages=(StageResult("qcapture", 45000.0, 0.7), StageResult("mq_log", 60000.0, 0.5),
                 StageResult("mq_channel", 3000.0, 0.7, "msgs/s"), StageResult("mq_pageset", 15000.0, 0.0),
                 StageResult("qapply_agents", 32000.0, 1.0), StageResult("target_db2", 40000.0, 0.8)))

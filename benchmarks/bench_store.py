@@ -112,7 +112,7 @@ def bench_sweep(tmp: Path, project, points: int, workers: int, synthetic_ms: flo
     from engine.store import Store
     from engine.sweep import n_points, parse_axes, run_sweep
 
-    predictor = "engine.perf:predict_settings" if synthetic_ms is None else "bench_store:synthetic_predict"
+    predictor = "engine.predict:predict_settings" if synthetic_ms is None else "bench_store:synthetic_predict"
     if synthetic_ms is not None:
         os.environ["QRTUNE_SYNTHETIC_MS"] = str(synthetic_ms)
     n_agents = max(1, points // 10)

@@ -1,4 +1,4 @@
-"""``python -m engine`` runs the qrtune command line."""
+"""``python -m engine`` runs the engine's subcommands of qrtune (``python -m qrtune`` adds ``gui`` and ``report``)."""
 
 import sys
 

@@ -38,6 +38,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import NormalDist
 
+from engine.errors import QrtuneError
+from engine.packagedata import asset_path
+from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
 
@@ -45,7 +48,7 @@ from engine.perf.result import Prediction
 COVERAGE = 0.80
 
 #: Bundled copy of the published measurements.
-CALIBRATION_PATH = Path(__file__).resolve().parents[1] / "assets" / "validation" / "calibration.json"
+CALIBRATION_PATH = asset_path("validation", "calibration.json")
 
 #: Coefficient file holding the residuals of each scenario kind.
 RESIDUAL_FILES = {"qrep": "qrep", "db2mirror": "mirror"}
@@ -306,9 +309,6 @@ def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE,
     dict
         ``{metric: MetricCoverage}``; scenarios an engine cannot predict are skipped.
     """
-    from engine.errors import QrtuneError
-    from engine.perf import predictor
-
     if scenarios is None:
         scenarios = load_scenarios()
     counts: dict = {}
@@ -361,9 +361,6 @@ def quantile(values: list, q: float) -> float:
 
 def calibration_residuals(scenarios: list) -> dict:
     """``{kind: {metric: [|ln(published / predicted)|, ...]}}`` of the current engines (no bands)."""
-    from engine.errors import QrtuneError
-    from engine.perf import predictor
-
     out: dict = {}
     for sc in scenarios:
         measured = sc.get("measured") or {}

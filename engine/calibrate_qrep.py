@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
+from engine.packagedata import asset_path
 from engine.perf.qrep import metrics_of
 from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
 from engine.perf.qrep.geometry import message_geometry
@@ -37,7 +38,7 @@ from engine.perf.qrep.pipeline import solve
 from engine.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
+BUNDLED_DATA = asset_path("validation", "calibration.json")
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us")
 
 #: Reference processor and the ratings used to scale CPU costs between models (MIPS per CP of a
@@ -137,19 +138,12 @@ PARAMETERS = {
     "class2_row_wait_us": (20, 0, 200, True, "us", "Db2 non-CPU wait per row (I/O, p-locks)"),
     "class2_index_wait_us": (5, 0, 100, True, "us", "Db2 non-CPU wait per row per unique index"),
     "agent_txn_ms": (0.05, 0, 2, True, "ms", "agent hand-off per target transaction"),
-    "agent_concurrency_cpu": (0.004, 0, 0.05, False, "", "extra apply CPU per row per additional agent (seed 000 "
-                              "4.2: more agents cost slightly more CPU; prior)"),
     "page_lock_wait_us": (50, 0, 5000, False, "us", "page-lock contention per row between agents (prior)"),
     "app_other_row_us": (5, 0, 50, True, "ref us", "other apply-LPAR CPU per row (Db2 logging, writes)"),
-    "apply_queue_ms": (5, 0, 200, True, "ms", "scale of Q Apply's in-memory work queue: wait = this x "
-                       "f_a ** apply_cpu_wait_exponent x rho / (1 - rho) of the agents"),
-    "apply_cpu_wait_exponent": (1.0, 0, 3, True, "", "how CPU contention on the apply LPAR (inflation factor "
-                                "f_a) stretches the wait in Q Apply's work queue"),
-    "mq_staging_ms": (20, 0, 500, True, "ms", "MQ delay outside channel service: channel and browser "
-                      "wake-up, receiver commit visibility"),
-    "cap_log_delay_ms": (520, 0, 3000, True, "ms", "time before a committed change is readable from the "
-                         "log by Q Capture"),
-    "cap_busy_latency_ms": (50, 0, 1000, True, "ms", "Q Capture internal queueing at full utilisation"),
+    "agent_latch_share": (0.02, 0.0, 0.2, True, "", "stretch of a busy agent's time per other busy agent "
+                          "(Db2 latches, log and commit serialisation): sub-linear agent scaling"),
+    "log_merge_delay_ms": (300, 0, 1000, True, "ms", "data-sharing merged log read: delay before a change "
+                           "on another member's log is returned to Q Capture (capture not on the source LPAR)"),
     "page_read_us_ds8000": (159, 10, 5000, False, "us", "page-set read per 4 KB page, DS8000-class disk "
                             "(derived, see DERIVED)"),
     "page_read_us_ess800": (600, 50, 5000, True, "us", "page-set read per 4 KB page, ESS 800 (2005)"),

@@ -36,10 +36,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from engine.packagedata import asset_path
 from engine.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED_DATA = ROOT / "assets" / "validation" / "calibration.json"
+BUNDLED_DATA = asset_path("validation", "calibration.json")
 
 #: Name endings of the scorer's latency class (../shared/validation/score.py ``LATENCY``).
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us",
@@ -335,15 +336,39 @@ def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] 
     if keep_dir:
         Path(keep_dir).mkdir(parents=True, exist_ok=True)
     kinds = [k for k in kinds if k in fitters]
-    only = list(only)
+    held = _held_out_tables(data, kinds, list(only))
+    tasks = [(k, None, []) for k in kinds if any(key[0] == k for key in held)]
+    tasks += [(k, label, ids) for (k, label), ids in held.items()]
+    results = _run_folds(tasks, data, max_nfev, fitters, keep_dir, jobs, progress)
+    full = {r["kind"]: r for r in results if r["table"] is None}
+    folds = {(r["kind"], r["table"]): r for r in results if r["table"] is not None}
+    tables, comparisons = _table_scores(data, held, full, folds)
+    return {"tables": tables, "overall": _pooled_scores(kinds, tables, comparisons),
+            "coefficients": {kind: _coefficient_spread(full[kind]["values"], kind, folds)
+                             for kind in kinds if kind in full},
+            "seconds": time.perf_counter() - t0, "jobs": jobs, "max_nfev": max_nfev}
+
+
+def _held_out_tables(data: dict, kinds: list, only: list) -> dict:
+    """``{(kind, table label): [scenario ids]}`` of the tables to hold out in turn.
+
+    Raises
+    ------
+    ValueError
+        ``only`` names no table.
+    """
     groups = groups_of(data, kinds)
     held = {key: ids for key, ids in groups.items()
             if not only or any(o.lower() in key[1].lower() for o in only)}
     if not held:
         raise ValueError(f"groups: {', '.join(only)} match no table; tables are "
                          + ", ".join(label for _, label in groups))
-    tasks = [(k, None, []) for k in kinds if any(key[0] == k for key in held)]
-    tasks += [(k, label, ids) for (k, label), ids in held.items()]
+    return held
+
+
+def _run_folds(tasks: list, data: dict, max_nfev: int, fitters: dict, keep_dir: str | None, jobs: int,
+               progress: Callable[[str], None] | None) -> list:
+    """Every fit of ``tasks`` (kind, held-out label or None, held-out ids): in this process or ``jobs`` workers."""
     results = []
 
     def done(r):
@@ -355,55 +380,59 @@ def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] 
     if jobs <= 1:
         for k, label, ids in tasks:
             done(_fold(k, label, ids, data, max_nfev, fitters, keep_dir))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futs = [pool.submit(_fold, k, label, ids, data, max_nfev, fitters, keep_dir)
-                    for k, label, ids in tasks]
-            for f in as_completed(futs):
-                done(f.result())
-    full = {r["kind"]: r for r in results if r["table"] is None}
-    folds = {(r["kind"], r["table"]): r for r in results if r["table"] is not None}
+        return results
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futs = [pool.submit(_fold, k, label, ids, data, max_nfev, fitters, keep_dir) for k, label, ids in tasks]
+        for f in as_completed(futs):
+            done(f.result())
+    return results
+
+
+def _table_scores(data: dict, held: dict, full: dict, folds: dict) -> tuple[list, list]:
+    """Per held-out table its in-sample and held-out scores; also each table's two comparisons (to pool)."""
     by_id = {s["id"]: s for s in data["scenarios"]}
-    tables = []
+    tables, comparisons = [], []
     for (kind, label), ids in held.items():
         scen = [by_id[i] for i in ids]
         idset = set(ids)
         rels = [r for r in data.get("relations", []) if r["a"] in idset or r["b"] in idset]
-        cin = compare(scen, full[kind]["predictions"], rels)
-        cout = compare(scen, folds[(kind, label)]["predictions"], rels)
         fold = folds[(kind, label)]
+        cin = compare(scen, full[kind]["predictions"], rels)
+        cout = compare(scen, fold["predictions"], rels)
         tables.append({"kind": kind, "table": label, "ids": ids, "seconds": fold["seconds"],
                        "stopped_at_max_nfev": fold["stopped_at_max_nfev"],
                        "in_sample": summarise(cin), "held_out": summarise(cout),
                        "rows_in": cin["rows"], "rows_out": cout["rows"],
-                       "relations_in": cin["relations"], "relations_out": cout["relations"],
-                       "_cin": cin, "_cout": cout})
+                       "relations_in": cin["relations"], "relations_out": cout["relations"]})
+        comparisons.append((cin, cout))
+    return tables, comparisons
+
+
+def _pooled_scores(kinds: list, tables: list, comparisons: list) -> dict:
+    """In-sample and held-out summaries pooled per kind and over all kinds."""
     overall = {}
     for kind in [*kinds, "all"]:
-        sel = [t for t in tables if kind in (t["kind"], "all")]
+        sel = [c for t, c in zip(tables, comparisons) if kind in (t["kind"], "all")]
         if sel:
-            overall[kind] = {"in_sample": summarise(merge(t["_cin"] for t in sel)),
-                             "held_out": summarise(merge(t["_cout"] for t in sel))}
-    for t in tables:
-        del t["_cin"], t["_cout"]
-    coeffs = {}
-    for kind in kinds:
-        if kind not in full:
+            overall[kind] = {"in_sample": summarise(merge(cin for cin, _ in sel)),
+                             "held_out": summarise(merge(cout for _, cout in sel))}
+    return overall
+
+
+def _coefficient_spread(base: dict, kind: str, folds: dict) -> dict:
+    """Per coefficient of ``kind``: full-fit value, range over the folds, the fold that moved it most
+    (``max_rel_change``: the largest move over the largest magnitude); most moved first."""
+    spread = {}
+    for name, v in base.items():
+        vals = {label: r["values"].get(name) for (k, label), r in folds.items() if k == kind}
+        vals = {lab: x for lab, x in vals.items() if _finite(x)}
+        if not vals:
             continue
-        base = full[kind]["values"]
-        spread = {}
-        for name, v in base.items():
-            vals = {label: r["values"].get(name) for (k, label), r in folds.items() if k == kind}
-            vals = {lab: x for lab, x in vals.items() if _finite(x)}
-            if not vals:
-                continue
-            scale = max(abs(v), *(abs(x) for x in vals.values()), 1e-12)
-            worst = max(vals, key=lambda lab: abs(vals[lab] - v))
-            spread[name] = {"full": v, "min": min(vals.values()), "max": max(vals.values()),
-                            "max_rel_change": abs(vals[worst] - v) / scale, "moved_most_without": worst}
-        coeffs[kind] = dict(sorted(spread.items(), key=lambda kv: -kv[1]["max_rel_change"]))
-    return {"tables": tables, "overall": overall, "coefficients": coeffs,
-            "seconds": time.perf_counter() - t0, "jobs": jobs, "max_nfev": max_nfev}
+        scale = max(abs(v), *(abs(x) for x in vals.values()), 1e-12)
+        worst = max(vals, key=lambda lab: abs(vals[lab] - v))
+        spread[name] = {"full": v, "min": min(vals.values()), "max": max(vals.values()),
+                        "max_rel_change": abs(vals[worst] - v) / scale, "moved_most_without": worst}
+    return dict(sorted(spread.items(), key=lambda kv: -kv[1]["max_rel_change"]))
 
 
 # --------------------------------------------------------------------------- report

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError
-from engine.perf import predict_settings
+from engine.predict import predict_settings
 
 SCENARIO_FORMAT = "qrtune-scenarios/1"
 

@@ -56,6 +56,7 @@ from datetime import datetime
 import numpy as np
 
 from engine.errors import QrtuneError
+from engine.monitor_import import interval_lengths_s
 from engine.store.errors import FitError
 
 #: Monitor latency column -> metric name of the engine.
@@ -93,19 +94,14 @@ class Interval:
 
 
 def _interval_lengths(times: np.ndarray, queues: np.ndarray, explicit: np.ndarray | None, default_s: float):
+    """Interval per row (s): MONITOR_INTERVAL where imported, else the spacing of MONITOR_TIME, else ``default_s``."""
     n = len(times)
     out = np.full(n, np.nan)
     if explicit is not None:
         out = np.where(np.isfinite(explicit) & (explicit > 0), explicit / 1000.0, np.nan)
     secs = times.astype("datetime64[us]").astype(np.int64) / 1e6
-    for q in set(queues.tolist()):
-        idx = np.flatnonzero(queues == q)
-        idx = idx[np.argsort(secs[idx], kind="stable")]
-        gaps = np.diff(secs[idx])
-        for k, i in enumerate(idx):
-            if not np.isfinite(out[i]):
-                out[i] = gaps[k - 1] if k > 0 and gaps[k - 1] > 0 else default_s
-    return out
+    out = np.where(np.isfinite(out), out, interval_lengths_s(secs, np.asarray(queues, dtype=object)))
+    return np.where(np.isfinite(out), out, default_s)
 
 
 def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float = 10.0) -> list[Interval]:

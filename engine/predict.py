@@ -1,14 +1,36 @@
-"""Steady-state prediction of a project: the path every front end uses."""
+"""Steady-state prediction: the path every front end (CLI, workbench, sweeps, simulator) uses.
+
+A project becomes a scenario (:func:`engine.scenario.project_to_scenario`), the engine of its
+kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attached
+(:func:`engine.bands.attach_bands`) and widened where the project models a V8 migration
+(:func:`engine.bands.for_project`).
+"""
 
 from __future__ import annotations
 
+from engine.bands import attach_bands, for_project
 from engine.model import Project
-from engine.perf import Prediction, predict_settings
+from engine.perf import Prediction, predictor
 from engine.scenario import project_to_scenario
+
+__all__ = ["for_project", "predict_project", "predict_settings", "project_to_scenario"]
+
+
+def predict_settings(settings: dict) -> Prediction:
+    """Predict one scenario's settings with the engine of its kind, with prediction bands.
+
+    Raises
+    ------
+    UnsupportedKindError
+        No engine exists for ``settings["kind"]``.
+    FieldError
+        A setting is out of the engine's range.
+    """
+    return attach_bands(predictor(settings.get("kind", ""))(settings))
 
 
 def predict_project(project: Project) -> Prediction:
-    """Predict ``project`` at steady state.
+    """Predict ``project`` at steady state, with its bands.
 
     Raises
     ------
@@ -17,6 +39,4 @@ def predict_project(project: Project) -> Prediction:
     UnsupportedKindError
         No engine exists for the project's topology.
     """
-    from engine.bands import for_project
-
     return for_project(project, predict_settings(project_to_scenario(project)))

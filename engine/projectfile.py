@@ -2,7 +2,8 @@
 
 Load is parse -> migrate -> build. Migrations are pure functions on plain
 dicts registered with :func:`migrates`; an unknown or newer version is a clear
-error. Save is atomic: a temporary file in the same folder, fsync, rename.
+error. Save is atomic (:mod:`engine.atomicfile`): a temporary file in the same folder, fsync, rename,
+with the user's umask or the existing file's permissions.
 
 Format history
 --------------
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from pathlib import Path
 from typing import Any, Callable
 
+from engine import jsonfile
+from engine.atomicfile import atomic_write_text
 from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
 from engine.model import Project, build_project, to_dict
 
@@ -108,49 +109,25 @@ def loads(text: str, source: str = "<text>") -> Project:
     Raises
     ------
     MalformedJsonError
-        The text is not JSON (message gives line and column).
+        The text is not JSON (message gives line and column), nests deeper than
+        :data:`engine.jsonfile.MAX_DEPTH`, holds NaN, infinities, over-long integers or
+        text that is not valid Unicode.
     FormatVersionError, FieldError, TopologyError
         See :func:`migrate` and :func:`engine.model.build_project`.
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise MalformedJsonError(f"{source}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
-    return build_project(migrate(data))
+    return build_project(migrate(jsonfile.parse_json(text, source, MalformedJsonError)))
 
 
 def load(path: str | os.PathLike) -> Project:
-    """Read a project file; errors as :func:`loads`, plus ProjectFileError when unreadable."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ProjectFileError(f"{path}: cannot read: {e.strerror or e}") from e
-    except UnicodeDecodeError as e:
-        raise MalformedJsonError(f"{path}: not UTF-8 text: {e}") from e
-    return loads(text, str(path))
+    """Read a project file; errors as :func:`loads`, plus ProjectFileError when unreadable or too large."""
+    data = jsonfile.read_bytes(path, ProjectFileError)
+    return loads(jsonfile.decode_utf8(data, str(path), MalformedJsonError), str(path))
 
 
 def dumps(project: Project) -> str:
     """The project as JSON text of the current format."""
     data = {"format_version": FORMAT_VERSION, **to_dict(project)}
     return json.dumps(data, indent=2) + "\n"
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temporary file, fsync, rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def save(project: Project, path: str | os.PathLike) -> None:

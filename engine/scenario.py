@@ -80,7 +80,7 @@ def project_to_scenario(project: Project) -> dict:
     settings: dict = {"id": project.name, "kind": kind}
     if kind == "qrep":
         settings["topology"] = project.topology
-        flow = flows(project)[0]
+        flow = flows(project, limit=1)[0]
         _fill(settings, flow, kind)
         depth = max(n.params["initial_depth_msgs"] for n in flow if n.kind == "queue_manager")
         settings["run"] = {"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}
@@ -105,7 +105,7 @@ def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
     """
     if project.topology not in ("bidirectional", "peer-to-peer"):
         return []
-    found = flows(project)
+    found = flows(project, limit=2)
     if len(found) < 2:
         return []
     from engine.perf.qrep.inputs import read_inputs
@@ -161,7 +161,7 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
     if kind == "qrep":
         depth = scenario.get("run", {}).get("initial_receive_queue_depth")
         if depth:
-            target_qm = [n for n in flows(project)[0] if n.kind == "queue_manager"][-1]
+            target_qm = [n for n in flows(project, limit=1)[0] if n.kind == "queue_manager"][-1]
             project = project.with_param(target_qm.id, "initial_depth_msgs", depth)
     return project
 

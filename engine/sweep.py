@@ -39,7 +39,7 @@ from engine.model import Project
 from engine.registry import KINDS
 
 #: The predictor a sweep uses unless told otherwise (``module:function``).
-DEFAULT_PREDICTOR = "engine.perf:predict_settings"
+DEFAULT_PREDICTOR = "engine.predict:predict_settings"
 
 
 @dataclass(frozen=True)

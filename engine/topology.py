@@ -5,11 +5,17 @@ channel -> queue_manager -> qapply -> target_db2``. A unidirectional project has
 one, bidirectional and peer-to-peer projects two in opposite directions.
 Loading a project never requires completeness (a user may be half-way through
 drawing it); predicting does.
+
+Nothing here enumerates paths blindly: a meshed project can hold millions of
+flows (8 nodes per position, consecutive positions fully linked: 8**7), so every
+search first marks, in one pass over the links per position, the nodes that can
+still complete a flow (:func:`_completing`) and walks only those. Finding the
+first flows and listing the nodes on any flow take time linear in nodes plus links.
 """
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import Iterator
 
 from engine.errors import TopologyError
 from engine.model import Node, Project
@@ -17,22 +23,148 @@ from engine.registry import KINDS
 
 FLOW_KINDS = ("source_db2", "qcapture", "queue_manager", "channel", "queue_manager", "qapply", "target_db2")
 FLOWS_NEEDED = {"unidirectional": 1, "bidirectional": 2, "peer-to-peer": 2}
+#: Positions in :data:`FLOW_KINDS` of the sending and the receiving queue manager (never the same node).
+SEND_QM, CHANNEL, RECEIVE_QM = 2, 3, 4
 
 
-def flows(project: Project) -> list[list[Node]]:
-    """Every complete Q Replication flow, each as its nodes in :data:`FLOW_KINDS` order.
+def _adjacency(project: Project, forwards: bool) -> dict[str, list[str]]:
+    """Node id -> the ids it links to (``forwards``) or that link to it, in link order."""
+    out: dict[str, list[str]] = {n.id: [] for n in project.nodes}
+    for link in project.links:
+        if forwards:
+            out[link.source].append(link.target)
+        else:
+            out[link.target].append(link.source)
+    return out
 
-    Flows are ordered by their source node's position in the file.
+
+def _completing(kinds: dict[str, str], adjacency: dict[str, list[str]], ends: set[str], order: tuple) -> list[set]:
+    """For each position of ``order``, the nodes from which the rest of ``order`` walks to one of ``ends``.
+
+    Parameters
+    ----------
+    kinds : dict
+        Node id -> kind id.
+    adjacency : dict
+        Node id -> next node ids (successors to walk a flow forwards, predecessors backwards).
+    ends : set of str
+        Node ids a walk may end on (of kind ``order[-1]``).
+    order : tuple of str
+        :data:`FLOW_KINDS` or its reverse. The two queue managers of a flow differ, so a
+        queue manager completes only through a channel that reaches another completing one.
+
+    Returns
+    -------
+    list of set
+        ``done[pos]``: ids of kind ``order[pos]`` that complete. One pass over the nodes and
+        their links per position.
     """
-    g = project.graph()
-    found: list[list[Node]] = []
+    last = len(order) - 1
+    done: list[set] = [set() for _ in order]
+    done[last] = {n for n in ends if kinds.get(n) == order[last]}
+    for pos in range(last - 1, -1, -1):
+        must_differ = pos + 2 <= last and order[pos] == order[pos + 2]
+        firsts = _first_two(adjacency, done[pos + 2]) if must_differ else None
+        for node_id, kind in kinds.items():
+            if kind == order[pos] and any(
+                nxt in done[pos + 1] and (firsts is None or any(q != node_id for q in firsts(nxt)))
+                for nxt in adjacency[node_id]
+            ):
+                done[pos].add(node_id)
+    return done
+
+
+def _first_two(adjacency: dict[str, list[str]], allowed: set):
+    """A cached lookup: node id -> its first two next ids that are in ``allowed``."""
+    cache: dict[str, list[str]] = {}
+
+    def firsts(node_id: str) -> list[str]:
+        if node_id not in cache:
+            found = []
+            for q in adjacency[node_id]:
+                if q in allowed:
+                    found.append(q)
+                    if len(found) == 2:
+                        break
+            cache[node_id] = found
+        return cache[node_id]
+
+    return firsts
+
+
+def _walk(path: list[str], done: list[set], successors: dict[str, list[str]]) -> Iterator[list[str]]:
+    """Every flow extending ``path`` through completing nodes, depth first in link order."""
+    pos = len(path)
+    if pos == len(FLOW_KINDS):
+        yield list(path)
+        return
+    for nxt in successors[path[-1]]:
+        if nxt in done[pos] and not (pos == RECEIVE_QM and nxt == path[SEND_QM]):
+            path.append(nxt)
+            yield from _walk(path, done, successors)
+            path.pop()
+
+
+def iter_flows(project: Project) -> Iterator[list[Node]]:
+    """Every complete flow, lazily, each as its nodes in :data:`FLOW_KINDS` order.
+
+    Flows come ordered by source node, then target node (both in file order), then depth
+    first in link order: the order of ``networkx.all_simple_paths`` for each pair. Each flow
+    costs a walk of its own seven nodes; each target node one pass over nodes and links.
+    """
+    kinds = {n.id: n.kind for n in project.nodes}
+    by_id = {n.id: n for n in project.nodes}
+    successors = _adjacency(project, forwards=True)
+    targets = project.nodes_of("target_db2")
+    per_target: dict[str, list[set]] = {}
     for src in project.nodes_of("source_db2"):
-        for tgt in project.nodes_of("target_db2"):
-            for path in nx.all_simple_paths(g, src.id, tgt.id, cutoff=len(FLOW_KINDS)):
-                kinds = tuple(g.nodes[n]["kind"] for n in path)
-                if kinds == FLOW_KINDS:
-                    found.append([project.node(n) for n in path])
+        for tgt in targets:
+            if tgt.id not in per_target:
+                per_target[tgt.id] = _completing(kinds, successors, {tgt.id}, FLOW_KINDS)
+            done = per_target[tgt.id]
+            if src.id in done[0]:
+                for ids in _walk([src.id], done, successors):
+                    yield [by_id[i] for i in ids]
+
+
+def flows(project: Project, limit: int | None = None) -> list[list[Node]]:
+    """The complete Q Replication flows (the first ``limit`` of them), ordered as :func:`iter_flows`.
+
+    Parameters
+    ----------
+    project : Project
+        Any project; nodes of other kinds are ignored.
+    limit : int, optional
+        Stop after this many flows. Without it every flow is listed, and a meshed
+        project can have millions: callers that need one or two flows pass a limit.
+    """
+    found: list[list[Node]] = []
+    for flow in iter_flows(project):
+        if limit is not None and len(found) >= limit:
+            break
+        found.append(flow)
     return found
+
+
+def nodes_on_flows(project: Project, position: int) -> list[Node]:
+    """The nodes at ``position`` of :data:`FLOW_KINDS` on at least one complete flow, in file order.
+
+    Linear in nodes plus links however many flows the project has: a node lies on a flow
+    when it can be reached from a source Db2 along the flow's kinds and can go on to a
+    target Db2 (and, for a channel, through two different queue managers).
+    """
+    kinds = {n.id: n.kind for n in project.nodes}
+    successors = _adjacency(project, forwards=True)
+    predecessors = _adjacency(project, forwards=False)
+    last = len(FLOW_KINDS) - 1
+    ahead = _completing(kinds, successors, {n.id for n in project.nodes_of("target_db2")}, FLOW_KINDS)
+    behind = _completing(kinds, predecessors, {n.id for n in project.nodes_of("source_db2")}, FLOW_KINDS[::-1])
+    on = ahead[position] & behind[last - position]
+    if position == CHANNEL:
+        before = _first_two(predecessors, behind[last - SEND_QM])
+        after = _first_two(successors, ahead[RECEIVE_QM])
+        on = {c for c in on if any(a != b for a in before(c) for b in after(c))}
+    return [n for n in project.nodes if n.id in on]
 
 
 def check_complete(project: Project) -> None:
@@ -47,7 +179,7 @@ def check_complete(project: Project) -> None:
     t = project.topology
     if t in FLOWS_NEEDED:
         need = FLOWS_NEEDED[t]
-        got = flows(project)
+        got = flows(project, limit=need)
         if len(got) < need:
             chain = " -> ".join(KINDS[k].name for k in FLOW_KINDS)
             raise TopologyError(

@@ -27,10 +27,11 @@ import math
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+
+from engine.packagedata import asset_path
 
 #: The published measurements shipped with qrtune.
-BUNDLED_SCENARIOS = Path(__file__).resolve().parents[1] / "assets" / "validation" / "calibration.json"
+BUNDLED_SCENARIOS = asset_path("validation", "calibration.json")
 
 #: Name endings of latency-like metrics (the scorer's latency class).
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us",

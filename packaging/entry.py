@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             print("usage: qrtune --smoke-test DIR [SAMPLE.json]", file=sys.stderr)
             return 2
         return smoke_test(args[1], args[2] if len(args) > 2 else None)
-    from engine.cli import main as cli_main
+    from qrtune.cli import main as cli_main
 
     if not args or (len(args) == 1 and args[0].endswith(".json") and Path(args[0]).is_file()):
         return cli_main(["gui", *args])

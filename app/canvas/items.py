@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem
 
+from app import style
 from engine.model import Node
 from engine.registry import KINDS
 
@@ -21,19 +22,6 @@ NODE_H = 64.0
 MIN_SCREEN_PT = 8.0
 PORT_R = 7.0
 
-#: Fill of each kind when no prediction colours it.
-KIND_COLOURS = {
-    "source_db2": "#dbe9f6",
-    "qcapture": "#e3f0d8",
-    "queue_manager": "#f6ecd2",
-    "channel": "#efe0f3",
-    "qapply": "#e3f0d8",
-    "target_db2": "#dbe9f6",
-    "db2_mirror_node": "#dbe9f6",
-    "roce_link": "#efe0f3",
-    "mq_application": "#dbe9f6",
-    "db2_v8_migration": "#f6ecd2",
-}
 
 
 def utilisation_colour(u: float) -> QColor:
@@ -68,10 +56,10 @@ class PortItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
-        painter.setPen(QPen(QColor("#445"), 1.2))
-        fill = "#4a7fd4" if self.output else "#ffffff"
+        painter.setPen(QPen(QColor(style.PORT_OUTLINE), 1.2))
+        fill = style.CAPTURE if self.output else style.PORT
         if self._hover:
-            fill = "#f0a030"
+            fill = style.QUEUE
         painter.setBrush(QBrush(QColor(fill)))
         painter.drawEllipse(QPointF(0, 0), PORT_R, PORT_R)
 
@@ -139,25 +127,25 @@ class NodeItem(QGraphicsObject):
         painter.setRenderHint(QPainter.Antialiasing)
         rect = QRectF(0, 0, NODE_W, NODE_H)
         fill = utilisation_colour(self.utilisation) if self.utilisation is not None else QColor(
-            KIND_COLOURS.get(self.kind, "#eeeeee"))
+            style.KIND_COLOURS.get(self.kind, style.NEUTRAL_FILL))
         selected = bool(option.state & QStyle.State_Selected)
-        pen = QPen(QColor("#1f5fbf") if selected else QColor("#556"), 2.5 if selected else 1.2)
+        pen = QPen(QColor(style.SELECTED) if selected else QColor(style.OUTLINE), 2.5 if selected else 1.2)
         if self.bottleneck:
-            pen = QPen(QColor("#c0202a"), 3.5)
+            pen = QPen(QColor(style.BOTTLENECK), 3.5)
         painter.setPen(pen)
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(rect, 8, 8)
         # text keeps a legible size on screen when the canvas is zoomed out to fit: it grows in the
         # scene (up to 1.5x, what still fits the box) and the kind line, the least needed, gives way
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        grow = min(max(1.0, MIN_SCREEN_PT / (8.5 * max(lod, 1e-3))), 1.5)
+        grow = min(max(1.0, MIN_SCREEN_PT / (style.NODE_TITLE_PT * max(lod, 1e-3))), 1.5)
         zoomed_out = grow > 1.2
         bold = QFont(painter.font())
         bold.setBold(True)
-        bold.setPointSizeF(8.5 * grow)
+        bold.setPointSizeF(style.NODE_TITLE_PT * grow)
         small = QFont(bold)
         small.setBold(False)
-        small.setPointSizeF(7.5 * grow)
+        small.setPointSizeF(style.NODE_DETAIL_PT * grow)
         line_h = QFontMetricsF(small).height()
         lines = [] if zoomed_out else [KINDS[self.kind].name]
         if self.utilisation is not None:
@@ -166,11 +154,11 @@ class NodeItem(QGraphicsObject):
         painter.save()
         painter.setClipRect(title_box)  # a title of more lines than fit is cut, never drawn over the rest
         painter.setFont(bold)
-        painter.setPen(QColor("#222"))
+        painter.setPen(QColor(style.NODE_TEXT))
         painter.drawText(title_box, Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap, self.label)
         painter.restore()
         painter.setFont(small)
-        painter.setPen(QColor("#444"))
+        painter.setPen(QColor(style.NODE_DETAIL_TEXT))
         for i, text in enumerate(lines):
             painter.drawText(QRectF(6, title_box.bottom() + i * line_h, NODE_W - 12, line_h),
                              Qt.AlignLeft | Qt.AlignVCenter,
@@ -183,7 +171,7 @@ class NodeItem(QGraphicsObject):
             height = QFontMetricsF(tag_font).height() + 2
             tag = QRectF(NODE_W - width, -height - 1, width, height)
             painter.setPen(Qt.NoPen)
-            painter.setBrush(QColor("#c0202a"))
+            painter.setBrush(QColor(style.BOTTLENECK))
             painter.drawRoundedRect(tag, 4, 4)
             painter.setFont(tag_font)
             painter.setPen(QColor("white"))
@@ -224,7 +212,7 @@ class LinkItem(QGraphicsPathItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
         selected = bool(option.state & QStyle.State_Selected)
-        colour = QColor("#1f5fbf") if selected else QColor("#556")
+        colour = QColor(style.SELECTED) if selected else QColor(style.OUTLINE)
         painter.setPen(QPen(colour, 3 if selected else 1.8))
         painter.setBrush(Qt.NoBrush)
         painter.drawPath(self.path())

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
+from app import style
 from app.canvas.items import NODE_H, NODE_W, LinkItem, NodeItem, PortItem, link_path
 from app.document import Document
 from app.stages import NodeLoad
@@ -48,7 +49,7 @@ class TopologyScene(QGraphicsScene):
         self._drag_port: PortItem | None = None
         self._press_positions: dict[str, QPointF] = {}
         self.setSceneRect(-2000, -2000, 6000, 4000)
-        self.setBackgroundBrush(QColor("#fafbfc"))
+        self.setBackgroundBrush(QColor(style.CANVAS_BACKGROUND))
         document.project_changed.connect(self._sync)
         self.selectionChanged.connect(self._selection_changed)
         self._sync(None, document.project)
@@ -144,7 +145,7 @@ class TopologyScene(QGraphicsScene):
         if isinstance(item, PortItem) and item.output and event.button() == Qt.LeftButton:
             self._drag_port = item
             self._drag_line = QGraphicsPathItem()
-            self._drag_line.setPen(QPen(QColor("#f0a030"), 2, Qt.DashLine))
+            self._drag_line.setPen(QPen(QColor(style.QUEUE), 2, Qt.DashLine))
             self._drag_line.setZValue(5)
             self.addItem(self._drag_line)
             self._drag_line.setPath(link_path(item.scene_centre(), event.scenePos()))

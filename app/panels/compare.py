@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
@@ -47,7 +48,7 @@ PREFERRED_SERIES = ("xmitq.depth_msgs", "end2end_latency_ms", "recvq.depth_msgs"
 
 
 #: Text colour of a delta that is an improvement (+1) or a deterioration (-1).
-VERDICT_COLOURS = {1: "#1a7a30", -1: "#c0202a"}
+VERDICT_COLOURS = {1: style.GOOD, -1: style.BOTTLENECK}
 
 
 def _colour_verdict(item: QTableWidgetItem, verdict: int) -> None:

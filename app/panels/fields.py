@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from engine.metrics import knob_label, source_title
 from engine.registry import ParamSpec
 
-ERROR_STYLE = "border: 2px solid #c0202a; background: #fff0f0;"
+ERROR_STYLE = f"border: 2px solid {style.BOTTLENECK}; background: {style.FIELD_ERROR_BACKGROUND};"
 
 
 def tooltip(spec: ParamSpec) -> str:
@@ -103,7 +104,7 @@ class ParamField(QWidget):
         self._layout.addLayout(self.row)
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c0202a; font-size: 8pt;")
+        self.error_label.setStyleSheet(f"color: {style.BOTTLENECK}; font-size: {style.NOTE_PT}pt;")
         self.error_label.hide()
         self._layout.addWidget(self.error_label)
         self.setToolTip(tooltip(spec))

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 
+from app import style
 from app.stages import Limit, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_value, format_number
 
 #: Colours of the sizing views: before/now, after/estimated, the limit, within it.
-OLD, NEW, LIMIT, OK, NOW = "#f0a030", "#3aa060", "#c0202a", "#2a7a3a", "#4a7fd4"
+OLD, NEW, LIMIT, OK, NOW = style.QUEUE, style.APPLY, style.BOTTLENECK, style.WITHIN_LIMIT, style.CAPTURE
 
 #: Metrics tried in order for the headline throughput of each scenario kind.
 HEADLINE = (

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.document import Document
 from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
 from engine.errors import QrtuneError
@@ -93,7 +94,7 @@ class Inspector(QWidget):
             form.addRow("Label", self.label_edit)
             self.label_error = QLabel()
             self.label_error.setWordWrap(True)
-            self.label_error.setStyleSheet("color: #c0202a; font-size: 8pt;")
+            self.label_error.setStyleSheet(f"color: {style.BOTTLENECK}; font-size: {style.NOTE_PT}pt;")
             self.label_error.hide()
             form.addRow("", self.label_error)
             for spec in kind.params:

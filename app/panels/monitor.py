@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
@@ -133,7 +134,7 @@ class MonitorView(QWidget):
 
     # -- running ----------------------------------------------------------------------------
     def _import_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "CSV exports (*.csv);;All (*)")
+        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "Monitor exports (*.csv *.del *.txt);;All (*)")
         if files:
             self.run(files)
 
@@ -222,7 +223,7 @@ class MonitorView(QWidget):
             + f" (fit #{self.outcome.fit_id}). "
             f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
-            f"<b style='color:#1a7a30'>{a['mean_metric_pct']:.1f}%</b> fitted.")
+            f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted.")
         self.coefficients.setRowCount(len(fit.base))
         for r, (name, before) in enumerate(fit.base.items()):
             after = fit.fitted[name]

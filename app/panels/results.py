@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
 from app.panels.headlines import (  # noqa: F401 - re-exported: the results views' headlines
     HEADLINE,
@@ -122,11 +123,12 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         self.headline = QLabel("No prediction yet")
         self.headline.setTextFormat(Qt.RichText)
-        self.headline.setStyleSheet("font-size: 11pt;")
+        self.headline.setStyleSheet(f"font-size: {style.HEADLINE_PT}pt;")
         layout.addWidget(self.headline)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #8a4a00; background: #fff6e0; padding: 6px; border-radius: 4px;")
+        self.message.setStyleSheet(f"color: {style.NOTE_TEXT}; background: {style.NOTE_BACKGROUND}; padding: 6px; "
+                                   "border-radius: 4px;")
         self.message.hide()
         layout.addWidget(self.message)
         grid = QGridLayout()
@@ -169,7 +171,7 @@ class ResultsPanel(QWidget):
         sp.addWidget(self.systems_table, 1)
         self.systems_note = QLabel()
         self.systems_note.setWordWrap(True)
-        self.systems_note.setStyleSheet("font-size: 8pt; color: #5b6573;")
+        self.systems_note.setStyleSheet(f"font-size: {style.NOTE_PT}pt; color: {style.MUTED};")
         sp.addWidget(self.systems_note)
         self.tables = QTabWidget()
         self.tables.setDocumentMode(True)
@@ -324,7 +326,7 @@ class ResultsPanel(QWidget):
         lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
         region = _n(metrics, "dbm1_region_mb")
         if region is not None and region < db2v8.BAR_MB:
-            lines.append((region, "extended region", "#8a4a00"))
+            lines.append((region, "extended region", style.NOTE_TEXT))
         self.sizing_chart.setTitle("DBM1 below the bar, V7 and V8, against the 2 GB bar (MB)", size="9pt")
         self.sizing_chart.set_unit("MB")
         self.sizing_chart.set_data(rows, lines)
@@ -403,7 +405,7 @@ class ResultsPanel(QWidget):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.systems_note.setText(note)
         self.systems_note.setVisible(bool(note))
-        self.systems_note.setStyleSheet("font-size: 8pt; " + ("color: #8a4a00;" if warn else "color: #5b6573;"))
+        self.systems_note.setStyleSheet(f"font-size: {style.NOTE_PT}pt; color: {style.NOTE_TEXT if warn else style.MUTED};")
         if index < 0:
             self.tables.addTab(self.systems_page, "Systems")
         if from_none:  # a two-way project just opened: its systems first

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
 from app.panels.tables import message_label, metric_cells, metric_item, read_only_table
@@ -147,7 +148,7 @@ class SimulationView(QWidget):
             duration = parse_duration_s(self.duration.text())
         except (ValueError, QrtuneError) as e:
             self.status.setText(str(e))
-            self.duration.setStyleSheet("border: 2px solid #c0202a;")
+            self.duration.setStyleSheet(f"border: 2px solid {style.BOTTLENECK};")
             return
         self.duration.setStyleSheet("")
         events = [e for e in self.events.text().replace(",", " ").split() if e]
@@ -160,7 +161,7 @@ class SimulationView(QWidget):
         self.status.setText(text)
 
     def show_outcome(self, outcome) -> None:
-        """Plot a :class:`app.tasks.SimulationOutcome`."""
+        """Plot a :class:`app.simadapter.SimulationOutcome`."""
         self.outcome = outcome
         depth, latency, rate, castout = split_series(outcome.timeseries)
         for chart, series, unit in ((self.depth_chart, depth, None), (self.latency_chart, latency, "ms"),
@@ -205,10 +206,10 @@ def headline(outcome) -> str:
         peak = ev.get("peak_backlog_rows")
         text = f"<b>{name}{when}</b>: peak backlog {format_number(peak)} rows" if peak is not None else f"<b>{name}</b>"
         if ev.get("catch_up_s") is not None:
-            text += f"; <b style='color:#1a7a30'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
+            text += f"; <b style='color:{style.GOOD}'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
         else:
             left = m.get("rows_in_flight_at_end")
-            text += ("; <b style='color:#c0202a'>not caught up by the end of the run</b>"
+            text += (f"; <b style='color:{style.BOTTLENECK}'>not caught up by the end of the run</b>"
                      + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
         lines.append(text)
     drain = m.get("in_flight_drain_s")
@@ -220,7 +221,7 @@ def headline(outcome) -> str:
                         "</b>: the recovery time to promise under this workload")
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
-        lines.append(f"<span style='color:#8a5a00'>No offered rate is set, so the workload runs at the predicted "
+        lines.append(f"<span style='color:{style.NOTE_TEXT_SOFT}'>No offered rate is set, so the workload runs at the predicted "
                      f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
                      "the source's Offered rows per second below it (or the Sweep tab's target rate) to see the catch-up.</span>")
     return "<br>".join(lines)

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
 from engine.metrics import knob_label
@@ -241,7 +242,7 @@ class SweepView(QWidget):
         layout.addWidget(self.status)
         self.pick_label = QLabel()
         self.pick_label.setWordWrap(True)
-        self.pick_label.setStyleSheet("color:#1a5a2a; font-weight:bold;")
+        self.pick_label.setStyleSheet(f"color:{style.PICKED}; font-weight:bold;")
         self.pick_label.hide()
         layout.addWidget(self.pick_label)
         grid = QGridLayout()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import style
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
 from engine.metrics import source_title
@@ -118,10 +119,10 @@ class ValidationView(QWidget):
         self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         # PlotDataItems (not bare scatter items) so the plot's log mode transforms them
         self.rates = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
-                                     symbolBrush=pg.mkBrush("#4a7fd4"), name="rates")
+                                     symbolBrush=pg.mkBrush(style.CAPTURE), name="rates")
         self.latencies = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
-                                         symbolBrush=pg.mkBrush("#f0a030"), name="latencies")
-        self.identity = pg.PlotDataItem([], [], pen=pg.mkPen("#888", style=Qt.DashLine))
+                                         symbolBrush=pg.mkBrush(style.QUEUE), name="latencies")
+        self.identity = pg.PlotDataItem([], [], pen=pg.mkPen(style.REFERENCE_LINE, style=Qt.DashLine))
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
         split.addWidget(self.plot)
@@ -173,7 +174,7 @@ class ValidationView(QWidget):
                 if col == 4 and c.error_pct is not None:
                     item.setData(Qt.UserRole, abs(c.error_pct))
                     a = abs(c.error_pct)
-                    item.setForeground(QColor("#1a7a30" if a <= 10 else "#b8862a" if a <= 25 else "#c0202a"))
+                    item.setForeground(QColor(style.GOOD if a <= 10 else style.MODIFIED if a <= 25 else style.BOTTLENECK))
                 if col in (2, 3, 4):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, col, item)

@@ -11,11 +11,10 @@ leaves half a PDF. Safe to call from a worker thread.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import app.qtcompat  # noqa: F401 - before any other Qt use (guards a binding defect)
+from engine.atomicfile import atomic_path
 
 #: Resolution of the PDF's device coordinates (dots per inch); vectors and text do not depend on it.
 DPI = 300
@@ -36,6 +35,9 @@ def ensure_application() -> None:
 def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], None] | None = None) -> int:
     """Render ``report`` to the PDF file ``path`` (atomically); returns the number of pages.
 
+    The file is written through :func:`engine.atomicfile.atomic_path`: the user's umask
+    (or the existing file's mode), never half a file in place of the old one.
+
     Raises
     ------
     OSError
@@ -50,10 +52,8 @@ def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], 
 
     path = Path(path)
     progress = progress or (lambda f, t="": None)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".pdf.tmp", dir=str(path.parent or "."))
-    os.close(fd)
-    try:
-        writer = QPdfWriter(tmp)
+    with atomic_path(path) as tmp:
+        writer = QPdfWriter(str(tmp))
         writer.setResolution(DPI)
         writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait,
                                          QMarginsF(16, 14, 16, 12), QPageLayout.Millimeter))
@@ -78,12 +78,6 @@ def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], 
                 progress(0.1 + 0.85 * (i + 1) / len(pages), f"page {i + 1} of {len(pages)}")
         finally:
             painter.end()
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     progress(1.0, f"wrote {path.name}")
     return len(pages)
 

@@ -16,15 +16,11 @@ from collections.abc import Sequence
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
+from app import style
 from app.report.layout import Context, report_font
 from engine.report.model import format_value
 
-PART_COLOURS = {"CAPTURE_LATENCY": "#4a7fd4", "QLATENCY": "#f0a030", "APPLY_LATENCY": "#3aa060"}
-RUN_COLOURS = ("#4a7fd4", "#f0a030", "#3aa060", "#8a5cc2", "#2aa7b8", "#7f7f7f", "#b8862a", "#c06080")
-BOTTLENECK = "#c0202a"
-GRID = "#d5dae1"
-AXIS = "#5b6573"
-TEXT = "#1d2430"
+PART_COLOURS = {"CAPTURE_LATENCY": style.CAPTURE, "QLATENCY": style.QUEUE, "APPLY_LATENCY": style.APPLY}
 
 
 def nice_ticks(top: float, n: int = 5) -> list[float]:
@@ -55,7 +51,7 @@ def _legend(painter: QPainter, x: float, y: float, items: Sequence[tuple[str, st
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRect(QRectF(x, y + (fm.height() - box) / 2, box, box))
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QPointF(x + box + ctx.mm(1), y + fm.ascent()), name)
         x += box + ctx.mm(1) + fm.horizontalAdvance(name) + ctx.mm(4)
     return fm.height()
@@ -67,15 +63,15 @@ def _x_axis(painter, plot: QRectF, ticks: list[float], unit: str, ctx: Context) 
     top = ticks[-1]
     for t in ticks:
         x = plot.left() + plot.width() * t / top
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
         painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
-        painter.setPen(QColor(AXIS))
+        painter.setPen(QColor(style.MUTED))
         text = _tick_text(t)
         painter.drawText(QPointF(x - fm.horizontalAdvance(text) / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
     if unit:
         painter.drawText(QPointF(plot.right() - fm.horizontalAdvance(unit), plot.bottom() + 2 * fm.height()
                                  + ctx.mm(0.6)), unit)
-    painter.setPen(QPen(QColor(AXIS), ctx.pt(0.6)))
+    painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.6)))
     painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
 
 
@@ -100,7 +96,7 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
     scale = plot.width() / ticks[-1]
     for i, (label, parts, end2end) in enumerate(bars):
         cy = plot.top() + slot * (i + 0.5)
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.setFont(_font(7.5))
         painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
                          Qt.AlignRight | Qt.AlignVCenter, label)
@@ -109,7 +105,7 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
             w = max(ms, 0.0) * scale
             seg = QRectF(x, cy - bar_h / 2, w, bar_h)
             painter.setPen(QPen(QColor("white"), ctx.pt(0.6)))
-            painter.setBrush(QColor(PART_COLOURS.get(name, "#999999")))
+            painter.setBrush(QColor(PART_COLOURS.get(name, style.UNKNOWN_PART)))
             painter.drawRect(seg)
             text = format_value(ms)
             painter.setFont(_font(7))
@@ -118,7 +114,7 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
                 painter.drawText(seg, Qt.AlignCenter, text)
             x += w
         total = end2end if end2end is not None else sum(v for _, v in parts)
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.setFont(_font(7.5, bold=True))
         painter.drawText(QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)),
                          f"END2END_LATENCY {format_value(total)} ms")
@@ -134,8 +130,8 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
     """
     painter.setRenderHint(QPainter.Antialiasing)
     multi = len(series) > 1
-    items = [(lab, RUN_COLOURS[i % len(RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)] if multi else [
-        ("utilisation", RUN_COLOURS[0]), ("bottleneck", BOTTLENECK)]
+    items = [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)] if multi else [
+        ("utilisation", style.RUN_COLOURS[0]), ("bottleneck", style.BOTTLENECK)]
     head = _legend(painter, rect.left(), rect.top(), items, ctx)
     painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
     fm = QFontMetricsF(painter.font(), painter.device())
@@ -148,7 +144,7 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
     _x_axis(painter, plot, [t * 100 for t in ticks], "% busy", ctx)
     scale = plot.width() / ticks[-1]
     x100 = plot.left() + scale
-    pen = QPen(QColor(BOTTLENECK), ctx.pt(0.7), Qt.DashLine)
+    pen = QPen(QColor(style.BOTTLENECK), ctx.pt(0.7), Qt.DashLine)
     painter.setPen(pen)
     painter.drawLine(QPointF(x100, plot.top()), QPointF(x100, plot.bottom()))
     slot = plot.height() / max(len(stages), 1)
@@ -157,7 +153,7 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
     for i, stage in enumerate(stages):
         cy = plot.top() + slot * (i + 0.5)
         painter.setFont(_font(7.5, bold=any(b == stage for _, _, b in series)))
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
                          Qt.AlignRight | Qt.AlignVCenter, stage)
         for j, (_, utils, bottleneck) in enumerate(series):
@@ -166,13 +162,13 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
                 continue
             y = cy - group_h / 2 + j * bar_h
             w = min(u, ticks[-1]) * scale
-            colour = RUN_COLOURS[j % len(RUN_COLOURS)] if multi else (BOTTLENECK if stage == bottleneck else
-                                                                       RUN_COLOURS[0])
+            colour = style.RUN_COLOURS[j % len(style.RUN_COLOURS)] if multi else (style.BOTTLENECK if stage == bottleneck else
+                                                                       style.RUN_COLOURS[0])
             painter.setBrush(QColor(colour))
-            painter.setPen(QPen(QColor(BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen)
+            painter.setPen(QPen(QColor(style.BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen)
             painter.drawRect(QRectF(plot.left(), y + bar_h * 0.08, w, bar_h * 0.84))
             painter.setFont(_font(6.8 if multi else 7.2))
-            painter.setPen(QColor(TEXT))
+            painter.setPen(QColor(style.TEXT))
             painter.drawText(QRectF(plot.left() + w + ctx.mm(0.8), y, value_w + ctx.mm(20), bar_h),
                              Qt.AlignLeft | Qt.AlignVCenter, f"{u * 100:.1f}%")
 
@@ -183,7 +179,7 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
     """Small multiples: ``panels`` is [(title, unit, value per run, percent delta per run)]."""
     painter.setRenderHint(QPainter.Antialiasing)
     head = _legend(painter, rect.left(), rect.top(),
-                   [(lab, RUN_COLOURS[i % len(RUN_COLOURS)]) for i, lab in enumerate(labels)], ctx)
+                   [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, lab in enumerate(labels)], ctx)
     rows = math.ceil(len(panels) / columns) or 1
     gap = ctx.mm(4)
     area = QRectF(rect.left(), rect.top() + head + ctx.mm(2), rect.width(), rect.height() - head - ctx.mm(2))
@@ -192,12 +188,12 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
     for k, (title, unit, values, deltas) in enumerate(panels):
         r, c = divmod(k, columns)
         box = QRectF(area.left() + c * (pw + gap), area.top() + r * (ph + gap), pw, ph)
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.5)))
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.5)))
         painter.setBrush(Qt.NoBrush)
         painter.drawRect(box)
         painter.setFont(_font(7.5, bold=True))
         fm = QFontMetricsF(painter.font(), painter.device())
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QRectF(box.left() + ctx.mm(1.5), box.top() + ctx.mm(1), box.width() - ctx.mm(3),
                                 fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
                          f"{title} ({unit})" if unit else title)
@@ -208,7 +204,7 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
         n = max(len(values), 1)
         slot = plot.width() / n
         bw = min(slot * 0.6, ctx.mm(14))
-        painter.setPen(QPen(QColor(AXIS), ctx.pt(0.6)))
+        painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.6)))
         painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
         for i, v in enumerate(values):
             if v is None or not math.isfinite(v):
@@ -216,15 +212,15 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
             h = plot.height() * max(v, 0.0) / top
             x = plot.left() + slot * (i + 0.5) - bw / 2
             painter.setPen(Qt.NoPen)
-            painter.setBrush(QBrush(QColor(RUN_COLOURS[i % len(RUN_COLOURS)])))
+            painter.setBrush(QBrush(QColor(style.RUN_COLOURS[i % len(style.RUN_COLOURS)])))
             painter.drawRect(QRectF(x, plot.bottom() - h, bw, h))
             painter.setFont(_font(6.8))
-            painter.setPen(QColor(TEXT))
+            painter.setPen(QColor(style.TEXT))
             text = format_value(v)
             painter.drawText(QRectF(x - slot / 2, plot.bottom() - h - ctx.mm(4), bw + slot, ctx.mm(3.6)),
                              Qt.AlignHCenter | Qt.AlignBottom, text)
             d = deltas[i] if i < len(deltas) else None
             if i > 0 and d is not None and math.isfinite(d):
-                painter.setPen(QColor(AXIS))
+                painter.setPen(QColor(style.MUTED))
                 painter.drawText(QRectF(x - slot / 2, plot.bottom() + ctx.mm(0.6), bw + slot, ctx.mm(3.6)),
                                  Qt.AlignHCenter | Qt.AlignTop, f"{d:+.1f}%")

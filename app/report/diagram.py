@@ -11,7 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
-from app.canvas.items import KIND_COLOURS, NODE_H, NODE_W, PORT_R, arrow_head, link_path, utilisation_colour
+from app import style
+from app.canvas.items import NODE_H, NODE_W, PORT_R, arrow_head, link_path, utilisation_colour
 from app.report.layout import Context, report_font
 from app.stages import node_loads
 from engine.registry import KINDS
@@ -54,26 +55,26 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
             continue
         start = QPointF(a.x + NODE_W, a.y + NODE_H / 2)
         end = QPointF(b.x, b.y + NODE_H / 2)
-        painter.setPen(QPen(QColor("#556"), 1.8))
+        painter.setPen(QPen(QColor(style.OUTLINE), 1.8))
         painter.setBrush(Qt.NoBrush)
         painter.drawPath(link_path(start, end))
         painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor("#556"))
+        painter.setBrush(QColor(style.OUTLINE))
         painter.drawPolygon(arrow_head(end, 0.0))
     for node in project.nodes:
         load = loads.get(node.id)
         box = QRectF(node.x, node.y, NODE_W, NODE_H)
-        fill = utilisation_colour(load.utilisation) if load else QColor(KIND_COLOURS.get(node.kind, "#eeeeee"))
+        fill = utilisation_colour(load.utilisation) if load else QColor(style.KIND_COLOURS.get(node.kind, style.NEUTRAL_FILL))
         bottleneck = bool(load and load.bottleneck)
-        painter.setPen(QPen(QColor("#c0202a"), 3.5) if bottleneck else QPen(QColor("#556"), 1.2))
+        painter.setPen(QPen(QColor(style.BOTTLENECK), 3.5) if bottleneck else QPen(QColor(style.OUTLINE), 1.2))
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(box, 8, 8)
-        painter.setFont(_font(8.5 * k, True))
-        painter.setPen(QColor("#222"))
+        painter.setFont(_font(style.NODE_TITLE_PT * k, True))
+        painter.setPen(QColor(style.NODE_TEXT))
         painter.drawText(QRectF(node.x + 8, node.y + 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter,
                          node.label)
-        painter.setFont(_font(7.5 * k * 0.82))  # the kind and load lines: as on screen, they fill the box
-        painter.setPen(QColor("#444"))
+        painter.setFont(_font(style.NODE_DETAIL_PT * k * 0.82))  # the kind and load lines: as on screen, they fill the box
+        painter.setPen(QColor(style.NODE_DETAIL_TEXT))
         painter.drawText(QRectF(node.x + 8, node.y + 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
                          KINDS[node.kind].name)
         if load:
@@ -82,7 +83,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
         if bottleneck:
             tag = QRectF(node.x + NODE_W - 96, node.y - 17, 96, 16)
             painter.setPen(Qt.NoPen)
-            painter.setBrush(QColor("#c0202a"))
+            painter.setBrush(QColor(style.BOTTLENECK))
             painter.drawRoundedRect(tag, 4, 4)
             painter.setPen(QColor("white"))
             painter.setFont(_font(7.0 * k * 0.85, True))

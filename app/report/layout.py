@@ -18,25 +18,27 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QTextDocument
 
-FONT_FAMILY = "DejaVu Sans"
-BASE_PT = 8.5
+from app import style
 
-STYLE = """
-body { color: #1d2430; }
-h1 { font-size: 17pt; font-weight: 600; color: #17365d; margin: 0; }
-h2 { font-size: 12.5pt; font-weight: 600; color: #17365d; margin-top: 6px; margin-bottom: 2px; }
-h3 { font-size: 10pt; font-weight: 600; color: #24466e; margin-top: 4px; margin-bottom: 2px; }
-p { margin-top: 1px; margin-bottom: 3px; }
-.muted { color: #5b6573; }
-.small { font-size: 7.5pt; }
-table.grid { border-collapse: collapse; border-color: #b8c0cc; }
-table.grid th { background-color: #e6ebf2; color: #17365d; font-weight: 600; text-align: left; }
-table.grid td, table.grid th { border: 0.5px solid #c4cad3; }
-td.num, th.num { text-align: right; }
-tr.changed td { background-color: #fff4d6; }
-td.mark { color: #a0520a; font-weight: 600; }
-tr.bott td { background-color: #fbe2e2; }
-tr.group td { background-color: #f2f4f7; font-weight: 600; color: #24466e; }
+FONT_FAMILY = style.REPORT_FONT_FAMILY
+BASE_PT = style.REPORT_BASE_PT
+
+STYLE = f"""
+body {{ color: {style.TEXT}; }}
+h1 {{ font-size: 17pt; font-weight: 600; color: {style.HEADING}; margin: 0; }}
+h2 {{ font-size: 12.5pt; font-weight: 600; color: {style.HEADING}; margin-top: 6px; margin-bottom: 2px; }}
+h3 {{ font-size: 10pt; font-weight: 600; color: {style.SUBHEADING}; margin-top: 4px; margin-bottom: 2px; }}
+p {{ margin-top: 1px; margin-bottom: 3px; }}
+.muted {{ color: {style.MUTED}; }}
+.small {{ font-size: 7.5pt; }}
+table.grid {{ border-collapse: collapse; border-color: {style.RULE}; }}
+table.grid th {{ background-color: {style.HEADER_BACKGROUND}; color: {style.HEADING}; font-weight: 600; text-align: left; }}
+table.grid td, table.grid th {{ border: 0.5px solid {style.CELL_BORDER}; }}
+td.num, th.num {{ text-align: right; }}
+tr.changed td {{ background-color: {style.CHANGED_BACKGROUND}; }}
+td.mark {{ color: {style.CHANGED_MARK}; font-weight: 600; }}
+tr.bott td {{ background-color: {style.BOTTLENECK_BACKGROUND}; }}
+tr.group td {{ background-color: {style.GROUP_BACKGROUND}; font-weight: 600; color: {style.SUBHEADING}; }}
 """
 
 
@@ -265,10 +267,10 @@ def draw_footer(painter: QPainter, page: QSizeF, ctx: Context, left: str, index:
     """A thin rule and ``left`` text with "page i of n" at the bottom of the page."""
     y = page.height() - ctx.mm(6)
     painter.save()
-    painter.setPen(QPen(QColor("#b8c0cc"), ctx.pt(0.5)))
+    painter.setPen(QPen(QColor(style.RULE), ctx.pt(0.5)))
     painter.drawLine(0, int(y), int(page.width()), int(y))
     painter.setFont(report_font(7))
-    painter.setPen(QColor("#5b6573"))
+    painter.setPen(QColor(style.MUTED))
     box = QRectF(0, y + ctx.mm(1), page.width(), ctx.mm(5))
     painter.drawText(box, Qt.AlignLeft | Qt.AlignTop, left)
     painter.drawText(box, Qt.AlignRight | Qt.AlignTop, f"page {index} of {count}")

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QTextDocument
 
-from app.report.charts import AXIS, BOTTLENECK, GRID, RUN_COLOURS, TEXT, nice_ticks
+from app import style
+from app.report.charts import nice_ticks
 from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Table, report_font
 from engine.report.model import Report, format_value
 from engine.report.sweep import SweepSection, value_text
 from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
 
-PICK = "#1a7a30"
-TARGET = "#8a5cc2"
 #: Height of one chart panel, mm.
 PANEL_MM = 52.0
 #: Point markers are drawn on curves with at most this many points.
@@ -37,6 +36,11 @@ TABLE_PT = 7.5
 MAX_CPU_COLUMNS = 3
 #: Type size of chart legends, pt.
 LEGEND_PT = 7.5
+#: Type sizes of a chart panel's title and of its axes' ticks, labels and reference lines, pt.
+TITLE_PT = 8.5
+AXIS_PT = 7.5
+#: The y axis turns logarithmic when its positive values span more than this ratio (highest / lowest).
+LOG_Y_RATIO = 300
 #: Width of the text on an A4 page with the report's margins, mm.
 TEXT_WIDTH_MM = 178.0
 
@@ -95,7 +99,7 @@ def pick_blocks(s: SweepSection) -> list[Block]:
                      "throughput.</p>")]
     if len(s.axes) == 1:
         p = applicable[0][1]
-        colour = PICK if p.point is not None else BOTTLENECK
+        colour = style.GOOD if p.point is not None else style.BOTTLENECK
         return [Html(f"<h2>Pick</h2><p style='font-size:10.5pt; color:{colour}'><b>{esc(p.describe(format_value))}"
                      f"</b></p><p class='muted small'>{rule}</p>")]
     rows = []
@@ -246,15 +250,15 @@ def points_table(s: SweepSection) -> Table:
         cells = [esc(value_text(v)) for v in p.values]
         if p.error:
             n_metrics = len(headers) - len(s.axes) - 1
-            cells += ["-"] * n_metrics + [f"<span style='color:{BOTTLENECK}'>failed: {esc(p.error)}</span>"]
+            cells += ["-"] * n_metrics + [f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"]
         else:
             if s.rate_metric:
                 cells.append(_num(p.metrics.get(s.rate_metric)))
             cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
             cpu_values = [p.metrics.get(m) for m, _ in cpu_cols] if one_by_one else [s.busiest_cpu(p)]
             cells += [_cpu(v) for v in cpu_values]
-            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{PICK}'>PICK</b>" if p.index in picked else ""))
-        bg = ' bgcolor="#dff1e2"' if p.index in picked else ""
+            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else ""))
+        bg = f' bgcolor="{style.PICKED_BACKGROUND}"' if p.index in picked else ""
         rows.append(f"<tr{bg}>" + "".join(
             f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")
     headers = [f'<span style="font-size:{head_pt}pt">{h}</span>' for h in headers]
@@ -283,7 +287,7 @@ def _cpu(v) -> str:
     if not isinstance(v, (int, float)) or not math.isfinite(v):
         return "-"
     text = f"{v:.1f}"
-    return f"<span style='color:{BOTTLENECK}'><b>{text}</b></span>" if v >= CPU_LIMIT_PCT else text
+    return f"<span style='color:{style.BOTTLENECK}'><b>{text}</b></span>" if v >= CPU_LIMIT_PCT else text
 
 
 def settings_table(s: SweepSection) -> Table:
@@ -291,10 +295,10 @@ def settings_table(s: SweepSection) -> Table:
     for r in s.setting_rows:
         row = r.setting
         mark = "swept" if r.swept else ("changed" if row.changed else "")
-        cls = ' bgcolor="#dff1e2"' if r.swept else (' class="changed"' if row.changed else "")
+        cls = f' bgcolor="{style.PICKED_BACKGROUND}"' if r.swept else (' class="changed"' if row.changed else "")
         cells = [esc(row.node), f"<b>{esc(row.name)}</b>" if (row.changed or r.swept) else esc(row.name),
                  esc(row.value), f"<b>{esc(r.swept)}</b>" if r.swept else "", esc(row.unit), esc(row.default),
-                 f'<span style="color:#a0520a"><b>{mark}</b></span>' if mark else ""]
+                 f'<span style="color:{style.CHANGED_MARK}"><b>{mark}</b></span>' if mark else ""]
         rows.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     n_changed = sum(1 for r in s.setting_rows if r.setting.changed)
     n_swept = sum(1 for r in s.setting_rows if r.swept)
@@ -399,6 +403,39 @@ def _y_ticks(top: float, log: bool, bottom: float) -> list[float]:
     return nice_ticks(top, 5)
 
 
+@dataclass
+class _Plot:
+    """Where a panel's plot area is and how values map onto it (device pixels)."""
+
+    area: QRectF
+    x: XScale
+    y_ticks: list
+    log_y: bool
+
+    def finite(self, y) -> bool:
+        """``y`` can be drawn: a finite number (and positive on a log axis)."""
+        return y is not None and math.isfinite(y) and (not self.log_y or y > 0)
+
+    def px_pos(self, pos: float) -> float:
+        """Device x of an axis position (the log of the value on a log axis)."""
+        x_lo, x_hi = self.x.span()
+        return self.area.left() + self.area.width() * (pos - x_lo) / (x_hi - x_lo)
+
+    def px(self, value) -> float:
+        """Device x of a knob value."""
+        return self.px_pos(self.x.position(value))
+
+    def py(self, v: float) -> float:
+        """Device y of a value (clamped to the lowest tick on a log axis)."""
+        t_lo, t_hi = self.y_ticks[0], self.y_ticks[-1]
+        if self.log_y:
+            v = max(v, t_lo)
+            f = (math.log10(v) - math.log10(t_lo)) / (math.log10(t_hi) - math.log10(t_lo))
+        else:
+            f = (v - t_lo) / (t_hi - t_lo) if t_hi > t_lo else 0.0
+        return self.area.bottom() - self.area.height() * f
+
+
 def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XScale, curves: Sequence[Curve],
                y_unit: str, hlines: Sequence[tuple[float, str, str]] = (), vline: tuple | None = None,
                marks: Sequence[tuple] = (), y_top_min: float = 0.0, legend: bool = True,
@@ -423,150 +460,160 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
         Draw the colour keys of the curves (after ``legend_title``).
     """
     painter.setRenderHint(QPainter.Antialiasing)
-    painter.setFont(report_font(8.5, bold=True))
-    fm_title = QFontMetricsF(painter.font(), painter.device())
-    painter.setPen(QColor(TEXT))
-    painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
-    y0 = rect.top() + fm_title.height() + ctx.mm(1)
-    if legend and curves:
-        y0 += legend_rows(painter, QRectF(rect.left() + ctx.mm(1), y0, rect.width() - ctx.mm(2), 0),
-                          [(c.label, c.colour) for c in curves], ctx, legend_title)
-        y0 += ctx.mm(1)
-    painter.setFont(report_font(7.5))
+    y0 = _draw_heading(painter, rect, ctx, title, curves if legend else (), legend_title)
+    painter.setFont(report_font(AXIS_PT))
     fm = QFontMetricsF(painter.font(), painter.device())
-    ys = [y for c in curves for _, y in c.xy if y is not None and math.isfinite(y)]
-    ys += [h[0] for h in hlines]
-    positive = [y for y in ys if y > 0]
-    log_y = bool(positive) and min(ys) > 0 and max(positive) / min(positive) > 300
-    top = max(ys + [0.0]) or 1.0
-    top = y_top_min if y_top_min >= top else top * (1.0 if log_y else 1.04)  # headroom over the highest point
-    ticks = _y_ticks(top, log_y, min(positive) if positive else 1.0)
+    ticks, log_y = _y_scale(curves, hlines, y_top_min)
     tick_texts = [_tick(t) for t in ticks]
     unit_w = fm.height() + ctx.mm(1) if y_unit else 0.0  # the unit, written up the y axis
     y_label_w = unit_w + max(fm.horizontalAdvance(t) for t in tick_texts) + ctx.mm(1.5)
-    plot = QRectF(rect.left() + y_label_w, y0 + fm.height() * 0.6, rect.width() - y_label_w - ctx.mm(2),
-                  rect.bottom() - y0 - fm.height() * 0.6 - 2.4 * fm.height() - ctx.mm(1.5))
-    x_lo, x_hi = x.span()
-
-    def px(v) -> float:
-        return plot.left() + plot.width() * (x.position(v) - x_lo) / (x_hi - x_lo)
-
-    def px_pos(pos) -> float:
-        return plot.left() + plot.width() * (pos - x_lo) / (x_hi - x_lo)
-
-    t_lo, t_hi = ticks[0], ticks[-1]
-
-    def py(v: float) -> float:
-        if log_y:
-            v = max(v, t_lo)
-            f = (math.log10(v) - math.log10(t_lo)) / (math.log10(t_hi) - math.log10(t_lo))
-        else:
-            f = (v - t_lo) / (t_hi - t_lo) if t_hi > t_lo else 0.0
-        return plot.bottom() - plot.height() * f
-
-    # grid and y ticks
-    for t, text in zip(ticks, tick_texts):
-        y = py(t)
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
-        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-        painter.setPen(QColor(AXIS))
-        painter.drawText(QRectF(rect.left(), y - fm.height() / 2, y_label_w - ctx.mm(1), fm.height()),
-                         Qt.AlignRight | Qt.AlignVCenter, text)
-    if y_unit:
-        painter.save()
-        painter.translate(rect.left(), plot.center().y())
-        painter.rotate(-90)
-        painter.setPen(QColor(TEXT))
-        painter.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter, y_unit)
-        painter.restore()
-    # x ticks and the knob's name
-    last_right = -math.inf
-    for pos, text in x.ticks():
-        xx = px_pos(pos)
-        w = fm.horizontalAdvance(text)
-        painter.setPen(QPen(QColor(GRID), ctx.pt(0.4)))
-        painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
-        if xx - w / 2 > last_right + ctx.mm(0.8):  # skip labels that would overlap
-            painter.setPen(QColor(AXIS))
-            painter.drawText(QPointF(xx - w / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
-            last_right = xx + w / 2
-    painter.setPen(QColor(TEXT))
-    label = x.label + (" (log scale)" if x.log else "")
-    painter.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + ctx.mm(1), plot.width(), fm.height() * 1.3),
-                     Qt.AlignHCenter | Qt.AlignVCenter, label)
-    painter.setPen(QPen(QColor(AXIS), ctx.pt(0.7)))
-    painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+    plot = _Plot(QRectF(rect.left() + y_label_w, y0 + fm.height() * 0.6, rect.width() - y_label_w - ctx.mm(2),
+                        rect.bottom() - y0 - fm.height() * 0.6 - 2.4 * fm.height() - ctx.mm(1.5)), x, ticks, log_y)
+    _draw_y_axis(painter, plot, QRectF(rect.left(), 0, y_label_w - ctx.mm(1), 0), ctx, fm, tick_texts, y_unit)
+    _draw_x_axis(painter, plot, ctx, fm)
     painter.save()
-    painter.setClipRect(plot.adjusted(-ctx.mm(1.5), -ctx.mm(1.5), ctx.mm(1.5), ctx.mm(0.5)))
-    # reference lines
-    for value, text, colour in hlines:
-        y = py(value)
-        painter.setPen(QPen(QColor(colour), ctx.pt(1.0), Qt.DashLine))
-        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-        painter.setFont(report_font(7.5, bold=True))
-        painter.setPen(QColor(colour))
-        painter.drawText(QRectF(plot.left() + ctx.mm(1), y - fm.height() - ctx.mm(0.3), plot.width() - ctx.mm(2),
-                                fm.height()), Qt.AlignLeft | Qt.AlignBottom, text)
-    if vline is not None:
-        xx = px(vline[0])
-        painter.setPen(QPen(QColor(PICK), ctx.pt(1.0), Qt.DashLine))
-        painter.drawLine(QPointF(xx, plot.top()), QPointF(xx, plot.bottom()))
-        if vline[1]:
-            painter.setFont(report_font(7.5, bold=True))
-            painter.setPen(QColor(PICK))
-            w = QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(vline[1])
-            left = xx + ctx.mm(1) if xx + ctx.mm(1) + w < plot.right() else xx - ctx.mm(1) - w
-            painter.drawText(QPointF(left, plot.bottom() - ctx.mm(1.2)), vline[1])
-    # curves
+    painter.setClipRect(plot.area.adjusted(-ctx.mm(1.5), -ctx.mm(1.5), ctx.mm(1.5), ctx.mm(0.5)))
+    _draw_reference_lines(painter, plot, ctx, fm, hlines, vline)
     for c in curves:
-        pts = [(px(v), py(y)) for v, y in c.xy if y is not None and math.isfinite(y) and (not log_y or y > 0)]
-        pen = QPen(QColor(c.colour), ctx.pt(1.4), Qt.DashLine if c.dashed else Qt.SolidLine)
-        pen.setJoinStyle(Qt.RoundJoin)
-        painter.setPen(pen)
-        painter.setBrush(Qt.NoBrush)
-        # a gap where a value is missing: segments only between consecutive finite points
-        path = QPainterPath()
-        started = False
-        for v, y in c.xy:
-            ok = y is not None and math.isfinite(y) and (not log_y or y > 0)
-            if not ok:
-                started = False
-                continue
-            pt = QPointF(px(v), py(y))
-            if started:
-                path.lineTo(pt)
-            else:
-                path.moveTo(pt)
-                started = True
-        painter.drawPath(path)
-        if len(c.xy) <= MAX_MARKERS:
-            painter.setPen(Qt.NoPen)
-            painter.setBrush(QColor(c.colour))
-            r = ctx.mm(0.55)
-            for xx, yy in pts:
-                painter.drawEllipse(QPointF(xx, yy), r, r)
-    for v, y, colour in marks:
-        if y is None or not math.isfinite(y):
-            continue
-        painter.setPen(QPen(QColor(PICK), ctx.pt(1.4)))
-        painter.setBrush(Qt.NoBrush)
-        painter.drawEllipse(QPointF(px(v), py(y)), ctx.mm(1.3), ctx.mm(1.3))
+        _draw_curve(painter, plot, ctx, c)
+    painter.setPen(QPen(QColor(style.GOOD), ctx.pt(1.4)))
+    painter.setBrush(Qt.NoBrush)
+    for v, y, _ in marks:
+        if y is not None and math.isfinite(y):
+            painter.drawEllipse(QPointF(plot.px(v), plot.py(y)), ctx.mm(1.3), ctx.mm(1.3))
     painter.restore()
 
 
-#: Anchors of the sequential palette for many curves (a second knob's values, low to high): blue, teal, green, amber.
-SEQUENTIAL = ("#2b4c9b", "#2a8fb0", "#3aa060", "#9bb83a", "#e0a020", "#c0602a")
+def _draw_heading(painter: QPainter, rect: QRectF, ctx: Context, title: str, curves: Sequence[Curve],
+                  legend_title: str) -> float:
+    """The panel's title and the colour keys of ``curves``; returns the device y below them."""
+    painter.setFont(report_font(TITLE_PT, bold=True))
+    fm_title = QFontMetricsF(painter.font(), painter.device())
+    painter.setPen(QColor(style.TEXT))
+    painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
+    y0 = rect.top() + fm_title.height() + ctx.mm(1)
+    if curves:
+        y0 += legend_rows(painter, QRectF(rect.left() + ctx.mm(1), y0, rect.width() - ctx.mm(2), 0),
+                          [(c.label, c.colour) for c in curves], ctx, legend_title)
+        y0 += ctx.mm(1)
+    return y0
+
+
+def _y_scale(curves: Sequence[Curve], hlines: Sequence[tuple], y_top_min: float) -> tuple[list[float], bool]:
+    """The y ticks and whether the axis is logarithmic (positive values spanning more than 300x)."""
+    ys = [y for c in curves for _, y in c.xy if y is not None and math.isfinite(y)]
+    ys += [h[0] for h in hlines]
+    positive = [y for y in ys if y > 0]
+    log_y = bool(positive) and min(ys) > 0 and max(positive) / min(positive) > LOG_Y_RATIO
+    top = max(ys + [0.0]) or 1.0
+    top = y_top_min if y_top_min >= top else top * (1.0 if log_y else 1.04)  # headroom over the highest point
+    return _y_ticks(top, log_y, min(positive) if positive else 1.0), log_y
+
+
+def _draw_y_axis(painter: QPainter, plot: _Plot, labels: QRectF, ctx: Context, fm: QFontMetricsF,
+                 tick_texts: list[str], y_unit: str) -> None:
+    """Grid lines and tick labels (right-aligned in ``labels``' columns), the unit written up the axis."""
+    area = plot.area
+    for t, text in zip(plot.y_ticks, tick_texts):
+        y = plot.py(t)
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
+        painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
+        painter.setPen(QColor(style.MUTED))
+        painter.drawText(QRectF(labels.left(), y - fm.height() / 2, labels.width(), fm.height()),
+                         Qt.AlignRight | Qt.AlignVCenter, text)
+    if y_unit:
+        painter.save()
+        painter.translate(labels.left(), area.center().y())
+        painter.rotate(-90)
+        painter.setPen(QColor(style.TEXT))
+        painter.drawText(QRectF(-area.height() / 2, 0, area.height(), fm.height()), Qt.AlignCenter, y_unit)
+        painter.restore()
+
+
+def _draw_x_axis(painter: QPainter, plot: _Plot, ctx: Context, fm: QFontMetricsF) -> None:
+    """Grid lines and tick labels of the knob (overlapping labels left out), its name, both axis lines."""
+    area = plot.area
+    last_right = -math.inf
+    for pos, text in plot.x.ticks():
+        xx = plot.px_pos(pos)
+        w = fm.horizontalAdvance(text)
+        painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
+        painter.drawLine(QPointF(xx, area.top()), QPointF(xx, area.bottom()))
+        if xx - w / 2 > last_right + ctx.mm(0.8):
+            painter.setPen(QColor(style.MUTED))
+            painter.drawText(QPointF(xx - w / 2, area.bottom() + fm.ascent() + ctx.mm(0.8)), text)
+            last_right = xx + w / 2
+    painter.setPen(QColor(style.TEXT))
+    label = plot.x.label + (" (log scale)" if plot.x.log else "")
+    painter.drawText(QRectF(area.left(), area.bottom() + fm.height() + ctx.mm(1), area.width(), fm.height() * 1.3),
+                     Qt.AlignHCenter | Qt.AlignVCenter, label)
+    painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.7)))
+    painter.drawLine(QPointF(area.left(), area.bottom()), QPointF(area.right(), area.bottom()))
+    painter.drawLine(QPointF(area.left(), area.top()), QPointF(area.left(), area.bottom()))
+
+
+def _draw_reference_lines(painter: QPainter, plot: _Plot, ctx: Context, fm: QFontMetricsF,
+                          hlines: Sequence[tuple[float, str, str]], vline: tuple | None) -> None:
+    """Dashed horizontal lines with their labels above them; the dashed pick line with its label."""
+    area = plot.area
+    for value, text, colour in hlines:
+        y = plot.py(value)
+        painter.setPen(QPen(QColor(colour), ctx.pt(1.0), Qt.DashLine))
+        painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
+        painter.setFont(report_font(AXIS_PT, bold=True))
+        painter.setPen(QColor(colour))
+        painter.drawText(QRectF(area.left() + ctx.mm(1), y - fm.height() - ctx.mm(0.3), area.width() - ctx.mm(2),
+                                fm.height()), Qt.AlignLeft | Qt.AlignBottom, text)
+    if vline is None:
+        return
+    xx = plot.px(vline[0])
+    painter.setPen(QPen(QColor(style.GOOD), ctx.pt(1.0), Qt.DashLine))
+    painter.drawLine(QPointF(xx, area.top()), QPointF(xx, area.bottom()))
+    if vline[1]:
+        painter.setFont(report_font(AXIS_PT, bold=True))
+        painter.setPen(QColor(style.GOOD))
+        w = QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(vline[1])
+        left = xx + ctx.mm(1) if xx + ctx.mm(1) + w < area.right() else xx - ctx.mm(1) - w
+        painter.drawText(QPointF(left, area.bottom() - ctx.mm(1.2)), vline[1])
+
+
+def _draw_curve(painter: QPainter, plot: _Plot, ctx: Context, c: Curve) -> None:
+    """One curve: a gap where a value is missing (segments only between consecutive drawable points),
+    and a dot on each point when there are few."""
+    pen = QPen(QColor(c.colour), ctx.pt(1.4), Qt.DashLine if c.dashed else Qt.SolidLine)
+    pen.setJoinStyle(Qt.RoundJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.NoBrush)
+    path = QPainterPath()
+    started = False
+    for v, y in c.xy:
+        if not plot.finite(y):
+            started = False
+            continue
+        pt = QPointF(plot.px(v), plot.py(y))
+        if started:
+            path.lineTo(pt)
+        else:
+            path.moveTo(pt)
+            started = True
+    painter.drawPath(path)
+    if len(c.xy) <= MAX_MARKERS:
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(c.colour))
+        r = ctx.mm(0.55)
+        for v, y in c.xy:
+            if plot.finite(y):
+                painter.drawEllipse(QPointF(plot.px(v), plot.py(y)), r, r)
 
 
 def _colour(i: int, n: int = 1) -> str:
     """Colour of curve ``i`` of ``n``: the report's run colours, or for more curves than those a
     sequential palette (neighbouring values of the second knob get neighbouring colours)."""
-    if n <= len(RUN_COLOURS):
-        return RUN_COLOURS[i % len(RUN_COLOURS)]
-    f = i / (n - 1) * (len(SEQUENTIAL) - 1)
-    k = min(int(f), len(SEQUENTIAL) - 2)
-    a, b, t = QColor(SEQUENTIAL[k]), QColor(SEQUENTIAL[k + 1]), f - k
+    if n <= len(style.RUN_COLOURS):
+        return style.RUN_COLOURS[i % len(style.RUN_COLOURS)]
+    f = i / (n - 1) * (len(style.SEQUENTIAL) - 1)
+    k = min(int(f), len(style.SEQUENTIAL) - 2)
+    a, b, t = QColor(style.SEQUENTIAL[k]), QColor(style.SEQUENTIAL[k + 1]), f - k
     return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
                   round(a.blue() + (b.blue() - a.blue()) * t)).name()
 
@@ -580,7 +627,7 @@ def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]
     box, gap = ctx.mm(2.6), ctx.mm(3.5)
     x, y = rect.left(), rect.top()
     if title:
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QPointF(x, y + fm.ascent()), title)
         x += fm.horizontalAdvance(title) + ctx.mm(2)
     for name, colour in items:
@@ -590,7 +637,7 @@ def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRect(QRectF(x, y + (fm.height() - box) / 2, box, box))
-        painter.setPen(QColor(TEXT))
+        painter.setPen(QColor(style.TEXT))
         painter.drawText(QPointF(x + box + ctx.mm(1), y + fm.ascent()), name)
         x += w + gap
     return y + fm.height() - rect.top()
@@ -646,7 +693,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     if s.rate_metric:
         m = s.rate_metric
         unit = s.units.get(m, "")
-        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", TARGET)] if s.target_rate else []
+        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", style.TARGET_LINE)] if s.target_rate else []
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
             Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
@@ -656,7 +703,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     if s.latency_metric:
         m = s.latency_metric
         curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
-            Curve(s.labels.get(m, m), "#3aa060", [(p.value, p.metrics.get(m)) for p in ok])]
+            Curve(s.labels.get(m, m), style.APPLY, [(p.value, p.metrics.get(m)) for p in ok])]
         title = f"{s.labels.get(m, m)} (ms)"
         if any(m not in p.metrics for p in ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
@@ -664,7 +711,7 @@ def chart_blocks(s: SweepSection) -> list[Block]:
         blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
             p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title)))
     if s.cpu_metrics:
-        limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", BOTTLENECK)]
+        limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", style.BOTTLENECK)]
         if two:
             curves = per_series(s.busiest_cpu)
             title = "CPU busy of the busiest LPAR (%)"

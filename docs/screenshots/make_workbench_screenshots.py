@@ -25,8 +25,6 @@ def main(out: Path, only: str = "") -> int:
     from PySide6.QtCore import QEventLoop, QSettings, QStandardPaths, QTimer
     from PySide6.QtWidgets import QApplication
 
-    import app.qtcompat  # noqa: F401 - before any Qt use outside app/
-
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
     QStandardPaths.setTestModeEnabled(True)
     from app.main_window import MainWindow

@@ -338,9 +338,7 @@ class _Evaluator:
         return s
 
     def _predict(self, values: tuple):
-        from engine.bands import for_project
-        from engine.perf import predict_settings
-        from engine.predict import predict_project
+        from engine.predict import for_project, predict_project, predict_settings
 
         if self.paths is not None:
             return for_project(self.base, predict_settings(self._fast_settings(values, self.paths)))

@@ -27,7 +27,7 @@ def transmit_queue_manager(project: Project):
     try:
         from engine.topology import flows
 
-        nodes = flows(project)[0]
+        nodes = flows(project, limit=1)[0]
     except Exception:  # noqa: BLE001 - an incomplete topology has no transmit queue to size
         return None
     return next((n for n in nodes if n.kind == "queue_manager"), None)

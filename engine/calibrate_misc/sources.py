@@ -15,8 +15,10 @@ import json
 import os
 from pathlib import Path
 
+from engine.packagedata import asset_path
+
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CALIBRATION = ROOT / "assets" / "validation" / "calibration.json"
+DEFAULT_CALIBRATION = asset_path("validation", "calibration.json")
 SEED_DIR_CANDIDATES = (ROOT.parent / "shared" / "seeds", Path("/work/shared/seeds"))
 
 

@@ -1,43 +1,68 @@
-"""``qrtune import-monitor FILE... [--project PROJECT]``: import monitor-table CSV exports into the store.
+"""``qrtune import-monitor FILE... [--project PROJECT]``: import monitor-table exports into the store.
 
-Files are CSV exports (with a header line) of IBMQREP_CAPMON, IBMQREP_CAPQMON or
-IBMQREP_APPLYMON from any release; the table is recognised from the file name or its
-columns. All files are checked first: a malformed row is reported with file and line
-and nothing is imported.
+FILEs are exports of IBMQREP_CAPMON, IBMQREP_CAPQMON or IBMQREP_APPLYMON from any release: CSV
+with a header line, ``EXPORT ... OF DEL`` (no header; FOR BIT DATA columns as raw bytes or HEX()),
+z/OS ``UNLOAD ... DELIMITED``, or the Db2 CLP's output (``db2`` or ``db2 -x``). The table is
+recognised from the file name or its columns; a file without a header has the column order the
+release documents (chosen by column count, or ``--release``). Give the IBMQREP_APPLYPARMS /
+IBMQREP_CAPPARMS export too and its MONITOR_INTERVAL times each queue's first interval (else the
+spacing of MONITOR_TIME does). All files are checked first: a malformed row is reported with file
+and line and nothing is imported.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+
 from engine.cli.runs import add_db_options, open_store
+from engine.monitor_layouts import release_names
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import-monitor", help="import IBMQREP_CAPMON/CAPQMON/APPLYMON CSV exports",
+    p = sub.add_parser("import-monitor", help="import IBMQREP_CAPMON/CAPQMON/APPLYMON exports (CSV, DEL, CLP)",
                        description=__doc__)
-    p.add_argument("files", nargs="+", metavar="FILE", help="CSV export(s)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="export(s), and optionally the *PARMS export(s)")
     add_db_options(p)
     p.add_argument("--project", metavar="PROJECT", help="project file the intervals belong to (for qrtune fit)")
+    p.add_argument("--release", choices=release_names(),
+                   help="Q Replication release whose column order headerless files have (default: by column count)")
+    p.add_argument("--columns", metavar="COL,COL,...", type=lambda s: [c for c in s.split(",") if c.strip()],
+                   help="the column order of every monitor FILE (overrides a header or the release layout)")
+    p.add_argument("--json", action="store_true", help="print what was imported as JSON")
     p.set_defaults(func=run)
 
 
+def _summary(import_id: int, pf) -> dict:
+    times = pf.monitor_time
+    return {"import_id": import_id, "file": pf.file, "table": pf.table.name, "shape": pf.shape,
+            "rows": pf.n_rows, "numeric_columns": list(pf.numeric_columns),
+            "ignored_columns": list(pf.ignored_columns), "monitor_interval_from": pf.interval_source,
+            "first_monitor_time": str(times.min()) if len(times) else None,
+            "last_monitor_time": str(times.max()) if len(times) else None}
+
+
 def run(args) -> int:
-    from engine.monitor_import import parse_file, write_parsed
+    from engine.monitor_import import parse_files, write_parsed
 
     project_name = ""
     if args.project:
         from engine import projectfile
 
         project_name = projectfile.load(args.project).name
-    parsed = [parse_file(f) for f in args.files]  # check everything before taking the store's lock
+    parsed = parse_files(args.files, release=args.release, columns=args.columns)  # all checked before the lock
     with open_store(args) as store:
-        done = write_parsed(store, parsed, project_name)
-    for import_id, pf in done:
-        times = pf.monitor_time
-        span = f"{times.min()} .. {times.max()}" if len(times) else "no rows"
-        print(f"{pf.file}: {pf.n_rows} rows of {pf.table.name} ({len(pf.numeric_columns)} numeric columns; {span})"
-              f" -> import {import_id}")
-        if pf.ignored_columns:
-            print(f"  text columns not imported: {', '.join(pf.ignored_columns)}")
+        done = [_summary(i, pf) for i, pf in write_parsed(store, parsed, project_name)]
+    if args.json:
+        json.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for d in done:
+        span = f"{d['first_monitor_time']} .. {d['last_monitor_time']}" if d["rows"] else "no rows"
+        print(f"{d['file']}: {d['rows']} rows of {d['table']} ({d['shape']}; {len(d['numeric_columns'])} numeric "
+              f"columns; {span}; MONITOR_INTERVAL from the {d['monitor_interval_from']}) -> import {d['import_id']}")
+        if d["ignored_columns"]:
+            print(f"  text columns not imported: {', '.join(d['ignored_columns'])}")
     target = f" for project {project_name!r}" if project_name else ""
-    print(f"imported {sum(pf.n_rows for _, pf in done)} rows from {len(done)} file(s){target} into {store.path}")
+    print(f"imported {sum(d['rows'] for d in done)} rows from {len(done)} file(s){target} into {store.path}")
     return 0

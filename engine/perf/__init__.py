@@ -3,6 +3,7 @@
 Each engine module exposes ``predict(settings: dict) -> Prediction`` where
 ``settings`` is a scenario of ../shared/validation's format (see
 :mod:`engine.scenario`). Modules are imported lazily so the CLI and GUI start fast.
+:func:`engine.predict.predict_settings` adds the prediction bands.
 """
 
 from __future__ import annotations
@@ -42,11 +43,4 @@ def predictor(kind: str) -> Callable[[dict], Prediction]:
     return module.predict
 
 
-def predict_settings(settings: dict) -> Prediction:
-    """Predict one scenario's settings with the engine of its kind, with prediction bands (:mod:`engine.bands`)."""
-    from engine.bands import attach_bands
-
-    return attach_bands(predictor(settings.get("kind", ""))(settings))
-
-
-__all__ = ["Prediction", "StageResult", "predictor", "predict_settings", "ENGINE_MODULES"]
+__all__ = ["Prediction", "StageResult", "predictor", "ENGINE_MODULES"]

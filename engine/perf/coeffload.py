@@ -12,8 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.errors import QrtuneError
+from engine.packagedata import asset_path
 
-COEFF_DIR = Path(__file__).resolve().parents[2] / "assets" / "coefficients"
+COEFF_DIR = asset_path("coefficients")
 
 
 class CoefficientsError(QrtuneError):

@@ -34,15 +34,10 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import FieldError
-from engine.perf.coeffload import load
+from engine.perf.mq_calculators import coefficients, compression_cost
 
 BUFFER_BYTES = 4096
 PAGECLAS = ("4KB", "FIXED4KB")
-
-
-def coefficients() -> dict:
-    """The fitted ``mq.json`` document."""
-    return load("mq")
 
 
 def _c(coeffs: dict | None) -> dict:
@@ -206,8 +201,6 @@ class Channel:
 
     def compression(self, message_bytes: int) -> dict:
         """Compression (sender) and inflation (receiver) CPU per message, us, and where each runs."""
-        from engine.perf.mq_calculators import compression_cost
-
         return compression_cost(message_bytes / 1024.0, self.compressibility, self.compmsg, self.ssl)
 
     def segment_bytes(self) -> int:

@@ -14,7 +14,12 @@ from __future__ import annotations
 import math
 
 from engine.errors import FieldError
-from engine.perf.mq_bufferpool import coefficients
+from engine.perf.coeffload import load
+
+
+def coefficients() -> dict:
+    """The fitted ``mq.json`` document (its ``calculators`` section serves this module)."""
+    return load("mq")
 
 
 def _k() -> dict:

@@ -3,7 +3,7 @@
 from engine.registry.kinds import KINDS, NodeKind
 from engine.registry.params import ParamSpec
 
-__all__ = ["KINDS", "NodeKind", "ParamSpec", "kind"]
+__all__ = ["KINDS", "NodeKind", "ParamSpec", "kind", "scenario_specs"]
 
 
 def kind(kind_id: str) -> NodeKind:
@@ -15,3 +15,26 @@ def kind(kind_id: str) -> NodeKind:
         If no kind has that id.
     """
     return KINDS[kind_id]
+
+
+def scenario_specs(scenario_kind: str) -> dict:
+    """Every knob that feeds a scenario of ``scenario_kind``, by its settings path.
+
+    Parameters
+    ----------
+    scenario_kind : str
+        ``"qrep"``, ``"db2mirror"``, ``"mq-mover"`` or ``"db2-v8-storage"``.
+
+    Returns
+    -------
+    dict
+        Settings path (``"qcapture.commit_interval_ms"``) -> :class:`ParamSpec`; the engines
+        take defaults and ranges from here (one source of truth).
+    """
+    out = {}
+    for node_kind in KINDS.values():
+        for spec in node_kind.params:
+            path = spec.scenario_paths.get(scenario_kind)
+            if path and "{" not in path:
+                out.setdefault(path, spec)
+    return out

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.compare import flatten
 from engine.errors import QrtuneError
+from engine.metric_sections import QREP_SECTIONS
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
@@ -43,19 +44,13 @@ def _metric_label(metric: str) -> str:
     for name, label in LATENCY_PARTS + (END2END,):
         if name == metric:
             return label
-    for _, items in _sections():
+    for _, items in QREP_SECTIONS:
         for m, label in items:
             if m == metric:
                 return label
     from engine.metrics import label
 
     return label(metric)  # the catalogue's IBM column or report name
-
-
-def _sections():
-    from engine.cli.predict import QREP_SECTIONS  # the grouping `qrtune predict` prints
-
-    return QREP_SECTIONS
 
 
 def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup, ...]:
@@ -66,7 +61,7 @@ def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup,
     from engine.perf.qrep.systems import is_system_metric
 
     groups, shown = [], {m for m in metrics if is_system_metric(m)}
-    for heading, items in _sections():
+    for heading, items in QREP_SECTIONS:
         rows = []
         for metric, label in items:
             value = metrics.get(metric)

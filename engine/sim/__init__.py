@@ -1,7 +1,7 @@
 """Time-domain simulation of Q Replication pipelines: bursts, backlogs, outages and catch-up.
 
 Transactions flow through the same stages and costs as the steady-state model: every stage's
-capacity comes from :func:`engine.perf.predict_settings` (its ``stages``), so a knob that
+capacity comes from :func:`engine.predict.predict_settings` (its ``stages``), so a knob that
 changes the steady-state prediction changes the simulation the same way. On top of that the
 simulation adds what only time shows: SLEEP_INTERVAL polling, TRANS_BATCH_SZ grouping within a
 COMMIT_INTERVAL, Capture MEMORY_LIMIT spills, monster transactions, the transmit queue's buffer

@@ -1,7 +1,7 @@
 """What the simulation needs from a project: stage capacities from the steady-state engine, knobs.
 
 Capacities are *not* computed here. They come from the steady-state prediction
-(:func:`engine.perf.predict_settings`, one :class:`engine.perf.result.StageResult` per stage:
+(:func:`engine.predict.predict_settings`, one :class:`engine.perf.result.StageResult` per stage:
 name, capacity, unit) so the simulation uses the same stages and costs as the steady-state
 model. Each stage is placed in the pipeline by its name (the bottleneck vocabulary of
 ../shared/validation/README.md) or, for a name not listed below, by its position relative to
@@ -262,7 +262,7 @@ def _queue_managers(project) -> list[dict]:
     try:
         from engine.topology import flows
 
-        nodes = flows(project)[0]
+        nodes = flows(project, limit=1)[0]
     except Exception:  # noqa: BLE001 - fall back to file order
         nodes = project.nodes
     return [dict(n.params) for n in nodes if n.kind == "queue_manager"]

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.errors import FieldError, UnsupportedKindError
 from engine.sim import profiles as _profiles
-from engine.sim.run import SIM_VERSION, SimResult, SimulationCancelled
+from engine.sim.result import SIM_VERSION, SimResult, SimulationCancelled
 
 
 def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[str], str]:
@@ -38,7 +38,7 @@ def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[st
     except ImportError as e:  # pragma: no cover - the engine ships together
         raise UnsupportedKindError(f"the Db2 Mirror engine is not available ({e})") from None
     if prediction is None:
-        from engine.perf import predict_settings
+        from engine.predict import predict_settings
 
         prediction = predict_settings(settings)
     cfg, _ = mirror.parse_settings(settings)

@@ -13,6 +13,7 @@ import re
 import time
 from pathlib import Path
 
+from engine.datadir import user_data_root
 from engine.store.errors import StoreError, StoreLockedError
 
 #: File name of the default store inside the user data directory.
@@ -25,15 +26,13 @@ ENV_DB = "QRTUNE_DB"
 def default_db_path() -> Path:
     """The default store file: ``$QRTUNE_DB`` if set, else ``runs.duckdb`` in the user data dir.
 
-    The user data directory comes from platformdirs (``~/.local/share/qrtune`` on Linux).
-    The folder is not created here; :func:`connect` creates it when writing.
+    The user data directory is :func:`engine.datadir.user_data_root` (``~/.local/share/qrtune``
+    on Linux). The folder is not created here; :func:`connect` creates it when writing.
     """
     env = os.environ.get(ENV_DB)
     if env:
         return Path(env)
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("qrtune", appauthor=False)) / DEFAULT_FILE_NAME
+    return user_data_root() / DEFAULT_FILE_NAME
 
 
 def _lock_holder(message: str) -> str:

@@ -21,7 +21,7 @@ def make(qtbot, project=None):
 def test_items_follow_the_document_through_undo_and_redo(qtbot):
     doc, scene, _ = make(qtbot)
     assert set(scene.nodes) == {n.id for n in doc.project.nodes}
-    assert set(scene.links) == {l.id for l in doc.project.links}
+    assert set(scene.links) == {link.id for link in doc.project.links}
     new = doc.add_node("qapply", 50, 400)
     assert isinstance(scene.nodes[new], NodeItem) and scene.nodes[new].pos() == QPointF(50, 400)
     doc.undo_stack.undo()
@@ -35,7 +35,7 @@ def test_items_follow_the_document_through_undo_and_redo(qtbot):
     doc.undo_stack.undo()
     assert channel in scene.nodes and len(scene.links) == 6
     # links are attached to the items they draw between
-    link = next(l for l in scene.links.values() if l.source.node_id == channel)
+    link = next(item for item in scene.links.values() if item.source.node_id == channel)
     assert link in scene.nodes[channel].links
 
 
@@ -64,7 +64,7 @@ def test_link_by_dragging_from_an_output_port(qtbot):
     qtbot.mousePress(view.viewport(), Qt.LeftButton, pos=start)
     qtbot.mouseMove(view.viewport(), end)
     qtbot.mouseRelease(view.viewport(), Qt.LeftButton, pos=end)
-    assert any((l.source, l.target) == (a, b) for l in doc.project.links)
+    assert any((link.source, link.target) == (a, b) for link in doc.project.links)
 
 
 def test_drag_a_node_is_one_move_command(qtbot):

@@ -30,8 +30,8 @@ def drop_kind(view, kind: str, pos: QPoint) -> list[bool]:
     mime.setData(KIND_MIME, kind.encode())
     p = QPointF(pos)
     accepted = []
-    for event in (QDragEnterEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
-                  QDragMoveEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
+    for event in (QDragEnterEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),  # a QPoint, as Qt declares
+                  QDragMoveEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
                   QDropEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)):
         QApplication.sendEvent(view.viewport(), event)
         accepted.append(event.isAccepted())
@@ -69,7 +69,7 @@ def test_drop_of_something_else_is_ignored(qtbot):
     before = doc.project
     mime = QMimeData()
     mime.setText("qapply")
-    event = QDragEnterEvent(QPointF(300, 300), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    event = QDragEnterEvent(QPoint(300, 300), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
     QApplication.sendEvent(view.viewport(), event)
     assert doc.project is before
 
@@ -135,7 +135,7 @@ def test_rubber_band_select_then_delete_key_then_undo(qtbot):
     assert doc.project is before  # selecting is not an edit
     scene.delete_selected()  # what the window's Delete action (Del, Backspace) calls
     assert {n.id for n in doc.project.nodes} == {n.id for n in nodes[2:]}
-    assert all(nodes[0].id not in (l.source, l.target) for l in doc.project.links)
+    assert all(nodes[0].id not in (link.source, link.target) for link in doc.project.links)
     doc.undo_stack.undo()
     assert doc.project == before and len(scene.links) == len(before.links)
 

@@ -97,8 +97,8 @@ def test_stage_names_map_to_node_kinds():
                       "qapply_cpu")
     loads = node_loads(p, pred)
     # both flows' Q Apply nodes carry the stage; the sending queue managers carry the MQ log
-    assert {n for n, l in loads.items() if l.bottleneck} == {n.id for n in p.nodes_of("qapply")}
-    xmit = {n for n, l in loads.items() if "mq_log" in l.stages}
+    assert {n for n, load in loads.items() if load.bottleneck} == {n.id for n in p.nodes_of("qapply")}
+    xmit = {n for n, load in loads.items() if "mq_log" in load.stages}
     assert xmit == {"ab-2-queue-manager", "ba-2-queue-manager"}
     recv = node_loads(p, Prediction("qrep", {}, {}, (StageResult("apply_mq_log", 1, 0.5),), None))
     assert set(recv) == {"ab-4-queue-manager", "ba-4-queue-manager"}

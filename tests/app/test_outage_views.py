@@ -3,7 +3,7 @@
 import numpy as np
 
 from app.panels.simulation import SimulationView, headline
-from app.tasks import SimulationOutcome
+from app.simadapter import SimulationOutcome
 from engine import templates
 
 

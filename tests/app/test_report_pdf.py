@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine import projectfile, templates
-from engine.cli import main
+from qrtune.cli import main
 from engine.report import format_value
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import pytest
 from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
 from engine import projectfile, templates
-from engine.cli import main
+from qrtune.cli import main
 from engine.report import format_value
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from qrtune.cli import main
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 

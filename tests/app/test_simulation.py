@@ -6,7 +6,7 @@ import pytest
 
 from app.panels.simulation import split_series
 from app.tasks import simulation_available
-from engine.sim.run import SUMMARY_UNITS
+from engine.sim.result import SUMMARY_UNITS
 
 pytestmark = pytest.mark.skipif(bool(simulation_available()), reason=simulation_available() or "")
 
@@ -26,7 +26,7 @@ def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
     assert all(b >= a for a, b in itertools.pairwise(progress))
     out = view.outcome
     assert out.run_id is not None and out.metrics["throughput_rows_per_s"] > 0
-    # the window records the engine's flat metrics (engine.sim.run.flat_metrics), not a copy of them
+    # the window records the engine's flat metrics (engine.sim.result.flat_metrics), not a copy of them
     assert out.metrics["duration_s"] == pytest.approx(120.0) and out.units["rows_generated"] == "rows"
     assert set(SUMMARY_UNITS) & set(out.metrics) >= {"rows_generated", "txns_generated", "rows_applied"}
     assert "event1_catch_up_s" in out.metrics or "event1_peak_backlog_rows" in out.metrics

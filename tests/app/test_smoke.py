@@ -12,7 +12,7 @@ VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", 
 
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
-    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
+    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
                           "--smoke-test", str(tmp_path / "shots")], cwd=root, env=env, capture_output=True,
                          text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -29,6 +29,23 @@ def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
 def test_bad_project_exits_2(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     bad = root / "tests" / "data" / "projects" / "bad" / "unknown-kind.json"
-    out = subprocess.run([sys.executable, "-m", "engine", "gui", str(bad), "--smoke-test", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(bad), "--smoke-test", str(tmp_path)],
                          cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 2 and "kind" in out.stderr
+
+
+def test_smoke_test_fails_when_no_prediction_can_be_made(root, tmp_path):
+    """Without its coefficient files the window opens with "No prediction": the smoke test must say so and fail."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    script = (
+        "import sys; from pathlib import Path\n"
+        "import engine.perf.coeffload as load, engine.perf.qrep.coefficients as qrep\n"
+        "load.COEFF_DIR = Path(sys.argv[2]); qrep.COEFF_PATH = Path(sys.argv[2]) / 'qrep.json'\n"
+        "from app.main import run_gui\n"
+        "sys.exit(run_gui(sys.argv[1], smoke_test_dir=sys.argv[3]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(root / "sample_runs" / "redpaper-baseline.json"),
+                          str(tmp_path / "no-coefficients"), str(tmp_path / "shots")],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=180, check=False)
+    assert out.returncode == 1, out.stderr
+    assert "no prediction" in out.stderr and "qrep.json" in out.stderr

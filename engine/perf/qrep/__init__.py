@@ -262,9 +262,9 @@ def _bands(metrics: dict, c: Coefficients) -> dict:
 #: the ones steady monitor data identify (latency offsets and scales, the agents' commit
 #: wait, the message header), each name -> (lowest, highest) multiple of its current value.
 FIT_PARAMETERS = {
-    "cap_log_delay_ms": (0.1, 5.0),
-    "mq_staging_ms": (0.1, 10.0),
-    "apply_queue_ms": (0.05, 20.0),
+    "log_merge_delay_ms": (0.1, 5.0),
+    "ch_batch_us": (0.1, 10.0),
+    "maxtrans_per_commit": (0.2, 5.0),
     "class2_commit_ms": (0.1, 10.0),
     "msg_header_bytes": (0.1, 5.0),
 }

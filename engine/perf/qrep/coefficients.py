@@ -18,9 +18,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from engine.packagedata import asset_path
 from engine.perf.coeffload import CoefficientsError, read_document
 
-COEFF_PATH = Path(__file__).resolve().parents[3] / "assets" / "coefficients" / "qrep.json"
+COEFF_PATH = asset_path("coefficients", "qrep.json")
 FORMAT = "qrtune-coefficients/1"
 
 

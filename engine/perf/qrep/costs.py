@@ -193,12 +193,9 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     app_mq_other = (chinit_msg + cw.receive_us + queue_op_us + short_msg_scan + checkpoint_msg_us
                     + c.mstr_log_kb_us * apply_log_bytes / 1000.0)
 
-    # more agents cost slightly more per row (seed 000, 4.2): Db2 latches and the browser's
-    # checks against more transactions in flight
     agents = parallel_agents(inputs)
-    concurrency = 1.0 + c.agent_concurrency_cpu * (agents - 1)
     a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
-             + c.app_index_us * uix) * concurrency
+             + c.app_index_us * uix)
     apply_sql = c.db2_share * a_row
     db2_row = apply_sql + trigger + recursion_txn
     agent_row = (1.0 - c.db2_share) * a_row

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
+from engine.registry import scenario_specs
 
 TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer")
 CONFLICT_ACTIONS = ("I", "F", "D", "Q")
@@ -115,6 +116,10 @@ class QrepInputs:
 
 
 _PARTS: dict = {}
+#: Settings path -> registry spec: the one source of every knob's default and range.
+SPECS = scenario_specs("qrep")
+#: Marks an argument the registry supplies (default, lowest or highest value).
+REGISTRY = object()
 
 
 class _Reader:
@@ -136,7 +141,12 @@ class _Reader:
             cur = cur[part]
         return default if cur is None else cur
 
-    def number(self, path, default, lo=None, hi=None, integer=False, nullable=False):
+    def number(self, path, default=REGISTRY, lo=REGISTRY, hi=REGISTRY, integer=False, nullable=False):
+        spec = SPECS.get(path)
+        if spec is not None:
+            default = spec.default if default is REGISTRY else default
+            lo = spec.minimum if lo is REGISTRY else lo
+            hi = spec.maximum if hi is REGISTRY else hi
         value = self.raw(path, None)
         if value is None:
             if nullable:
@@ -150,7 +160,9 @@ class _Reader:
             raise ValueRangeError(path, value, _range_text(lo, hi, integer))
         return int(value) if integer else float(value)
 
-    def flag(self, path, default):
+    def flag(self, path, default=REGISTRY):
+        if default is REGISTRY:
+            default = SPECS[path].default
         value = self.raw(path, None)
         if value is None:
             return default
@@ -160,7 +172,10 @@ class _Reader:
             return value in ("Y", "y")
         raise ValueRangeError(path, value, "true or false")
 
-    def choice(self, path, default, choices):
+    def choice(self, path, default=REGISTRY, choices=REGISTRY):
+        spec = SPECS.get(path)
+        default = spec.default if default is REGISTRY else default
+        choices = spec.choices if choices is REGISTRY else choices
         value = self.raw(path, None)
         if value is None:
             return default
@@ -240,23 +255,23 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
                          nullable=known_bytes <= 0)
     if row_bytes is None:
         raise ValueRangeError("table.row_bytes", None, "the row length in bytes (the column types do not give it)")
-    unique_indexes = r.number("table.unique_indexes", 1, lo=0, hi=1000, integer=True)
-    index_type = r.choice("table.index_column_type", "INTEGER", tuple(KEY_BYTES))
+    unique_indexes = r.number("table.unique_indexes", integer=True)
+    index_type = r.choice("table.index_column_type")
 
-    rows_per_txn = r.number("workload.rows_per_txn", 5, lo=1, hi=1e9)
-    ins = r.number("workload.inserts_per_txn", 0, lo=0, hi=1e9)
-    upd = r.number("workload.updates_per_txn", 0, lo=0, hi=1e9)
-    dele = r.number("workload.deletes_per_txn", 0, lo=0, hi=1e9)
+    rows_per_txn = r.number("workload.rows_per_txn")
+    ins = r.number("workload.inserts_per_txn")
+    upd = r.number("workload.updates_per_txn")
+    dele = r.number("workload.deletes_per_txn")
     mix = ins + upd + dele
     if mix <= 0:
         ins, upd, dele, mix = 1.0, 0.0, 0.0, 1.0
-    changed = r.number("workload.columns_changed_per_update", 1, lo=0, hi=1e6)
-    offered = r.number("workload.offered_rows_per_s", None, lo=0, hi=1e10, nullable=True)
-    jobs = r.number("workload.jobs", None, lo=1, hi=1e7, integer=True, nullable=True)
-    think = r.number("workload.think_time_ms", 0.0, lo=0, hi=1e9)
+    changed = r.number("workload.columns_changed_per_update")
+    offered = r.number("workload.offered_rows_per_s", nullable=True)
+    jobs = r.number("workload.jobs", integer=True, nullable=True)
+    think = r.number("workload.think_time_ms", nullable=True) or 0.0  # null: no think time
 
     mode = r.choice("run.mode", "steady", RUN_MODES)
-    depth = r.number("run.initial_receive_queue_depth", 0, lo=0, hi=1e12)
+    depth = r.number("run.initial_receive_queue_depth")
     if mode == "drain" and depth <= 0:
         raise ValueRangeError("run.initial_receive_queue_depth", r.raw("run.initial_receive_queue_depth", 0),
                               "a positive number of messages for run.mode 'drain'")
@@ -264,14 +279,14 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     inputs = QrepInputs(
         topology=topology,
         cpu_model=cpu_model,
-        mips_per_cp=r.number("hardware.mips_per_cp", None, lo=1, hi=100_000, nullable=True),
-        source_lpar_cps=r.number("hardware.source_lpar_cps", 3, lo=1, hi=1000, integer=True),
-        capture_lpar_cps=r.number("hardware.capture_lpar_cps", 3, lo=1, hi=1000, integer=True),
-        apply_lpar_cps=r.number("hardware.apply_lpar_cps", 3, lo=1, hi=1000, integer=True),
-        capture_colocated_with_source=r.flag("hardware.capture_colocated_with_source", False),
-        apply_colocated_with_target=r.flag("hardware.apply_colocated_with_target", True),
-        network_latency_ms=r.number("hardware.network_latency_ms", 0.0, lo=0, hi=1e6),
-        network_mbps=r.number("hardware.network_mbps", None, lo=0.001, hi=1e9, nullable=True),
+        mips_per_cp=r.number("hardware.mips_per_cp", nullable=True),
+        source_lpar_cps=r.number("hardware.source_lpar_cps", integer=True),
+        capture_lpar_cps=r.number("hardware.capture_lpar_cps", integer=True),
+        apply_lpar_cps=r.number("hardware.apply_lpar_cps", integer=True),
+        capture_colocated_with_source=r.flag("hardware.capture_colocated_with_source"),
+        apply_colocated_with_target=r.flag("hardware.apply_colocated_with_target"),
+        network_latency_ms=r.number("hardware.network_latency_ms"),
+        network_mbps=r.number("hardware.network_mbps", nullable=True),
         columns=columns,
         row_bytes=row_bytes,
         unique_indexes=unique_indexes,
@@ -281,38 +296,38 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         update_frac=upd / mix,
         delete_frac=dele / mix,
         columns_changed_per_update=min(changed, float(n_cols)),
-        dependent_txn_pct=r.number("workload.dependent_txn_pct", 0.0, lo=0, hi=100),
+        dependent_txn_pct=r.number("workload.dependent_txn_pct"),
         offered_rows_per_s=offered,
         jobs=jobs,
         think_time_ms=think,
-        capture_memory_limit_mb=r.number("qcapture.memory_limit_mb", 500, lo=1, hi=1e7),
-        commit_interval_ms=r.number("qcapture.commit_interval_ms", 500, lo=1, hi=1e8),
-        sleep_interval_ms=r.number("qcapture.sleep_interval_ms", 500, lo=0, hi=1e8),
-        trans_batch_sz=r.number("qcapture.trans_batch_sz", 1, lo=1, hi=1e6, integer=True),
-        persistent=r.flag("qcapture.msg_persistence", True),
-        capture_monitor_interval_ms=r.number("qcapture.monitor_interval_ms", 60_000, lo=100, hi=1e9),
-        max_message_size_kb=r.number("qcapture.max_message_size_kb", 64, lo=1, hi=1e7),
-        changed_cols_only=r.flag("qcapture.changed_cols_only", True),
-        num_apply_agents=r.number("qapply.num_apply_agents", 16, lo=1, hi=10_000, integer=True),
-        apply_memory_limit_mb=r.number("qapply.memory_limit_mb", 100, lo=1, hi=1e7),
-        apply_monitor_interval_ms=r.number("qapply.monitor_interval_ms", 60_000, lo=100, hi=1e9),
-        conflict_action=r.choice("qapply.conflict_action", "I", CONFLICT_ACTIONS),
-        commit_count=r.number("qapply.commit_count", 1, lo=1, hi=1e6, integer=True),
-        maxagents_correlid=r.number("qapply.maxagents_correlid", 0, lo=0, hi=10_000, integer=True),
-        batchsz=r.number("mq.batchsz", 50, lo=1, hi=9999, integer=True),
-        maxmsgl=r.number("mq.maxmsgl", 4_194_304, lo=1, hi=1e12),
-        maxshortmsgs=r.number("mq.maxshortmsgs", 0, lo=-1, hi=1e9, integer=True),
-        security=r.flag("mq.security", True),
-        read_ahead=r.flag("mq.read_ahead", False),
-        logload=r.number("mq.logload", 500_000, lo=200, hi=16_000_000),
-        buffpool_pages=r.number("mq.buffpool_pages", 50_000, lo=1, hi=1e12),
-        global_trace=r.flag("mq.global_trace", False),
-        chinit_trace=r.flag("mq.chinit_trace", False),
-        shared_queue=r.flag("mq.shared_queue", False),
-        compmsg=r.choice("mq.compmsg", "NONE", COMPMSG),
-        ssl=r.flag("mq.ssl", False),
-        compressibility=r.number("mq.compressibility", 0.5, lo=0, hi=0.95),
-        locking=r.choice("target_db2.locking", "row", LOCKING),
+        capture_memory_limit_mb=r.number("qcapture.memory_limit_mb"),
+        commit_interval_ms=r.number("qcapture.commit_interval_ms"),
+        sleep_interval_ms=r.number("qcapture.sleep_interval_ms"),
+        trans_batch_sz=r.number("qcapture.trans_batch_sz", integer=True),
+        persistent=r.flag("qcapture.msg_persistence"),
+        capture_monitor_interval_ms=r.number("qcapture.monitor_interval_ms"),
+        max_message_size_kb=r.number("qcapture.max_message_size_kb"),
+        changed_cols_only=r.flag("qcapture.changed_cols_only"),
+        num_apply_agents=r.number("qapply.num_apply_agents", integer=True),
+        apply_memory_limit_mb=r.number("qapply.memory_limit_mb"),
+        apply_monitor_interval_ms=r.number("qapply.monitor_interval_ms"),
+        conflict_action=r.choice("qapply.conflict_action"),
+        commit_count=r.number("qapply.commit_count", integer=True),
+        maxagents_correlid=r.number("qapply.maxagents_correlid", integer=True),
+        batchsz=r.number("mq.batchsz", integer=True),
+        maxmsgl=r.number("mq.maxmsgl"),
+        maxshortmsgs=r.number("mq.maxshortmsgs", integer=True),
+        security=r.flag("mq.security"),
+        read_ahead=r.flag("mq.read_ahead"),
+        logload=r.number("mq.logload"),
+        buffpool_pages=r.number("mq.buffpool_pages"),
+        global_trace=r.flag("mq.global_trace"),
+        chinit_trace=r.flag("mq.chinit_trace"),
+        shared_queue=r.flag("mq.shared_queue"),
+        compmsg=r.choice("mq.compmsg"),
+        ssl=r.flag("mq.ssl"),
+        compressibility=r.number("mq.compressibility"),
+        locking=r.choice("target_db2.locking"),
         mode=mode,
         initial_depth_msgs=depth,
     )

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from engine.errors import ValueRangeError
 from engine.perf.qrep.costs import (StaticDemands, dependent_share, effective_agents, parallel_agents,
                                     static_demands)
+from engine.perf.qrep import latency
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
-from engine.perf.qrep.queueing import blocking_factor, cpu_inflation, mmc_wait
+from engine.perf.qrep.queueing import RHO_CAP, blocking_factor, cpu_inflation, mmc_wait
 
 #: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
 VOCABULARY = {
@@ -37,7 +38,7 @@ VOCABULARY = {
     "mq_channel": "mq_channel",
     "mq_pageset": "mq_pageset",
     "apply_mq_log": "mq_log",
-    "qapply_browser": "qapply_cpu",
+    "qapply_browser": "qapply_browser",
     "qapply_agents": "qapply_agents",
     "qapply_cpu": "qapply_cpu",
 }
@@ -129,6 +130,18 @@ class Solution:
         return self.rows_per_s / self.geometry.rows_per_msg
 
 
+#: Stage order of :attr:`Solution.stages` (pipeline order).
+STAGE_ORDER = ("source_workload", "source_cpu", "capture_cpu", "qcapture", "mq_log", "mq_channel", "mq_pageset",
+               "apply_mq_log", "qapply_browser", "qapply_agents", "qapply_cpu")
+#: LPAR role letter -> the ``hardware`` setting giving its CPs (named in errors).
+_LPAR_CPS_SETTING = {"S": "hardware.source_lpar_cps", "C": "hardware.capture_lpar_cps",
+                     "A": "hardware.apply_lpar_cps"}
+#: Share of the buffer pool's pages that hold messages before deferred write starts (DWP at 85%).
+BUFFPOOL_USABLE_SHARE = 0.85
+#: Smallest capacity reported for a stage (rows/s) so that ratios stay finite.
+MIN_CAPACITY_ROWS_PER_S = 1e-9
+
+
 def _lpar_layout(inp: QrepInputs) -> list:
     """(roles, cps) of the LPARs of one system carrying the flow (drain: apply only)."""
     if inp.mode == "drain":
@@ -160,6 +173,232 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
     return (c.reference_mips / mips) ** c.mips_scaling_exponent, page_read
 
 
+class _Flow:
+    """Rate-independent quantities of one flow, and its capacities at a given throughput.
+
+    Every attribute carries its unit; CPU figures named ``*_ref_us`` are reference-CPU
+    microseconds (multiplied by ``time_factor`` and the LPAR's CPU inflation to get elapsed).
+    """
+
+    def __init__(self, inp: QrepInputs, c):
+        self.inp, self.c = inp, c
+        self.geometry = g = message_geometry(inp, c)
+        self.demands = d = static_demands(inp, g, c)
+        self.time_factor, page_read_us = _cpu_model(inp, c)
+        self.drain = inp.mode == "drain"
+        self.closed = inp.jobs is not None and not self.drain
+        self.open_rows_per_s = None if self.drain else inp.offered_rows_per_s
+        self.driven = not self.closed and self.open_rows_per_s is None
+        self.layout = _lpar_layout(inp)
+        self._lpar_setup(inp, c, g, d)
+        self._capture_setup(inp, c, g, d)
+        self._apply_setup(inp, c, g, d, page_read_us)
+
+    # -- set-up -------------------------------------------------------------------------
+    def _lpar_setup(self, inp, c, g, d) -> None:
+        rows_per_msg = g.rows_per_msg
+        self.source_row_ref_us = d.source_row_us
+        drain_mq_msg_ref_us = (d.chinit_msg_us + d.channel_receive_us) if self.drain else 0.0
+        self.apply_row_ref_us = (d.apply_db2_row_us + d.apply_agent_row_us
+                                 + (d.browser_msg_us + d.get_cpu_us) / rows_per_msg
+                                 + d.apply_commit_us / g.rows_per_target_txn
+                                 + (d.apply_mq_other_msg_us - drain_mq_msg_ref_us) / rows_per_msg
+                                 + d.apply_other_row_us)
+        self.capture_fixed_row_ref_us = (d.capture_reader_row_us + d.capture_worker_row_us
+                                         + (d.put_cpu_us + d.capture_mq_other_msg_us) / rows_per_msg)
+        monitor_ref_cps_per_row_per_s = c.monitor_row_ms / 1000.0
+        self.lpar_time_factor, self.lpar_free_ref_cps, self.lpar_roles = [], [], []
+        self.lpar_base_ref_cps = []
+        for roles, cps in self.layout:
+            base_cps = c.lpar_base_cps
+            if "C" in roles:
+                base_cps += monitor_ref_cps_per_row_per_s * 1000.0 / inp.capture_monitor_interval_ms
+            if "A" in roles:
+                base_cps += monitor_ref_cps_per_row_per_s * 1000.0 / inp.apply_monitor_interval_ms
+            mp_factor = 1.0 + c.mp_loss * (cps - 1)
+            free_cps = cps / (self.time_factor * mp_factor) - base_cps
+            if free_cps <= 0.0:
+                raise ValueRangeError(_LPAR_CPS_SETTING[roles[-1]], cps,
+                                      f"enough capacity for the LPAR's base load alone ({base_cps:.2g} reference "
+                                      f"CPs of z/OS, Db2, MQ and monitors need more than {cps} CPs at this MIPS "
+                                      f"per CP); give more CPs or a faster hardware.cpu_model / mips_per_cp")
+            self.lpar_base_ref_cps.append(base_cps)
+            self.lpar_time_factor.append(self.time_factor * mp_factor)
+            self.lpar_free_ref_cps.append(free_cps)
+            self.lpar_roles.append(("S" in roles, "C" in roles, "A" in roles))
+
+    def _capture_setup(self, inp, c, g, d) -> None:
+        persistent = inp.persistent
+        self.shared_queue_us = c.cf_access_us if inp.shared_queue else 0.0
+        self.max_msgs_per_commit = max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
+        self.reader_or_worker_ref_us = max(d.capture_reader_row_us, d.capture_worker_row_us)
+        self.capture_blocking = blocking_factor(inp.capture_memory_limit_mb * 1048576.0
+                                                / max(g.txn_bytes * c.capture_memory_expansion, 1.0))
+        self.log_force_us_per_msg = c.mq_log_force_kb_us * g.msg_kb if persistent else 0.0
+        chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
+        self.channel_cpu_us_per_msg = ((c.ch_msg_us + c.ch_kb_us * g.msg_kb * d.wire_fraction
+                                        + c.ch_seg_us * g.segments_per_msg) * chinit_trace
+                                       + d.channel_send_us + d.channel_receive_us) * self.time_factor
+        self.wire_us_per_msg = (g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps
+                                if inp.network_mbps else 0.0)
+        self.batch_end_us = (c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0)
+                             + 2000.0 * inp.network_latency_ms)
+        self.log_bytes_per_s_max = c.mq_log_mb_s_max * 1e6
+        self.apply_log_cap_rows_per_s = (self.log_bytes_per_s_max * g.rows_per_msg / d.apply_log_bytes_per_msg
+                                         if d.apply_log_bytes_per_msg > 0 else 0.0)
+
+    def _apply_setup(self, inp, c, g, d, page_read_us) -> None:
+        target_txn_bytes = g.msg_bytes * g.msgs_per_target_txn
+        memory_bytes = inp.apply_memory_limit_mb * 1048576.0
+        self.apply_memory_txns = memory_bytes / max(target_txn_bytes, 1.0)
+        self.agents = parallel_agents(inp)
+        # a transaction bigger than MEMORY_LIMIT is applied alone (monster): the share of the
+        # agents it holds grows with how far it overflows the memory, not as a switch
+        overflow = target_txn_bytes / memory_bytes
+        self.monster_share = min(1.0, max(0.0, overflow - 1.0)) if overflow > 1.0 else 0.0
+        self.dependent = dependent_share(inp, g)
+        self.parallelism = effective_agents(self.agents, self.dependent) * (1.0 - self.monster_share) \
+            + self.monster_share
+        self.agent_blocking = blocking_factor(self.apply_memory_txns)
+        pages = g.pages_per_msg
+        self.pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
+        self.pageset_miss = 0.0
+        if self.drain:
+            pool_msgs = BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+            self.pageset_miss = max(0.0, 1.0 - pool_msgs / inp.initial_depth_msgs)
+        self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
+            0.0 if inp.read_ahead else self.pageset_msg_us)
+        self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
+        self.agent_cpu_ref_us = d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
+        self.agent_fixed_ms = c.agent_txn_ms + self.shared_queue_us * g.msgs_per_target_txn / 1000.0
+        self.latch_stretch_full = 1.0 + c.agent_latch_share * (self.parallelism - 1.0)
+        self.pageset_cap_rows_per_s = g.rows_per_msg * 1e6 / self.pageset_msg_us
+
+    # -- rate-dependent -----------------------------------------------------------------
+    def msgs_per_commit(self, rows_per_s: float) -> float:
+        """Messages in one Q Capture MQ commit at ``rows_per_s``.
+
+        Q Capture sends what it has at the end of each commit period
+        (:func:`engine.perf.qrep.latency.commit_period_ms`); it never waits for a group to fill.
+        """
+        msgs_per_s = rows_per_s / self.geometry.rows_per_msg
+        per_period = msgs_per_s * latency.commit_period_ms(self, rows_per_s) / 1000.0
+        return min(max(per_period, 1.0), self.max_msgs_per_commit)
+
+    def lpar_loads(self, rows_per_s: float, capture_row_ref_us: float) -> list:
+        """Per LPAR: (busy share, CPU inflation, capacity rows/s, reference us per row)."""
+        out = []
+        for i, (_, cps) in enumerate(self.layout):
+            has_s, has_c, has_a = self.lpar_roles[i]
+            row_ref_us = ((self.source_row_ref_us if has_s else 0.0) + (capture_row_ref_us if has_c else 0.0)
+                          + (self.apply_row_ref_us if has_a else 0.0))
+            busy = (rows_per_s * row_ref_us * 1e-6 + self.lpar_base_ref_cps[i]) * self.lpar_time_factor[i] / cps
+            inflation = cpu_inflation(cps, busy, self.c.contention_kappa)
+            capacity = max(self.lpar_free_ref_cps[i] / (row_ref_us * 1e-6), MIN_CAPACITY_ROWS_PER_S)
+            out.append((busy, inflation, capacity, row_ref_us))
+        return out
+
+    def evaluate(self, rows_per_s: float, full: bool, msgs_per_commit: float | None = None):
+        """Workload demand and stage capacities at ``rows_per_s`` (a :class:`_Point` when ``full``)."""
+        d, g, t = self.demands, self.geometry, self.time_factor
+        mpc = self.msgs_per_commit(rows_per_s) if msgs_per_commit is None else msgs_per_commit
+        capture_row_ref_us = self.capture_fixed_row_ref_us + d.commit_cpu_us / mpc / g.rows_per_msg
+        loads = self.lpar_loads(rows_per_s, capture_row_ref_us)
+        inflation = {"S": 1.0, "C": 1.0, "A": 1.0}
+        for (roles, _), (_, f, _, _) in zip(self.layout, loads):
+            for role in roles:
+                inflation[role] = f
+        p = _Point(mpc, loads, inflation)
+        self._apply_capacities(p, t, inflation["A"])
+        if not self.drain:
+            self._capture_capacities(p, rows_per_s, t, inflation["C"], inflation["A"])
+        p.demand_rows_per_s, p.source_response_ms = self._workload(t, inflation["S"])
+        if not full:
+            return p.demand_rows_per_s, min(cap for _, cap, _, _ in p.caps)
+        return p
+
+    def _apply_capacities(self, p, t: float, f_a: float) -> None:
+        g, d = self.geometry, self.demands
+        p.browser_us = d.browser_msg_us * t * f_a + self.browser_fixed_us
+        p.class2_ms = self.class2_cpu_ref_us * t * f_a / 1000.0 + d.class2_wait_ms
+        p.agent_ms = p.class2_ms + self.agent_cpu_ref_us * t * f_a / 1000.0 + self.agent_fixed_ms
+        agent_cap = (self.parallelism * g.rows_per_target_txn * 1000.0 / (p.agent_ms * self.latch_stretch_full)
+                     * self.agent_blocking)
+        for i, (roles, cps) in enumerate(self.layout):
+            p.caps.append((_LPAR_STAGE[roles[0]], p.loads[i][2], cps, 0.0))
+        p.caps.append(("qapply_browser", g.rows_per_msg * 1e6 / p.browser_us, 1, p.browser_us / 1000.0))
+        p.caps.append(("qapply_agents", agent_cap, self.agents, p.agent_ms))
+        if self.drain and self.inp.read_ahead:
+            p.caps.append(("mq_pageset", self.pageset_cap_rows_per_s, 1, self.pageset_msg_us / 1000.0))
+
+    def _capture_capacities(self, p, rows_per_s: float, t: float, f_c: float, f_a: float) -> None:
+        g, d, c = self.geometry, self.demands, self.c
+        mpc = p.mpc
+        p.worker_us = self.reader_or_worker_ref_us * t * f_c
+        p.put_us = d.put_cpu_us * t * f_c + self.shared_queue_us
+        p.commit_us = d.commit_cpu_us * t * f_c + c.mq_log_io_us + self.log_force_us_per_msg * mpc
+        publisher_us = (p.put_us + p.commit_us / mpc) / g.rows_per_msg
+        busiest_us = max(p.worker_us, publisher_us)
+        p.capture_log_bytes_per_row = (d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc) / g.rows_per_msg
+        p.channel_us = self.channel_cpu_us_per_msg * 0.5 * (f_c + f_a) + self.batch_end_us / self.inp.batchsz \
+            + self.wire_us_per_msg + 2.0 * self.shared_queue_us
+        p.caps.append(("qcapture", 1e6 / busiest_us * self.capture_blocking, 1, busiest_us * g.rows_per_msg / 1000.0))
+        p.caps.append(("mq_log", self.log_bytes_per_s_max / p.capture_log_bytes_per_row, 1, 0.0))
+        p.caps.append(("mq_channel", g.rows_per_msg * 1e6 / p.channel_us, 1, p.channel_us / 1000.0))
+        if self.apply_log_cap_rows_per_s:
+            p.caps.append(("apply_mq_log", self.apply_log_cap_rows_per_s, 1, 0.0))
+
+    def _workload(self, t: float, f_s: float) -> tuple[float, float]:
+        """(rows/s the workload offers at this contention, source response time ms)."""
+        inp = self.inp
+        if self.closed:
+            response_ms = inp.rows_per_txn * self.source_row_ref_us * t * f_s / 1000.0 + self.c.src_commit_ms
+            return inp.jobs * inp.rows_per_txn * 1000.0 / (inp.think_time_ms + response_ms), response_ms
+        return (self.open_rows_per_s if self.open_rows_per_s is not None else math.inf), 0.0
+
+
+class _Point:
+    """The flow evaluated at one throughput (filled by :meth:`_Flow.evaluate`)."""
+
+    def __init__(self, mpc: float, loads: list, inflation: dict):
+        self.mpc = mpc
+        self.loads = loads
+        self.inflation = inflation
+        self.caps: list = []  # (stage name, capacity rows/s, servers, service ms)
+        self.worker_us = self.put_us = self.commit_us = self.channel_us = 0.0
+        self.capture_log_bytes_per_row = 0.0
+
+    @property
+    def capacity_rows_per_s(self) -> float:
+        """Capacity of the most limiting stage."""
+        return min(cap for _, cap, _, _ in self.caps)
+
+
+def _throughput(flow: _Flow) -> float:
+    """The throughput fixed point ``X = min(workload(X), u * min capacity(X))`` in rows/s."""
+    share = flow.c.max_drive_utilisation if flow.driven else 1.0
+
+    def gap(x: float) -> float:
+        demand, cap_min = flow.evaluate(x, False)
+        return min(demand, share * cap_min) - x
+
+    # upper bound: no contention and the fullest MQ commits (capacities only fall from there,
+    # except that more messages per commit make commits cheaper, which this bound includes)
+    demand0, cap0 = flow.evaluate(0.0, False, msgs_per_commit=flow.max_msgs_per_commit)
+    hi = min(demand0, share * cap0)
+    if hi <= 0.0:
+        return 0.0
+    gap_hi = gap(hi)
+    if gap_hi >= 0.0:
+        return hi
+    # one fixed-point step from above lands just below the root when capacities vary slowly
+    lo = hi + gap_hi
+    gap_lo = gap(lo) if lo > 0.0 else 1.0
+    if gap_lo < 0.0 or lo <= 0.0:
+        lo, gap_lo = 0.0, None
+    return _root(gap, lo, hi, fa=gap_lo, fb=gap_hi)
+
+
 def solve(inp: QrepInputs, c) -> Solution:
     """Solve one flow at steady state (or the drain of a pre-loaded receive queue).
 
@@ -173,184 +412,17 @@ def solve(inp: QrepInputs, c) -> Solution:
     Returns
     -------
     Solution
+
+    Raises
+    ------
+    ValueRangeError
+        An LPAR cannot even carry its base load (too few CPs or too slow processors).
     """
-    g = message_geometry(inp, c)
-    d = static_demands(inp, g, c)
-    t, page_read_us = _cpu_model(inp, c)
-    drain = inp.mode == "drain"
-    layout = _lpar_layout(inp)
-    mp = [1.0 + c.mp_loss * (n - 1) for _, n in layout]
-    kappa = c.contention_kappa
-    rpm = g.rows_per_msg
-    kb = g.msg_kb
-    rows_tgt = g.rows_per_target_txn
-    persistent = inp.persistent
-    shared_us = c.cf_access_us if inp.shared_queue else 0.0
-    max_trans_msgs = max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
-    commit_s = inp.commit_interval_ms / 1000.0
-    sleep_s = inp.sleep_interval_ms / 1000.0
-    chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
-    net_bw_us = g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
-
-    # rate-independent parts of each role's CPU per row (reference us)
-    s_row = d.source_row_us
-    a_as_row = (d.apply_db2_row_us + d.apply_agent_row_us + (d.browser_msg_us + d.get_cpu_us) / rpm
-                + d.apply_commit_us / rows_tgt)
-    a_mq_msg = d.apply_mq_other_msg_us - (d.chinit_msg_us + d.channel_receive_us if drain else 0.0)
-    a_row = a_as_row + a_mq_msg / rpm + d.apply_other_row_us
-    monitor_cps = c.monitor_row_ms / 1000.0  # reference CPs per (monitor row per s)
-    base = []
-    for roles, _ in layout:
-        b = c.lpar_base_cps
-        if "C" in roles:
-            b += monitor_cps * 1000.0 / inp.capture_monitor_interval_ms
-        if "A" in roles:
-            b += monitor_cps * 1000.0 / inp.apply_monitor_interval_ms
-        base.append(b)
-    cap_mem_buffer = inp.capture_memory_limit_mb * 1048576.0 / max(g.txn_bytes * c.capture_memory_expansion, 1.0)
-    target_bytes = g.msg_bytes * g.msgs_per_target_txn
-    app_mem_buffer = inp.apply_memory_limit_mb * 1048576.0 / max(target_bytes, 1.0)
-    agents = parallel_agents(inp)
-    if target_bytes > inp.apply_memory_limit_mb * 1048576.0:
-        agents = 1  # a monster transaction is applied alone
-    dependent = dependent_share(inp, g)
-    parallelism = effective_agents(agents, dependent)
-    pages = g.pages_per_msg
-    miss = 0.0
-    if drain:
-        bp_msgs = 0.85 * inp.buffpool_pages / pages
-        miss = max(0.0, 1.0 - bp_msgs / inp.initial_depth_msgs)
-    pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
-    closed = inp.jobs is not None and not drain
-    open_rate = None if drain else inp.offered_rows_per_s
-
-    # per-LPAR constants: time factor with the multiprocessor loss, CPU capacity, role flags
-    lp_tm = [t * m for m in mp]
-    lp_free = [n / (t * m) - b for (_, n), m, b in zip(layout, mp, base)]
-    lp_flags = [("S" in roles, "C" in roles, "A" in roles) for roles, _ in layout]
-    c_fixed = d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.capture_mq_other_msg_us) / rpm
-    reader_or_worker = max(d.capture_reader_row_us, d.capture_worker_row_us)
-    agent_blocking = blocking_factor(app_mem_buffer)
-    capture_blocking = blocking_factor(cap_mem_buffer)
-    msgs_tgt = g.msgs_per_target_txn
-    brw_fixed_us = shared_us + miss * (0.0 if inp.read_ahead else pageset_msg_us)
-    class2_cpu_us = d.apply_db2_row_us * rows_tgt + d.apply_commit_us
-    agent_cpu_us = d.apply_agent_row_us * rows_tgt + d.get_cpu_us * msgs_tgt
-    agent_fixed_ms = c.agent_txn_ms + shared_us * msgs_tgt / 1000.0
-    log_force_kb_us = c.mq_log_force_kb_us * kb if persistent else 0.0
-    ch_cpu_us = ((c.ch_msg_us + c.ch_kb_us * kb * d.wire_fraction + c.ch_seg_us * g.segments_per_msg) * chinit_trace
-                 + d.channel_send_us + d.channel_receive_us) * t
-    ch_fixed_us = ((c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0) + 2000.0 * inp.network_latency_ms)
-                   / float(inp.batchsz) + net_bw_us + 2.0 * shared_us)
-    log_cap_bytes = c.mq_log_mb_s_max * 1e6
-    apply_log_cap = log_cap_bytes * rpm / d.apply_log_bytes_per_msg if d.apply_log_bytes_per_msg > 0 else 0.0
-    pageset_cap = rpm * 1e6 / pageset_msg_us
-
-    def evaluate(x: float, full: bool, mpc: float | None = None):
-        if mpc is None:
-            cycle = commit_s
-            if sleep_s > 0:
-                w_guess = reader_or_worker * t * x * 1e-6
-                cycle = sleep_s / max(1.0 - (w_guess if w_guess < 0.95 else 0.95), 0.05)
-            mpc = x / rpm * (commit_s if commit_s < cycle else cycle)
-            mpc = max_trans_msgs if mpc > max_trans_msgs else (1.0 if mpc < 1.0 else mpc)
-        c_row = c_fixed + d.commit_cpu_us / mpc / rpm
-        f_s = f_c = f_a = 1.0
-        cap_min = math.inf
-        lp_caps = []
-        busies = []
-        for i, (roles, n) in enumerate(layout):
-            has_s, has_c, has_a = lp_flags[i]
-            demand = (s_row if has_s else 0.0) + (c_row if has_c else 0.0) + (a_row if has_a else 0.0)
-            busy = (x * demand * 1e-6 + base[i]) * lp_tm[i] / n
-            f = cpu_inflation(n, busy, kappa)
-            if has_s:
-                f_s = f
-            if has_c:
-                f_c = f
-            if has_a:
-                f_a = f
-            cap = lp_free[i] / (demand * 1e-6)
-            cap = cap if cap > 1e-9 else 1e-9
-            cap_min = cap if cap < cap_min else cap_min
-            if full:
-                lp_caps.append(cap)
-                busies.append((roles, n, busy, f, demand * lp_tm[i]))
-        brw_us = d.browser_msg_us * t * f_a + brw_fixed_us
-        brw_cap = rpm * 1e6 / brw_us
-        class2 = class2_cpu_us * t * f_a / 1000.0 + d.class2_wait_ms
-        agent_ms = class2 + agent_cpu_us * t * f_a / 1000.0 + agent_fixed_ms
-        agent_cap = parallelism * rows_tgt * 1000.0 / agent_ms * agent_blocking
-        cap_min = min(cap_min, brw_cap, agent_cap)
-        if drain:
-            if inp.read_ahead:
-                cap_min = min(cap_min, pageset_cap)
-        else:
-            worker_us = reader_or_worker * t * f_c
-            put_el = d.put_cpu_us * t * f_c + shared_us
-            commit_el = d.commit_cpu_us * t * f_c + c.mq_log_io_us + log_force_kb_us * mpc
-            publisher_us = (put_el + commit_el / mpc) / rpm
-            busiest_us = worker_us if worker_us > publisher_us else publisher_us
-            cap_q = 1e6 / busiest_us * capture_blocking
-            log_c = (d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc) / rpm
-            log_cap = log_cap_bytes / log_c
-            ch_us = ch_cpu_us * 0.5 * (f_c + f_a) + ch_fixed_us
-            ch_cap = rpm * 1e6 / ch_us
-            cap_min = min(cap_min, cap_q, log_cap, ch_cap)
-            if apply_log_cap:
-                cap_min = min(cap_min, apply_log_cap)
-        if closed:
-            resp_ms = inp.rows_per_txn * s_row * t * f_s / 1000.0 + c.src_commit_ms
-            demand = inp.jobs * inp.rows_per_txn * 1000.0 / (inp.think_time_ms + resp_ms)
-        else:
-            resp_ms = 0.0
-            demand = open_rate if open_rate is not None else math.inf
-        if not full:
-            return demand, cap_min
-        caps = [(_LPAR_STAGE[roles[0]], cap, n, 0.0) for (roles, n), cap in zip(layout, lp_caps)]
-        caps.append(("qapply_browser", brw_cap, 1, brw_us / 1000.0))
-        caps.append(("qapply_agents", agent_cap, agents, agent_ms))
-        if drain:
-            if inp.read_ahead:
-                caps.append(("mq_pageset", pageset_cap, 1, pageset_msg_us / 1000.0))
-            worker_us = put_el = commit_el = ch_us = log_c = None
-        else:
-            caps.append(("qcapture", cap_q, 1, busiest_us * rpm / 1000.0))
-            caps.append(("mq_log", log_cap, 1, 0.0))
-            caps.append(("mq_channel", ch_cap, 1, ch_us / 1000.0))
-            if apply_log_cap:
-                caps.append(("apply_mq_log", apply_log_cap, 1, 0.0))
-        infl = {"S": f_s, "C": f_c, "A": f_a}
-        return dict(mpc=mpc, lpars=busies, infl=infl, caps=caps, cap_min=cap_min, demand=demand, class2=class2,
-                    agent_ms=agent_ms, brw_us=brw_us, resp_ms=resp_ms, put_el=put_el, commit_el=commit_el,
-                    worker_us=worker_us, ch_us=ch_us, log_c=log_c, app_mem_buffer=app_mem_buffer, dependent=dependent)
-
-    u = c.max_drive_utilisation
-    driven = not closed and open_rate is None
-
-    def gap(x: float) -> float:
-        demand, cap_min = evaluate(x, False)
-        return min(demand, (u if driven else 1.0) * cap_min) - x
-
-    # upper bound: no contention and the fullest MQ commits (capacities only fall from there,
-    # except that more messages per commit make commits cheaper, which this bound includes)
-    demand0, cap0 = evaluate(0.0, False, mpc=max_trans_msgs)
-    hi = min(demand0, (u if driven else 1.0) * cap0)
-    g_hi = gap(hi) if hi > 0.0 else 0.0
-    if hi <= 0.0:
-        x = 0.0
-    elif g_hi >= 0.0:
-        x = hi
-    else:
-        # one fixed-point step from above lands just below the root when capacities vary slowly
-        lo = hi + g_hi
-        g_lo = gap(lo) if lo > 0.0 else 1.0
-        if g_lo < 0.0 or lo <= 0.0:
-            lo, g_lo = 0.0, None
-        x = _root(gap, lo, hi, fa=g_lo, fb=g_hi)
-    s = evaluate(x, True)
-    overloaded = (not driven) and s["demand"] > s["cap_min"] * (1.0 + 1e-9)
-    return _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt)
+    flow = _Flow(inp, c)
+    rows_per_s = _throughput(flow)
+    point = flow.evaluate(rows_per_s, True)
+    overloaded = (not flow.driven) and point.demand_rows_per_s > point.capacity_rows_per_s * (1.0 + 1e-9)
+    return _assemble(flow, rows_per_s, point, overloaded)
 
 
 def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb: float | None = None) -> float:
@@ -385,139 +457,106 @@ def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb
     return 0.5 * (a + b)
 
 
-def _assemble(inp, g, d, c, t, x, s, overloaded, rows_tgt) -> Solution:
-    """Turn the evaluated operating point into a :class:`Solution`."""
-    rpm = g.rows_per_msg
-    msg_rate = x / rpm
-    drain = inp.mode == "drain"
-    stages = []
-    latency = {}
-    for name, cap, servers, service_ms in s["caps"]:
-        rho = min(x / cap, 1.0) if cap > 0 else 1.0
-        if name == "qapply_agents":
-            lat = service_ms + mmc_wait(servers, rho, service_ms)
-        elif servers == 1 and service_ms > 0:
-            lat = service_ms + (rho / (1.0 - rho) * service_ms if rho < 0.995 else 199.0 * service_ms)
-        else:
-            lat = 0.0
-        latency[name] = lat
-        stages.append(Stage(name, cap, cap / rpm, rho, servers, service_ms, lat, 0.0))
-    order = {n: i for i, n in enumerate(("source_workload", "source_cpu", "capture_cpu", "qcapture", "mq_log",
-                                         "mq_channel", "mq_pageset", "apply_mq_log", "qapply_browser",
-                                         "qapply_agents", "qapply_cpu"))}
-    if s["demand"] != math.inf:
-        stages.append(Stage("source_workload", s["demand"], s["demand"] / rpm, min(x / s["demand"], 1.0)
-                            if s["demand"] > 0 else 0.0, inp.jobs or 1, s["resp_ms"], s["resp_ms"], 0.0))
-    stages.sort(key=lambda st: order[st.name])
-
-    candidates = [st for st in stages if st.name != "mq_pageset" or drain]
-    limiting = min(candidates, key=lambda st: st.capacity_rows_per_s)
-    if limiting.name == "qapply_agents" and s["class2"] > 0 and d.class2_wait_ms / s["class2"] > 0.5 \
-            and inp.locking == "page":
-        bottleneck = "target_db2"
-    elif limiting.name == "qapply_browser" and drain and not inp.read_ahead and \
-            s["brw_us"] > 0 and (s["brw_us"] - d.browser_msg_us * t * s["infl"]["A"]) / s["brw_us"] > 0.5:
-        bottleneck = "mq_pageset"
-    else:
-        bottleneck = limiting.vocabulary
-
-    lpars = tuple(Lpar(roles, n, busy, f, cpu_row) for roles, n, busy, f, cpu_row in s["lpars"])
-    a_lpar = next(lp for lp in lpars if "A" in lp.roles)
-    mp_a = 1.0 + c.mp_loss * (a_lpar.cps - 1)
-    apply_cpu = (d.apply_db2_row_us + d.apply_agent_row_us + (d.browser_msg_us + d.get_cpu_us) / rpm
-                 + d.apply_commit_us / rows_tgt) * t * mp_a
-    apply_other = (d.apply_mq_other_msg_us / rpm + d.apply_other_row_us) * t * mp_a
-    get_us = _get_elapsed(inp, g, c, t, s["infl"]["A"])
-    if drain and not inp.read_ahead:  # the browse waits for the page-set read
-        get_us += 0.5 * (s["brw_us"] - d.browser_msg_us * t * s["infl"]["A"])
-    apply_log = d.apply_log_bytes_per_msg * msg_rate / 1e6
-
-    if drain:
-        cap_lat = q_lat = 0.0
-        cap_cpu = total = put_us = commit_us = cap_log = 0.0
-        src_resp = 0.0
-        mpc = 0.0
-        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"], s["dependent"])
-    else:
-        c_lpar = next(lp for lp in lpars if "C" in lp.roles)
-        mp_c = 1.0 + c.mp_loss * (c_lpar.cps - 1)
-        mpc = s["mpc"]
-        cap_cpu = (d.capture_reader_row_us + d.capture_worker_row_us + (d.put_cpu_us + d.commit_cpu_us / mpc) / rpm
-                   ) * t * mp_c
-        cap_other = d.capture_mq_other_msg_us / rpm * t * mp_c
-        trig_src = 0.0
-        if inp.topology == "peer-to-peer":
-            s_lpar = next(lp for lp in lpars if "S" in lp.roles)
-            trig_src = d.trigger_row_us * t * (1.0 + c.mp_loss * (s_lpar.cps - 1))
-        total = cap_cpu + cap_other + apply_cpu + apply_other + trig_src
-        put_us = s["put_el"]
-        commit_us = s["commit_el"]
-        cap_log = s["log_c"] * x / 1e6
-        rho_w = min(x * s["worker_us"] / 1e6, 0.995)
-        txn_rate = x / inp.rows_per_txn
-        group_wait_ms = (g.txns_per_msg - 1.0) / 2.0 / txn_rate * 1000.0 if txn_rate > 0 and g.txns_per_msg > 1 \
-            else 0.0
-        cap_lat = (c.cap_log_delay_ms + inp.sleep_interval_ms / 2.0 * (1.0 - rho_w) + c.cap_busy_latency_ms * rho_w
-                   + group_wait_ms + 2.0 * s["worker_us"] * inp.rows_per_txn / 1000.0 + put_us / 1000.0)
-        commit_wait_ms = 0.5 * mpc / msg_rate * 1000.0 if msg_rate > 0 else 0.0
-        # a persistent message becomes visible on the receive queue when the receiver commits its
-        # channel batch (the rest of the batch arrives, then the syncpoint with its log force);
-        # non-persistent messages (NPMSPEED FAST) are put outside the batch and visible at once
-        batch_wait_ms = 0.0
-        if inp.persistent:
-            batch_msgs = min(float(inp.batchsz), mpc)
-            batch_wait_ms = 0.5 * batch_msgs * s["ch_us"] / 1000.0 + (c.ch_batch_us + c.ch_batch_log_us) / 1000.0
-        q_lat = (commit_wait_ms + commit_us / 1000.0 + latency["mq_channel"] + batch_wait_ms
-                 + inp.network_latency_ms + c.mq_staging_ms + latency["qapply_browser"])
-        apply_lat = _apply_latency(c, inp, g, stages, latency, s["infl"]["A"], mpc, s["app_mem_buffer"], s["dependent"])
-        src_resp = s["resp_ms"]
-    return Solution(
-        inputs=inp, geometry=g, demands=d, rows_per_s=x, overloaded=overloaded,
-        offered_rows_per_s=s["demand"], msgs_per_commit=mpc, stages=tuple(stages), lpars=lpars,
-        bottleneck=bottleneck, limiting_stage=limiting.name, time_factor=t, capture_latency_ms=cap_lat, qlatency_ms=q_lat,
-        apply_latency_ms=apply_lat, class2_ms=s["class2"], agent_ms=s["agent_ms"], put_us=put_us,
-        commit_us=commit_us, get_us=get_us, capture_cpu_us_per_row=cap_cpu, apply_cpu_us_per_row=apply_cpu,
-        total_cpu_us_per_row=total, capture_log_mb_per_s=cap_log, apply_log_mb_per_s=apply_log,
-        source_response_ms=src_resp,
-    )
+def _single_server_latency_ms(service_ms: float, rho: float) -> float:
+    """Mean time in an M/M/1 stage: service plus wait ``rho / (1 - rho)`` services."""
+    r = min(rho, RHO_CAP)
+    return service_ms / (1.0 - r)
 
 
-def _apply_latency(c, inp, g, stages, latency, f_a: float, mpc: float, app_mem_buffer: float,
-                   dependent: float) -> float:
-    """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit.
+def _busy_agents(txns_per_s: float, agent_ms: float, latch_share: float, servers: float) -> float:
+    """Agents busy on average when each busy agent's time grows with the others (latch contention).
 
-    Three parts (seed 000, 2.2.1 and 4.2-4.6):
-
-    * the agent's own time: Db2 class 2 elapsed of the target transaction (rows, unique
-      indexes, commit, lock waits, CPU contention), agent CPU and the destructive MQGET, plus
-      the M/M/c wait for a free agent (``latency["qapply_agents"]``);
-    * waiting for a predecessor: a dependent target transaction (share ``dependent``, see
-      :func:`~engine.perf.qrep.costs.dependent_share`) starts only when the one it depends on
-      commits, on average half an agent service later;
-    * draining a burst: Q Capture's MQ commit (or the channel batch, whichever is smaller)
-      makes ``K`` messages visible at once, so the browser hands the agents ``K`` target
-      transactions together and the average one waits ``(K - 1) / 2`` aggregate services
-      (the agents' time per target transaction: rows per target transaction over their
-      capacity); a drain has no bursts;
-    * Q Apply's in-memory work queue between the browser and the agents, growing as
-      ``rho / (1 - rho)`` of the agents' utilisation with scale ``apply_queue_ms``, stretched
-      by CPU contention on the apply LPAR (the agents and the browser wait for processors;
-      inflation factor ``f_a`` to the power ``apply_cpu_wait_exponent``).
-
-    The queued part cannot exceed what Q Apply's MEMORY_LIMIT holds (``app_mem_buffer``
-    target transactions, each an aggregate service); beyond that, messages wait on the
-    receive queue (QLATENCY).
+    Solves ``n = lambda * S0 * (1 + s (n - 1))`` for ``n`` (Little's law with the stretch).
     """
-    agents = next(st for st in stages if st.name == "qapply_agents")
-    rho = min(agents.utilisation, 0.995)
-    per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
-    burst_wait = 0.0
-    if inp.mode != "drain":
-        burst_txns = max(1.0, min(mpc, float(inp.batchsz)) / g.msgs_per_target_txn)
-        burst_wait = per_txn_ms * (burst_txns - 1.0) / 2.0
-    work_queue = c.apply_queue_ms * f_a ** c.apply_cpu_wait_exponent * rho / (1.0 - rho)
-    queued = min(burst_wait + work_queue, app_mem_buffer * per_txn_ms)
-    return latency["qapply_agents"] + dependent * agents.service_ms / 2.0 + queued
+    offered = txns_per_s * agent_ms / 1000.0
+    if offered <= 1.0 or latch_share <= 0.0:
+        return min(offered, servers)
+    denom = 1.0 - offered * latch_share
+    n = offered * (1.0 - latch_share) / denom if denom > 0 else servers
+    return min(max(n, 1.0), servers)
+
+
+def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
+    """The stages at the operating point, each with its utilisation and latency."""
+    g, c = flow.geometry, flow.c
+    stages = []
+    for name, cap, servers, service_ms in point.caps:
+        rho = min(rows_per_s / cap, 1.0) if cap > 0 else 1.0
+        if name == "qapply_agents":
+            txns_per_s = rows_per_s / g.rows_per_target_txn
+            busy = _busy_agents(txns_per_s, service_ms, c.agent_latch_share, flow.parallelism)
+            service_ms *= 1.0 + c.agent_latch_share * max(busy - 1.0, 0.0)
+            latency = service_ms + mmc_wait(servers, rho, service_ms)
+        elif servers == 1 and service_ms > 0:
+            latency = _single_server_latency_ms(service_ms, rho)
+        else:
+            latency = 0.0
+        stages.append(Stage(name, cap, cap / g.rows_per_msg, rho, servers, service_ms, latency, 0.0))
+    if point.demand_rows_per_s != math.inf:
+        demand = point.demand_rows_per_s
+        stages.append(Stage("source_workload", demand, demand / g.rows_per_msg,
+                            min(rows_per_s / demand, 1.0) if demand > 0 else 0.0, flow.inp.jobs or 1,
+                            point.source_response_ms, point.source_response_ms, 0.0))
+    stages.sort(key=lambda st: STAGE_ORDER.index(st.name))
+    return stages
+
+
+def _bottleneck(flow: _Flow, stages: list, point: _Point) -> tuple[str, str]:
+    """(bottleneck in the README vocabulary, name of the limiting stage).
+
+    The limiting stage is the one with the least capacity; the page set limits only a drain.
+    Agents whose time is mostly Db2 waits under page locking are reported as ``target_db2``; a
+    browser mostly waiting for page-set reads (a drain without read-ahead) as ``mq_pageset``.
+    """
+    candidates = [st for st in stages if st.name != "mq_pageset" or flow.drain]
+    limiting = min(candidates, key=lambda st: st.capacity_rows_per_s)
+    wait_share = flow.demands.class2_wait_ms / point.class2_ms if point.class2_ms > 0 else 0.0
+    if limiting.name == "qapply_agents" and wait_share > 0.5 and flow.inp.locking == "page":
+        return "target_db2", limiting.name
+    pageset_us = flow.pageset_miss * flow.pageset_msg_us if not flow.inp.read_ahead else 0.0
+    if limiting.name == "qapply_browser" and flow.drain and pageset_us > 0.5 * point.browser_us:
+        return "mq_pageset", limiting.name
+    return limiting.vocabulary, limiting.name
+
+
+def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -> Solution:
+    """Turn the evaluated operating point into a :class:`Solution`."""
+    inp, g, d, c, t = flow.inp, flow.geometry, flow.demands, flow.c, flow.time_factor
+    stages = _stages(flow, rows_per_s, point)
+    bottleneck, limiting = _bottleneck(flow, stages, point)
+    lpars = tuple(Lpar(roles, cps, busy, f, row_ref_us * flow.lpar_time_factor[i])
+                  for i, ((roles, cps), (busy, f, _, row_ref_us)) in enumerate(zip(flow.layout, point.loads)))
+    by_name = {st.name: st for st in stages}
+    mp = {role: 1.0 + c.mp_loss * (lp.cps - 1) for lp in lpars for role in lp.roles}
+    apply_cpu = (d.apply_db2_row_us + d.apply_agent_row_us + (d.browser_msg_us + d.get_cpu_us) / g.rows_per_msg
+                 + d.apply_commit_us / g.rows_per_target_txn) * t * mp["A"]
+    apply_other = (d.apply_mq_other_msg_us / g.rows_per_msg + d.apply_other_row_us) * t * mp["A"]
+    get_us = _get_elapsed(inp, g, c, t, point.inflation["A"])
+    if flow.drain and not inp.read_ahead:  # the browse waits for the page-set read
+        get_us += 0.5 * flow.pageset_miss * flow.pageset_msg_us
+    apply_lat = latency.apply_latency_ms(flow, by_name, point)
+    common = dict(inputs=inp, geometry=g, demands=d, rows_per_s=rows_per_s, overloaded=overloaded,
+                  offered_rows_per_s=point.demand_rows_per_s, stages=tuple(stages), lpars=lpars,
+                  bottleneck=bottleneck, limiting_stage=limiting, time_factor=t, apply_latency_ms=apply_lat,
+                  class2_ms=point.class2_ms, agent_ms=point.agent_ms, get_us=get_us,
+                  apply_cpu_us_per_row=apply_cpu,
+                  apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6)
+    if flow.drain:
+        return Solution(**common, msgs_per_commit=0.0, capture_latency_ms=0.0, qlatency_ms=0.0, put_us=0.0,
+                        commit_us=0.0, capture_cpu_us_per_row=0.0, total_cpu_us_per_row=0.0,
+                        capture_log_mb_per_s=0.0, source_response_ms=0.0)
+    cap_cpu = (d.capture_reader_row_us + d.capture_worker_row_us
+               + (d.put_cpu_us + d.commit_cpu_us / point.mpc) / g.rows_per_msg) * t * mp["C"]
+    cap_other = d.capture_mq_other_msg_us / g.rows_per_msg * t * mp["C"]
+    trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
+    return Solution(
+        **common, msgs_per_commit=point.mpc,
+        capture_latency_ms=latency.capture_latency_ms(flow, by_name, point, rows_per_s),
+        qlatency_ms=latency.qlatency_ms(flow, by_name, point, rows_per_s),
+        put_us=point.put_us, commit_us=point.commit_us, capture_cpu_us_per_row=cap_cpu,
+        total_cpu_us_per_row=cap_cpu + cap_other + apply_cpu + apply_other + trigger,
+        capture_log_mb_per_s=point.capture_log_bytes_per_row * rows_per_s / 1e6,
+        source_response_ms=point.source_response_ms)
 
 
 def _get_elapsed(inp, g, c, t, inflation) -> float:

@@ -230,7 +230,7 @@ def system_nodes(project) -> list[tuple[str, str]]:
         return []
     from engine.topology import flows
 
-    found = flows(project)
+    found = flows(project, limit=2)
     if len(found) < 2:
         return []
     out = []

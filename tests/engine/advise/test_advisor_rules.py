@@ -72,7 +72,7 @@ def log_bound(p):
 
 # (rule, makes a configuration that needs it, makes one that does not)
 QREP_CASES = [
-    (TransBatchRule(), channel_bound, lambda p: p),
+    (TransBatchRule(), channel_bound, lambda p: _set(p, (QC, "trans_batch_sz", 20))),
     (RowLockingRule(), lambda p: _set(p, (TGT, "locking", "page")), lambda p: p),
     (ColumnSuppressionRule(), lambda p: _set(p, (QA, "conflict_action", "I")), lambda p: p),
     (OutageBufferPoolRule(20.0), lambda p: p, lambda p: _set(p, (XQ, "buffpool_pages", 50_000_000))),
@@ -83,7 +83,7 @@ QREP_CASES = [
                                                      (SRC, "row_bytes", 96))),
     (LargerSourceTxnRule(), lambda p: p, lambda p: _set(p, (SRC, "rows_per_txn", 20), (SRC, "inserts_per_txn", 4),
                                                         (SRC, "updates_per_txn", 12), (SRC, "deletes_per_txn", 4))),
-    (MoreApplyAgentsRule(), lambda p: p, lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10))),
+    (MoreApplyAgentsRule(), lambda p: _set(p, (QA, "num_apply_agents", 3)), lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10))),
     (FewerApplyAgentsRule(), lambda p: _set(p, (QA, "apply_lpar_cps", 2), (QA, "num_apply_agents", 32)),
      lambda p: p),
     (NonPersistentRule(), log_bound, lambda p: p),

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from engine import bands, projectfile
-from engine.perf import predict_settings
+from engine.predict import predict_settings
 from engine.predict import predict_project
 
 

@@ -9,13 +9,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def qrtune(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "qrtune", *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def test_help_lists_commands():
     out = qrtune("--help")
     assert out.returncode == 0
-    for cmd in ("validate", "evaluate", "predict", "gui"):
+    for cmd in ("validate", "evaluate", "predict", "gui", "report"):
         assert cmd in out.stdout
 
 

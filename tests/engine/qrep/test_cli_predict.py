@@ -44,12 +44,12 @@ def test_evaluate_reports_every_qrep_scenario(tmp_path):
 
 def test_predict_set_is_a_what_if_without_editing_the_file():
     base = json.loads(qrtune("predict", "--json", "sample_runs/redpaper-baseline.json").stdout)
-    more = qrtune("predict", "--json", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=12")
-    assert more.returncode == 0, more.stderr
-    more = json.loads(more.stdout)
-    # the baseline is limited by its 6 apply agents: twice as many carry more rows
-    assert base["bottleneck"] == "qapply_agents"
-    assert more["metrics"]["apply_rows_per_s"] > base["metrics"]["apply_rows_per_s"] * 1.02
+    fewer = qrtune("predict", "--json", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=2")
+    assert fewer.returncode == 0, fewer.stderr
+    fewer = json.loads(fewer.stdout)
+    # the baseline's 6 apply agents run near their limit: a third of them carry fewer rows
+    assert fewer["bottleneck"] == "qapply_agents"
+    assert fewer["metrics"]["apply_rows_per_s"] < base["metrics"]["apply_rows_per_s"] * 0.9
     bad = qrtune("predict", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "qapply.num_apply_agents" in bad.stderr and "1 to 128" in bad.stderr

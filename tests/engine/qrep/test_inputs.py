@@ -34,4 +34,5 @@ def test_column_types_give_row_bytes_and_mix_is_proportional():
     inputs, _ = read_inputs({"kind": "qrep", "table": {"columns": {"DECIMAL(20,0)": 2, "CHAR(10)": 1}},
                              "workload": {"rows_per_txn": 10, "inserts_per_txn": 1, "updates_per_txn": 3}})
     assert inputs.row_bytes == 2 * 11 + 10
-    assert inputs.insert_frac == pytest.approx(0.25) and inputs.update_frac == pytest.approx(0.75)
+    # deletes_per_txn takes the registry default (1)
+    assert inputs.insert_frac == pytest.approx(0.2) and inputs.update_frac == pytest.approx(0.6)

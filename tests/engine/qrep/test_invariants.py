@@ -50,7 +50,7 @@ def test_metrics_finite_and_bottleneck_named(sid):
     p = predict(SCENARIOS[sid])
     assert all(math.isfinite(v) and v >= 0 for v in p.metrics.values())
     assert p.bottleneck in {"source_workload", "qcapture", "mq_log", "mq_channel", "mq_pageset", "qapply_agents",
-                            "qapply_cpu", "target_db2", "cpu"}
+                            "qapply_cpu", "qapply_browser", "target_db2", "cpu"}
     assert p.coefficients_version.startswith("qrep-")
 
 

@@ -115,8 +115,9 @@ def test_page_locking_with_many_agents_costs_class2_time(baseline):
 def test_network_delay_adds_to_qlatency_only(baseline):
     # 5 ms one way: the channel's batch round trips (BATCHSZ 200) still leave it below the
     # bottleneck, so the rate and the capture side do not change
-    near = predict(baseline).metrics
-    far = predict(with_setting(baseline, "hardware.network_latency_ms", 5.0)).metrics
+    offered = with_setting(baseline, "workload.offered_rows_per_s", 20_000)
+    near = predict(offered).metrics
+    far = predict(with_setting(offered, "hardware.network_latency_ms", 5.0)).metrics
     assert far["apply_rows_per_s"] == pytest.approx(near["apply_rows_per_s"], rel=1e-6)
     assert far["qlatency_ms"] >= near["qlatency_ms"] + 5.0
     assert far["capture_latency_ms"] == pytest.approx(near["capture_latency_ms"], rel=1e-6)

@@ -1,4 +1,4 @@
-"""APPLY_LATENCY mechanisms: agent service, burst drain of an MQ commit, the work queue and its limits."""
+"""APPLY_LATENCY mechanisms: agent service and M/M/c wait, batch arrivals of an MQ commit, and their limits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import pytest
 from qrep_test_helpers import with_setting
 
 from engine.perf.qrep import solve_settings
-from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.queueing import mmc_wait
 
 
@@ -14,18 +13,13 @@ def _agents(sol):
     return {s.name: s for s in sol.stages}["qapply_agents"]
 
 
-def _lpar_a(sol):
-    return next(lp for lp in sol.lpars if "A" in lp.roles)
-
-
-def test_apply_latency_is_service_plus_burst_drain_plus_work_queue(baseline):
+def test_apply_latency_is_service_plus_wait_plus_batch_arrivals(baseline):
     sol = solve_settings(with_setting(baseline, "workload.offered_rows_per_s", 20_000))
-    c, ag = load(), _agents(sol)
+    ag = _agents(sol)
     burst_txns = min(sol.msgs_per_commit, baseline["mq"]["batchsz"]) / sol.geometry.msgs_per_target_txn
     expected = (ag.service_ms + mmc_wait(ag.servers, ag.utilisation, ag.service_ms)
-                + sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s * (burst_txns - 1.0) / 2.0
-                + c.apply_queue_ms * _lpar_a(sol).inflation ** c.apply_cpu_wait_exponent
-                * ag.utilisation / (1.0 - ag.utilisation))
+                + sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s * (burst_txns - 1.0)
+                / (2.0 * (1.0 - ag.utilisation)))
     assert sol.apply_latency_ms == pytest.approx(expected, rel=1e-9)
     assert sol.apply_latency_ms > ag.service_ms
 
@@ -54,10 +48,7 @@ def test_a_drain_has_no_capture_bursts(scenarios):
     drain = dict(scenarios["dw-zos-apply-16-agents"])
     sol = solve_settings(drain)
     ag = _agents(sol)
-    c = load()
-    rho = ag.utilisation
-    expected = (ag.service_ms + mmc_wait(ag.servers, rho, ag.service_ms)
-                + c.apply_queue_ms * _lpar_a(sol).inflation ** c.apply_cpu_wait_exponent * rho / (1.0 - rho))
+    expected = ag.service_ms + mmc_wait(ag.servers, ag.utilisation, ag.service_ms)
     assert sol.apply_latency_ms == pytest.approx(expected, rel=1e-9)
 
 

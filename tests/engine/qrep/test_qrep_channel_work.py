@@ -36,8 +36,9 @@ def test_compression_helps_a_thin_network_and_zlibhigh_costs_more_than_zlibfast(
 
 
 def test_tls_costs_channel_time_and_cpu_on_both_sides(baseline):
-    plain = solve_settings(baseline)
-    tls = solve_settings(with_setting(baseline, "mq.ssl", True))
+    offered = with_setting(baseline, "workload.offered_rows_per_s", 20_000)  # same rate: same queueing
+    plain = solve_settings(offered)
+    tls = solve_settings(with_setting(offered, "mq.ssl", True))
     assert tls.demands.channel_send_us > tls.demands.channel_receive_us > 0.0  # renegotiation on the sender
     assert tls.demands.capture_mq_other_msg_us > plain.demands.capture_mq_other_msg_us
     assert tls.demands.apply_mq_other_msg_us > plain.demands.apply_mq_other_msg_us

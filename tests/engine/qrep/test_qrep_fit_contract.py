@@ -25,7 +25,7 @@ from engine.store import Store
 
 PROJECT = ROOT / "sample_runs" / "redpaper-baseline.json"
 #: Multiples of the calibrated coefficients that generate the "observed" intervals.
-PERTURB = {"cap_log_delay_ms": 0.6, "mq_staging_ms": 1.8, "apply_queue_ms": 2.5, "class2_commit_ms": 1.5,
+PERTURB = {"log_merge_delay_ms": 0.6, "ch_batch_us": 1.8, "maxtrans_per_commit": 2.5, "class2_commit_ms": 1.5,
            "msg_header_bytes": 1.4}
 
 
@@ -42,10 +42,10 @@ def test_fit_parameters_offer_positive_bounds_around_the_current_values(baseline
 def test_predict_with_a_mapping_overrides_only_the_named_coefficients(baseline):
     base = predict(baseline)
     c = load()
-    changed = predict(baseline, {"cap_log_delay_ms": c.cap_log_delay_ms + 100.0})
+    changed = predict(baseline, {"log_merge_delay_ms": c.log_merge_delay_ms + 100.0})
     assert changed.metrics["capture_latency_ms"] == pytest.approx(base.metrics["capture_latency_ms"] + 100.0)
     assert changed.metrics["apply_rows_per_s"] == base.metrics["apply_rows_per_s"]
-    same = predict(baseline, c.with_values(cap_log_delay_ms=c.cap_log_delay_ms + 100.0))
+    same = predict(baseline, c.with_values(log_merge_delay_ms=c.log_merge_delay_ms + 100.0))
     assert same.metrics == changed.metrics
     with pytest.raises(CoefficientsError, match="unknown name.*no_such_coefficient"):
         predict(baseline, {"no_such_coefficient": 1.0})

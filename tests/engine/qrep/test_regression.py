@@ -15,21 +15,21 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43663.15288075287,
-    "msg_size_kb": 5.817940883999999,
-    "channel_msgs_per_s": 2910.876858716858,
-    "end2end_latency_ms": 829.6994883045986,
-    "capture_latency_ms": 573.3248880101276,
-    "qlatency_ms": 44.02820413960248,
-    "apply_latency_ms": 212.34639615486853,
-    "capture_cpu_us_per_row": 14.640771050317547,
-    "apply_cpu_us_per_row": 43.62754109303742,
-    "apply_lpar_busy_pct": 81.99081978471678,
-    "capture_lpar_busy_pct": 29.24619802907048,
-    "apply_db2_class2_ms": 1.8486067049324464,
-    "msgs_per_mq_commit": 43.02138033333333,
+    "apply_rows_per_s": 43406.30223349685,
+    "msg_size_kb": 5.817940789,
+    "channel_msgs_per_s": 2893.753482233123,
+    "end2end_latency_ms": 749.0782304923065,
+    "capture_latency_ms": 580.9654726904032,
+    "qlatency_ms": 36.60766183886277,
+    "apply_latency_ms": 131.5050959630405,
+    "capture_cpu_us_per_row": 14.541491414128934,
+    "apply_cpu_us_per_row": 44.025351316919554,
+    "apply_lpar_busy_pct": 82.58690562732819,
+    "capture_lpar_busy_pct": 29.50078344162495,
+    "apply_db2_class2_ms": 1.8060021664806634,
+    "msgs_per_mq_commit": 43.62945666666667,
 }
-PINNED_BOTTLENECK = 'qapply_agents'
+PINNED_BOTTLENECK = 'mq_channel'
 
 
 def current():

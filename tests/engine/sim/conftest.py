@@ -52,10 +52,10 @@ def cfg(settings):
 
 @pytest.fixture
 def fake_engine(monkeypatch):
-    """``engine.perf.predict_settings`` answering every scenario with :func:`fake_prediction`."""
-    import engine.perf
+    """``engine.predict.predict_settings`` answering every scenario with :func:`fake_prediction`."""
+    import engine.predict
 
-    monkeypatch.setattr(engine.perf, "predict_settings", lambda settings: fake_prediction())
+    monkeypatch.setattr(engine.predict, "predict_settings", lambda settings: fake_prediction())
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""engine.sim.run.flat_metrics: the one mapping of a simulation summary to stored metrics (CLI and window)."""
+"""engine.sim.result.flat_metrics: the one mapping of a simulation summary to stored metrics (CLI and window)."""
 
 import math
 
-from engine.sim.run import flat_metrics
+from engine.sim.result import flat_metrics
 
 
 def test_percentiles_events_and_utilisation_flatten_with_units():

@@ -1,7 +1,7 @@
 """In steady state the simulation's monitor averages agree with the steady-state engine.
 
 For every Q Replication project in ``sample_runs/``, the live steady-state prediction
-(``engine.perf.predict_settings``, never pinned numbers: that engine is refitted from time to
+(``engine.predict.predict_settings``, never pinned numbers: that engine is refitted from time to
 time) is compared with the IBMQREP_APPLYMON averages of a simulation of the same project at
 the same workload (its offered rate, or the predicted throughput when it drives the pipeline to
 the maximum), after a warm-up, weighted by TRANS_APPLIED as a monitor reader would.
@@ -57,7 +57,7 @@ VARIANTS = {"dependent-30pct": {"workload": {"dependent_txn_pct": 30.0}},
 
 def _compare(changes: dict | None = None) -> dict:
     """Per sample: (prediction metrics, simulated monitor averages) with ``changes`` to its settings."""
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
     from engine.sim import simulate_settings
 
     out = {}

@@ -1,5 +1,4 @@
-"""The simulation on the baseline sample with the real steady-state engine (skipped while that
-engine cannot predict the sample)."""
+"""The simulation on the baseline sample with the real steady-state engine."""
 
 import pytest
 
@@ -13,16 +12,12 @@ from engine.sim.events import Event
 def baseline(root=None):
     from pathlib import Path
 
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
 
     path = Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json"
     project = projectfile.load(path)
     settings = project_to_scenario(project)
-    try:
-        pred = predict_settings(settings)
-    except Exception as e:  # noqa: BLE001 - the engine is being written concurrently
-        pytest.skip(f"the steady-state engine cannot predict the baseline yet: {e!r}")
-    return project, settings, pred
+    return project, settings, predict_settings(settings)
 
 
 def test_baseline_steady_throughput_within_2pct_of_the_prediction(baseline):
@@ -66,7 +61,7 @@ def test_drain_run_works_off_the_preloaded_queue_in_the_predicted_time(baseline)
     applied in about the steady-state engine's ``elapsed_s`` and no new work arrives."""
     import copy
 
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
 
     project, settings, _ = baseline
     drain = copy.deepcopy(settings)

@@ -64,11 +64,11 @@ def predict_unsupported(settings: dict) -> Prediction:
 
 
 def predict_real_slow(settings: dict) -> Prediction:
-    """The real engine (engine.perf.predict_settings), ``QRTUNE_FAKE_DELAY_S`` seconds slower per point.
+    """The real engine (engine.predict.predict_settings), ``QRTUNE_FAKE_DELAY_S`` seconds slower per point.
 
     The numbers are the engine's own; the delay only makes an interrupt land mid-sweep.
     """
-    from engine.perf import predict_settings
+    from engine.predict import predict_settings
 
     time.sleep(float(os.environ.get("QRTUNE_FAKE_DELAY_S", "0.05")))
     return predict_settings(settings)

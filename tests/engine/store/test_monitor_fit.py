@@ -97,8 +97,11 @@ def test_interval_length_from_monitor_time_when_column_missing(baseline):
     tables = {"IBMQREP_APPLYMON": {"monitor_time": t, "queue": np.array(["Q"] * 3, dtype=object),
                                    "ROWS_APPLIED": np.array([300.0, 600.0, 0.0])}}
     ivs = intervals_from_monitor(tables, default_interval_s=10.0)
-    assert [iv.interval_s for iv in ivs] == [10.0, 30.0]  # the first falls back to the default
-    assert [iv.measured["apply_rows_per_s"] for iv in ivs] == [30.0, 20.0]  # the idle interval is left out
+    assert [iv.interval_s for iv in ivs] == [30.0, 30.0]  # the first takes the spacing, not the default
+    assert [iv.measured["apply_rows_per_s"] for iv in ivs] == [10.0, 20.0]  # the idle interval is left out
+    single = {"IBMQREP_APPLYMON": {"monitor_time": t[:1], "queue": np.array(["Q"], dtype=object),
+                                   "ROWS_APPLIED": np.array([300.0])}}
+    assert [iv.interval_s for iv in intervals_from_monitor(single, default_interval_s=10.0)] == [10.0]
 
 
 def test_fit_errors(imported, baseline):

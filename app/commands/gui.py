@@ -12,6 +12,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.main import run_gui  # Qt stays out of the engine's import path
+    from app.main import run_gui  # Qt is imported when the window opens, not when the parser is built
 
     return run_gui(args.project, smoke_test_dir=args.smoke_test)

@@ -69,7 +69,7 @@ def run(args) -> int:
     else:
         report = build_report(gather_runs(args.items, args), title=args.title, validation=not args.no_validation)
     try:
-        from app.report import write_pdf  # Qt only here, never at engine import
+        from app.report import write_pdf  # Qt is imported when a PDF is drawn, not when the parser is built
     except ImportError as e:
         raise QrtuneError(f"PDF output needs the workbench's Qt libraries, which cannot be loaded: {e}") from e
     pages = write_pdf(report, out)

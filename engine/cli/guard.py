@@ -1,0 +1,96 @@
+"""The last line of defence of every qrtune command: any exception becomes one line on stderr.
+
+:func:`run_guarded` runs a subcommand and turns whatever escapes it into a single line
+``qrtune COMMAND: message`` (cut to :data:`MAX_MESSAGE_CHARS`) and an exit code of
+:mod:`engine.cli.exitcodes`; a traceback is never printed unless the environment variable
+``QRTUNE_TRACEBACK`` is set (for developers). :class:`OneLineArgumentParser` does the same
+for argparse's own errors, which otherwise print the usage text first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import Callable
+
+from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from engine.errors import QrtuneError
+
+#: Longest error message printed (characters); a 1 MB node id must not give a 1 MB line.
+MAX_MESSAGE_CHARS = 400
+#: Exit status after Ctrl-C (128 + SIGINT), the shell's convention.
+EXIT_INTERRUPTED = 130
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` on one line, printable on any terminal, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _describe(e: BaseException) -> tuple[str, int]:
+    """The message and exit code for an exception that escaped a command."""
+    if isinstance(e, QrtuneError):
+        return str(e), EXIT_USAGE
+    if isinstance(e, MemoryError):
+        return "out of memory; try a shorter run or fewer points", EXIT_INTERNAL
+    if isinstance(e, RecursionError):
+        return "input nested too deeply to process", EXIT_INPUT
+    if isinstance(e, OSError):
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        return f"{e.strerror or e}{where}", EXIT_INPUT
+    if type(e).__module__.split(".")[0] == "duckdb":
+        return f"the results store cannot be used: {type(e).__name__}: {e}", EXIT_INPUT
+    return f"internal error: {type(e).__name__}: {e}", EXIT_INTERNAL
+
+
+def report(command: str, e: BaseException) -> int:
+    """Print ``e`` as one line for ``command``; return its exit code."""
+    message, code = _describe(e)
+    if os.environ.get("QRTUNE_TRACEBACK"):
+        traceback.print_exception(e)
+    _print_error(f"qrtune {command}: {one_line(message)}")
+    return code
+
+
+def _print_error(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed: nothing more can be said
+        pass
+
+
+def run_guarded(command: str, func: Callable[[], int | None]) -> int:
+    """Run ``func`` (a subcommand); every exception becomes one line on stderr and an exit code.
+
+    Returns
+    -------
+    int
+        ``func``'s status; :data:`~engine.cli.exitcodes.EXIT_USAGE` for a
+        :class:`~engine.errors.QrtuneError`, :data:`EXIT_INTERRUPTED` after Ctrl-C,
+        :data:`~engine.cli.exitcodes.EXIT_INPUT` for files that cannot be read or written,
+        :data:`~engine.cli.exitcodes.EXIT_INTERNAL` for anything unexpected.
+    """
+    try:
+        return int(func() or EXIT_OK)
+    except KeyboardInterrupt:
+        _print_error(f"qrtune {command}: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # output piped into head/less that stopped reading: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except SystemExit:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the one place every error is caught
+        return report(command, e)
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``qrtune predict: argument --seed: ...``), exit 2."""
+
+    def error(self, message: str):
+        _print_error(f"{self.prog}: {one_line(message)} (see {self.prog} --help)")
+        raise SystemExit(EXIT_USAGE)

@@ -1,0 +1,145 @@
+"""Reading JSON a user hands qrtune, with bounded work and one clear error for anything wrong.
+
+Project files, scenario files, workload profiles and autosaves all come through
+:func:`read_json` (or :func:`parse_json` for text in hand), which checks, before or
+while parsing:
+
+- the size: at most ``max_bytes`` are read, so ``/dev/zero`` or a huge file stops at the limit;
+- the encoding: UTF-8 text (a binary file is an error naming the first bad byte);
+- the nesting depth: at most :data:`MAX_DEPTH` levels, counted before parsing, so no
+  RecursionError can happen;
+- the numbers: ``NaN``, ``Infinity``, numbers too large for a float (``1e400``) and
+  integers over Python's 4,300-digit limit are refused;
+- the strings: text with a lone surrogate (``"\\ud800"``), which no file or terminal can
+  encode, is refused.
+
+Every refusal raises the caller's error class (a :class:`~engine.errors.QrtuneError`)
+with a message of at most a few hundred characters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+from engine.errors import QrtuneError
+
+#: Largest project, scenario or profile file read (bytes); real ones are under 200 KB.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: Deepest nesting of arrays and objects accepted; qrtune's formats use at most 6.
+MAX_DEPTH = 64
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def read_bytes(path: str | os.PathLike, error: type[QrtuneError], max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """At most ``max_bytes`` of a file; larger files, folders and unreadable files raise ``error``."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise error(f"{_short(path)}: cannot read: {e.strerror or type(e).__name__}") from None
+    if len(data) > max_bytes:
+        raise error(f"{_short(path)}: larger than {max_bytes // (1024 * 1024)} MB; not a qrtune file")
+    return data
+
+
+def decode_utf8(data: bytes, source: str, error: type[QrtuneError]) -> str:
+    """``data`` as text; raises ``error`` naming the offset of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{_short(source)}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                    "is it a binary file?") from None
+
+
+def nesting_depth(text: str | bytes) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings not counted."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    codes = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
+    step = np.isin(codes, (ord("["), ord("{"))).astype(np.int32) - np.isin(codes, (ord("]"), ord("}")))
+    return int(np.cumsum(step).max(initial=0))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number qrtune accepts")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large for a number")
+    return value
+
+
+def parse_json(text: str, source: str, error: type[QrtuneError]) -> Any:
+    """Parse JSON text after the checks of this module; raises ``error`` with line and column.
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    source : str
+        Where it came from, for the message (a path).
+    error : type
+        The :class:`~engine.errors.QrtuneError` subclass raised.
+    """
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise error(f"{_short(source)}: nested {depth} levels deep; at most {MAX_DEPTH} are allowed")
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as e:
+        raise error(f"{_short(source)}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except (ValueError, RecursionError) as e:
+        raise error(f"{_short(source)}: not valid JSON: {_first_line(e)}") from None
+    bad = _first_unencodable(data)
+    if bad is not None:
+        raise error(f"{_short(source)}: {_short(bad, 80)}: text with a lone surrogate (\\ud800-\\udfff) is not allowed")
+    return data
+
+
+def read_json(path: str | os.PathLike, error: type[QrtuneError], max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Read and parse a JSON file with every check of this module; raises ``error``."""
+    text = decode_utf8(read_bytes(path, error, max_bytes), str(path), error)
+    return parse_json(text, str(path), error)
+
+
+def _first_unencodable(data: Any) -> str | None:
+    """The field path of the first string (key or value) that is not valid Unicode, or None."""
+    stack: list[tuple[str, Any]] = [("(top level)", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if not _encodable(value):
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not _encodable(key):
+                    return f"{path} key"
+                stack.append((key if path == "(top level)" else f"{path}.{key}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _short(source: Any, limit: int = 120) -> str:
+    text = str(source)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _first_line(e: BaseException, limit: int = 160) -> str:
+    text = (str(e).splitlines() or [type(e).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,143 @@
+"""The three latencies Q Apply reports (IBMQREP_APPLYMON), from the cycles and queues of the flow.
+
+Seed 000 (2.2.1) defines them: CAPTURE_LATENCY is the MQPUT time of a transaction's last
+message minus its source commit time; QLATENCY is END2END_LATENCY minus the other two (time
+in MQ: commit, channel, receive queue); APPLY_LATENCY is the target commit time minus the
+MQGET time of the transaction's first message. Each is built from mechanisms whose sizes are
+inputs or fitted service times, so every latency approaches a floor set by the cycles as the
+load falls and rises only through queueing as the load grows:
+
+* **Log read cycle** (CAPTURE_LATENCY). Q Capture's log reader reads what the log holds and,
+  at the end of the log, sleeps SLEEP_INTERVAL. A pass over the log takes the reader's
+  utilisation share of the cycle, so the cycle is ``SLEEP_INTERVAL / (1 - rho_reader)`` and a
+  commit waits half a cycle on average before it is read. When Q Capture does not run on the
+  source workload's LPAR it reads that member's log through the data-sharing group's merged
+  log (IFI), which returns a record only once every member's log has advanced past it: a
+  bounded, fitted ``log_merge_delay_ms``. The worker then assembles the transaction and the
+  publisher puts it (an M/M/1 queue on Q Capture's busiest thread).
+* **MQ commit** (QLATENCY). Q Capture commits its puts every COMMIT_INTERVAL, at the end of a
+  log-read cycle (it has reached the end of the log and sends what it has before sleeping), or
+  when a commit holds ``maxtrans_per_commit`` transactions, whichever comes first; it never
+  waits for a group to fill. Puts happen during a pass over the log, so a message waits half
+  of the shortest of the pass, COMMIT_INTERVAL and the limit's fill time, then the MQCMIT
+  (with the log force of persistent messages). COMMIT_INTERVAL therefore matters where a pass
+  is longer than it (a busy reader, a long SLEEP_INTERVAL backlog), as Table 4-5 of seed 000
+  shows (no effect of 200/500/800 ms at the maximum rate, where the limit commits first).
+* **Channel**. A commit makes its messages available at once; the channel sends them in
+  batches of at most BATCHSZ, a batch ending early when the transmission queue is empty. A
+  persistent message becomes visible when the receiver commits its batch (the rest of the
+  batch, the syncpoint with its log force and the confirm round trip); a non-persistent one
+  (NPMSPEED FAST) at once. The one-way network latency and the transfer time over the
+  bandwidth are added, and the channel's M/M/1 queue.
+* **Browser** (QLATENCY, it precedes the agents' MQGET): one thread per receive queue, M/M/1.
+* **Agents** (APPLY_LATENCY). NUM_APPLY_AGENTS servers (M/M/c); a busy agent's time grows with
+  the number of other busy agents (Db2 latches, log and commit serialisation:
+  ``agent_latch_share``), so scaling is sub-linear before the CPU saturates. A dependent
+  transaction waits for its predecessor (half a service). A commit or channel batch delivers
+  ``K`` transactions at once (batch arrivals): they wait ``(K - 1) / (2 (1 - rho))`` aggregate
+  services more than single arrivals, bounded by what Q Apply's MEMORY_LIMIT holds.
+"""
+
+from __future__ import annotations
+
+from engine.perf.qrep.queueing import RHO_CAP
+
+
+#: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
+READER_BUSY_CAP = 0.95
+
+
+def reader_busy_share(flow, rows_per_s: float) -> float:
+    """Share of its time Q Capture's busiest thread (log reader or worker) works, at most 0.95."""
+    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * 1e-6, READER_BUSY_CAP)
+
+
+def reader_cycle_ms(flow, rows_per_s: float) -> float:
+    """Q Capture's log-read cycle (ms): a sleep plus a pass, SLEEP_INTERVAL / (1 - busy share)."""
+    return flow.inp.sleep_interval_ms / (1.0 - reader_busy_share(flow, rows_per_s))
+
+
+def _maxtrans_fill_ms(flow, rows_per_s: float) -> float:
+    """Time (ms) to put ``maxtrans_per_commit`` transactions (infinite at no load)."""
+    txns_per_s = rows_per_s / flow.inp.rows_per_txn
+    return flow.c.maxtrans_per_commit / txns_per_s * 1000.0 if txns_per_s > 0.0 else float("inf")
+
+
+def log_merge_delay_ms(flow) -> float:
+    """Delay before a change is readable through a data-sharing group's merged log (ms).
+
+    Only when Q Capture runs on another LPAR than the source workload (and so reads that
+    member's log through the merged IFI read); 0 when it reads its own member's log.
+    """
+    return 0.0 if flow.inp.capture_colocated_with_source else flow.c.log_merge_delay_ms
+
+
+def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
+    """CAPTURE_LATENCY (ms): source commit to the MQPUT of the transaction's last message."""
+    assemble_ms = 2.0 * point.worker_us * flow.inp.rows_per_txn / 1000.0
+    # the MQPUT path of one message (the commit's cost comes after the put: QLATENCY)
+    put_path_ms = (point.worker_us * flow.geometry.rows_per_msg + point.put_us) / 1000.0
+    rho = min(stages["qcapture"].utilisation, RHO_CAP)
+    return (reader_cycle_ms(flow, rows_per_s) / 2.0 + log_merge_delay_ms(flow)
+            + put_path_ms / (1.0 - rho) + assemble_ms)
+
+
+def commit_period_ms(flow, rows_per_s: float) -> float:
+    """Time between Q Capture's MQ commits (ms).
+
+    The shortest of COMMIT_INTERVAL, the log-read cycle (at the end of the log Q Capture
+    commits what it has before it sleeps) and the time to fill ``maxtrans_per_commit``.
+    """
+    return min(flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), _maxtrans_fill_ms(flow, rows_per_s))
+
+
+def commit_wait_ms(flow, rows_per_s: float) -> float:
+    """Mean time (ms) from a message's MQPUT to Q Capture's MQCMIT.
+
+    Puts happen during a pass over the log, and the commit comes at the end of the pass (or
+    earlier at COMMIT_INTERVAL or the transaction limit): half of the shortest of the three.
+    """
+    pass_ms = reader_cycle_ms(flow, rows_per_s) * reader_busy_share(flow, rows_per_s)
+    return min(flow.inp.commit_interval_ms, pass_ms, _maxtrans_fill_ms(flow, rows_per_s)) / 2.0
+
+
+def channel_batch_msgs(flow, point) -> float:
+    """Messages in one channel batch: BATCHSZ, or fewer when one commit's messages empty the xmitq."""
+    return min(float(flow.inp.batchsz), max(point.mpc, 1.0))
+
+
+def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
+    """QLATENCY (ms): time in MQ from the MQPUT to the agent's MQGET."""
+    inp = flow.inp
+    batch_wait_ms = 0.0
+    if inp.persistent:
+        batch_wait_ms = (0.5 * (channel_batch_msgs(flow, point) - 1.0) * point.channel_us
+                         + flow.batch_end_us) / 1000.0
+    return (commit_wait_ms(flow, rows_per_s) + point.commit_us / 1000.0
+            + stages["mq_channel"].latency_ms + batch_wait_ms + inp.network_latency_ms
+            + stages["qapply_browser"].latency_ms)
+
+
+def burst_wait_ms(flow, stages: dict, point) -> float:
+    """Mean wait (ms) a target transaction adds by arriving in a burst (batch arrivals, M^X/M/c).
+
+    One Q Capture commit (or channel batch) makes ``K`` target transactions visible at once.
+    With the agents pooled (aggregate service ``S`` per transaction) a batch-Poisson queue
+    waits ``S (K - 1) / (2 (1 - rho))`` more than single arrivals: the drain of the burst at
+    light load, growing as the agents fill. Bounded by what Q Apply's MEMORY_LIMIT holds
+    (beyond it messages wait on the receive queue). A drain has no bursts.
+    """
+    if flow.drain:
+        return 0.0
+    g = flow.geometry
+    agents = stages["qapply_agents"]
+    per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
+    burst_txns = max(1.0, channel_batch_msgs(flow, point) / g.msgs_per_target_txn)
+    rho = min(agents.utilisation, RHO_CAP)
+    return min(per_txn_ms * (burst_txns - 1.0) / (2.0 * (1.0 - rho)), flow.apply_memory_txns * per_txn_ms)
+
+
+def apply_latency_ms(flow, stages: dict, point) -> float:
+    """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit."""
+    agents = stages["qapply_agents"]
+    return agents.latency_ms + flow.dependent * agents.service_ms / 2.0 + burst_wait_ms(flow, stages, point)

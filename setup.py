@@ -1,0 +1,23 @@
+"""Package layout of the wheel (everything else is in ``pyproject.toml``).
+
+The repository's top-level folders ``engine/``, ``app/`` and ``assets/`` are installed as
+``qrtune.engine``, ``qrtune.app`` and ``qrtune.assets``; ``packaging/qrtune/`` is the ``qrtune``
+package itself (it lets the code keep importing ``engine``/``app``/``assets`` by their short
+names). Sub-packages are found at build time, so a new one needs no edit here.
+"""
+
+from setuptools import find_packages, setup
+
+FOLDERS = ("engine", "app", "assets")
+"""Repository folders installed under the ``qrtune`` package."""
+
+packages = ["qrtune"] + [
+    f"qrtune.{name}" for folder in FOLDERS for name in find_packages(include=[folder, f"{folder}.*"])
+]
+package_dir = {"qrtune": "packaging/qrtune", **{f"qrtune.{folder}": folder for folder in FOLDERS}}
+
+setup(
+    packages=packages,
+    package_dir=package_dir,
+    package_data={"qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md"]},
+)

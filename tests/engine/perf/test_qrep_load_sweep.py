@@ -1,0 +1,123 @@
+"""Latency against offered load on every Q Replication sample, and the commit cycle's knobs.
+
+Q Capture sends what it has at the end of each log-read pass (or at COMMIT_INTERVAL, or at
+its transaction limit); it never waits for a group to fill, so every latency approaches a
+floor as the load falls and grows only through queueing as the load rises.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ValueRangeError
+from engine.perf.qrep import predict
+from engine.projectfile import load as load_project
+from engine.scenario import project_to_scenario
+
+ROOT = Path(__file__).resolve().parents[3]
+QREP_SAMPLES = ("redpaper-baseline", "redpaper-bidirectional", "redpaper-peer-to-peer",
+                "dw2005-zos-unidirectional", "dw2005-zos-bidirectional", "dw2005-zos-peer-to-peer")
+LATENCIES = ("capture_latency_ms", "qlatency_ms", "apply_latency_ms", "end2end_latency_ms")
+#: Offered load as a share of the sample's capacity, 0.1% .. 99%: neighbours differ by 20% in the
+#: load and, near capacity, by 20% in the remaining headroom (where M/M/c waits grow as 1 / (1 - rho)).
+LOAD_SHARES = tuple(sorted({round(0.001 * 1.2 ** k, 6) for k in range(35) if 0.001 * 1.2 ** k <= 0.5}
+                           | {round(1.0 - 0.5 / 1.2 ** k, 6) for k in range(22) if 0.5 / 1.2 ** k >= 0.0099}))
+
+
+def _scenario(name: str) -> dict:
+    return project_to_scenario(load_project(ROOT / "sample_runs" / f"{name}.json"))
+
+
+def _open(settings: dict, rows_per_s: float, **changes) -> dict:
+    s = copy.deepcopy(settings)
+    s["workload"]["offered_rows_per_s"] = rows_per_s
+    s["workload"]["jobs"] = None
+    for path, value in changes.items():
+        group, key = path.split("__")
+        s[group][key] = value
+    return predict(s).metrics
+
+
+def _capacity(settings: dict) -> float:
+    """Rows/s at which an open workload is first reported as overloaded (bisection)."""
+    lo, hi = 1.0, 1e7
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if "backlog_growth_rows_per_s" in _open(settings, mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+@pytest.mark.parametrize("name", QREP_SAMPLES)
+def test_latencies_finite_and_non_decreasing_from_light_load_to_capacity(name):
+    settings = _scenario(name)
+    capacity = _capacity(settings)
+    previous = None
+    for share in LOAD_SHARES:
+        m = _open(settings, share * capacity)
+        values = [m[k] for k in LATENCIES]
+        assert all(math.isfinite(v) and v >= 0 for v in values), (name, share, values)
+        if previous is not None:
+            for key, before, now in zip(LATENCIES, previous, values):
+                assert now >= before * (1 - 1e-9), (name, key, share, before, now)
+                assert now <= before * 1.3 + 1.0, (name, key, share, before, now)  # no jump over 30%
+        previous = values
+
+
+def test_baseline_end2end_non_decreasing_from_1_to_30000_rows_per_s_and_under_1_5_s_at_1_row_per_s():
+    settings = _scenario("redpaper-baseline")
+    rates = (1, 3, 10, 30, 100, 300, 1000, 3000, 10_000, 20_000, 30_000)
+    e2e = [_open(settings, r)["end2end_latency_ms"] for r in rates]
+    assert e2e[0] < 1500.0
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(e2e, e2e[1:])), e2e
+
+
+def test_commit_interval_changes_latency_where_a_log_pass_is_longer_than_it():
+    """Big transactions (few per second, so the commit limit fills slowly) and a long
+    SLEEP_INTERVAL: a pass over the accumulated log outlasts COMMIT_INTERVAL."""
+    settings = copy.deepcopy(_scenario("redpaper-baseline"))
+    settings["workload"].update(rows_per_txn=100, inserts_per_txn=20, updates_per_txn=60, deletes_per_txn=20)
+    knobs = dict(qcapture__sleep_interval_ms=4000, qcapture__trans_batch_sz=1)
+    short = _open(settings, 20_000, qcapture__commit_interval_ms=200, **knobs)
+    long = _open(settings, 20_000, qcapture__commit_interval_ms=800, **knobs)
+    assert long["end2end_latency_ms"] > short["end2end_latency_ms"] * 1.05
+
+
+def test_sleep_interval_sets_the_light_load_capture_latency():
+    settings = _scenario("redpaper-baseline")
+    fast = _open(settings, 10, qcapture__sleep_interval_ms=50)["capture_latency_ms"]
+    slow = _open(settings, 10, qcapture__sleep_interval_ms=2000)["capture_latency_ms"]
+    assert slow - fast == pytest.approx((2000 - 50) / 2.0, rel=0.05)
+
+
+def test_an_offered_rate_of_zero_gives_the_latency_floor():
+    settings = _scenario("redpaper-baseline")
+    zero = _open(settings, 0.0)
+    light = _open(settings, 1.0)
+    assert zero["end2end_latency_ms"] == pytest.approx(light["end2end_latency_ms"], rel=0.01)
+
+
+def test_an_lpar_too_slow_for_its_base_load_is_an_error_naming_the_setting():
+    settings = copy.deepcopy(_scenario("redpaper-baseline"))
+    settings["hardware"]["mips_per_cp"] = 1.0
+    with pytest.raises(ValueRangeError, match="hardware.source_lpar_cps"):
+        predict(settings)
+
+
+def test_agents_scale_sub_linearly_before_the_cpu_saturates():
+    """Drain with a fast LPAR: doubling the agents gives less than double the rate."""
+    settings = copy.deepcopy(_scenario("dw2005-zos-unidirectional"))
+    settings["run"] = {"mode": "drain", "initial_receive_queue_depth": 100_000}
+    settings["hardware"]["apply_lpar_cps"] = 64
+    rates = []
+    for agents in (2, 4, 8):
+        settings["qapply"]["num_apply_agents"] = agents
+        rates.append(predict(settings).metrics["apply_rows_per_s"])
+    assert rates[0] < rates[1] < rates[2]
+    assert rates[2] / rates[1] < rates[1] / rates[0] < 2.0

@@ -1,0 +1,63 @@
+"""The wheel carries everything ``qrtune`` needs, under the one top-level package ``qrtune``.
+
+Built from a copy of the checkout (a build in the checkout would leave ``build/`` behind, whose
+stale files a later wheel would pick up), installed with ``pip --target`` and run from another
+folder, so neither the checkout nor the editable install can stand in for what the wheel lacks.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SOURCES = ("engine", "app", "assets", "packaging/qrtune", "setup.py", "pyproject.toml", "README.md")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("src")
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, src / name)
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
+                    str(src)], check=True, capture_output=True, timeout=300)
+    return next(out.glob("qrtune-*.whl"))
+
+
+def test_wheel_has_one_top_level_package_and_the_package_data(wheel, root):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    top_level = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"qrtune"}
+    for data in sorted((root / "assets").rglob("*.json")):
+        assert f"qrtune/{data.relative_to(root).as_posix()}" in names
+    assert "qrtune/engine/cli/__init__.py" in names and "qrtune/app/main.py" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "qrtune = qrtune.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(site))
+    probe = "import qrtune, engine.packagedata as p; print(qrtune.__file__); print(p.asset_path('coefficients'))"
+    where = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert all(Path(w).is_relative_to(site) for w in where), where
+    out = subprocess.run([sys.executable, "-m", "qrtune", "predict", str(root / "sample_runs" / "redpaper-baseline.json"),
+                          "--json"], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["metrics"]["apply_rows_per_s"] > 0
