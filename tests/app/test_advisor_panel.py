@@ -6,7 +6,7 @@ from app.document import Document
 from app.panels.advisor import AdvisorPanel
 from engine import projectfile
 
-QA, SRC = "ab-5-qapply", "ab-0-source-db2"
+QA, SRC, QC = "ab-5-qapply", "ab-0-source-db2", "ab-1-qcapture"
 
 
 @pytest.fixture
@@ -30,22 +30,23 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
         assert not panel.advise_button.isEnabled() and panel.cancel_button.isEnabled()
     assert panel.advise_button.isEnabled() and panel.progress.isHidden()
     assert panel.list.count() == len(panel.results) >= 1
+    # the baseline's channel is its busiest stage (the engine since i13): batching is advised
     rules = [r.rule for r in panel.results]
-    assert "more_apply_agents" in rules
-    row = rules.index("more_apply_agents")
+    assert "trans_batch_sz" in rules
+    row = rules.index("trans_batch_sz")
     rec = panel.results[row]
     panel.list.setCurrentRow(row)
     assert "Cost / risk" in panel.detail.toPlainText() or "Cost / risk" in panel.detail.toHtml()
-    before = doc.project.node(QA).params["num_apply_agents"]
-    target = rec.project.node(QA).params["num_apply_agents"]
+    before = doc.project.node(QC).params["trans_batch_sz"]
+    target = rec.project.node(QC).params["trans_batch_sz"]
     assert target != before
     depth = doc.undo_stack.count()
     with qtbot.waitSignal(panel.applied):
         assert panel.apply_current()
-    assert doc.project.node(QA).params["num_apply_agents"] == target
+    assert doc.project.node(QC).params["trans_batch_sz"] == target
     assert doc.undo_stack.count() == depth + 1 and doc.is_modified()
     doc.undo_stack.undo()
-    assert doc.project.node(QA).params["num_apply_agents"] == before
+    assert doc.project.node(QC).params["trans_batch_sz"] == before
     # every result was recorded as a run
     from engine.store import Store
 
@@ -56,7 +57,7 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
 def test_applying_keeps_edits_made_meanwhile(panel, doc, qtbot):
     with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
         panel.run_advice()
-    row = [r.rule for r in panel.results].index("more_apply_agents")
+    row = [r.rule for r in panel.results].index("trans_batch_sz")
     panel.list.setCurrentRow(row)
     doc.set_param(SRC, "unique_indexes", 2)  # an unrelated edit after the advice was computed
     panel.apply_current()
