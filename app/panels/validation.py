@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
+from engine.metrics import label as metric_label
 from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
 
@@ -162,7 +163,7 @@ class ValidationView(QWidget):
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
-            cells = [c.scenario_id, c.metric, format_number(c.measured),
+            cells = [c.scenario_id, metric_label(c.metric), format_number(c.measured),
                      "not predicted" if c.predicted is None else format_number(c.predicted),
                      "" if c.error_pct is None else f"{c.error_pct:+.1f}%", source_title(c.source)]
             for col, text in enumerate(cells):

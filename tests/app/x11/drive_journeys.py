@@ -228,6 +228,7 @@ def j8_monitor(w: Walk, checks) -> None:
 
 def j9_v8_and_mq(w: Walk, checks) -> None:
     w.open("mq-buffer-pool-mover.json")
+    w.key("Ctrl+Shift+T")  # the canvas
     tags = sum(1 for i in w.window.scene.nodes.values() if i.bottleneck)
     checks.append(("the MQ mover shows one bottleneck tag", tags == 1))
     w.shot("journey09-mq-mover")
@@ -251,6 +252,7 @@ def j14_production_rate(w: Walk, checks) -> None:
     w.open("redpaper-baseline.json")
     src = w.window.document.project.nodes_of("source_db2")[0].id
     w.window.document.set_param(src, "offered_rows_per_s", 2000)
+    w.key("Ctrl+Shift+T")  # the canvas and its headline
     w.wait(lambda: "holds" in w.window.summary.text(), 10)
     text = w.window.summary.text()
     checks.append(("a held rate reads as headroom, not a workload bottleneck",
