@@ -29,18 +29,20 @@ LATENCY_PARTS = (
 )
 
 
+def _frame(chart: pg.PlotWidget, title: str, min_height: int = 110, grid_x: bool = False, grid_y: bool = False,
+           grid_alpha: float = 0.25) -> None:
+    """The look every chart shares: its title, no context menu, a minimum height (px), optional grid lines."""
+    chart.setTitle(title, size=style.CHART_TITLE_SIZE)
+    chart.setMenuEnabled(False)
+    chart.setMinimumHeight(min_height)
+    if grid_x or grid_y:
+        chart.showGrid(x=grid_x, y=grid_y, alpha=grid_alpha)
 
-def _plot(title: str, left: str = "", bottom: str = "") -> pg.PlotWidget:
-    w = pg.PlotWidget()
-    w.setTitle(title, size="9pt")
-    if left:
-        w.setLabel("left", left)
-    if bottom:
-        w.setLabel("bottom", bottom)
-    w.setMenuEnabled(False)
-    w.showGrid(x=True, y=False, alpha=0.25)
-    w.setMinimumHeight(120)
-    return w
+
+def _legend(chart: pg.PlotWidget):
+    """A legend in the top right corner on a translucent white box."""
+    return chart.addLegend(offset=(-5, 5), labelTextSize=style.CHART_LEGEND_SIZE,
+                           brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(style.CHART_RULE))
 
 
 class LatencyBreakdownChart(pg.PlotWidget):
@@ -48,10 +50,8 @@ class LatencyBreakdownChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        _frame(self, "", grid_x=True)
         self.set_title("Latency breakdown (ms)")
-        self.setMenuEnabled(False)
-        self.showGrid(x=True, y=False, alpha=0.25)
-        self.setMinimumHeight(110)
         self.bars = []
         for _, name, colour in LATENCY_PARTS:
             bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"))
@@ -82,7 +82,7 @@ class LatencyBreakdownChart(pg.PlotWidget):
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
         keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
-        self.setTitle(f"{text} &nbsp; {keys}", size="9pt")
+        self.setTitle(f"{text} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
@@ -107,9 +107,7 @@ class StageChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setTitle("Stage utilisation (%)", size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
+        _frame(self, "Stage utilisation (%)")
         self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush=style.CAPTURE)
         self.addItem(self.bar)
         self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine))
@@ -145,13 +143,10 @@ class BarChart(pg.PlotWidget):
 
     def __init__(self, title: str, unit: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
+        _frame(self, title)
         if unit:
             self.setLabel("left", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen(style.CHART_RULE))
+        self.legend = _legend(self)
         self.items: list[pg.BarGraphItem] = []
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
@@ -177,7 +172,7 @@ class BarChart(pg.PlotWidget):
         if key_title:
             keys = " ".join(f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
-            self.setTitle(f"{key_title}<br>{keys}", size="9pt")
+            self.setTitle(f"{key_title}<br>{keys}", size=style.CHART_TITLE_SIZE)
         x = np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -198,14 +193,10 @@ class HBarChart(pg.PlotWidget):
 
     def __init__(self, title: str, unit: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
-        self.showGrid(x=True, y=False, alpha=0.25)
+        _frame(self, title, grid_x=True)
         if unit:
             self.setLabel("bottom", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen(style.CHART_RULE))
+        self.legend = _legend(self)
         self.items: list[pg.BarGraphItem] = []
         self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.REFERENCE_LINE))
         self.addItem(self.zero)
@@ -233,7 +224,7 @@ class HBarChart(pg.PlotWidget):
         if key_title:
             keys = " ".join(f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
-            self.setTitle(f"{key_title} &nbsp; {keys}", size="9pt")
+            self.setTitle(f"{key_title} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
         y = -np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -269,10 +260,7 @@ class SpanChart(pg.PlotWidget):
 
     def __init__(self, title: str = "", unit: str = "", parent=None):
         super().__init__(parent, axisItems={"bottom": CommaAxis("bottom")})
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
-        self.showGrid(x=True, y=False, alpha=0.25)
+        _frame(self, title, grid_x=True)
         self.getAxis("bottom").enableAutoSIPrefix(False)
         self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=style.PALETTE[0], pen=pg.mkPen("w"))
         self.addItem(self.bar)
@@ -370,17 +358,14 @@ class LineChart(pg.PlotWidget):
 
     def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.showGrid(x=True, y=True, alpha=0.2)
-        self.setMinimumHeight(120)
+        _frame(self, title, min_height=120, grid_x=True, grid_y=True, grid_alpha=0.2)
         if x_label:
             self.setLabel("bottom", x_label)
         self.y_label = y_label
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=2)  # wider would widen the plot past its view
-        self.getPlotItem().layout.addItem(self.legend, 4, 1)  # the row under the x axis
+        self.legend = pg.LegendItem(labelTextSize=style.CHART_LEGEND_SIZE, colCount=2)  # never over the data:
+        self.getPlotItem().layout.addItem(self.legend, 4, 1)  # in its own row under the x axis
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.lines: list = []
         self.scale = 1.0

@@ -100,7 +100,8 @@ PARAMETERS = {
     "mq_get_persistent_us": (30, 0, 300, True, "ref us", "extra for a destructive get of a persistent message"),
     "mq_trace_factor": (1.0, 0, 5, True, "", "extra MQ API CPU and elapsed share with GLOBAL trace on"),
     "chinit_trace_factor": (0.3, 0, 5, True, "", "extra channel initiator CPU and elapsed share with CHINIT trace"),
-    "security_us": (0.0, 0, 20, True, "ref us", "MQ security check per message (cached after channel start)"),
+    "security_us": (2.0, 0.5, 20, True, "ref us", "MQ security check per message (cached after channel start; at "
+                    "least a lookup of the cached result)"),
     "bp_mgmt_us": (5, 0, 100, True, "ref us", "private buffer-pool page handling per message per side"),
     "cf_cpu_us": (3, 0, 100, True, "ref us", "coupling-facility request CPU per shared-queue operation"),
     "cf_access_us": (30, 0, 1000, True, "us", "coupling-facility request elapsed per shared-queue operation"),

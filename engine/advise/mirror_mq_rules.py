@@ -45,7 +45,9 @@ class MirrorCoresRule(Rule):
     cost_risk = "Cores are licensed per node (IBM i and Db2 Mirror); the target needs enough to keep up too."
 
     def applies(self, project, prediction) -> bool:
-        return prediction.bottleneck == "cpu" or metric(prediction, "source_cpu_pct", 0.0) > 90.0
+        # CPU-bound: the source node's processors are nearly saturated (a closed workload can name
+        # the CPU its busiest resource at 30% busy: that is not a reason to buy cores)
+        return metric(prediction, "source_cpu_pct", 0.0) > 90.0
 
     def reason(self, project, prediction) -> str:
         return f"the source node's CPU is {metric(prediction, 'source_cpu_pct'):.0f}% busy"
@@ -73,11 +75,11 @@ class MirrorJobSetsRule(Rule):
 
     def applies(self, project, prediction) -> bool:
         src = first(project, "db2_mirror_node")
-        return (src is not None and src.params.get("job_sets") and prediction.bottleneck != "cpu"
+        return (src is not None and src.params.get("job_sets")
                 and metric(prediction, "source_cpu_pct", 100.0) < 80.0)
 
     def reason(self, project, prediction) -> str:
-        return (f"jobs wait for mirrored writes ({prediction.bottleneck}) while the source CPU is "
+        return (f"jobs wait for their mirrored writes while the source CPU is "
                 f"{metric(prediction, 'source_cpu_pct'):.0f}% busy")
 
     def change(self, project, prediction):

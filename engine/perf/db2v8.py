@@ -318,6 +318,12 @@ def predict(settings: dict) -> Prediction:
         units["catalog_migration_min"] = "min"
     from engine.scenario import unused_settings
 
-    ignored = [p for p in unused_settings(settings, used) if not p.startswith("v7_measured_mb.")]
+    reasons = {p: "not used by the DB2 V8 storage estimate" for p in unused_settings(settings, used)
+               if not p.startswith("v7_measured_mb.")}
+    for key in settings.get("v7_measured_mb", {}):
+        if key in SKIP or key.endswith("_count"):
+            reasons[f"v7_measured_mb.{key}"] = ("a count or the V7 total, not a storage part: the V8 estimate grows "
+                                                "each part and sums them")
     return Prediction(kind="db2-v8-storage", metrics=metrics, units=units, bottleneck=None,
-                      ignored=tuple(ignored), coefficients_version=c.get("version", ""), bands=bands)
+                      ignored=tuple(sorted(reasons)), coefficients_version=c.get("version", ""), bands=bands,
+                      ignored_reasons=reasons)

@@ -75,7 +75,7 @@ from engine.errors import FieldError
 from engine.perf.coeffload import load
 from engine.perf.mva import Station, solve_mva, throughput_curve
 from engine.perf.result import Prediction, StageResult
-from engine.scenario import unused_settings
+from engine.scenario import setting_paths, unused_settings
 
 MODES = ("none", "active-passive", "active-active")
 STORAGE = ("SSD", "HDD")
@@ -155,6 +155,9 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     src = src if src is not None else g["default_cores"]
     tgt = tgt if tgt is not None else src
     write_pct = _num(settings, "workload.write_pct", wl.get("write_pct"), 0, 100)
+    read_pct = _num(settings, "workload.read_pct", wl.get("read_pct"), 0, 100)
+    if write_pct is None and read_pct is not None:
+        write_pct = 100.0 - read_pct  # the operations that are not reads modify
     users = _num(settings, "workload.users", wl.get("users"), 1, 1e8)
     job_sets = _num(settings, "workload.job_sets", wl.get("job_sets"), 1, 1e6)
     think = _num(settings, "workload.think_time_ms", wl.get("think_time_ms"), 0, 3.6e6)
@@ -168,17 +171,16 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
 
     # active-active: both nodes host replication jobs, so both pools count
     pool_separate = _separate("target") or (mode == "active-active" and _separate("source"))
-    name = str(wl.get("name", "")).lower()
     style = wl.get("style", "auto")
     if style is not None and style not in ("auto", "interactive", "batch"):
         raise FieldError("workload.style", style, "'auto', 'interactive' or 'batch'")
-    batch = style == "batch" if style in ("interactive", "batch") else "batch" in name
+    batch = style == "batch"  # 'auto': interactive; the free-text workload name never selects physics
     tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
     degree = _num(settings, "resync.parallel_degree", resync.get("parallel_degree", 1), 1, 256, False)
     cfg = MirrorConfig(
         mode=mode, api=api, source_cores=float(src), target_cores=float(tgt), storage=storage,
         # one storage subsystem named for the pair (Case Study #1) is shared by both nodes
-        shared_storage=bool(hw.get("shared_storage", "storage_model" in hw and "storage" in hw)),
+        shared_storage=_flag("hardware.shared_storage", hw.get("shared_storage", False)),
         source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
         target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
         target_pool_separate=pool_separate,
@@ -200,7 +202,7 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     if mode == "active-active":
         used.add("hardware.source_memory_pool")
     used |= {f"workload.{k}" for k in ("api", "write_pct", "read_pct", "reads_for_update", "commitment_control",
-                                       "users", "job_sets", "think_time_ms", "name", "style",
+                                       "users", "job_sets", "think_time_ms", "style",
                                        "opens_for_update_per_txn")}
     used |= {"link.distance_km", "resync.tracked_changes", "resync.parallel_degree"}
     if cfg.users is not None and cfg.job_sets is not None:
@@ -489,6 +491,22 @@ def predict(settings: dict) -> Prediction:
         if bottleneck == "target_cpu":
             bottleneck = "cpu"
     units = {k: UNITS.get(k, "") for k in m}
+    reasons = {p: "not used by the Db2 Mirror engine" for p in unused_settings(settings, used)}
+    present = set(setting_paths(settings))
+    reasons.update({p: why for p, why in inert_settings(cfg, settings).items() if p in present})
     return Prediction(kind="db2mirror", metrics=m, units=units, stages=tuple(stages), bottleneck=bottleneck,
-                      ignored=tuple(unused_settings(settings, used)),
-                      coefficients_version=coeffs.get("version", ""))
+                      ignored=tuple(sorted(reasons)), coefficients_version=coeffs.get("version", ""),
+                      ignored_reasons=reasons)
+
+
+def inert_settings(cfg: MirrorConfig, settings: dict) -> dict:
+    """Settings path -> why it cannot change this scenario's results (reported in ``ignored``)."""
+    wl = settings.get("workload") or {}
+    out = {"workload.name": "a label: the engine never reads physics from free text"}
+    if wl.get("write_pct") is not None:
+        out["workload.read_pct"] = "workload.write_pct gives the modifying share; the rest are reads"
+    if not is_stream(cfg):
+        out["workload.style"] = "the style applies only to a job stream without users or job sets"
+    if cfg.resync_tracked_changes is None:
+        out["resync.parallel_degree"] = "no resync.tracked_changes to apply"
+    return out

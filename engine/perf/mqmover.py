@@ -78,10 +78,7 @@ def build(settings: dict, coeffs: dict | None = None):
         sync_write_pct=c["sync_write_pct"],
         pageclas=settings.get("pageclas", "4KB"),
     )
-    text = str(settings.get("channel", ""))
-    ssl = _flag(settings, "ssl", None, nullable=True)
-    if ssl is None:
-        ssl = "ssl" in text.lower() and "non-ssl" not in text.lower()
+    ssl = _flag(settings, "ssl", False)  # the free-text ``channel`` description never selects physics
     channel = bp.Channel(ssl=bool(ssl), batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
                          network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
                          network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
@@ -90,9 +87,24 @@ def build(settings: dict, coeffs: dict | None = None):
                          compressibility=settings.get("compressibility", 0.0), coeffs=c)
     putter = bp.Putter(size, _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
                        _flag(settings, "persistent", False), coeffs=c)
-    if settings.get("cpu_model", REFERENCE_CPU) == REFERENCE_CPU:
-        used.add("cpu_model")
+    used.discard("channel")
     return pool, channel, putter, messages, used
+
+
+def inert_settings(settings: dict, channel, result) -> dict:
+    """Settings path -> why it cannot change this mover's results (reported in ``ignored``)."""
+    out = {"channel": "a label: the engine never reads physics from free text (``ssl`` sets TLS)",
+           "cpu_model": f"the MQ costs are seed 003's {REFERENCE_CPU} measurements, not scaled to other processors"}
+    if channel.compmsg == "NONE":
+        out["compressibility"] = "COMPMSG NONE: nothing is compressed"
+    if settings.get("messages") is None:
+        why = ("messages null: the putter's backlog grows without end and outgrows any buffer pool, so in the long "
+               "run every get reads the page set; give messages to see when a pool of this size spills")
+        out.update({"buffpool_buffers": why, "dwp_start_pct": why, "dwp_target_pct": why})
+    if channel.network_latency_ms <= 0.0:
+        out["batchsz"] = ("with no network latency a batch's confirm flow adds nothing beyond the per-message channel "
+                          "time measured at BATCHSZ 200")
+    return out
 
 
 @dataclass(frozen=True)
@@ -214,5 +226,8 @@ def predict(settings: dict) -> Prediction:
                     channel.get_send_us(putter.message_bytes, False) / 1000.0),
     )
     bottleneck = "mq_pageset" if r.dwp_started else ("mq_channel" if put_rate > drain_rate else None)
+    reasons = {p: "not used by the MQ mover engine" for p in unused_settings(settings, used)}
+    reasons.update({p: why for p, why in inert_settings(settings, channel, r).items() if p in settings})
     return Prediction(kind="mq-mover", metrics=m, units=units, stages=stages, bottleneck=bottleneck,
-                      ignored=tuple(unused_settings(settings, used)), coefficients_version=c.get("version", ""))
+                      ignored=tuple(sorted(reasons)), coefficients_version=c.get("version", ""),
+                      ignored_reasons=reasons)

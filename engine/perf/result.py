@@ -53,6 +53,8 @@ class Prediction:
         Version of the fitted coefficients under ``assets/`` used.
     bands : dict[str, tuple[float, float]]
         Optional prediction band (low, high) per metric.
+    ignored_reasons : dict[str, str]
+        Why each ``ignored`` path was not used or cannot change the results here.
     """
 
     kind: str
@@ -63,6 +65,7 @@ class Prediction:
     ignored: tuple = ()
     coefficients_version: str = ""
     bands: dict = field(default_factory=dict)
+    ignored_reasons: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """Plain data for JSON output."""
@@ -75,4 +78,5 @@ class Prediction:
             "ignored": list(self.ignored),
             "coefficients_version": self.coefficients_version,
             "bands": {k: list(v) for k, v in self.bands.items()},
+            "ignored_reasons": dict(self.ignored_reasons),
         }

@@ -26,8 +26,8 @@ load falls and rises only through queueing as the load grows:
 * **Channel**. A commit makes its messages available at once; the channel sends them in
   batches of at most BATCHSZ, a batch ending early when the transmission queue is empty. A
   persistent message becomes visible when the receiver commits its batch (the rest of the
-  batch, the syncpoint with its log force and the confirm round trip); a non-persistent one
-  (NPMSPEED FAST) at once. The one-way network latency and the transfer time over the
+  batch, the syncpoint with its log force and the confirm round trip, after the residual of a
+  batch already in flight); a non-persistent one (NPMSPEED FAST) at once. The one-way network latency and the transfer time over the
   bandwidth are added, and the channel's M/M/1 queue.
 * **Browser** (QLATENCY, it precedes the agents' MQGET): one thread per receive queue, M/M/1.
 * **Agents** (APPLY_LATENCY). NUM_APPLY_AGENTS servers (M/M/c); a busy agent's time grows with
@@ -43,6 +43,8 @@ from __future__ import annotations
 from engine.perf.qrep.queueing import RHO_CAP
 
 
+#: Share of the buffer pool's pages that hold messages before deferred write starts (DWP at 85%).
+BUFFPOOL_USABLE_SHARE = 0.85
 #: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
 READER_BUSY_CAP = 0.95
 
@@ -57,7 +59,7 @@ def reader_cycle_ms(flow, rows_per_s: float) -> float:
     return flow.inp.sleep_interval_ms / (1.0 - reader_busy_share(flow, rows_per_s))
 
 
-def _maxtrans_fill_ms(flow, rows_per_s: float) -> float:
+def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
     """Time (ms) to put ``maxtrans_per_commit`` transactions (infinite at no load)."""
     txns_per_s = rows_per_s / flow.inp.rows_per_txn
     return flow.c.maxtrans_per_commit / txns_per_s * 1000.0 if txns_per_s > 0.0 else float("inf")
@@ -88,7 +90,7 @@ def commit_period_ms(flow, rows_per_s: float) -> float:
     The shortest of COMMIT_INTERVAL, the log-read cycle (at the end of the log Q Capture
     commits what it has before it sleeps) and the time to fill ``maxtrans_per_commit``.
     """
-    return min(flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), _maxtrans_fill_ms(flow, rows_per_s))
+    return min(flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), maxtrans_fill_ms(flow, rows_per_s))
 
 
 def commit_wait_ms(flow, rows_per_s: float) -> float:
@@ -98,7 +100,7 @@ def commit_wait_ms(flow, rows_per_s: float) -> float:
     earlier at COMMIT_INTERVAL or the transaction limit): half of the shortest of the three.
     """
     pass_ms = reader_cycle_ms(flow, rows_per_s) * reader_busy_share(flow, rows_per_s)
-    return min(flow.inp.commit_interval_ms, pass_ms, _maxtrans_fill_ms(flow, rows_per_s)) / 2.0
+    return min(flow.inp.commit_interval_ms, pass_ms, maxtrans_fill_ms(flow, rows_per_s)) / 2.0
 
 
 def channel_batch_msgs(flow, point) -> float:
@@ -106,16 +108,27 @@ def channel_batch_msgs(flow, point) -> float:
     return min(float(flow.inp.batchsz), max(point.mpc, 1.0))
 
 
+def channel_ms(flow, stages: dict, point) -> float:
+    """Time (ms) from Q Capture's MQ commit until the message is visible on the receive queue.
+
+    Persistent messages become visible when the receiver commits their batch: the whole batch
+    is sent and its syncpoint (log force, confirm flow) completes, after the residual of a
+    batch already in flight (the sender starts a batch only when the previous one is
+    confirmed). A non-persistent message (NPMSPEED FAST) is visible once sent: the channel's
+    M/M/1 time.
+    """
+    channel = stages["mq_channel"]
+    if not flow.inp.persistent:
+        return channel.latency_ms
+    batch_us = channel_batch_msgs(flow, point) * point.channel_us + flow.batch_end_us
+    busy = min(channel.utilisation, RHO_CAP)
+    return (busy * 0.5 * batch_us + batch_us) / 1000.0
+
+
 def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     """QLATENCY (ms): time in MQ from the MQPUT to the agent's MQGET."""
-    inp = flow.inp
-    batch_wait_ms = 0.0
-    if inp.persistent:
-        batch_wait_ms = (0.5 * (channel_batch_msgs(flow, point) - 1.0) * point.channel_us
-                         + flow.batch_end_us) / 1000.0
-    return (commit_wait_ms(flow, rows_per_s) + point.commit_us / 1000.0
-            + stages["mq_channel"].latency_ms + batch_wait_ms + inp.network_latency_ms
-            + stages["qapply_browser"].latency_ms)
+    return (commit_wait_ms(flow, rows_per_s) + point.commit_us / 1000.0 + channel_ms(flow, stages, point)
+            + flow.inp.network_latency_ms + stages["qapply_browser"].latency_ms)
 
 
 def burst_wait_ms(flow, stages: dict, point) -> float:

@@ -18,12 +18,12 @@ captures it and applies the other system's, so every LPAR carries both direction
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import ValueRangeError
 from engine.perf.qrep.costs import (StaticDemands, dependent_share, effective_agents, parallel_agents,
                                     static_demands)
-from engine.perf.qrep import latency
+from engine.perf.qrep import inert, latency
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
 from engine.perf.qrep.queueing import RHO_CAP, blocking_factor, cpu_inflation, mmc_wait
@@ -123,6 +123,8 @@ class Solution:
     capture_log_mb_per_s: float
     apply_log_mb_per_s: float
     source_response_ms: float
+    inert_settings: dict = field(default_factory=dict)
+    fixed_delays_ms: dict = field(default_factory=dict)
 
     @property
     def msgs_per_s(self) -> float:
@@ -136,8 +138,6 @@ STAGE_ORDER = ("source_workload", "source_cpu", "capture_cpu", "qcapture", "mq_l
 #: LPAR role letter -> the ``hardware`` setting giving its CPs (named in errors).
 _LPAR_CPS_SETTING = {"S": "hardware.source_lpar_cps", "C": "hardware.capture_lpar_cps",
                      "A": "hardware.apply_lpar_cps"}
-#: Share of the buffer pool's pages that hold messages before deferred write starts (DWP at 85%).
-BUFFPOOL_USABLE_SHARE = 0.85
 #: Smallest capacity reported for a stage (rows/s) so that ratios stay finite.
 MIN_CAPACITY_ROWS_PER_S = 1e-9
 
@@ -262,12 +262,16 @@ class _Flow:
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
         pages = g.pages_per_msg
         self.pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
-        self.pageset_miss = 0.0
-        if self.drain:
-            pool_msgs = BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
-            self.pageset_miss = max(0.0, 1.0 - pool_msgs / inp.initial_depth_msgs)
+        # modelled depth: the pre-loaded queue of a drain; at steady state a commit's messages on
+        # the transmission queue and on the receive queue. Beyond what the buffer pool holds
+        # (deferred write starts at 85%) messages are read back from the page set.
+        pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+        self.steady_depth_msgs = 0.0 if self.drain else 2.0 * self.max_msgs_per_commit
+        depth_msgs = inp.initial_depth_msgs if self.drain else self.steady_depth_msgs
+        self.pageset_miss = max(0.0, 1.0 - pool_msgs / depth_msgs)
+        drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
         self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
-            0.0 if inp.read_ahead else self.pageset_msg_us)
+            0.0 if drain_read_ahead else self.pageset_msg_us)
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
         self.agent_cpu_ref_us = d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
         self.agent_fixed_ms = c.agent_txn_ms + self.shared_queue_us * g.msgs_per_target_txn / 1000.0
@@ -502,9 +506,11 @@ def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
 
 
 def _bottleneck(flow: _Flow, stages: list, point: _Point) -> tuple[str, str]:
-    """(bottleneck in the README vocabulary, name of the limiting stage).
+    """(bottleneck, name of the limiting stage).
 
-    The limiting stage is the one with the least capacity; the page set limits only a drain.
+    The limiting stage is the one with the least capacity (the busiest: every stage carries the
+    same rows/s); the page set limits only a drain. The bottleneck is that stage's name, the
+    same in every output (``engine.evaluate`` translates it to the published vocabulary).
     Agents whose time is mostly Db2 waits under page locking are reported as ``target_db2``; a
     browser mostly waiting for page-set reads (a drain without read-ahead) as ``mq_pageset``.
     """
@@ -516,7 +522,7 @@ def _bottleneck(flow: _Flow, stages: list, point: _Point) -> tuple[str, str]:
     pageset_us = flow.pageset_miss * flow.pageset_msg_us if not flow.inp.read_ahead else 0.0
     if limiting.name == "qapply_browser" and flow.drain and pageset_us > 0.5 * point.browser_us:
         return "mq_pageset", limiting.name
-    return limiting.vocabulary, limiting.name
+    return limiting.name, limiting.name
 
 
 def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -> Solution:
@@ -540,7 +546,8 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
                   bottleneck=bottleneck, limiting_stage=limiting, time_factor=t, apply_latency_ms=apply_lat,
                   class2_ms=point.class2_ms, agent_ms=point.agent_ms, get_us=get_us,
                   apply_cpu_us_per_row=apply_cpu,
-                  apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6)
+                  apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,
+                  inert_settings=inert.inert_settings(flow, rows_per_s))
     if flow.drain:
         return Solution(**common, msgs_per_commit=0.0, capture_latency_ms=0.0, qlatency_ms=0.0, put_us=0.0,
                         commit_us=0.0, capture_cpu_us_per_row=0.0, total_cpu_us_per_row=0.0,
@@ -549,8 +556,10 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
                + (d.put_cpu_us + d.commit_cpu_us / point.mpc) / g.rows_per_msg) * t * mp["C"]
     cap_other = d.capture_mq_other_msg_us / g.rows_per_msg * t * mp["C"]
     trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
+    fixed = {"qcapture": latency.reader_cycle_ms(flow, rows_per_s) / 2.0 + latency.log_merge_delay_ms(flow),
+             "mq_channel": latency.commit_wait_ms(flow, rows_per_s)}
     return Solution(
-        **common, msgs_per_commit=point.mpc,
+        **common, msgs_per_commit=point.mpc, fixed_delays_ms=fixed,
         capture_latency_ms=latency.capture_latency_ms(flow, by_name, point, rows_per_s),
         qlatency_ms=latency.qlatency_ms(flow, by_name, point, rows_per_s),
         put_us=point.put_us, commit_us=point.commit_us, capture_cpu_us_per_row=cap_cpu,

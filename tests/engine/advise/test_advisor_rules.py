@@ -84,7 +84,9 @@ QREP_CASES = [
     (LargerSourceTxnRule(), lambda p: p, lambda p: _set(p, (SRC, "rows_per_txn", 20), (SRC, "inserts_per_txn", 4),
                                                         (SRC, "updates_per_txn", 12), (SRC, "deletes_per_txn", 4))),
     (MoreApplyAgentsRule(), lambda p: _set(p, (QA, "num_apply_agents", 3)), lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10))),
-    (FewerApplyAgentsRule(), lambda p: _set(p, (QA, "apply_lpar_cps", 2), (QA, "num_apply_agents", 32)),
+    (FewerApplyAgentsRule(), lambda p: _set(p, (QA, "apply_lpar_cps", 2), (QA, "num_apply_agents", 32),
+                                            (SRC, "rows_per_txn", 50), (SRC, "inserts_per_txn", 10),
+                                            (SRC, "updates_per_txn", 30), (SRC, "deletes_per_txn", 10)),
      lambda p: p),
     (NonPersistentRule(), log_bound, lambda p: p),
     (TraceOffRule(), lambda p: _set(p, (XQ, "global_trace", True)), lambda p: p),
@@ -116,14 +118,18 @@ def _check_effect(rec, base_project):
     assert rec.cost_risk and rec.seed and ".txt" in rec.seed
 
 
-@pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
-def test_qrep_rule_fires_when_needed_and_is_backed_by_the_engine(base, rule, needs, fine):
-    project = needs(base)
+def _check_recommended(rule, project) -> None:
+    """``rule`` applies to ``project`` and recommends a change the engine confirms."""
     pred = predict_project(project)
     assert rule.applies(project, pred)
     rec, outcome = evaluate_rule(rule, project, pred)
     assert outcome == "recommended", outcome
     _check_effect(rec, project)
+
+
+@pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
+def test_qrep_rule_fires_when_needed_and_is_backed_by_the_engine(base, rule, needs, fine):
+    _check_recommended(rule, needs(base))
 
 
 @pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
@@ -176,12 +182,7 @@ def test_mirror_rules(root, rule, needs, fine):
     base = _load(root, "mirror-active-passive")
     quiet = fine(base)
     assert not rule.applies(quiet, predict_project(quiet))
-    project = needs(base)
-    pred = predict_project(project)
-    assert rule.applies(project, pred)
-    rec, outcome = evaluate_rule(rule, project, pred)
-    assert outcome == "recommended", outcome
-    _check_effect(rec, project)
+    _check_recommended(rule, needs(base))
 
 
 def test_mirror_shared_pool_puts_replication_jobs_in_the_application_pool_in_active_active(root):

@@ -68,7 +68,7 @@ def test_storage_per_connection_follows_the_seed(share, storage_kb, csa_kb):
     project = _project()
     putter = project.nodes_of("mq_application")[0].id
     p = predict_project(project.with_param(putter, "sharecnv", share))
-    assert p.ignored == ()
+    assert "sharecnv" not in p.ignored and all(p.ignored_reasons.get(k) for k in p.ignored)
     assert p.metrics["storage_per_connection_kb"] == pytest.approx(storage_kb)
     assert p.metrics["csa_per_connection_kb"] == pytest.approx(csa_kb)
     assert p.units["storage_per_connection_kb"] == "KB"

@@ -49,15 +49,17 @@ def test_rows_and_messages_are_conserved(sid):
 def test_metrics_finite_and_bottleneck_named(sid):
     p = predict(SCENARIOS[sid])
     assert all(math.isfinite(v) and v >= 0 for v in p.metrics.values())
-    assert p.bottleneck in {"source_workload", "qcapture", "mq_log", "mq_channel", "mq_pageset", "qapply_agents",
-                            "qapply_cpu", "qapply_browser", "target_db2", "cpu"}
+    # the busiest stage by its own name (or the cause: target_db2, mq_pageset)
+    assert p.bottleneck in {st.name for st in p.stages} | {"target_db2", "mq_pageset"}
     assert p.coefficients_version.startswith("qrep-")
 
 
 def test_bottleneck_is_the_smallest_capacity(baseline):
     sol = solve_settings(baseline)
     smallest = min((s for s in sol.stages if s.name != "mq_pageset"), key=lambda s: s.capacity_rows_per_s)
-    assert sol.bottleneck == smallest.vocabulary
+    assert sol.bottleneck == smallest.name == sol.limiting_stage
+    busiest = max((s for s in sol.stages if s.name != "mq_pageset"), key=lambda s: s.utilisation)
+    assert busiest.name == smallest.name
     # driven to the maximum: the bottleneck runs at the sustained share of its capacity
     assert smallest.utilisation == pytest.approx(0.95, abs=1e-6)
 

@@ -72,6 +72,7 @@ def imported_monitor_rows(tmp_path):
     return db, true, model
 
 
+@pytest.mark.slow
 def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_monitor_rows):
     db, true, _ = imported_monitor_rows
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -97,7 +98,7 @@ def test_registry_knobs_reach_the_engine_from_project_files():
 
     # COMMIT_COUNT: bigger target transactions, longer class 2 elapsed per commit
     grouped = project_to_scenario(project.with_param(qapply.id, "commit_count", 4))
-    assert predict(grouped).metrics["apply_db2_class2_ms"] > 2.0 * predict(base).metrics["apply_db2_class2_ms"]
+    assert predict(grouped).metrics["apply_db2_class2_ms"] > 1.8 * predict(base).metrics["apply_db2_class2_ms"]
 
     # network bandwidth: a thin link limits the channel
     thin = project_to_scenario(project.with_param(channel.id, "network_mbps", 10.0))

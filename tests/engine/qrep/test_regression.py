@@ -15,21 +15,21 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43406.30223349685,
-    "msg_size_kb": 5.817940789,
-    "channel_msgs_per_s": 2893.753482233123,
-    "end2end_latency_ms": 749.0782304923065,
-    "capture_latency_ms": 580.9654726904032,
-    "qlatency_ms": 36.60766183886277,
-    "apply_latency_ms": 131.5050959630405,
-    "capture_cpu_us_per_row": 14.541491414128934,
-    "apply_cpu_us_per_row": 44.025351316919554,
-    "apply_lpar_busy_pct": 82.58690562732819,
-    "capture_lpar_busy_pct": 29.50078344162495,
-    "apply_db2_class2_ms": 1.8060021664806634,
-    "msgs_per_mq_commit": 43.62945666666667,
+    "apply_rows_per_s": 43320.32842129476,
+    "msg_size_kb": 5.817940686999999,
+    "channel_msgs_per_s": 2888.0218947529843,
+    "end2end_latency_ms": 767.1688312933095,
+    "capture_latency_ms": 578.6521456422016,
+    "qlatency_ms": 41.4840282062701,
+    "apply_latency_ms": 147.0326574448378,
+    "capture_cpu_us_per_row": 14.625183247496151,
+    "apply_cpu_us_per_row": 44.14145378942826,
+    "apply_lpar_busy_pct": 81.844970078101,
+    "capture_lpar_busy_pct": 29.238621909840372,
+    "apply_db2_class2_ms": 1.831378914938751,
+    "msgs_per_mq_commit": 43.367438666666665,
 }
-PINNED_BOTTLENECK = 'mq_channel'
+PINNED_BOTTLENECK = 'qapply_agents'
 
 
 def current():
