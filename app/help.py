@@ -34,7 +34,7 @@ def versions() -> dict[str, str]:
     import PySide6
     from PySide6.QtCore import qVersion
 
-    from engine.store.store import engine_version
+    from engine.store.provenance import engine_version
 
     return {"qrtune": engine_version(), "Python": platform.python_version(), "Qt": qVersion(),
             "PySide6": PySide6.__version__, "pyqtgraph": pyqtgraph.__version__, "numpy": numpy.__version__,

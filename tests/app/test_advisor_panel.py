@@ -7,6 +7,8 @@ from app.panels.advisor import AdvisorPanel
 from engine import projectfile
 
 QA, SRC, QC = "ab-5-qapply", "ab-0-source-db2", "ab-1-qcapture"
+#: The advice for the baseline's busiest stage, whichever it is with the fitted coefficients: rule -> (node, knob).
+BOTTLENECK_RULES = {"more_apply_agents": (QA, "num_apply_agents"), "trans_batch_sz": (QC, "trans_batch_sz")}
 
 
 @pytest.fixture
@@ -30,23 +32,24 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
         assert not panel.advise_button.isEnabled() and panel.cancel_button.isEnabled()
     assert panel.advise_button.isEnabled() and panel.progress.isHidden()
     assert panel.list.count() == len(panel.results) >= 1
-    # the baseline's channel is its busiest stage (the engine since i13): batching is advised
+    # the advice for the baseline's busiest stage: more agents (Q Apply) or batching (the channel)
     rules = [r.rule for r in panel.results]
-    assert "trans_batch_sz" in rules
-    row = rules.index("trans_batch_sz")
+    rule = next(r for r in BOTTLENECK_RULES if r in rules)
+    node, knob = BOTTLENECK_RULES[rule]
+    row = rules.index(rule)
     rec = panel.results[row]
     panel.list.setCurrentRow(row)
     assert "Cost / risk" in panel.detail.toPlainText() or "Cost / risk" in panel.detail.toHtml()
-    before = doc.project.node(QC).params["trans_batch_sz"]
-    target = rec.project.node(QC).params["trans_batch_sz"]
+    before = doc.project.node(node).params[knob]
+    target = rec.project.node(node).params[knob]
     assert target != before
     depth = doc.undo_stack.count()
     with qtbot.waitSignal(panel.applied):
         assert panel.apply_current()
-    assert doc.project.node(QC).params["trans_batch_sz"] == target
+    assert doc.project.node(node).params[knob] == target
     assert doc.undo_stack.count() == depth + 1 and doc.is_modified()
     doc.undo_stack.undo()
-    assert doc.project.node(QC).params["trans_batch_sz"] == before
+    assert doc.project.node(node).params[knob] == before
     # every result was recorded as a run
     from engine.store import Store
 
@@ -57,7 +60,8 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
 def test_applying_keeps_edits_made_meanwhile(panel, doc, qtbot):
     with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
         panel.run_advice()
-    row = [r.rule for r in panel.results].index("trans_batch_sz")
+    rules = [r.rule for r in panel.results]
+    row = rules.index(next(r for r in BOTTLENECK_RULES if r in rules))
     panel.list.setCurrentRow(row)
     doc.set_param(SRC, "unique_indexes", 2)  # an unrelated edit after the advice was computed
     panel.apply_current()
