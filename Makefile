@@ -17,10 +17,10 @@ $(VENV)/.installed: pyproject.toml setup.py
 
 .venv: $(VENV)/.installed
 
-run: .venv
+run: .venv check-qt-libs
 	$(BIN)/qrtune gui $(SAMPLE)
 
-check-qt-libs:
+check-qt-libs:  # with DISPLAY set it also checks the desktop (xcb) plugin's libraries
 	@$(PYTHON) packaging/check_qt_libs.py
 
 test: .venv check-qt-libs

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from app import style
@@ -59,6 +60,25 @@ class LatencyBreakdownChart(pg.PlotWidget):
         self.labels: list[str] = []
         self.values = np.zeros((0, 3))
 
+    def _label_segments(self, vals: np.ndarray, y: np.ndarray) -> None:
+        """Write each part's value (``576 ms``, ``1.2 s``) in its segment, or after the bar when too narrow."""
+        from engine.metrics import format_metric
+
+        for text in getattr(self, "texts", []):
+            self.removeItem(text)
+        self.texts = []
+        for row, y_row in zip(vals, y):
+            total, left = float(row.sum()), 0.0
+            for (key, _, _), value in zip(LATENCY_PARTS, row):
+                if value > 0:
+                    inside = value >= 0.12 * total
+                    text = pg.TextItem(format_metric(key, float(value)), color="w" if inside else "#333",
+                                       anchor=(0.5, 0.5) if inside else (0.0, 1.0))
+                    text.setPos(left + value / 2 if inside else left + value, y_row if inside else y_row - 0.32)
+                    self.addItem(text)
+                    self.texts.append(text)
+                left += float(value)
+
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
         keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
@@ -75,34 +95,47 @@ class LatencyBreakdownChart(pg.PlotWidget):
             bar.setOpts(x0=left.copy(), y=y, width=vals[:, i], height=0.6)
             left += vals[:, i]
         self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
+        self._label_segments(vals, y)
         if len(labels):
             self.setXRange(0, max(float(left.max()), 1e-3) * 1.08, padding=0)
             self.setYRange(-0.6, len(labels) - 0.4, padding=0)
 
 
 class StageChart(pg.PlotWidget):
-    """Utilisation (%) per stage; the bottleneck stage in red."""
+    """Utilisation (%) per stage as horizontal bars, names on the left (legible however many stages);
+    the bottleneck stage in red, the 90% line dashed, each bar's value at its end."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         _frame(self, "Stage utilisation (%)")
-        self.bar = pg.BarGraphItem(x=[0], height=[0], width=0.7, brush=style.CAPTURE)
+        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush=style.CAPTURE)
         self.addItem(self.bar)
-        self.getAxis("bottom").setHeight(36)
-        self.limit = pg.InfiniteLine(pos=90, angle=0, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine))
+        self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine))
         self.addItem(self.limit)
+        self.getViewBox().invertY(True)  # pipeline order from the top
         self.names: list[str] = []
         self.utilisation_pct = np.zeros(0)
+        self.texts: list[pg.TextItem] = []
 
     def set_data(self, names: Sequence[str], utilisation: Sequence[float], bottleneck: str | None) -> None:
         """``utilisation`` in 0..1 per stage ``names``; ``bottleneck`` is drawn red."""
         self.names = list(names)
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
         brushes = [pg.mkBrush(style.BOTTLENECK if n == bottleneck else style.CAPTURE) for n in names]
-        self.bar.setOpts(x=np.arange(len(names)), height=self.utilisation_pct, brushes=brushes, width=0.7)
-        self.getAxis("bottom").setTicks([[(i, n.replace("_", "\n", 1)) for i, n in enumerate(names)]])
-        self.setYRange(0, max(105.0, float(self.utilisation_pct.max()) * 1.05 if len(names) else 105.0), padding=0)
-        self.setXRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
+        y = np.arange(len(names), dtype=float)
+        self.bar.setOpts(x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7)
+        self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
+        while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
+            text = pg.TextItem("", color=style.CHART_FOREGROUND, anchor=(0.0, 0.5))
+            self.addItem(text)
+            self.texts.append(text)
+        for i, text in enumerate(self.texts):
+            text.setVisible(i < len(names))
+            if i < len(names):
+                text.setText(f"{self.utilisation_pct[i]:.0f}%")
+                text.setPos(float(self.utilisation_pct[i]), float(i))
+        self.setXRange(0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0)
+        self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
 
 class BarChart(pg.PlotWidget):
@@ -316,36 +349,78 @@ class SpanChart(pg.PlotWidget):
 
 
 class LineChart(pg.PlotWidget):
-    """Series against an x axis (time in s, or a knob); curves are created once and reused."""
+    """Series against an x axis (time, or a knob); curves are created once and reused.
+
+    The legend sits in its own row under the x axis, never over the data. ``set_lines``
+    draws labelled horizontal reference lines (a target rate, a CPU limit). A series in a
+    time or size unit is shown in the unit that suits its magnitude (``set_series(unit=...)``).
+    """
 
     def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
         super().__init__(parent)
         _frame(self, title, min_height=120, grid_x=True, grid_y=True, grid_alpha=0.2)
         if x_label:
             self.setLabel("bottom", x_label)
+        self.y_label = y_label
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = _legend(self)
+        self.legend = pg.LegendItem(labelTextSize=style.CHART_LEGEND_SIZE, colCount=2)  # never over the data:
+        self.getPlotItem().layout.addItem(self.legend, 4, 1)  # in its own row under the x axis
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.lines: list = []
+        self.scale = 1.0
 
-    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False) -> None:
-        """Show exactly ``series`` (name -> (x, y)); other curves are hidden."""
+    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False,
+                   unit: str | None = None) -> None:
+        """Show exactly ``series`` (name -> (x, y)); other curves are hidden.
+
+        ``unit`` (the y values' unit) rescales times and sizes to the unit of their magnitude
+        (:func:`engine.metrics.catalog.display_scale`) and labels the y axis with it.
+        """
+        self.scale = 1.0
+        if unit is not None:
+            from engine.metrics.catalog import display_scale
+
+            peak = max((float(np.nanmax(np.abs(y))) for _, y in series.values()
+                        if len(y) and np.isfinite(np.asarray(y, dtype=float)).any()), default=0.0)
+            self.scale, shown = display_scale(peak, unit)
+            self.setLabel("left", shown)
         for name, (x, y) in series.items():
             curve = self.curves.get(name)
             if curve is None:
                 colour = QColor(style.PALETTE[len(self.curves) % len(style.PALETTE)])
-                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), name=name,
+                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), connect="finite",
                                   symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
                 self.curves[name] = curve
+                self.legend.addItem(curve, name)
             elif (curve.opts["symbol"] is not None) != symbols:
                 curve.setSymbol("o" if symbols else None)
-            curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+            curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float) * self.scale)
             curve.setVisible(True)
         for name in [n for n in self.curves if n not in series]:  # gone from the plot and the legend
             curve = self.curves.pop(name)
             self.removeItem(curve)
             self.legend.removeItem(curve)
+        self.legend.setVisible(len(self.curves) > 1)
         self.enableAutoRange()
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt's name
+        super().resizeEvent(ev)
+        legend = getattr(self, "legend", None)  # pyqtgraph resizes once before __init__ has made it
+        columns = max(1, min(3, int(self.width() // 190)))  # legend entries never widen the plot past its view
+        if legend is not None and columns != legend.columnCount:
+            self.legend.setColumnCount(columns)
+
+    def set_lines(self, lines: Sequence[tuple[float, str, str]]) -> None:
+        """Horizontal reference lines: (y in the series' unit, label, colour); replaces the previous ones."""
+        for line in self.lines:
+            self.removeItem(line)
+        self.lines = []
+        for y, text, colour in lines:
+            line = pg.InfiniteLine(pos=y * self.scale, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DashLine),
+                                   label=text, labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]})
+            self.addItem(line)
+            self.lines.append(line)
 
     def set_x_label(self, text: str) -> None:
         self.setLabel("bottom", text)

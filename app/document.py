@@ -197,9 +197,12 @@ class Document(QObject):
 
     def set_param(self, node_id: str, name: str, value: Any) -> None:
         """Set one knob; raises FieldError (nothing changes) when the value is not allowed."""
+        from app.workload_mix import sync_mix
+
         after = self._project.with_param(node_id, name, value)
+        after, note = sync_mix(after, node_id, name)  # ROWS_PER_TXN and the mix never disagree
         node = after.node(node_id)
-        self.push(after, f"Set {name.upper()} = {_short(value)} on {node.label}")
+        self.push(after, f"Set {name.upper()} = {_short(value)} on {node.label}{note}")
 
     def add_node(self, kind_id: str, x: float = 0.0, y: float = 0.0, label: str | None = None) -> str:
         """Add a node of ``kind_id`` with product defaults at ``(x, y)``; return its new id."""

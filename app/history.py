@@ -47,15 +47,21 @@ class RunHistory(QObject):
     def open(self, read_only: bool = False):
         """An open :class:`engine.store.Store` (use as a context manager).
 
+        ``read_only`` says the caller only reads; the connection is still opened read-write
+        unless the file itself is read-only: DuckDB refuses, within one process, a connection
+        whose configuration differs from one already open, and the window's background tasks
+        (a sweep, a monitor import) write while this thread lists the runs.
+
         Raises
         ------
         StoreError, StoreLockedError
             The file is not a store, or another process holds it.
         """
+        import os
+
         from engine.store import Store
 
-        if read_only and not self.db_path.exists():
-            read_only = False  # create it
+        read_only = read_only and self.db_path.exists() and not os.access(self.db_path, os.W_OK)
         return Store.open(self.db_path, read_only=read_only, wait_s=LOCK_WAIT_S)
 
     # -- writing ------------------------------------------------------------------------
@@ -69,6 +75,18 @@ class RunHistory(QObject):
     def notify(self) -> None:
         """Tell views that runs were recorded elsewhere (a worker thread)."""
         self.runs_changed.emit()
+
+    def ensure_store(self) -> str:
+        """Create the store (its schema) in this thread if the file does not exist yet; return its path.
+
+        Called before a background task that writes starts: two connections of one process
+        creating the schema at once conflict ("Catalog write-write conflict"), as when the
+        runs list refreshes while a first monitor import creates the store.
+        """
+        if not self.db_path.exists():
+            with self.open():
+                pass
+        return str(self.db_path)
 
     # -- reading ------------------------------------------------------------------------
     def list_runs(self, project_name: str | None = None, limit: int = 500) -> list:

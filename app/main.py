@@ -75,14 +75,17 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         _grab(window, "main_window", window, out, shots)
         _grab(window, "canvas", window.view, out, shots)
         _grab(window, "inspector", window.inspector_dock, out, shots)
-        _grab(window, "results", window.results_dock, out, shots)
+        window.show_view("Results")
+        app.processEvents()
+        _grab(window, "results", window.results, out, shots)
+        window.show_view("Topology")
 
         def run(fn):
             return fn(lambda f, t="": None, lambda: False, lambda data: None)
 
         # Sweep: the number of apply agents when the project has Q Apply, else the first numeric knob.
         sweep = window.view_widget("Sweep")
-        window.tabs.setCurrentIndex(2)
+        window.show_view("Sweep")
         axis = sweep.axis_text()
         try:
             fn, _ = sweep_task(window.document.project, axis, db)
@@ -96,7 +99,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         _grab(window, "sweep", window, out, shots)
 
         sim = window.view_widget("Simulation")
-        window.tabs.setCurrentIndex(1)
+        window.show_view("Simulation")
         reason = simulation_available()
         if reason:
             sim.show_message(reason)
@@ -121,13 +124,16 @@ def smoke_test(project_path: str | None, out: Path) -> int:
             window.compare_runs(sorted(pick))
         else:
             window.view_widget("Compare").show_message("Fewer than two runs to compare.")
-            window.tabs.setCurrentIndex(3)
+            window.show_view("Compare")
+        app.processEvents()
+        window.runs_dock.raise_()  # tabbed with the node palette
         app.processEvents()
         _grab(window, "runs", window.runs_dock, out, shots)
+        window.palette_dock.raise_()
         _grab(window, "compare", window, out, shots)
 
         val = window.view_widget("Validation")
-        window.tabs.setCurrentIndex(4)
+        window.show_view("Validation")
         if BUNDLED_SCENARIOS.is_file():
             try:
                 checks, summary = run(validation_task(BUNDLED_SCENARIOS))
@@ -137,7 +143,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         app.processEvents()
         _grab(window, "validation", window, out, shots)
         monitor = window.view_widget("Monitor")  # no exports to import here: it opens and says so
-        window.tabs.setCurrentIndex(5)
+        window.show_view("Monitor")
         try:
             from app.monitoring import monitor_task
 

@@ -33,9 +33,9 @@ from app.canvas import CanvasView, NodePalette, TopologyScene
 from app.document import Document
 from app.gui_gc import collect_in_gui_thread
 from app.history import RunHistory
+from app.launchers import TaskLaunchers
 from app.live import LivePredictor
 from app.panels.inspector import Inspector
-from app.panels.results import ResultsPanel
 from app.stages import node_loads
 from app.worker import TaskRunner
 from engine import templates
@@ -43,6 +43,7 @@ from engine.errors import QrtuneError, one_line
 from engine.model import Project
 
 MAX_RECENT = 8
+SAMPLE_RUNS = Path(__file__).resolve().parents[1] / "sample_runs"
 TEMPLATE_TITLES = {
     "unidirectional": "Unidirectional",
     "bidirectional": "Bidirectional",
@@ -53,7 +54,7 @@ TEMPLATE_TITLES = {
 }
 
 
-class MainWindow(QMainWindow):
+class MainWindow(TaskLaunchers, QMainWindow):
     """The workbench.
 
     Parameters
@@ -95,10 +96,23 @@ class MainWindow(QMainWindow):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.setSpacing(0)
         cl.addWidget(self.banner)
+        self.summary = QLabel("No prediction yet")  # the results headline, above the canvas
+        self.summary.setTextFormat(Qt.RichText)
+        self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("padding:4px 6px; border-bottom:1px solid #d8dde6;")
+        self.summary.setToolTip("The live prediction; the Results tab (Ctrl+2) has every chart and figure")
+        cl.addWidget(self.summary)
         cl.addWidget(self.view, 1)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(False)  # at 150% every tab stays visible, elided if need be
+        self.tabs.setElideMode(Qt.ElideRight)
         self.tabs.addTab(canvas_page, "Topology")
+        self._results = None  # the Results tab's charts (pyqtgraph) are built when first shown
+        self._last_result: tuple = ("message", "No prediction yet")
+        results_page = QWidget()
+        QVBoxLayout(results_page).setContentsMargins(0, 0, 0, 0)
+        self.tabs.addTab(results_page, "Results")
         self.setCentralWidget(self.tabs)
         self._lazy_views: dict[str, QWidget] = {}
         for name in ("Simulation", "Sweep", "Compare", "Validation", "Monitor"):
@@ -106,21 +120,22 @@ class MainWindow(QMainWindow):
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
             self.tabs.addTab(holder, name)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.tabs.tabBarClicked.connect(lambda i: self.tabs.tabText(i) == "Validation" and self.open_validation())
 
         # docks
         self.palette = NodePalette()
         self.inspector = Inspector(self.document)
-        self.results = ResultsPanel()
         self.palette_dock = self._dock("Node palette", "palette", self.palette, Qt.LeftDockWidgetArea)
         self.inspector_dock = self._dock("Inspector", "inspector", self.inspector, Qt.RightDockWidgetArea)
-        self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         from app.panels.runs import RunsPanel
 
         self.runs = RunsPanel(self.history, lambda: self.document.project.name)
         self.runs_dock = self._dock("Runs", "runs", self.runs, Qt.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.palette_dock, self.runs_dock)  # each gets the whole height
+        self.palette_dock.raise_()
         from app.panels.advisor import AdvisorPanel
 
-        self.advisor = AdvisorPanel(self.document, lambda: str(self.history.db_path))
+        self.advisor = AdvisorPanel(self.document, self.history.ensure_store)
         self.advisor.recorded.connect(self.history.notify)
         self.advisor_dock = self._dock("Advisor", "advisor", self.advisor, Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.advisor_dock)
@@ -146,7 +161,7 @@ class MainWindow(QMainWindow):
         self.live = LivePredictor(self.document, self)
         self.live.predicted.connect(self._predicted)
         self.live.failed.connect(self._predict_failed)
-        self.live.loading.connect(self.results.show_message)
+        self.live.loading.connect(self._loading)
         self.scene.message.connect(self.show_message)
         self.scene.node_selected.connect(self.inspector.show_node)
         self.palette.kind_activated.connect(self.add_kind_at_centre)
@@ -207,9 +222,11 @@ class MainWindow(QMainWindow):
         self.act_actual = self._action("Actual &Size", self.view.reset_zoom, "Ctrl+1")
         self.act_predict = self._action("&Predict and Record", self.predict_and_record, "F5",
                                         "Predict the project and keep the run in the history")
-        self.act_simulate = self._action("&Simulate...", lambda: self.tabs.setCurrentIndex(1), "F6")
-        self.act_sweep = self._action("S&weep...", lambda: self.tabs.setCurrentIndex(2), "F7")
-        self.act_validate = self._action("&Validation", lambda: self.tabs.setCurrentIndex(4), "F8")
+        self.act_simulate = self._action("&Simulate...", lambda: self.show_view("Simulation"), "F6")
+        self.act_sweep = self._action("S&weep...", lambda: self.show_view("Sweep"), "F7")
+        self.act_validate = self._action("&Validation", self.open_validation, "F8")
+        self.act_topology = self._action("&Topology", lambda: self.show_view("Topology"), "Ctrl+Shift+T")
+        self.act_results = self._action("&Results", lambda: self.show_view("Results"), "Ctrl+2")
         self.act_cancel = self._action("&Cancel Background Task", self.tasks.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
 
@@ -225,6 +242,11 @@ class MainWindow(QMainWindow):
             new_menu.addAction(a)
         file_menu.addAction(self.act_open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.act_monitor_sample = QAction("Open Sample &Monitor Exports", self)
+        self.act_monitor_sample.setStatusTip("Journey 8: the Redpaper baseline with three days of CAPMON, CAPQMON "
+                                             "and APPLYMON exports (sample_runs/monitor-baseline)")
+        self.act_monitor_sample.triggered.connect(lambda: self.open_monitor_sample())
+        file_menu.addAction(self.act_monitor_sample)
         self._fill_recent_menu()
         file_menu.addSeparator()
         file_menu.addAction(self.act_save)
@@ -236,14 +258,18 @@ class MainWindow(QMainWindow):
         for a in (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all):
             edit.addSeparator() if a is None else edit.addAction(a)
         view = mb.addMenu("&View")
-        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual):
-            view.addAction(a)
+        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, None, self.act_topology,
+                  self.act_results):
+            view.addSeparator() if a is None else view.addAction(a)
         view.addSeparator()
-        for dock in (self.palette_dock, self.inspector_dock, self.results_dock, self.runs_dock, self.advisor_dock):
+        for dock in (self.palette_dock, self.inspector_dock, self.runs_dock, self.advisor_dock):
             view.addAction(dock.toggleViewAction())
         run = mb.addMenu("&Run")
         for a in (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel):
             run.addSeparator() if a is None else run.addAction(a)
+        from app.help import build_help_menu
+
+        self.help_actions = build_help_menu(self)
 
     # -- lazy analysis views (pyqtgraph-heavy, built on first use) ------------------------------------
     def view_widget(self, name: str) -> QWidget:
@@ -274,7 +300,7 @@ class MainWindow(QMainWindow):
         elif name == "Monitor":
             from app.panels.monitor import MonitorView
 
-            w = MonitorView(lambda: self.document.project, lambda: str(self.history.db_path))
+            w = MonitorView(lambda: self.document.project, self.history.ensure_store)
             w.recorded.connect(self.history.notify)
         else:
             raise KeyError(name)
@@ -285,8 +311,41 @@ class MainWindow(QMainWindow):
 
     def _tab_changed(self, index: int) -> None:
         name = self.tabs.tabText(index)
-        if name != "Topology":
+        if name == "Results":
+            self.results  # noqa: B018 - built on first use
+        elif name != "Topology":
             self.view_widget(name)
+
+    @property
+    def results(self):
+        """The Results tab's :class:`app.panels.results.ResultsPanel`, built (with the last prediction) on first use."""
+        if self._results is None:
+            from app.panels.results import ResultsPanel
+
+            self._results = ResultsPanel()
+            index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index("Results")
+            self.tabs.widget(index).layout().addWidget(self._results)
+            kind, *data = self._last_result
+            if kind == "prediction":
+                self._results.show_prediction(data[1], data[0])
+            else:
+                self._results.show_message(data[0])
+        return self._results
+
+    def open_validation(self) -> bool:
+        """Show the Validation view and, the first time, score the engine at once (no empty plot to press)."""
+        view = self.show_view("Validation")
+        if view.checks or self.tasks.busy():
+            return False
+        return self.validate()
+
+    def show_view(self, name: str) -> QWidget:
+        """Bring the tab ``name`` (Topology, Results, Simulation, Sweep, Compare, Validation, Monitor) to the front."""
+        index = [self.tabs.tabText(i) for i in range(self.tabs.count())].index(name)
+        self.tabs.setCurrentIndex(index)
+        if name == "Results":
+            return self.results
+        return self.tabs.widget(index) if name == "Topology" else self.view_widget(name)
 
     # -- document ------------------------------------------------------------------------
     def _update_title(self) -> None:
@@ -303,13 +362,27 @@ class MainWindow(QMainWindow):
         if "Sweep" in self._lazy_views and (old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}):
             self._lazy_views["Sweep"].set_project(new)
 
+    def _loading(self, message: str) -> None:
+        self._last_result = ("message", message)
+        self.summary.setText(message)
+        if self._results is not None:
+            self._results.show_message(message)
+
     def _predicted(self, project: Project, prediction) -> None:
-        self.results.show_prediction(prediction, project)
+        from app.panels.headlines import summary_headline
+
+        self._last_result = ("prediction", project, prediction)
+        if self._results is not None:
+            self._results.show_prediction(prediction, project)
+        self.summary.setText(summary_headline(prediction))
         self.scene.set_loads(node_loads(project, prediction))
         self.predict_label.setText(f"predict {self.live.last_predict_ms:.1f} ms")
 
     def _predict_failed(self, project: Project, message: str) -> None:
-        self.results.show_message(message)
+        self._last_result = ("message", message)
+        if self._results is not None:
+            self._results.show_message(message)
+        self.summary.setText(f"<b>No prediction</b>: {message}")
         self.scene.set_loads(None)
         self.predict_label.setText("no prediction")
 
@@ -348,6 +421,7 @@ class MainWindow(QMainWindow):
             return False
         self.autosaver.discard()
         self.document.reset(templates.TEMPLATES[key](), None)
+        self.advisor.reset()
         self.view.fit_to_view()
         return True
 
@@ -371,9 +445,27 @@ class MainWindow(QMainWindow):
             return False
         self.autosaver.discard()
         self.document.reset(project, str(Path(path).resolve()))
+        self.advisor.reset()
         self._add_recent(str(Path(path).resolve()))
+        from app.workload_mix import mix_problems
+
+        problems = mix_problems(project)
+        if problems:
+            self.show_message("The workload mix disagrees: " + "; ".join(problems))
         self.view.fit_to_view()
         return True
+
+    def open_monitor_sample(self, ask: bool = True) -> bool:
+        """Open the baseline sample and import its monitor exports in the background (journey 8)."""
+        folder = SAMPLE_RUNS / "monitor-baseline"
+        files = sorted(str(f) for f in folder.glob("IBMQREP_*.csv"))
+        if not files:
+            self.show_message(f"No sample monitor exports in {folder}: run {folder / 'build.py'} to make them.")
+            return False
+        if not self.open_project(str(SAMPLE_RUNS / "redpaper-baseline.json"), ask=ask):
+            return False
+        view = self.show_view("Monitor")
+        return view.run(files)
 
     def save(self) -> bool:
         """Save to the current file (asks for one if never saved)."""
@@ -455,6 +547,7 @@ class MainWindow(QMainWindow):
                 where = entry.set_aside()
             self.show_message(one_line(f"Cannot recover the autosave (set aside as {where}): {e}"))
             return False
+        self.advisor.reset()
         self.view.fit_to_view()
         return True
 
@@ -464,8 +557,9 @@ class MainWindow(QMainWindow):
         state = self.settings.value("window/state")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1400, 900)
+        else:  # the whole screen's available room, up to 1400 x 900 (1280 x 800 and 150% scaling fit)
+            screen = self.screen().availableGeometry() if self.screen() is not None else None
+            self.resize(min(1400, screen.width()) if screen else 1400, min(900, screen.height()) if screen else 900)
         self._layout_restored = state is not None and self.restoreState(state)
 
     def showEvent(self, event) -> None:
@@ -475,9 +569,11 @@ class MainWindow(QMainWindow):
             self._default_dock_sizes()
 
     def _default_dock_sizes(self) -> None:
-        """Narrow side docks so the canvas gets the room (first run, no saved layout)."""
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [220, 380], Qt.Horizontal)
-        self.resizeDocks([self.palette_dock, self.results_dock], [240, 330], Qt.Vertical)
+        """Narrow side docks so the canvas gets the room (first run, no saved layout): a sixth of the
+        width on the left, a quarter on the right."""
+        width = self.width()
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [max(140, width // 6), max(220, width // 4)],
+                         Qt.Horizontal)
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -520,8 +616,7 @@ class MainWindow(QMainWindow):
 
     def compare_runs(self, run_ids: list) -> bool:
         """Show ``run_ids`` side by side in the Compare view."""
-        view = self.view_widget("Compare")
-        self.tabs.setCurrentIndex(3)
+        view = self.show_view("Compare")
         try:
             cmp = self.history.compare(run_ids)
         except Exception as e:  # noqa: BLE001 - shown to the user, never a crash
@@ -530,163 +625,8 @@ class MainWindow(QMainWindow):
         view.show_comparison(cmp)
         return True
 
-    # -- background tasks ------------------------------------------------------------------
-    def _start(self, kind: str, title: str, fn) -> bool:
-        if self.tasks.busy():
-            self.show_message(f"{self.tasks.title} is still running; cancel it first.")
-            return False
-        self._task_kind = kind
-        return self.tasks.start(title, fn)
-
-    def simulate(self, duration_s: float, seed: int, events: list) -> bool:
-        """Run a simulation of the current project in the background."""
-        from app.tasks import simulation_task
-
-        view = self.view_widget("Simulation")
-        try:
-            fn = simulation_task(self.document.project, duration_s, seed, events, str(self.history.db_path),
-                                 self.document.changes_label())
-        except QrtuneError as e:
-            view.show_message(str(e))
-            return False
-        view.show_running(True)
-        return self._start("simulate", f"Simulating {duration_s:g} s", fn)
-
-    def sweep(self, axis_text: str) -> bool:
-        """Run a one-knob sweep (``TARGET.PARAM=VALUES``) in the background."""
-        from app.tasks import sweep_task
-
-        view = self.view_widget("Sweep")
-        try:
-            fn, total = sweep_task(self.document.project, axis_text, str(self.history.db_path))
-        except QrtuneError as e:
-            view.status.setText(str(e))
-            return False
-        view.clear(axis_text.partition("=")[0])
-        view.base_project = self.document.project  # the pick holds this project's target rate
-        view.status.setText(f"Sweeping {axis_text} ({total} points)...")
-        view.show_running(True)
-        self._sweep_axis = axis_text.partition("=")[0]
-        return self._start("sweep", f"Sweep {axis_text}", fn)
-
-    def validate(self, scenarios_path: str | None = None) -> bool:
-        """Run the validation view's scenarios (default: the bundled published measurements)."""
-        from app.tasks import validation_task
-        from engine.validation_summary import BUNDLED_SCENARIOS
-
-        view = self.view_widget("Validation")
-        path = scenarios_path or str(BUNDLED_SCENARIOS)
-        try:
-            fn = validation_task(path)
-        except QrtuneError as e:
-            view.summary_label.setText(str(e))
-            return False
-        view.show_running(True)
-        return self._start("validate", "Validation", fn)
-
-    def export_report(self, path: str | None = None) -> bool:
-        """Write a PDF report of the current project in the background (asks for the file if not given)."""
-        from app.report.export import report_task
-
-        if path is None:
-            default = str(Path(self._last_dir()) / f"{self.document.project.name}.pdf")
-            path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "PDF files (*.pdf)")
-            if not path:
-                return False
-        return self._start("report", f"Exporting {Path(path).name}", report_task(self.document.project, path))
-
-    def export_sweep_report(self, sweep_id: int | None = None, path: str | None = None) -> bool:
-        """Write the PDF report of the Sweep view's finished sweep (or of ``sweep_id``) in the background,
-        asking for the file when ``path`` is not given; the same report as ``qrtune report --sweep ID``."""
-        from app.report.export import sweep_report_task
-
-        view = self.view_widget("Sweep")
-        sweep_id = view.sweep_id if sweep_id is None else sweep_id
-        if sweep_id is None:
-            self.show_message("Run a sweep first: Export PDF writes the report of a finished sweep.")
-            return False
-        if path is None:
-            default = str(Path(self._last_dir()) / f"{self.document.project.name} sweep {sweep_id}.pdf")
-            path, _ = QFileDialog.getSaveFileName(self, "Export sweep report", default, "PDF files (*.pdf)")
-            if not path:
-                return False
-            if not path.lower().endswith(".pdf"):
-                path += ".pdf"
-        fn = sweep_report_task(sweep_id, str(self.history.db_path), path)
-        if not self._start("sweep-report", f"Exporting {Path(path).name}", fn):
-            return False
-        view.show_running(True)
-        view.status.setText(f"Writing the report of sweep #{sweep_id} to {path}...")
-        return True
-
-    def _task_started(self, title: str) -> None:
-        self.progress.setValue(0)
-        self.progress.setFormat(f"{title} %p%")
-        self.progress.show()
-        self.cancel_button.show()
-
-    def _task_progress(self, fraction: float, text: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        if text:
-            self.statusBar().showMessage(text, 2000)
-
-    def _task_partial(self, data) -> None:
-        if self._task_kind == "sweep":
-            self._lazy_views["Sweep"].show_points(data, self._sweep_axis)
-
-    def _task_done_ui(self) -> None:
-        self.progress.hide()
-        self.cancel_button.hide()
-        for view in self._lazy_views.values():
-            if hasattr(view, "show_running"):
-                view.show_running(False)
-
-    def _task_finished(self, result) -> None:
-        kind = self._task_kind
-        self._task_done_ui()
-        if kind == "sweep":
-            view = self._lazy_views["Sweep"]
-            view.show_points(result.points, result.axis_name)
-            n_fail = sum(1 for p in result.points if p.error)
-            view.status.setText(f"Sweep #{result.sweep_id}: {len(result.points)} points in {result.elapsed_s:.2f} s"
-                                + (f", {n_fail} failed" if n_fail else "") + "; recorded in the run history.")
-            view.set_finished(result.sweep_id)
-            self.history.notify()
-        elif kind == "simulate":
-            self._lazy_views["Simulation"].show_outcome(result)
-            self.history.notify()
-        elif kind == "validate":
-            checks, summary = result
-            self._lazy_views["Validation"].show_results(checks, summary)
-        elif kind in ("report", "sweep-report"):
-            self.last_report = result[0]
-            self.statusBar().showMessage(f"Report written: {result[0]} ({result[1]} pages)", 8000)
-            if kind == "sweep-report":
-                self._lazy_views["Sweep"].status.setText(f"Report written: {result[0]} ({result[1]} pages)")
-
-    def _task_failed(self, message: str) -> None:
-        kind = self._task_kind
-        self._task_done_ui()
-        first = message.splitlines()[0]
-        self.show_message(f"{self.tasks.title or kind} failed: {first}")
-        if kind == "simulate":
-            self._lazy_views["Simulation"].show_message(first)
-        elif kind in ("sweep", "sweep-report"):
-            self._lazy_views["Sweep"].status.setText(first)
-
-    def _task_cancelled(self) -> None:
-        kind = self._task_kind
-        self._task_done_ui()
-        self.statusBar().showMessage("Cancelled", 4000)
-        if kind == "sweep":
-            view = self._lazy_views["Sweep"]
-            view.status.setText(f"Cancelled after {len(view.points)} points (kept in the run history).")
-            self.history.notify()
-        elif kind == "simulate":
-            self._lazy_views["Simulation"].show_message("Simulation cancelled.")
-
     # -- smoke test -------------------------------------------------------------------------------
     def smoke_views(self) -> dict:
         """The main widgets to screenshot, by name (the analysis views are tabs of the window)."""
         return {"main_window": self, "canvas": self.view, "inspector": self.inspector_dock,
-                "results": self.results_dock, "runs": self.runs_dock}
+                "results": self.results, "runs": self.runs_dock}

@@ -28,6 +28,7 @@ class SimulationOutcome:
     elapsed_s: float = 0.0
     events: list = field(default_factory=list)  # the simulator's per-event summary (peak, catch_up_s ...)
     drive_to_maximum: bool = False  # no offered rate set: the workload runs at the predicted capacity
+    buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
 
 
 def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
@@ -64,6 +65,14 @@ def make_task(project: Project, duration_s: float, seed: int, events: list[str],
                 label=label)
         return SimulationOutcome(run_id, metrics, units, series, time.perf_counter() - t0,
                                  list(res.summary.get("events") or ()),
-                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None)
+                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None,
+                                 _finite(getattr(res.config, "xmitq_buffer_msgs", None)))
 
     return fn
+
+
+def _finite(value) -> float | None:
+    """``value`` as a float when it is a finite number, else None (an unbounded buffer pool)."""
+    import math
+
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None

@@ -54,6 +54,54 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
 RECEIVE_SIDE = ("mq_get", "mq_pageset", "mq_recv", "apply_mq")
 
 
+#: Stages that stand for the offered workload, not a resource: at 100% they mean "the rate offered is carried".
+WORKLOAD_STAGES = ("source_workload",)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The one bottleneck every view names: the busiest stage, and whether the offered rate is held.
+
+    Attributes
+    ----------
+    stage : str or None
+        The busiest resource stage (``qapply_agents``), None when the prediction has no stages.
+    utilisation : float
+        Its utilisation, 0..1.
+    holds_offered : bool
+        An offered rate is set and the pipeline carries it (the workload stage is full, every
+        resource below 100%): the healthy case, described as headroom instead of a bottleneck.
+    headroom_pct : float
+        How much more load the busiest stage takes before it is full: ``(1 / utilisation - 1) * 100``.
+    """
+
+    stage: str | None
+    utilisation: float
+    holds_offered: bool
+    headroom_pct: float
+
+
+def limit_of(prediction) -> Limit:
+    """The bottleneck of ``prediction``: its busiest resource stage (ties go to the engine's own pick).
+
+    Parameters
+    ----------
+    prediction : engine.perf.Prediction
+        Its ``stages`` and ``bottleneck``.
+    """
+    stages = [s for s in prediction.stages if s.name not in WORKLOAD_STAGES]
+    if not stages:
+        return Limit(prediction.bottleneck, 1.0 if prediction.bottleneck else 0.0, False, 0.0)
+    top = max(s.utilisation for s in stages)
+    busiest = next((s for s in stages if s.name == prediction.bottleneck and s.utilisation >= top - 1e-9),
+                   max(stages, key=lambda s: s.utilisation))
+    workload = [s for s in prediction.stages if s.name in WORKLOAD_STAGES]
+    holds = bool(workload) and busiest.utilisation < 0.999
+    util = float(busiest.utilisation)
+    headroom = (1.0 / util - 1.0) * 100.0 if util > 0 else float("inf")
+    return Limit(busiest.name, util, holds, headroom)
+
+
 @dataclass(frozen=True)
 class NodeLoad:
     """What the canvas shows on one node."""
@@ -83,6 +131,8 @@ def _nodes_for_stage(project: Project, name: str) -> list[str]:
             qms = nodes_on_flows(project, RECEIVE_QM if name.startswith(RECEIVE_SIDE) else SEND_QM)
             if qms:
                 return [n.id for n in qms]
+        # no replication flow (the MQ mover): the backlog and its page set are the sending queue manager's
+        return [n.id for n in project.nodes_of("queue_manager")][:1]
     if "db2_mirror_node" in kinds and name.startswith(("mirror_target", "target")):
         return [n.id for n in project.nodes_of("db2_mirror_node") if n.params.get("role") == "target"]
     if "db2_mirror_node" in kinds and name.startswith(("mirror_source", "cpu")):
@@ -95,6 +145,8 @@ def _nodes_for_stage(project: Project, name: str) -> list[str]:
 def node_loads(project: Project, prediction) -> dict[str, NodeLoad]:
     """Per node id: highest utilisation of its stages, their names, and whether it is the bottleneck.
 
+    The bottleneck is :func:`limit_of`'s busiest stage; none is marked when the offered rate is held.
+
     Parameters
     ----------
     project : Project
@@ -105,12 +157,15 @@ def node_loads(project: Project, prediction) -> dict[str, NodeLoad]:
     util: dict[str, float] = {}
     names: dict[str, list[str]] = {}
     for stage in prediction.stages:
+        if stage.name in WORKLOAD_STAGES:  # the offered load, not a resource: never colours its node
+            continue
         for node_id in _nodes_for_stage(project, stage.name):
             u = float(stage.utilisation)
             util[node_id] = max(util.get(node_id, 0.0), u)
             names.setdefault(node_id, []).append(stage.name)
-    marked = set(_nodes_for_stage(project, prediction.bottleneck)) if prediction.bottleneck else set()
+    limit = limit_of(prediction)
+    marked = set(_nodes_for_stage(project, limit.stage)) if limit.stage and not limit.holds_offered else set()
     for node_id in marked:
-        util.setdefault(node_id, 1.0)
-        names.setdefault(node_id, []).append(prediction.bottleneck)
+        util.setdefault(node_id, limit.utilisation)
+        names.setdefault(node_id, []).append(limit.stage)
     return {nid: NodeLoad(util[nid], tuple(dict.fromkeys(names[nid])), nid in marked) for nid in util}

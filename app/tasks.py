@@ -201,17 +201,35 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
 
 
 # -- validation ------------------------------------------------------------------------------------
-def validation_task(scenarios_path: str | Path):
-    """Run the engine over a scenarios file and compare with what was measured."""
-    from engine.validation_summary import check_scenarios
-    from engine.evaluate import read_scenarios
+#: Validation results by (scenarios file, its modification time, coefficient versions): the engine gives
+#: the same answers until its fitted coefficients change, so a second look is instant.
+_VALIDATION_CACHE: dict[tuple, tuple] = {}
 
-    scenarios = read_scenarios(scenarios_path)
+
+def validation_cache_key(scenarios_path: str | Path) -> tuple:
+    """What the validation result of ``scenarios_path`` depends on: the file and the coefficient versions."""
+    from app.help import coefficient_versions
+
+    path = Path(scenarios_path)
+    stamp = path.stat().st_mtime_ns if path.is_file() else 0
+    return str(path.resolve()), stamp, tuple(sorted(coefficient_versions().items()))
+
+
+def validation_task(scenarios_path: str | Path):
+    """Run the engine over a scenarios file and compare with what was measured (cached by coefficient version)."""
+    from engine.evaluate import read_scenarios
+    from engine.validation_summary import check_scenarios
+
+    key = validation_cache_key(scenarios_path)
+    scenarios = None if key in _VALIDATION_CACHE else read_scenarios(scenarios_path)
 
     def fn(progress, cancelled, partial):
+        if key in _VALIDATION_CACHE:
+            return _VALIDATION_CACHE[key]
         checks, summary = check_scenarios(scenarios, progress, cancelled)
         if cancelled():
             raise _cancelled_error()
+        _VALIDATION_CACHE[key] = (checks, summary)
         return checks, summary
 
     return fn

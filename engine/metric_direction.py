@@ -1,4 +1,4 @@
-"""Which way a metric gets better: used to colour deltas when runs are compared.
+"""Which way a metric gets better, guessed from its name: the fallback of :mod:`engine.metrics.catalog`.
 
 A comparison shows ``+12 %`` for both more throughput and more CPU per row; only the
 first is good news. :func:`better_direction` says, from the metric's name (the names of
@@ -44,18 +44,3 @@ def better_direction(metric: str) -> int:
     if any(s in name for s in _LOWER) or name.endswith(_LOWER_SUFFIXES):
         return -1
     return 0
-
-
-def delta_verdict(metric: str, delta: float | None) -> int:
-    """``+1`` when ``delta`` of ``metric`` is an improvement, ``-1`` a deterioration, ``0`` neither.
-
-    Parameters
-    ----------
-    metric : str
-        Engine metric name.
-    delta : float or None
-        Change against the reference run (any unit; only its sign is used). None or 0 give 0.
-    """
-    if not delta:
-        return 0
-    return better_direction(metric) * (1 if delta > 0 else -1)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyle
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem
 
 from app import style
 from engine.model import Node
@@ -18,6 +18,8 @@ from engine.registry import KINDS
 
 NODE_W = 150.0
 NODE_H = 64.0
+#: Smallest on-screen size (points) of a node's title when the canvas is zoomed out.
+MIN_SCREEN_PT = 8.0
 PORT_R = 7.0
 
 
@@ -119,7 +121,7 @@ class NodeItem(QGraphicsObject):
         self.setToolTip(text)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-PORT_R - 2, -18, NODE_W + 2 * PORT_R + 4, NODE_H + 20)
+        return QRectF(-PORT_R - 2, -34, NODE_W + 2 * PORT_R + 4, NODE_H + 36)  # room for a grown tag
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
@@ -133,27 +135,45 @@ class NodeItem(QGraphicsObject):
         painter.setPen(pen)
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(rect, 8, 8)
-        painter.setPen(QColor(style.NODE_TEXT))
+        # text keeps a legible size on screen when the canvas is zoomed out to fit: it grows in the
+        # scene (up to 1.5x, what still fits the box) and the kind line, the least needed, gives way
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        grow = min(max(1.0, MIN_SCREEN_PT / (style.NODE_TITLE_PT * max(lod, 1e-3))), 1.5)
+        zoomed_out = grow > 1.2
         bold = QFont(painter.font())
         bold.setBold(True)
-        bold.setPointSizeF(style.NODE_TITLE_PT)
-        painter.setFont(bold)
-        painter.drawText(QRectF(8, 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
-                         _elide(self.label, 24))
+        bold.setPointSizeF(style.NODE_TITLE_PT * grow)
         small = QFont(bold)
         small.setBold(False)
-        small.setPointSizeF(style.NODE_DETAIL_PT)
+        small.setPointSizeF(style.NODE_DETAIL_PT * grow)
+        line_h = QFontMetricsF(small).height()
+        lines = [] if zoomed_out else [KINDS[self.kind].name]
+        if self.utilisation is not None:
+            lines.append(f"{self.utilisation * 100:.0f}% busy")
+        title_box = QRectF(6, 2, NODE_W - 12, NODE_H - 4 - len(lines) * line_h)
+        painter.save()
+        painter.setClipRect(title_box)  # a title of more lines than fit is cut, never drawn over the rest
+        painter.setFont(bold)
+        painter.setPen(QColor(style.NODE_TEXT))
+        painter.drawText(title_box, Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap, self.label)
+        painter.restore()
         painter.setFont(small)
         painter.setPen(QColor(style.NODE_DETAIL_TEXT))
-        painter.drawText(QRectF(8, 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter, KINDS[self.kind].name)
-        if self.utilisation is not None:
-            painter.drawText(QRectF(8, 42, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                             f"{self.utilisation * 100:.0f}% busy")
+        for i, text in enumerate(lines):
+            painter.drawText(QRectF(6, title_box.bottom() + i * line_h, NODE_W - 12, line_h),
+                             Qt.AlignLeft | Qt.AlignVCenter,
+                             QFontMetricsF(small).elidedText(text, Qt.ElideRight, NODE_W - 12))
         if self.bottleneck:
-            tag = QRectF(NODE_W - 84, -16, 84, 15)
+            tag_font = QFont(small)
+            tag_font.setBold(True)
+            tag_font.setPointSizeF(min(7.0 * grow, 11.0))
+            width = min(QFontMetricsF(tag_font).horizontalAdvance("BOTTLENECK") + 12, NODE_W)
+            height = QFontMetricsF(tag_font).height() + 2
+            tag = QRectF(NODE_W - width, -height - 1, width, height)
             painter.setPen(Qt.NoPen)
             painter.setBrush(QColor(style.BOTTLENECK))
             painter.drawRoundedRect(tag, 4, 4)
+            painter.setFont(tag_font)
             painter.setPen(QColor("white"))
             painter.drawText(tag, Qt.AlignCenter, "BOTTLENECK")
 
@@ -162,10 +182,6 @@ class NodeItem(QGraphicsObject):
             for link in self.links:
                 link.update_path()
         return super().itemChange(change, value)
-
-
-def _elide(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
 class LinkItem(QGraphicsPathItem):

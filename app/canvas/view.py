@@ -23,6 +23,8 @@ class CanvasView(QGraphicsView):
         self._space = False
         self._panning = False
         self._pan_last = QPointF()
+        #: Fit every node whenever the view is resized, until the user zooms (Ctrl+0 turns it back on).
+        self.auto_fit = True
 
     def zoom(self) -> float:
         """Current scale factor (1 = 100%)."""
@@ -30,15 +32,18 @@ class CanvasView(QGraphicsView):
 
     def zoom_by(self, factor: float) -> None:
         """Multiply the zoom by ``factor``, kept within MIN_ZOOM..MAX_ZOOM."""
+        self.auto_fit = False
         target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
         f = target / self.zoom()
         self.scale(f, f)
 
     def reset_zoom(self) -> None:
+        self.auto_fit = False
         self.resetTransform()
 
     def fit_to_view(self) -> None:
-        """Zoom and centre so every node is visible (at most 100%)."""
+        """Zoom and centre so every node is visible (at most 100%); keeps fitting on resize."""
+        self.auto_fit = True
         scene = self.scene()
         rect = QRectF()
         for item in scene.nodes.values():
@@ -46,11 +51,21 @@ class CanvasView(QGraphicsView):
         if rect.isNull():
             self.resetTransform()
             return
-        rect = rect.adjusted(-40, -40, 40, 40)
+        rect = rect.adjusted(-16, -16, 16, 16)
         self.fitInView(rect, Qt.KeepAspectRatio)
         if self.zoom() > 1.0:
             self.resetTransform()
             self.centerOn(rect.center())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit_to_view()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.auto_fit:
+            self.fit_to_view()
 
     def wheelEvent(self, event) -> None:
         if event.angleDelta().y() == 0:

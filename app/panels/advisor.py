@@ -31,10 +31,27 @@ from PySide6.QtWidgets import (
 
 from app.worker import Cancelled, TaskRunner
 
-#: Goals offered in the goal box (it also accepts any written goal).
-GOAL_PRESETS = ("fewest-agents:60000", "outage-pool:20", "mirror-baseline",
-                ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
-                 "qcapture.trans_batch_sz=1..10"))
+#: A written goal for Q Replication projects (the goal box accepts any written goal).
+QREP_WRITTEN_GOAL = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+                     "qcapture.trans_batch_sz=1..10")
+
+
+def goal_presets(project) -> tuple[str, ...]:
+    """The goals offered for ``project``'s kind: only goals that can run on it.
+
+    Q Replication projects get ``fewest-agents`` at their offered rate (60,000 rows/s when none is
+    set), ``outage-pool`` and a written goal; Db2 Mirror pairs get ``mirror-baseline`` by job sets
+    and by cores; other kinds (the MQ mover, DB2 V8) no named goal.
+    """
+    from engine.sweep_pick import target_rate
+
+    kinds = {n.kind for n in project.nodes}
+    if "qapply" in kinds:
+        rate = target_rate(project) or 60_000.0
+        return (f"fewest-agents:{rate:.0f}", "outage-pool:20", QREP_WRITTEN_GOAL)
+    if "db2_mirror_node" in kinds:
+        return ("mirror-baseline", "mirror-baseline:cores")
+    return ()
 
 
 def _fmt(v) -> str:
@@ -137,7 +154,7 @@ class AdvisorPanel(QWidget):
         self.advise_button.clicked.connect(self.run_advice)
         self.goal_box = QComboBox()
         self.goal_box.setEditable(True)
-        self.goal_box.addItems(GOAL_PRESETS)
+        self.goal_box.addItems(goal_presets(document.project))
         self.goal_box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.goal_box.setMinimumContentsLength(14)  # long written goals must not widen the dock
         self.goal_box.setToolTip("fewest-agents:RATE, outage-pool:MINUTES, or "
@@ -148,16 +165,18 @@ class AdvisorPanel(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.tasks.cancel)
         row.addWidget(self.advise_button)
-        row.addWidget(self.goal_box, 1)
         row.addWidget(self.seek_button)
-        row.addWidget(self.cancel_button)
+        layout.addWidget(self.goal_box)  # a row of its own: the dock stays narrow
         layout.addLayout(row)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        layout.addWidget(self.progress)
+        busy = QHBoxLayout()
+        busy.addWidget(self.progress, 1)
+        busy.addWidget(self.cancel_button)
+        layout.addLayout(busy)
         self.status = QLabel("Press Advise to check the project against the tuning rules.")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
@@ -181,6 +200,25 @@ class AdvisorPanel(QWidget):
         self.tasks.finished.connect(self._finished)
         self.tasks.failed.connect(lambda m: self._done(f"Failed: {m.splitlines()[0]}"))
         self.tasks.cancelled.connect(lambda: self._done("Cancelled."))
+
+    def reset(self) -> None:
+        """Forget the previous project's results and offer the goals of the open one (every open and new)."""
+        if self.tasks.busy():
+            self.tasks.cancel()
+            self.tasks.wait(10000)
+        self.results, self.advice = [], None
+        self.list.clear()
+        self.detail.clear()
+        self.apply_button.setEnabled(False)
+        self.progress.hide()
+        self.advise_button.setEnabled(True)
+        self.seek_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        presets = goal_presets(self.document.project)
+        self.goal_box.clear()
+        self.goal_box.addItems(presets)
+        self.goal_box.lineEdit().setPlaceholderText("" if presets else "no named goal for this kind: write one")
+        self.status.setText("Press Advise to check the project against the tuning rules.")
 
     # -- running -----------------------------------------------------------------------------
     def _start(self, title: str, fn) -> bool:

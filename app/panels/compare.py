@@ -30,7 +30,8 @@ from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
-from engine.metric_direction import delta_verdict
+from engine.metrics import label as metric_label
+from engine.metrics.catalog import delta_verdict
 
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
 KEY_METRICS = (
@@ -54,6 +55,22 @@ def _colour_verdict(item: QTableWidgetItem, verdict: int) -> None:
     """Colour a delta cell green when it is an improvement, red when it is a deterioration."""
     if verdict in VERDICT_COLOURS:
         item.setForeground(QColor(VERDICT_COLOURS[verdict]))
+
+
+def setting_item(path: str) -> QTableWidgetItem:
+    """A compared setting (``qapply.num_apply_agents``) by its knob's IBM name (``qapply NUM_APPLY_AGENTS``)."""
+    from engine.metrics import knob_label
+
+    owner, _, key = path.rpartition(".")
+    item = QTableWidgetItem(f"{owner} {knob_label(key)}".strip())
+    item.setToolTip(path)
+    return item
+
+
+def series_label(name: str) -> str:
+    """A simulation time series (``mq.xmitq_depth_msgs``) by the catalogue's label of its last part."""
+    owner, _, key = name.rpartition(".")
+    return f"{owner} {metric_label(key)}".strip()
 
 
 def _fmt(v) -> str:
@@ -153,7 +170,7 @@ class CompareView(QWidget):
         self.settings_table.setRowCount(len(cmp.settings))
         for r, diff in enumerate(cmp.settings):
             path, values = diff.path, diff.values
-            self.settings_table.setItem(r, 0, QTableWidgetItem(path))
+            self.settings_table.setItem(r, 0, setting_item(path))
             for c, v in enumerate(values):
                 self.settings_table.setItem(r, 1 + c, QTableWidgetItem(_fmt(v)))
         self.settings_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
@@ -164,7 +181,7 @@ class CompareView(QWidget):
         self.metrics_table.setHorizontalHeaderLabels(headers)
         self.metrics_table.setRowCount(len(cmp.metrics))
         for r, m in enumerate(cmp.metrics):
-            cells = [m.metric, m.unit, _fmt(m.values[0])]
+            cells = [metric_label(m.metric), m.unit, _fmt(m.values[0])]
             for v, pct in zip(m.values[1:], m.pct_delta[1:]):
                 cells += [_fmt(v), "" if pct is None else f"{pct:+.1f}%"]
             for c, text in enumerate(cells):
@@ -241,7 +258,8 @@ class CompareView(QWidget):
         keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]][:8]
         series = {f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
                   for i in range(1, len(cmp.labels))}
-        self.delta_chart.set_data(keys, series)
+        self.delta_chart.set_data([metric_label(k) for k in keys], series,
+                                  key_title="Change against the first run (%)")  # keys in the title, not over bars
         names = list(dict.fromkeys(n for run in cmp.data for n in getattr(run, "timeseries", {})))
         ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(n for n in names if n not in PREFERRED_SERIES)
         self.series_pick.blockSignals(True)
@@ -266,5 +284,5 @@ class CompareView(QWidget):
                 series = getattr(run, "timeseries", {})
                 if name in series:
                     lines[f"#{run_id}"] = series[name]
-        self.series_chart.setTitle(name, size="9pt")
+        self.series_chart.setTitle(series_label(name), size="9pt")
         self.series_chart.set_series(lines)

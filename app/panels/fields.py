@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import style
+from engine.metrics import knob_label, source_title
 from engine.registry import ParamSpec
 
 ERROR_STYLE = f"border: 2px solid {style.BOTTLENECK}; background: {style.FIELD_ERROR_BACKGROUND};"
@@ -37,11 +38,10 @@ ERROR_STYLE = f"border: 2px solid {style.BOTTLENECK}; background: {style.FIELD_E
 def tooltip(spec: ParamSpec) -> str:
     """Help, allowed values, product default and the seed section, as rich text."""
     default = "null" if spec.default is None else json.dumps(spec.default)
-    seed_file, _, section = spec.seed.partition(", ")
     return (
-        f"<b>{spec.label}</b>{' (' + spec.unit + ')' if spec.unit else ''}<br>{spec.help}<br>"
+        f"<b>{knob_label(spec.name)}</b>{' (' + spec.unit + ')' if spec.unit else ''}<br>{spec.help}<br>"
         f"<i>Allowed:</i> {spec.allowed()}<br><i>Default:</i> {default}<br>"
-        f"<i>Seed:</i> {section or seed_file} <small>({seed_file})</small>"
+        f"<i>Source:</i> {source_title(spec.seed)}"
     )
 
 

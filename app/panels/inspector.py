@@ -28,6 +28,7 @@ from app import style
 from app.document import Document
 from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
 from engine.errors import QrtuneError
+from engine.metrics import knob_label
 from engine.model import Project
 from engine.registry import KINDS
 
@@ -100,7 +101,7 @@ class Inspector(QWidget):
                 field = make_field(spec)
                 field.set_value(node.params[spec.name])
                 field.committed.connect(lambda value, name=spec.name: self.commit(name, value))
-                label = QLabel(spec.label)
+                label = QLabel(knob_label(spec.name))
                 label.setToolTip(tooltip(spec))
                 form.addRow(label, field)
                 self.fields[spec.name] = field

@@ -31,10 +31,28 @@ from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
+from engine.metrics import label as metric_label
 
 #: (metric, chart title, unit) overlaid measured against predicted.
-OVERLAID = (("apply_rows_per_s", "Rows applied per second", "rows/s"),
-            ("end2end_latency_ms", "END2END latency", "ms"))
+OVERLAID = (("apply_rows_per_s", "ROWS_APPLIED per second", "rows/s"),
+            ("end2end_latency_ms", "END2END_LATENCY", "ms"))
+
+
+def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
+    """How many intervals the fit used and held out, and why these numbers.
+
+    ``Fitted on 300 intervals, 252 held out`` of 1,008 reads: every 4th interval (252) is held out
+    for judging the fit; of the other 756 at most :data:`engine.fit.MAX_INTERVALS` are fitted, evenly
+    spaced in time, since every fit iteration predicts each fitted interval once per coefficient.
+    """
+    n_fit_all = getattr(fit, "n_fit_total", fit.n_fit) or fit.n_fit
+    n_held_all = getattr(fit, "n_holdout_total", fit.n_holdout) or fit.n_holdout
+    text = (f"Fitted on <b>{fit.n_fit:,}</b> intervals, <b>{fit.n_holdout:,}</b> held out, of {n_intervals:,}: "
+            f"every {holdout_every}th interval ({n_held_all:,}) is held out of the fit to judge it")
+    if fit.n_fit < n_fit_all or fit.n_holdout < n_held_all:
+        text += (f"; of the other {n_fit_all:,}, {fit.n_fit:,} evenly spaced in time are fitted (each fit step "
+                 "predicts every fitted interval once per coefficient)")
+    return text
 
 
 class MonitorView(QWidget):
@@ -80,12 +98,17 @@ class MonitorView(QWidget):
         self.progress.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.hide()
-        for w in (self.import_button, self.show_button, self.fit_button, self.holdout):
+        for w in (self.import_button, self.show_button):
             row.addWidget(w)
         row.addStretch(1)
-        row.addWidget(self.progress)
-        row.addWidget(self.cancel_button)
+        fit_row = QHBoxLayout()  # two rows: the view fits a narrow window (150% scaling)
+        for w in (self.fit_button, self.holdout):
+            fit_row.addWidget(w)
+        fit_row.addStretch(1)
+        fit_row.addWidget(self.progress)
+        fit_row.addWidget(self.cancel_button)
         layout.addLayout(row)
+        layout.addLayout(fit_row)
         self.status = message_label("Import a week of monitor exports to see how well the engine matches your "
                                     "system.")
         layout.addWidget(self.status)
@@ -182,7 +205,7 @@ class MonitorView(QWidget):
                 held = [k for k, h in enumerate(outcome.held_out) if h]
                 series["measured, held out"] = ([hours[k] for k in held],
                                                 [ivs[k].measured.get(metric, math.nan) for k in held])
-            chart.set_series(series)
+            chart.set_series(series, unit="ms" if metric.endswith("_ms") else None)  # 1e6 ms reads 17 min
             if "measured, held out" in chart.curves:  # points only: the intervals the fit never saw
                 chart.curves["measured, held out"].setPen(None)
                 chart.curves["measured, held out"].setSymbol("o")
@@ -197,7 +220,8 @@ class MonitorView(QWidget):
             return
         b, a = fit.before, fit.after
         self.summary.setText(
-            f"Fitted on {fit.n_fit} intervals, {fit.n_holdout} held out (fit #{self.outcome.fit_id}). "
+            fit_counts_text(fit, len(self.outcome.intervals), self.holdout.value())
+            + f" (fit #{self.outcome.fit_id}). "
             f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
             f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted.")
@@ -215,7 +239,7 @@ class MonitorView(QWidget):
         self.errors.setRowCount(len(metrics))
         for r, metric in enumerate(metrics):
             after = a["by_metric"].get(metric)
-            for c, text in enumerate((metric, f"{b['by_metric'][metric]:.1f}%",
+            for c, text in enumerate((metric_label(metric), f"{b['by_metric'][metric]:.1f}%",
                                       "" if after is None else f"{after:.1f}%")):
                 item = QTableWidgetItem(text)
                 if c:

@@ -38,47 +38,25 @@ from PySide6.QtWidgets import (
 
 from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, SpanChart, StageChart
-from engine.bands import band_label
-
-#: Colours of the sizing views: before/now, after/estimated, the limit, within it.
-OLD, NEW, LIMIT, OK, NOW = style.QUEUE, style.APPLY, style.BOTTLENECK, style.WITHIN_LIMIT, style.CAPTURE
-
-#: Metrics tried in order for the headline throughput of each scenario kind.
-HEADLINE = (
-    "apply_rows_per_s",
-    "capture_rows_per_s",
-    "throughput",
-    "tps",
-    "transfer_mb_per_s",
-    "channel_msgs_per_s",
+from app.panels.headlines import (  # noqa: F401 - re-exported: the results views' headlines
+    HEADLINE,
+    LIMIT,
+    NEW,
+    NOW,
+    OK,
+    OLD,
+    _n,
+    _whole,
+    headline,
+    limit_text,
+    mover_headline,
+    pipeline_headline,
+    v8_headline,
 )
-
-
-def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
-    """(metric, value, unit) shown as the throughput, or None."""
-    for name in HEADLINE:
-        value = metrics.get(name)
-        if isinstance(value, (int, float)) and math.isfinite(value):
-            return name, float(value), units.get(name, "")
-    return None
-
-
-def format_number(value) -> str:
-    """Compact, readable number (``12,345``, ``3.21``, ``0.0042``)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return str(value)
-    if not math.isfinite(value):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    a = abs(value)
-    if a >= 1000:
-        return f"{value:,.0f}"
-    if a >= 10:
-        return f"{value:.1f}"
-    if a >= 0.01 or a == 0:
-        return f"{value:.3g}" if a < 1 else f"{value:.2f}"
-    return f"{value:.2e}"
+from app.stages import limit_of
+from engine.bands import band_label
+from engine.metrics import label as metric_label
+from engine.metrics.catalog import format_number
 
 
 def _is_system_metric(name: str) -> bool:
@@ -111,114 +89,6 @@ def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
     return labels, [float(metrics[k]) for k in names], unit
 
 
-def _n(metrics: dict, name: str):
-    """``metrics[name]`` when it is a finite number, else None."""
-    v = metrics.get(name)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _whole(value: float) -> str:
-    """A size without decimals from 100 up (``908``, ``1,686``), else :func:`format_number`."""
-    return f"{value:,.0f}" if abs(value) >= 100 else format_number(value)
-
-
-def _kb(value: float) -> str:
-    """A storage figure in KB to three significant digits below 100 (``14``, ``2.43``, ``107``)."""
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
-
-
-def _pct(value: float) -> str:
-    """A signed percentage without a trailing .0 (``-5%``, ``+15%``, ``+2.5%``)."""
-    return f"{value:+.1f}".replace(".0", "").replace("-", "\u2212") + "%"
-
-
-def v8_headline(metrics: dict, summary=None) -> str:
-    """The ``db2-v8-storage`` headline: storage below the bar V7 -> V8, relief, headroom; CPU band, catalog time.
-
-    ``summary`` (:class:`engine.perf.db2v8.MigrationSummary`) adds the workload type and catalog GB.
-    """
-    v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
-    relief, relief_pct = _n(metrics, "relief_mb"), _n(metrics, "relief_pct")
-    region, room = _n(metrics, "dbm1_region_mb"), _n(metrics, "v8_headroom_mb")
-    first = []
-    if v7 is not None and v8 is not None:
-        first.append(f"DBM1 below the bar: V7 <b>{_whole(v7)}</b> MB \u2192 V8 <b>{_whole(v8)}</b> MB")
-    if relief is not None:
-        first.append(f"relief <b>{_whole(relief)}</b> MB"
-                     + (f" ({relief_pct:.0f}%)" if relief_pct is not None else ""))
-    if room is not None and region is not None:
-        from engine.perf.db2v8 import BAR_MB
-
-        where = "the 2 GB bar" if region >= BAR_MB else f"the {_whole(region)} MB extended region"
-        if room >= 0:
-            first.append(f"<b style='color:{OK}'>fits</b> under {where} with <b>{_whole(room)}</b> MB "
-                         "headroom")
-        else:
-            first.append(f"<b style='color:{LIMIT}'>does not fit</b> under {where}: "
-                         f"<b>{_whole(-room)}</b> MB over")
-    second = []
-    lo, hi = _n(metrics, "v8_cpu_change_low_pct"), _n(metrics, "v8_cpu_change_high_pct")
-    if lo is not None and hi is not None:
-        workload = f" ({summary.workload_type.replace('_', ' ')})" if summary is not None else ""
-        text = f"Db2 CPU V7 \u2192 V8{workload}: <b>{_pct(lo)} .. {_pct(hi)}</b>"
-        cpu = _n(metrics, "v8_db2_cpu_ms_per_txn")
-        if cpu is not None and summary is not None and summary.v8_cpu_ms_per_txn_band is not None:
-            b_lo, b_hi = summary.v8_cpu_ms_per_txn_band
-            text += (f", {summary.v7_cpu_ms_per_txn:g} ms \u2192 <b>{format_number(b_lo)} .. "
-                     f"{format_number(b_hi)}</b> ms per transaction")
-        second.append(text)
-    minutes = _n(metrics, "catalog_migration_min")
-    if minutes is not None:
-        gb = (f" <small>({summary.catalog_gb:g} GB of catalog)</small>"
-              if summary is not None and summary.catalog_gb is not None else "")
-        second.append(f"catalog migration to new-function mode about <b>{minutes:,.0f}</b> min{gb}")
-    else:
-        second.append("<small>catalog migration time: set CATALOG_GB</small>")
-    sep = " &nbsp;|&nbsp; "
-    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
-
-
-def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | None) -> str:
-    """The ``mq-mover`` headline: MB/s moved and the bottleneck; the BUFFPOOL that holds the backlog and
-    the storage per connection and per channel."""
-    from engine.perf.mq_bufferpool import buffers_mb
-
-    first = []
-    rate = _n(metrics, "transfer_mb_per_s")
-    if rate is not None:
-        took = _n(metrics, "elapsed_s")
-        first.append(f"<b>{format_number(rate)}</b> MiB/s moved" + (f" in {took:,.0f} s" if took is not None else ""))
-    if bottleneck:
-        tail = f" at {utilisation * 100:.0f}%" if utilisation is not None else ""
-        text = f"bottleneck <b style='color:{LIMIT}'>{bottleneck}</b>{tail}"
-        share = _n(metrics, "pageset_get_fraction")
-        if share:
-            text += f": {share * 100:.0f}% of gets from the page set"
-        first.append(text)
-    second = []
-    now = _n(metrics, "buffpool_buffers")
-    backlog, need = _n(metrics, "backlog_msgs"), _n(metrics, "buffers_to_hold_backlog")
-    if backlog is not None and need is not None:
-        if backlog <= 0:
-            second.append("the channel keeps up: no backlog builds")
-        elif now is not None and now >= need:
-            second.append(f"BUFFPOOL {now:,.0f} buffers <b style='color:{OK}'>holds</b> the {backlog:,.0f}-message "
-                          "backlog")
-        else:
-            second.append(f"to hold the {backlog:,.0f}-message backlog: BUFFPOOL <b>{need:,.0f}</b> buffers "
-                          f"({_whole(buffers_mb(need))} MB)" + (f", now {now:,.0f}" if now is not None else ""))
-    elif rate is None:
-        second.append("a backlog deeper than the pool: every get is from the page set")
-    conn, csa, chan = (_n(metrics, k) for k in ("storage_per_connection_kb", "csa_per_connection_kb",
-                                                "channel_storage_kb"))
-    if conn is not None:
-        second.append(f"storage per connection <b>{_kb(conn)}</b> KB"
-                      + (f" (+{_kb(csa)} KB CSA)" if csa is not None else "")
-                      + (f", per channel <b>{_kb(chan)}</b> KB" if chan is not None else ""))
-    sep = " &nbsp;|&nbsp; "
-    return sep.join(first) + ("<br>" + sep.join(second) if second else "")
-
-
 #: The mover's tasks in the CPU chart: (metric prefix, label).
 MOVER_TASKS = (("putter", "putter"), ("dwp", "DWP"), ("adaptor", "adaptor"), ("dispatcher", "dispatcher"),
                ("ssl", "SSL"))  # compression CPU is part of the dispatcher's
@@ -238,6 +108,10 @@ def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str,
         return "", []
     names = sorted(by_unit[unit], key=lambda n: -abs(metrics[n]))[:limit]
     return unit, names
+
+
+#: The results view of each engine kind that is not a pipeline: prediction kind -> ResultsPanel method.
+KIND_VIEWS = {"db2-v8-storage": "_show_v8", "mq-mover": "_show_mover"}
 
 
 class ResultsPanel(QWidget):
@@ -283,7 +157,7 @@ class ResultsPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Metric", "Value", "Unit", band_label()])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeToContents)  # the band, one line
+        self.table.setWordWrap(False)  # value, unit and band fit their text once per fill (_fill_table)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         # bidirectional and peer-to-peer: each system's figures side by side, in a tab next to the metrics
         self.systems_page = QWidget()
@@ -305,8 +179,8 @@ class ResultsPanel(QWidget):
         self.tables.addTab(self.table, "Metrics")
         self.systems = ()
         grid.addWidget(self.tables, 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(0, 2)
+        grid.setColumnStretch(1, 3)  # the metrics table needs its label, value, unit and band columns
         # rows share the height evenly whatever a chart's size hint became in another kind's layout
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
@@ -329,16 +203,18 @@ class ResultsPanel(QWidget):
         self._show_systems((), "")
 
     def show_prediction(self, prediction, project=None) -> None:
-        """Update every view from an :class:`engine.perf.Prediction` (of ``project``, which names its systems)."""
+        """Update every view from an :class:`engine.perf.Prediction` (of ``project``, which names its systems).
+
+        The results view of the prediction's kind (:data:`KIND_VIEWS`) draws it; the pipeline view
+        (Q Replication, Db2 Mirror) is the default.
+        """
         self.prediction = prediction
         self.message.hide()
+        getattr(self, KIND_VIEWS.get(prediction.kind, "_show_pipeline"))(prediction, project)
+
+    def _show_pipeline(self, prediction, project=None) -> None:
+        """Headline, latency breakdown (or time per stage), stage utilisation, CPU, metrics and systems."""
         metrics, units = prediction.metrics, prediction.units
-        if prediction.kind == "db2-v8-storage":
-            self._show_v8(prediction, project)
-            return
-        if prediction.kind == "mq-mover":
-            self._show_mover(prediction)
-            return
         self._use_layout("pipeline")
         self.stage_time_chart.setLabel("bottom", "ms")
         systems, note, warn = (), "", False
@@ -349,32 +225,23 @@ class ResultsPanel(QWidget):
             systems = systems_of(metrics, project)
             if project is not None:
                 note, warn = symmetry_note(project), bool(flow_differences(project))
-        head = headline(metrics, units)
-        parts = []
-        if head:
-            name, value, unit = head
-            applied = [s.get("applied_rows_per_s") for s in systems]
-            if systems and name == "apply_rows_per_s" and all(a is not None for a in applied):
-                parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
-                             f"({format_number(sum(applied))} in all)</small>")
-            else:
-                parts.append(f"<b>{format_number(value)}</b> {unit} <small>({name})</small>")
-        e2e = metrics.get("end2end_latency_ms")
-        if isinstance(e2e, (int, float)):
-            parts.append(f"END2END <b>{format_number(e2e)}</b> ms")
-        rt = metrics.get("response_time_ms")
-        if isinstance(rt, (int, float)):
-            parts.append(f"response time <b>{format_number(rt)}</b> ms")
-        if prediction.bottleneck:
-            util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
-            tail = f" at {util * 100:.0f}%" if util is not None else ""
-            parts.append(f"bottleneck <b style='color:{style.BOTTLENECK}'>{prediction.bottleneck}</b>{tail}")
-        self.headline.setText(" &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>")
+        limit = limit_of(prediction)
+        self.headline.setText(pipeline_headline(metrics, units, systems, limit))
+        self._show_latency(prediction)
+        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
+                                  None if limit.holds_offered else limit.stage)
+        self._show_cpu(metrics, systems)
+        self._fill_table(metrics, units)
+        self._show_systems(systems, note, warn)
+
+    def _show_latency(self, prediction) -> None:
+        """The CAPTURE / Q / APPLY breakdown, or, for engines without one, the time per stage."""
+        metrics, units = prediction.metrics, prediction.units
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
         breakdown_kind = prediction.kind == "qrep"  # its latencies are missing only when queues grow without end
         self.latency_chart.set_title(
-            "Latency breakdown (ms)" if has_latency else
+            "Latency breakdown" if has_latency else
             "No steady-state latency: the offered rate is above what the pipeline sustains" if breakdown_kind else
             f"No latency breakdown for {prediction.kind}", key=has_latency)
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
@@ -383,27 +250,26 @@ class ResultsPanel(QWidget):
             self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
                                            size="9pt")
             self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
-        elif not has_latency and not breakdown_kind:  # no stages (DB2 V8 storage): the metrics of the most common unit, largest first
+        elif not has_latency and not breakdown_kind:  # no stages: the metrics of the most common unit
             unit, names = main_unit_metrics(metrics, units)
             show_stage_times = bool(names)
             if names:
                 self.stage_time_chart.setTitle(f"{prediction.kind} ({unit})", size="9pt")
-                self.stage_time_chart.set_data(names, {unit: [metrics[n] for n in names]})
+                self.stage_time_chart.set_data([metric_label(n) for n in names], {unit: [metrics[n] for n in names]})
         self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
-        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
-                                  prediction.bottleneck)
+
+    def _show_cpu(self, metrics: dict, systems: tuple) -> None:
+        """CPU per row by system (two-way projects) or by side."""
         if systems:
             self.cpu_chart.setLabel("left", "us/row")
             self.cpu_chart.set_data([s.label for s in systems],
                                     {legend: [s.get(f) or 0.0 for s in systems] for f, legend in SYSTEM_CPU_SERIES},
                                     key_title="CPU per row captured or applied, by system (us/row)")
-        else:
-            labels, values, unit = cpu_metrics(metrics)
-            self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
-            self.cpu_chart.setLabel("left", unit)
-            self.cpu_chart.set_data(labels, {unit: values})
-        self._fill_table(metrics, units)
-        self._show_systems(systems, note, warn)
+            return
+        labels, values, unit = cpu_metrics(metrics)
+        self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
+        self.cpu_chart.setLabel("left", unit)
+        self.cpu_chart.set_data(labels, {unit: values})
 
     def _use_layout(self, kind: str) -> None:
         """Show the charts of ``kind``'s layout: ``pipeline``, ``db2-v8-storage`` or ``mq-mover``."""
@@ -415,7 +281,7 @@ class ResultsPanel(QWidget):
         self.storage_chart.setVisible(v8)
         self.sizing_chart.setVisible(v8 or mover)
         self.task_chart.setVisible(mover)
-        self.headline.setWordWrap(v8 or mover)  # their two-line headline never widens the window
+        self.headline.setWordWrap(True)  # a long headline wraps, never widens the window
 
     def _show_v8(self, prediction, project=None) -> None:
         """DBM1 storage V7 -> V8 by part and against the bar; CPU band and catalog time in the headline."""
@@ -467,14 +333,15 @@ class ResultsPanel(QWidget):
         self._fill_table(metrics, prediction.units)
         self._show_systems((), "")
 
-    def _show_mover(self, prediction) -> None:
+    def _show_mover(self, prediction, project=None) -> None:
         """Time per message by stage, the buffer pool against the backlog, CPU per message by task."""
         from engine.perf.mq_bufferpool import buffers_mb
 
         metrics = prediction.metrics
         self._use_layout("mq-mover")
-        util = next((s.utilisation for s in prediction.stages if s.name == prediction.bottleneck), None)
-        self.headline.setText(mover_headline(metrics, prediction.bottleneck, util) or "<b>Predicted</b>")
+        limit = limit_of(prediction)
+        self.headline.setText(mover_headline(metrics, limit.stage, limit.utilisation if limit.stage else None)
+                              or "<b>Predicted</b>")
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
         self.stage_time_chart.setTitle("Time per message by stage (us)", size="9pt")
         self.stage_time_chart.setLabel("bottom", "us")
@@ -545,15 +412,24 @@ class ResultsPanel(QWidget):
             self.tables.setCurrentWidget(self.systems_page)
 
     def _fill_table(self, metrics: dict, units: dict) -> None:
+        """One row per metric: the catalogue's label, the value in a unit that suits it, the band."""
+        from app.panels.tables import metric_cells, metric_item
+        from engine.metrics.catalog import display_scale
+
         rows = [(k, v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                 and not _is_system_metric(k)]
+        self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(name))
-            item = QTableWidgetItem(format_number(value))
-            item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            self.table.setItem(r, 1, item)
-            self.table.setItem(r, 2, QTableWidgetItem(units.get(name, "")))
+            unit = units.get(name, "")
+            self.table.setItem(r, 0, metric_item(name))
+            cell, unit_cell = metric_cells(name, value, unit)
+            self.table.setItem(r, 1, cell)
+            self.table.setItem(r, 2, unit_cell)
             band = (self.prediction.bands if self.prediction is not None else {}).get(name)
-            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0])} .. {format_number(band[1])}"
-                                                      if band else ""))
+            factor = display_scale(value, unit)[0]
+            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0] * factor)} .. "
+                                                      f"{format_number(band[1] * factor)}" if band else ""))
+        for column in (1, 2, 3):  # once per fill, not once per cell (a knob change repaints in < 100 ms)
+            self.table.resizeColumnToContents(column)
+        self.table.setUpdatesEnabled(True)

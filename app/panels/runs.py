@@ -6,7 +6,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QTableWidgetItem,
@@ -36,7 +35,7 @@ class RunsPanel(QWidget):
         self.project_name_fn = project_name_fn
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        top = QHBoxLayout()
+        top = QVBoxLayout()  # buttons stacked: the dock stays narrow at 150% scaling
         self.only_project = QCheckBox("This project only")
         self.only_project.setChecked(True)
         self.only_project.toggled.connect(self.refresh)

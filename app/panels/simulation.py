@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -10,7 +11,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import message_label, metric_cells, metric_item, read_only_table
 from engine.errors import QrtuneError
 
 
@@ -40,9 +41,9 @@ def parse_duration_s(text: str) -> float:
     return value
 
 
-def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
-    """(queue depth, latency, row rate) series by name; memory, utilisation and message rates are left out."""
-    depth, latency, rate = {}, {}, {}
+def split_series(timeseries: dict) -> tuple[dict, dict, dict, dict]:
+    """(queue depth, latency, row rate, page-set cast-out) series by name; memory and utilisation are left out."""
+    depth, latency, rate, castout = {}, {}, {}, {}
     for name, tv in timeseries.items():
         low = name.lower()
         if "depth" in low:
@@ -51,7 +52,39 @@ def split_series(timeseries: dict) -> tuple[dict, dict, dict]:
             latency[name] = tv
         elif low.endswith("rows_per_s"):
             rate[name] = tv
-    return depth, latency, rate
+        elif "pageset" in low and low.endswith("msgs_per_s"):
+            castout[name] = tv
+    return depth, latency, rate, castout
+
+
+#: How a simulation's series are named in the legends (the catalogue names the latencies).
+SERIES_LABELS = {"xmitq.depth_msgs": "transmit queue", "recvq.depth_msgs": "receive queue",
+                 "mq_pageset.msgs_per_s": "transmit queue to page set",
+                 "recvq_pageset.msgs_per_s": "receive queue to page set", "source.rows_per_s": "source",
+                 "qcapture.rows_per_s": "Q Capture", "mq_channel.rows_per_s": "channel",
+                 "qapply.rows_per_s": "Q Apply"}
+
+
+def elapsed_axis(t_s) -> tuple[float, str]:
+    """Divisor and x-axis label for elapsed time: minutes from 10 minutes on, hours from 5 hours on."""
+    end = float(np.nanmax(t_s)) if len(t_s) else 0.0
+    if end >= 5 * 3600:
+        return 3600.0, "elapsed hours"
+    if end >= 600:
+        return 60.0, "elapsed minutes"
+    return 1.0, "elapsed seconds"
+
+
+def shown_series(series: dict, limit: int = 4) -> tuple[dict, str]:
+    """The first ``limit`` series with time in the axis' unit and their legend names; and the axis label."""
+    from engine.metrics import label as metric_label
+
+    first = next(iter(series.values()), ((), ()))[0]
+    divisor, axis = elapsed_axis(first)
+    out = {}
+    for name, (t, v) in list(series.items())[:limit]:
+        out[SERIES_LABELS.get(name, metric_label(name))] = (np.asarray(t, dtype=float) / divisor, v)
+    return out, axis
 
 
 class SimulationView(QWidget):
@@ -78,11 +111,15 @@ class SimulationView(QWidget):
         self.events = QLineEdit()
         self.events.setPlaceholderText("events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5")
         self.run_button = QPushButton("Simulate")
-        for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed, QLabel("Events"), self.events):
+        for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed):
             row.addWidget(w)
-        row.setStretchFactor(self.events, 1)
+        row.addStretch(1)
         row.addWidget(self.run_button)
         layout.addLayout(row)
+        events_row = QHBoxLayout()  # a row of its own: the view fits a narrow window (150% scaling)
+        events_row.addWidget(QLabel("Events"))
+        events_row.addWidget(self.events, 1)
+        layout.addLayout(events_row)
         self.status = message_label("Simulate the open project over time: bursts, outages, backlog and catch-up.")
         layout.addWidget(self.status)
         self.headline = message_label(rich=True)
@@ -92,11 +129,16 @@ class SimulationView(QWidget):
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
+        self.castout_chart = LineChart("Cast out to the page set (deferred write)", "time (s)", "msgs/s")
         self.summary = read_only_table(["Summary", "Value", "Unit"], stretch_column=0)
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(self.summary, "Summary")
+        self.lower.addTab(self.castout_chart, "Page set")
         grid.addWidget(self.depth_chart, 0, 0)
         grid.addWidget(self.latency_chart, 0, 1)
         grid.addWidget(self.rate_chart, 1, 0)
-        grid.addWidget(self.summary, 1, 1)
+        grid.addWidget(self.lower, 1, 1)
         layout.addLayout(grid, 1)
         self.run_button.clicked.connect(self._run)
         self.outcome = None
@@ -121,16 +163,21 @@ class SimulationView(QWidget):
     def show_outcome(self, outcome) -> None:
         """Plot a :class:`app.simadapter.SimulationOutcome`."""
         self.outcome = outcome
-        depth, latency, rate = split_series(outcome.timeseries)
-        self.depth_chart.set_series(dict(list(depth.items())[:4]))
-        self.latency_chart.set_series(dict(list(latency.items())[:4]))
-        self.rate_chart.set_series(dict(list(rate.items())[:4]))
+        depth, latency, rate, castout = split_series(outcome.timeseries)
+        for chart, series, unit in ((self.depth_chart, depth, None), (self.latency_chart, latency, "ms"),
+                                    (self.rate_chart, rate, None), (self.castout_chart, castout, None)):
+            shown, axis = shown_series(series)
+            chart.set_series(shown, unit=unit)
+            chart.set_x_label(axis)
+        pool = getattr(outcome, "buffer_pool_msgs", None)
+        self.depth_chart.set_lines([(pool, f"buffer pool holds {format_number(pool)} messages; beyond it the "
+                                           "page set", "#c0202a")] if pool else [])
         rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
         self.summary.setRowCount(len(rows))
         for r, (k, v) in enumerate(rows):
-            self.summary.setItem(r, 0, QTableWidgetItem(k))
-            self.summary.setItem(r, 1, QTableWidgetItem(format_number(v)))
-            self.summary.setItem(r, 2, QTableWidgetItem(outcome.units.get(k, "")))
+            cell, unit = metric_cells(k, v, outcome.units.get(k, ""))
+            for c, item in enumerate((metric_item(k), cell, unit)):
+                self.summary.setItem(r, c, item)
         run = f" (run #{outcome.run_id})" if outcome.run_id is not None else ""
         self.status.setText(f"Simulated in {outcome.elapsed_s:.2f} s{run}.")
         text = headline(outcome)
@@ -165,9 +212,16 @@ def headline(outcome) -> str:
             text += (f"; <b style='color:{style.BOTTLENECK}'>not caught up by the end of the run</b>"
                      + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
         lines.append(text)
+    drain = m.get("in_flight_drain_s")
+    if drain is not None:
+        from engine.metrics import format_metric
+
+        lines.insert(0, f"<b>Planned switch-over</b>: stop the source at the end of this run and everything in "
+                        f"flight is applied in <b style='color:#1a7a30'>{format_metric('in_flight_drain_s', drain)}"
+                        "</b>: the recovery time to promise under this workload")
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
         lines.append(f"<span style='color:{style.NOTE_TEXT_SOFT}'>No offered rate is set, so the workload runs at the predicted "
                      f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
-                     "OFFERED_ROWS_PER_S on the source below it to see the catch-up.</span>")
+                     "the source's Offered rows per second below it (or the Sweep tab's target rate) to see the catch-up.</span>")
     return "<br>".join(lines)

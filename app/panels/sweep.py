@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
+from engine.metrics import knob_label
+from engine.metrics import label as metric_label
 from engine.model import Project
 from engine.registry import KINDS
 from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
@@ -42,6 +45,7 @@ from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick
     LATENCY_METRICS,
     RATE_METRICS,
     REACH_FRACTION,
+    TARGET_KNOBS,
     choose,
     cpu_metrics,
     pick_smallest,
@@ -91,6 +95,9 @@ class AxisEditor(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         self.target = QComboBox()
         self.param = QComboBox()
+        for combo in (self.target, self.param):  # long node labels must not widen the window
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.values = QLineEdit()
         self.values.setPlaceholderText("values: 1,4,8 or 1..16 or 1..16:2")
         row.addWidget(self.target)
@@ -140,7 +147,7 @@ class AxisEditor(QWidget):
         if kind:
             for spec in KINDS[kind].params:
                 if spec.type in ("int", "float", "bool", "enum"):
-                    self.param.addItem(spec.label, spec.name)
+                    self.param.addItem(knob_label(spec.name), spec.name)
         i = self.param.findData(current)
         for preferred in self.preferred_knobs:
             if i >= 0:
@@ -160,7 +167,7 @@ class AxisEditor(QWidget):
         spec = KINDS[kind].param(name)
         node = next((n for n in self.project.nodes if n.kind == kind), None)
         self.values.setText(default_values(spec, node.params.get(name) if node else spec.default))
-        self.values.setToolTip(f"{spec.label}: {spec.allowed()}")
+        self.values.setToolTip(f"{knob_label(spec.name)}: {spec.allowed()}")
 
     def set_axis(self, target: str, param: str, values: str) -> None:
         self.target.setCurrentIndex(max(self.target.findData(target), 0))
@@ -206,12 +213,28 @@ class SweepView(QWidget):
         self.export_button.setEnabled(False)
         grid_axes.addWidget(QLabel("Knob"), 0, 0)
         grid_axes.addWidget(self.axis, 0, 1)
-        grid_axes.addWidget(self.run_button, 0, 2)
-        grid_axes.addWidget(self.export_button, 1, 2)
+
         grid_axes.addWidget(self.by_enabled, 1, 0)
         grid_axes.addWidget(self.by, 1, 1)
+        self.target_rate = QDoubleSpinBox()
+        self.target_rate.setRange(0, 1e9)
+        self.target_rate.setDecimals(0)
+        self.target_rate.setSingleStep(1000)
+        self.target_rate.setGroupSeparatorShown(True)
+        self.target_rate.setSpecialValueText("none")
+        self.target_rate.setSuffix(" rows/s")
+        self.target_rate.setToolTip("The rate the pick must hold (journey 2: the fewest agents that hold it with "
+                                    "CPU under 90%); starts at the project's offered rate")
+        self.target_rate.valueChanged.connect(lambda _: self.points and self.show_points(self.points, self._axis_name))
+        grid_axes.addWidget(QLabel("Target rate"), 2, 0)
+        grid_axes.addWidget(self.target_rate, 2, 1)
         grid_axes.setColumnStretch(1, 1)
         layout.addLayout(grid_axes)
+        buttons = QHBoxLayout()  # under the axes: the view fits a narrow window (150% scaling)
+        buttons.addStretch(1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        layout.addLayout(buttons)
         # the primary axis's widgets, by their old names
         self.target, self.param, self.values = self.axis.target, self.axis.param, self.axis.values
         self.status = QLabel("Sweep a knob over a range; every point is recorded in the run history.")
@@ -224,10 +247,10 @@ class SweepView(QWidget):
         layout.addWidget(self.pick_label)
         grid = QGridLayout()
         self.rate_chart = LineChart("Throughput", "", "")
-        self.latency_chart = LineChart("Latency (ms)", "", "ms")
+        self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
         self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Value", "For each", "Throughput", "END2END ms", "Bottleneck"])
+        self.table.setHorizontalHeaderLabels(["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"])
         self.table.setColumnHidden(1, True)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
@@ -242,6 +265,7 @@ class SweepView(QWidget):
         self.axis.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.by.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.points: list = []
+        self._axis_name = ""
         self._table_keys: list = []
         self.pick = None
         #: The project the shown sweep was made on (its target rate is the pick's goal); None: ``project``.
@@ -255,6 +279,9 @@ class SweepView(QWidget):
         self.project = project
         self.axis.set_project(project)
         self.by.set_project(project)
+        self.target_rate.blockSignals(True)
+        self.target_rate.setValue(target_rate(project) or 0.0)
+        self.target_rate.blockSignals(False)
 
     def set_axis(self, target: str, param: str, values: str, by: tuple[str, str, str] | None = None) -> None:
         """Choose the axes programmatically (tests, the advisor); ``by`` is (target, param, values)."""
@@ -292,6 +319,7 @@ class SweepView(QWidget):
 
     def show_points(self, points: list, axis_name: str = "") -> None:
         """Plot every finished point (called as points stream in)."""
+        self._axis_name = axis_name
         self.points = sorted(points, key=lambda p: p.index)
         ok = [p for p in self.points if not p.error]
         numeric = all(isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in self.points)
@@ -316,16 +344,20 @@ class SweepView(QWidget):
         else:  # one curve per value of the second knob: the headline metric of each chart only
             busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
             shown = {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
-        for chart, title, key in ((self.rate_chart, "Throughput", "rate"), (self.latency_chart, "Latency (ms)", "lat"),
+        no_latency = sum(1 for p in ok if lats and not any(m in p.metrics for m in lats))
+        gap = (f" <span style='color:#8a4a00'>(none at {no_latency} point(s): the offered rate is above capacity and "
+               "the queues grow)</span>" if no_latency else "")  # a gap in the curve is said, never silent
+        for chart, title, key in ((self.rate_chart, "Throughput", "rate"), (self.latency_chart, "Latency", "lat"),
                                   (self.cpu_chart, "CPU busy (%)", "cpu")):
-            chart.setTitle(f"{title}: {shown[key][0]}" if two and shown[key] else title, size="9pt")
+            text = f"{title}: {metric_label(shown[key][0])}" if two and shown[key] else title
+            chart.setTitle(text + (gap if key == "lat" else ""), size="9pt")
 
         def series(metric_names):
             out = {}
             for g in groups or [()]:
                 pts = [p for p in ok if p.series == g]
                 for m in metric_names:  # with a second knob the chart title names the metric
-                    name = f"{by_name}={_values_text(g)}" if two else m
+                    name = f"{knob_label(by_name)}={_values_text(g)}" if two else metric_label(m)
                     out[name] = ([x_of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
             return out
 
@@ -333,8 +365,11 @@ class SweepView(QWidget):
         self.rate_chart.setLabel("left", unit)
         symbols = len(ok) <= MAX_SYMBOLS  # markers help few points; thousands only slow the drawing
         self.rate_chart.set_series(series(shown["rate"]), symbols=symbols)
-        self.latency_chart.set_series(series(shown["lat"]), symbols=symbols)
+        self.latency_chart.set_series(series(shown["lat"]), symbols=symbols, unit="ms")
         self.cpu_chart.set_series(series(shown["cpu"]), symbols=symbols)
+        target = self.goal_rate(axis_name)
+        self.rate_chart.set_lines([(target, f"target {format_number(target)} {unit}", "#c0202a")] if target else [])
+        self.cpu_chart.set_lines([(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:.0f}% CPU", "#c0202a")] if cpus else [])
         keys = [(p.index, p.run_id) for p in self.points]
         start = len(self._table_keys) if keys[:len(self._table_keys)] == self._table_keys else 0
         self._table_keys = keys  # streamed points arrive in order: only the new rows are filled
@@ -354,16 +389,24 @@ class SweepView(QWidget):
         self.table.setUpdatesEnabled(True)
         self.table.setColumnHidden(1, not two)
         x_name = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
-        self.table.setHorizontalHeaderLabels([x_name or "Value", by_name or "For each", "Throughput", "END2END ms",
-                                              "Bottleneck"])
+        self.table.setHorizontalHeaderLabels([knob_label(x_name) if x_name else "Value",
+                                              knob_label(by_name) if by_name else "For each", "Throughput",
+                                              "END2END_LATENCY ms", "Bottleneck"])
+
         self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
+
+    def goal_rate(self, axis_name: str = "") -> float | None:
+        """The target rate (rows/s) the pick holds: the Target rate field, unless the sweep varies the rate."""
+        knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
+        if self.target_rate.value() <= 0 or knob in TARGET_KNOBS:
+            return None
+        return float(self.target_rate.value())
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
         """The smallest value reaching the best throughput (or the target rate of the project swept) with
         every CPU under the limit (one-knob sweeps): :func:`engine.sweep_pick.choose`."""
         knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
-        project = self.base_project or self.project
-        pick = choose(ok, knob.upper(), target_rate(project, (knob,))) if applicable else None
+        pick = choose(ok, knob_label(knob), self.goal_rate(axis_name)) if applicable else None
         self.pick = pick.point if pick is not None else None
         if pick is None:
             self.pick_label.hide()

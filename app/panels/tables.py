@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem
 
 
 def read_only_table(headers: Sequence[str], stretch_column: int | None = None,
@@ -39,3 +39,25 @@ def message_label(text: str = "", rich: bool = False, parent=None) -> QLabel:
     if rich:
         label.setTextFormat(Qt.RichText)
     return label
+
+
+def metric_item(name: str) -> QTableWidgetItem:
+    """A table cell naming metric ``name`` as the catalogue labels it; the tooltip says where IBM names it."""
+    from engine.metrics import info
+
+    entry = info(name)
+    item = QTableWidgetItem(entry.label)
+    tip = [entry.description, entry.source, f"<small>key: {name}</small>"]
+    item.setToolTip("<br>".join(t for t in tip if t))
+    return item
+
+
+def metric_cells(name: str, value: float, unit: str | None = None) -> tuple[QTableWidgetItem, QTableWidgetItem]:
+    """The value (right-aligned) and unit cells of ``value``, in the unit that suits its magnitude."""
+    from engine.metrics import info
+    from engine.metrics.catalog import display_value, format_number
+
+    shown, shown_unit = display_value(value, info(name).unit if unit is None else unit)
+    cell = QTableWidgetItem(format_number(shown))
+    cell.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    return cell, QTableWidgetItem(shown_unit)

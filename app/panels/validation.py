@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -19,7 +21,41 @@ from PySide6.QtWidgets import (
 from app import style
 from app.panels.results import format_number
 from app.panels.tables import message_label, read_only_table
+from engine.metrics import label as metric_label
+from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
+
+
+def document_of(source: str) -> str:
+    """The published document of a measurement's source, by title (``Redpaper: Q Replication ...``)."""
+    return source_title(source).split("), ")[0].split(", ")[0].strip()
+
+
+def table_of(source: str) -> str:
+    """The table or figure a measurement comes from (``Table 4-3``, ``Figure 7-1``), or ""."""
+    found = re.search(r"\b(Table|Figure)\s+[\w.\-]+", source or "")
+    return found.group(0) if found else ""
+
+
+def summary_text(summary: ValidationSummary) -> str:
+    """The engine's score: coverage, then medians and 90th percentiles of rates and latencies."""
+    text = describe(summary)
+    p90 = getattr(summary, "latency_p90_abs_pct", None)
+    if p90 is not None and "latencies" in text and "90th" not in text.split("latencies")[-1]:
+        text += f", 90th percentile {p90:.1f}%"
+    return text + ". Worst misses first."
+
+
+def _fill(combo: QComboBox, everything: str, values: list[str]) -> None:
+    """Offer ``everything`` (no filter) and ``values``, keeping the current choice when it is still offered."""
+    keep = combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItem(everything, "")
+    for v in values:
+        combo.addItem(v, v)
+    combo.setCurrentIndex(max(combo.findData(keep), 0))
+    combo.blockSignals(False)
 
 
 class NumericItem(QTableWidgetItem):
@@ -55,11 +91,20 @@ class ValidationView(QWidget):
         for k in ("qrep", "db2mirror", "mq-mover", "db2-v8-storage"):
             self.kind_filter.addItem(k, k)
         self.kind_filter.currentIndexChanged.connect(self._refill)
+        self.doc_filter = QComboBox()  # the published document, by title
+        self.table_filter = QComboBox()  # its table or figure
+        for combo in (self.kind_filter, self.doc_filter, self.table_filter):
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
+        self.doc_filter.currentIndexChanged.connect(self._doc_changed)
+        self.table_filter.currentIndexChanged.connect(self._refill)
         self.summary_label = message_label("The engine against every published measurement bundled with qrtune.")
         top.addWidget(self.run_button)
         top.addWidget(self.kind_filter)
-        top.addWidget(self.summary_label, 1)
+        top.addWidget(self.doc_filter, 1)
+        top.addWidget(self.table_filter)
         layout.addLayout(top)
+        layout.addWidget(self.summary_label)
         split = QSplitter(Qt.Horizontal)
         self.table = read_only_table(["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"],
                                      stretch_column=5)
@@ -93,20 +138,34 @@ class ValidationView(QWidget):
             self.summary_label.setText("Running the engine over the published scenarios...")
 
     def show_results(self, checks: list[MetricCheck], summary: ValidationSummary) -> None:
-        """Fill the table and plot."""
+        """Fill the filters, the table (worst misses first) and the plot."""
         self.checks, self.summary = list(checks), summary
-        self.summary_label.setText(describe(summary))
+        self.summary_label.setText(summary_text(summary))
+        _fill(self.doc_filter, "every document", sorted({document_of(c.source) for c in self.checks}))
+        self._doc_changed()
+
+    def _doc_changed(self) -> None:
+        doc = self.doc_filter.currentData()
+        _fill(self.table_filter, "every table", sorted({table_of(c.source) for c in self.checks
+                                                         if not doc or document_of(c.source) == doc} - {""}))
         self._refill()
+
+    def filtered(self) -> list[MetricCheck]:
+        """The checks the kind, document and table filters let through."""
+        kind, doc, table = (self.kind_filter.currentData(), self.doc_filter.currentData(),
+                            self.table_filter.currentData())
+        return [c for c in self.checks if (not kind or c.kind == kind) and (not doc or document_of(c.source) == doc)
+                and (not table or table_of(c.source) == table)]
 
     def _refill(self) -> None:
         kind = self.kind_filter.currentData()
-        checks = [c for c in self.checks if not kind or c.kind == kind]
+        checks = self.filtered()
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
-            cells = [c.scenario_id, c.metric, format_number(c.measured),
+            cells = [c.scenario_id, metric_label(c.metric), format_number(c.measured),
                      "not predicted" if c.predicted is None else format_number(c.predicted),
-                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", c.source]
+                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", source_title(c.source)]
             for col, text in enumerate(cells):
                 item = NumericItem(text) if col in (2, 3, 4) else QTableWidgetItem(text)
                 if col == 2:

@@ -52,6 +52,8 @@ def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], 
 
     path = Path(path)
     progress = progress or (lambda f, t="": None)
+    if not path.parent.is_dir():  # said here, not as Qt's "QPainter::begin(): Returned false"
+        raise FileNotFoundError(f"cannot write {path}: the folder {path.parent} does not exist")
     with atomic_path(path) as tmp:
         writer = QPdfWriter(str(tmp))
         writer.setResolution(DPI)

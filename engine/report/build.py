@@ -34,18 +34,6 @@ from engine.report.model import (
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
 
-#: Labels of metrics outside the Q Replication sections (Db2 Mirror, MQ mover, Db2 V8).
-OTHER_LABELS = {
-    "throughput": "throughput",
-    "response_time_ms": "response time",
-    "source_cpu_pct": "source node CPU",
-    "target_cpu_pct": "target node CPU",
-    "transfer_mb_per_s": "transfer rate",
-    "peak_depth": "peak queue depth",
-    "elapsed_s": "elapsed time",
-}
-
-
 def _engine_version() -> str:
     from engine.store.provenance import engine_version  # no duckdb import: the module imports it lazily
 
@@ -60,7 +48,9 @@ def _metric_label(metric: str) -> str:
         for m, label in items:
             if m == metric:
                 return label
-    return OTHER_LABELS.get(metric, metric)
+    from engine.metrics import label
+
+    return label(metric)  # the catalogue's IBM column or report name
 
 
 def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup, ...]:

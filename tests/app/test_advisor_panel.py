@@ -6,7 +6,9 @@ from app.document import Document
 from app.panels.advisor import AdvisorPanel
 from engine import projectfile
 
-QA, SRC = "ab-5-qapply", "ab-0-source-db2"
+QA, SRC, QC = "ab-5-qapply", "ab-0-source-db2", "ab-1-qcapture"
+#: The advice for the baseline's busiest stage, whichever it is with the fitted coefficients: rule -> (node, knob).
+BOTTLENECK_RULES = {"more_apply_agents": (QA, "num_apply_agents"), "trans_batch_sz": (QC, "trans_batch_sz")}
 
 
 @pytest.fixture
@@ -30,22 +32,24 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
         assert not panel.advise_button.isEnabled() and panel.cancel_button.isEnabled()
     assert panel.advise_button.isEnabled() and panel.progress.isHidden()
     assert panel.list.count() == len(panel.results) >= 1
+    # the advice for the baseline's busiest stage: more agents (Q Apply) or batching (the channel)
     rules = [r.rule for r in panel.results]
-    assert "more_apply_agents" in rules
-    row = rules.index("more_apply_agents")
+    rule = next(r for r in BOTTLENECK_RULES if r in rules)
+    node, knob = BOTTLENECK_RULES[rule]
+    row = rules.index(rule)
     rec = panel.results[row]
     panel.list.setCurrentRow(row)
     assert "Cost / risk" in panel.detail.toPlainText() or "Cost / risk" in panel.detail.toHtml()
-    before = doc.project.node(QA).params["num_apply_agents"]
-    target = rec.project.node(QA).params["num_apply_agents"]
+    before = doc.project.node(node).params[knob]
+    target = rec.project.node(node).params[knob]
     assert target != before
     depth = doc.undo_stack.count()
     with qtbot.waitSignal(panel.applied):
         assert panel.apply_current()
-    assert doc.project.node(QA).params["num_apply_agents"] == target
+    assert doc.project.node(node).params[knob] == target
     assert doc.undo_stack.count() == depth + 1 and doc.is_modified()
     doc.undo_stack.undo()
-    assert doc.project.node(QA).params["num_apply_agents"] == before
+    assert doc.project.node(node).params[knob] == before
     # every result was recorded as a run
     from engine.store import Store
 
@@ -56,7 +60,8 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
 def test_applying_keeps_edits_made_meanwhile(panel, doc, qtbot):
     with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
         panel.run_advice()
-    row = [r.rule for r in panel.results].index("more_apply_agents")
+    rules = [r.rule for r in panel.results]
+    row = rules.index(next(r for r in BOTTLENECK_RULES if r in rules))
     panel.list.setCurrentRow(row)
     doc.set_param(SRC, "unique_indexes", 2)  # an unrelated edit after the advice was computed
     panel.apply_current()
@@ -90,5 +95,22 @@ def test_main_window_has_advisor_dock_and_bands_in_results(window, qtbot):
     table = window.results.table
     assert table.columnCount() == 4 and "band" in table.horizontalHeaderItem(3).text()
     names = [table.item(r, 0).text() for r in range(table.rowCount())]
-    band = table.item(names.index("apply_rows_per_s"), 3).text()
+    band = table.item(names.index("ROWS_APPLIED"), 3).text()
     assert ".." in band
+
+
+def test_goals_follow_the_project_kind_and_every_open_resets_the_advisor(window, root, qtbot):
+    window.open_project(str(root / "sample_runs" / "redpaper-baseline.json"), ask=False)
+    goals = [window.advisor.goal_box.itemText(i) for i in range(window.advisor.goal_box.count())]
+    assert goals[0].startswith("fewest-agents:") and "outage-pool:20" in goals
+    window.advisor.results = ["stale"]
+    window.advisor.list.addItem("a result of the previous project")
+    window.advisor.apply_button.setEnabled(True)
+    window.open_project(str(root / "sample_runs" / "mirror-active-passive.json"), ask=False)
+    goals = [window.advisor.goal_box.itemText(i) for i in range(window.advisor.goal_box.count())]
+    assert goals == ["mirror-baseline", "mirror-baseline:cores"]  # no fewest-agents on a Db2 Mirror pair
+    assert window.advisor.list.count() == 0 and window.advisor.results == []
+    assert not window.advisor.apply_button.isEnabled()
+    window.new_from_template("mq-mover")
+    assert window.advisor.goal_box.count() == 0
+    assert "write one" in window.advisor.goal_box.lineEdit().placeholderText()

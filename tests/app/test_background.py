@@ -4,6 +4,7 @@ import json
 import threading
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.worker import Cancelled, TaskRunner
 
@@ -57,7 +58,7 @@ def test_sweep_with_progress_streams_points_and_records_every_run(fake_engine, w
     assert progress[-1] == 1.0 and len(progress) >= 1
     assert [p.value for p in view.points] == list(range(1, 9))
     # fake engine: min(800 * agents, 3000) rows/s
-    curve = view.rate_chart.curves["apply_rows_per_s"]
+    curve = view.rate_chart.curves["ROWS_APPLIED"]  # the catalogue label
     x, y = curve.getData()
     assert list(x) == list(range(1, 9)) and list(y) == [min(800.0 * a, 3000.0) for a in range(1, 9)]
     runs = window.history.list_runs()
@@ -95,3 +96,31 @@ def test_validation_view_scores_the_engine_against_measurements(fake_engine, win
     assert check.predicted is not None
     assert check.error_pct == pytest.approx((check.predicted - check.measured) / check.measured * 100)
     assert "scenarios" in view.summary_label.text() and "coverage" in view.summary_label.text()
+
+
+def test_validation_filters_by_document_and_table_worst_first_and_is_cached(window, qtbot, tmp_path, calibration):
+    scenarios = calibration["scenarios"][:12]
+    path = tmp_path / "scen.json"
+    path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scenarios}))
+    with qtbot.waitSignal(window.tasks.finished, timeout=30000):
+        assert window.validate(str(path))
+    view = window.view_widget("Validation")
+    errors = [view.table.item(r, 4).data(Qt.UserRole) for r in range(view.table.rowCount())]
+    known = [e for e in errors if e is not None]
+    assert known == sorted(known, reverse=True)  # worst misses first
+    docs = [view.doc_filter.itemText(i) for i in range(1, view.doc_filter.count())]
+    assert docs and not any(".txt" in d for d in docs)  # documents by title, never a file hash
+    view.doc_filter.setCurrentIndex(1)
+    tables = [view.table_filter.itemData(i) for i in range(1, view.table_filter.count())]
+    assert tables and all(t.startswith(("Table", "Figure")) for t in tables)
+    view.table_filter.setCurrentIndex(1)
+    shown = view.filtered()
+    assert 0 < len(shown) < len(view.checks) and view.table.rowCount() == len(shown)
+    assert "90th percentile" in view.summary_label.text() and "median" in view.summary_label.text()
+    from app.tasks import validation_task
+
+    def run():
+        return validation_task(str(path))(lambda *a: None, lambda: False, lambda d: None)
+
+    first = run()
+    assert first is run() and first[0] == view.checks  # a second look is the cached result, not a new run

@@ -2,6 +2,8 @@
 
 import pytest
 
+from engine.metrics import label as metric_label
+
 
 def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     doc = window.document
@@ -20,7 +22,7 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     assert sig.args == [[first, second]]
     view = window.view_widget("Compare")
     cmp = view.comparison
-    assert cmp is not None and window.tabs.currentIndex() == 3
+    assert cmp is not None and window.tabs.tabText(window.tabs.currentIndex()) == "Compare"
     assert [d.path for d in cmp.settings] == ["qcapture.trans_batch_sz"]
     assert cmp.settings[0].values == (1, 3)
     # fake engine: channel 3000 -> 9000 rows/s, apply capped at 12800: +200%
@@ -29,11 +31,11 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     headers = [view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())]
     assert headers == ["Metric", "Unit", f"#{first}", f"#{second}", "\u0394 %"]
     row = next(r for r in range(view.metrics_table.rowCount())
-               if view.metrics_table.item(r, 0).text() == "apply_rows_per_s")
+               if view.metrics_table.item(r, 0).text() == "ROWS_APPLIED")
     assert view.metrics_table.item(row, 4).text() == "+200.0%"
 
     def colour(metric):
-        r = next(r for r in range(view.metrics_table.rowCount()) if view.metrics_table.item(r, 0).text() == metric)
+        r = next(r for r in range(view.metrics_table.rowCount()) if view.metrics_table.item(r, 0).text() == metric_label(metric))
         return view.metrics_table.item(r, 4).foreground().color().name()
 
     # deltas are coloured by whether they are good news: more throughput and less CPU green,
@@ -42,7 +44,7 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     assert colour("apply_cpu_us_per_row") == "#1a7a30"
     assert colour("qlatency_ms") == "#c0202a"
     assert view.latency_chart.labels == [f"#{first}", f"#{second}"]
-    assert "apply_rows_per_s" in view.delta_chart.categories
+    assert "ROWS_APPLIED" in view.delta_chart.categories  # the catalogue label
 
 
 def test_compare_needs_two_runs(fake_engine, window):

@@ -37,7 +37,7 @@ def test_prediction_updates_the_charts_and_the_canvas(fake_engine, window):
     assert not window.scene.nodes[channel].bottleneck
     assert res.cpu_chart.categories == ["capture", "apply"]
     rows = {res.table.item(r, 0).text(): res.table.item(r, 1).text() for r in range(res.table.rowCount())}
-    assert rows["apply_rows_per_s"] == "1,600"
+    assert rows["ROWS_APPLIED"] == "1,600"  # the catalogue's IBM column name, not the engine key
 
     # undo goes back to the channel-bound prediction
     window.document.undo_stack.undo()

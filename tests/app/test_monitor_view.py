@@ -38,7 +38,7 @@ def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
     project, files = exports
     window.document.reset(project, None)
     view = window.view_widget("Monitor")
-    assert window.tabs.tabText(5) == "Monitor"
+    assert window.tabs.tabText(6) == "Monitor"  # Results is now a tab beside Topology
     outcome = run(view, qtbot, files=files)
     assert outcome.imported_rows == 2 * N and len(outcome.intervals) == N and outcome.fit is None
     measured = view.charts["apply_rows_per_s"].curves["measured"].getData()[1]
@@ -77,3 +77,27 @@ def test_a_malformed_export_is_reported_and_nothing_imported(window, qtbot, tmp_
     assert "IBMQREP_APPLYMON.csv" in view.status.text() and view.import_button.isEnabled()
     outcome = run(view, qtbot)
     assert outcome.intervals == [] and "No monitor intervals" in view.status.text()
+
+
+def test_fit_counts_explain_what_was_fitted_and_held_out():
+    from types import SimpleNamespace
+
+    from app.panels.monitor import fit_counts_text
+
+    fit = SimpleNamespace(n_fit=300, n_holdout=252, n_fit_total=756, n_holdout_total=252)
+    text = fit_counts_text(fit, 1008, 4)
+    assert "<b>300</b> intervals, <b>252</b> held out, of 1,008" in text
+    assert "every 4th interval (252)" in text and "of the other 756, 300 evenly spaced" in text
+    small = SimpleNamespace(n_fit=24, n_holdout=8, n_fit_total=24, n_holdout_total=8)
+    assert "evenly spaced" not in fit_counts_text(small, 32, 4)
+
+
+def test_file_menu_opens_the_sample_monitor_exports(window, qtbot):
+    assert window.act_monitor_sample in window.menuBar().actions()[0].menu().actions()
+    view = window.view_widget("Monitor")
+    assert window.open_monitor_sample(ask=False)
+    qtbot.waitUntil(lambda: not view.tasks.busy(), timeout=60000)
+    assert view.outcome is not None, view.status.text()
+    assert window.document.project.name.startswith("Redpaper baseline")
+    assert view.outcome.imported_rows == 3 * 432 and len(view.outcome.intervals) > 400
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Monitor"

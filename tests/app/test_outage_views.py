@@ -21,7 +21,7 @@ def test_headline_names_peak_backlog_and_catch_up_time():
     late = headline(outage(None))
     assert "not caught up by the end of the run" in late and "12,029,525 rows still in flight" in late
     assert "OFFERED_ROWS_PER_S" not in late
-    assert "set OFFERED_ROWS_PER_S on the source below it" in headline(outage(None, drive=True))
+    assert "Offered rows per second below it" in headline(outage(None, drive=True))
     assert headline(SimulationOutcome(1, {}, {}, {})) == ""  # no event, no headline
 
 
@@ -56,4 +56,35 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
     _, y = view.series_chart.curves[f"#{ids[0]}"].getData()
     assert list(y) == list(depth_off / 2)
     assert [d.path for d in view.comparison.settings] == ["mq.read_ahead"]
-    assert "throughput_rows_per_s" in view.delta_chart.categories
+    assert "Rows applied (simulated)" in view.delta_chart.categories
+
+
+def test_outage_charts_read_in_minutes_with_the_buffer_pool_and_cast_out(qtbot):
+    t = np.arange(1.0, 2401.0, 10.0)
+    depth = np.where((t > 120) & (t < 1320), (t - 120) * 500.0, 0.0)
+    series = {"xmitq.depth_msgs": (t, depth), "end2end_latency_ms": (t, np.full_like(t, 1.5e6)),
+              "mq_pageset.msgs_per_s": (t, np.where(depth > 300_000, 900.0, 0.0)),
+              "qapply.rows_per_s": (t, np.full_like(t, 20000.0))}
+    metrics = {"in_flight_drain_s": 0.64, "offered_rows_per_s": 25000.0}
+    outcome = SimulationOutcome(7, metrics, {"in_flight_drain_s": "s"}, series, 1.0, [], False, 300_000.0)
+    view = SimulationView()
+    qtbot.addWidget(view)
+    view.show_outcome(outcome)
+    assert view.depth_chart.getAxis("bottom").labelText == "elapsed minutes"
+    x, _ = view.depth_chart.curves["transmit queue"].getData()
+    assert x.max() == 2391.0 / 60
+    assert [line.value() for line in view.depth_chart.lines] == [300_000.0]  # the buffer pool, against the depth
+    assert set(view.castout_chart.curves) == {"transmit queue to page set"}
+    assert view.latency_chart.getAxis("left").labelText == "min"  # 1.5e6 ms read as 25 min
+    assert "Planned switch-over" in view.headline.text() and "0.64 s" in view.headline.text()
+
+
+def test_latency_bars_carry_their_values(qtbot):
+    from app.charts import LatencyBreakdownChart
+
+    chart = LatencyBreakdownChart()
+    qtbot.addWidget(chart)
+    chart.set_data(["END2END"], [{"capture_latency_ms": 576.0, "qlatency_ms": 78.0, "apply_latency_ms": 2500.0}])
+    assert [t.toPlainText() for t in chart.texts] == ["576.0 ms", "78.0 ms", "2.50 s"]
+    chart.set_data([], [])
+    assert chart.texts == []

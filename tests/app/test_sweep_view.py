@@ -23,14 +23,14 @@ def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_r
     assert outcome.axis_names == ("qapply.num_apply_agents", "qcapture.trans_batch_sz")
     assert len(view.points) == 12 and {p.series for p in view.points} == {(1,), (2,)}
     for batch in (1, 2):
-        x, y = view.rate_chart.curves[f"trans_batch_sz={batch}"].getData()
+        x, y = view.rate_chart.curves[f"TRANS_BATCH_SZ={batch}"].getData()  # IBM names in the legend
         assert list(x) == [1, 2, 3, 4, 5, 6]
         assert list(y) == [min(APPLY * a, BATCH * batch) for a in range(1, 7)]
     assert len(view.rate_chart.curves) == 2  # the headline metric per value, nothing stale
-    assert "apply_rows_per_s" in view.rate_chart.plotItem.titleLabel.text
+    assert "ROWS_APPLIED" in view.rate_chart.plotItem.titleLabel.text
     assert view.table.item(0, 1).text() == "1" and not view.table.isColumnHidden(1)
-    assert view.table.horizontalHeaderItem(1).text() == "trans_batch_sz"
-    assert view.table.horizontalHeaderItem(0).text() == "num_apply_agents"
+    assert view.table.horizontalHeaderItem(1).text() == "TRANS_BATCH_SZ"
+    assert view.table.horizontalHeaderItem(0).text() == "NUM_APPLY_AGENTS"
     runs = window.history.list_runs()
     assert len(runs) == 12 and len({r.sweep_id for r in runs}) == 1
     assert "qapply.num_apply_agents=3 qcapture.trans_batch_sz=2" in {r.label for r in runs}
@@ -38,7 +38,7 @@ def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_r
     # back to one knob: the old curves leave the charts and their legends
     view.set_axis("qapply", "num_apply_agents", "1..3")
     run_sweep_in(window, qtbot, view.axis_text())
-    assert set(view.rate_chart.curves) == {"apply_rows_per_s", "capture_rows_per_s"}
+    assert set(view.rate_chart.curves) == {"ROWS_APPLIED", "ROWS_PROCESSED"}
     assert len(view.rate_chart.legend.items) == 2
 
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from engine.metric_direction import better_direction, delta_verdict
+from engine.metric_direction import better_direction
+from engine.metrics.catalog import delta_verdict
 
 
 @pytest.mark.parametrize("metric", [

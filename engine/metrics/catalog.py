@@ -1,0 +1,430 @@
+"""The metric catalogue: what each output metric is called, in which unit, and which way is better.
+
+Every view (Results, Sweep, Compare, Simulation, Monitor), the report, the CLI and the
+compare colouring look a metric up here instead of showing the engine's key
+(``apply_rows_per_s``). A metric that is a column of IBM's monitor tables
+(IBMQREP_CAPMON, IBMQREP_CAPQMON, IBMQREP_APPLYMON) or a figure the seeds' reports
+name is labelled with IBM's name (``END2END_LATENCY``); the others get a plain label.
+Values are shown in a unit that suits their magnitude (:func:`display_value`: a latency
+of 1.2e6 ms reads ``20 min``).
+
+Per-system (``system1_...``), per-event (``event1_...``), percentile (``..._p95_ms``) and
+per-stage utilisation (``{stage}_utilisation_pct``) metrics are derived from their base
+entry. Names the catalogue does not know get a label made from the key and the
+direction of :func:`engine.metric_direction.better_direction`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from engine import metric_direction
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One output metric as a user reads it.
+
+    Attributes
+    ----------
+    name : str
+        The engine's key (``end2end_latency_ms``).
+    label : str
+        What views print: IBM's column or report name where there is one (``END2END_LATENCY``),
+        else a plain description (``Apply CPU per row``).
+    unit : str
+        The unit of the engine's value (``ms``, ``rows/s``, ``us/row``, ``%``).
+    better : int
+        ``+1`` when a rise is an improvement, ``-1`` when it is a deterioration, ``0`` neither.
+    group : str
+        ``throughput``, ``latency``, ``cpu``, ``utilisation``, ``mq``, ``storage``, ``backlog``,
+        ``time``, ``workload`` or ``other``; views group and order rows by it.
+    source : str
+        Where IBM names it: ``IBMQREP_APPLYMON.END2END_LATENCY``, a report's figure, or "".
+    description : str
+        One line for tooltips.
+    """
+
+    name: str
+    label: str
+    unit: str
+    better: int
+    group: str
+    source: str = ""
+    description: str = ""
+
+
+APPLYMON, CAPMON, CAPQMON = "IBMQREP_APPLYMON", "IBMQREP_CAPMON", "IBMQREP_CAPQMON"
+_UP, _DOWN, _NONE = 1, -1, 0
+
+# name: (label, unit, better, group, source, description)
+_ENTRIES = {
+    # Q Replication throughput and latency (monitor columns)
+    "apply_rows_per_s": (
+        "ROWS_APPLIED",
+        "rows/s",
+        _UP,
+        "throughput",
+        f"{APPLYMON}.ROWS_APPLIED",
+        "Rows Q Apply applies per second",
+    ),
+    "capture_rows_per_s": (
+        "ROWS_PROCESSED",
+        "rows/s",
+        _UP,
+        "throughput",
+        f"{CAPMON}.ROWS_PROCESSED",
+        "Rows Q Capture reads from the log and publishes per second",
+    ),
+    "tps": (
+        "TRANS_PUBLISHED",
+        "txns/s",
+        _UP,
+        "throughput",
+        f"{CAPQMON}.TRANS_PUBLISHED",
+        "Transactions Q Capture publishes per second",
+    ),
+    "channel_msgs_per_s": (
+        "MQ_MESSAGES",
+        "msgs/s",
+        _UP,
+        "mq",
+        f"{CAPQMON}.MQ_MESSAGES",
+        "MQ messages Q Capture puts per second",
+    ),
+    "channel_mb_per_s": ("MQ_BYTES", "MB/s", _UP, "mq", f"{CAPQMON}.MQ_BYTES", "MQ message bytes per second"),
+    "end2end_latency_ms": (
+        "END2END_LATENCY",
+        "ms",
+        _DOWN,
+        "latency",
+        f"{APPLYMON}.END2END_LATENCY",
+        "Source commit to target commit",
+    ),
+    "capture_latency_ms": (
+        "CAPTURE_LATENCY",
+        "ms",
+        _DOWN,
+        "latency",
+        f"{APPLYMON}.CAPTURE_LATENCY",
+        "Source commit to the MQ put commit of Q Capture",
+    ),
+    "qlatency_ms": (
+        "QLATENCY",
+        "ms",
+        _DOWN,
+        "latency",
+        f"{APPLYMON}.QLATENCY",
+        "MQ put commit to the get of Q Apply",
+    ),
+    "apply_latency_ms": (
+        "APPLY_LATENCY",
+        "ms",
+        _DOWN,
+        "latency",
+        f"{APPLYMON}.APPLY_LATENCY",
+        "Get of Q Apply to the target commit",
+    ),
+    "msg_size_kb": (
+        "Message size",
+        "KB",
+        _NONE,
+        "mq",
+        "Redpaper, 4.3 TRANS_BATCH_SZ",
+        "Average MQ message size; 32-256 KB is the sweet spot",
+    ),
+    "rows_per_msg": ("Rows per message", "rows", _NONE, "mq", "", "Rows carried by one MQ message"),
+    "msgs_per_mq_commit": (
+        "Messages per MQ commit",
+        "msgs",
+        _NONE,
+        "mq",
+        "",
+        "Messages Q Capture commits at once",
+    ),
+    "capture_mq_log_mb_per_s": ("MQ log rate, capture side", "MB/s", _NONE, "mq", "", ""),
+    "apply_mq_log_mb_per_s": ("MQ log rate, apply side", "MB/s", _NONE, "mq", "", ""),
+    "capture_mqput_us": (
+        "MQPUT time",
+        "us",
+        _DOWN,
+        "mq",
+        "MQ accounting (class 3)",
+        "Elapsed time of one MQPUT",
+    ),
+    "capture_mqcommit_us": (
+        "MQCMIT time",
+        "us",
+        _DOWN,
+        "mq",
+        "MQ accounting (class 3)",
+        "Elapsed time of one MQ commit of Q Capture",
+    ),
+    "apply_mqget_us": (
+        "MQGET time",
+        "us",
+        _DOWN,
+        "mq",
+        "MQ accounting (class 3)",
+        "Elapsed time of one MQGET",
+    ),
+    "apply_db2_class2_ms": (
+        "Db2 class 2 elapsed, Q Apply",
+        "ms",
+        _DOWN,
+        "latency",
+        "Db2 accounting class 2",
+        "Db2 time of one applied transaction",
+    ),
+    "source_response_time_ms": ("Source transaction response time", "ms", _DOWN, "latency", "", ""),
+    # CPU
+    "capture_cpu_us_per_row": ("Q Capture CPU per row", "us/row", _DOWN, "cpu", "Redpaper, CPU per row", ""),
+    "apply_cpu_us_per_row": ("Q Apply CPU per row", "us/row", _DOWN, "cpu", "Redpaper, CPU per row", ""),
+    "source_cpu_us_per_row": ("Source workload CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "total_cpu_us_per_row": ("Total CPU per row", "us/row", _DOWN, "cpu", "", "Source, capture and apply"),
+    "replication_cpu_us_per_row": ("Replication CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "trigger_cpu_us_per_row": ("Trigger CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "recursion_cpu_us_per_row": ("Recursion avoidance CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "cpu_us_per_row": ("CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "source_lpar_busy_pct": ("Source LPAR busy", "%", _DOWN, "cpu", "RMF CPU activity", ""),
+    "capture_lpar_busy_pct": ("Capture LPAR busy", "%", _DOWN, "cpu", "RMF CPU activity", ""),
+    "apply_lpar_busy_pct": ("Apply LPAR busy", "%", _DOWN, "cpu", "RMF CPU activity", ""),
+    "lpar_busy_pct": ("LPAR busy", "%", _DOWN, "cpu", "", ""),
+    "busiest_lpar_busy_pct": ("Busiest LPAR busy", "%", _DOWN, "cpu", "", ""),
+    "applied_rows_per_s": ("Rows applied", "rows/s", _UP, "throughput", "", ""),
+    "originated_rows_per_s": ("Rows originated", "rows/s", _UP, "throughput", "", ""),
+    # Db2 Mirror
+    "throughput": ("Throughput", "ops/s", _UP, "throughput", "Db2 Mirror paper, case studies", ""),
+    "response_time_ms": ("Response time", "ms", _DOWN, "latency", "Db2 Mirror paper, case studies", ""),
+    "response_time_change_pct": ("Response time change vs unmirrored", "%", _DOWN, "latency", "", ""),
+    "throughput_change_pct": ("Throughput change vs unmirrored", "%", _UP, "throughput", "", ""),
+    "runtime_change_pct": ("Run time change vs unmirrored", "%", _DOWN, "time", "", ""),
+    "cpu_change_pct": ("CPU change vs unmirrored", "%", _DOWN, "cpu", "", ""),
+    "source_cpu_pct": ("Primary node CPU busy", "%", _DOWN, "cpu", "", ""),
+    "target_cpu_pct": ("Secondary node CPU busy", "%", _DOWN, "cpu", "", ""),
+    # MQ mover
+    "transfer_mb_per_s": ("Transfer rate", "MiB/s", _UP, "throughput", "SupportPac MP1J", ""),
+    "elapsed_s": ("Elapsed time", "s", _DOWN, "time", "", ""),
+    "backlog_msgs": ("Backlog", "messages", _DOWN, "backlog", "", "Messages waiting on the transmit queue"),
+    "peak_depth": ("Peak queue depth", "messages", _DOWN, "backlog", "", ""),
+    "buffpool_buffers": ("BUFFPOOL", "4 KB buffers", _NONE, "storage", "MQ DEFINE BUFFPOOL", ""),
+    "buffers_to_hold_backlog": ("BUFFPOOL to hold the backlog", "4 KB buffers", _NONE, "storage", "", ""),
+    "buffers_to_hold_all_msgs": ("BUFFPOOL to hold every message", "4 KB buffers", _NONE, "storage", "", ""),
+    "pageset_get_fraction": (
+        "Gets from the page set",
+        "",
+        _DOWN,
+        "mq",
+        "",
+        "Share of MQGETs read from the page set",
+    ),
+    # simulation
+    "throughput_rows_per_s": ("Rows applied (simulated)", "rows/s", _UP, "throughput", "", ""),
+    "offered_rows_per_s": ("Offered rate", "rows/s", _NONE, "workload", "", ""),
+    "predicted_rows_per_s": ("Steady-state rate (engine)", "rows/s", _UP, "throughput", "",
+                             "What the steady-state engine predicts at the offered rate"),
+    "peak_backlog_rows": ("Peak backlog", "rows", _DOWN, "backlog", "", ""),
+    "peak_xmitq_depth_msgs": ("Peak transmit queue depth", "messages", _DOWN, "backlog", "", ""),
+    "peak_recvq_depth_msgs": ("Peak receive queue depth", "messages", _DOWN, "backlog", "", ""),
+    "pageset_msgs": ("Messages cast out to the page set", "messages", _DOWN, "backlog", "", ""),
+    "recvq_pageset_msgs": ("Receive queue messages on the page set", "messages", _DOWN, "backlog", "", ""),
+    "mem_full_time_s": ("Time with Q Capture memory full", "s", _DOWN, "time", "", ""),
+    "in_flight_drain_s": (
+        "Time to apply everything in flight",
+        "s",
+        _DOWN,
+        "time",
+        "",
+        "After the source stops: the recovery time of a planned switch-over",
+    ),
+    "catch_up_s": ("Catch-up time", "s", _DOWN, "time", "", "From the end of the event to the backlog gone"),
+    "peak_backlog_msgs": ("Peak backlog", "messages", _DOWN, "backlog", "", ""),
+    "rows_in_flight_at_end": ("Rows in flight at the end", "rows", _DOWN, "backlog", "", ""),
+    "duration_s": ("Simulated time", "s", _NONE, "time", "", ""),
+}
+
+_SYSTEM = re.compile(r"^system(\d+)_(.+)$")
+_EVENT = re.compile(r"^event(\d+)_(.+)$")
+_PERCENTILE = re.compile(r"^(.+)_(p\d+)_ms$")
+_UTILISATION = re.compile(r"^(.+)_utilisation_pct$")
+_UNIT_SUFFIX = {
+    "_ms": "ms",
+    "_us": "us",
+    "_s": "s",
+    "_pct": "%",
+    "_mb": "MB",
+    "_kb": "KB",
+    "_min": "min",
+    "_rows_per_s": "rows/s",
+    "_msgs_per_s": "msgs/s",
+    "_us_per_row": "us/row",
+    "_msgs": "messages",
+    "_rows": "rows",
+    "_bytes": "bytes",
+}
+
+
+def _plain(name: str) -> tuple[str, str]:
+    """A label and unit made from an unknown key (``v8_edm_pool_mb`` -> ``V8 edm pool``, ``MB``)."""
+    unit = ""
+    for suffix, u in sorted(_UNIT_SUFFIX.items(), key=lambda kv: -len(kv[0])):
+        if name.endswith(suffix):
+            name, unit = name[: -len(suffix)], u
+            break
+    text = name.replace("_", " ").replace("cpu", "CPU").replace("v8", "V8").replace("v7", "V7")
+    return text[:1].upper() + text[1:], unit
+
+
+def info(name: str) -> MetricInfo:
+    """The catalogue entry of ``name`` (derived for per-system, per-event, percentile and stage metrics).
+
+    Parameters
+    ----------
+    name : str
+        An engine or simulation metric key.
+
+    Returns
+    -------
+    MetricInfo
+        Never raises: an unknown key gets a label made from it.
+    """
+    if name in _ENTRIES:
+        return MetricInfo(name, *_ENTRIES[name])
+    for pattern, prefix in ((_SYSTEM, "System {}: "), (_EVENT, "Event {}: ")):
+        m = pattern.match(name)
+        if m:
+            base = info(m.group(2))
+            return MetricInfo(
+                name,
+                prefix.format(m.group(1)) + base.label,
+                base.unit,
+                base.better,
+                base.group,
+                base.source,
+                base.description,
+            )
+    m = _PERCENTILE.match(name)
+    if m and m.group(1) + "_ms" in _ENTRIES:
+        base = info(m.group(1) + "_ms")
+        return MetricInfo(
+            name, f"{base.label} {m.group(2)}", "ms", base.better, base.group, base.source, base.description
+        )
+    m = _UTILISATION.match(name)
+    if m:
+        return MetricInfo(name, f"{m.group(1)} utilisation", "%", _NONE, "utilisation", "", "")
+    text, unit = _plain(name)
+    return MetricInfo(name, text, unit, metric_direction.better_direction(name), "other")
+
+
+def label(name: str) -> str:
+    """What a view prints for the metric ``name`` (IBM's column or report name where there is one)."""
+    return info(name).label
+
+
+def better_direction(name: str) -> int:
+    """``+1`` when a rise of ``name`` is an improvement, ``-1`` a deterioration, ``0`` neither."""
+    return info(name).better
+
+
+#: Scale ladders: (unit, how many of the previous unit make one of it, from this many on).
+_LADDERS = (
+    (("us", 1.0), ("ms", 1000.0), ("s", 1000.0), ("min", 60.0), ("h", 60.0)),
+    (("bytes", 1.0), ("KB", 1024.0), ("MB", 1024.0), ("GB", 1024.0)),
+)
+_SWITCH_AT = {
+    "us": 0,
+    "ms": 1000.0,
+    "s": 1000.0,
+    "min": 120.0,
+    "h": 120.0,
+    "bytes": 0,
+    "KB": 1024.0,
+    "MB": 1024.0,
+    "GB": 1024.0,
+}
+
+
+def display_scale(magnitude: float, unit: str) -> tuple[float, str]:
+    """The factor and unit that show values of about ``magnitude`` ``unit`` readably.
+
+    Times move up from us to ms, s, min and h (a step is taken from 1,000 ms, 1,000 s,
+    120 s and 120 min on); sizes from bytes to KB, MB and GB. Other units stay.
+
+    Parameters
+    ----------
+    magnitude : float
+        The largest (absolute) value to show, in ``unit``.
+    unit : str
+        The unit the values are in.
+
+    Returns
+    -------
+    factor : float
+        Multiply a value in ``unit`` by it to get the display unit.
+    display_unit : str
+    """
+    for ladder in _LADDERS:
+        names = [u for u, _ in ladder]
+        if unit not in names:
+            continue
+        i, factor, value = names.index(unit), 1.0, abs(magnitude)
+        while i + 1 < len(ladder) and math.isfinite(value) and value >= _SWITCH_AT[names[i + 1]]:
+            step = ladder[i + 1][1]
+            value, factor, i = value / step, factor / step, i + 1
+        return factor, names[i]
+    return 1.0, unit
+
+
+def display_value(value: float, unit: str) -> tuple[float, str]:
+    """``value`` in ``unit`` converted to the unit that suits its magnitude (see :func:`display_scale`)."""
+    factor, shown = display_scale(value, unit)
+    return value * factor, shown
+
+
+def format_number(value) -> str:
+    """Compact, readable number (``12,345``, ``3.21``, ``0.0042``); text for what is not a finite number."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    a = abs(value)
+    if a >= 1000:
+        return f"{value:,.0f}"
+    if a >= 10:
+        return f"{value:.1f}"
+    if a >= 0.01 or a == 0:
+        return f"{value:.3g}" if a < 1 else f"{value:.2f}"
+    return f"{value:.2e}"
+
+
+def format_metric(name: str, value: float, unit: str | None = None) -> str:
+    """``value`` of metric ``name`` with its display unit (``END2END_LATENCY`` 1.2e6 ms -> ``20 min``).
+
+    Parameters
+    ----------
+    name : str
+        Metric key (gives the unit when ``unit`` is None).
+    value : float
+        The engine's value.
+    unit : str, optional
+        The value's unit when the engine states it.
+    """
+    shown, shown_unit = display_value(value, info(name).unit if unit is None else unit)
+    return f"{format_number(shown)} {shown_unit}".strip()
+
+
+def delta_verdict(name: str, delta: float | None) -> int:
+    """``+1`` when a change ``delta`` of metric ``name`` is an improvement, ``-1`` a deterioration, ``0`` neither.
+
+    Parameters
+    ----------
+    name : str
+        Metric key.
+    delta : float or None
+        Change against the reference run (only its sign is used); None or 0 give 0.
+    """
+    if not delta:
+        return 0
+    return better_direction(name) * (1 if delta > 0 else -1)

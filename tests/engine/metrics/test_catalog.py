@@ -1,0 +1,88 @@
+"""The metric catalogue names metrics as IBM does, scales units by magnitude and knows which way is better."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.metrics import format_metric, info, knob_label, label, source_title
+from engine.metrics.catalog import delta_verdict, display_scale, display_value
+
+
+@pytest.mark.parametrize(
+    "name, ibm",
+    [
+        ("end2end_latency_ms", "END2END_LATENCY"),
+        ("capture_latency_ms", "CAPTURE_LATENCY"),
+        ("qlatency_ms", "QLATENCY"),
+        ("apply_latency_ms", "APPLY_LATENCY"),
+        ("apply_rows_per_s", "ROWS_APPLIED"),
+        ("capture_rows_per_s", "ROWS_PROCESSED"),
+    ],
+)
+def test_monitor_columns_are_labelled_with_ibm_names(name, ibm):
+    assert label(name) == ibm
+    assert info(name).source.endswith("." + ibm)
+
+
+def test_derived_names_follow_their_base_entry():
+    assert label("system2_apply_cpu_us_per_row") == "System 2: Q Apply CPU per row"
+    assert info("system2_apply_cpu_us_per_row").better == -1
+    assert label("end2end_latency_p95_ms") == "END2END_LATENCY p95"
+    assert label("event1_catch_up_s") == "Event 1: Catch-up time"
+    assert info("qapply_agents_utilisation_pct").unit == "%"
+    assert label("some_new_figure_ms") == "Some new figure" and info("some_new_figure_ms").unit == "ms"
+
+
+def test_units_scale_by_magnitude():
+    assert display_value(1.2e6, "ms") == pytest.approx((20.0, "min"))
+    assert display_value(8.05, "ms") == pytest.approx((8.05, "ms"))
+    assert display_value(2500.0, "ms") == pytest.approx((2.5, "s"))
+    assert display_value(3 * 1024 * 1024, "KB") == pytest.approx((3.0, "GB"))
+    assert display_value(42.0, "rows/s") == (42.0, "rows/s")
+    assert display_scale(float("nan"), "ms") == (1.0, "ms")
+    assert format_metric("end2end_latency_ms", 1.2e6) == "20.0 min"
+    assert format_metric("in_flight_drain_s", 0.64) == "0.64 s"
+
+
+def test_better_direction_colours_deltas():
+    assert delta_verdict("apply_rows_per_s", 12.0) == 1
+    assert delta_verdict("end2end_latency_ms", 12.0) == -1
+    assert delta_verdict("msg_size_kb", 50.0) == 0
+    assert delta_verdict("apply_rows_per_s", None) == 0
+
+
+@pytest.mark.parametrize(
+    "key, shown",
+    [
+        ("memory_limit_mb", "MEMORY_LIMIT"),
+        ("commit_interval_ms", "COMMIT_INTERVAL"),
+        ("buffpool_pages", "BUFFPOOL"),
+        ("trans_batch_sz", "TRANS_BATCH_SZ"),
+        ("num_apply_agents", "NUM_APPLY_AGENTS"),
+        ("apply_lpar_cps", "Apply LPAR processors"),
+    ],
+)
+def test_knobs_show_ibm_parameter_names_without_unit_suffixes(key, shown):
+    assert knob_label(key) == shown
+
+
+def test_every_registry_knob_label_is_free_of_unit_suffixes():
+    from engine.registry import KINDS
+
+    for kind in KINDS.values():
+        for spec in kind.params:
+            text = knob_label(spec.name)
+            assert not text.upper().endswith(("_MB", "_MS", "_PAGES", "_CPS", "_PCT", "_KB")), (kind.id, text)
+
+
+def test_sources_are_shown_by_title():
+    assert source_title("000_b67a63c5fea2a7a6.txt, Table 4-3") == (
+        "Redpaper: Q Replication for z/OS performance study, Table 4-3"
+    )
+    assert (
+        source_title(
+            "002_4094ace59eb76d2a.txt (Db2 Mirror for i: Performance Considerations, 2020), Case Study #1"
+        )
+        == "Db2 Mirror for i: Performance Considerations, 2020, Case Study #1"
+    )
+    assert ".txt" not in source_title("004_ffcf34fd6a8d592a.txt")
