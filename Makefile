@@ -1,12 +1,13 @@
 # qrtune: two commands do all the set-up on a fresh machine.
 #   make run   - bootstrap .venv, then open the workbench on the baseline sample
 #   make test  - bootstrap .venv, then run the whole suite (offscreen Qt)
+#   make fuzz  - the fuzz suite with a large budget (FUZZ_EXAMPLES per property, 20,000+ inputs)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE ?= sample_runs/redpaper-baseline.json
 
-.PHONY: run test check-qt-libs bench package clean
+.PHONY: run test fuzz check-qt-libs bench package clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,15 @@ check-qt-libs:
 
 test: .venv check-qt-libs
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# Each example runs under a 20 s alarm; the process may grow by at most FUZZ_MEMORY_GB over its
+# warm size. Figures (inputs tried, clean errors, tracebacks, hangs) are printed and kept in FUZZ_REPORT.
+FUZZ_EXAMPLES ?= 4000
+FUZZ_MEMORY_GB ?= 4
+FUZZ_REPORT ?= fuzz-report.json
+fuzz: .venv
+	QT_QPA_PLATFORM=offscreen QRTUNE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) QRTUNE_FUZZ_MEMORY_GB=$(FUZZ_MEMORY_GB) \
+		QRTUNE_FUZZ_REPORT=$(FUZZ_REPORT) $(BIN)/python -m pytest tests/fuzz -p no:cacheprovider
 
 bench: .venv
 	$(BIN)/python benchmarks/run_all.py

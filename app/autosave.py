@@ -4,8 +4,11 @@ While a document has unsaved edits, :class:`Autosaver` writes it (atomically)
 a couple of seconds after each change into the application data folder as
 ``<session>.autosave.json``: the project in the current file format plus the
 original path, the writing process id and the time. Saving the document or
-closing it normally removes the file. At start, :func:`find_recoverable` lists
-autosaves whose process is gone: those are edits a crash would have lost.
+closing it normally removes the file. At start, :func:`scan` lists
+autosaves whose process is gone: those are edits a crash would have lost. An autosave
+that cannot be read (damaged, truncated, nested too deep) is set aside: renamed to
+``<name>.damaged`` so it is never read again, and reported, so one bad file can never
+stop the workbench from starting.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
-from engine import projectfile
+from engine import jsonfile, projectfile
 from engine.datadir import user_data_root
-from engine.errors import QrtuneError
-from engine.model import Project
+from engine.errors import ProjectFileError, QrtuneError
+from engine.model import Project, build_project
+from engine.parentwatch import alive
 
 AUTOSAVE_FORMAT = "qrtune-autosave/1"
 SUFFIX = ".autosave.json"
+#: Appended to an autosave that cannot be read: it is kept for the user but never read again.
+DAMAGED_SUFFIX = ".damaged"
 
 
 def default_directory() -> Path:
@@ -45,8 +51,14 @@ class AutosaveEntry:
 
     def load(self) -> Project:
         """The autosaved project; raises QrtuneError when the file is damaged."""
-        data = json.loads(self.file.read_text(encoding="utf-8"))
-        return projectfile.loads(json.dumps(data["project"]), str(self.file))
+        data = jsonfile.read_json(self.file, ProjectFileError)
+        if not isinstance(data, dict) or not isinstance(data.get("project"), dict):
+            raise ProjectFileError(f"{self.file}: no project in the autosave")
+        return build_project(projectfile.migrate(data["project"]))
+
+    def set_aside(self) -> Path:
+        """Rename the file to ``<name>.damaged`` (see :func:`set_aside`)."""
+        return set_aside(self.file)
 
     def discard(self) -> None:
         """Delete the autosave file."""
@@ -56,42 +68,68 @@ class AutosaveEntry:
             pass
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def set_aside(file: Path) -> Path:
+    """Rename a damaged autosave to ``<name>.damaged`` (numbered if that exists); returns the new path.
+
+    Raises
+    ------
+    OSError
+        The file cannot be renamed.
+    """
+    target = file.with_name(file.name + DAMAGED_SUFFIX)
+    n = 1
+    while target.exists():
+        n += 1
+        target = file.with_name(f"{file.name}{DAMAGED_SUFFIX}-{n}")
+    file.rename(target)
+    return target
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What :func:`scan` found: recoverable autosaves (newest first) and damaged ones set aside."""
+
+    entries: list
+    set_aside: list
+
+
+def _entry(f: Path) -> AutosaveEntry | None:
+    """The entry of autosave ``f``; None when it is another program's file; ProjectFileError when damaged."""
+    meta = jsonfile.read_json(f, ProjectFileError)
+    if not isinstance(meta, dict) or meta.get("format") != AUTOSAVE_FORMAT:
+        return None
+    project = meta.get("project")
+    original = meta.get("original_path", "")
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
+        return AutosaveEntry(f, original if isinstance(original, str) else "", float(meta.get("saved_at", 0)),
+                             int(meta.get("pid", 0)), str(project.get("name", "?"))[:200])
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        raise ProjectFileError(f"{f}: not a readable autosave") from None
+
+
+def scan(directory: Path | None = None) -> Scan:
+    """Autosaves left by processes that are no longer running, newest first; damaged ones set aside."""
+    directory = directory or default_directory()
+    out, damaged = [], []
+    if not directory.is_dir():
+        return Scan(out, damaged)
+    for f in directory.glob(f"*{SUFFIX}"):
+        try:
+            entry = _entry(f)
+        except QrtuneError:
+            try:
+                damaged.append(set_aside(f))
+            except OSError:
+                pass  # cannot rename: it is skipped each start, never read into the window
+            continue
+        if entry is not None and not alive(entry.pid):
+            out.append(entry)
+    return Scan(sorted(out, key=lambda e: e.saved_at, reverse=True), damaged)
 
 
 def find_recoverable(directory: Path | None = None) -> list[AutosaveEntry]:
-    """Autosaves left by processes that are no longer running, newest first.
-
-    Damaged files are skipped (and kept, so nothing is deleted silently).
-    """
-    directory = directory or default_directory()
-    out = []
-    if not directory.is_dir():
-        return out
-    for f in directory.glob(f"*{SUFFIX}"):
-        try:
-            meta = json.loads(f.read_text(encoding="utf-8"))
-            if meta.get("format") != AUTOSAVE_FORMAT:
-                continue
-            pid = int(meta.get("pid", 0))
-            entry = AutosaveEntry(f, meta.get("original_path", ""), float(meta.get("saved_at", 0)), pid,
-                                  meta.get("project", {}).get("name", "?"))
-        except (OSError, ValueError, TypeError, AttributeError):
-            continue
-        if not _alive(pid):
-            out.append(entry)
-    return sorted(out, key=lambda e: e.saved_at, reverse=True)
+    """Autosaves left by processes that are no longer running, newest first (see :func:`scan`)."""
+    return scan(directory).entries
 
 
 class Autosaver(QObject):
@@ -134,17 +172,17 @@ class Autosaver(QObject):
         """Write the autosave now if there are unsaved edits; return its path."""
         if not self.document.is_modified():
             return None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        data = {
-            "format": AUTOSAVE_FORMAT,
-            "pid": os.getpid(),
-            "saved_at": time.time(),
-            "original_path": self.document.path,
-            "project": json.loads(projectfile.dumps(self.document.project)),
-        }
         try:
-            projectfile.atomic_write_text(self.file, json.dumps(data, indent=1))
-        except OSError:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            data = {
+                "format": AUTOSAVE_FORMAT,
+                "pid": os.getpid(),
+                "saved_at": time.time(),
+                "original_path": self.document.path,
+                "project": json.loads(projectfile.dumps(self.document.project)),
+            }
+            projectfile.atomic_write_text(self.file, json.dumps(data, indent=1, allow_nan=False))
+        except (OSError, QrtuneError):
             return None  # autosave is best effort; the next change tries again
         self.writes += 1
         return self.file
@@ -157,11 +195,23 @@ class Autosaver(QObject):
             pass
 
 
+def _loads_as_project(path: str) -> Project | None:
+    """The project in ``path`` when it is a project file that loads, else None."""
+    if not path or not Path(path).is_file():
+        return None
+    try:
+        return projectfile.load(path)
+    except Exception:  # noqa: BLE001 - whatever the file is, it is not a project to save over
+        return None
+
+
 def recover(document, entry: AutosaveEntry) -> None:
     """Load ``entry`` into ``document`` as an unsaved edit of its original file.
 
-    The original file (when it still opens) becomes the clean state, so undo goes
-    back to it and Save writes the recovered version over it.
+    The original path is kept only when that file is a project that loads: it then becomes
+    the clean state, so undo goes back to it and Save writes the recovered version over it.
+    Otherwise (gone, not a project, damaged, an autosave naming some other file) the
+    recovered document is untitled, so Save asks where to write and overwrites nothing.
 
     Raises
     ------
@@ -169,16 +219,11 @@ def recover(document, entry: AutosaveEntry) -> None:
         The autosave cannot be read.
     """
     recovered = entry.load()
-    base = recovered
-    path = entry.original_path if entry.original_path and Path(entry.original_path).is_file() else ""
-    if path:
-        try:
-            base = projectfile.load(path)
-        except QrtuneError:
-            base = recovered
-    document.reset(base, path)
+    base = _loads_as_project(entry.original_path)
+    path = entry.original_path if base is not None else ""
+    document.reset(base if base is not None else recovered, path)
     document.push(recovered, "Recover unsaved changes")
-    if base is recovered:
+    if base is None:
         # nothing on disk to compare with: still unsaved
         document.undo_stack.resetClean()
     entry.discard()

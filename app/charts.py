@@ -28,18 +28,20 @@ LATENCY_PARTS = (
 )
 
 
+def _frame(chart: pg.PlotWidget, title: str, min_height: int = 110, grid_x: bool = False, grid_y: bool = False,
+           grid_alpha: float = 0.25) -> None:
+    """The look every chart shares: its title, no context menu, a minimum height (px), optional grid lines."""
+    chart.setTitle(title, size=style.CHART_TITLE_SIZE)
+    chart.setMenuEnabled(False)
+    chart.setMinimumHeight(min_height)
+    if grid_x or grid_y:
+        chart.showGrid(x=grid_x, y=grid_y, alpha=grid_alpha)
 
-def _plot(title: str, left: str = "", bottom: str = "") -> pg.PlotWidget:
-    w = pg.PlotWidget()
-    w.setTitle(title, size="9pt")
-    if left:
-        w.setLabel("left", left)
-    if bottom:
-        w.setLabel("bottom", bottom)
-    w.setMenuEnabled(False)
-    w.showGrid(x=True, y=False, alpha=0.25)
-    w.setMinimumHeight(120)
-    return w
+
+def _legend(chart: pg.PlotWidget):
+    """A legend in the top right corner on a translucent white box."""
+    return chart.addLegend(offset=(-5, 5), labelTextSize=style.CHART_LEGEND_SIZE,
+                           brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(style.CHART_RULE))
 
 
 class LatencyBreakdownChart(pg.PlotWidget):
@@ -47,10 +49,8 @@ class LatencyBreakdownChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        _frame(self, "", grid_x=True)
         self.set_title("Latency breakdown (ms)")
-        self.setMenuEnabled(False)
-        self.showGrid(x=True, y=False, alpha=0.25)
-        self.setMinimumHeight(110)
         self.bars = []
         for _, name, colour in LATENCY_PARTS:
             bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"))
@@ -62,7 +62,7 @@ class LatencyBreakdownChart(pg.PlotWidget):
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
         keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
-        self.setTitle(f"{text} &nbsp; {keys}", size="9pt")
+        self.setTitle(f"{text} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
@@ -85,9 +85,7 @@ class StageChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setTitle("Stage utilisation (%)", size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
+        _frame(self, "Stage utilisation (%)")
         self.bar = pg.BarGraphItem(x=[0], height=[0], width=0.7, brush=style.CAPTURE)
         self.addItem(self.bar)
         self.getAxis("bottom").setHeight(36)
@@ -112,13 +110,10 @@ class BarChart(pg.PlotWidget):
 
     def __init__(self, title: str, unit: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
+        _frame(self, title)
         if unit:
             self.setLabel("left", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen(style.CHART_RULE))
+        self.legend = _legend(self)
         self.items: list[pg.BarGraphItem] = []
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
@@ -144,7 +139,7 @@ class BarChart(pg.PlotWidget):
         if key_title:
             keys = " ".join(f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
-            self.setTitle(f"{key_title}<br>{keys}", size="9pt")
+            self.setTitle(f"{key_title}<br>{keys}", size=style.CHART_TITLE_SIZE)
         x = np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -165,14 +160,10 @@ class HBarChart(pg.PlotWidget):
 
     def __init__(self, title: str, unit: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
-        self.showGrid(x=True, y=False, alpha=0.25)
+        _frame(self, title, grid_x=True)
         if unit:
             self.setLabel("bottom", unit)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen(style.CHART_RULE))
+        self.legend = _legend(self)
         self.items: list[pg.BarGraphItem] = []
         self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.REFERENCE_LINE))
         self.addItem(self.zero)
@@ -200,7 +191,7 @@ class HBarChart(pg.PlotWidget):
         if key_title:
             keys = " ".join(f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
                             for i, name in enumerate(series))
-            self.setTitle(f"{key_title} &nbsp; {keys}", size="9pt")
+            self.setTitle(f"{key_title} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
         y = -np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
@@ -236,10 +227,7 @@ class SpanChart(pg.PlotWidget):
 
     def __init__(self, title: str = "", unit: str = "", parent=None):
         super().__init__(parent, axisItems={"bottom": CommaAxis("bottom")})
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.setMinimumHeight(110)
-        self.showGrid(x=True, y=False, alpha=0.25)
+        _frame(self, title, grid_x=True)
         self.getAxis("bottom").enableAutoSIPrefix(False)
         self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=style.PALETTE[0], pen=pg.mkPen("w"))
         self.addItem(self.bar)
@@ -332,16 +320,12 @@ class LineChart(pg.PlotWidget):
 
     def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
         super().__init__(parent)
-        self.setTitle(title, size="9pt")
-        self.setMenuEnabled(False)
-        self.showGrid(x=True, y=True, alpha=0.2)
-        self.setMinimumHeight(120)
+        _frame(self, title, min_height=120, grid_x=True, grid_y=True, grid_alpha=0.2)
         if x_label:
             self.setLabel("bottom", x_label)
         if y_label:
             self.setLabel("left", y_label)
-        self.legend = self.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                                     pen=pg.mkPen(style.CHART_RULE))
+        self.legend = _legend(self)
         self.curves: dict[str, pg.PlotDataItem] = {}
 
     def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False) -> None:

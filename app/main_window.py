@@ -8,6 +8,7 @@ in QSettings between sessions. Every edit goes through :class:`app.document.Docu
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
@@ -26,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from app import style
-from app.autosave import Autosaver, find_recoverable, recover
+from app.autosave import Autosaver, recover
+from app.autosave import scan as scan_autosaves
 from app.canvas import CanvasView, NodePalette, TopologyScene
 from app.document import Document
 from app.gui_gc import collect_in_gui_thread
@@ -37,7 +39,7 @@ from app.panels.results import ResultsPanel
 from app.stages import node_loads
 from app.worker import TaskRunner
 from engine import templates
-from engine.errors import QrtuneError
+from engine.errors import QrtuneError, one_line
 from engine.model import Project
 
 MAX_RECENT = 8
@@ -361,10 +363,11 @@ class MainWindow(QMainWindow):
 
         try:
             project = projectfile.load(path)
-        except QrtuneError as e:
-            self.show_message(str(e))
+        except Exception as e:  # noqa: BLE001 - any file the window cannot open is a message, never a crash
+            text = one_line(str(e) if isinstance(e, QrtuneError) else f"{path}: cannot open: {type(e).__name__}: {e}")
+            self.show_message(text)
             if ask:
-                QMessageBox.warning(self, "Cannot open project", str(e))
+                QMessageBox.warning(self, "Cannot open project", text)
             return False
         self.autosaver.discard()
         self.document.reset(project, str(Path(path).resolve()))
@@ -390,8 +393,8 @@ class MainWindow(QMainWindow):
         self.inspector.flush()  # typed, then Ctrl+S with the cursor still in the field
         try:
             self.document.save(path)
-        except OSError as e:
-            self.show_message(f"Cannot save {path}: {e.strerror or e}")
+        except (OSError, QrtuneError) as e:
+            self.show_message(one_line(f"Cannot save {path}: {getattr(e, 'strerror', None) or e}"))
             return False
         self._add_recent(str(Path(path).resolve()))
         self.statusBar().showMessage(f"Saved {path}", 4000)
@@ -424,10 +427,12 @@ class MainWindow(QMainWindow):
 
     def offer_recovery(self, ask: bool = True) -> bool:
         """Offer to recover the newest autosave a crashed session left; True if one was recovered."""
-        entries = find_recoverable(self.autosaver.directory)
-        if not entries:
+        found = scan_autosaves(self.autosaver.directory)
+        for path in found.set_aside:
+            self.show_message(f"An autosave that could not be read was set aside as {path}")
+        if not found.entries:
             return False
-        entry = entries[0]
+        entry = found.entries[0]
         if ask:
             from datetime import datetime
 
@@ -444,8 +449,11 @@ class MainWindow(QMainWindow):
                 return False
         try:
             recover(self.document, entry)
-        except (QrtuneError, OSError, ValueError, KeyError) as e:
-            self.show_message(f"Cannot recover {entry.file}: {e}")
+        except Exception as e:  # noqa: BLE001 - a damaged autosave must never stop the window
+            where = entry.file
+            with contextlib.suppress(OSError):
+                where = entry.set_aside()
+            self.show_message(one_line(f"Cannot recover the autosave (set aside as {where}): {e}"))
             return False
         self.view.fit_to_view()
         return True

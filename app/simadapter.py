@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.model import Project
+from engine.scenario import project_to_scenario
 from engine.sim.result import flat_metrics
 
 
@@ -32,14 +33,13 @@ class SimulationOutcome:
 def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
               note: str = ""):
     """The simulation task; raises FieldError (bad event) or TopologyError (incomplete) before it starts."""
-    from engine.scenario import project_to_scenario
     from engine.sim.events import parse_event
 
     parsed = [parse_event(text) for text in events]
     settings = project_to_scenario(project)
 
     def fn(progress, cancelled, partial):
-        from app.worker import Cancelled
+        from app.worker import Cancelled  # Qt: imported when the task runs in the window
         from engine.sim.run import SimulationCancelled, simulate_settings
         from engine.store import Store
 

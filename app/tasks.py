@@ -129,8 +129,8 @@ class _ReportingStore:
         ids = self.store.record_runs(bundles)
         for run_id, b in zip(ids, bundles):
             r = b.run
-            metrics = {name: value for name, value, _ in b.metrics}
-            units = {name: unit for name, _, unit in b.metrics}
+            metrics = {m.metric: m.value for m in b.metrics}
+            units = {m.metric: m.unit for m in b.metrics}
             self.points[r.point_index] = _point(self.axes, r.point_index, run_id, metrics, units, r.bottleneck,
                                                 r.error if r.status != "ok" else "")
         self._report()

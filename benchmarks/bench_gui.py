@@ -76,23 +76,33 @@ def bench_open(project: Path, runs: int = 3) -> dict:
             "predicted": bool(predicted)}
 
 
+def _open_window(project: Path, tmp: str):
+    """A shown main window on ``project`` with its settings, store and autosaves in ``tmp``."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+
+    w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.IniFormat), db_path=f"{tmp}/r.duckdb",
+                   autosave_dir=Path(tmp) / "auto")
+    w.open_project(str(project), ask=False)
+    w.resize(1500, 950)
+    w.show()
+    QApplication.instance().processEvents()
+    return w
+
+
 def bench_knob(project: Path, n: int = 60) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path.insert(0, str(ROOT))
-    from PySide6.QtCore import QSettings, QStandardPaths
+    from PySide6.QtCore import QStandardPaths
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     QStandardPaths.setTestModeEnabled(True)
-    from app.main_window import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
-        w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.IniFormat), db_path=f"{tmp}/r.duckdb",
-                       autosave_dir=Path(tmp) / "auto")
-        w.open_project(str(project), ask=False)
-        w.resize(1500, 950)
-        w.show()
-        app.processEvents()
+        w = _open_window(project, tmp)
         target = next((n for n in w.document.project.nodes if n.kind == "qapply"), None)
         name = "num_apply_agents"
         if target is None:
@@ -128,20 +138,14 @@ def bench_sweep(project: Path) -> dict:
     2,048 points (agents 1..128 for each TRANS_BATCH_SZ 1..16), and how responsive the window stays during
     the big one: the longest gap between ticks of a 50 ms timer in the GUI thread (an unresponsive window
     shows as a long gap)."""
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.main_window import MainWindow
 
     app = QApplication.instance()
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.IniFormat), db_path=f"{tmp}/r.duckdb",
-                       autosave_dir=Path(tmp) / "auto")
-        w.open_project(str(project), ask=False)
-        w.resize(1500, 950)
-        w.show()
-        app.processEvents()
+        w = _open_window(project, tmp)
         if not w.document.project.nodes_of("qapply"):
             w.close()
             return {}

@@ -45,15 +45,15 @@ def synthetic_predict(settings: dict):
 
 
 def _bundles(n_runs: int, project, digest: str):
-    from engine.store import RunBundle, RunRecord, engine_version, utc_now
+    from engine.store import MetricRow, RunBundle, RunRecord, StageMetricRow, engine_version, utc_now
 
     now = utc_now()
     out = []
     for i in range(n_runs):
         rec = RunRecord(0, project.name, digest, f'{{"qapply":{{"num_apply_agents":{i % 64 + 1}}}}}',
                         engine_version(), "bench", None, "predict", now, "ok", "qrep", "qcapture", None, None, "", "")
-        out.append(RunBundle(rec, [(f"metric_{k}", float(i * k), "rows/s") for k in range(N_METRICS)],
-                             [(f"stage_{k}", 1e4, 0.5, 1.0, "rows/s") for k in range(N_STAGES)]))
+        out.append(RunBundle(rec, [MetricRow(0, f"metric_{k}", float(i * k), "rows/s") for k in range(N_METRICS)],
+                             [StageMetricRow(0, f"stage_{k}", 1e4, 0.5, 1.0, "rows/s") for k in range(N_STAGES)]))
     return out
 
 

@@ -39,12 +39,25 @@ def mesh_project(per_layer: int, topology: str = "unidirectional") -> dict:
         A ``format_version`` 2 project document.
     """
     layers = [[f"p{pos}-{kind}-{i}" for i in range(per_layer)] for pos, kind in enumerate(LAYERS)]
-    nodes = [{"id": node_id, "kind": kind, "label": node_id, "position": [100.0 * pos, 60.0 * i], "params": {}}
-             for pos, (kind, ids) in enumerate(zip(LAYERS, layers)) for i, node_id in enumerate(ids)]
-    links = [{"id": f"l{a}-{b}", "source": a, "target": b}
-             for upstream, downstream in zip(layers, layers[1:]) for a in upstream for b in downstream]
-    return {"format_version": 2, "name": f"mesh {per_layer}", "topology": topology, "description": "",
-            "nodes": nodes, "links": links}
+    nodes = [
+        {"id": node_id, "kind": kind, "label": node_id, "position": [100.0 * pos, 60.0 * i], "params": {}}
+        for pos, (kind, ids) in enumerate(zip(LAYERS, layers))
+        for i, node_id in enumerate(ids)
+    ]
+    links = [
+        {"id": f"l{a}-{b}", "source": a, "target": b}
+        for upstream, downstream in zip(layers, layers[1:])
+        for a in upstream
+        for b in downstream
+    ]
+    return {
+        "format_version": 2,
+        "name": f"mesh {per_layer}",
+        "topology": topology,
+        "description": "",
+        "nodes": nodes,
+        "links": links,
+    }
 
 
 def time_validate(per_layer: int, timeout_s: float) -> str:
@@ -54,21 +67,29 @@ def time_validate(per_layer: int, timeout_s: float) -> str:
         path.write_text(json.dumps(mesh_project(per_layer)))
         t0 = time.perf_counter()
         try:
-            subprocess.run([sys.executable, "-m", "engine", "validate", str(path)], capture_output=True,
-                           timeout=timeout_s, check=False)
+            subprocess.run(
+                [sys.executable, "-m", "engine", "validate", str(path)],
+                capture_output=True,
+                timeout=timeout_s,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return f"timeout (> {timeout_s:g} s)"
         return f"{time.perf_counter() - t0:.2f} s"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--per-layer", type=int, nargs="*", default=[5, 8, 20])
     parser.add_argument("--timeout-s", type=float, default=60.0)
     args = parser.parse_args()
     for n in args.per_layer:
-        print(f"mesh {n} per position ({7 * n} nodes, {6 * n * n} links): validate "
-              f"{time_validate(n, args.timeout_s)}")
+        print(
+            f"mesh {n} per position ({7 * n} nodes, {6 * n * n} links): validate "
+            f"{time_validate(n, args.timeout_s)}"
+        )
     return 0
 
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from engine.parentwatch import alive
+
 _OURS = re.compile(r"^\..+\.qrtune-(\d+)-[0-9a-f]{8}\.tmp$")
 _LEGACY = re.compile(r"^\..+(\.[A-Za-z0-9_]{8}\.tmp|-[A-Za-z0-9_]{8}\.pdf\.tmp)$")
 #: Age (s) after which a temporary file of the older naming, which has no process id, is stale.
@@ -53,18 +55,6 @@ def target_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
-
-
 def remove_stale_temporaries(folder: Path) -> list[Path]:
     """Remove temporary files that killed writes left in ``folder``; returns those removed.
 
@@ -84,8 +74,11 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
             continue
         ours = _OURS.match(name)
         try:
-            stale = (not _pid_alive(int(ours.group(1)))) if ours else (
-                _LEGACY.match(name) is not None and now - entry.stat().st_mtime > LEGACY_STALE_AFTER_S)
+            stale = (
+                (not alive(int(ours.group(1))))
+                if ours
+                else (_LEGACY.match(name) is not None and now - entry.stat().st_mtime > LEGACY_STALE_AFTER_S)
+            )
             if stale and entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
@@ -112,6 +105,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     mode = target_mode(path)
     remove_stale_temporaries(folder)
     tmp = folder / f".{path.name[:200]}.qrtune-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    # a folder that is missing or not writable raises OSError here, before any writer starts
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.unlink(tmp)  # the writer creates it (some, such as DuckDB's COPY, refuse an existing file)
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)

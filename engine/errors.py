@@ -15,7 +15,11 @@ class QrtuneError(Exception):
     """Base of every error qrtune reports to a user."""
 
 
-class ProjectFileError(QrtuneError):
+class InputFileError(QrtuneError):
+    """An input file is missing, unreadable or not valid (the command exits 3, ``EXIT_INPUT``)."""
+
+
+class ProjectFileError(InputFileError):
     """A project file cannot be read: malformed JSON, wrong version or shape."""
 
 
@@ -44,7 +48,7 @@ class FieldError(QrtuneError):
         self.path = path
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{path}: {_show(value)} is not allowed; expected {allowed}")
+        super().__init__(f"{_cut(path)}: {_show(value)} is not allowed; expected {_cut(allowed, 600)}")
 
 
 class ValueRangeError(FieldError, ValueError):
@@ -85,7 +89,7 @@ class DuplicateIdError(TopologyError, FieldError):
         FieldError.__init__(self, path, value, allowed)
 
 
-class ScenarioError(QrtuneError):
+class ScenarioError(InputFileError):
     """A scenario file for ``qrtune evaluate`` cannot be read."""
 
 
@@ -94,8 +98,30 @@ class UnsupportedKindError(QrtuneError):
 
 
 def _show(value: Any) -> str:
+    """``value`` as JSON (or repr), cut to 80 characters; a 1 MB value never makes a 1 MB message."""
+    if isinstance(value, str) and len(value) > 80:
+        value = value[:80]  # cut before encoding: the ellipsis below still marks the cut
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+        try:
+            text = repr(value)
+        except ValueError:  # an integer over Python's 4,300-digit limit
+            text = f"<{type(value).__name__} too large to show>"
+    return _cut(text, 80)
+
+
+def _cut(text: str, limit: int = 160) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: Longest one-line error message shown (characters); a 1 MB node id must not give a 1 MB line.
+MAX_MESSAGE_CHARS = 400
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` on one line, printable on any terminal, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _cut(flat, limit)

@@ -8,11 +8,11 @@ never prints invented values.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError
+from engine import jsonfile
+from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError, one_line
 from engine.predict import predict_settings
 
 SCENARIO_FORMAT = "qrtune-scenarios/1"
@@ -24,15 +24,11 @@ def read_scenarios(path: str | Path) -> list[dict]:
     Raises
     ------
     ScenarioError
-        Unreadable file, malformed JSON, wrong ``format`` or scenarios without id and kind.
+        Unreadable, binary or too large file, malformed JSON (see :func:`engine.jsonfile.read_json`),
+        wrong ``format`` or scenarios without id and kind.
     """
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from e
-    except json.JSONDecodeError as e:
-        raise ScenarioError(f"{path}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+    doc = jsonfile.read_json(path, ScenarioError)
     if not isinstance(doc, dict) or doc.get("format") != SCENARIO_FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise ScenarioError(f"{path}: format: {found!r} is not allowed; expected {SCENARIO_FORMAT!r}")
@@ -45,6 +41,10 @@ def read_scenarios(path: str | Path) -> list[dict]:
     return scenarios
 
 
+def _failed(scenario: dict, error: str) -> dict:
+    """The result record of a scenario that could not be predicted: no numbers, the error in one line."""
+    return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [],
+            "error": one_line(error)}
 def published_bottleneck(prediction) -> str | None:
     """The bottleneck in the published vocabulary (../shared/validation/README.md).
 
@@ -59,11 +59,15 @@ def published_bottleneck(prediction) -> str | None:
 
 
 def evaluate_scenario(scenario: dict) -> dict:
-    """One result record for one scenario; engine errors become an ``error`` field."""
+    """One result record for one scenario; engine errors and invalid settings become an ``error`` field."""
     try:
         p = predict_settings(scenario)
     except (UnsupportedKindError, QrtuneError) as e:
-        return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [], "error": str(e)}
+        return _failed(scenario, str(e))
+    except (ValueError, TypeError, KeyError, AttributeError, ArithmeticError) as e:
+        # a setting of the wrong type or shape that the engine's own checks missed: this scenario
+        # gets the error, the others in the file are still predicted
+        return _failed(scenario, f"invalid settings: {type(e).__name__}: {e}")
     predicted = {k: v for k, v in p.metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
     out = {"id": scenario["id"], "predicted": predicted, "bottleneck": published_bottleneck(p),
            "ignored": list(p.ignored)}

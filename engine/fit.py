@@ -50,13 +50,14 @@ import copy
 import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 import numpy as np
 
 from engine.errors import QrtuneError
 from engine.monitor_import import interval_lengths_s
+from engine.perf import ENGINE_MODULES, predictor
 from engine.store.errors import FitError
 
 #: Monitor latency column -> metric name of the engine.
@@ -264,8 +265,6 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
         offers one with bounds that do not hold its value.
     """
     if module_name is None:
-        from engine.perf import ENGINE_MODULES, predictor
-
         predictor(settings.get("kind", ""))  # raises UnsupportedKindError when missing
         module_name = ENGINE_MODULES[settings["kind"]]
     module = importlib.import_module(module_name)
@@ -311,8 +310,6 @@ def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None)
                 "(fit again with qrtune fit to follow them)")
     pred = model.predict(settings, coefficients)
     if "+" not in (pred.coefficients_version or ""):  # stored runs must not pass for plain ones
-        from dataclasses import replace
-
         pred = replace(pred, coefficients_version=f"{pred.coefficients_version or model.version}+fit{fit.get('id', '')}")
     return pred, note
 
@@ -539,8 +536,6 @@ def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, of
     multiplicative log-normal noise of relative size ``noise``. This stands in for the
     time-domain simulator where that is not available.
     """
-    from datetime import timedelta
-
     start = start or datetime(2024, 1, 1)
     apply_rows, capq_rows = [], []
     rows_per_txn = float((settings.get("workload") or {}).get("rows_per_txn") or 1)

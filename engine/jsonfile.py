@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,8 @@ import numpy as np
 from engine.errors import QrtuneError
 
 #: Largest project, scenario or profile file read (bytes); real ones are under 200 KB.
+STDIN = "-"
+"""The file name that reads standard input (``cat my.json | qrtune predict -``)."""
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted; qrtune's formats use at most 6.
 MAX_DEPTH = 64
@@ -37,10 +40,13 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def read_bytes(path: str | os.PathLike, error: type[QrtuneError], max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """At most ``max_bytes`` of a file; larger files, folders and unreadable files raise ``error``."""
+    """At most ``max_bytes`` of a file (``-``: standard input); larger files, folders and unreadable files raise ``error``."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+        if str(path) == STDIN:
+            data = sys.stdin.buffer.read(max_bytes + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(max_bytes + 1)
     except OSError as e:
         raise error(f"{_short(path)}: cannot read: {e.strerror or type(e).__name__}") from None
     if len(data) > max_bytes:
@@ -53,8 +59,10 @@ def decode_utf8(data: bytes, source: str, error: type[QrtuneError]) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error(f"{_short(source)}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
-                    "is it a binary file?") from None
+        raise error(
+            f"{_short(source)}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+            "is it a binary file?"
+        ) from None
 
 
 def nesting_depth(text: str | bytes) -> int:
@@ -94,12 +102,16 @@ def parse_json(text: str, source: str, error: type[QrtuneError]) -> Any:
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
-        raise error(f"{_short(source)}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise error(
+            f"{_short(source)}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from None
     except (ValueError, RecursionError) as e:
         raise error(f"{_short(source)}: not valid JSON: {_first_line(e)}") from None
     bad = _first_unencodable(data)
     if bad is not None:
-        raise error(f"{_short(source)}: {_short(bad, 80)}: text with a lone surrogate (\\ud800-\\udfff) is not allowed")
+        raise error(
+            f"{_short(source)}: {_short(bad, 80)}: text with a lone surrogate (\\ud800-\\udfff) is refused"
+        )
     return data
 
 

@@ -28,6 +28,14 @@ from engine.errors import (
 from engine.registry import KINDS
 
 TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer", "db2-mirror-pair", "mq-mover", "db2-v8-migration")
+#: Most nodes and links a project holds (the largest sample has 14 nodes); checked before any node is built.
+MAX_NODES = 1000
+MAX_LINKS = 5000
+#: Longest node or link id, label and project name (characters), and longest description.
+MAX_ID_CHARS = 200
+MAX_DESCRIPTION_CHARS = 10_000
+#: Largest canvas coordinate (either sign) a node may sit at.
+MAX_POSITION = 1e7
 
 
 @dataclass(frozen=True)
@@ -160,26 +168,37 @@ def _require(data: Mapping, key: str, path: str, types: tuple, allowed: str) -> 
     return value
 
 
+def _text(data: Mapping, key: str, path: str, default: str | None = None, limit: int = MAX_ID_CHARS,
+          empty: bool = True) -> str:
+    """A text field of at most ``limit`` characters (``default`` when absent, else required)."""
+    what = f"{'non-empty ' if not empty else ''}text of at most {limit} characters"
+    value = _require(data, key, path, (str,), what) if default is None or key in data else default
+    if not isinstance(value, str) or len(value) > limit or (not empty and not value):
+        raise FieldError(f"{path}{key}", value, what)
+    return value
+
+
+def _position(raw: Mapping, path: str) -> tuple[float, float]:
+    pos = raw.get("position", [0.0, 0.0])
+    allowed = f"a pair of numbers [x, y] from -{MAX_POSITION:g} to {MAX_POSITION:g}"
+    if not isinstance(pos, (list, tuple)) or len(pos) != 2 or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and -MAX_POSITION <= v <= MAX_POSITION
+        for v in pos
+    ):
+        raise FieldError(f"{path}.position", pos, allowed)
+    return float(pos[0]), float(pos[1])
+
+
 def _build_node(raw: Any, i: int) -> Node:
     path = f"nodes[{i}]"
     if not isinstance(raw, dict):
         raise FieldError(path, raw, "an object with id, kind, label, position and params")
-    node_id = _require(raw, "id", f"{path}.", (str,), "a non-empty text id")
-    if not node_id:
-        raise FieldError(f"{path}.id", node_id, "a non-empty text id")
+    node_id = _text(raw, "id", f"{path}.", empty=False)
     kind_id = _require(raw, "kind", f"{path}.", (str,), "a node kind id")
     if kind_id not in KINDS:
         raise UnknownKindError(f"{path}.kind", kind_id, "one of " + ", ".join(KINDS))
-    label = raw.get("label", KINDS[kind_id].name)
-    if not isinstance(label, str):
-        raise FieldError(f"{path}.label", label, "text")
-    pos = raw.get("position", [0.0, 0.0])
-    if (
-        not isinstance(pos, (list, tuple))
-        or len(pos) != 2
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
-    ):
-        raise FieldError(f"{path}.position", pos, "a pair of numbers [x, y]")
+    label = _text(raw, "label", f"{path}.", default=KINDS[kind_id].name)
+    x, y = _position(raw, path)
     raw_params = raw.get("params", {})
     if not isinstance(raw_params, dict):
         raise FieldError(f"{path}.params", raw_params, "an object of parameter values")
@@ -187,7 +206,7 @@ def _build_node(raw: Any, i: int) -> Node:
     for name, value in raw_params.items():
         spec = _spec(kind_id, name, f"{path}.params.{name}")
         params[name] = spec.check(value, f"{path}.params.{name}")
-    return Node(node_id, kind_id, label, float(pos[0]), float(pos[1]), params)
+    return Node(node_id, kind_id, label, x, y, params)
 
 
 def check_link(project: Project, link: Link, path: str) -> None:
@@ -202,12 +221,18 @@ def check_link(project: Project, link: Link, path: str) -> None:
     DuplicateLinkError
         The two nodes are already linked in that direction.
     """
-    ids = {n.id: n for n in project.nodes}
+    others = {(o.source, o.target): o.id for o in project.links if o.id != link.id}
+    _check_link({n.id: n for n in project.nodes}, others, link, path)
+
+
+def _check_link(nodes: Mapping[str, Node], linked: Mapping[tuple, str], link: Link, path: str) -> None:
+    """:func:`check_link` against a node index and the ``(source, target) -> link id`` pairs linked so far."""
     for end in ("source", "target"):
         node_id = getattr(link, end)
-        if node_id not in ids:
-            raise DanglingLinkError(f"{path}.{end}", node_id, "the id of a node: " + ", ".join(ids))
-    a, b = ids[link.source], ids[link.target]
+        if node_id not in nodes:
+            ids = ", ".join(list(nodes)[:20]) + (", ..." if len(nodes) > 20 else "")
+            raise DanglingLinkError(f"{path}.{end}", node_id, "the id of a node: " + ids)
+    a, b = nodes[link.source], nodes[link.target]
     if a.id == b.id:
         raise IncompatibleLinkError(f"{a.label} cannot be linked to itself.")
     allowed = KINDS[a.kind].links_to
@@ -217,9 +242,9 @@ def check_link(project: Project, link: Link, path: str) -> None:
             f"{KINDS[a.kind].name} '{a.label}' cannot feed {KINDS[b.kind].name} '{b.label}'; "
             f"it can feed: {targets}."
         )
-    for other in project.links:
-        if other.id != link.id and (other.source, other.target) == (link.source, link.target):
-            raise DuplicateLinkError(f"'{a.label}' is already linked to '{b.label}' ({other.id}).")
+    other = linked.get((link.source, link.target))
+    if other is not None:
+        raise DuplicateLinkError(f"'{a.label}' is already linked to '{b.label}' ({other}).")
 
 
 def build_project(data: Mapping) -> Project:
@@ -235,47 +260,53 @@ def build_project(data: Mapping) -> Project:
     Raises
     ------
     FieldError
-        Wrong type, unknown kind or parameter, out-of-range value, duplicate id
-        or a dangling link; the message names the field path.
+        Wrong type, unknown kind or parameter, out-of-range value (NaN never is in
+        range), duplicate id, a dangling link, more than :data:`MAX_NODES` nodes or
+        :data:`MAX_LINKS` links, or text longer than :data:`MAX_ID_CHARS`
+        (:data:`MAX_DESCRIPTION_CHARS` for the description); the message names the field path.
     TopologyError
         A link breaks a connection rule.
+
+    Notes
+    -----
+    Linear in nodes plus links: every node and link is checked once against indexes.
     """
     if not isinstance(data, Mapping):
         raise FieldError("(top level)", data, "an object")
-    name = _require(data, "name", "", (str,), "the project name as text")
+    name = _text(data, "name", "")
     topology = _require(data, "topology", "", (str,), "one of " + ", ".join(TOPOLOGIES))
     if topology not in TOPOLOGIES:
         raise FieldError("topology", topology, "one of " + ", ".join(TOPOLOGIES))
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise FieldError("description", description, "text")
+    description = _text(data, "description", "", default="", limit=MAX_DESCRIPTION_CHARS)
     raw_nodes = _require(data, "nodes", "", (list,), "a list of nodes")
-    nodes: list[Node] = []
+    raw_links = _require(data, "links", "", (list,), "a list of links")
+    if len(raw_nodes) > MAX_NODES or len(raw_links) > MAX_LINKS:
+        raise FieldError("nodes" if len(raw_nodes) > MAX_NODES else "links",
+                         f"{len(raw_nodes)} nodes, {len(raw_links)} links",
+                         f"at most {MAX_NODES} nodes and {MAX_LINKS} links")
+    nodes: dict[str, Node] = {}
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_nodes):
         node = _build_node(raw, i)
         if node.id in seen:
             raise DuplicateIdError(f"nodes[{i}].id", node.id, f"an id not used before (nodes[{seen[node.id]}])")
         seen[node.id] = i
-        nodes.append(node)
-    raw_links = _require(data, "links", "", (list,), "a list of links")
-    project = Project(name, topology, tuple(nodes), (), description)
+        nodes[node.id] = node
+    links: list[Link] = []
     link_ids: set[str] = set()
+    linked: dict[tuple, str] = {}
     for i, raw in enumerate(raw_links):
         path = f"links[{i}]"
         if not isinstance(raw, dict):
             raise FieldError(path, raw, "an object with id, source and target")
-        link = Link(
-            _require(raw, "id", f"{path}.", (str,), "a text id"),
-            _require(raw, "source", f"{path}.", (str,), "a node id"),
-            _require(raw, "target", f"{path}.", (str,), "a node id"),
-        )
+        link = Link(*(_text(raw, key, f"{path}.") for key in ("id", "source", "target")))
         if link.id in link_ids:
             raise DuplicateIdError(f"{path}.id", link.id, "a link id not used before")
+        _check_link(nodes, linked, link, path)
         link_ids.add(link.id)
-        check_link(project, link, path)
-        project = replace(project, links=project.links + (link,))
-    return project
+        linked[(link.source, link.target)] = link.id
+        links.append(link)
+    return Project(name, topology, tuple(nodes.values()), tuple(links), description)
 
 
 def to_dict(project: Project) -> dict:

@@ -125,9 +125,20 @@ def load(path: str | os.PathLike) -> Project:
 
 
 def dumps(project: Project) -> str:
-    """The project as JSON text of the current format."""
+    """The project as JSON text of the current format.
+
+    Raises
+    ------
+    ProjectFileError
+        A value is NaN or infinite (validation refuses them; this keeps one from ever
+        reaching a file, where no JSON reader could take it back).
+    """
     data = {"format_version": FORMAT_VERSION, **to_dict(project)}
-    return json.dumps(data, indent=2) + "\n"
+    try:
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except ValueError as e:
+        raise ProjectFileError(f"{project.name[:80]!r} cannot be written: {e} (NaN and infinities are not values)") \
+            from None
 
 
 def save(project: Project, path: str | os.PathLike) -> None:

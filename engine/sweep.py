@@ -69,6 +69,10 @@ class Axis:
         return f"{self.target}.{self.param}"
 
 
+#: Largest sweep grid run without asking (``qrtune sweep --yes`` runs larger ones); also the most values
+#: one ``LOW..HIGH`` range may expand to.
+MAX_GRID_POINTS = 100_000
+
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -85,6 +89,8 @@ def _expand(token: str, spec, where: str) -> list:
             raise FieldError(where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8") from None
         if step <= 0 or high < low:
             raise FieldError(where, token, "a range LOW..HIGH with LOW <= HIGH and a positive STEP")
+        if (high - low) // step + 1 > MAX_GRID_POINTS:  # counted before any value is made
+            raise FieldError(where, token, f"a range of at most {MAX_GRID_POINTS:,} values")
         return list(range(low, high + 1, step))
     text = token.strip()
     if text.lower() in ("null", "none") and spec.nullable:
@@ -295,7 +301,8 @@ class SweepResult:
     n_points : int
         Size of the cartesian product.
     n_skipped : int
-        Points already in the store (a resumed sweep).
+        Points already in the store (a resumed sweep), or recorded meanwhile by another run
+        of the same sweep; ``n_skipped + n_run == n_points``.
     n_run : int
         Points predicted and recorded by this call.
     n_failed : int
@@ -359,8 +366,12 @@ def local_executor(workers: int | None = None) -> Executor:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
-        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario"])
-    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx)
+        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario", "engine.parentwatch"])
+    from engine.parentwatch import watch
+
+    # workers end when this process dies (kill -9), instead of waiting forever for work
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
+                               initializer=watch, initargs=(os.getpid(),))
 
 
 def worker_versions() -> dict:
@@ -431,6 +442,7 @@ class _Writer:
         self.last_flush = time.monotonic()
         self.n_failed = 0
         self.n_recorded = 0
+        self.n_recorded_elsewhere = 0  # points another run of the same sweep wrote first
 
     def add(self, results: list) -> None:
         self.buffer.extend(results)
@@ -445,7 +457,9 @@ class _Writer:
         results = sorted(self.buffer, key=lambda r: r[0])
         if self.release:  # the file was let go: another run of the same sweep may have recorded some points
             done = self.store.done_points(self.sweep_id)
-            results = [r for r in results if r[0] not in done]
+            mine = [r for r in results if r[0] not in done]
+            self.n_recorded_elsewhere += len(results) - len(mine)
+            results = mine
         bundles = []
         for index, settings, prediction, error in results:
             common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
@@ -570,12 +584,46 @@ def run_sweep(
         bar.close()
         if client is not None:
             client.close()
-    return SweepResult(sweep_id, total, len(done), writer.n_recorded, writer.n_failed, time.monotonic() - t0,
-                       coefficients_version)
+    # points another run of the same sweep recorded while this one ran count as already stored, so
+    # run_now + already_stored is always the number of points
+    return SweepResult(sweep_id, total, len(done) + writer.n_recorded_elsewhere, writer.n_recorded, writer.n_failed,
+                       time.monotonic() - t0, coefficients_version)
 
 
 def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
     """Run ``todo`` in batches on ``executor`` (a Dask ``client``'s, a given one, or a new local pool)."""
+
+    def args_of(batch):
+        return project, [(i, point_changes(axes, i)) for i in batch], predictor
+
+    run_batches(run_points, args_of, todo, add, workers=workers, client=client, batch_size=batch_size,
+                executor=executor)
+
+
+def run_batches(task: Callable, args_of: Callable, todo: Sequence[int], add: Callable, *, workers: int | None = None,
+                client=None, batch_size: int | None = None, executor: Executor | None = None,
+                max_batch: int = 64) -> None:
+    """Run ``task(*args_of(batch))`` for batches of ``todo`` in parallel; ``add`` takes each batch's result.
+
+    Parameters
+    ----------
+    task : callable
+        A module-level function (it is pickled by reference for the workers).
+    args_of : callable
+        A batch (list of point indexes) -> the arguments of ``task``.
+    todo : sequence of int
+        Point indexes to run.
+    add : callable
+        Called in this process with each finished batch's result, as batches finish.
+    workers : int, optional
+        Local worker processes (default: CPU count) when neither ``client`` nor ``executor`` is given.
+    client : distributed.Client, optional
+        Run on its cluster (``executor`` is then the client's).
+    batch_size : int, optional
+        Points per task (default: about 8 tasks per worker, at most ``max_batch`` points).
+
+    Ctrl-C cancels what waits; a pool made here is then terminated at once.
+    """
     own = executor is None and client is None
     if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
@@ -583,14 +631,14 @@ def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_si
         n_workers = workers or os.cpu_count() or 1
         if executor is None:
             executor = local_executor(n_workers)
-    size = batch_size or max(1, min(64, math.ceil(len(todo) / (n_workers * 8))))
-    batches = [todo[k:k + size] for k in range(0, len(todo), size)]
+    size = batch_size or max(1, min(max_batch, math.ceil(len(todo) / (n_workers * 8))))
+    batches = [list(todo[k:k + size]) for k in range(0, len(todo), size)]
     pending: set = set()
     it = iter(batches)
     in_flight = max(2, 4 * n_workers)
 
     def submit(batch):
-        pending.add(executor.submit(run_points, project, [(i, point_changes(axes, i)) for i in batch], predictor))
+        pending.add(executor.submit(task, *args_of(batch)))
 
     interrupted = _InterruptFlag()
     try:
@@ -675,6 +723,7 @@ __all__ = [
     "point_changes",
     "point_label",
     "point_values",
+    "run_batches",
     "run_points",
     "run_sweep",
     "sweep_key",

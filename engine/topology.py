@@ -38,7 +38,8 @@ def _adjacency(project: Project, forwards: bool) -> dict[str, list[str]]:
     return out
 
 
-def _completing(kinds: dict[str, str], adjacency: dict[str, list[str]], ends: set[str], order: tuple) -> list[set]:
+def _completing(kinds: dict[str, str], adjacency: dict[str, list[str]], ends: set[str],
+                order: tuple) -> list[set]:
     """For each position of ``order``, the nodes from which the rest of ``order`` walks to one of ``ends``.
 
     Parameters
@@ -158,7 +159,8 @@ def nodes_on_flows(project: Project, position: int) -> list[Node]:
     predecessors = _adjacency(project, forwards=False)
     last = len(FLOW_KINDS) - 1
     ahead = _completing(kinds, successors, {n.id for n in project.nodes_of("target_db2")}, FLOW_KINDS)
-    behind = _completing(kinds, predecessors, {n.id for n in project.nodes_of("source_db2")}, FLOW_KINDS[::-1])
+    sources = {n.id for n in project.nodes_of("source_db2")}
+    behind = _completing(kinds, predecessors, sources, FLOW_KINDS[::-1])
     on = ahead[position] & behind[last - position]
     if position == CHANNEL:
         before = _first_two(predecessors, behind[last - SEND_QM])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.cli import argtypes
 from engine.cli.runs import add_db_options
 from engine.errors import QrtuneError
 
@@ -22,11 +23,12 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="write a PDF report of projects or stored runs", description=__doc__)
     p.add_argument("items", nargs="*", metavar="PROJECT|RUN_ID",
                    help="project files and/or run ids of the results store (the first is the reference)")
-    p.add_argument("--sweep", metavar="ID", type=int,
+    p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0),
                    help="report this sweep of the results store (qrtune runs --sweeps lists them)")
     p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
     add_db_options(p)
-    p.add_argument("--title", metavar="TEXT", default="", help="report title (default: the project name)")
+    p.add_argument("--title", metavar="TEXT", default="", type=argtypes.text(200),
+                   help="report title (default: the project name)")
     p.add_argument("--no-validation", action="store_true",
                    help="leave out the engine's score against the published measurements")
     p.set_defaults(func=run)

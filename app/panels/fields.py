@@ -9,6 +9,7 @@ marked wrong, so no edit is lost.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -55,6 +56,10 @@ def format_value(spec: ParamSpec, value: Any) -> str:
     return str(value)
 
 
+#: A number written with thousands separators: 1,000 or -12,345.5 (Python's own int/float take 1_000).
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+
+
 def parse_text(spec: ParamSpec, text: str) -> Any:
     """Turn typed text into the value to check; text that does not parse is passed on unchanged.
 
@@ -64,7 +69,8 @@ def parse_text(spec: ParamSpec, text: str) -> Any:
     if text == "":
         return None
     if spec.type in ("int", "float"):
-        clean = text.replace("_", "").replace(",", "")
+        # commas only as thousands separators (1,000,000): "1,2,3" is not 123
+        clean = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
         try:
             return int(clean)
         except ValueError:

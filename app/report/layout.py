@@ -140,6 +140,9 @@ class Table(Block):
         HTML heading above the table (repeated with "(continued)" after a page break).
     """
 
+    #: The block type that lays out the table's HTML (a subclass may use a cheaper one).
+    html_block = Html
+
     def __init__(self, headers: list[str], rows: list[str], widths: list[int], right: set | frozenset = frozenset(),
                  caption: str = "", continued: bool = False):
         self.headers, self.rows, self.widths, self.right, self.caption = headers, rows, widths, set(right), caption
@@ -158,7 +161,7 @@ class Table(Block):
     def _part(self, k: int, width: float, ctx: Context) -> Html:
         key = (width, k)
         if key not in self._cache:
-            self._cache[key] = Html(self._html(self.rows[:k]))
+            self._cache[key] = self.html_block(self._html(self.rows[:k]))
         return self._cache[key]
 
     def height(self, width: float, ctx: Context) -> float:

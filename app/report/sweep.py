@@ -12,6 +12,7 @@ Charts are vectors drawn with QPainter; text stays text (pdftotext extracts it).
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 import math
 from collections.abc import Sequence
@@ -46,8 +47,6 @@ TEXT_WIDTH_MM = 178.0
 
 
 def esc(text) -> str:
-    import html
-
     return html.escape(str(text))
 
 
@@ -145,6 +144,7 @@ class PointsTable(Table):
     text layouts and thousands of points stay fast (the base class searches by halving, laying out the
     whole rest of the table first)."""
 
+    html_block = SmallHtml
     row_h: float | None = None  # device pixels per row at ``_row_width``, measured once and handed on
     _row_width: float | None = None
 
@@ -160,12 +160,6 @@ class PointsTable(Table):
         t = PointsTable(self.headers, rows, self.widths, self.right, self.caption, continued)
         t.row_h, t._row_width = self.row_h, width
         return t
-
-    def _part(self, k: int, width: float, ctx: Context) -> Html:
-        key = (width, k)
-        if key not in self._cache:
-            self._cache[key] = SmallHtml(self._html(self.rows[:k]))
-        return self._cache[key]
 
     def height(self, width: float, ctx: Context) -> float:
         n = len(self.rows)

@@ -476,6 +476,22 @@ def _coordinate(ev: _Evaluator, goal: Goal, line_limit: int, n_starts: int, prog
     return best
 
 
+def _check_objective(ev: _Evaluator, goal: Goal) -> None:
+    """Refuse an objective that is neither a searched knob nor a metric the engine gives (a misspelling).
+
+    Raises
+    ------
+    FieldError
+        The first point of the grid predicts, without the objective among its metrics.
+    """
+    if goal.objective in ev.knob_index:
+        return
+    _, metrics = ev(_starts(goal, 1)[0])
+    if metrics and goal.objective not in metrics:
+        raise FieldError("goal objective", goal.objective,
+                         "a searched knob or a metric the engine predicts: " + ", ".join(sorted(metrics)))
+
+
 def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_budget_s: float = 1.5,
          line_limit: int = 64, n_starts: int = 4,
          method: str = "auto", predict: Callable | None = None, progress: Callable | None = None,
@@ -507,7 +523,7 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_
     Raises
     ------
     FieldError
-        ``method`` is unknown.
+        ``method`` is unknown, or the objective is neither a knob nor a predicted metric.
     QrtuneError
         The search was cancelled, or no point could be predicted at all.
     """
@@ -515,6 +531,7 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_
         raise FieldError("method", method, "auto, exhaustive or coordinate")
     t0 = time.perf_counter()
     ev = _Evaluator(project, goal, predict, cancelled)
+    _check_objective(ev, goal)
     if method == "auto":
         method = "exhaustive" if goal.n_points <= exhaustive_limit else "coordinate"
         if method == "exhaustive" and goal.n_points > 16:

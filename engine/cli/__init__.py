@@ -16,6 +16,7 @@ import importlib
 import sys
 
 from engine.cli.guard import OneLineArgumentParser, run_guarded
+from engine.store.provenance import engine_version
 
 SUBCOMMANDS = (
     "engine.cli.validate",
@@ -29,6 +30,7 @@ SUBCOMMANDS = (
     "engine.cli.import_monitor",
     "engine.cli.fit",
     "engine.cli.advise",
+    "engine.cli.export",
 )
 
 
@@ -39,6 +41,7 @@ def build_parser(subcommands: tuple[str, ...] = SUBCOMMANDS) -> argparse.Argumen
         description="qrtune, the Q Replication Tuning Workbench: predict, simulate and compare "
         "Q Replication, MQ and Db2 Mirror configurations.",
     )
+    parser.add_argument("--version", action="version", version=f"qrtune {engine_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
         try:

@@ -24,6 +24,7 @@ import sys
 
 from engine import projectfile
 from engine.cli.runs import add_db_options, open_store
+from engine.cli import argtypes
 
 
 def register(sub) -> None:
@@ -34,9 +35,10 @@ def register(sub) -> None:
                    help="fewest-agents[:RATE], outage-pool[:MINUTES] or 'min|max OBJECTIVE [subject to ...] over ...'")
     p.add_argument("--method", choices=("auto", "exhaustive", "coordinate"), default="auto",
                    help="goal search method (default: exhaustive up to 4096 points)")
-    p.add_argument("--outage-min", type=float, default=20.0, metavar="MINUTES",
+    p.add_argument("--outage-min", type=argtypes.number(0.0, 10_080.0, "min"), default=20.0,
+                   metavar="MINUTES",
                    help="channel outage the transmit queue's buffer pool should hold (default: %(default)s)")
-    p.add_argument("--min-gain", type=float, default=1.0, metavar="PCT",
+    p.add_argument("--min-gain", type=argtypes.number(0.0, 1000.0, "%"), default=1.0, metavar="PCT",
                    help="smallest improvement of a rule's target metric to recommend it (default: %(default)s%%)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-store", action="store_true", help="do not record runs")

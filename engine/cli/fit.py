@@ -13,18 +13,19 @@ import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store
+from engine.cli import argtypes
 
 
 def register(sub) -> None:
     p = sub.add_parser("fit", help="fit coefficients to imported monitor intervals", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     add_db_options(p)
-    p.add_argument("--holdout-every", type=int, default=4, metavar="N",
+    p.add_argument("--holdout-every", type=argtypes.integer(0, 1_000_000), default=4, metavar="N",
                    help="hold every N-th interval out of the fit to judge it (default 4)")
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
                    help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)")
-    p.add_argument("--max-intervals", type=int, default=None, metavar="N",
+    p.add_argument("--max-intervals", type=argtypes.integer(1), default=None, metavar="N",
                    help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
                    "(default 300; a week of 10 s intervals is 60,480)")
     p.add_argument("--export", metavar="CSV",
@@ -40,8 +41,9 @@ def _export(path: str, model, settings: dict, result) -> None:
     import csv
     import io
 
+    from engine.atomicfile import atomic_write_text
+    from engine.csvcell import safe_row
     from engine.fit import comparison_rows
-    from engine.projectfile import atomic_write_text
 
     used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
     rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
@@ -51,7 +53,7 @@ def _export(path: str, model, settings: dict, result) -> None:
     w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow(dict(r, monitor_time=r["monitor_time"].isoformat(sep=" ")))
+        w.writerow(safe_row(dict(r, monitor_time=r["monitor_time"].isoformat(sep=" "))))
     atomic_write_text(path, buf.getvalue())
     print(f"wrote {len(rows)} measured/predicted values of {len(used)} intervals to {path}", file=sys.stderr)
 

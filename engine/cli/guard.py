@@ -1,7 +1,7 @@
 """The last line of defence of every qrtune command: any exception becomes one line on stderr.
 
 :func:`run_guarded` runs a subcommand and turns whatever escapes it into a single line
-``qrtune COMMAND: message`` (cut to :data:`MAX_MESSAGE_CHARS`) and an exit code of
+``qrtune COMMAND: message`` (cut to :data:`engine.errors.MAX_MESSAGE_CHARS`) and an exit code of
 :mod:`engine.cli.exitcodes`; a traceback is never printed unless the environment variable
 ``QRTUNE_TRACEBACK`` is set (for developers). :class:`OneLineArgumentParser` does the same
 for argparse's own errors, which otherwise print the usage text first.
@@ -10,29 +10,23 @@ for argparse's own errors, which otherwise print the usage text first.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import traceback
 from typing import Callable
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from engine.errors import QrtuneError
+from engine.errors import InputFileError, QrtuneError, one_line
 
-#: Longest error message printed (characters); a 1 MB node id must not give a 1 MB line.
-MAX_MESSAGE_CHARS = 400
 #: Exit status after Ctrl-C (128 + SIGINT), the shell's convention.
 EXIT_INTERRUPTED = 130
 
 
-def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``text`` on one line, printable on any terminal, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(str(text).split())
-    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 def _describe(e: BaseException) -> tuple[str, int]:
     """The message and exit code for an exception that escaped a command."""
+    if isinstance(e, InputFileError):
+        return str(e), EXIT_INPUT
     if isinstance(e, QrtuneError):
         return str(e), EXIT_USAGE
     if isinstance(e, MemoryError):
@@ -42,9 +36,17 @@ def _describe(e: BaseException) -> tuple[str, int]:
     if isinstance(e, OSError):
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         return f"{e.strerror or e}{where}", EXIT_INPUT
-    if type(e).__module__.split(".")[0] == "duckdb":
+    if isinstance(e, csv.Error):  # a field over the csv module's 131,072-character limit, a NUL byte
+        return f"malformed CSV: {e}", EXIT_INPUT
+    if _is_store_error(e):
         return f"the results store cannot be used: {type(e).__name__}: {e}", EXIT_INPUT
     return f"internal error: {type(e).__name__}: {e}", EXIT_INTERNAL
+
+
+def _is_store_error(e: BaseException) -> bool:
+    """Whether ``e`` comes from DuckDB (a damaged, truncated or foreign results store file)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(e, duckdb.Error)
 
 
 def report(command: str, e: BaseException) -> int:

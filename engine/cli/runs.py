@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from engine.cli import argtypes
 
 #: Seconds a command waits by default for another process (the workbench, a sweep) holding the store.
 DEFAULT_WAIT_S = 10.0
@@ -19,7 +20,7 @@ def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None 
     p.add_argument("--db", metavar="PATH", default=None,
                    help=db_help or "results store file (default: runs.duckdb in the user data directory, "
                    "or $QRTUNE_DB)")
-    p.add_argument("--wait", metavar="SECONDS", type=float, default=wait_default,
+    p.add_argument("--wait", metavar="SECONDS", type=argtypes.wait_seconds, default=wait_default,
                    help="wait this long for another process holding the store (default: %(default)s)")
 
 
@@ -59,8 +60,9 @@ def register(sub) -> None:
     from engine.store.records import RUN_KINDS
 
     p.add_argument("--kind", metavar="KIND", help=f"only runs of this kind ({', '.join(RUN_KINDS)})")
-    p.add_argument("--sweep", metavar="ID", type=int, help="only the points of this sweep")
-    p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N runs (0: all; default 50)")
+    p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0), help="only the points of this sweep")
+    p.add_argument("--limit", metavar="N", type=argtypes.integer(0), default=50,
+                   help="at most N runs (0: all; default 50)")
     p.add_argument("--metrics", metavar="NAME[,NAME...]",
                    help="show these metrics as columns (with --sweep, default: throughput, APPLY_LATENCY, "
                    "END2END_LATENCY and Q Apply LPAR busy when the runs have them)")

@@ -34,11 +34,16 @@ Example (journey 4, a 20-minute channel outage at 30,000 rows/s, read-ahead off)
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from engine import projectfile
+from engine.atomicfile import atomic_write_text
+from engine.cli import argtypes
+from engine.errors import FieldError
+
 
 
 def register(sub) -> None:
@@ -46,9 +51,10 @@ def register(sub) -> None:
                        description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random numbers (default 0)")
+    p.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random numbers (default 0)")
     p.add_argument("--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s")
-    p.add_argument("--rate", type=float, metavar="ROWS_PER_S", help="a constant offered rate instead of a profile")
+    p.add_argument("--rate", type=argtypes.rate, metavar="ROWS_PER_S",
+                   help="a constant offered rate instead of a profile")
     p.add_argument("--event", action="append", default=[], metavar="KIND@START+LENGTH[*FACTOR]",
                    help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend")
     p.add_argument("--set", dest="changes", action="append", default=[], metavar="TARGET.PARAM=VALUE",
@@ -57,7 +63,7 @@ def register(sub) -> None:
     p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
     p.add_argument("--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here")
     p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
-    p.add_argument("--wait", type=float, default=5.0, metavar="S",
+    p.add_argument("--wait", type=argtypes.wait_seconds, default=5.0, metavar="S",
                    help="with --db: wait this long for another process holding the store")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -148,22 +154,43 @@ def _settings(project, args, duration_s: float, profile) -> dict:
                                    "changes": list(args.changes), "profile": profile}}
 
 
+def monitor_folder(text: str) -> Path:
+    """The ``--monitor-csv`` folder, checked (and created when missing) before the run: an existing
+    writable folder, or a new folder in an existing writable one (never a tree of folders).
+
+    Raises
+    ------
+    FieldError
+        The path is a file, its parent folder does not exist, or it cannot be written.
+    """
+    out = Path(text)
+    where = out if out.is_dir() else out.parent
+    if out.exists() and not out.is_dir():
+        raise FieldError("--monitor-csv", text, "a folder (this is a file)")
+    if not where.is_dir():
+        raise FieldError("--monitor-csv", text, "a folder that exists or whose parent folder exists")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise FieldError("--monitor-csv", text, "a folder you can write to")
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as e:
+        raise FieldError("--monitor-csv", text, f"a folder that can be created here ({e.strerror})") from None
+    return out
+
+
 def run(args) -> int:
     from engine.errors import QrtuneError
-    from engine.sim import parse_duration_s, parse_event, profiles, simulate
+    from engine.sim import parse_event, profiles, simulate
     from engine.sweep import with_changes
 
     project = with_changes(projectfile.load(args.project), args.changes)
-    duration_s = parse_duration_s(args.duration, "--duration")
+    duration_s = argtypes.duration_s(args.duration)
+    monitor_dir = monitor_folder(args.monitor_csv) if args.monitor_csv else None
     events = [parse_event(e) for e in args.event]
     profile = None
     if args.profile:
         profile = profiles.load(args.profile)
     elif args.rate is not None:
-        if args.rate < 0:
-            from engine.errors import FieldError
-
-            raise FieldError("--rate", args.rate, "a rate >= 0 rows/s")
         profile = profiles.constant(args.rate)
     label = f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes)
     try:
@@ -181,11 +208,9 @@ def run(args) -> int:
                                                  settings=_settings(project, args, duration_s, None))
             print(f"qrtune simulate: recorded as failed run {failed_id} in {store.path}", file=sys.stderr)
         raise
-    if args.monitor_csv:
-        out = Path(args.monitor_csv)
-        out.mkdir(parents=True, exist_ok=True)
+    if monitor_dir is not None:
         for table in res.monitor:
-            (out / f"{table}.csv").write_text(res.monitor_csv(table))
+            atomic_write_text(monitor_dir / f"{table}.csv", res.monitor_csv(table))
     run_id = None
     if args.db:
         from engine.perf.result import StageResult

@@ -5,7 +5,9 @@ and integer ranges LOW..HIGH[:STEP], e.g. ``--set qapply.num_apply_agents=1,4,8,
 --set qcapture.trans_batch_sz=1..5``. Points run on a local process pool, or on a Dask
 cluster with ``--scheduler tcp://HOST:PORT``, and are recorded as they finish; run the
 same command again to resume an interrupted sweep. The store file is held only while points
-are written (twice a second at most), so the workbench can use it during a long sweep.
+are written (twice a second at most), so the workbench can use it during a long sweep. A sweep
+with failed points exits 4. With ``--simulate`` the points are simulations over time, with
+outage scenarios and seeds (:mod:`engine.cli.study`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ import argparse
 import json
 import sys
 
+from engine.cli import argtypes
+from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.runs import add_db_options, open_store
+from engine.cli.study import add_study_options, run_study_command
 
 #: The sweep writes finished points at most this often (s) and lets go of the store file in
 #: between, so the workbench and other commands can open it while a long sweep runs.
@@ -27,22 +32,32 @@ def register(sub) -> None:
     p.add_argument("--set", dest="axes", action="append", default=[], metavar="TARGET.PARAM=VALUES",
                    help="one sweep axis; repeat for a cartesian product")
     add_db_options(p)
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=argtypes.integer(0, 1024), default=None, metavar="N",
                    help="local worker processes (default: CPU count; 0: in this process)")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the points on this Dask scheduler")
-    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="points per task")
+    p.add_argument("--scheduler", type=argtypes.scheduler_address, metavar="tcp://HOST:PORT",
+                   help="run the points on this Dask scheduler")
+    p.add_argument("--batch-size", type=argtypes.integer(1, 1_000_000), default=None, metavar="N",
+                   help="points per task")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--yes", action="store_true", help="run a grid of more than 100,000 points")
     p.add_argument("--predictor", default=None, help=argparse.SUPPRESS)
+    add_study_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.sweep import DEFAULT_PREDICTOR, n_points, parse_axes, run_sweep
+    from engine.errors import FieldError
+    from engine.sweep import DEFAULT_PREDICTOR, MAX_GRID_POINTS, n_points, parse_axes, run_sweep
 
     project = projectfile.load(args.project)
+    if args.simulate:
+        return run_study_command(args, project, open_store)
     axes = parse_axes(args.axes, project)
+    if n_points(axes) > MAX_GRID_POINTS and not args.yes:
+        raise FieldError("--set", f"{n_points(axes):,} points",
+                         f"at most {MAX_GRID_POINTS:,} points without --yes (a large grid runs for hours)")
     with open_store(args) as store:
         try:
             result = run_sweep(
@@ -54,7 +69,9 @@ def run(args) -> int:
             print(f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
                   "again to resume", file=sys.stderr)
             return 130
-        ok_ids = [r.id for r in store.list_runs(sweep_id=result.sweep_id) if r.status == "ok"]  # point order
+        runs = store.list_runs(sweep_id=result.sweep_id)
+        ok_ids = [r.id for r in runs if r.status == "ok"]  # point order
+    status = EXIT_PARTIAL if len(ok_ids) < len(runs) else EXIT_OK  # failed points, now or before
     summary = {
         "sweep_id": result.sweep_id, "points": result.n_points, "already_stored": result.n_skipped,
         "run_now": result.n_run, "failed": result.n_failed, "elapsed_s": round(result.elapsed_s, 3),
@@ -63,7 +80,7 @@ def run(args) -> int:
     if args.json:
         json.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
-        return 0
+        return status
     print(f"sweep {result.sweep_id}: {n_points(axes)} points over " + " x ".join(
         f"{a.name} ({len(a.values)})" for a in axes))
     print(f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
@@ -71,4 +88,4 @@ def run(args) -> int:
     if ok_ids:
         print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
         print(f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}")
-    return 0
+    return status

@@ -2,28 +2,41 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 from engine import projectfile
-from engine.errors import QrtuneError
+from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
+from engine.errors import InputFileError, QrtuneError
 from engine.topology import check_complete
 
 
 def register(sub) -> None:
     p = sub.add_parser("validate", help="check project files", description=__doc__)
-    p.add_argument("projects", nargs="+", metavar="PROJECT", help="project file(s) to check")
+    p.add_argument("projects", nargs="+", metavar="PROJECT", help="project file(s) to check ('-': standard input)")
+    p.add_argument("--json", action="store_true", help="print one result per file as JSON")
     p.set_defaults(func=run)
 
 
+def _check(path: str) -> dict:
+    try:
+        project = projectfile.load(path)
+        check_complete(project)
+    except QrtuneError as e:
+        return {"file": path, "ok": False, "error": str(e), "unreadable": isinstance(e, InputFileError)}
+    return {"file": path, "ok": True, "topology": project.topology, "nodes": len(project.nodes),
+            "links": len(project.links)}
+
+
 def run(args) -> int:
-    status = 0
-    for path in args.projects:
-        try:
-            project = projectfile.load(path)
-            check_complete(project)
-        except QrtuneError as e:
-            print(f"{path}: invalid: {e}", file=sys.stderr)
-            status = 2
-            continue
-        print(f"{path}: ok ({project.topology}, {len(project.nodes)} nodes, {len(project.links)} links)")
-    return status
+    results = [_check(path) for path in args.projects]
+    if args.json:
+        print(json.dumps(results, indent=1))
+    for r in results if not args.json else ():
+        if r["ok"]:
+            print(f"{r['file']}: ok ({r['topology']}, {r['nodes']} nodes, {r['links']} links)")
+        else:
+            print(f"{r['file']}: invalid: {r['error']}", file=sys.stderr)
+    if any(r.get("unreadable") for r in results):
+        return EXIT_INPUT
+    return EXIT_OK if all(r["ok"] for r in results) else EXIT_USAGE

@@ -9,6 +9,8 @@ from these specs.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +24,10 @@ SEED_MQ_V8 = "003_ae22eb27d25a695a.txt"
 SEED_DB2_V8 = "004_ffcf34fd6a8d592a.txt"
 
 PARAM_TYPES = ("int", "float", "bool", "enum", "str", "column_map", "int_pair")
+#: Longest text a ``str`` knob or a column type name holds (characters).
+MAX_TEXT_CHARS = 256
+#: Most columns of one type a ``column_map`` counts (Db2 for z/OS allows 750 columns per table).
+MAX_COLUMNS = 750
 
 
 @dataclass(frozen=True)
@@ -85,13 +91,14 @@ class ParamSpec:
             kind = "an integer" if self.type == "int" else "a number"
             lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
             hi = "inf" if self.maximum is None else f"{self.maximum:g}"
-            text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "")
+            text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "") + " (not NaN)"
         elif self.type == "column_map":
-            text = 'a mapping of column type to count, e.g. {"INTEGER": 10, "CHAR(20)": 10}'
+            text = (f"a mapping of column type to a count of 0 to {MAX_COLUMNS}, "
+                    '{"INTEGER": 10, "CHAR(20)": 10} for example')
         elif self.type == "int_pair":
             text = "a pair of integers [low, high]"
         else:
-            text = "text"
+            text = f"text of at most {MAX_TEXT_CHARS} characters"
         if self.nullable:
             text += f", or null ({self.null_meaning})"
         return text
@@ -118,17 +125,18 @@ class ParamSpec:
             if isinstance(value, float) and value.is_integer():
                 return self._in_range(int(value), path)
         elif t == "float":
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and _representable(value):
                 return self._in_range(float(value), path)
         elif t == "enum":
             if value in self.choices:
                 return value
         elif t == "str":
-            if isinstance(value, str):
+            if isinstance(value, str) and len(value) <= MAX_TEXT_CHARS:
                 return value
         elif t == "column_map":
-            if isinstance(value, dict) and value and all(
-                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            if isinstance(value, dict) and value and len(value) <= MAX_COLUMNS and all(
+                isinstance(k, str) and len(k) <= MAX_TEXT_CHARS
+                and isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COLUMNS
                 for k, v in value.items()
             ):
                 return dict(value)
@@ -138,13 +146,28 @@ class ParamSpec:
                 and len(value) == 2
                 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
                 and value[0] <= value[1]
+                and all(self._within(v) for v in value)
             ):
                 return [int(value[0]), int(value[1])]
         raise ValueRangeError(path, value, self.allowed())
 
+    def _within(self, value: float) -> bool:
+        """``value`` is a finite, normal number (or 0) inside the inclusive bounds; NaN never is."""
+        if isinstance(value, float) and not (value == 0.0 or sys.float_info.min <= abs(value) < math.inf):
+            return False  # NaN, infinities and subnormals (1e-320): no knob means them
+        above = self.minimum is None or value >= self.minimum
+        return above and (self.maximum is None or value <= self.maximum)
+
     def _in_range(self, value: float, path: str) -> float:
-        if (self.minimum is not None and value < self.minimum) or (
-            self.maximum is not None and value > self.maximum
-        ):
+        if not self._within(value):
             raise ValueRangeError(path, value, self.allowed())
         return value
+
+
+def _representable(value: int | float) -> bool:
+    """Whether ``value`` converts to a float (an integer of 10**400 does not)."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True

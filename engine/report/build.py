@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from engine.compare import flatten
+from engine.compare import deltas, differing_paths, flatten
 from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
 from engine.report.model import (
@@ -47,7 +47,7 @@ OTHER_LABELS = {
 
 
 def _engine_version() -> str:
-    from engine.store.store import engine_version  # no duckdb import: the module imports it lazily
+    from engine.store.provenance import engine_version  # no duckdb import: the module imports it lazily
 
     return engine_version()
 
@@ -186,27 +186,12 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
     return out
 
 
-def _delta(value, ref) -> tuple:
-    if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
-        return None, None
-    return value - ref, (None if ref == 0 else 100.0 * (value - ref) / abs(ref))
-
-
 def compare(runs: Sequence[ReportRun]) -> RunComparison:
     """The runs side by side against the first: settings that differ (IBM names) and metric deltas."""
     names = path_names(runs[0].scenario_kind)
     flat = [flatten(r.settings) for r in runs]
-    paths: list[str] = []
-    for f in flat:
-        paths += [p for p in f if p not in paths and p != "id"]
-
-    def same(a, b) -> bool:
-        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-    settings = tuple(
-        SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
-        for p in paths if any(not same(f.get(p), flat[0].get(p)) for f in flat[1:])
-    )
+    settings = tuple(SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
+                     for p in differing_paths(flat))
     from engine.perf.qrep.systems import is_system_metric
 
     metric_names = [m.metric for g in runs[0].groups for m in g.rows]  # the reference's reading order
@@ -214,12 +199,9 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         metric_names += [m for m in r.metrics if m not in metric_names and not is_system_metric(m)]
     metrics = []
     for m in metric_names:
-        values = tuple(r.metrics.get(m) for r in runs)
-        values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
-        deltas = [_delta(v, values[0]) for v in values]
+        values = _finite_values(r.metrics.get(m) for r in runs)
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
-        metrics.append(MetricComparison(m, _metric_label(m), unit, values, tuple(d[0] for d in deltas),
-                                        tuple(d[1] for d in deltas)))
+        metrics.append(MetricComparison(m, _metric_label(m), unit, values, *deltas(values)))
     return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
                          _compare_systems(runs))
 
@@ -236,11 +218,14 @@ def _compare_systems(runs: Sequence[ReportRun]) -> tuple:
             values = tuple(r.metrics.get(name) for r in runs)
             if all(v is None for v in values):
                 continue
-            values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
-            deltas = [_delta(v, values[0]) for v in values]
-            out.append(MetricComparison(name, label, unit, values, tuple(d[0] for d in deltas),
-                                        tuple(d[1] for d in deltas), system.label))
+            values = _finite_values(values)
+            out.append(MetricComparison(name, label, unit, values, *deltas(values), system.label))
     return tuple(out)
+
+
+def _finite_values(values) -> tuple:
+    """The values as floats, None where missing or not finite."""
+    return tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
 
 
 def _unique_labels(runs: Sequence[ReportRun]) -> list[str]:

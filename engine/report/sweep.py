@@ -25,7 +25,9 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.registry import KINDS
+from engine.report.build import _engine_version, _metric_label, compare
 from engine.report.model import Report, SettingRow, format_value
+from engine.report.settings import rows_from_project
 from engine.sweep import point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
@@ -259,57 +261,78 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
     UnknownSweepError
         No such sweep, or none of its points is recorded yet (the message names the id).
     """
-    from engine.report.build import _metric_label
-
     info = _find_sweep(store, int(sweep_id))
     runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
     if not runs:
         raise UnknownSweepError(f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
                                 "command again to resume it)")
-    project = None
-    try:
-        project = store.load_project(runs[0].project_hash)
-    except QrtuneError:  # an older store without the project: the axes still name the knobs
-        project = None
+    project = _stored_project(store, runs[0].project_hash)
     axes = tuple(_axis_info(a, project) for a in info["axes"])
-    metrics = store.metrics_of([r.id for r in runs])
+    points = _point_rows(runs, axes, store.metrics_of([r.id for r in runs]))
+    ok = [p for p in points if not p.error]
+    names = {k for p in ok for k in p.metrics}
+    rate, latency, lats, cpus = _chart_metrics(names)
+    target = target_rate(project, {a.param for a in axes})
+    series = list(dict.fromkeys(p.series for p in points)) or [()]
+    picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
+    return SweepSection(
+        sweep_id=info["id"], store=Path(str(store.path)).name, project_name=info["project_name"], project=project,
+        started=info.get("started"), n_points=info["n_points"], n_done=len(points),
+        n_failed=sum(1 for p in points if p.error), axes=axes, points=tuple(points),
+        rate_metric=rate, latency_metric=latency, latency_metrics=lats, cpu_metrics=cpus, units=_first_units(ok),
+        labels={m: _metric_label(m) for m in names}, target_rate=target, picks=picks,
+        setting_rows=_setting_rows(project, info["axes"], axes),
+        engine_versions=_distinct(r.engine_version for r in runs),
+        coefficients_versions=_distinct(r.coefficients_version for r in runs),
+    )
+
+
+def _stored_project(store, project_hash: str):
+    """The sweep's base project, or None in an older store that did not keep it (the axes still name the knobs)."""
+    try:
+        return store.load_project(project_hash)
+    except QrtuneError:
+        return None
+
+
+def _point_rows(runs: list, axes: tuple, metrics: dict) -> list[SweepPointRow]:
+    """One row per recorded point (two writers of the same sweep: the first run of a point counts)."""
     seen: set[int] = set()
     points = []
     for r in runs:
-        if r.point_index in seen:  # two writers of the same sweep: one run per point
+        if r.point_index in seen:
             continue
         seen.add(r.point_index)
         m = metrics.get(r.id, {})
         points.append(SweepPointRow(
             r.point_index, point_values(axes, r.point_index), r.id, {k: v for k, (v, _) in m.items()},
             {k: u for k, (_, u) in m.items()}, r.bottleneck, r.error if r.status != "ok" else ""))
-    ok = [p for p in points if not p.error]
-    names = {k for p in ok for k in p.metrics}
+    return points
+
+
+def _first_units(points: list) -> dict:
+    """Metric -> the first non-empty unit the points recorded for it."""
     units: dict = {}
-    for p in ok:
+    for p in points:
         for k, u in p.units.items():
             if u and k not in units:
                 units[k] = u
+    return units
+
+
+def _chart_metrics(names: set) -> tuple:
+    """The metrics the charts show: (rate, latency, latencies, CPU busy ones), each None or () when absent."""
     rates = rate_metrics(names)
     lat_chart = next((m for m in CHART_LATENCY_METRICS if m in names), None)
     lats = tuple(dict.fromkeys([m for m in (lat_chart, "end2end_latency_ms") if m in names]
                                or [m for m in LATENCY_METRICS if m in names][:2]))
-    cpus = tuple(cpu_metrics(names))
-    swept = {a.param for a in axes}
-    target = target_rate(project, swept)
-    series = list(dict.fromkeys(p.series for p in points)) or [()]
-    picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
-    labels = {m: _metric_label(m) for m in names}
-    return SweepSection(
-        sweep_id=info["id"], store=Path(str(store.path)).name, project_name=info["project_name"], project=project,
-        started=info.get("started"), n_points=info["n_points"], n_done=len(points),
-        n_failed=sum(1 for p in points if p.error), axes=axes, points=tuple(points),
-        rate_metric=rates[0] if rates else None, latency_metric=lat_chart or (lats[0] if lats else None),
-        latency_metrics=lats, cpu_metrics=cpus, units=units, labels=labels, target_rate=target, picks=picks,
-        setting_rows=_setting_rows(project, info["axes"], axes),
-        engine_versions=tuple(dict.fromkeys(r.engine_version for r in runs if r.engine_version)),
-        coefficients_versions=tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version)),
-    )
+    latency = lat_chart or (lats[0] if lats else None)
+    return (rates[0] if rates else None), latency, lats, tuple(cpu_metrics(names))
+
+
+def _distinct(values) -> tuple:
+    """The non-empty values, each once, in first-seen order."""
+    return tuple(dict.fromkeys(v for v in values if v))
 
 
 def _axis_info(axis: dict, project) -> SweepAxisInfo:
@@ -336,8 +359,6 @@ def _setting_rows(project, raw_axes: list, axes: Sequence[SweepAxisInfo]) -> tup
     """The base project's settings (:func:`engine.report.settings.rows_from_project`), swept knobs marked."""
     if project is None:
         return ()
-    from engine.report.settings import rows_from_project
-
     swept = {(node_id, a["param"]): info.values_text for a, info in zip(raw_axes, axes) for node_id in a["node_ids"]}
     keys = [(node.id, spec.name) for node in project.nodes for spec in KINDS[node.kind].params]
     rows = rows_from_project(project)  # the same order: every node, then its kind's knobs
@@ -360,12 +381,10 @@ def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = 
     validation : bool
         Score the engine against the published measurements (about half a second).
     """
-    from engine.report.build import _engine_version, compare
-
     runs = tuple(runs)
     score = None
     if validation:
-        from engine.report.validation import score_scenarios
+        from engine.report.validation import score_scenarios  # runs the engines
 
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(list(section.coefficients_versions)

@@ -20,7 +20,7 @@ the next.
 from __future__ import annotations
 
 import csv
-import json
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,20 +198,27 @@ def from_csv(path: str | Path) -> Profile:
     FieldError
         A line that is not two numbers (the message gives file and line), or no data.
     """
+    from engine import jsonfile
+    from engine.errors import QrtuneError
+
+    text = jsonfile.decode_utf8(jsonfile.read_bytes(path, QrtuneError), str(path), QrtuneError)
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:  # a field over the csv module's 131,072-character limit, a NUL byte
+        raise FieldError(str(path), str(e), "a CSV of t_s,rows_per_s") from None
     pairs = []
-    with open(path, newline="") as fh:
-        for lineno, row in enumerate(csv.reader(fh), start=1):
-            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
-                continue
-            try:
-                t, r = float(row[0]), float(row[1])
-            except (ValueError, IndexError):
-                if lineno == 1:
-                    continue  # header
-                raise FieldError(f"{path}:{lineno}", ",".join(row), "two numbers: t_s,rows_per_s") from None
-            if t < 0 or r < 0 or not np.isfinite(t) or not np.isfinite(r):
-                raise FieldError(f"{path}:{lineno}", ",".join(row), "t_s >= 0 and rows_per_s >= 0")
-            pairs.append((t, r))
+    for lineno, row in enumerate(rows, start=1):
+        if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+            continue
+        try:
+            t, r = float(row[0]), float(row[1])
+        except (ValueError, IndexError):
+            if lineno == 1:
+                continue  # header
+            raise FieldError(f"{path}:{lineno}", ",".join(row), "two numbers: t_s,rows_per_s") from None
+        if t < 0 or r < 0 or not np.isfinite(t) or not np.isfinite(r):
+            raise FieldError(f"{path}:{lineno}", ",".join(row), "t_s >= 0 and rows_per_s >= 0")
+        pairs.append((t, r))
     if not pairs:
         raise FieldError(str(path), "", "at least one line t_s,rows_per_s")
     pairs.sort()
@@ -232,11 +239,10 @@ def load(path: str | Path) -> Profile:
         raise FieldError("--profile", str(path), "an existing .json or .csv file")
     if p.suffix.lower() == ".csv":
         return from_csv(p)
-    try:
-        doc = json.loads(p.read_text())
-    except json.JSONDecodeError as e:
-        raise FieldError(str(path), f"line {e.lineno} column {e.colno}", "a JSON profile document") from None
-    return from_dict(doc, where=str(p.name))
+    from engine import jsonfile
+    from engine.errors import QrtuneError
+
+    return from_dict(jsonfile.read_json(p, QrtuneError), where=str(p.name))
 
 
 @dataclass
@@ -267,6 +273,14 @@ class Transactions:
     begin_s: np.ndarray
     u: np.ndarray | None = None
     v: np.ndarray | None = None
+
+    def part(self, start: int, stop: int) -> Transactions:
+        """Transactions ``[start:stop]`` (views, no copy)."""
+        def cut(a):
+            return None if a is None else a[start:stop]
+
+        return Transactions(self.commit_s[start:stop], self.rows[start:stop], self.begin_s[start:stop], cut(self.u),
+                            cut(self.v))
 
     def uniforms(self) -> np.ndarray:
         """``u``, or 0.5 for every transaction when there are none."""

@@ -44,15 +44,19 @@ Python API (what the GUI uses)
 Writes are columnar (numpy arrays scanned by DuckDB, or the appender), never ``executemany``.
 """
 
+from engine.store.base import REACQUIRE_WAIT_S
+from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction
 from engine.store.connection import DEFAULT_FILE_NAME, ENV_DB, connect, default_db_path
 from engine.store.errors import (
     FitError,
     MonitorImportError,
     StoreError,
     StoreLockedError,
+    StoreMissingError,
     StoreNeedsMigrationError,
     UnknownRunError,
 )
+from engine.store.provenance import canonical_json, engine_version, error_text, project_hash, utc_now
 from engine.store.records import (
     RUN_KINDS,
     MetricRow,
@@ -64,18 +68,7 @@ from engine.store.records import (
     TimeseriesPoint,
 )
 from engine.store.schema import SCHEMA_VERSION
-from engine.store.store import (
-    REACQUIRE_WAIT_S,
-    RunBundle,
-    Store,
-    bundle_failed,
-    bundle_from_prediction,
-    canonical_json,
-    engine_version,
-    error_text,
-    project_hash,
-    utc_now,
-)
+from engine.store.store import Store
 
 __all__ = [
     "DEFAULT_FILE_NAME",
@@ -94,6 +87,7 @@ __all__ = [
     "StageMetricRow",
     "Store",
     "StoreError",
+    "StoreMissingError",
     "StoreLockedError",
     "StoreNeedsMigrationError",
     "TimeseriesPoint",

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from engine.datadir import user_data_root
-from engine.store.errors import StoreError, StoreLockedError
+from engine.store.errors import StoreError, StoreLockedError, StoreMissingError
 
 #: File name of the default store inside the user data directory.
 DEFAULT_FILE_NAME = "runs.duckdb"
@@ -27,12 +27,30 @@ def default_db_path() -> Path:
     """The default store file: ``$QRTUNE_DB`` if set, else ``runs.duckdb`` in the user data dir.
 
     The user data directory is :func:`engine.datadir.user_data_root` (``~/.local/share/qrtune``
-    on Linux). The folder is not created here; :func:`connect` creates it when writing.
+    on Linux). The folder is not created here; :func:`connect` creates it (and no other) when writing.
     """
     env = os.environ.get(ENV_DB)
     if env:
         return Path(env)
     return user_data_root() / DEFAULT_FILE_NAME
+
+
+def _ensure_folder(path: Path) -> None:
+    """Create the store's folder only when it is qrtune's default folder; a ``--db`` path's must exist.
+
+    Raises
+    ------
+    StoreError
+        The folder does not exist and is not the default one (a typo in ``--db`` must not
+        create a tree of folders, once even at the file-system root).
+    """
+    folder = path.parent
+    if folder.is_dir():
+        return
+    if folder.exists() or folder.resolve() != user_data_root().resolve():
+        raise StoreError(f"cannot create the results store {path}: the folder {folder} does not exist "
+                         "(qrtune creates only its default folder); create it first or choose another --db")
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def _lock_holder(message: str) -> str:
@@ -46,7 +64,8 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
     Parameters
     ----------
     path : str or PathLike
-        Store file; its folder is created for a writable open.
+        Store file; for a writable open its folder must exist, except qrtune's default
+        folder, which is created.
     read_only : bool
         Open for reading only; the file must exist.
     wait_s : float
@@ -61,15 +80,16 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
     StoreLockedError
         Another process still holds the file after ``wait_s`` seconds.
     StoreError
-        A read-only open of a file that does not exist, or a file that is not a DuckDB database.
+        A read-only open of a file that does not exist, a missing folder other than the default
+        one, or a file that is not a DuckDB database.
     """
     import duckdb
 
     path = Path(path)
     if read_only and not path.exists():
-        raise StoreError(f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})")
+        raise StoreMissingError(f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})")
     if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _ensure_folder(path)
     deadline = time.monotonic() + max(0.0, wait_s)
     delay = 0.05
     while True:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from engine.errors import QrtuneError
+from engine.errors import InputFileError, QrtuneError
 
 
 class StoreError(QrtuneError):
     """The store file cannot be used: missing, not a store, or from a newer qrtune."""
+
+
+class StoreMissingError(StoreError, InputFileError):
+    """No store file where one is read."""
 
 
 class StoreLockedError(StoreError):
@@ -21,7 +25,7 @@ class UnknownRunError(StoreError):
     """A run id names no run in the store."""
 
 
-class MonitorImportError(QrtuneError):
+class MonitorImportError(InputFileError):
     """A monitor-table CSV export cannot be imported; the message names file and line."""
 
 

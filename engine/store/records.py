@@ -1,13 +1,16 @@
-"""Flat, typed result records: one frozen dataclass per store table.
+"""Flat, typed result records: one frozen dataclass per store table, the one definition of its columns.
 
-Each record maps one to one onto a row of a DuckDB table of :mod:`engine.store.schema`
-(same field names, same order), so a front end can build them, the store can write
-them column-wise and a reader gets them back unchanged.
+Each record maps one to one onto a row of a DuckDB table of :mod:`engine.store.schema` (same
+names, same order; a field's ``column`` metadata names a column spelled differently, and
+``json`` metadata marks a column holding the field as JSON text). The store writes every table
+from its records (:meth:`engine.store.base.StoreBase.insert_records` builds the column list from
+the fields), and ``tests/engine/store/test_records_schema.py`` checks the fields against the
+tables a migrated store has, so the DDL, the records and the inserts cannot drift apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 #: Run kinds qrtune records (``qrtune predict``/``simulate``/``sweep``, the window's ``gui``
@@ -140,7 +143,7 @@ class MonitorImport:
     table_name: str
     imported: datetime
     n_rows: int
-    columns: tuple = ()
+    columns: tuple = field(default=(), metadata={"column": "columns_json", "json": True})
 
 
 @dataclass(frozen=True)
@@ -171,8 +174,78 @@ class MonitorRow:
     line: int
     monitor_time: datetime
     queue: str
-    column: str
+    column: str = field(metadata={"column": "col"})
     value: float
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One sweep: the cartesian product of knob values over a project.
+
+    Attributes
+    ----------
+    sweep_key : str
+        sha256 of what makes two sweeps the same (project, axes, engine and coefficient versions).
+    axes_json : str
+        The axes as JSON (target, param, node_ids, values per axis).
+    n_points : int
+        Points in the product.
+    started : datetime
+        When the sweep was created (UTC, naive).
+    base_settings_json : str or None
+        Settings of the sweep's first recorded point; every point's ``settings_json`` is stored
+        as a JSON merge patch (RFC 7396) against it (``{"$patch": {...}}``), 0.1 KB instead of 1.5 KB.
+    """
+
+    id: int
+    sweep_key: str
+    project_name: str
+    project_hash: str
+    axes_json: str
+    n_points: int
+    started: datetime
+    base_settings_json: str | None = None
+
+
+@dataclass(frozen=True)
+class FitRecord:
+    """Coefficients fitted to imported monitor intervals (``qrtune fit``).
+
+    Attributes
+    ----------
+    base_coefficients_version : str
+        Version of the coefficients the fit started from.
+    coefficients_json : str
+        The fitted coefficient set.
+    n_fit, n_holdout : int
+        Intervals fitted to and held out.
+    error_before_pct, error_after_pct : float or None
+        Mean absolute error on the held-out intervals before and after, %.
+    report_json : str
+        Every error ``qrtune fit`` prints.
+    """
+
+    id: int
+    project_name: str
+    project_hash: str
+    created: datetime
+    base_coefficients_version: str
+    coefficients_json: str
+    n_fit: int
+    n_holdout: int
+    error_before_pct: float | None
+    error_after_pct: float | None
+    report_json: str
+
+
+TABLE_OF = {RunRecord: "runs", MetricRow: "metrics", StageMetricRow: "stage_metrics", TimeseriesPoint: "timeseries",
+            MonitorImport: "monitor_imports", MonitorRow: "monitor_rows", SweepRecord: "sweeps", FitRecord: "fits"}
+"""The store table each record type is a row of."""
+
+
+def column_names(record_type) -> tuple[str, ...]:
+    """The table columns of ``record_type``, in order (a field's ``column`` metadata renames it)."""
+    return tuple(f.metadata.get("column", f.name) for f in fields(record_type))
 
 
 @dataclass(frozen=True)
@@ -211,11 +284,15 @@ class RunData:
 __all__ = [
     "RUN_KINDS",
     "RUN_STATUSES",
+    "TABLE_OF",
+    "FitRecord",
     "MetricRow",
     "MonitorImport",
     "MonitorRow",
     "RunData",
     "RunRecord",
     "StageMetricRow",
+    "SweepRecord",
     "TimeseriesPoint",
+    "column_names",
 ]

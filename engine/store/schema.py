@@ -18,9 +18,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from engine.store.errors import StoreError
+from engine.store.views import VIEW_STATEMENTS
 
 #: Version a store written by this qrtune has.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = [
     """CREATE TABLE schema_info (version INTEGER NOT NULL, migrated TIMESTAMP NOT NULL)""",
@@ -70,8 +71,10 @@ _V2 = [
         error_before_pct DOUBLE, error_after_pct DOUBLE, report_json VARCHAR NOT NULL)""",
 ]
 
+_V3 = ["ALTER TABLE sweeps ADD COLUMN base_settings_json VARCHAR", *VIEW_STATEMENTS]
+
 #: Version reached -> statements that reach it from the version before.
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2}
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3}
 
 
 def current_version(con) -> int:

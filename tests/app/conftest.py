@@ -7,18 +7,13 @@ GUI behaviour is tested without depending on the calibrated engine's values.
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 from PySide6.QtCore import QSettings, QStandardPaths, QtMsgType
 
-from engine.perf import ENGINE_MODULES
 from engine.perf.result import Prediction, StageResult
 
 QStandardPaths.setTestModeEnabled(True)
 
-FAKE_MODULE = "qrtune_tests_fake_qrep"
 APPLY_ROWS_PER_AGENT = 800.0
 CHANNEL_ROWS_PER_BATCH = 3000.0
 CAPTURE_ROWS = 20000.0
@@ -54,12 +49,9 @@ def fake_predict(settings: dict) -> Prediction:
 
 
 @pytest.fixture
-def fake_engine(monkeypatch):
+def fake_engine(route_engine):
     """Route qrep scenarios to :func:`fake_predict`."""
-    module = types.ModuleType(FAKE_MODULE)
-    module.predict = fake_predict
-    monkeypatch.setitem(sys.modules, FAKE_MODULE, module)
-    monkeypatch.setitem(ENGINE_MODULES, "qrep", FAKE_MODULE)
+    route_engine("qrep", fake_predict)
     return fake_predict
 
 

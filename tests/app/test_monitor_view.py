@@ -33,6 +33,7 @@ def run(view, qtbot, **kwargs):
     return view.outcome
 
 
+@pytest.mark.slow
 def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
     project, files = exports
     window.document.reset(project, None)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from engine import projectfile, templates
-from qrtune.cli import main
 from engine.report import format_value
+from qrtune.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / "sample_runs" / "redpaper-baseline.json"

@@ -17,8 +17,8 @@ def _text(path) -> str:
 
 
 def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path, capsys):
-    from engine.predict import predict_project
     from engine import projectfile
+    from engine.predict import predict_project
 
     out = tmp_path / "j6.pdf"
     bidir, p2p = SAMPLES / "redpaper-bidirectional.json", SAMPLES / "redpaper-peer-to-peer.json"

@@ -4,12 +4,14 @@ import os
 import subprocess
 import sys
 
+import pytest
 from PySide6.QtGui import QImage
 
 VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", "sweep", "compare", "validation",
          "monitor")
 
 
+@pytest.mark.slow
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
     out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),

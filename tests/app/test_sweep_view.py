@@ -93,8 +93,8 @@ def test_a_bad_second_axis_is_reported_without_starting(fake_engine, window):
 def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeypatch):
     """The window redraws every batch it is sent; a flood of batches would freeze it."""
     from app import tasks
+    from engine.store import MetricRow, RunBundle, utc_now
     from engine.store.records import RunRecord
-    from engine.store.store import RunBundle, utc_now
     from engine.sweep import Axis
 
     class FakeStore:
@@ -116,7 +116,7 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     def batch(start):
         return [RunBundle(RunRecord(id=0, project_name="p", project_hash="h", settings_json="{}", engine_version="v",
                                     coefficients_version="", seed=None, kind="sweep", started=utc_now(), status="ok",
-                                    scenario_kind="qrep", sweep_id=1, point_index=i, label=""), [("x", 1.0, "")])
+                                    scenario_kind="qrep", sweep_id=1, point_index=i, label=""), [MetricRow(0, "x", 1.0, "")])
                 for i in range(start, start + 100)]
 
     for k in range(9):  # nine batches within half a second: one redraw, nine progress reports

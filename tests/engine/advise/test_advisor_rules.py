@@ -118,14 +118,18 @@ def _check_effect(rec, base_project):
     assert rec.cost_risk and rec.seed and ".txt" in rec.seed
 
 
-@pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
-def test_qrep_rule_fires_when_needed_and_is_backed_by_the_engine(base, rule, needs, fine):
-    project = needs(base)
+def _check_recommended(rule, project) -> None:
+    """``rule`` applies to ``project`` and recommends a change the engine confirms."""
     pred = predict_project(project)
     assert rule.applies(project, pred)
     rec, outcome = evaluate_rule(rule, project, pred)
     assert outcome == "recommended", outcome
     _check_effect(rec, project)
+
+
+@pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
+def test_qrep_rule_fires_when_needed_and_is_backed_by_the_engine(base, rule, needs, fine):
+    _check_recommended(rule, needs(base))
 
 
 @pytest.mark.parametrize("rule,needs,fine", QREP_CASES, ids=[c[0].id for c in QREP_CASES])
@@ -178,12 +182,7 @@ def test_mirror_rules(root, rule, needs, fine):
     base = _load(root, "mirror-active-passive")
     quiet = fine(base)
     assert not rule.applies(quiet, predict_project(quiet))
-    project = needs(base)
-    pred = predict_project(project)
-    assert rule.applies(project, pred)
-    rec, outcome = evaluate_rule(rule, project, pred)
-    assert outcome == "recommended", outcome
-    _check_effect(rec, project)
+    _check_recommended(rule, needs(base))
 
 
 def test_mirror_shared_pool_puts_replication_jobs_in_the_application_pool_in_active_active(root):

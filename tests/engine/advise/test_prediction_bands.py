@@ -7,8 +7,7 @@ import math
 import pytest
 
 from engine import bands, projectfile
-from engine.predict import predict_settings
-from engine.predict import predict_project
+from engine.predict import predict_project, predict_settings
 
 
 @pytest.fixture(scope="module")

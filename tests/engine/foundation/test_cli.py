@@ -42,4 +42,4 @@ def test_evaluate_rejects_wrong_format(tmp_path):
     f = tmp_path / "s.json"
     f.write_text('{"format": "other"}')
     out = qrtune("evaluate", str(f))
-    assert out.returncode == 2 and "qrtune-scenarios/1" in out.stderr
+    assert out.returncode == 3 and "qrtune-scenarios/1" in out.stderr  # EXIT_INPUT: a bad input file

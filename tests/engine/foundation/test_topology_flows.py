@@ -30,11 +30,20 @@ def _random_project(rng: random.Random) -> dict:
     kinds = ["source_db2", "qcapture", "queue_manager", "channel", "qapply", "target_db2"]
     nodes = [{"id": f"{k}-{i}", "kind": k, "params": {}} for k in kinds for i in range(rng.randint(1, 3))]
     rng.shuffle(nodes)
-    allowed = {"source_db2": "qcapture", "qcapture": "queue_manager", "queue_manager": "channel",
-               "channel": "queue_manager", "qapply": "target_db2"}
-    pairs = [(a["id"], b["id"]) for a in nodes for b in nodes
-             if a is not b and (allowed.get(a["kind"]) == b["kind"]
-                                or (a["kind"], b["kind"]) == ("queue_manager", "qapply"))]
+    allowed = {
+        "source_db2": "qcapture",
+        "qcapture": "queue_manager",
+        "queue_manager": "channel",
+        "channel": "queue_manager",
+        "qapply": "target_db2",
+    }
+    pairs = [
+        (a["id"], b["id"])
+        for a in nodes
+        for b in nodes
+        if a is not b
+        and (allowed.get(a["kind"]) == b["kind"] or (a["kind"], b["kind"]) == ("queue_manager", "qapply"))
+    ]
     chosen = [p for p in pairs if rng.random() < 0.5]
     rng.shuffle(chosen)
     links = [{"id": f"l{i}", "source": a, "target": b} for i, (a, b) in enumerate(chosen)]
@@ -49,16 +58,35 @@ def test_flows_match_path_enumeration_in_content_and_order(seed):
     assert [[n.id for n in f] for f in flows(project, limit=2)] == expected[:2]
     for pos in range(len(FLOW_KINDS)):
         on_some_flow = {path[pos] for path in expected}
-        assert [n.id for n in nodes_on_flows(project, pos)] == [n.id for n in project.nodes if n.id in on_some_flow]
+        assert [n.id for n in nodes_on_flows(project, pos)] == [
+            n.id for n in project.nodes if n.id in on_some_flow
+        ]
 
 
 def test_a_queue_manager_looping_back_through_a_channel_is_not_a_flow():
-    project = build_project({"name": "loop", "topology": "unidirectional", "nodes": [
-        {"id": k, "kind": k, "params": {}} for k in ("source_db2", "qcapture", "queue_manager", "channel", "qapply",
-                                                      "target_db2")], "links": [
-        {"id": f"l{i}", "source": a, "target": b} for i, (a, b) in enumerate(
-            [("source_db2", "qcapture"), ("qcapture", "queue_manager"), ("queue_manager", "channel"),
-             ("channel", "queue_manager"), ("queue_manager", "qapply"), ("qapply", "target_db2")])]})
+    project = build_project(
+        {
+            "name": "loop",
+            "topology": "unidirectional",
+            "nodes": [
+                {"id": k, "kind": k, "params": {}}
+                for k in ("source_db2", "qcapture", "queue_manager", "channel", "qapply", "target_db2")
+            ],
+            "links": [
+                {"id": f"l{i}", "source": a, "target": b}
+                for i, (a, b) in enumerate(
+                    [
+                        ("source_db2", "qcapture"),
+                        ("qcapture", "queue_manager"),
+                        ("queue_manager", "channel"),
+                        ("channel", "queue_manager"),
+                        ("queue_manager", "qapply"),
+                        ("qapply", "target_db2"),
+                    ]
+                )
+            ],
+        }
+    )
     assert flows(project) == [] == _reference_flows(project)
     assert nodes_on_flows(project, 3) == []
 

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -42,6 +44,7 @@ def test_evaluate_reports_every_qrep_scenario(tmp_path):
     assert all(r["predicted"].get("apply_rows_per_s", 0) > 0 and "error" not in r for r in results)
 
 
+@pytest.mark.slow
 def test_predict_set_is_a_what_if_without_editing_the_file():
     base = json.loads(qrtune("predict", "--json", "sample_runs/redpaper-baseline.json").stdout)
     fewer = qrtune("predict", "--json", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=2")

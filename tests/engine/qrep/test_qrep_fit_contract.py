@@ -72,6 +72,7 @@ def imported_monitor_rows(tmp_path):
     return db, true, model
 
 
+@pytest.mark.slow
 def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_monitor_rows):
     db, true, _ = imported_monitor_rows
     env = dict(os.environ, PYTHONPATH=str(ROOT))

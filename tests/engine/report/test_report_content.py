@@ -7,13 +7,10 @@ transaction in a batch), so the report is checked against known values.
 
 import json
 import math
-import sys
-import types
 
 import pytest
 
 from engine import templates
-from engine.perf import ENGINE_MODULES
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS
 from engine.report import (
@@ -27,8 +24,6 @@ from engine.report import (
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
 from engine.scenario import project_to_scenario
-
-FAKE = "qrtune_tests_report_fake_qrep"
 
 
 def fake_predict(settings):
@@ -46,11 +41,8 @@ def fake_predict(settings):
 
 
 @pytest.fixture
-def fake_engine(monkeypatch):
-    module = types.ModuleType(FAKE)
-    module.predict = fake_predict
-    monkeypatch.setitem(sys.modules, FAKE, module)
-    monkeypatch.setitem(ENGINE_MODULES, "qrep", FAKE)
+def fake_engine(route_engine):
+    route_engine("qrep", fake_predict)
 
 
 def project(agents=6, batch=3):

@@ -241,6 +241,7 @@ def test_a_preloaded_receive_queue_drains_at_the_apply_rate(cfg):
     assert res.monitor["IBMQREP_APPLYMON"]["MEM_FULL_TIME"][0] > 9
 
 
+@pytest.mark.slow
 def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead(make_prediction):
     """Journey 4: the transmit queue overflows the buffer pool while the channel is down; the
     backlog drains at page-set speed (engine.perf.mq_bufferpool), faster with read-ahead."""

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from store_fakes import ROOT
 
 
@@ -14,6 +15,7 @@ def qrtune(env, *args):
                           text=True, timeout=120, check=False)
 
 
+@pytest.mark.slow
 def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     env = env_with_fakes
     out = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=1,4,8,16",
@@ -53,11 +55,11 @@ def test_user_errors_are_one_line(db, env_with_fakes):
                  "--db", str(db))
     assert bad.returncode == 2 and "0 is not allowed" in bad.stderr and "Traceback" not in bad.stderr
     missing = qrtune(env, "compare", "1", "2", "--db", str(db.parent / "none.duckdb"))
-    assert missing.returncode == 2 and "no results store at" in missing.stderr
+    assert missing.returncode == 3 and "no results store at" in missing.stderr  # EXIT_INPUT
     csv_file = db.parent / "x_CAPQMON.csv"
     csv_file.write_text("MONITOR_TIME,SENDQ,ROWS_PUBLISHED\n2013-04-02 10:00:10,Q,abc\n")
     imp = qrtune(env, "import-monitor", str(csv_file), "--db", str(db))
-    assert imp.returncode == 2 and f"{csv_file}:2: ROWS_PUBLISHED 'abc' is not a number" in imp.stderr
+    assert imp.returncode == 3 and f"{csv_file}:2: ROWS_PUBLISHED 'abc' is not a number" in imp.stderr
 
 
 def test_import_monitor_command(db, env_with_fakes, tmp_path):

@@ -32,7 +32,7 @@ def _pred(project):
 
 def test_new_store_has_current_schema(db):
     with Store.open(db) as s:
-        assert s.schema_version == SCHEMA_VERSION == 2
+        assert s.schema_version == SCHEMA_VERSION == 3
         assert s.count_runs() == 0
 
 
@@ -47,7 +47,7 @@ def test_version_1_store_is_migrated_and_keeps_its_runs(db):
     with pytest.raises(StoreError, match="open it once for writing"):
         Store.open(db, read_only=True)
     with Store.open(db) as s:
-        assert s.schema_version == 2
+        assert s.schema_version == 3
         assert [r.id for r in s.list_runs()] == [7]
         assert s.latest_fit("p") is None  # the v2 table exists
 
@@ -163,6 +163,7 @@ s.close()
 """
 
 
+@pytest.mark.slow
 def test_second_process_gets_clear_message_or_waits(db, tmp_path, baseline):
     Store.open(db).close()
     holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db), "1.5"], stdout=subprocess.PIPE, text=True)

@@ -156,6 +156,7 @@ def _holder(db):
     return holder
 
 
+@pytest.mark.slow
 def test_cli_names_the_file_and_process_then_waits(db, baseline):
     Store.open(db).close()
     holder = _holder(db)
@@ -191,6 +192,7 @@ def test_a_locked_store_is_reported_not_waited_for_forever(db):
         holder.wait(timeout=20)
 
 
+@pytest.mark.slow
 def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_fakes):
     """The workbench records a run while a command-line sweep writes the same file."""
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
@@ -222,6 +224,7 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
     assert next(r for r in runs if r.id == gui_run).kind == "gui"
 
 
+@pytest.mark.slow
 def test_the_same_sweep_run_twice_at_once_records_each_point_once(db, env_with_fakes):
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.03")
     cmd = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", "--set",

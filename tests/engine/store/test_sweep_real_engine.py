@@ -90,6 +90,7 @@ def test_local_pool_gives_identical_results(in_process, db):
     _assert_same(_points(db, r.sweep_id), reference)
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch):
     distributed = pytest.importorskip("distributed")  # the `dask` extra, installed by make test
     import engine.store
@@ -129,6 +130,7 @@ def _wait_for_progress(proc, at_least: int) -> int:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["sigkill", "ctrl-c"])
 def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numbers(in_process, db, how):
     _, _, reference, _ = in_process

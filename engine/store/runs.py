@@ -1,0 +1,312 @@
+"""Writing and reading runs: their records, metrics, stages and time series, and the projects they ran on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
+from engine.store.errors import StoreError, UnknownRunError
+from engine.store.provenance import canonical_json, error_text, project_hash
+from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, TimeseriesPoint, column_names
+
+RUN_COLUMNS = ", ".join(column_names(RunRecord))
+_METRIC_COLUMNS = ", ".join(column_names(MetricRow))
+_STAGE_COLUMNS = ", ".join(column_names(StageMetricRow))
+
+
+class RunsMixin:
+    """The runs part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
+
+    def _allocate_run_ids(self, n: int) -> int:
+        if self._next_run_id is None:
+            self._next_run_id = self.next_id("runs")
+        first = self._next_run_id
+        self._next_run_id += n
+        return first
+
+    def _save_project(self, project) -> str:
+        digest = project_hash(project)
+        from engine.model import to_dict
+
+        self.con.execute(
+            "INSERT INTO projects VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [digest, project.name, canonical_json(to_dict(project))],
+        ).fetchall()
+        return digest
+
+    def record_runs(self, bundles: Sequence[RunBundle]) -> list[int]:
+        """Write runs with their metrics, stages and time series in one transaction.
+
+        The points of a sweep keep their settings as a patch against the sweep's first point
+        (:meth:`engine.store.sweeps.SweepsMixin.encode_settings`).
+
+        Returns
+        -------
+        list[int]
+            The new run ids, in the order of ``bundles``.
+        """
+        self._check_writable()
+        if not bundles:
+            return []
+        with self.transaction():
+            first = self._allocate_run_ids(len(bundles))
+            ids = np.arange(first, first + len(bundles), dtype=np.int64)
+            self.insert_records(self.encode_settings([b.run for b in bundles]), id=ids)
+            for attr in ("metrics", "stages"):
+                counts = [len(getattr(b, attr)) for b in bundles]
+                rows = [row for b in bundles for row in getattr(b, attr)]
+                self.insert_records(rows, run_id=np.repeat(ids, counts))
+            for run_id, b in zip(ids.tolist(), bundles):
+                self._record_timeseries(run_id, b.timeseries)
+        return ids.tolist()
+
+    def _record_timeseries(self, run_id: int, timeseries: Mapping[str, tuple]) -> None:
+        for series, (t_s, values) in timeseries.items():
+            t_arr = np.asarray(t_s, dtype=np.float64)
+            v_arr = np.asarray(values, dtype=np.float64)
+            if t_arr.shape != v_arr.shape:
+                raise ValueError(f"time series {series!r}: {t_arr.size} times but {v_arr.size} values")
+            if t_arr.size:
+                self.insert_record_columns(TimeseriesPoint, run_id=np.full(t_arr.size, run_id, dtype=np.int64),
+                                           t_s=t_arr, series=np.full(t_arr.size, series, dtype=object), value=v_arr)
+
+    def record_metrics_columns(self, run_ids: np.ndarray, metric: np.ndarray, value: np.ndarray, unit: np.ndarray) -> None:
+        """Append metric rows given as column arrays (the bulk path; runs must exist or follow)."""
+        self._check_writable()
+        with self.transaction():
+            self.insert_columns("metrics", {"run_id": run_ids, "metric": metric, "value": value, "unit": unit})
+
+    def record_prediction(
+        self,
+        project,
+        prediction,
+        kind: str = "predict",
+        settings: Mapping | None = None,
+        label: str = "",
+    ) -> int:
+        """Record a steady-state prediction of ``project``; returns the new run id.
+
+        Parameters
+        ----------
+        project : engine.model.Project
+        prediction : engine.perf.result.Prediction
+        kind : str
+            ``predict`` (CLI), ``gui`` ...
+        settings : Mapping, optional
+            The scenario settings predicted from; default ``project_to_scenario(project)``.
+        label : str
+            Text shown in run lists.
+        """
+        self._check_writable()
+        if settings is None:
+            from engine.scenario import project_to_scenario
+
+            settings = project_to_scenario(project)
+        with self.transaction():
+            digest = self._save_project(project)
+            bundle = bundle_from_prediction(
+                project_name=project.name, project_hash_=digest, settings=settings,
+                prediction=prediction, kind=kind, label=label,
+            )
+            return self.record_runs([bundle])[0]
+
+    def record_simulation(
+        self,
+        project,
+        metrics: Mapping[str, float],
+        units: Mapping[str, str] | None = None,
+        timeseries: Mapping[str, tuple] | None = None,
+        seed: int | None = None,
+        settings: Mapping | None = None,
+        stages: Iterable = (),
+        coefficients_version: str = "",
+        scenario_kind: str = "",
+        bottleneck: str | None = None,
+        label: str = "",
+    ) -> int:
+        """Record a time-domain simulation of ``project``; returns the new run id.
+
+        Parameters
+        ----------
+        metrics : Mapping[str, float]
+            Summary metrics (throughput, latency percentiles, peak depth, catch-up time ...).
+        units : Mapping[str, str], optional
+            Unit per metric.
+        timeseries : Mapping[str, (t_s, values)], optional
+            Series name -> equal-length arrays of seconds from start and values.
+        seed : int, optional
+            The generator seed; the same settings, engine version and seed give the same numbers.
+        settings : Mapping, optional
+            Settings simulated (default ``project_to_scenario(project)`` plus nothing else:
+            pass the simulation options in here, e.g. ``{"scenario": ..., "duration_s": 600}``).
+        stages : iterable of StageResult-like objects
+            Objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms`` and ``unit``.
+        """
+        self._check_writable()
+        if settings is None:
+            from engine.scenario import project_to_scenario
+
+            settings = project_to_scenario(project)
+        with self.transaction():
+            digest = self._save_project(project)
+            bundle = bundle_simulation(
+                project_name=project.name, project_hash_=digest, settings=settings, metrics=metrics, units=units,
+                seed=seed, stages=stages, timeseries=timeseries, coefficients_version=coefficients_version,
+                scenario_kind=scenario_kind, bottleneck=bottleneck, label=label)
+            return self.record_runs([bundle])[0]
+
+    def record_failure(
+        self,
+        project,
+        error: BaseException | str,
+        kind: str = "predict",
+        settings: Mapping | None = None,
+        seed: int | None = None,
+        label: str = "",
+    ) -> int:
+        """Record a run of ``project`` that failed, with its error; returns the new run id.
+
+        Nothing a user ran is lost: a prediction or simulation the engine rejected is kept
+        as a ``failed`` run whose ``error`` says why, next to the runs that worked.
+
+        Parameters
+        ----------
+        error : BaseException or str
+            The exception raised (kept as ``TypeName: message``) or the message itself.
+        kind : str
+            ``predict``, ``simulate``, ``gui`` ...
+        settings : Mapping, optional
+            Settings run; default ``project_to_scenario(project)`` ({} when that fails too).
+        """
+        self._check_writable()
+        if settings is None:
+            try:
+                from engine.scenario import project_to_scenario
+
+                settings = project_to_scenario(project)
+            except Exception:  # noqa: BLE001 - the settings themselves may be what failed
+                settings = {}
+        message = error_text(error) if isinstance(error, BaseException) else str(error)
+        with self.transaction():
+            digest = self._save_project(project)
+            bundle = bundle_failed(project_name=project.name, project_hash_=digest, settings=settings,
+                                   error=message, kind=kind, seed=seed, label=label)
+            return self.record_runs([bundle])[0]
+
+    def save_project(self, project) -> str:
+        """Keep ``project``'s content (for reproducing its runs); returns its hash."""
+        self._check_writable()
+        return self._save_project(project)
+
+    def load_project(self, digest: str):
+        """The project stored under hash ``digest``; raises StoreError when absent."""
+        from engine.model import build_project
+
+        rows = self.con.execute("SELECT project_json FROM projects WHERE hash = ?", [digest]).fetchall()
+        if not rows:
+            raise StoreError(f"no project with hash {digest[:12]} in the store {self.path}")
+        return build_project(json.loads(rows[0][0]))
+
+    # -- reading runs ------------------------------------------------------------------
+    def list_runs(
+        self,
+        project_name: str | None = None,
+        kind: str | None = None,
+        sweep_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[RunRecord]:
+        """Runs, newest first, optionally only one project's, one kind's or one sweep's.
+
+        A sweep's runs (``sweep_id`` given) come in point order (the cartesian product's order).
+        """
+        where, args = [], []
+        for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                args.append(value)
+        sql = f"SELECT {RUN_COLUMNS} FROM runs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY point_index, id" if sweep_id is not None else " ORDER BY id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return self.expand_settings([RunRecord(*row) for row in self.con.execute(sql, args).fetchall()])
+
+    def count_runs(self, project_name: str | None = None, kind: str | None = None,
+                   sweep_id: int | None = None) -> int:
+        """Number of runs stored (optionally only one project's, one kind's or one sweep's)."""
+        where, args = [], []
+        for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                args.append(value)
+        sql = "SELECT count(*) FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+        return int(self.con.execute(sql, args).fetchall()[0][0])
+
+    def get_runs(self, run_ids: Sequence[int]) -> list[RunRecord]:
+        """The records of ``run_ids``, in that order.
+
+        Raises
+        ------
+        UnknownRunError
+            Some id names no run.
+        """
+        ids = [int(i) for i in run_ids]
+        rows = self.con.execute(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE id IN (SELECT unnest(?::BIGINT[]))", [ids]
+        ).fetchall()
+        by_id = {row[0]: RunRecord(*row) for row in rows}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise UnknownRunError(
+                f"no run {', '.join(map(str, missing))} in the store {self.path} "
+                f"({self.count_runs()} runs; list them with qrtune runs --db {self.path})"
+            )
+        return self.expand_settings([by_id[i] for i in ids])
+
+    def metrics_of(self, run_ids: Sequence[int]) -> dict[int, dict[str, tuple[float, str]]]:
+        """Run id -> {metric: (value, unit)} for ``run_ids``."""
+        ids = [int(i) for i in run_ids]
+        out: dict[int, dict[str, tuple[float, str]]] = {i: {} for i in ids}
+        rows = self.con.execute(
+            f"SELECT {_METRIC_COLUMNS} FROM metrics WHERE run_id IN (SELECT unnest(?::BIGINT[]))", [ids]
+        ).fetchall()
+        for run_id, metric, value, unit in rows:
+            out[run_id][metric] = (value, unit or "")
+        return out
+
+    def stages_of(self, run_ids: Sequence[int]) -> dict[int, list[StageMetricRow]]:
+        """Run id -> its stage rows (in recorded order) for ``run_ids``."""
+        ids = [int(i) for i in run_ids]
+        out: dict[int, list[StageMetricRow]] = {i: [] for i in ids}
+        rows = self.con.execute(
+            f"SELECT {_STAGE_COLUMNS} FROM stage_metrics WHERE run_id IN (SELECT unnest(?::BIGINT[])) ORDER BY rowid",
+            [ids]
+        ).fetchall()
+        for row in rows:
+            out[row[0]].append(StageMetricRow(*row))
+        return out
+
+    def load_run(self, run_id: int) -> RunData:
+        """Everything stored for ``run_id``.
+
+        Raises
+        ------
+        UnknownRunError
+            No such run.
+        """
+        run = self.get_runs([run_id])[0]
+        metrics = tuple(MetricRow(*r) for r in self.con.execute(
+            f"SELECT {_METRIC_COLUMNS} FROM metrics WHERE run_id = ? ORDER BY rowid", [run_id]).fetchall())
+        stages = tuple(self.stages_of([run_id])[run_id])
+        series: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        rows = self.con.execute(
+            "SELECT series, list(t_s ORDER BY t_s), list(value ORDER BY t_s) FROM timeseries WHERE run_id = ? "
+            "GROUP BY series ORDER BY series", [run_id]
+        ).fetchall()
+        for name, t_s, values in rows:
+            series[name] = (np.asarray(t_s, dtype=np.float64), np.asarray(values, dtype=np.float64))
+        return RunData(run, metrics, stages, series)

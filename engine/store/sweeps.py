@@ -1,0 +1,107 @@
+"""Sweeps: their registration, their points' progress, and the compact form of their points' settings.
+
+A sweep's points differ from each other in the swept knobs only, so each point's settings are
+stored as a JSON merge patch (:mod:`engine.store.settings_patch`) against the settings of the
+sweep's first recorded point (``sweeps.base_settings_json``): about 0.1 KB a point instead of
+1.5 KB. Reading a run gives its full settings back; the views of :mod:`engine.store.views`
+expand them in SQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from engine.store.provenance import canonical_json, utc_now
+from engine.store.records import RunRecord, SweepRecord
+from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
+
+
+class SweepsMixin:
+    """The sweeps part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
+
+    def sweep_by_key(self, sweep_key: str) -> int | None:
+        """Id of the sweep with ``sweep_key``, or None."""
+        rows = self.con.execute("SELECT id FROM sweeps WHERE sweep_key = ?", [sweep_key]).fetchall()
+        return int(rows[0][0]) if rows else None
+
+    def create_sweep(self, sweep_key: str, project, axes: Any, n_points: int) -> int:
+        """Register a new sweep (and its project); returns its id."""
+        self._check_writable()
+        with self.transaction():
+            digest = self._save_project(project)
+            new_id = self.next_id("sweeps")
+            self.insert_records([SweepRecord(new_id, sweep_key, project.name, digest, canonical_json(axes), n_points,
+                                             utc_now())])
+        return new_id
+
+    def list_sweeps(self, project_name: str | None = None) -> list[dict]:
+        """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
+        ``n_done`` (points recorded), ``n_failed`` and ``started``."""
+        sql = ("SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
+               "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
+               "LEFT JOIN runs r ON r.sweep_id = s.id")
+        args: list = []
+        if project_name is not None:
+            sql += " WHERE s.project_name = ?"
+            args.append(project_name)
+        sql += " GROUP BY ALL ORDER BY s.id DESC"
+        return [{"id": int(i), "project_name": p, "axes": json.loads(a), "n_points": int(n), "started": st,
+                 "n_done": int(d), "n_failed": int(fl)} for i, p, a, n, st, d, fl in self.con.execute(sql, args).fetchall()]
+
+    def done_points(self, sweep_id: int) -> set[int]:
+        """Point indexes of ``sweep_id`` already recorded (finished, ok or failed)."""
+        rows = self.con.execute("SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]).fetchall()
+        return {int(r[0]) for r in rows}
+
+    # -- compact settings of sweep points ------------------------------------------------
+    def _base_settings(self, sweep_id: int) -> str | None:
+        rows = self.con.execute("SELECT base_settings_json FROM sweeps WHERE id = ?", [sweep_id]).fetchall()
+        return rows[0][0] if rows else None
+
+    def encode_settings(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
+        """``runs`` with each sweep point's settings as a patch against its sweep's base settings.
+
+        The first point recorded of a sweep sets the base. A point whose settings no patch can
+        express (a knob set to null) keeps its full settings.
+        """
+        bases: dict[int, dict | None] = {}
+        out = []
+        for run in runs:
+            if run.sweep_id is None or run.status != "ok":
+                out.append(run)
+                continue
+            if run.sweep_id not in bases:
+                text = self._base_settings(run.sweep_id)
+                if text is None:
+                    text = run.settings_json
+                    self.con.execute("UPDATE sweeps SET base_settings_json = ? WHERE id = ?",
+                                     [text, run.sweep_id]).fetchall()
+                bases[run.sweep_id] = json.loads(text)
+            out.append(replace(run, settings_json=_as_patch(bases[run.sweep_id], run.settings_json)))
+        return out
+
+    def expand_settings(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
+        """``runs`` with every stored patch applied: each record carries its full settings."""
+        bases: dict[int, dict] = {}
+        out = []
+        for run in runs:
+            if run.sweep_id is None or not run.settings_json.startswith('{"' + PATCH_KEY):
+                out.append(run)
+                continue
+            if run.sweep_id not in bases:
+                bases[run.sweep_id] = json.loads(self._base_settings(run.sweep_id) or "{}")
+            full = merge_patch(bases[run.sweep_id], json.loads(run.settings_json)[PATCH_KEY])
+            out.append(replace(run, settings_json=canonical_json(full)))
+        return out
+
+
+def _as_patch(base: dict, settings_json: str) -> str:
+    """``settings_json`` as ``{"$patch": ...}`` against ``base`` when that gives it back exactly, else unchanged."""
+    settings = json.loads(settings_json)
+    patch = make_patch(base, settings)
+    if patch is None or merge_patch(base, patch) != settings:
+        return settings_json
+    return canonical_json({PATCH_KEY: patch})
