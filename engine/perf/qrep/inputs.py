@@ -64,7 +64,7 @@ class QrepInputs:
     capture_colocated_with_source: bool
     apply_colocated_with_target: bool
     network_latency_ms: float
-    network_mbps: float | None
+    network_mbps: float
     columns: tuple
     row_bytes: float
     unique_indexes: int
@@ -286,7 +286,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         capture_colocated_with_source=r.flag("hardware.capture_colocated_with_source"),
         apply_colocated_with_target=r.flag("hardware.apply_colocated_with_target"),
         network_latency_ms=r.number("hardware.network_latency_ms"),
-        network_mbps=r.number("hardware.network_mbps", nullable=True),
+        network_mbps=r.number("hardware.network_mbps"),
         columns=columns,
         row_bytes=row_bytes,
         unique_indexes=unique_indexes,
