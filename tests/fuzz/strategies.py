@@ -107,11 +107,11 @@ def mutated(draw, base, max_mutations: int = 4):
             st.sampled_from(["replace", "replace", "replace", "delete", "extra", "nest", "long-key"])
         )
         if action == "replace":
-            parent[path[-1]] = draw(SCALARS)
+            parent[path[-1]] = copy.deepcopy(draw(SCALARS))
         elif action == "delete":
             del parent[path[-1]]
         elif action == "extra" and isinstance(parent, dict):
-            parent[draw(st.text(max_size=12))] = draw(SCALARS)
+            parent[draw(st.text(max_size=12))] = copy.deepcopy(draw(SCALARS))
         elif action == "nest":  # written as text by _encode: json.dumps itself cannot nest 5000 deep
             parent[path[-1]] = {
                 NEST: draw(st.sampled_from([2, 50, 500, 5000, 100_000])),
