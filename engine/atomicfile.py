@@ -105,6 +105,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     mode = target_mode(path)
     remove_stale_temporaries(folder)
     tmp = folder / f".{path.name[:200]}.qrtune-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    # a folder that is missing or not writable raises OSError here, before any writer starts
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.unlink(tmp)  # the writer creates it (some, such as DuckDB's COPY, refuse an existing file)
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)

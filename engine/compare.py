@@ -158,7 +158,9 @@ def flatten(settings: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
+def delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
+    """``value`` against ``ref``: the absolute and the percentage change (None where either is missing or not
+    finite; the percentage also when ``ref`` is 0)."""
     if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
         return None, None
     absolute = value - ref
@@ -166,8 +168,20 @@ def _delta(value: float | None, ref: float | None) -> tuple[float | None, float 
     return absolute, pct
 
 
+def deltas(values: tuple) -> tuple[tuple, tuple]:
+    """Absolute and percentage changes of every value against the first (see :func:`delta`)."""
+    pairs = [delta(v, values[0]) for v in values]
+    return tuple(d[0] for d in pairs), tuple(d[1] for d in pairs)
+
+
 #: Settings paths that identify a run rather than configure it.
 _IGNORED_PATHS = {"id"}
+
+
+def differing_paths(flat: list[dict]) -> list[str]:
+    """Paths of the flattened settings (:func:`flatten`, first-seen order, run ids left out) whose value in
+    some run differs from the first run's (compared as JSON)."""
+    return [p for p in _first_seen(flat, skip=_IGNORED_PATHS) if _differs(flat, p)]
 
 
 def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
@@ -180,44 +194,38 @@ def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
     UnknownRunError
         Some id names no run.
     """
+    from engine.perf.qrep.systems import is_system_metric  # loads the Q Replication engine
+
     ids = [int(i) for i in run_ids]
     if len(ids) < 2:
         raise QrtuneError(f"compare needs at least two run ids, got {len(ids)}")
     runs = store.get_runs(ids)
     flat = [flatten(json.loads(r.settings_json)) for r in runs]
-    paths: list[str] = []
-    seen: set[str] = set()
-    for f in flat:
-        for p in f:
-            if p not in seen and p not in _IGNORED_PATHS:
-                seen.add(p)
-                paths.append(p)
-    settings = tuple(
-        SettingDiff(p, tuple(f.get(p) for f in flat))
-        for p in paths
-        if any(json.dumps(f.get(p), sort_keys=True) != json.dumps(flat[0].get(p), sort_keys=True) for f in flat[1:])
-    )
+    settings = tuple(SettingDiff(p, tuple(f.get(p) for f in flat)) for p in differing_paths(flat))
     by_run = store.metrics_of(ids)
-    names: list[str] = []
-    seen = set()
-    for run_id in ids:
-        for name in by_run[run_id]:
-            if name not in seen:
-                seen.add(name)
-                names.append(name)
-    from engine.perf.qrep.systems import is_system_metric
-
-    metrics = []
-    for name in names:
-        if is_system_metric(name):
-            continue
-        cells = [by_run[i].get(name) for i in ids]
-        values = tuple(None if c is None else c[0] for c in cells)
-        unit = next((c[1] for c in cells if c is not None and c[1]), "")
-        deltas = [_delta(v, values[0]) for v in values]
-        metrics.append(MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas)))
-    return Comparison(tuple(ids), tuple(runs), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
+    names = _first_seen(by_run[i] for i in ids)
+    metrics = tuple(_cells_row(name, [by_run[i].get(name) for i in ids]) for name in names
+                    if not is_system_metric(name))
+    return Comparison(tuple(ids), tuple(runs), settings, metrics, tuple(r.bottleneck for r in runs),
                       _stage_deltas(store, ids), _system_deltas(store, runs, by_run, names))
+
+
+def _first_seen(groups, skip=frozenset()) -> list:
+    """The items of ``groups`` (iterables) in first-seen order, each once, leaving out ``skip``."""
+    return list(dict.fromkeys(x for group in groups for x in group if x not in skip))
+
+
+def _differs(flat: list[dict], path: str) -> bool:
+    """Whether any run's setting at ``path`` differs from the first run's (compared as JSON)."""
+    first = json.dumps(flat[0].get(path), sort_keys=True)
+    return any(json.dumps(f.get(path), sort_keys=True) != first for f in flat[1:])
+
+
+def _cells_row(name: str, cells: list) -> MetricDelta:
+    """A metric's row from its stored ``(value, unit)`` cells per run (None where a run lacks it)."""
+    values = tuple(None if c is None else c[0] for c in cells)
+    unit = next((c[1] for c in cells if c is not None and c[1]), "")
+    return _delta_row(name, unit, values)
 
 
 def _system_project(store, runs: list, by_run: dict):
@@ -248,18 +256,14 @@ def _system_deltas(store, runs: list, by_run: dict, names: list) -> tuple:
             name = metric_name(k, figure)
             if name not in names:
                 continue
-            cells = [by_run[r.id].get(name) for r in runs]
-            values = tuple(None if c is None else c[0] for c in cells)
-            unit = next((c[1] for c in cells if c is not None and c[1]), "")
-            deltas = [_delta(v, values[0]) for v in values]
-            out.append(SystemDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas),
+            row = _cells_row(name, [by_run[r.id].get(name) for r in runs])
+            out.append(SystemDelta(row.metric, row.unit, row.values, row.abs_delta, row.pct_delta,
                                    system, FIGURE_LABELS[figure]))
     return tuple(out)
 
 
 def _delta_row(name: str, unit: str, values: tuple) -> MetricDelta:
-    deltas = [_delta(v, values[0]) for v in values]
-    return MetricDelta(name, unit, values, tuple(d[0] for d in deltas), tuple(d[1] for d in deltas))
+    return MetricDelta(name, unit, values, *deltas(values))
 
 
 def _stage_deltas(store, ids: list[int]) -> tuple:

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 
 from engine.packagedata import asset_path
 
-from engine import evaluate
-
 #: The published measurements shipped with qrtune.
 BUNDLED_SCENARIOS = asset_path("validation", "calibration.json")
 
@@ -190,6 +188,8 @@ def check_scenarios(
     An engine failure on one scenario (any exception) is recorded in ``summary.errors``
     with the engine's message; it never stops the others.
     """
+    from engine.evaluate import evaluate_scenario
+
     checks: list[MetricCheck] = []
     errors = []
     kinds: list[str] = []
@@ -200,7 +200,7 @@ def check_scenarios(
         kinds.append(s.get("kind", ""))
         settings = {k: v for k, v in s.items() if not k.startswith("measured")}
         try:
-            result = evaluate.evaluate_scenario(settings)  # looked up per call (tests stand in for it)
+            result = evaluate_scenario(settings)
         except Exception as e:  # noqa: BLE001 - an engine bug is reported per scenario, never stops the rest
             result = {"id": s["id"], "predicted": {}, "bottleneck": None,
                       "error": f"the engine failed: {type(e).__name__}: {e}"}

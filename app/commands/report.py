@@ -15,10 +15,8 @@ import re
 from pathlib import Path
 
 from engine.cli import argtypes
-from engine.cli.runs import add_db_options, open_store
+from engine.cli.runs import add_db_options
 from engine.errors import QrtuneError
-from engine.report import build_report, run_from_project_file, runs_from_store
-from engine.report.sweep import build_sweep_report, sweep_section
 
 
 def register(sub) -> None:
@@ -38,6 +36,8 @@ def register(sub) -> None:
 
 def gather_runs(items: list[str], args) -> list:
     """ReportRuns of ``items``: existing files are projects, whole numbers are run ids."""
+    from engine.report import run_from_project_file, runs_from_store
+
     kinds = []
     for item in items:
         if Path(item).is_file():
@@ -49,12 +49,16 @@ def gather_runs(items: list[str], args) -> list:
     by_run = {}
     run_ids = [v for k, v in kinds if k == "run"]
     if run_ids:
+        from engine.cli.runs import open_store
+
         with open_store(args, read_only=True) as store:
             by_run = dict(zip(run_ids, runs_from_store(store, run_ids)))
     return [run_from_project_file(v) if k == "project" else by_run[v] for k, v in kinds]
 
 
 def run(args) -> int:
+    from engine.report import build_report
+
     out = Path(args.out)
     if out.suffix.lower() != ".pdf":
         raise QrtuneError(f"--out: {str(out)!r} must name a .pdf file")
@@ -76,6 +80,9 @@ def run(args) -> int:
 
 
 def _sweep_report(args):
+    from engine.cli.runs import open_store
+    from engine.report.sweep import build_sweep_report, sweep_section
+
     with open_store(args, read_only=True) as store:
         section = sweep_section(store, args.sweep)
     return build_sweep_report(section, gather_runs(args.items, args), title=args.title,

@@ -17,11 +17,9 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from engine import projectfile
-from engine.compare import flatten
+from engine.compare import deltas, differing_paths, flatten
 from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
-from engine.predict import predict_project
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
@@ -35,8 +33,6 @@ from engine.report.model import (
     StageRow,
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
-from engine.report.validation import score_scenarios
-from engine.scenario import apply_scenario, project_to_scenario
 
 #: Labels of metrics outside the Q Replication sections (Db2 Mirror, MQ mover, Db2 V8).
 OTHER_LABELS = {
@@ -108,6 +104,9 @@ def run_from_project(project, origin: str = "") -> ReportRun:
     TopologyError, UnsupportedKindError
         The project cannot be predicted (the message says why).
     """
+    from engine.predict import predict_project
+    from engine.scenario import project_to_scenario
+
     settings = project_to_scenario(project)
     pred = predict_project(project)
     stages = tuple(StageRow(s.name, float(s.capacity), s.unit, float(s.utilisation), float(s.latency_ms),
@@ -134,6 +133,8 @@ def _systems(metrics: dict, project) -> dict:
 
 def run_from_project_file(path: str | Path) -> ReportRun:
     """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
+    from engine import projectfile
+
     return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
 
 
@@ -168,6 +169,8 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                        for s in data.stages)
         kind = run.scenario_kind or str(settings.get("kind", ""))
         if project is not None and settings.get("kind") == kind:
+            from engine.scenario import apply_scenario
+
             try:  # a sweep point's settings differ from the stored base project
                 project = apply_scenario(project, settings)
             except QrtuneError:
@@ -183,27 +186,12 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
     return out
 
 
-def _delta(value, ref) -> tuple:
-    if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
-        return None, None
-    return value - ref, (None if ref == 0 else 100.0 * (value - ref) / abs(ref))
-
-
 def compare(runs: Sequence[ReportRun]) -> RunComparison:
     """The runs side by side against the first: settings that differ (IBM names) and metric deltas."""
     names = path_names(runs[0].scenario_kind)
     flat = [flatten(r.settings) for r in runs]
-    paths: list[str] = []
-    for f in flat:
-        paths += [p for p in f if p not in paths and p != "id"]
-
-    def same(a, b) -> bool:
-        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-    settings = tuple(
-        SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
-        for p in paths if any(not same(f.get(p), flat[0].get(p)) for f in flat[1:])
-    )
+    settings = tuple(SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
+                     for p in differing_paths(flat))
     from engine.perf.qrep.systems import is_system_metric
 
     metric_names = [m.metric for g in runs[0].groups for m in g.rows]  # the reference's reading order
@@ -211,12 +199,9 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         metric_names += [m for m in r.metrics if m not in metric_names and not is_system_metric(m)]
     metrics = []
     for m in metric_names:
-        values = tuple(r.metrics.get(m) for r in runs)
-        values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
-        deltas = [_delta(v, values[0]) for v in values]
+        values = _finite_values(r.metrics.get(m) for r in runs)
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
-        metrics.append(MetricComparison(m, _metric_label(m), unit, values, tuple(d[0] for d in deltas),
-                                        tuple(d[1] for d in deltas)))
+        metrics.append(MetricComparison(m, _metric_label(m), unit, values, *deltas(values)))
     return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
                          _compare_systems(runs))
 
@@ -233,11 +218,14 @@ def _compare_systems(runs: Sequence[ReportRun]) -> tuple:
             values = tuple(r.metrics.get(name) for r in runs)
             if all(v is None for v in values):
                 continue
-            values = tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
-            deltas = [_delta(v, values[0]) for v in values]
-            out.append(MetricComparison(name, label, unit, values, tuple(d[0] for d in deltas),
-                                        tuple(d[1] for d in deltas), system.label))
+            values = _finite_values(values)
+            out.append(MetricComparison(name, label, unit, values, *deltas(values), system.label))
     return tuple(out)
+
+
+def _finite_values(values) -> tuple:
+    """The values as floats, None where missing or not finite."""
+    return tuple(None if v is None or not math.isfinite(v) else float(v) for v in values)
 
 
 def _unique_labels(runs: Sequence[ReportRun]) -> list[str]:
@@ -276,6 +264,8 @@ def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = 
             f"{names[0]}: {len(runs)} runs compared" if len(names) == 1 else f"Comparison of {len(runs)} runs")
     score = None
     if validation:
+        from engine.report.validation import score_scenarios
+
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version))
     return Report(

@@ -28,7 +28,6 @@ from engine.registry import KINDS
 from engine.report.build import _engine_version, _metric_label, compare
 from engine.report.model import Report, SettingRow, format_value
 from engine.report.settings import rows_from_project
-from engine.report.validation import score_scenarios
 from engine.sweep import point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
@@ -385,6 +384,8 @@ def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = 
     runs = tuple(runs)
     score = None
     if validation:
+        from engine.report.validation import score_scenarios  # runs the engines
+
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(list(section.coefficients_versions)
                                    + [r.coefficients_version for r in runs if r.coefficients_version]))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from engine.evaluate import read_scenarios
 from engine.report.model import ValidationScore
 from engine.validation_summary import BUNDLED_SCENARIOS, check_scenarios
 
@@ -25,6 +24,8 @@ def score_scenarios(path: str | Path | None = None) -> ValidationScore:
     ScenarioError
         The file cannot be read or is not a ``qrtune-scenarios/1`` file.
     """
+    from engine.evaluate import read_scenarios
+
     path = Path(path) if path is not None else BUNDLED_SCENARIOS
     _, summary = check_scenarios(read_scenarios(path))
     return ValidationScore(**{f.name: getattr(summary, f.name) for f in fields(summary)}, source=path.name)

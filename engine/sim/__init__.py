@@ -1,8 +1,9 @@
 """Time-domain simulation of Q Replication pipelines: bursts, backlogs, outages and catch-up.
 
-Transactions flow through the same stages and costs as the steady-state model: every stage's
-capacity comes from :func:`engine.predict.predict_settings` (its ``stages``), so a knob that
-changes the steady-state prediction changes the simulation the same way. On top of that the
+Transactions flow through the same stages and service demands as the steady-state model (its
+cost model, :func:`engine.predict.predict_settings`'s ``stages``), so a knob that changes a service
+demand changes the simulation the same way; the queues, cycles, batches and bursts are the
+simulation's own, so it checks the steady state rather than copying it. On top of that the
 simulation adds what only time shows: SLEEP_INTERVAL polling, TRANS_BATCH_SZ grouping within a
 COMMIT_INTERVAL, Capture MEMORY_LIMIT spills, monster transactions, the transmit queue's buffer
 pool overflowing to the page set and draining at page-set speed, the channel stopping,
@@ -13,51 +14,77 @@ commit, Q Apply stopping and the target slowing down. The rules are listed in
 
 Where the numbers come from
 ---------------------------
-* Stage capacities (rows/s): the steady-state prediction's ``stages`` (:mod:`engine.sim.config`);
-  "drive to the maximum" offers the predicted throughput. The Q Apply browser is its own
-  single server; the agents are ``NUM_APPLY_AGENTS`` servers (fewer when the apply LPAR's CPU
-  caps them below their own capacity).
-* Fitted coefficients of the steady-state engine (:func:`engine.sim.config.qrep_delays`): the
-  log-read delay ``cap_log_delay_ms``, the MQ staging time ``mq_staging_ms``, the source
-  transactions per MQ commit ``maxtrans_per_commit`` and the channel's time per batch
-  ``ch_batch_us`` (+ ``ch_batch_log_us`` for persistent messages): messages travel in channel
-  batches of up to BATCHSZ and reach the receive queue when their batch ends.
-* The agents' service-time variability: chosen so that, at the predicted operating point, the
-  simulated agents wait as long as the predicted APPLY_LATENCY says, after the waits the
-  simulation's own bursts (MQ commits, channel batches) cause
-  (:func:`engine.sim.config.agent_service_cv2`, Allen-Cunneen). At other rates, during bursts
-  and outages the waits then follow from the queue.
+Nothing in the simulation is solved so that it reproduces a figure of the steady-state engine;
+it reads that engine's cost model, never its latencies (:mod:`engine.sim.cost_model` is the
+one adapter to :mod:`engine.perf.qrep`):
+
+* Stage capacities (rows/s): the steady-state prediction's ``stages``, i.e. the cost model's
+  service demands per row, message and transaction (CPU, Db2 class 2 time, MQPUT and MQGET,
+  channel time per message, log forces) at the operating point, stretched by the CPU
+  contention the steady-state solver finds (:mod:`engine.sim.config`). "Drive to the
+  maximum" offers the predicted throughput. The Q Apply browser is its own single server;
+  the agents are ``NUM_APPLY_AGENTS`` servers (fewer when the apply LPAR's CPU caps them
+  below their own capacity).
+* Fitted coefficients of the steady-state engine used as delays and sizes
+  (:func:`engine.sim.cost_model.qrep_delays`): the merged-log read delay ``log_merge_delay_ms``, the MQ
+  staging time ``mq_staging_ms``, the source transactions per MQ commit
+  ``maxtrans_per_commit`` and the channel's time per batch ``ch_batch_us`` (+
+  ``ch_batch_log_us`` for persistent messages). A coefficient the engine no longer has
+  leaves its mechanism out, with a note.
 * Buffer pools and page sets: :mod:`engine.perf.mq_bufferpool` (messages a pool holds, the
   wait to read a message back from the page set, read-ahead) for the transmit queue (the
   channel reads it) and the receive queue (the Q Apply browser reads it).
-* Dependent transactions: the share of target transactions that depend on an earlier one is
-  the steady-state engine's (:func:`engine.perf.qrep.costs.dependent_share` of
-  ``workload.dependent_txn_pct``); the agents' capacity already carries the parallelism it
-  costs, the simulation adds each one's wait for the one before it.
+* Dependent transactions: the steady-state engine's share
+  (:func:`engine.perf.qrep.costs.dependent_share` of ``workload.dependent_txn_pct``).
+* Knob values, defaults and ranges: :mod:`engine.registry` (:mod:`engine.sim.knobs`); the
+  simulation keeps no default of its own.
 * Db2 Mirror: the change rate of :mod:`engine.perf.mirror`'s prediction and its resync time
   per tracked change (:mod:`engine.sim.mirror`).
 
-Agreement with the steady-state engine (``tests/engine/sim/test_sim_agrees_with_qrep.py``, every
-Q Replication sample, live predictions): throughput within 2%, CAPTURE_LATENCY within 10% (or
-20 ms), QLATENCY within 40% (or 25 ms), END2END_LATENCY within 15%, APPLY_LATENCY within a
-factor of 2 per project and 35% on average where the agents queue (one 5-minute run's mean
-apply wait at 95% agent utilisation moves by about 30% from seed to seed); the same
-APPLY_LATENCY and throughput checks hold with 30% dependent transactions and with
-COMMIT_COUNT 4.
+Distributions and variability
+-----------------------------
+* **Arrivals**: a Poisson process at the profile's rate (independent commits of many
+  application threads); batch windows add large transactions at their own Poisson rate.
+* **Transaction size**: the workload's rows per transaction (``workload.rows_per_txn``, or a
+  batch window's); a message holds up to TRANS_BATCH_SZ of them, a transaction larger than
+  MAX_MESSAGE_SIZE several messages. Service times scale with the rows.
+* **Capture-side, MQPUT, channel and browser service**: CPU and I/O per row and per message
+  at the stage's capacity, deterministic for a message of given rows (path lengths vary
+  little); the waits come from the cycles and bursts (SLEEP_INTERVAL grid, MQ commits,
+  channel batches, page-set reads).
+* **Agents' service** of a target transaction: the cost model's CPU part (Db2 SQL and commit
+  CPU, agent CPU, MQGET; fixed for the transaction's rows) plus its Db2 class 2 *wait* (log
+  force, synchronous I/O, lock waits) drawn exponential with the cost model's mean
+  (:func:`engine.sim.cost_model.apply_wait_share`). The squared coefficient of variation is
+  the wait share squared (0.36 at the Redpaper baseline: 1.17 of 1.96 ms is wait).
+* **Dependencies**: each target transaction depends on the one before with the dependent
+  share (a Bernoulli draw per target transaction).
+
+Agreement with the steady-state engine is a measurement, not a constraint:
+``benchmarks/bench_sim_agreement.py`` prints simulated and steady-state throughput and
+CAPTURE / Q / APPLY / END2END latency at 50% and 80% of capacity for every Q Replication sample
+(goal: throughput within 2%, latencies within 25%); ``tests/engine/sim/test_sim_agrees_with_qrep.py``
+pins looser tolerances.
+
+Bounds: :func:`engine.sim.limits.check_simulation_budget` refuses, before anything is
+allocated, a run of more than 30 million transactions or 100,000 time bins, a rate above the
+registry's OFFERED_ROWS_PER_S range or a non-finite duration, naming the field and the range;
+transactions are streamed in chunks (a pre-loaded receive queue too), so memory follows the
+reported series and what is in flight, not the messages simulated.
 
 Known simplifications: capture-side and channel service times are deterministic given a
-message's rows; Capture reads the log on a SLEEP_INTERVAL grid and commits at the end of the
-cycle (or after ``maxtrans_per_commit`` transactions), so at low rates QLATENCY is up to half
-a cycle above the steady-state engine's; a dependent transaction depends on the one just
-before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive messages
-(an agent does not commit early when the work queue runs dry); BATCHINT, MQ buffer pool
-synchronous writes slowing the putter and resync competing with the application for CPU are
-not modelled; the MQ buffer-pool mover (``mq-mover``) and Db2 V8 storage kinds are not
-simulated (``qrtune predict`` gives their figures); in a drain the browser reads ahead as far as Q Apply's MEMORY_LIMIT allows, so
-APPLY_LATENCY there is seconds, not the steady-state engine's figure; below about 90% agent
-utilisation the simulated APPLY_LATENCY is a few ms under the steady-state engine's because
-the browser paces a burst to the agents (the wait shows in QLATENCY instead); peaks in the
-summary are sampled at 1 s edges.
+message's rows; Capture wakes on a SLEEP_INTERVAL grid (a busy pass runs into the next one's
+time instead of reading continuously) and commits at the end of each pass, after
+``maxtrans_per_commit`` transactions and at COMMIT_INTERVAL boundaries (the MQCMIT itself takes
+no time); the burst a channel batch delivers waits for the single browser on the receive queue
+(QLATENCY), where the steady-state engine charges it to the agents; a dependent transaction depends on the
+one just before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive
+messages (an agent does not commit early when the work queue runs dry); BATCHINT, MQ buffer
+pool synchronous writes slowing the putter and resync competing with the application for CPU
+are not modelled; the MQ buffer-pool mover (``mq-mover``) and Db2 V8 storage kinds are not
+simulated (``qrtune predict`` gives their figures); in a drain the browser reads ahead as far
+as Q Apply's MEMORY_LIMIT allows, so APPLY_LATENCY there is seconds; peaks in the summary are
+sampled at 1 s edges.
 
 Python API (what the GUI uses)
 ------------------------------

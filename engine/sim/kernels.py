@@ -368,6 +368,40 @@ def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s
     return start, end, close, pending_from, prev
 
 
+_warm_up_thread = None
+
+
+def _load_compiled_kernels() -> None:
+    """Call each compiled kernel once on tiny inputs of the real types (loads numba's cache)."""
+    z = np.zeros(1)
+    fifo_departures(z, z)
+    batch_channel(z, z, np.ones(1), BatchState(), 1.0, 0.0, 0.0, True)
+    multi_server_memory(z, z, z, MultiServerState(1), 1.0)
+
+
+def warm_up_in_background() -> None:
+    """Start loading the compiled kernels in a daemon thread (once per process).
+
+    Loading numba and its cached machine code takes about half a second; started when a
+    simulation is asked for, it overlaps with the steady-state prediction, the pipeline's
+    configuration and the first chunk's workload. The first real call waits for it (numba's
+    compiler lock); a failure here is left to that call to report.
+    """
+    global _warm_up_thread
+    if _warm_up_thread is None:
+        import threading
+
+        _warm_up_thread = threading.Thread(target=_load_quietly, name="qrtune-sim-kernels", daemon=True)
+        _warm_up_thread.start()
+
+
+def _load_quietly() -> None:
+    try:
+        _load_compiled_kernels()
+    except Exception:  # noqa: BLE001 - the first real call reports what went wrong
+        pass
+
+
 def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
     global _compiled, _ring_first, _ring_grow

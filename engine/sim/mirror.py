@@ -21,7 +21,11 @@ import numpy as np
 
 from engine.errors import FieldError, UnsupportedKindError
 from engine.sim import profiles as _profiles
+from engine.sim.limits import check_duration, check_rate
 from engine.sim.result import SIM_VERSION, SimResult, SimulationCancelled
+
+#: Width of the Db2 Mirror simulation's time bins, s.
+MIRROR_BIN_S = 1.0
 
 
 def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[str], str]:
@@ -71,10 +75,10 @@ def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s:
     Raises
     ------
     FieldError
-        A bad duration, rate or event kind.
+        A bad duration (not finite, <= 0 or over the bins limit of :mod:`engine.sim.limits`),
+        rate or event kind.
     """
-    if not (math.isfinite(duration_s) and duration_s > 0):
-        raise FieldError("duration", duration_s, "a duration > 0 s")
+    check_duration(duration_s, MIRROR_BIN_S)
     if not (resync_per_s > 0 and math.isfinite(resync_per_s)):
         raise FieldError("resync rate", resync_per_s, "a rate > 0 changes/s")
     events = tuple(events)
@@ -84,9 +88,10 @@ def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s:
     if cancel is not None and cancel():
         raise SimulationCancelled("simulation cancelled")
     profile = profile or _profiles.constant(changes_per_s)
+    check_rate(profile.peak_rows_per_s(duration_s))
     seq = np.random.SeedSequence(seed)
     rng = np.random.default_rng(seq)
-    nb = math.ceil(duration_s)
+    nb = math.ceil(duration_s / MIRROR_BIN_S)
     edges = np.arange(nb + 1, dtype=float) * (duration_s / nb)
     dt = np.diff(edges)
     # mean rate over each bin: the profile is piecewise constant, sample it finely

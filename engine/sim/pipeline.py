@@ -4,19 +4,23 @@ Rules (the plain event loop in :mod:`engine.sim.reference` follows the same rule
 transaction at a time; tests check both agree):
 
 1. **Q Capture** reads committed transactions from the log, ``log_delay_s`` after the commit
-   (a fitted coefficient of the steady-state engine). An idle Capture looks at the log
-   every SLEEP_INTERVAL, so a transaction is read at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first come first
-   served in ``rows / capacity`` s. A transaction larger than MEMORY_LIMIT is spilled
-   (TRANS_SPILLED) and passes Capture twice (written to and read back from the spill file).
-2. **Messages**: consecutive transactions captured within one commit cycle (see 3) are
-   grouped TRANS_BATCH_SZ to a message; a transaction larger than MAX_MESSAGE_SIZE goes
-   alone in ``ceil(bytes / MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``)
-   serve the MQPUT; the put completes at their departure (CAPTURE_LATENCY ends here).
-3. **MQ commit**: Capture commits at the end of each log-read cycle, i.e. every SLEEP_INTERVAL
-   while it keeps up and at least every COMMIT_INTERVAL (a grid of ``min`` of the two), and
-   within a cycle right after the put that brings the cycle's transactions to a multiple of
-   ``maxtrans_per_commit`` (a fitted coefficient of the steady-state engine); messages are
-   visible to the channel from the commit on.
+   (the data-sharing group's merged-log delay when Q Capture runs on another LPAR than the
+   source, a fitted coefficient of the steady-state engine). Q Capture wakes every
+   SLEEP_INTERVAL and reads in one *pass* what the log holds, so a transaction is read by the
+   pass at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first
+   come first served in ``rows / capacity`` s (a busy Capture's pass runs into the next
+   one's time). A transaction larger than MEMORY_LIMIT is spilled (TRANS_SPILLED) and passes
+   Capture twice (written to and read back from the spill file).
+2. **Messages**: consecutive transactions of one pass are grouped TRANS_BATCH_SZ to a
+   message; a transaction larger than MAX_MESSAGE_SIZE goes alone in ``ceil(bytes /
+   MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``) serve the MQPUT; the
+   put completes at their departure (CAPTURE_LATENCY ends here).
+3. **MQ commit** (:func:`visible_times`): Q Capture commits right after the last put of a
+   pass (it has reached the end of the log and sends what it has before it sleeps), right
+   after the put that brings the pass's transactions to a multiple of ``maxtrans_per_commit``
+   (a fitted coefficient of the steady-state engine), and at each COMMIT_INTERVAL boundary a
+   long pass crosses; it never waits for a group to fill. Messages are visible to the channel
+   from the commit on.
 4. **Transmit queue and channel**: the channel takes messages FIFO in ``rows / capacity``
    minus its share of a batch's cost; a message put when the messages ahead of it already fill
    the buffer pool lives on the page set and is read at ``mq_pageset`` speed. With BATCHSZ
@@ -34,7 +38,9 @@ transaction at a time; tests check both agree):
    first served, each taking ``rows x agents / capacity`` on average (fewer servers when a
    shared resource caps them, :attr:`PipelineConfig.apply_servers`) times a random
    multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``
-   (:func:`service_multiplier`, drawn from the message's first transaction). Q Apply stops and
+   (:func:`service_multiplier`, drawn from the message's first transaction): from the cost
+   model, a fixed CPU part plus an exponential Db2 class 2 wait part, ``cv2`` the square of
+   the wait's share (:func:`engine.sim.cost_model.apply_wait_share`). Q Apply stops and
    target slow-downs warp its time.
 6. **Target transactions and dependencies**: with COMMIT_COUNT ``k`` an agent applies ``k``
    consecutive messages as one target transaction (read by the browser together, one commit);
@@ -65,7 +71,12 @@ from engine.sim.kernels import (
     fifo_departures,
     multi_server_memory,
 )
+from engine.sim import profiles as _profiles
 from engine.sim.profiles import Transactions
+
+
+#: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
+COUNT_SLACK = 1e-9
 
 
 def ceil_grid(t, step: float):
@@ -76,11 +87,13 @@ def ceil_grid(t, step: float):
 def service_multiplier(u, cv2: float):
     """Service-time multipliers of mean 1 and squared coefficient of variation ``cv2`` from uniforms ``u``.
 
-    ``cv2 <= 1``: a constant ``1 - sqrt(cv2)`` plus an exponential of mean ``sqrt(cv2)``.
+    ``cv2 <= 1``: a constant ``1 - sqrt(cv2)`` plus an exponential of mean ``sqrt(cv2)`` (the
+    agents' CPU and Db2 class 2 wait shares, :func:`engine.sim.cost_model.apply_wait_share`).
     ``cv2 > 1``: a two-phase hyperexponential with balanced means (with probability ``p`` an
     exponential of mean ``1 / (2 p)``, else of mean ``1 / (2 (1 - p))``, ``p = (1 +
-    sqrt((cv2 - 1) / (cv2 + 1))) / 2``): most messages are quick, a few take long (lock and
-    I/O waits). One uniform picks the phase and, rescaled within it, the exponential.
+    sqrt((cv2 - 1) / (cv2 + 1))) / 2``): most messages are quick, a few take long (for
+    hand-made configurations; the cost model gives ``cv2 <= 1``). One uniform picks the phase
+    and, rescaled within it, the exponential.
     """
     u = np.asarray(u, dtype=float)
     if cv2 <= 0.0:
@@ -95,21 +108,26 @@ def service_multiplier(u, cv2: float):
     return -mean * np.log1p(-np.minimum(v, 1.0 - 1e-16))
 
 
-def visible_times(put, window, m_txns, maxtrans: float, cycle_s: float):
+def visible_times(put, window, m_txns, maxtrans: float, commit_interval_s: float):
     """When each message's MQ commit makes it visible (rule 3), s.
+
+    Q Capture commits what it has put at the end of each pass over the log (right after the
+    pass's last put, before it sleeps), right after the put that brings the pass's
+    transactions to a multiple of ``maxtrans``, and at every COMMIT_INTERVAL boundary a long
+    pass crosses between two puts; it never waits for a group to fill.
 
     Parameters
     ----------
     put : array of float
         MQPUT completion of each message (non-decreasing), s.
     window : array of float
-        Log-read cycle of each message (non-decreasing); all of a cycle's messages are given.
+        Log-read pass of each message (non-decreasing); all of a pass's messages are given.
     m_txns : array of float
         Source transactions in each message.
     maxtrans : float
-        Transactions per MQ commit within a cycle (``inf``: one commit at the cycle's end).
-    cycle_s : float
-        Commit cycle, s.
+        Transactions per MQ commit within a pass (``inf``: no limit).
+    commit_interval_s : float
+        COMMIT_INTERVAL, s.
     """
     n = len(put)
     if n == 0:
@@ -124,9 +142,12 @@ def visible_times(put, window, m_txns, maxtrans: float, cycle_s: float):
         cum = np.cumsum(m_txns)
         base = np.maximum.accumulate(np.where(first, cum - m_txns, -np.inf))
         c = cum - base
-        closes = np.floor(c / maxtrans + 1e-9) > np.floor((c - m_txns) / maxtrans + 1e-9)
-    point = closes | last_in_window
-    at = np.where(closes, put, ceil_grid(put, cycle_s))
+        closes = np.floor(c / maxtrans + COUNT_SLACK) > np.floor((c - m_txns) / maxtrans + COUNT_SLACK)
+    boundary = ceil_grid(put, commit_interval_s)
+    crosses = np.zeros(n, bool)
+    crosses[:-1] = boundary[:-1] < put[1:]  # a COMMIT_INTERVAL boundary passes before the next put
+    point = closes | last_in_window | crosses
+    at = np.where(closes | last_in_window, put, boundary)
     nxt = np.minimum.accumulate(np.where(point, idx, n)[::-1])[::-1]
     return at[nxt]
 
@@ -192,7 +213,7 @@ class QrepPipeline:
         self.ch_batch = BatchState()
         self.xmitq = QueueBuffer()  # departures of the messages still on the transmit queue
         self.apply_state = MultiServerState(cfg.apply_servers)
-        self.held: dict | None = None
+        self.held_tx: Transactions | None = None  # the last log-read pass of the previous chunk
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
@@ -202,12 +223,29 @@ class QrepPipeline:
         return math.isfinite(self.cfg.channel_batch_msgs)
 
     # ------------------------------------------------------------------ capture
-    def _capture(self, tx: Transactions) -> dict:
+    def _read_passes(self, commit_s):
+        """Index of the log-read pass that reads each transaction (rule 1)."""
+        return np.ceil((commit_s + self.cfg.log_delay_s) / self.cfg.sleep_interval_s)
+
+    def _whole_passes(self, tx: Transactions, final: bool):
+        """``tx`` after the transactions held from the last chunk, less those of its last
+        log-read pass (a pass may go on in the next chunk: held for it unless ``final``), and
+        the pass of each."""
+        if self.held_tx is not None:
+            tx, self.held_tx = _profiles.concat([self.held_tx, tx]), None
+        read_pass = self._read_passes(tx.commit_s)
+        if final or len(tx) == 0:
+            return tx, read_pass
+        last = int(np.searchsorted(read_pass, read_pass[-1], side="left"))
+        self.held_tx = tx.part(last, len(tx))
+        return tx.part(0, last), read_pass[:last]
+
+    def _capture(self, tx: Transactions, read_pass) -> dict:
         cfg = self.cfg
         rows = tx.rows.astype(float)
         nbytes = rows * cfg.bytes_per_row
         spilled = nbytes > cfg.capture_memory_bytes
-        arr = ceil_grid(tx.commit_s + cfg.log_delay_s, cfg.sleep_interval_s)
+        arr = read_pass * cfg.sleep_interval_s
         start0 = arr
         self.capture_busy = {}
         for k, (name, cap) in enumerate(cfg.capture_stages):
@@ -222,18 +260,17 @@ class QrepPipeline:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
         return {"commit": tx.commit_s, "begin": tx.begin_s, "rows": tx.rows, "bytes": nbytes, "spilled": spilled,
-                "cap_start": start0, "cap_dep": arr, "u": tx.uniforms(), "v": tx.dependency_uniforms()}
+                "cap_start": start0, "cap_dep": arr, "pass": read_pass, "u": tx.uniforms(),
+                "v": tx.dependency_uniforms()}
 
     # ------------------------------------------------------------------ grouping
-    def _group(self, t: dict, final: bool) -> tuple[dict, dict]:
+    def _group(self, t: dict) -> tuple[dict, dict]:
+        """Rule 2 for whole passes: TRANS_BATCH_SZ transactions of a pass to a message."""
         cfg = self.cfg
-        if self.held is not None:
-            t = {k: np.concatenate((self.held[k], t[k])) for k in t}
-            self.held = None
         n = len(t["commit"])
         if n == 0:
             return t, {}
-        window = np.floor(t["cap_dep"] / cfg.commit_cycle_s)
+        window = t["pass"]
         tbs = cfg.trans_batch_sz
         if tbs == 1:
             starts = np.arange(n)
@@ -246,16 +283,6 @@ class QrepPipeline:
             per_run = (np.diff(np.append(run_starts, n)) + (tbs - 1)) // tbs  # messages of each run
             before = np.cumsum(per_run) - per_run  # messages before each run
             starts = np.repeat(run_starts - tbs * before, per_run) + tbs * np.arange(int(per_run.sum()))
-        if not final:
-            # the last log-read cycle may go on in the next chunk: hold all of it back
-            last = int(np.searchsorted(window, window[-1], side="left"))
-            self.held = {k: v[last:] for k, v in t.items()}
-            t = {k: v[:last] for k, v in t.items()}
-            starts = starts[: int(np.searchsorted(starts, last))]
-            n = last
-            if n == 0:
-                return t, {}
-            window = window[:n]
         m_txns = np.diff(np.append(starts, n))
         t["group"] = np.repeat(np.arange(len(starts)), m_txns)
         ends = np.append(starts[1:], n) - 1
@@ -277,7 +304,7 @@ class QrepPipeline:
             arr = dep
         m["put"] = arr
         m["visible"] = visible_times(arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit,
-                                     self.cfg.commit_cycle_s)
+                                     self.cfg.commit_interval_s)
 
     def channel_work(self, m_rows, m_msgs, pageset):
         """Time to get and send each message (s): its rows at channel (or page-set) speed less its
@@ -388,13 +415,14 @@ class QrepPipeline:
         m["recv_pageset"] = slow
         m["get"], m["ap_start"], m["ap_dep"], m["block_from"] = get, ap_start, ap_dep, block_from
 
-    def preload(self, n_msgs: int) -> ChunkResult:
+    def preload(self, n_msgs: int, first: int = 0) -> ChunkResult:
         """Messages already on the receive queue at time 0 (a drain run), applied before anything else.
 
         Each holds TRANS_BATCH_SZ transactions of the workload's rows per transaction, all
         committed at the source, captured and sent at time 0 (agents' service at its mean;
         target transactions ``i`` with ``floor((i + 1) s) > floor(i s)`` depend on the one
-        before, exactly the dependent share ``s`` of them).
+        before, exactly the dependent share ``s`` of them). A deep queue is pre-loaded in
+        parts (:meth:`preload_chunks`): ``first`` is the index of this part's first message.
         """
         cfg = self.cfg
         n_tx = n_msgs * cfg.trans_batch_sz
@@ -402,7 +430,7 @@ class QrepPipeline:
         rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
         nbytes = rows * cfg.bytes_per_row
         t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
-             "cap_start": zeros, "cap_dep": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
+             "cap_start": zeros, "cap_dep": zeros, "pass": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
              "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
         z = np.zeros(n_msgs)
         m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))
@@ -412,23 +440,32 @@ class QrepPipeline:
              "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z,
              "m_window": z, "m_u": np.full(n_msgs, 0.5)}
         share = cfg.dependent_share
-        target = np.arange(n_msgs) // cfg.commit_count  # each message's target transaction
+        target = (first + np.arange(n_msgs)) // cfg.commit_count  # each message's target transaction
         m["m_v"] = np.where(np.floor((target + 1) * share) > np.floor(target * share), 0.0, 1.0)
         busy: dict = {}
         self._apply(m, busy, mean_service=True)
         return ChunkResult(t, m, busy)
 
+    def preload_chunks(self, n_msgs: int, chunk_txns: int):
+        """:meth:`preload` of ``n_msgs`` messages in parts of about ``chunk_txns`` transactions
+        (whole COMMIT_COUNT groups), so memory does not grow with the depth; yields ChunkResults."""
+        k = self.cfg.commit_count
+        per_part = max(k, (max(1, chunk_txns // self.cfg.trans_batch_sz) // k) * k)
+        for first in range(0, n_msgs, per_part):
+            yield self.preload(min(per_part, n_msgs - first), first)
+
     def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
         """Push one chunk of transactions through every stage.
 
-        Transactions of the last log-read cycle of a chunk are held back and come out with the
+        Transactions of the last log-read pass of a chunk are held back and come out with the
         next chunk, and so are messages whose channel batch has not ended yet. Returns the
         results in order: first the messages carried from the previous chunk whose batch has
         now ended (if any), then this chunk's (``msg`` may be empty).
         """
-        t = self._capture(tx)
+        tx, read_pass = self._whole_passes(tx, final)
+        t = self._capture(tx, read_pass)
         busy = dict(self.capture_busy) if len(tx) else {}
-        t, m = self._group(t, final)
+        t, m = self._group(t)
         out: list[ChunkResult] = []
         now = None
         if m:

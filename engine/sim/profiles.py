@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,6 +273,14 @@ class Transactions:
     begin_s: np.ndarray
     u: np.ndarray | None = None
     v: np.ndarray | None = None
+
+    def part(self, start: int, stop: int) -> Transactions:
+        """Transactions ``[start:stop]`` (views, no copy)."""
+        def cut(a):
+            return None if a is None else a[start:stop]
+
+        return Transactions(self.commit_s[start:stop], self.rows[start:stop], self.begin_s[start:stop], cut(self.u),
+                            cut(self.v))
 
     def uniforms(self) -> np.ndarray:
         """``u``, or 0.5 for every transaction when there are none."""

@@ -11,9 +11,17 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from dataclasses import dataclass, field
 
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
+
+#: A transaction spilled by Q Capture (larger than MEMORY_LIMIT) passes its first stage twice.
+SPILL_PASSES = 2
+#: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
+ROUNDING = 1e-9
+#: Least share of a message's channel time left after taking out its share of a batch's cost.
+BATCH_WORK_FLOOR = 0.1
 
 
 def _multiplier(u: float, cv2: float) -> float:
@@ -27,6 +35,235 @@ def _multiplier(u: float, cv2: float) -> float:
     if u < p:
         return -(0.5 / p) * math.log1p(-min(u / p, 1.0 - 1e-16))
     return -(0.5 / (1.0 - p)) * math.log1p(-min((u - p) / (1.0 - p), 1.0 - 1e-16))
+
+
+@dataclass
+class _Messages:
+    """Per message of the reference run: its transactions, rows, bytes, MQ messages, cycle and times (s)."""
+
+    groups: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    nbytes: list = field(default_factory=list)
+    msgs: list = field(default_factory=list)
+    window: list = field(default_factory=list)
+    txns: list = field(default_factory=list)
+    put: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+
+def _capture_times(cfg: PipelineConfig, commit, rows) -> tuple[list[float], list[float]]:
+    """Rule 1: the pass that reads each transaction and when it leaves the capture-side stages, s."""
+    cap_dep, read_pass = [], []
+    last = [-math.inf] * len(cfg.capture_stages)
+    for a, r in zip(commit, rows):
+        k_pass = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s)
+        t = k_pass * cfg.sleep_interval_s
+        spilled = r * cfg.bytes_per_row > cfg.capture_memory_bytes
+        for k, (_, cap) in enumerate(cfg.capture_stages):
+            work = r / cap * (SPILL_PASSES if k == 0 and spilled else 1)
+            t = max(t, last[k]) + work
+            last[k] = t
+        cap_dep.append(t)
+        read_pass.append(k_pass)
+    return cap_dep, read_pass
+
+
+def _message_groups(cfg: PipelineConfig, rows, read_pass) -> list[list[int]]:
+    """Rule 2: transactions of one pass, TRANS_BATCH_SZ to a message (a too-big one alone)."""
+    groups: list[list[int]] = []
+    prev_window, prev_big, count = None, False, 0
+    for i, r in enumerate(rows):
+        window = read_pass[i]
+        big = r * cfg.bytes_per_row > cfg.max_message_bytes
+        if not groups or window != prev_window or big or prev_big or count == cfg.trans_batch_sz:
+            groups.append([])
+            count = 0
+        groups[-1].append(i)
+        count += 1
+        prev_window, prev_big = window, big
+    return groups
+
+
+def _put_messages(cfg: PipelineConfig, rows, cap_dep, read_pass, groups) -> _Messages:
+    """Rule 2: each message's size and its MQPUT through the message-level stages."""
+    m = _Messages(groups=groups)
+    last = [-math.inf] * len(cfg.put_stages)
+    for g in groups:
+        r = sum(rows[i] for i in g)
+        t = cap_dep[g[-1]]
+        for k, (_, cap) in enumerate(cfg.put_stages):
+            t = max(t, last[k]) + r / cap
+            last[k] = t
+        m.put.append(t)
+        m.rows.append(r)
+        m.nbytes.append(r * cfg.bytes_per_row)
+        m.msgs.append(max(1.0, math.ceil(m.nbytes[-1] / cfg.max_message_bytes)))
+        m.window.append(read_pass[g[0]])
+        m.txns.append(len(g))
+    return m
+
+
+def _visible_times(cfg: PipelineConfig, m: _Messages) -> list[float]:
+    """Rule 3: the MQ commit that makes each message visible (end of pass, maxtrans, COMMIT_INTERVAL), s."""
+    visible = [0.0] * len(m)
+    waiting: list[int] = []  # messages put since the last MQ commit
+    in_pass = 0
+    per_commit = cfg.maxtrans_per_commit
+    for j in range(len(m)):
+        if j == 0 or m.window[j] != m.window[j - 1]:
+            in_pass = 0
+        before = in_pass
+        in_pass += m.txns[j]
+        waiting.append(j)
+        end_of_pass = j == len(m) - 1 or m.window[j + 1] != m.window[j]
+        closes = math.isfinite(per_commit) and \
+            math.floor(in_pass / per_commit + ROUNDING) > math.floor(before / per_commit + ROUNDING)
+        boundary = math.ceil(m.put[j] / cfg.commit_interval_s) * cfg.commit_interval_s
+        crosses = j < len(m) - 1 and boundary < m.put[j + 1]
+        if closes or end_of_pass or crosses:
+            at = m.put[j] if closes or end_of_pass else boundary
+            for i in waiting:
+                visible[i] = at
+            waiting = []
+    return visible
+
+
+class _ChannelLoop:
+    """Rule 4 one message at a time: transmit queue depth, page set, batches, channel stops."""
+
+    def __init__(self, cfg: PipelineConfig, warp: Warp, n: int):
+        self.cfg, self.warp = cfg, warp
+        self.use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
+        self.batched = math.isfinite(cfg.channel_batch_msgs)
+        self.rows_per_s = min(c for _, c in cfg.channel_stages)
+        self.on_queue: deque = deque()  # (departure, messages) of earlier messages, departures in order
+        self.ahead = 0.0  # messages on the queue ahead of the one being put
+        self.free = -math.inf  # when the channel can start the next batch (or message)
+        self.batch: list[int] = []
+        self.batch_msgs = 0.0
+        self.batch_end = -math.inf
+        self.delivered = [0.0] * n
+        self.ch_dep: list[float] = []
+        self.pageset: list[bool] = []
+
+    def end_batch(self) -> None:
+        """The open batch ends: its messages are delivered after the sync, the channel free after the round trip."""
+        done = self.warp.advance(self.batch_end, self.cfg.channel_sync_s)
+        for i in self.batch:
+            self.delivered[i] = done
+        self.free = self.warp.advance(self.batch_end, self.cfg.channel_batch_s)
+        self.batch, self.batch_msgs = [], 0.0
+
+    def _send_batched(self, j: int, visible_s: float, msgs: float, work_s: float) -> float:
+        cfg, w = self.cfg, self.warp
+        work_s = max(work_s - msgs * cfg.channel_batch_s / cfg.channel_batch_msgs, BATCH_WORK_FLOOR * work_s)
+        if self.batch and (float(w.forward(visible_s)) > float(w.forward(self.batch_end))
+                           or self.batch_msgs + msgs > cfg.channel_batch_msgs):
+            self.end_batch()
+        begin = w.next_running(max(visible_s, self.free)) if not self.batch else self.batch_end
+        t = w.advance(begin, work_s)
+        self.batch.append(j)
+        self.batch_msgs += msgs
+        self.batch_end = t
+        return t
+
+    def send(self, j: int, put_s: float, visible_s: float, rows: float, msgs: float) -> None:
+        """Message ``j`` (put at ``put_s``, visible from ``visible_s``) through the channel."""
+        while self.on_queue and self.on_queue[0][0] <= put_s:
+            self.ahead -= self.on_queue.popleft()[1]
+        on_ps = self.use_ps and self.ahead >= self.cfg.xmitq_buffer_msgs
+        work_s = rows / (self.cfg.pageset_rows_per_s if on_ps else self.rows_per_s)
+        if self.batched:
+            t = self._send_batched(j, visible_s, msgs, work_s)
+        else:
+            t = self.warp.advance(self.warp.next_running(max(visible_s, self.free)), work_s)
+            self.free = t
+            self.delivered[j] = t
+        self.on_queue.append((t, msgs))
+        self.ahead += msgs
+        self.ch_dep.append(t)
+        self.pageset.append(on_ps)
+
+
+class _ApplyLoop:
+    """Rules 5 and 6 one target transaction at a time: receive queue, browser, memory, agents, dependencies."""
+
+    def __init__(self, cfg: PipelineConfig, warp: Warp):
+        self.cfg, self.warp = cfg, warp
+        self.free = [0.0] * cfg.apply_servers
+        self.in_memory: list[tuple[float, float]] = []  # heap of (departure, bytes)
+        self.used_bytes = 0.0
+        self.last_entry = 0.0
+        self.last_finish = -math.inf  # commit of the target transaction before this one
+        self.waiting: deque = deque()  # (entry, messages) of earlier target transactions, entries in order
+        self.behind = 0.0  # messages still on the receive queue when a target transaction arrives
+
+    def _enter(self, arrive_s: float, rows: float, msgs: float, nbytes: float) -> float:
+        """When the browser has read a target transaction into memory (rule 5), s."""
+        cfg, w = self.cfg, self.warp
+        t = w.next_running(max(arrive_s, self.last_entry))
+        while self.waiting and self.waiting[0][0] < arrive_s:
+            self.behind -= self.waiting.popleft()[1]
+        if self.behind >= cfg.recvq_buffer_msgs:  # read back from the page set
+            t = w.advance(t, msgs * cfg.recvq_pageset_s_per_msg)
+        while self.in_memory and self.in_memory[0][0] <= t:
+            self.used_bytes -= heapq.heappop(self.in_memory)[1]
+        while self.in_memory and self.used_bytes + nbytes > cfg.apply_memory_bytes:
+            d, b = heapq.heappop(self.in_memory)
+            self.used_bytes -= b
+            t = max(t, w.next_running(d))
+        if not self.in_memory:
+            self.used_bytes = 0.0
+        if cfg.browser_rows_per_s:  # the browser reads and parses the messages
+            t = w.advance(t, rows / cfg.browser_rows_per_s)
+        self.last_entry = t
+        self.waiting.append((t, msgs))
+        self.behind += msgs
+        return t
+
+    def _agent(self, ready_s: float, dependent: bool) -> tuple[int, float]:
+        """The agent a target transaction ready at ``ready_s`` takes, and when it may start (rule 6)."""
+        agents = range(self.cfg.apply_servers)
+        if dependent and self.last_finish > ready_s:
+            ready_s = self.last_finish  # waits for the one before it to commit, on the agent free last by then
+            by_then = [x for x in agents if self.free[x] <= ready_s]
+            k = max(by_then, key=lambda x: self.free[x]) if by_then else min(agents, key=lambda x: self.free[x])
+        else:
+            k = min(agents, key=lambda x: self.free[x])
+        return k, ready_s
+
+    def apply(self, arrive_s: float, rows: float, msgs: float, nbytes: float, u: float, dependent: bool):
+        """One target transaction arriving at ``arrive_s``: returns (browser read, target commit), s."""
+        cfg, w = self.cfg, self.warp
+        entry = self._enter(arrive_s, rows, msgs, nbytes)
+        k, ready = self._agent(entry, dependent)
+        begin = w.next_running(max(ready, self.free[k]))
+        service_s = rows * cfg.apply_servers / cfg.apply_rows_per_s * _multiplier(u, cfg.agent_service_cv2)
+        finish = w.advance(begin, service_s)
+        self.free[k] = finish
+        self.last_finish = finish
+        heapq.heappush(self.in_memory, (finish, nbytes))
+        self.used_bytes += nbytes
+        return entry, finish
+
+
+def _apply_times(cfg: PipelineConfig, m: _Messages, delivered, apply_warp: Warp, u, v):
+    """Rules 5 and 6 for every message: (browser read, target commit) of each, s."""
+    loop = _ApplyLoop(cfg, apply_warp)
+    get, done = [0.0] * len(m), [0.0] * len(m)
+    for first in range(0, len(m), cfg.commit_count):
+        members = range(first, min(first + cfg.commit_count, len(m)))
+        arrive = delivered[members[-1]] + (cfg.network_latency_s + cfg.mq_staging_s)
+        opener = m.groups[first][0]  # the target transaction's first source transaction
+        dependent = v is not None and v[opener] < cfg.dependent_share
+        entry, finish = loop.apply(arrive, sum(m.rows[j] for j in members), sum(m.msgs[j] for j in members),
+                                   sum(m.nbytes[j] for j in members), 0.5 if u is None else u[opener], dependent)
+        for j in members:
+            get[j] = entry
+            done[j] = finish
+    return get, done
 
 
 def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None, v=None) -> dict:
@@ -50,170 +287,19 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     dict of lists
         Per transaction: ``cap_dep``, ``put``, ``visible``, ``ch_dep``, ``pageset``, ``get``, ``done``.
     """
-    # 1. capture, transaction by transaction
-    cap_dep = []
-    last = [-math.inf] * len(cfg.capture_stages)
-    for a, r in zip(commit, rows):
-        t = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s) * cfg.sleep_interval_s
-        nbytes = r * cfg.bytes_per_row
-        for k, (_, cap) in enumerate(cfg.capture_stages):
-            work = r / cap
-            if k == 0 and nbytes > cfg.capture_memory_bytes:
-                work *= 2
-            t = max(t, last[k]) + work
-            last[k] = t
-        cap_dep.append(t)
-    # 2. messages
-    groups: list[list[int]] = []
-    prev_window, prev_big, count = None, False, 0
-    for i, r in enumerate(rows):
-        window = math.floor(cap_dep[i] / cfg.commit_cycle_s)
-        big = r * cfg.bytes_per_row > cfg.max_message_bytes
-        if not groups or window != prev_window or big or prev_big or count == cfg.trans_batch_sz:
-            groups.append([])
-            count = 0
-        groups[-1].append(i)
-        count += 1
-        prev_window, prev_big = window, big
-    # 3. put and MQ commit: after the put that fills maxtrans_per_commit, else at the cycle's end
-    put, m_rows, m_msgs, m_bytes, m_window, m_txns = [], [], [], [], [], []
-    last = [-math.inf] * len(cfg.put_stages)
-    for g in groups:
-        r = sum(rows[i] for i in g)
-        t = cap_dep[g[-1]]
-        for k, (_, cap) in enumerate(cfg.put_stages):
-            t = max(t, last[k]) + r / cap
-            last[k] = t
-        put.append(t)
-        m_rows.append(r)
-        m_bytes.append(r * cfg.bytes_per_row)
-        m_msgs.append(max(1.0, math.ceil(m_bytes[-1] / cfg.max_message_bytes)))
-        m_window.append(math.floor(cap_dep[g[0]] / cfg.commit_cycle_s))
-        m_txns.append(len(g))
-    visible = [0.0] * len(groups)
-    waiting: list[int] = []  # messages put since the last MQ commit
-    in_cycle = 0
-    for j in range(len(groups)):
-        if j == 0 or m_window[j] != m_window[j - 1]:
-            in_cycle = 0
-        before = in_cycle
-        in_cycle += m_txns[j]
-        waiting.append(j)
-        end_of_cycle = j == len(groups) - 1 or m_window[j + 1] != m_window[j]
-        closes = math.isfinite(cfg.maxtrans_per_commit) and \
-            math.floor(in_cycle / cfg.maxtrans_per_commit + 1e-9) > math.floor(before / cfg.maxtrans_per_commit + 1e-9)
-        if closes or end_of_cycle:
-            at = put[j] if closes else math.ceil(put[j] / cfg.commit_cycle_s) * cfg.commit_cycle_s
-            for i in waiting:
-                visible[i] = at
-            waiting = []
-    # 4. transmit queue and channel (in batches when BATCHSZ and a time per batch are known)
-    use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
-    batched = math.isfinite(cfg.channel_batch_msgs)
-    ch_rate = min(c for _, c in cfg.channel_stages)
-    ch_dep, pageset = [], []
-    on_queue: deque = deque()  # (departure, messages) of earlier messages, departures in order
-    ahead = 0.0  # messages on the queue ahead of the one being put
-    free = -math.inf  # when the channel can start the next batch (or message)
-    batch: list[int] = []
-    batch_n = 0.0
-    batch_end = -math.inf
-    delivered = [0.0] * len(groups)
-
-    def end_batch():
-        nonlocal free, batch, batch_n
-        done = channel_warp.advance(batch_end, cfg.channel_sync_s)
-        for i in batch:
-            delivered[i] = done
-        free = channel_warp.advance(batch_end, cfg.channel_batch_s)
-        batch, batch_n = [], 0.0
-
-    for j in range(len(groups)):
-        while on_queue and on_queue[0][0] <= put[j]:
-            ahead -= on_queue.popleft()[1]
-        on_ps = use_ps and ahead >= cfg.xmitq_buffer_msgs
-        speed = cfg.pageset_rows_per_s if on_ps else ch_rate
-        work = m_rows[j] / speed
-        if batched:
-            work = max(work - m_msgs[j] * cfg.channel_batch_s / cfg.channel_batch_msgs, 0.1 * work)
-            if batch and (float(channel_warp.forward(visible[j])) > float(channel_warp.forward(batch_end))
-                          or batch_n + m_msgs[j] > cfg.channel_batch_msgs):
-                end_batch()
-            begin = channel_warp.next_running(max(visible[j], free)) if not batch else batch_end
-            t = channel_warp.advance(begin, work)
-            batch.append(j)
-            batch_n += m_msgs[j]
-            batch_end = t
-        else:
-            begin = channel_warp.next_running(max(visible[j], free))
-            t = channel_warp.advance(begin, work)
-            free = t
-            delivered[j] = t
-        on_queue.append((t, m_msgs[j]))
-        ahead += m_msgs[j]
-        ch_dep.append(t)
-        pageset.append(on_ps)
-    if batch:
-        end_batch()
-    # 5. receive queue and Q Apply: target transactions of COMMIT_COUNT messages, agents, memory, dependencies
-    free = [0.0] * cfg.apply_servers
-    in_memory: list[tuple[float, float]] = []  # heap of (departure, bytes)
-    used = 0.0
-    last_entry = 0.0
-    last_finish = -math.inf  # commit of the target transaction before this one
-    get, done = [0.0] * len(groups), [0.0] * len(groups)
-    waiting: deque = deque()  # (entry, messages) of earlier target transactions, entries in order
-    behind = 0.0  # messages still on the receive queue when a target transaction arrives
-    for first in range(0, len(groups), cfg.commit_count):
-        members = range(first, min(first + cfg.commit_count, len(groups)))
-        t_rows = sum(m_rows[j] for j in members)
-        t_msgs = sum(m_msgs[j] for j in members)
-        t_bytes = sum(m_bytes[j] for j in members)
-        arrive = delivered[members[-1]] + (cfg.network_latency_s + cfg.mq_staging_s)
-        t = apply_warp.next_running(max(arrive, last_entry))
-        while waiting and waiting[0][0] < arrive:
-            behind -= waiting.popleft()[1]
-        if behind >= cfg.recvq_buffer_msgs:  # read back from the page set
-            t = apply_warp.advance(t, t_msgs * cfg.recvq_pageset_s_per_msg)
-        while in_memory and in_memory[0][0] <= t:
-            used -= heapq.heappop(in_memory)[1]
-        while in_memory and used + t_bytes > cfg.apply_memory_bytes:
-            d, b = heapq.heappop(in_memory)
-            used -= b
-            t = max(t, apply_warp.next_running(d))
-        if not in_memory:
-            used = 0.0
-        if cfg.browser_rows_per_s:  # the browser reads and parses the messages
-            t = apply_warp.advance(t, t_rows / cfg.browser_rows_per_s)
-        last_entry = t
-        waiting.append((t, t_msgs))
-        behind += t_msgs
-        opener = groups[first][0]  # the target transaction's first source transaction
-        agents = range(cfg.apply_servers)
-        ready = t
-        if v is not None and v[opener] < cfg.dependent_share and last_finish > t:
-            ready = last_finish  # waits for the one before it to commit, on the agent free last by then
-            by_then = [x for x in agents if free[x] <= ready]
-            k = max(by_then, key=lambda x: free[x]) if by_then else min(agents, key=lambda x: free[x])
-        else:
-            k = min(agents, key=lambda x: free[x])
-        begin = apply_warp.next_running(max(ready, free[k]))
-        mult = _multiplier(0.5 if u is None else u[opener], cfg.agent_service_cv2)
-        finish = apply_warp.advance(begin, t_rows * cfg.apply_servers / cfg.apply_rows_per_s * mult)
-        free[k] = finish
-        last_finish = finish
-        heapq.heappush(in_memory, (finish, t_bytes))
-        used += t_bytes
-        for j in members:
-            get[j] = t
-            done[j] = finish
-    out = {"cap_dep": cap_dep, "put": [], "visible": [], "ch_dep": [], "pageset": [], "get": [], "done": []}
-    for j, g in enumerate(groups):
-        for _ in g:
-            out["put"].append(put[j])
-            out["visible"].append(visible[j])
-            out["ch_dep"].append(ch_dep[j])
-            out["pageset"].append(pageset[j])
-            out["get"].append(get[j])
-            out["done"].append(done[j])
+    cap_dep, read_pass = _capture_times(cfg, commit, rows)
+    m = _put_messages(cfg, rows, cap_dep, read_pass, _message_groups(cfg, rows, read_pass))
+    visible = _visible_times(cfg, m)
+    channel = _ChannelLoop(cfg, channel_warp, len(m))
+    for j in range(len(m)):
+        channel.send(j, m.put[j], visible[j], m.rows[j], m.msgs[j])
+    if channel.batch:
+        channel.end_batch()
+    get, done = _apply_times(cfg, m, channel.delivered, apply_warp, u, v)
+    per_message = {"put": m.put, "visible": visible, "ch_dep": channel.ch_dep, "pageset": channel.pageset,
+                   "get": get, "done": done}
+    out = {"cap_dep": cap_dep, **{key: [] for key in per_message}}
+    for j, g in enumerate(m.groups):
+        for key, values in per_message.items():
+            out[key] += [values[j]] * len(g)
     return out

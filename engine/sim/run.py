@@ -8,11 +8,14 @@ from datetime import datetime
 
 import numpy as np
 
-from engine.errors import FieldError, QrtuneError, UnsupportedKindError
+from engine.errors import FieldError, QrtuneError, UnsupportedKindError, ValueRangeError
 from engine.sim import profiles as _profiles
 from engine.sim.accumulate import Accumulator
 from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
+from engine.sim.kernels import warm_up_in_background
+from engine.sim.knobs import knob, setting
+from engine.sim.limits import check_simulation_budget
 from engine.sim.mirror import simulate_mirror
 from engine.sim.monitor import monitor_columns
 from engine.sim.pipeline import ChunkResult, QrepPipeline
@@ -20,6 +23,10 @@ from engine.sim.result import SIM_VERSION, SimResult, SimulationCancelled
 
 #: Transactions per chunk the run aims for (bounds memory: about 0.5 KB per transaction).
 CHUNK_TXNS = 400_000
+#: A chunk spans at most this much simulated time, s, or more in a long run (progress, cancel) ...
+MIN_LONGEST_CHUNK_S = 120.0
+#: ... so that a quiet run has no more chunks than this: each chunk costs work per time bin.
+MAX_CHUNKS_BY_TIME = 20
 
 
 def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: dict | None) -> None:
@@ -258,7 +265,12 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
                          "channel_stop, apply_stop or target_slow for a Q Replication project")
     if profile is None:
         profile = _profiles.constant(default_rate(cfg))
+    if not (isinstance(initial_recvq_msgs, (int, float)) and 0 <= initial_recvq_msgs < math.inf):
+        raise ValueRangeError("run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)", initial_recvq_msgs,
+                              "a number of messages >= 0")
     dt = _bin_width(duration_s, cfg)
+    check_simulation_budget(duration_s, profile, profile.rows_per_txn or cfg.rows_per_txn, dt, int(initial_recvq_msgs),
+                            cfg.trans_batch_sz, chunk_txns=chunk_txns)
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
     # one child generator per block of simulated time: the draws do not depend on the chunk size
@@ -269,18 +281,19 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     pipe = QrepPipeline(cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel)
     rpt = profile.rows_per_txn or cfg.rows_per_txn
     peak_txn_per_s = max(profile.peak_rows_per_s(duration_s) / rpt, 1e-9)
-    chunk_blocks = int(np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, 120 / block_s)))
+    longest_chunk_s = max(MIN_LONGEST_CHUNK_S, duration_s / MAX_CHUNKS_BY_TIME)
+    chunk_blocks = int(np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, longest_chunk_s / block_s)))
     tr: dict | None = {} if trace else None
     n_txn = n_rows = 0
-    if initial_recvq_msgs:
-        if initial_recvq_msgs < 0:
-            raise FieldError("run.initial_receive_queue_depth", initial_recvq_msgs, "a number of messages >= 0")
-        pre = pipe.preload(int(initial_recvq_msgs))
-        preload_applied_s = float(pre.msg["ap_dep"].max())
+    last_done = 0.0
+    for pre in pipe.preload_chunks(int(initial_recvq_msgs), chunk_txns):
+        if cancel is not None and cancel():
+            raise SimulationCancelled("simulation cancelled")
+        last_done = max(last_done, float(pre.msg["ap_dep"].max()))
         _accumulate(acc, pre, cfg, tr)
         n_txn += len(pre.txn["rows"])
         n_rows += int(pre.txn["rows"].sum())
-    last_done = preload_applied_s if initial_recvq_msgs else 0.0
+    preload_applied_s = last_done
     b = 0
     while b < len(children):
         if cancel is not None and cancel():
@@ -374,6 +387,8 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     ``prediction`` was made with. Other keywords: see :func:`simulate_config`.
     """
     kind = settings.get("kind")
+    if kind == "qrep":
+        warm_up_in_background()  # overlaps loading the compiled kernels with the prediction
     if kind == "db2mirror":
         return simulate_mirror(settings, duration_s, prediction=prediction, **kw)
     if kind != "qrep":
@@ -384,14 +399,13 @@ def simulate_settings(settings: dict, duration_s: float, prediction=None, projec
     if not any(st.name == "mq_pageset" for st in prediction.stages):
         drain = _drain_prediction(settings, coefficients)
     cfg = build_config(settings, prediction, project, drain, coefficients=coefficients)
-    run = settings.get("run") or {}
+    draining = setting(settings, "run.mode") == "drain"
     if kw.get("profile") is None:
-        offered = (settings.get("workload") or {}).get("offered_rows_per_s")
-        if run.get("mode") == "drain":
-            offered = 0.0  # a drain: the source is quiet, Q Apply works off the pre-loaded queue
+        # a drain: the source is quiet, Q Apply works off the pre-loaded queue
+        offered = 0.0 if draining else knob(settings, "workload.offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered is not None else default_rate(cfg))
-    if run.get("mode") == "drain" and "initial_recvq_msgs" not in kw:
-        kw["initial_recvq_msgs"] = int(run.get("initial_receive_queue_depth") or 0)
+    if draining and "initial_recvq_msgs" not in kw:
+        kw["initial_recvq_msgs"] = int(knob(settings, "run.initial_receive_queue_depth"))
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings
     return res

@@ -12,6 +12,7 @@ import pytest
 from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
 from engine import projectfile, templates
+from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.report import format_value
 from qrtune.cli import main
 
@@ -26,12 +27,12 @@ def project_file(tmp_path, offered=None, batch=1):
     return path
 
 
-def sweep(tmp_path, *axes, offered=None):
+def sweep(tmp_path, *axes, offered=None, exit_code=EXIT_OK):
     db = tmp_path / "runs.duckdb"
     args = ["sweep", str(project_file(tmp_path, offered)), "--db", str(db), "--workers", "0", "--no-progress"]
     for a in axes:
         args += ["--set", a]
-    assert main(args) == 0
+    assert main(args) == exit_code
     return db
 
 
@@ -192,7 +193,7 @@ def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(fake
         return fake_engine(settings)
 
     monkeypatch.setattr(sys.modules[ENGINE_MODULES["qrep"]], "predict", predict)  # the fake engine's module
-    db = sweep(tmp_path, "qapply.num_apply_agents=1..6")
+    db = sweep(tmp_path, "qapply.num_apply_agents=1..6", exit_code=EXIT_PARTIAL)  # one point failed
     out = tmp_path / "failed.pdf"
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
     text = pdf_text(out)

@@ -37,12 +37,15 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
   transaction) feeding NUM_APPLY_AGENTS agents; each agent's time per target transaction is
   Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and
   per-index waits, page-lock contention) plus its own CPU and the destructive MQGET.
-  MAXAGENTS_CORRELID, COMMIT_COUNT and a monster transaction (bigger than MEMORY_LIMIT) limit
-  parallelism. APPLY_LATENCY is the agent's time plus its M/M/c wait, the drain of the burst
-  one Q Capture MQ commit (or channel batch) delivers, and Q Apply's work queue (scale
-  ``apply_queue_ms``, ``rho / (1 - rho)`` of the agents, stretched by CPU contention on the
-  apply LPAR), capped by what MEMORY_LIMIT holds. QLATENCY waits for the channel batch's
-  syncpoint only for persistent messages (non-persistent ones are visible at once).
+  MAXAGENTS_CORRELID and COMMIT_COUNT limit parallelism, and a monster transaction (bigger
+  than MEMORY_LIMIT) holds agents in proportion to how far it overflows; a busy agent's time
+  grows with the other busy agents (``agent_latch_share``: sub-linear scaling).
+* Latencies (:mod:`.latency`): the log-read cycle (SLEEP_INTERVAL / (1 - busy)), the
+  data-sharing merged-log delay when Q Capture is not on the source LPAR, the MQ commit at
+  the end of a log pass / COMMIT_INTERVAL / transaction limit, the channel batch, the browser
+  and the agents (M/M/c plus batch arrivals, bounded by MEMORY_LIMIT).
+* Settings that cannot change the results at a configuration are reported in ``ignored``
+  with their reason (:mod:`.inert`).
 * LPARs: CPs x MIPS per CP (CPU model table) with a multiprocessor loss per extra CP; the
   busy share of each LPAR inflates the elapsed time of CPU work (M/M/c factor), solved as
   a fixed point with the throughput (:mod:`.pipeline`).
@@ -71,10 +74,11 @@ qapply_cpu     LPAR running Q Apply and the target Db2, when separate
 Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation``,
 ``servers``, ``service_ms`` and ``latency_ms``. The flow-level geometry is
 ``Solution.geometry`` (``rows_per_msg``, ``msg_bytes``, ``txns_per_msg``,
-``rows_per_target_txn``, ``pages_per_msg``, ``segments_per_msg``); fixed delays are the
-inputs' ``sleep_interval_ms`` and ``commit_interval_ms``, ``Solution.msgs_per_commit`` and
-the coefficient ``cap_log_delay_ms`` (time before a committed change can be read from the
-log). ``Prediction.stages`` carries the same stages as
+``rows_per_target_txn``, ``pages_per_msg``, ``segments_per_msg``); the cycles are the
+inputs' ``sleep_interval_ms`` and ``commit_interval_ms``, ``Solution.msgs_per_commit``,
+the coefficients ``maxtrans_per_commit`` and ``log_merge_delay_ms`` (data-sharing merged log
+read) and the functions of :mod:`engine.perf.qrep.latency` (``reader_cycle_ms``,
+``commit_period_ms``, ``commit_wait_ms``, ``channel_ms``, ``burst_wait_ms``). ``Prediction.stages`` carries the same stages as
 :class:`QrepStageResult` (capacity in rows/s plus ``capacity_msgs_per_s``, ``servers``,
 ``service_ms``, ``fixed_delay_ms``).
 
@@ -113,9 +117,10 @@ class QrepStageResult(StageResult):
     service_ms : float
         Time one server spends per message (per target transaction for agents).
     fixed_delay_ms : float
-        Load-independent delay of the stage.
+        Cycle delay of the stage at this load: Q Capture's half log-read cycle plus the merged-log
+        delay (``qcapture``), the wait for Q Capture's MQ commit (``mq_channel``).
     bottleneck_name : str
-        The stage's name in the bottleneck vocabulary.
+        The stage's resource in the published bottleneck vocabulary (``capture_cpu`` -> ``cpu``).
     is_bottleneck : bool
         This stage limits the throughput.
     """
@@ -233,7 +238,7 @@ def metrics_of(sol: Solution) -> dict:
 
 
 def _stage_results(sol: Solution) -> tuple:
-    fixed = {"qcapture": sol.inputs.sleep_interval_ms / 2.0}
+    fixed = sol.fixed_delays_ms
     return tuple(
         QrepStageResult(
             name=s.name, capacity=s.capacity_rows_per_s, utilisation=s.utilisation, unit="rows/s",

@@ -64,7 +64,7 @@ def _layout(inp) -> dict:
 
 
 def _mq(flow, rows_per_s: float) -> dict:
-    inp, g = flow.inp, flow.geometry
+    g = flow.geometry
     out = {}
     if g.msg_bytes >= 4096:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
@@ -73,7 +73,7 @@ def _mq(flow, rows_per_s: float) -> dict:
         reason = (f"the modelled queue depth ({flow.steady_depth_msgs:,.0f} messages, "
                   f"{flow.steady_depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
                   f"({pool_low:,.0f} pages): no page-set reads")
-        if flow.steady_depth_msgs * g.pages_per_msg < 0.85 * pool_low:
+        if flow.steady_depth_msgs * g.pages_per_msg < latency.BUFFPOOL_USABLE_SHARE * pool_low:
             out["mq.buffpool_pages"] = reason
             out["mq.read_ahead"] = reason
     if not flow.drain:

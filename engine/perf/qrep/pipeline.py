@@ -124,6 +124,7 @@ class Solution:
     apply_log_mb_per_s: float
     source_response_ms: float
     inert_settings: dict = field(default_factory=dict)
+    fixed_delays_ms: dict = field(default_factory=dict)
 
     @property
     def msgs_per_s(self) -> float:
@@ -137,8 +138,6 @@ STAGE_ORDER = ("source_workload", "source_cpu", "capture_cpu", "qcapture", "mq_l
 #: LPAR role letter -> the ``hardware`` setting giving its CPs (named in errors).
 _LPAR_CPS_SETTING = {"S": "hardware.source_lpar_cps", "C": "hardware.capture_lpar_cps",
                      "A": "hardware.apply_lpar_cps"}
-#: Share of the buffer pool's pages that hold messages before deferred write starts (DWP at 85%).
-BUFFPOOL_USABLE_SHARE = 0.85
 #: Smallest capacity reported for a stage (rows/s) so that ratios stay finite.
 MIN_CAPACITY_ROWS_PER_S = 1e-9
 
@@ -266,7 +265,7 @@ class _Flow:
         # modelled depth: the pre-loaded queue of a drain; at steady state a commit's messages on
         # the transmission queue and on the receive queue. Beyond what the buffer pool holds
         # (deferred write starts at 85%) messages are read back from the page set.
-        pool_msgs = BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+        pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
         self.steady_depth_msgs = 0.0 if self.drain else 2.0 * self.max_msgs_per_commit
         depth_msgs = inp.initial_depth_msgs if self.drain else self.steady_depth_msgs
         self.pageset_miss = max(0.0, 1.0 - pool_msgs / depth_msgs)
@@ -557,8 +556,10 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
                + (d.put_cpu_us + d.commit_cpu_us / point.mpc) / g.rows_per_msg) * t * mp["C"]
     cap_other = d.capture_mq_other_msg_us / g.rows_per_msg * t * mp["C"]
     trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
+    fixed = {"qcapture": latency.reader_cycle_ms(flow, rows_per_s) / 2.0 + latency.log_merge_delay_ms(flow),
+             "mq_channel": latency.commit_wait_ms(flow, rows_per_s)}
     return Solution(
-        **common, msgs_per_commit=point.mpc,
+        **common, msgs_per_commit=point.mpc, fixed_delays_ms=fixed,
         capture_latency_ms=latency.capture_latency_ms(flow, by_name, point, rows_per_s),
         qlatency_ms=latency.qlatency_ms(flow, by_name, point, rows_per_s),
         put_us=point.put_us, commit_us=point.commit_us, capture_cpu_us_per_row=cap_cpu,

@@ -17,7 +17,7 @@ import pytest
 
 from engine import projectfile
 from engine.errors import FieldError
-from engine.perf import predict_settings
+from engine.predict import predict_settings
 from engine.registry import scenario_specs
 from engine.scenario import get_path, project_to_scenario, set_path
 

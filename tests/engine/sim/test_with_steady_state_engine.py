@@ -41,18 +41,19 @@ def test_baseline_channel_outage_catch_up_is_finite_below_the_maximum(baseline):
 
 def test_overridden_coefficients_reach_the_simulation(baseline):
     """With coefficients other than the file's (as ``qrtune fit`` tries them), the simulation uses
-    them too: its fixed MQ staging time follows ``mq_staging_ms``."""
+    them too: its merged-log read delay follows ``log_merge_delay_ms`` (the baseline's Q Capture
+    reads the source member's log through the data-sharing group)."""
     from engine.perf.qrep.coefficients import load
 
     project, settings, _ = baseline
-    staging = load().values["mq_staging_ms"]
+    delay = load().values["log_merge_delay_ms"]
     runs = {}
     for extra_ms in (0.0, 50.0):
-        over = {"mq_staging_ms": staging + extra_ms}
+        over = {"log_merge_delay_ms": delay + extra_ms}
         res = simulate_settings(settings, 60, project=project, seed=1, coefficients=over,
                                 profile=profiles.constant(20000))
-        assert res.config.mq_staging_s == pytest.approx((staging + extra_ms) / 1000.0)
-        runs[extra_ms] = res.summary["qlatency_ms"]
+        assert res.config.log_delay_s == pytest.approx((delay + extra_ms) / 1000.0)
+        runs[extra_ms] = res.summary["capture_latency_ms"]
     assert runs[50.0] - runs[0.0] == pytest.approx(50.0, abs=3.0)
 
 

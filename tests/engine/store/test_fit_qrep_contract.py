@@ -76,8 +76,8 @@ def test_fit_to_simulated_rows_recovers_the_coefficients_the_simulator_reproduce
     """The simulation follows the coefficients it is given (engine.sim.config.qrep_delays and the
     prediction); where its monitor figures agree with the steady-state engine's, the fit finds them."""
     true, result = simulated
-    # CAPTURE_LATENCY (the log-read delay) and the message size agree within 1 %
-    assert result.fitted["cap_log_delay_ms"] == pytest.approx(true["cap_log_delay_ms"], rel=0.05)
+    # CAPTURE_LATENCY's merged-log read delay and the message header are recovered
+    assert result.fitted["log_merge_delay_ms"] == pytest.approx(true["log_merge_delay_ms"], rel=0.05)
     assert result.fitted["msg_header_bytes"] == pytest.approx(true["msg_header_bytes"], rel=0.15)
     assert result.after["mean_metric_pct"] < result.before["mean_metric_pct"]
     assert result.after["by_metric"]["capture_latency_ms"] < 2.0 < result.before["by_metric"]["capture_latency_ms"]
@@ -85,14 +85,11 @@ def test_fit_to_simulated_rows_recovers_the_coefficients_the_simulator_reproduce
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the simulator splits Q Apply's time differently from the steady-state engine, within the tolerances "
-    "tests/engine/sim/test_sim_agrees_with_qrep.py states: at 30 % load its APPLY_LATENCY is about 3 ms where "
-    "the same coefficients predict about 10 ms (the agents' service variability engine.sim.config."
-    "agent_service_cv2 derives from the Allen-Cunneen wait, with utilisation standing in for Erlang C at light "
-    "load, makes 6 agents at 26 % busy wait far less in the simulation than the formula says), and its QLATENCY "
-    "is about 17 % longer (Q Capture's MQ commit at the end of its log-read cycle). So apply_queue_ms and "
-    "class2_commit_ms (APPLY_LATENCY) and mq_staging_ms (QLATENCY) are fitted to that difference, not recovered "
-    "(e.g. apply_queue_ms 11.1 for 3.85, class2_commit_ms at its lower bound, mq_staging_ms 19 % off)"))
+    "the simulator and the steady-state engine split Q Apply's and the channel's time differently (within the "
+    "tolerances tests/engine/sim/test_sim_agrees_with_qrep.py states), so the fit to simulated rows does not "
+    "recover every coefficient: class2_commit_ms comes out 0.08 ms for 0.65 (APPLY_LATENCY) and ch_batch_us "
+    "8,672 us for 5,305 (QLATENCY), while log_merge_delay_ms, maxtrans_per_commit and msg_header_bytes are "
+    "within 8 %"))
 def test_fit_to_simulated_rows_recovers_every_coefficient(simulated):
     true, result = simulated
     for name, value in true.items():

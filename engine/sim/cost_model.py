@@ -1,0 +1,231 @@
+"""The one place the simulation reads the steady-state engine's cost model (:mod:`engine.perf.qrep`).
+
+Everything the simulation takes from the Q Replication steady-state engine besides the stage
+capacities of its prediction goes through this module, so a change of that engine's internals
+is adapted here:
+
+* :func:`qrep_delays`: fitted coefficients used as delays and sizes (the merged-log read
+  delay of a data-sharing group, MQ staging time, source transactions per MQ commit, channel
+  time per batch);
+* :func:`dependent_share`: the share of target transactions that depend on an earlier one;
+* :func:`apply_wait_share`: how an agent's service time splits into CPU (deterministic for a
+  transaction of a given size) and Db2 class 2 waits (random), from the cost model's service
+  demands at the operating point;
+* :func:`queue_pool`: messages a queue's buffer pool holds and the page-set read wait
+  (:mod:`engine.perf.mq_bufferpool`).
+
+Every function degrades to "mechanism left out" with a note when the engine does not offer
+what it reads (a missing coefficient, settings it cannot solve).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.errors import FieldError, QrtuneError
+from engine.sim.knobs import knob
+
+#: Bytes of an MQ buffer-pool page (4 KB pages).
+PAGE_BYTES = 4096
+
+#: Coefficients of the steady-state Q Replication engine the simulation uses:
+#: field -> (coefficient name, factor to the field's unit).
+DELAY_COEFFICIENTS = {
+    "mq_staging_s": ("mq_staging_ms", 1e-3),
+    "maxtrans_per_commit": ("maxtrans_per_commit", 1.0),
+    "ch_batch_s": ("ch_batch_us", 1e-6),
+    "ch_batch_log_s": ("ch_batch_log_us", 1e-6),
+}
+#: Coefficients giving the time before Q Capture can read a committed change from the log, ms:
+#: the data-sharing group's merged-log delay (only when Q Capture runs on another LPAR than the
+#: source workload), or an older engine's unconditional log-read delay.
+LOG_DELAY_COEFFICIENTS = ("log_merge_delay_ms", "cap_log_delay_ms")
+
+
+def _coefficient_values(coefficients) -> dict:
+    """Name -> value of the Q Replication coefficients (a mapping overrides the file's)."""
+    from engine.perf.qrep.coefficients import load
+
+    if coefficients is not None and hasattr(coefficients, "values") and not callable(coefficients.values):
+        return dict(coefficients.values)
+    values = dict(load().values)
+    values.update({k: float(v) for k, v in dict(coefficients or {}).items()})
+    return values
+
+
+def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
+    """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
+    if "log_merge_delay_ms" in values:
+        if knob(settings, "hardware.capture_colocated_with_source"):
+            return 0.0, "log_merge_delay_ms"
+        return float(values["log_merge_delay_ms"]) * 1e-3, "log_merge_delay_ms"
+    if "cap_log_delay_ms" in values:
+        return float(values["cap_log_delay_ms"]) * 1e-3, "cap_log_delay_ms"
+    return None, ""
+
+
+def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
+    """Fitted coefficients of the steady-state engine (:mod:`engine.perf.qrep.coefficients`) used as delays.
+
+    Parameters
+    ----------
+    settings : dict
+        Scenario settings (whether Q Capture shares the source workload's LPAR).
+    coefficients : Coefficients or mapping of str to float, optional
+        The coefficients the prediction was made with (a mapping overrides the named ones of
+        ``assets/coefficients/qrep.json``, as :func:`engine.perf.qrep.predict` takes them).
+
+    Returns
+    -------
+    delays : dict
+        ``log_delay_s`` (from :data:`LOG_DELAY_COEFFICIENTS`) and the fields of
+        :data:`DELAY_COEFFICIENTS` in s (``maxtrans_per_commit`` in transactions); a
+        coefficient the engine does not have is left out (the simulation then omits that
+        mechanism).
+    notes : list of str
+        One note per coefficient left out.
+    """
+    try:
+        values = _coefficient_values(coefficients)
+    except Exception as e:  # noqa: BLE001 - any failure to load means: no fitted delays
+        return {}, [f"no fitted coefficients (Q Replication coefficients not loadable: {e})"]
+    out, notes = {}, []
+    log_delay_s, source = _log_delay_s(settings, values)
+    if log_delay_s is None:
+        notes.append("no log-read delay in the Q Replication coefficients: Q Capture reads a commit at its next cycle")
+    else:
+        out["log_delay_s"] = log_delay_s
+        notes.append(f"Q Capture reads a committed change {1000 * log_delay_s:.3g} ms after its commit ({source})")
+    for field_name, (coeff, factor) in DELAY_COEFFICIENTS.items():
+        if coeff in values:
+            out[field_name] = float(values[coeff]) * factor
+        else:
+            notes.append(f"coefficient {coeff} not in the Q Replication coefficients: mechanism left out")
+    return out, notes
+
+
+def _solution(settings: dict, coefficients=None):
+    """The steady-state engine's solved flow of ``settings`` (:func:`engine.perf.qrep.solve_settings`)."""
+    from engine.perf.qrep import _coefficients, solve_settings
+
+    return solve_settings(settings, _coefficients(coefficients))
+
+
+def dependent_share(settings: dict, coefficients=None) -> tuple[float, list[str]]:
+    """Share of target transactions that depend on an earlier one, as the steady-state engine has it.
+
+    :func:`engine.perf.qrep.costs.dependent_share` of the settings' inputs and message geometry
+    (with the same ``coefficients``): ``workload.dependent_txn_pct`` per source transaction,
+    ``1 - (1 - p) ** n`` for a target transaction of ``n`` source transactions (TRANS_BATCH_SZ,
+    COMMIT_COUNT).
+
+    Returns
+    -------
+    share : float
+        0..1; 0 without dependencies or when the engine cannot read the settings.
+    notes : list of str
+    """
+    pct = knob(settings, "workload.dependent_txn_pct")
+    if not pct:
+        return 0.0, []
+    try:
+        from engine.perf.qrep import _coefficients
+        from engine.perf.qrep.costs import dependent_share as steady_state_share
+        from engine.perf.qrep.geometry import message_geometry
+        from engine.perf.qrep.inputs import read_inputs
+
+        inputs, _ = read_inputs(settings)
+        share = float(steady_state_share(inputs, message_geometry(inputs, _coefficients(coefficients))))
+    except (QrtuneError, ImportError) as e:
+        return 0.0, [f"dependent transactions not simulated (the steady-state engine cannot read the settings: {e})"]
+    note = (f"{100 * share:.3g}% of target transactions wait for the one before them to commit "
+            f"(workload.dependent_txn_pct {float(pct):g}%)")
+    return share, [note]
+
+
+def apply_wait_share(settings: dict, coefficients=None) -> tuple[float, list[str]]:
+    """Share of an agent's mean service time that is Db2 class 2 *wait* (not CPU), from the cost model.
+
+    The steady-state engine builds an agent's time per target transaction from service demands
+    (:class:`engine.perf.qrep.costs.StaticDemands`): Db2 SQL and commit CPU per row and per
+    transaction, agent CPU, the MQGET (all stretched by the apply LPAR's CPU contention), plus
+    ``class2_wait_ms``, the non-CPU part of Db2 class 2 elapsed (log force at commit,
+    synchronous I/O, lock waits). The simulation draws the CPU part as deterministic for a
+    transaction of given rows and the wait part as exponential (see
+    :func:`engine.sim.pipeline.service_multiplier`); this gives the share of the second.
+
+    Returns
+    -------
+    share : float
+        ``class2_wait_ms / agent_ms`` at the operating point, 0..1 (0 when the engine cannot
+        solve the settings or does not expose the two).
+    notes : list of str
+    """
+    try:
+        sol = _solution(settings, coefficients)
+        wait_ms = float(sol.demands.class2_wait_ms)
+        agent_ms = float(sol.agent_ms)
+    except (QrtuneError, ImportError, AttributeError) as e:
+        return 0.0, [f"agents' service taken as deterministic (the cost model gives no class 2 wait: {e})"]
+    if not (agent_ms > 0 and math.isfinite(wait_ms) and wait_ms >= 0):
+        return 0.0, ["agents' service taken as deterministic (the cost model gives no agent time)"]
+    share = min(1.0, wait_ms / agent_ms)
+    note = (f"agents' service: {100 * (1 - share):.0f}% CPU (fixed for a transaction's rows), "
+            f"{100 * share:.0f}% Db2 class 2 wait drawn exponential (mean {wait_ms:.3g} ms of {agent_ms:.3g} "
+            f"ms per target transaction, from the cost model)")
+    return share, [note]
+
+
+def _pool_keywords(qm: dict) -> dict:
+    """Deferred-write thresholds and page class of a queue manager, as :class:`BufferPool` takes them."""
+    kw = {}
+    if qm.get("dwp_start_pct") is not None:
+        kw["dwp_start_pct"] = float(qm["dwp_start_pct"])
+    if qm.get("dwp_target_pct") is not None:
+        kw["dwp_target_pct"] = tuple(float(x) for x in qm["dwp_target_pct"])
+    if qm.get("pageclas") is not None:
+        kw["pageclas"] = qm["pageclas"]
+    return kw
+
+
+def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[float, float, list[str]]:
+    """Messages a queue's buffer pool holds and the wait to read one back from the page set (s).
+
+    From :mod:`engine.perf.mq_bufferpool`: ``BufferPool.capacity_messages`` for the typical
+    message, and ``Channel.pageset_read_us`` (divided by read-ahead when it is on).
+
+    Parameters
+    ----------
+    qm : dict
+        The queue manager node's parameters (may be empty).
+    settings : dict
+        Scenario settings (BUFFPOOL and READ_AHEAD when the node does not give them).
+    msg_bytes : float
+        Bytes of a typical message.
+    which : str
+        ``"transmit queue"`` or ``"receive queue"``, for the notes.
+
+    Returns
+    -------
+    capacity_msgs, pageset_read_s, notes
+        ``(inf, 0, notes)`` when the model is not available.
+    """
+    pages = qm.get("buffpool_pages", knob(settings, "mq.buffpool_pages"))
+    if not pages:
+        return math.inf, 0.0, [f"no BUFFPOOL size: the {which} never reaches the page set"]
+    read_ahead = bool(qm.get("read_ahead", knob(settings, "mq.read_ahead")))
+    try:
+        from engine.perf import mq_bufferpool as mqbp
+
+        pool = mqbp.BufferPool(buffers=int(pages), **_pool_keywords(qm))
+        nbytes = max(1, round(msg_bytes))
+        capacity = float(pool.capacity_messages(nbytes))
+        extra_s = mqbp.Channel(read_ahead=read_ahead).pageset_read_us(nbytes) * 1e-6
+    except (ImportError, AttributeError, KeyError, OSError, FieldError) as e:
+        pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
+        return float(pages) / pages_per_msg, 0.0, [
+            (f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
+             f"(engine.perf.mq_bufferpool unusable: {e!r})")]
+    return capacity, extra_s, [
+        (f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
+         f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)")]
