@@ -407,7 +407,7 @@ def dask_executor(address: str, check_timeout_s: float = 60.0):
     except ImportError:
         raise QrtuneError("--scheduler needs dask.distributed: pip install 'qrtune[dask]'") from None
     try:
-        client = Client(address, timeout="20s")
+        client = Client(address, timeout="10s")  # a silent address fails well within a command's 20 s
     except (OSError, TimeoutError) as e:
         raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:

@@ -25,7 +25,7 @@ MAX_RATE_ROWS_PER_S = float(KINDS["source_db2"].param("offered_rows_per_s").maxi
 #: Longest simulated time (s) a command takes: a year.
 MAX_DURATION_S = 366 * 86_400.0
 #: A Dask scheduler address: tcp://HOST:PORT and the other schemes distributed knows.
-_SCHEDULER = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/:]+(:\d{1,5})?/?")
+_SCHEDULER = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://([^\s/:]+)(:\d{1,5})?/?")
 
 
 def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
@@ -75,11 +75,18 @@ def text(max_chars: int) -> Callable[[str], str]:
 
 
 def scheduler_address(text: str) -> str:
-    """A Dask scheduler address such as ``tcp://10.0.0.5:8786``."""
-    if not _SCHEDULER.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT"
-        )
+    """A Dask scheduler address such as ``tcp://10.0.0.5:8786``: a known scheme, a host, a port up to 65535.
+
+    An IPv4 host has four numbers up to 255 (``tcp://256.1.1.1:99999`` waited for the connection
+    timeout before failing).
+    """
+    m = _SCHEDULER.fullmatch(text)
+    host = m.group(2) if m else ""
+    port = int(m.group(3)[1:]) if m and m.group(3) else 8786
+    octets = host.split(".")
+    bad_ip = len(octets) == 4 and all(o.isdigit() for o in octets) and any(int(o) > 255 for o in octets)
+    if not m or not 1 <= port <= 65535 or bad_ip:
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT")
     return text
 
 

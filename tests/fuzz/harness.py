@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.cli.exitcodes import EXIT_PARTIAL
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Longest stderr line the contract accepts (characters): the guard cuts messages to 400.
 MAX_LINE_CHARS = 1000
@@ -130,6 +132,8 @@ def verdict(outcome: Outcome) -> str:
         return "traceback"
     if outcome.code == 0:
         return "ok"
+    if outcome.code == EXIT_PARTIAL and len(lines) <= 1:
+        return "clean-error"  # part of the work failed (sweep points): reported in the summary, exit 4
     if outcome.code == 1 or outcome.code < 0 or not lines or "internal error" in lines[-1]:
         return "traceback"  # killed, an internal error (a traceback reported in one line), or nothing said
     return "clean-error"

@@ -82,7 +82,8 @@ def _paths(doc, prefix=()) -> list[tuple]:
     items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
     for key, value in items:
         out.append(prefix + (key,))
-        out.extend(_paths(value, prefix + (key,)))
+        if not (isinstance(value, dict) and NEST in value):  # a nesting marker is edited whole or not at all
+            out.extend(_paths(value, prefix + (key,)))
     return out
 
 
@@ -106,11 +107,11 @@ def mutated(draw, base, max_mutations: int = 4):
             st.sampled_from(["replace", "replace", "replace", "delete", "extra", "nest", "long-key"])
         )
         if action == "replace":
-            parent[path[-1]] = draw(SCALARS)
+            parent[path[-1]] = copy.deepcopy(draw(SCALARS))
         elif action == "delete":
             del parent[path[-1]]
         elif action == "extra" and isinstance(parent, dict):
-            parent[draw(st.text(max_size=12))] = draw(SCALARS)
+            parent[draw(st.text(max_size=12))] = copy.deepcopy(draw(SCALARS))
         elif action == "nest":  # written as text by _encode: json.dumps itself cannot nest 5000 deep
             parent[path[-1]] = {
                 NEST: draw(st.sampled_from([2, 50, 500, 5000, 100_000])),
@@ -170,7 +171,10 @@ def _encode(doc) -> str:
     def swap(value):
         if isinstance(value, dict) and NEST in value:
             token = f"@@nest{len(nests)}@@"
-            nests.append((token, value[NEST], value.get("value")))
+            depth = value[NEST]
+            nests.append(
+                (token, depth if isinstance(depth, int) and 0 <= depth <= 100_000 else 2, value.get("value"))
+            )
             return token
         if isinstance(value, dict):
             return {k: swap(v) for k, v in value.items()}

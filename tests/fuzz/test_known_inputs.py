@@ -138,6 +138,11 @@ CASES = [
         True,
     ),
     (
+        "sweep-scheduler-bad-ip",
+        ["sweep", P, "--set", "qapply.num_apply_agents=1,2", "--scheduler", "tcp://256.1.1.1:99999"],
+        True,
+    ),
+    (
         "sweep-batch-size-zero",
         ["sweep", P, "--set", "qapply.num_apply_agents=1,2", "--batch-size", "0"],
         True,
