@@ -101,8 +101,13 @@ def _entry(f: Path) -> AutosaveEntry | None:
     project = meta.get("project")
     original = meta.get("original_path", "")
     try:
-        return AutosaveEntry(f, original if isinstance(original, str) else "", float(meta.get("saved_at", 0)),
-                             int(meta.get("pid", 0)), str(project.get("name", "?"))[:200])
+        return AutosaveEntry(
+            f,
+            original if isinstance(original, str) else "",
+            float(meta.get("saved_at", 0)),
+            int(meta.get("pid", 0)),
+            str(project.get("name", "?"))[:200],
+        )
     except (ValueError, TypeError, AttributeError, OverflowError):
         raise ProjectFileError(f"{f}: not a readable autosave") from None
 

@@ -29,8 +29,14 @@ LATENCY_PARTS = (
 )
 
 
-def _frame(chart: pg.PlotWidget, title: str, min_height: int = 110, grid_x: bool = False, grid_y: bool = False,
-           grid_alpha: float = 0.25) -> None:
+def _frame(
+    chart: pg.PlotWidget,
+    title: str,
+    min_height: int = 110,
+    grid_x: bool = False,
+    grid_y: bool = False,
+    grid_alpha: float = 0.25,
+) -> None:
     """The look every chart shares: its title, no context menu, a minimum height (px), optional grid lines."""
     chart.setTitle(title, size=style.CHART_TITLE_SIZE)
     chart.setMenuEnabled(False)
@@ -41,8 +47,12 @@ def _frame(chart: pg.PlotWidget, title: str, min_height: int = 110, grid_x: bool
 
 def _legend(chart: pg.PlotWidget):
     """A legend in the top right corner on a translucent white box."""
-    return chart.addLegend(offset=(-5, 5), labelTextSize=style.CHART_LEGEND_SIZE,
-                           brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(style.CHART_RULE))
+    return chart.addLegend(
+        offset=(-5, 5),
+        labelTextSize=style.CHART_LEGEND_SIZE,
+        brush=pg.mkBrush(255, 255, 255, 215),
+        pen=pg.mkPen(style.CHART_RULE),
+    )
 
 
 class LatencyBreakdownChart(pg.PlotWidget):
@@ -72,22 +82,31 @@ class LatencyBreakdownChart(pg.PlotWidget):
             for (key, _, _), value in zip(LATENCY_PARTS, row):
                 if value > 0:
                     inside = value >= 0.12 * total
-                    text = pg.TextItem(format_metric(key, float(value)), color="w" if inside else "#333",
-                                       anchor=(0.5, 0.5) if inside else (0.0, 1.0))
-                    text.setPos(left + value / 2 if inside else left + value, y_row if inside else y_row - 0.32)
+                    text = pg.TextItem(
+                        format_metric(key, float(value)),
+                        color="w" if inside else "#333",
+                        anchor=(0.5, 0.5) if inside else (0.0, 1.0),
+                    )
+                    text.setPos(
+                        left + value / 2 if inside else left + value, y_row if inside else y_row - 0.32
+                    )
                     self.addItem(text)
                     self.texts.append(text)
                 left += float(value)
 
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key (a legend box would cover the bars)."""
-        keys = " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
+        keys = (
+            " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
+        )
         self.setTitle(f"{text} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
         self.labels = list(labels)
-        vals = np.array([[float(m.get(k) or 0.0) for k, _, _ in LATENCY_PARTS] for m in metrics]).reshape(-1, 3)
+        vals = np.array([[float(m.get(k) or 0.0) for k, _, _ in LATENCY_PARTS] for m in metrics]).reshape(
+            -1, 3
+        )
         self.values = vals
         y = np.arange(len(labels), dtype=float)
         left = np.zeros(len(labels))
@@ -110,7 +129,9 @@ class StageChart(pg.PlotWidget):
         _frame(self, "Stage utilisation (%)")
         self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush=style.CAPTURE)
         self.addItem(self.bar)
-        self.limit = pg.InfiniteLine(pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine))
+        self.limit = pg.InfiniteLine(
+            pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine)
+        )
         self.addItem(self.limit)
         self.getViewBox().invertY(True)  # pipeline order from the top
         self.names: list[str] = []
@@ -123,7 +144,9 @@ class StageChart(pg.PlotWidget):
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
         brushes = [pg.mkBrush(style.BOTTLENECK if n == bottleneck else style.CAPTURE) for n in names]
         y = np.arange(len(names), dtype=float)
-        self.bar.setOpts(x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7)
+        self.bar.setOpts(
+            x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7
+        )
         self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
         while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
             text = pg.TextItem("", color=style.CHART_FOREGROUND, anchor=(0.0, 0.5))
@@ -134,7 +157,9 @@ class StageChart(pg.PlotWidget):
             if i < len(names):
                 text.setText(f"{self.utilisation_pct[i]:.0f}%")
                 text.setPos(float(self.utilisation_pct[i]), float(i))
-        self.setXRange(0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0)
+        self.setXRange(
+            0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0
+        )
         self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
 
@@ -151,7 +176,9 @@ class BarChart(pg.PlotWidget):
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
 
-    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = "") -> None:
+    def set_data(
+        self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = ""
+    ) -> None:
         """Bars for each category, one colour per series name.
 
         With ``key_title`` the title is that text followed by the colour key of the series, in
@@ -170,8 +197,10 @@ class BarChart(pg.PlotWidget):
         legend = len(series) > 1 and not key_title
         self.legend.setVisible(legend)  # one series needs no key (an empty box otherwise)
         if key_title:
-            keys = " ".join(f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
-                            for i, name in enumerate(series))
+            keys = " ".join(
+                f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
+                for i, name in enumerate(series)
+            )
             self.setTitle(f"{key_title}<br>{keys}", size=style.CHART_TITLE_SIZE)
         x = np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
@@ -203,7 +232,9 @@ class HBarChart(pg.PlotWidget):
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
 
-    def set_data(self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = "") -> None:
+    def set_data(
+        self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = ""
+    ) -> None:
         """Bars for each category (top to bottom in the given order), one colour per series name.
 
         With ``key_title`` the title is that text followed by the colour key of the series, in
@@ -222,16 +253,22 @@ class HBarChart(pg.PlotWidget):
         legend = len(series) > 1 and not key_title
         self.legend.setVisible(legend)
         if key_title:
-            keys = " ".join(f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
-                            for i, name in enumerate(series))
+            keys = " ".join(
+                f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
+                for i, name in enumerate(series)
+            )
             self.setTitle(f"{key_title} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
         y = -np.arange(len(categories), dtype=float)
         for i, item in enumerate(self.items):
             if i < len(series):
                 name = list(series)[i]
                 values = np.nan_to_num(self.series[name])
-                item.setOpts(x0=np.minimum(values, 0), width=np.abs(values), y=y + 0.4 - height * (i + 0.5),
-                             height=height)
+                item.setOpts(
+                    x0=np.minimum(values, 0),
+                    width=np.abs(values),
+                    y=y + 0.4 - height * (i + 0.5),
+                    height=height,
+                )
                 item.setVisible(True)
                 if legend:
                     self.legend.addItem(item, name)
@@ -262,7 +299,9 @@ class SpanChart(pg.PlotWidget):
         super().__init__(parent, axisItems={"bottom": CommaAxis("bottom")})
         _frame(self, title, grid_x=True)
         self.getAxis("bottom").enableAutoSIPrefix(False)
-        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.6, brush=style.PALETTE[0], pen=pg.mkPen("w"))
+        self.bar = pg.BarGraphItem(
+            x0=[0], y=[0], width=[0], height=0.6, brush=style.PALETTE[0], pen=pg.mkPen("w")
+        )
         self.addItem(self.bar)
         self.texts: list[pg.TextItem] = []
         self.lines: list[pg.InfiniteLine] = []
@@ -308,8 +347,12 @@ class SpanChart(pg.PlotWidget):
                 t.setText(self.notes[i])
                 t.setPos(float(hi[i]), float(y[i]))
         while len(self.lines) < len(lines):
-            line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.95, "color": style.CHART_FOREGROUND,
-                                                                               "anchors": [(0, 0), (0, 0)]})
+            line = pg.InfiniteLine(
+                angle=90,
+                movable=False,
+                label="",
+                labelOpts={"position": 0.95, "color": style.CHART_FOREGROUND, "anchors": [(0, 0), (0, 0)]},
+            )
             self.addItem(line)
             self.lines.append(line)
         self.line_labels = [str(x[1]) for x in lines]
@@ -370,8 +413,12 @@ class LineChart(pg.PlotWidget):
         self.lines: list = []
         self.scale = 1.0
 
-    def set_series(self, series: dict[str, tuple[Sequence[float], Sequence[float]]], symbols: bool = False,
-                   unit: str | None = None) -> None:
+    def set_series(
+        self,
+        series: dict[str, tuple[Sequence[float], Sequence[float]]],
+        symbols: bool = False,
+        unit: str | None = None,
+    ) -> None:
         """Show exactly ``series`` (name -> (x, y)); other curves are hidden.
 
         ``unit`` (the y values' unit) rescales times and sizes to the unit of their magnitude
@@ -381,16 +428,29 @@ class LineChart(pg.PlotWidget):
         if unit is not None:
             from engine.metrics.catalog import display_scale
 
-            peak = max((float(np.nanmax(np.abs(y))) for _, y in series.values()
-                        if len(y) and np.isfinite(np.asarray(y, dtype=float)).any()), default=0.0)
+            peak = max(
+                (
+                    float(np.nanmax(np.abs(y)))
+                    for _, y in series.values()
+                    if len(y) and np.isfinite(np.asarray(y, dtype=float)).any()
+                ),
+                default=0.0,
+            )
             self.scale, shown = display_scale(peak, unit)
             self.setLabel("left", shown)
         for name, (x, y) in series.items():
             curve = self.curves.get(name)
             if curve is None:
                 colour = QColor(style.PALETTE[len(self.curves) % len(style.PALETTE)])
-                curve = self.plot([], [], pen=pg.mkPen(colour, width=2), connect="finite",
-                                  symbol="o" if symbols else None, symbolSize=5, symbolBrush=colour)
+                curve = self.plot(
+                    [],
+                    [],
+                    pen=pg.mkPen(colour, width=2),
+                    connect="finite",
+                    symbol="o" if symbols else None,
+                    symbolSize=5,
+                    symbolBrush=colour,
+                )
                 self.curves[name] = curve
                 self.legend.addItem(curve, name)
             elif (curve.opts["symbol"] is not None) != symbols:
@@ -407,7 +467,9 @@ class LineChart(pg.PlotWidget):
     def resizeEvent(self, ev):  # noqa: N802 - Qt's name
         super().resizeEvent(ev)
         legend = getattr(self, "legend", None)  # pyqtgraph resizes once before __init__ has made it
-        columns = max(1, min(3, int(self.width() // 190)))  # legend entries never widen the plot past its view
+        columns = max(
+            1, min(3, int(self.width() // 190))
+        )  # legend entries never widen the plot past its view
         if legend is not None and columns != legend.columnCount:
             self.legend.setColumnCount(columns)
 
@@ -417,8 +479,13 @@ class LineChart(pg.PlotWidget):
             self.removeItem(line)
         self.lines = []
         for y, text, colour in lines:
-            line = pg.InfiniteLine(pos=y * self.scale, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DashLine),
-                                   label=text, labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]})
+            line = pg.InfiniteLine(
+                pos=y * self.scale,
+                angle=0,
+                pen=pg.mkPen(colour, width=1.5, style=Qt.DashLine),
+                label=text,
+                labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]},
+            )
             self.addItem(line)
             self.lines.append(line)
 

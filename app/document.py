@@ -150,7 +150,11 @@ class Document(QObject):
             before, after = flatten(project_to_scenario(base)), flatten(project_to_scenario(self._project))
         except QrtuneError:
             return "edited topology"
-        changed = [f"{k}={_short(after.get(k))}" for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+        changed = [
+            f"{k}={_short(after.get(k))}"
+            for k in sorted(set(before) | set(after))
+            if before.get(k) != after.get(k)
+        ]
         if not changed:
             return "unchanged"
         more = f" +{len(changed) - limit} more" if len(changed) > limit else ""

@@ -36,20 +36,31 @@ def versions() -> dict[str, str]:
 
     from engine.store.provenance import engine_version
 
-    return {"qrtune": engine_version(), "Python": platform.python_version(), "Qt": qVersion(),
-            "PySide6": PySide6.__version__, "pyqtgraph": pyqtgraph.__version__, "numpy": numpy.__version__,
-            "DuckDB": duckdb.__version__}
+    return {
+        "qrtune": engine_version(),
+        "Python": platform.python_version(),
+        "Qt": qVersion(),
+        "PySide6": PySide6.__version__,
+        "pyqtgraph": pyqtgraph.__version__,
+        "numpy": numpy.__version__,
+        "DuckDB": duckdb.__version__,
+    }
 
 
 def about_html(prediction_version: str = "") -> str:
     """The About text: versions, the coefficients in use and where the numbers come from."""
     rows = "".join(f"<tr><td>{k}</td><td><b>{v}</b></td></tr>" for k, v in versions().items())
     coeffs = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in coefficient_versions().items())
-    now = f"<p>The open project's prediction uses coefficients <b>{prediction_version}</b>.</p>" \
-        if prediction_version else ""
-    return (f"<h3>qrtune</h3><p>Predicts IBM Q Replication, MQ and Db2 Mirror performance from mechanisms "
-            f"fitted to published IBM measurements.</p><table>{rows}</table>"
-            f"<p><b>Fitted coefficients</b> (assets/coefficients)</p><table>{coeffs}</table>{now}")
+    now = (
+        f"<p>The open project's prediction uses coefficients <b>{prediction_version}</b>.</p>"
+        if prediction_version
+        else ""
+    )
+    return (
+        f"<h3>qrtune</h3><p>Predicts IBM Q Replication, MQ and Db2 Mirror performance from mechanisms "
+        f"fitted to published IBM measurements.</p><table>{rows}</table>"
+        f"<p><b>Fitted coefficients</b> (assets/coefficients)</p><table>{coeffs}</table>{now}"
+    )
 
 
 def shortcuts_html(actions) -> str:
@@ -59,8 +70,10 @@ def shortcuts_html(actions) -> str:
         keys = ", ".join(k.toString(QKeySequence.NativeText) for k in action.shortcuts())
         if keys:
             rows.append(f"<tr><td>{action.text().replace('&', '')}</td><td><b>{keys}</b></td></tr>")
-    extra = ("<tr><td>Pan the canvas</td><td><b>middle button, or Space + drag</b></td></tr>"
-             "<tr><td>Zoom the canvas</td><td><b>mouse wheel</b></td></tr>")
+    extra = (
+        "<tr><td>Pan the canvas</td><td><b>middle button, or Space + drag</b></td></tr>"
+        "<tr><td>Zoom the canvas</td><td><b>mouse wheel</b></td></tr>"
+    )
     return f"<table cellspacing='6'>{''.join(rows)}{extra}</table>"
 
 
@@ -70,8 +83,9 @@ def build_help_menu(window) -> dict[str, QAction]:
     guide = QAction("&User Guide", window, shortcut=QKeySequence.HelpContents)
     guide.triggered.connect(lambda: open_user_guide(window))
     keys = QAction("&Keyboard Shortcuts", window, shortcut=QKeySequence("Ctrl+/"))
-    keys.triggered.connect(lambda: QMessageBox.information(window, "Keyboard shortcuts",
-                                                           shortcuts_html(window.actions())))
+    keys.triggered.connect(
+        lambda: QMessageBox.information(window, "Keyboard shortcuts", shortcuts_html(window.actions()))
+    )
     about = QAction("&About qrtune", window)
     about.triggered.connect(lambda: show_about(window))
     for action in (guide, keys, about):

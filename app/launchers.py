@@ -32,8 +32,14 @@ class TaskLaunchers:
 
         view = self.view_widget("Simulation")
         try:
-            fn = simulation_task(self.document.project, duration_s, seed, events, str(self.history.db_path),
-                                 self.document.changes_label())
+            fn = simulation_task(
+                self.document.project,
+                duration_s,
+                seed,
+                events,
+                str(self.history.db_path),
+                self.document.changes_label(),
+            )
         except QrtuneError as e:
             view.show_message(str(e))
             return False
@@ -136,8 +142,11 @@ class TaskLaunchers:
             view = self._lazy_views["Sweep"]
             view.show_points(result.points, result.axis_name)
             n_fail = sum(1 for p in result.points if p.error)
-            view.status.setText(f"Sweep #{result.sweep_id}: {len(result.points)} points in {result.elapsed_s:.2f} s"
-                                + (f", {n_fail} failed" if n_fail else "") + "; recorded in the run history.")
+            view.status.setText(
+                f"Sweep #{result.sweep_id}: {len(result.points)} points in {result.elapsed_s:.2f} s"
+                + (f", {n_fail} failed" if n_fail else "")
+                + "; recorded in the run history."
+            )
             view.set_finished(result.sweep_id)
             self.history.notify()
         elif kind == "simulate":

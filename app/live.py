@@ -90,7 +90,9 @@ class LivePredictor(QObject):
             return
         self.last_predict_ms = (time.perf_counter() - start) * 1000.0
         self.settings, self.prediction, self.error = settings, prediction, ""
-        self.predicted.emit(project, for_project(project, prediction))  # bands widened for a modelled V8 migration
+        self.predicted.emit(
+            project, for_project(project, prediction)
+        )  # bands widened for a modelled V8 migration
 
     def _load_engine(self) -> None:
         self._load_pending = False

@@ -69,8 +69,13 @@ class MainWindow(TaskLaunchers, QMainWindow):
         Autosave folder (default: the application data folder).
     """
 
-    def __init__(self, project: Project | None = None, settings: QSettings | None = None,
-                 db_path: str | None = None, autosave_dir: Path | None = None):
+    def __init__(
+        self,
+        project: Project | None = None,
+        settings: QSettings | None = None,
+        db_path: str | None = None,
+        autosave_dir: Path | None = None,
+    ):
         super().__init__()
         collect_in_gui_thread()  # background tasks must never destroy Qt objects (see app.gui_gc)
         self.settings = settings or QSettings("qrtune", "qrtune")
@@ -87,8 +92,10 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.view = CanvasView(self.scene)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet(f"background:{style.ERROR_BACKGROUND}; color:{style.ERROR_TEXT}; padding:6px; "
-                                  f"border:1px solid {style.ERROR_BORDER};")
+        self.banner.setStyleSheet(
+            f"background:{style.ERROR_BACKGROUND}; color:{style.ERROR_TEXT}; padding:6px; "
+            f"border:1px solid {style.ERROR_BORDER};"
+        )
         self.banner.hide()
         self.banner_timer = QTimer(self, singleShot=True, interval=10000, timeout=self.banner.hide)
         canvas_page = QWidget()
@@ -120,7 +127,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
             self.tabs.addTab(holder, name)
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.tabs.tabBarClicked.connect(lambda i: self.tabs.tabText(i) == "Validation" and self.open_validation())
+        self.tabs.tabBarClicked.connect(
+            lambda i: self.tabs.tabText(i) == "Validation" and self.open_validation()
+        )
 
         # docks
         self.palette = NodePalette()
@@ -207,8 +216,12 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.act_open = self._action("&Open...", lambda: self.open_dialog(), K.Open)
         self.act_save = self._action("&Save", lambda: self.save(), K.Save)
         self.act_save_as = self._action("Save &As...", lambda: self.save_as(), K.SaveAs)
-        self.act_export_report = self._action("Export &Report...", lambda: self.export_report(), "Ctrl+E",
-                                              "Write a PDF report of the project: settings, results, charts")
+        self.act_export_report = self._action(
+            "Export &Report...",
+            lambda: self.export_report(),
+            "Ctrl+E",
+            "Write a PDF report of the project: settings, results, charts",
+        )
         self.act_quit = self._action("&Quit", self.close, K.Quit)
         self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcuts(K.Undo)
@@ -216,12 +229,18 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.act_redo.setShortcuts([K(K.Redo), K("Ctrl+Y")])
         self.act_delete = self._action("&Delete", self.scene.delete_selected, [K(K.Delete), K("Backspace")])
         self.act_select_all = self._action("Select &All", self._select_all, K.SelectAll)
-        self.act_zoom_in = self._action("Zoom &In", lambda: self.view.zoom_by(1.25), [K(K.ZoomIn), K("Ctrl+=")])
+        self.act_zoom_in = self._action(
+            "Zoom &In", lambda: self.view.zoom_by(1.25), [K(K.ZoomIn), K("Ctrl+=")]
+        )
         self.act_zoom_out = self._action("Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
         self.act_fit = self._action("&Fit to View", self.view.fit_to_view, "Ctrl+0")
         self.act_actual = self._action("Actual &Size", self.view.reset_zoom, "Ctrl+1")
-        self.act_predict = self._action("&Predict and Record", self.predict_and_record, "F5",
-                                        "Predict the project and keep the run in the history")
+        self.act_predict = self._action(
+            "&Predict and Record",
+            self.predict_and_record,
+            "F5",
+            "Predict the project and keep the run in the history",
+        )
         self.act_simulate = self._action("&Simulate...", lambda: self.show_view("Simulation"), "F6")
         self.act_sweep = self._action("S&weep...", lambda: self.show_view("Sweep"), "F7")
         self.act_validate = self._action("&Validation", self.open_validation, "F8")
@@ -243,8 +262,10 @@ class MainWindow(TaskLaunchers, QMainWindow):
         file_menu.addAction(self.act_open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.act_monitor_sample = QAction("Open Sample &Monitor Exports", self)
-        self.act_monitor_sample.setStatusTip("Journey 8: the Redpaper baseline with three days of CAPMON, CAPQMON "
-                                             "and APPLYMON exports (sample_runs/monitor-baseline)")
+        self.act_monitor_sample.setStatusTip(
+            "Journey 8: the Redpaper baseline with three days of CAPMON, CAPQMON "
+            "and APPLYMON exports (sample_runs/monitor-baseline)"
+        )
         self.act_monitor_sample.triggered.connect(lambda: self.open_monitor_sample())
         file_menu.addAction(self.act_monitor_sample)
         self._fill_recent_menu()
@@ -258,14 +279,28 @@ class MainWindow(TaskLaunchers, QMainWindow):
         for a in (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all):
             edit.addSeparator() if a is None else edit.addAction(a)
         view = mb.addMenu("&View")
-        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_actual, None, self.act_topology,
-                  self.act_results):
+        for a in (
+            self.act_zoom_in,
+            self.act_zoom_out,
+            self.act_fit,
+            self.act_actual,
+            None,
+            self.act_topology,
+            self.act_results,
+        ):
             view.addSeparator() if a is None else view.addAction(a)
         view.addSeparator()
         for dock in (self.palette_dock, self.inspector_dock, self.runs_dock, self.advisor_dock):
             view.addAction(dock.toggleViewAction())
         run = mb.addMenu("&Run")
-        for a in (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel):
+        for a in (
+            self.act_predict,
+            self.act_simulate,
+            self.act_sweep,
+            self.act_validate,
+            None,
+            self.act_cancel,
+        ):
             run.addSeparator() if a is None else run.addAction(a)
         from app.help import build_help_menu
 
@@ -353,13 +388,17 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.setWindowTitle(f"{self.document.project.name} ({name})[*] - qrtune")
         self.setWindowModified(self.document.is_modified())
         self.modified_label.setText("\u25cf Modified" if self.document.is_modified() else "Saved")
-        self.modified_label.setStyleSheet(f"color:{style.MODIFIED if self.document.is_modified() else style.GOOD};")
+        self.modified_label.setStyleSheet(
+            f"color:{style.MODIFIED if self.document.is_modified() else style.GOOD};"
+        )
 
     def _project_changed(self, old: Project, new: Project) -> None:
         if old is None or old.name != new.name:
             self._update_title()
             QTimer.singleShot(0, self.runs.refresh)  # "This project only" follows the open project
-        if "Sweep" in self._lazy_views and (old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}):
+        if "Sweep" in self._lazy_views and (
+            old is None or {n.id for n in old.nodes} != {n.id for n in new.nodes}
+        ):
             self._lazy_views["Sweep"].set_project(new)
 
     def _loading(self, message: str) -> None:
@@ -409,8 +448,12 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if not self.document.is_modified():
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes", f"Save the changes to {self.document.project.name}?",
-            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+            self,
+            "Unsaved changes",
+            f"Save the changes to {self.document.project.name}?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+            QMessageBox.Save,
+        )
         if answer == QMessageBox.Save:
             return self.save()
         return answer == QMessageBox.Discard
@@ -426,7 +469,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
         return True
 
     def open_dialog(self) -> bool:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", self._last_dir(), "qrtune projects (*.json)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open project", self._last_dir(), "qrtune projects (*.json)"
+        )
         return self.open_project(path) if path else False
 
     def open_project(self, path: str, ask: bool = True) -> bool:
@@ -438,7 +483,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
         try:
             project = projectfile.load(path)
         except Exception as e:  # noqa: BLE001 - any file the window cannot open is a message, never a crash
-            text = one_line(str(e) if isinstance(e, QrtuneError) else f"{path}: cannot open: {type(e).__name__}: {e}")
+            text = one_line(
+                str(e) if isinstance(e, QrtuneError) else f"{path}: cannot open: {type(e).__name__}: {e}"
+            )
             self.show_message(text)
             if ask:
                 QMessageBox.warning(self, "Cannot open project", text)
@@ -460,7 +507,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
         folder = SAMPLE_RUNS / "monitor-baseline"
         files = sorted(str(f) for f in folder.glob("IBMQREP_*.csv"))
         if not files:
-            self.show_message(f"No sample monitor exports in {folder}: run {folder / 'build.py'} to make them.")
+            self.show_message(
+                f"No sample monitor exports in {folder}: run {folder / 'build.py'} to make them."
+            )
             return False
         if not self.open_project(str(SAMPLE_RUNS / "redpaper-baseline.json"), ask=ask):
             return False
@@ -530,10 +579,13 @@ class MainWindow(TaskLaunchers, QMainWindow):
 
             when = datetime.fromtimestamp(entry.saved_at).strftime("%Y-%m-%d %H:%M")
             answer = QMessageBox.question(
-                self, "Recover unsaved changes",
+                self,
+                "Recover unsaved changes",
                 f"qrtune closed without saving changes to {entry.project_name} "
                 f"({entry.original_path or 'never saved'}), autosaved {when}. Recover them?",
-                QMessageBox.Yes | QMessageBox.Discard | QMessageBox.Ignore, QMessageBox.Yes)
+                QMessageBox.Yes | QMessageBox.Discard | QMessageBox.Ignore,
+                QMessageBox.Yes,
+            )
             if answer == QMessageBox.Discard:
                 entry.discard()
                 return False
@@ -559,7 +611,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self.restoreGeometry(geometry)
         else:  # the whole screen's available room, up to 1400 x 900 (1280 x 800 and 150% scaling fit)
             screen = self.screen().availableGeometry() if self.screen() is not None else None
-            self.resize(min(1400, screen.width()) if screen else 1400, min(900, screen.height()) if screen else 900)
+            self.resize(
+                min(1400, screen.width()) if screen else 1400, min(900, screen.height()) if screen else 900
+            )
         self._layout_restored = state is not None and self.restoreState(state)
 
     def showEvent(self, event) -> None:
@@ -572,8 +626,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Narrow side docks so the canvas gets the room (first run, no saved layout): a sixth of the
         width on the left, a quarter on the right."""
         width = self.width()
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [max(140, width // 6), max(220, width // 4)],
-                         Qt.Horizontal)
+        self.resizeDocks(
+            [self.palette_dock, self.inspector_dock],
+            [max(140, width // 6), max(220, width // 4)],
+            Qt.Horizontal,
+        )
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -606,8 +663,12 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self.show_message(self.live.error or "No prediction")
             return None
         try:
-            run_id = self.history.record_prediction(self.document.project, self.live.prediction,
-                                                    settings=self.live.settings, label=self.document.changes_label())
+            run_id = self.history.record_prediction(
+                self.document.project,
+                self.live.prediction,
+                settings=self.live.settings,
+                label=self.document.changes_label(),
+            )
         except Exception as e:  # noqa: BLE001 - a locked store must not lose the prediction on screen
             self.show_message(f"The run was not recorded: {e}")
             return None
@@ -628,5 +689,10 @@ class MainWindow(TaskLaunchers, QMainWindow):
     # -- smoke test -------------------------------------------------------------------------------
     def smoke_views(self) -> dict:
         """The main widgets to screenshot, by name (the analysis views are tabs of the window)."""
-        return {"main_window": self, "canvas": self.view, "inspector": self.inspector_dock,
-                "results": self.results, "runs": self.runs_dock}
+        return {
+            "main_window": self,
+            "canvas": self.view,
+            "inspector": self.inspector_dock,
+            "results": self.results,
+            "runs": self.runs_dock,
+        }

@@ -58,8 +58,13 @@ def settings_at(settings: dict, offered_rows_per_s: float) -> dict:
     return s
 
 
-def monitor_task(project: Project, db_path: str | Path, files: Sequence[str | Path] = (), fit: bool = False,
-                 holdout_every: int = 4):
+def monitor_task(
+    project: Project,
+    db_path: str | Path,
+    files: Sequence[str | Path] = (),
+    fit: bool = False,
+    holdout_every: int = 4,
+):
     """The task function for :class:`app.worker.TaskRunner`.
 
     Raises (inside the task, shown by the view)
@@ -95,8 +100,9 @@ def monitor_task(project: Project, db_path: str | Path, files: Sequence[str | Pa
             model = engine_fit_model(settings)
             base = {k: float(v[0]) for k, v in model.parameters.items()}
             progress(0.2, f"predicting {len(intervals)} intervals")
-            outcome.predicted = [model.predict(settings_at(settings, iv.offered_rows_per_s), base).metrics
-                                 for iv in intervals]
+            outcome.predicted = [
+                model.predict(settings_at(settings, iv.offered_rows_per_s), base).metrics for iv in intervals
+            ]
             if not fit:
                 return outcome
             if cancelled():
@@ -107,12 +113,21 @@ def monitor_task(project: Project, db_path: str | Path, files: Sequence[str | Pa
                 raise Cancelled()
             held = {id(iv) for iv in split(intervals, holdout_every)[1]}
             outcome.held_out = [id(iv) in held for iv in intervals]
-            outcome.fitted = [model.predict(settings_at(settings, iv.offered_rows_per_s), result.fitted).metrics
-                              for iv in intervals]
+            outcome.fitted = [
+                model.predict(settings_at(settings, iv.offered_rows_per_s), result.fitted).metrics
+                for iv in intervals
+            ]
             outcome.fit = result
-            outcome.fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit,
-                                              result.n_holdout, result.before["mean_metric_pct"],
-                                              result.after["mean_metric_pct"], result.to_json())
+            outcome.fit_id = store.record_fit(
+                project,
+                result.base_version,
+                result.fitted,
+                result.n_fit,
+                result.n_holdout,
+                result.before["mean_metric_pct"],
+                result.after["mean_metric_pct"],
+                result.to_json(),
+            )
             progress(1.0, "fitted")
         return outcome
 

@@ -31,8 +31,14 @@ class SimulationOutcome:
     buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
 
 
-def make_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
-              note: str = ""):
+def make_task(
+    project: Project,
+    duration_s: float,
+    seed: int,
+    events: list[str],
+    db_path: str | Path | None,
+    note: str = "",
+):
     """The simulation task; raises FieldError (bad event) or TopologyError (incomplete) before it starts."""
     from engine.sim.events import parse_event
 
@@ -46,27 +52,47 @@ def make_task(project: Project, duration_s: float, seed: int, events: list[str],
 
         t0 = time.perf_counter()
         try:
-            res = simulate_settings(settings, duration_s, project=project, seed=seed, events=parsed,
-                                    progress=lambda f: progress(f, f"simulated {f * duration_s:.0f} of "
-                                                                   f"{duration_s:.0f} s"),
-                                    cancel=cancelled)
+            res = simulate_settings(
+                settings,
+                duration_s,
+                project=project,
+                seed=seed,
+                events=parsed,
+                progress=lambda f: progress(f, f"simulated {f * duration_s:.0f} of {duration_s:.0f} s"),
+                cancel=cancelled,
+            )
         except SimulationCancelled:
             raise Cancelled() from None
         metrics, units = flat_metrics(res.summary)
         t_s = res.timeseries["t_s"]
         series = {k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"}
-        label = f"{duration_s:g} s seed {seed}" + (" " + " ".join(events) if events else "") + (
-            f", {note}" if note and note != "unchanged" else "")
+        label = (
+            f"{duration_s:g} s seed {seed}"
+            + (" " + " ".join(events) if events else "")
+            + (f", {note}" if note and note != "unchanged" else "")
+        )
         with Store.open(db_path, wait_s=5.0) as store:
             run_id = store.record_simulation(
-                project, metrics, units, timeseries=series, seed=seed,
+                project,
+                metrics,
+                units,
+                timeseries=series,
+                seed=seed,
                 settings={**settings, "simulation": {"duration_s": duration_s, "events": list(events)}},
-                coefficients_version=str(res.summary.get("coefficients_version") or ""), scenario_kind="qrep",
-                label=label)
-        return SimulationOutcome(run_id, metrics, units, series, time.perf_counter() - t0,
-                                 list(res.summary.get("events") or ()),
-                                 (settings.get("workload") or {}).get("offered_rows_per_s") is None,
-                                 _finite(getattr(res.config, "xmitq_buffer_msgs", None)))
+                coefficients_version=str(res.summary.get("coefficients_version") or ""),
+                scenario_kind="qrep",
+                label=label,
+            )
+        return SimulationOutcome(
+            run_id,
+            metrics,
+            units,
+            series,
+            time.perf_counter() - t0,
+            list(res.summary.get("events") or ()),
+            (settings.get("workload") or {}).get("offered_rows_per_s") is None,
+            _finite(getattr(res.config, "xmitq_buffer_msgs", None)),
+        )
 
     return fn
 

@@ -93,8 +93,10 @@ def limit_of(prediction) -> Limit:
     if not stages:
         return Limit(prediction.bottleneck, 1.0 if prediction.bottleneck else 0.0, False, 0.0)
     top = max(s.utilisation for s in stages)
-    busiest = next((s for s in stages if s.name == prediction.bottleneck and s.utilisation >= top - 1e-9),
-                   max(stages, key=lambda s: s.utilisation))
+    busiest = next(
+        (s for s in stages if s.name == prediction.bottleneck and s.utilisation >= top - 1e-9),
+        max(stages, key=lambda s: s.utilisation),
+    )
     workload = [s for s in prediction.stages if s.name in WORKLOAD_STAGES]
     holds = bool(workload) and busiest.utilisation < 0.999
     util = float(busiest.utilisation)

@@ -87,8 +87,17 @@ def _point(axes, index: int, run_id, metrics: dict, units: dict, bottleneck, err
     from engine.sweep import point_label, point_values
 
     values = point_values(axes, index)
-    return SweepPoint(index, values[0], point_label(axes, index), metrics, units, bottleneck, error,
-                      tuple(values[1:]), run_id)
+    return SweepPoint(
+        index,
+        values[0],
+        point_label(axes, index),
+        metrics,
+        units,
+        bottleneck,
+        error,
+        tuple(values[1:]),
+        run_id,
+    )
 
 
 class _ReportingStore:
@@ -131,15 +140,24 @@ class _ReportingStore:
             r = b.run
             metrics = {m.metric: m.value for m in b.metrics}
             units = {m.metric: m.unit for m in b.metrics}
-            self.points[r.point_index] = _point(self.axes, r.point_index, run_id, metrics, units, r.bottleneck,
-                                                r.error if r.status != "ok" else "")
+            self.points[r.point_index] = _point(
+                self.axes,
+                r.point_index,
+                run_id,
+                metrics,
+                units,
+                r.bottleneck,
+                r.error if r.status != "ok" else "",
+            )
         self._report()
         return ids
 
     def _report(self) -> None:
         done = len(self.points)
         now = time.monotonic()
-        every_s = PARTIAL_EVERY_S if self.total <= 256 else 4 * PARTIAL_EVERY_S  # big sweeps redraw less often
+        every_s = (
+            PARTIAL_EVERY_S if self.total <= 256 else 4 * PARTIAL_EVERY_S
+        )  # big sweeps redraw less often
         if now - self._last_partial >= every_s or done == self.total or self._cancel_raised:
             # the window redraws every point it gets: a few redraws a second keep it responsive (and Cancel quick)
             self._last_partial = now
@@ -154,9 +172,15 @@ def load_sweep_points(store, sweep_id: int, axes) -> dict[int, SweepPoint]:
     out = {}
     for r in runs:
         m = metrics.get(r.id, {})
-        out[r.point_index] = _point(axes, r.point_index, r.id, {k: v for k, (v, _) in m.items()},
-                                    {k: u for k, (_, u) in m.items()}, r.bottleneck,
-                                    r.error if r.status != "ok" else "")
+        out[r.point_index] = _point(
+            axes,
+            r.point_index,
+            r.id,
+            {k: v for k, (v, _) in m.items()},
+            {k: u for k, (_, u) in m.items()},
+            r.bottleneck,
+            r.error if r.status != "ok" else "",
+        )
     return out
 
 
@@ -194,8 +218,14 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
             size = max(batch, total // 64)  # at most ~64 store writes however big the sweep
             result = run_sweep(project, axes, reporting, workers=0, batch_size=size, progress=False)
             points = load_sweep_points(store, result.sweep_id, axes)
-        return SweepOutcome(result.sweep_id, axes[0].name, sorted(points.values(), key=lambda p: p.index),
-                            time.perf_counter() - t0, tuple(a.name for a in axes), reporting.n_reused)
+        return SweepOutcome(
+            result.sweep_id,
+            axes[0].name,
+            sorted(points.values(), key=lambda p: p.index),
+            time.perf_counter() - t0,
+            tuple(a.name for a in axes),
+            reporting.n_reused,
+        )
 
     return fn, total
 
@@ -237,7 +267,7 @@ def validation_task(scenarios_path: str | Path):
 
 # -- simulation ------------------------------------------------------------------------------------
 def simulation_available() -> str:
-    """"" when the simulator can run, else why not."""
+    """ "" when the simulator can run, else why not."""
     try:
         from engine.sim.run import simulate_settings  # noqa: F401
     except ImportError as e:
@@ -245,8 +275,14 @@ def simulation_available() -> str:
     return ""
 
 
-def simulation_task(project: Project, duration_s: float, seed: int, events: list[str], db_path: str | Path | None,
-                    note: str = ""):
+def simulation_task(
+    project: Project,
+    duration_s: float,
+    seed: int,
+    events: list[str],
+    db_path: str | Path | None,
+    note: str = "",
+):
     """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``);
     ``note`` (the settings changed since saving) ends the run's label."""
     reason = simulation_available()

@@ -68,8 +68,11 @@ def raise_mix_error(node_id: str, parts: list[int]) -> None:
     """Refuse a mix that changes no row at all, naming the fields."""
     from engine.errors import FieldError
 
-    raise FieldError(f"{node_id}: INSERTS_PER_TXN + UPDATES_PER_TXN + DELETES_PER_TXN", sum(parts),
-                     "at least 1 row: a transaction changes ROWS_PER_TXN rows, split by the mix")
+    raise FieldError(
+        f"{node_id}: INSERTS_PER_TXN + UPDATES_PER_TXN + DELETES_PER_TXN",
+        sum(parts),
+        "at least 1 row: a transaction changes ROWS_PER_TXN rows, split by the mix",
+    )
 
 
 def mix_problems(project: Project) -> list[str]:
@@ -78,6 +81,8 @@ def mix_problems(project: Project) -> list[str]:
     for node in project.nodes:
         values = [node.params.get(k) for k in (SIZE, *MIX)]
         if all(isinstance(v, int) for v in values) and sum(values[1:]) != values[0]:
-            out.append(f"{node.label}: ROWS_PER_TXN {values[0]} but INSERTS_PER_TXN + UPDATES_PER_TXN + "
-                       f"DELETES_PER_TXN = {sum(values[1:])}; set one of them so they agree")
+            out.append(
+                f"{node.label}: ROWS_PER_TXN {values[0]} but INSERTS_PER_TXN + UPDATES_PER_TXN + "
+                f"DELETES_PER_TXN = {sum(values[1:])}; set one of them so they agree"
+            )
     return out

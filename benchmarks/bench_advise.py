@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-TWO_KNOBS = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
-             "qcapture.trans_batch_sz=1..10")
+TWO_KNOBS = (
+    "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+    "qcapture.trans_batch_sz=1..10"
+)
 
 
 def _seek(project, text, method="auto"):
@@ -36,9 +38,11 @@ def _seek(project, text, method="auto"):
 
 def _line(label, goal, r):
     values = " ".join(f"{n}={v}" for n, v in r.changes())
-    print(f"  {label:<44} {r.method:<11} {r.evaluations:>6} runs / {goal.n_points:>8,} points "
-          f"{r.elapsed_s * 1000:>8.0f} ms  {'ok' if r.feasible else 'INFEASIBLE'}  {values}  "
-          f"objective {r.objective_value:.6g}")
+    print(
+        f"  {label:<44} {r.method:<11} {r.evaluations:>6} runs / {goal.n_points:>8,} points "
+        f"{r.elapsed_s * 1000:>8.0f} ms  {'ok' if r.feasible else 'INFEASIBLE'}  {values}  "
+        f"objective {r.objective_value:.6g}"
+    )
 
 
 def main(argv=None) -> int:
@@ -51,8 +55,13 @@ def main(argv=None) -> int:
 
     samples = ROOT / "sample_runs"
     print("advisor (every rule, each checked with an engine run of its changed project)")
-    for name in ("redpaper-baseline", "redpaper-bidirectional", "dw2005-zos-unidirectional", "mirror-active-passive",
-                 "mq-buffer-pool-mover"):
+    for name in (
+        "redpaper-baseline",
+        "redpaper-bidirectional",
+        "dw2005-zos-unidirectional",
+        "mirror-active-passive",
+        "mq-buffer-pool-mover",
+    ):
         path = samples / f"{name}.json"
         if not path.exists():
             continue
@@ -61,8 +70,10 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         advice = advise(project)
         dt = time.perf_counter() - t0
-        print(f"  {name:<30} {len(advice.checked):>2} rules, {len(advice.recommendations)} recommended, "
-              f"{dt * 1000:7.0f} ms")
+        print(
+            f"  {name:<30} {len(advice.checked):>2} rules, {len(advice.recommendations)} recommended, "
+            f"{dt * 1000:7.0f} ms"
+        )
 
     base = projectfile.load(samples / "redpaper-baseline.json")
     print("\ngoal seeking on redpaper-baseline")
@@ -86,13 +97,17 @@ def main(argv=None) -> int:
             goal, r = _seek(mp, text, "exhaustive")
             _line("  same, exhaustive", goal, r)
 
-    big = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90, end2end_latency_ms<=1000 over "
-           "qapply.num_apply_agents=1..64 qcapture.trans_batch_sz=1..50 channel.batchsz=10..1000:10")
+    big = (
+        "max apply_rows_per_s subject to apply_lpar_busy_pct<=90, end2end_latency_ms<=1000 over "
+        "qapply.num_apply_agents=1..64 qcapture.trans_batch_sz=1..50 channel.batchsz=10..1000:10"
+    )
     goal, r = _seek(base, big)
     _line("3 knobs: agents x batch x BATCHSZ", goal, r)
     if not a.skip_exhaustive:
-        sub = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90, end2end_latency_ms<=1000 over "
-               "qapply.num_apply_agents=1..16 qcapture.trans_batch_sz=1..10 channel.batchsz=50..500:50")
+        sub = (
+            "max apply_rows_per_s subject to apply_lpar_busy_pct<=90, end2end_latency_ms<=1000 over "
+            "qapply.num_apply_agents=1..16 qcapture.trans_batch_sz=1..10 channel.batchsz=50..500:50"
+        )
         g_ex, r_ex = _seek(base, sub, "exhaustive")
         _line("1,600-point sub-grid, exhaustive", g_ex, r_ex)
         g_co, r_co = _seek(base, sub, "coordinate")

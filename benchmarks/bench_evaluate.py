@@ -31,8 +31,11 @@ from engine.evaluate import evaluate_scenario
 
 def qrep_scenarios() -> list[dict]:
     doc = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
-    return [{k: v for k, v in s.items() if not k.startswith("measured")} for s in doc["scenarios"]
-            if s["kind"] == "qrep"]
+    return [
+        {k: v for k, v in s.items() if not k.startswith("measured")}
+        for s in doc["scenarios"]
+        if s["kind"] == "qrep"
+    ]
 
 
 def in_process(scenarios: list[dict], repeat: int) -> float:
@@ -49,8 +52,12 @@ def in_process(scenarios: list[dict], repeat: int) -> float:
 
 def cli_time(path: Path) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "engine", "evaluate", str(path)], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "engine", "evaluate", str(path)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 

@@ -56,14 +56,22 @@ w.close()
 
 
 def bench_open(project: Path, runs: int = 3) -> dict:
-    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"), PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"), PYTHONPATH=str(ROOT)
+    )
     shown, done = [], []
     predicted = 0
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-c", OPEN_SCRIPT, str(project), tmp], env=env, cwd=ROOT,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            proc = subprocess.Popen(
+                [sys.executable, "-c", OPEN_SCRIPT, str(project), tmp],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
             line = proc.stdout.readline()
             wall = time.perf_counter() - t0  # process start to first prediction painted (printed at once)
             proc.wait()
@@ -73,8 +81,11 @@ def bench_open(project: Path, runs: int = 3) -> dict:
             shown.append(startup + float(t_shown))
             done.append(wall)
             predicted = int(ok)
-    return {"open_shown_s": statistics.median(shown), "open_predicted_s": statistics.median(done),
-            "predicted": bool(predicted)}
+    return {
+        "open_shown_s": statistics.median(shown),
+        "open_predicted_s": statistics.median(done),
+        "predicted": bool(predicted),
+    }
 
 
 def _open_window(project: Path, tmp: str):
@@ -84,8 +95,11 @@ def _open_window(project: Path, tmp: str):
 
     from app.main_window import MainWindow
 
-    w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.IniFormat), db_path=f"{tmp}/r.duckdb",
-                   autosave_dir=Path(tmp) / "auto")
+    w = MainWindow(
+        settings=QSettings(f"{tmp}/s.ini", QSettings.IniFormat),
+        db_path=f"{tmp}/r.duckdb",
+        autosave_dir=Path(tmp) / "auto",
+    )
     w.open_project(str(project), ask=False)
     w.resize(1500, 950)
     w.show()
@@ -129,10 +143,14 @@ def bench_knob(project: Path, n: int = 60, tab: str = "Results") -> dict:
         w.confirm_discard = lambda: True
         w.close()
     times.sort()
-    return {"knob_to_repaint_median_ms": statistics.median(times),
-            "knob_to_repaint_p95_ms": times[int(0.95 * (len(times) - 1))],
-            "engine_predict_median_ms": statistics.median(predict_ms) if ok else None,
-            "knob": name, "predicted": ok, "tab": tab}
+    return {
+        "knob_to_repaint_median_ms": statistics.median(times),
+        "knob_to_repaint_p95_ms": times[int(0.95 * (len(times) - 1))],
+        "engine_predict_median_ms": statistics.median(predict_ms) if ok else None,
+        "knob": name,
+        "predicted": ok,
+        "tab": tab,
+    }
 
 
 def bench_sweep(project: Path) -> dict:
@@ -143,7 +161,6 @@ def bench_sweep(project: Path) -> dict:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-
     app = QApplication.instance()
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,9 +170,13 @@ def bench_sweep(project: Path) -> dict:
             return {}
         view = w.view_widget("Sweep")
         w.tabs.setCurrentIndex(2)
-        for name, axes in (("sweep_16_s", ("qapply", "num_apply_agents", "1..16", None)),
-                           ("sweep_2048_s", ("qapply", "num_apply_agents", "1..128",
-                                             ("qcapture", "trans_batch_sz", "1..16")))):
+        for name, axes in (
+            ("sweep_16_s", ("qapply", "num_apply_agents", "1..16", None)),
+            (
+                "sweep_2048_s",
+                ("qapply", "num_apply_agents", "1..128", ("qcapture", "trans_batch_sz", "1..16")),
+            ),
+        ):
             view.set_axis(*axes)
             gaps, clock = [], QElapsedTimer()
             ticker = QTimer(interval=50)
@@ -181,22 +202,30 @@ def main(argv: list[str]) -> int:
     project = Path(argv[1]) if len(argv) > 1 else DEFAULT_PROJECT
     opened = bench_open(project)
     knobs = [bench_knob(project, tab=tab) for tab in ("Results", "Topology")]
-    print(f"project: {project.relative_to(ROOT) if project.is_relative_to(ROOT) else project} "
-          f"(Qt platform {os.environ.get('QT_QPA_PLATFORM', 'offscreen')})")
-    print(f"window open (fresh process, median of 3): shown and painted {opened['open_shown_s']:.2f} s, "
-          f"first prediction painted {opened['open_predicted_s']:.2f} s; goal < 2 s "
-          f"({'with' if opened['predicted'] else 'WITHOUT'} a prediction)")
+    print(
+        f"project: {project.relative_to(ROOT) if project.is_relative_to(ROOT) else project} "
+        f"(Qt platform {os.environ.get('QT_QPA_PLATFORM', 'offscreen')})"
+    )
+    print(
+        f"window open (fresh process, median of 3): shown and painted {opened['open_shown_s']:.2f} s, "
+        f"first prediction painted {opened['open_predicted_s']:.2f} s; goal < 2 s "
+        f"({'with' if opened['predicted'] else 'WITHOUT'} a prediction)"
+    )
     for knob in knobs:
         pm = knob["engine_predict_median_ms"]
-        print(f"knob change ({knob['knob'].upper()}) to the repainted {knob['tab']} tab: median "
-              f"{knob['knob_to_repaint_median_ms']:.1f} ms, p95 {knob['knob_to_repaint_p95_ms']:.1f} ms, goal < 100 ms"
-              + (f"; engine predict median {pm:.2f} ms" if pm is not None else "; the engine could not predict"))
+        print(
+            f"knob change ({knob['knob'].upper()}) to the repainted {knob['tab']} tab: median "
+            f"{knob['knob_to_repaint_median_ms']:.1f} ms, p95 {knob['knob_to_repaint_p95_ms']:.1f} ms, goal < 100 ms"
+            + (f"; engine predict median {pm:.2f} ms" if pm is not None else "; the engine could not predict")
+        )
     knob = max(knobs, key=lambda k: k["knob_to_repaint_p95_ms"])
     sweep = bench_sweep(project)
     if sweep:
-        print(f"sweep from the window: 16 points {sweep['sweep_16_s']:.2f} s; 2,048 points (two knobs) "
-              f"{sweep['sweep_2048_s']:.2f} s, longest pause of the window meanwhile "
-              f"{sweep['sweep_2048_longest_gui_gap_ms']:.0f} ms")
+        print(
+            f"sweep from the window: 16 points {sweep['sweep_16_s']:.2f} s; 2,048 points (two knobs) "
+            f"{sweep['sweep_2048_s']:.2f} s, longest pause of the window meanwhile "
+            f"{sweep['sweep_2048_longest_gui_gap_ms']:.0f} ms"
+        )
     ok = opened["open_shown_s"] < 2.0 and knob["knob_to_repaint_p95_ms"] < 100.0
     print("PASS" if ok else "MISS")
     return 0

@@ -50,8 +50,10 @@ def main() -> int:
             out = Path(tmp) / f"sweep-{result.sweep_id}.pdf"
             pages = write_pdf(report, out)
             t2 = time.perf_counter()
-            print(f"{label:<26} {1000 * (t1 - t0):>8.0f} ms {t2 - t1:>8.2f} s {pages:>6} "
-                  f"{out.stat().st_size / 1024:>6.0f} KB")
+            print(
+                f"{label:<26} {1000 * (t1 - t0):>8.0f} ms {t2 - t1:>8.2f} s {pages:>6} "
+                f"{out.stat().st_size / 1024:>6.0f} KB"
+            )
     return 0
 
 

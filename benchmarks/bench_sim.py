@@ -62,16 +62,19 @@ print(json.dumps({{"first_s": times[0], "best_s": min(times), "best_cpu_s": cpus
 
 
 def run_case(name: str, rate, repeat: int, limit_s: float) -> dict:
-    code = CHILD.format(root=str(ROOT), project=str(ROOT / "sample_runs" / "redpaper-baseline.json"), rate=rate,
-                        repeat=repeat)
+    code = CHILD.format(
+        root=str(ROOT), project=str(ROOT / "sample_runs" / "redpaper-baseline.json"), rate=rate, repeat=repeat
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     ok = r["best_s"] <= limit_s and r["maxrss_mb"] < 1024
-    print(f"{name:<44} first {r['first_s']:6.2f} s  best {r['best_s']:6.2f} s (cpu {r['best_cpu_s']:5.2f} s)  "
-          f"(goal <= {limit_s:g} s)  "
-          f"peak RSS {r['maxrss_mb']:6.0f} MB  {r['txns']:>10,} txns  offered {r['offered_rows_per_s']:,.0f} rows/s  "
-          f"applied {r['throughput_rows_per_s']:,.0f} rows/s  {'OK' if ok else 'MISSED'}"
-          + ("  [stand-in stage capacities: engine.perf.qrep cannot predict yet]" if r["standin"] else ""))
+    print(
+        f"{name:<44} first {r['first_s']:6.2f} s  best {r['best_s']:6.2f} s (cpu {r['best_cpu_s']:5.2f} s)  "
+        f"(goal <= {limit_s:g} s)  "
+        f"peak RSS {r['maxrss_mb']:6.0f} MB  {r['txns']:>10,} txns  offered {r['offered_rows_per_s']:,.0f} rows/s  "
+        f"applied {r['throughput_rows_per_s']:,.0f} rows/s  {'OK' if ok else 'MISSED'}"
+        + ("  [stand-in stage capacities: engine.perf.qrep cannot predict yet]" if r["standin"] else "")
+    )
     return r
 
 
@@ -88,15 +91,30 @@ def run_command(repeat: int, limit_s: float) -> None:
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", QRTUNE, "simulate", str(ROOT / "sample_runs" / "redpaper-baseline.json"),
-                        "--duration", "10m", "--quiet"], capture_output=True, check=True, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                QRTUNE,
+                "simulate",
+                str(ROOT / "sample_runs" / "redpaper-baseline.json"),
+                "--duration",
+                "10m",
+                "--quiet",
+            ],
+            capture_output=True,
+            check=True,
+            cwd=ROOT,
+        )
         walls.append(time.perf_counter() - t)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     best = min(walls)
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"{'qrtune simulate baseline --duration 10m':<44} best {best:6.2f} s wall (cpu {cpus[walls.index(best)]:5.2f} s, "
-          f"goal <= {limit_s:g} s incl. process start)  peak RSS {rss_mb:6.0f} MB  {'OK' if best <= limit_s else 'MISSED'}")
+    print(
+        f"{'qrtune simulate baseline --duration 10m':<44} best {best:6.2f} s wall (cpu {cpus[walls.index(best)]:5.2f} s, "
+        f"goal <= {limit_s:g} s incl. process start)  peak RSS {rss_mb:6.0f} MB  {'OK' if best <= limit_s else 'MISSED'}"
+    )
 
 
 def main() -> int:

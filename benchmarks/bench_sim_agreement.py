@@ -21,10 +21,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 #: Goal per figure: relative difference allowed.
-GOALS = {"rows_per_s": 0.02, "CAPTURE_LATENCY": 0.25, "QLATENCY": 0.25, "APPLY_LATENCY": 0.25,
-         "END2END_LATENCY": 0.25}
-SHORT = {"rows_per_s": "rows/s", "CAPTURE_LATENCY": "CAPTURE ms", "QLATENCY": "Q ms", "APPLY_LATENCY": "APPLY ms",
-         "END2END_LATENCY": "END2END ms"}
+GOALS = {
+    "rows_per_s": 0.02,
+    "CAPTURE_LATENCY": 0.25,
+    "QLATENCY": 0.25,
+    "APPLY_LATENCY": 0.25,
+    "END2END_LATENCY": 0.25,
+}
+SHORT = {
+    "rows_per_s": "rows/s",
+    "CAPTURE_LATENCY": "CAPTURE ms",
+    "QLATENCY": "Q ms",
+    "APPLY_LATENCY": "APPLY ms",
+    "END2END_LATENCY": "END2END ms",
+}
 
 
 def qrep_samples() -> list[Path]:
@@ -32,8 +42,11 @@ def qrep_samples() -> list[Path]:
     from engine import projectfile
     from engine.scenario import project_to_scenario
 
-    return [p for p in sorted((ROOT / "sample_runs").glob("*.json"))
-            if project_to_scenario(projectfile.load(p)).get("kind") == "qrep"]
+    return [
+        p
+        for p in sorted((ROOT / "sample_runs").glob("*.json"))
+        if project_to_scenario(projectfile.load(p)).get("kind") == "qrep"
+    ]
 
 
 def _cell(agreement, key: str) -> tuple[str, bool]:
@@ -53,7 +66,9 @@ def main() -> int:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=300.0, help="simulated seconds per run (default 300)")
-    ap.add_argument("--warm-up", type=float, default=60.0, help="seconds left out of the averages (default 60)")
+    ap.add_argument(
+        "--warm-up", type=float, default=60.0, help="seconds left out of the averages (default 60)"
+    )
     ap.add_argument("--loads", default="0.5,0.8", help="shares of capacity (default 0.5,0.8)")
     args = ap.parse_args()
     loads = [float(x) for x in args.loads.split(",")]

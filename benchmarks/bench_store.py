@@ -50,10 +50,31 @@ def _bundles(n_runs: int, project, digest: str):
     now = utc_now()
     out = []
     for i in range(n_runs):
-        rec = RunRecord(0, project.name, digest, f'{{"qapply":{{"num_apply_agents":{i % 64 + 1}}}}}',
-                        engine_version(), "bench", None, "predict", now, "ok", "qrep", "qcapture", None, None, "", "")
-        out.append(RunBundle(rec, [MetricRow(0, f"metric_{k}", float(i * k), "rows/s") for k in range(N_METRICS)],
-                             [StageMetricRow(0, f"stage_{k}", 1e4, 0.5, 1.0, "rows/s") for k in range(N_STAGES)]))
+        rec = RunRecord(
+            0,
+            project.name,
+            digest,
+            f'{{"qapply":{{"num_apply_agents":{i % 64 + 1}}}}}',
+            engine_version(),
+            "bench",
+            None,
+            "predict",
+            now,
+            "ok",
+            "qrep",
+            "qcapture",
+            None,
+            None,
+            "",
+            "",
+        )
+        out.append(
+            RunBundle(
+                rec,
+                [MetricRow(0, f"metric_{k}", float(i * k), "rows/s") for k in range(N_METRICS)],
+                [StageMetricRow(0, f"stage_{k}", 1e4, 0.5, 1.0, "rows/s") for k in range(N_STAGES)],
+            )
+        )
     return out
 
 
@@ -74,10 +95,17 @@ def bench_metric_rows(tmp: Path, project) -> dict:
         ids = np.arange(n_rows) // N_METRICS
         names = np.array([f"metric_{k % N_METRICS}" for k in range(n_rows)], dtype=object)
         t = time.perf_counter()
-        s.record_metrics_columns(ids, names, np.arange(n_rows, dtype=float), np.full(n_rows, "ms", dtype=object))
+        s.record_metrics_columns(
+            ids, names, np.arange(n_rows, dtype=float), np.full(n_rows, "ms", dtype=object)
+        )
         t_cols = time.perf_counter() - t
-    return {"runs": n_runs, "metric_rows": got, "stage_rows": n_runs * N_STAGES,
-            "record_runs_s": t_runs, "metric_columns_s": t_cols}
+    return {
+        "runs": n_runs,
+        "metric_rows": got,
+        "stage_rows": n_runs * N_STAGES,
+        "record_runs_s": t_runs,
+        "metric_columns_s": t_cols,
+    }
 
 
 def bench_compare(tmp: Path, project) -> dict:
@@ -99,12 +127,23 @@ def bench_compare(tmp: Path, project) -> dict:
         with Store.open(db, read_only=True) as s:
             compare_runs(s, [5 + k, 9_999 - k])
         cold.append(time.perf_counter() - t)
-    return {"stored_runs": 10_000, "compare_median_ms": 1000 * statistics.median(warm),
-            "compare_max_ms": 1000 * max(warm), "open_and_compare_median_ms": 1000 * statistics.median(cold)}
+    return {
+        "stored_runs": 10_000,
+        "compare_median_ms": 1000 * statistics.median(warm),
+        "compare_max_ms": 1000 * max(warm),
+        "open_and_compare_median_ms": 1000 * statistics.median(cold),
+    }
 
 
-def bench_sweep(tmp: Path, project, points: int, workers: int, synthetic_ms: float | None, name: str,
-                cli_mode: bool = False) -> dict:
+def bench_sweep(
+    tmp: Path,
+    project,
+    points: int,
+    workers: int,
+    synthetic_ms: float | None,
+    name: str,
+    cli_mode: bool = False,
+) -> dict:
     """One sweep of ``points`` points; ``cli_mode``: as ``qrtune sweep`` runs it (grouped writes every
     0.5 s, the store file let go in between so the workbench can use it)."""
     import os
@@ -124,10 +163,17 @@ def bench_sweep(tmp: Path, project, points: int, workers: int, synthetic_ms: flo
         elapsed = time.perf_counter() - t
         failed = result.n_failed
         stored = s.count_runs()
-    return {"points": n_points(axes), "workers": workers, "stored": stored,
-            "engine": f"qrep {result.coefficients_version}" if synthetic_ms is None else
-            f"synthetic ({synthetic_ms:g} ms CPU per point)",
-            "elapsed_s": elapsed, "failed": failed, "points_per_s": n_points(axes) / elapsed}
+    return {
+        "points": n_points(axes),
+        "workers": workers,
+        "stored": stored,
+        "engine": f"qrep {result.coefficients_version}"
+        if synthetic_ms is None
+        else f"synthetic ({synthetic_ms:g} ms CPU per point)",
+        "elapsed_s": elapsed,
+        "failed": failed,
+        "points_per_s": n_points(axes) / elapsed,
+    }
 
 
 def bench_release(tmp: Path, project, n: int = 50) -> dict:
@@ -154,16 +200,32 @@ def bench_monitor_week(tmp: Path) -> dict:
 
     n = 60_480
     rng = np.random.default_rng(1)
-    cols = ["MONITOR_TIME", "RECVQ", "QSTART_TIME", "CURRENT_MEMORY", "QDEPTH", "END2END_LATENCY", "CAPTURE_LATENCY",
-            "QLATENCY", "APPLY_LATENCY", "ROWS_APPLIED", "TRANS_APPLIED", "MONSTER_TRANS", "MEM_FULL_TIME",
-            "OLDEST_TRANS", "MONITOR_INTERVAL"]
+    cols = [
+        "MONITOR_TIME",
+        "RECVQ",
+        "QSTART_TIME",
+        "CURRENT_MEMORY",
+        "QDEPTH",
+        "END2END_LATENCY",
+        "CAPTURE_LATENCY",
+        "QLATENCY",
+        "APPLY_LATENCY",
+        "ROWS_APPLIED",
+        "TRANS_APPLIED",
+        "MONSTER_TRANS",
+        "MEM_FULL_TIME",
+        "OLDEST_TRANS",
+        "MONITOR_INTERVAL",
+    ]
     lines = [",".join(cols)]
     t0 = datetime(2024, 1, 1)
     for i in range(n):
         ts = (t0 + timedelta(seconds=10 * (i + 1))).strftime("%Y-%m-%d-%H.%M.%S.%f")
-        lines.append(f"{ts},RECVQ.A.B,2024-01-01-00.00.00.000000,{rng.integers(100_000, 1_000_000)},0,"
-                     f"{rng.uniform(600, 700):.3f},575.1,80.2,17.7,{rng.integers(400_000, 500_000)},"
-                     f"{rng.integers(80_000, 90_000)},0,0.000,{ts},10000")
+        lines.append(
+            f"{ts},RECVQ.A.B,2024-01-01-00.00.00.000000,{rng.integers(100_000, 1_000_000)},0,"
+            f"{rng.uniform(600, 700):.3f},575.1,80.2,17.7,{rng.integers(400_000, 500_000)},"
+            f"{rng.integers(80_000, 90_000)},0,0.000,{ts},10000"
+        )
     path = tmp / "IBMQREP_APPLYMON.csv"
     path.write_text("\n".join(lines) + "\n")
     out = {"rows": n}
@@ -188,8 +250,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--synthetic", action="store_true", help="sweep a synthetic predictor instead of the engine")
-    ap.add_argument("--synthetic-ms", type=float, default=1.0, help="CPU per point of the synthetic predictor")
+    ap.add_argument(
+        "--synthetic", action="store_true", help="sweep a synthetic predictor instead of the engine"
+    )
+    ap.add_argument(
+        "--synthetic-ms", type=float, default=1.0, help="CPU per point of the synthetic predictor"
+    )
     args = ap.parse_args()
     from engine import projectfile
 
@@ -197,28 +263,43 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         rows = bench_metric_rows(tmp, project)
-        print(f"store {rows['metric_rows']:,} metric rows ({rows['runs']:,} runs, {rows['stage_rows']:,} stage rows) "
-              f"with record_runs: {rows['record_runs_s']:.3f} s   [goal <= 2 s]")
+        print(
+            f"store {rows['metric_rows']:,} metric rows ({rows['runs']:,} runs, {rows['stage_rows']:,} stage rows) "
+            f"with record_runs: {rows['record_runs_s']:.3f} s   [goal <= 2 s]"
+        )
         print(f"store 100,000 metric rows as columns: {rows['metric_columns_s']:.3f} s")
         cmp = bench_compare(tmp, project)
-        print(f"compare two runs out of {cmp['stored_runs']:,}: median {cmp['compare_median_ms']:.1f} ms, "
-              f"max {cmp['compare_max_ms']:.1f} ms; open read-only + compare {cmp['open_and_compare_median_ms']:.1f} ms"
-              "   [goal <= 200 ms]")
+        print(
+            f"compare two runs out of {cmp['stored_runs']:,}: median {cmp['compare_median_ms']:.1f} ms, "
+            f"max {cmp['compare_max_ms']:.1f} ms; open read-only + compare {cmp['open_and_compare_median_ms']:.1f} ms"
+            "   [goal <= 200 ms]"
+        )
         synthetic = args.synthetic_ms if args.synthetic else None
         for name, workers, cli_mode, label in (
             ("pool", args.workers, False, f"local pool of {args.workers}"),
-            ("cli", args.workers, True, (f"local pool of {args.workers}, as qrtune sweep (writes every 0.5 s, "
-                                        "file let go in between)")),
+            (
+                "cli",
+                args.workers,
+                True,
+                (
+                    f"local pool of {args.workers}, as qrtune sweep (writes every 0.5 s, "
+                    "file let go in between)"
+                ),
+            ),
             ("inproc", 0, False, "in process"),
         ):
             sw = bench_sweep(tmp, project, args.points, workers, synthetic, name, cli_mode)
-            print(f"sweep {sw['points']:,} points, {label} ({sw['engine']}): {sw['elapsed_s']:.2f} s, "
-                  f"{sw['points_per_s']:.0f} points/s, {sw['stored']:,} stored, {sw['failed']} failed   "
-                  "[goal <= 10 s]")
+            print(
+                f"sweep {sw['points']:,} points, {label} ({sw['engine']}): {sw['elapsed_s']:.2f} s, "
+                f"{sw['points_per_s']:.0f} points/s, {sw['stored']:,} stored, {sw['failed']} failed   "
+                "[goal <= 10 s]"
+            )
         mon = bench_monitor_week(tmp)
-        print(f"import a week of IBMQREP_APPLYMON ({mon['rows']:,} rows, {mon['cells']:,} cells): parse "
-              f"{mon['parse_s']:.2f} s, store {mon['write_s']:.2f} s, read back {mon['load_s']:.2f} s, "
-              f"{mon['intervals']:,} intervals {mon['intervals_s']:.2f} s")
+        print(
+            f"import a week of IBMQREP_APPLYMON ({mon['rows']:,} rows, {mon['cells']:,} cells): parse "
+            f"{mon['parse_s']:.2f} s, store {mon['write_s']:.2f} s, read back {mon['load_s']:.2f} s, "
+            f"{mon['intervals']:,} intervals {mon['intervals_s']:.2f} s"
+        )
         rel = bench_release(tmp, project)
         print(f"release + reopen of a store holding a 1,000-point sweep: {rel['release_reopen_ms']:.1f} ms")
     return 0

@@ -33,8 +33,9 @@ def _plan(n_runs: int, duration: str):
     axes = tuple(parse_axes(["qapply.num_apply_agents=8,16"], project))
     scenarios = parse_scenarios(["none", "channel-stop@2m+1m"])
     n_seeds = max(1, n_runs // (2 * len(scenarios)))
-    return project, StudyPlan(axes, scenarios, tuple(range(n_seeds)), parse_duration_s(duration, "--duration"),
-                              30_000.0)
+    return project, StudyPlan(
+        axes, scenarios, tuple(range(n_seeds)), parse_duration_s(duration, "--duration"), 30_000.0
+    )
 
 
 def _warm_up() -> None:
@@ -51,19 +52,31 @@ def bench(n_workers: int, n_runs: int, duration: str) -> dict:
     from engine.study_run import run_study
 
     project, plan = _plan(n_runs, duration)
-    with tempfile.TemporaryDirectory() as tmp, \
-            LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client, Store.open(Path(tmp) / "study.duckdb") as store:
-        client.run(_warm_up)  # each worker imports the engine and compiles the kernels before the clock starts
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        Store.open(Path(tmp) / "study.duckdb") as store,
+    ):
+        client.run(
+            _warm_up
+        )  # each worker imports the engine and compiles the kernels before the clock starts
         t0 = time.perf_counter()
         result = run_study(project, plan, store, progress=False, executor=client.get_executor())
         wall_s = time.perf_counter() - t0
     outage = next(r for r in result.distribution if r["scenario"] != "no-outage")
-    return {"workers": n_workers, "runs": result.n_runs, "failed": result.n_failed, "wall_s": round(wall_s, 1),
-            "runs_per_s": round(result.n_runs / wall_s, 3),
-            "catch_up_s_p50": outage["catch_up_s"].percentiles[50],
-            "catch_up_s_p95": outage["catch_up_s"].percentiles[95],
-            "not_caught_up": outage["catch_up_s"].n_missing}
+    return {
+        "workers": n_workers,
+        "runs": result.n_runs,
+        "failed": result.n_failed,
+        "wall_s": round(wall_s, 1),
+        "runs_per_s": round(result.n_runs / wall_s, 3),
+        "catch_up_s_p50": outage["catch_up_s"].percentiles[50],
+        "catch_up_s_p95": outage["catch_up_s"].percentiles[95],
+        "not_caught_up": outage["catch_up_s"].n_missing,
+    }
 
 
 def main() -> int:
@@ -77,8 +90,10 @@ def main() -> int:
         rows.append(bench(int(w), args.runs, args.duration))
         print(json.dumps(rows[-1]), flush=True)
     if len(rows) > 1:
-        print(f"speed-up {rows[0]['workers']} -> {rows[-1]['workers']} workers: "
-              f"{rows[0]['wall_s'] / rows[-1]['wall_s']:.2f}x")
+        print(
+            f"speed-up {rows[0]['workers']} -> {rows[-1]['workers']} workers: "
+            f"{rows[0]['wall_s'] / rows[-1]['wall_s']:.2f}x"
+        )
     return 0
 
 

@@ -107,8 +107,10 @@ def summary_factors(kind: str, coverage: float = COVERAGE) -> dict:
     elif kind == "db2mirror":
         fit = doc.get("fit") or {}
         z = _normal_z(coverage)
-        for key, metrics in (("cpu_rms_log", ("source_cpu_pct", "target_cpu_pct")),
-                             ("model_rms_log", ("throughput", "response_time_ms", "tps"))):
+        for key, metrics in (
+            ("cpu_rms_log", ("source_cpu_pct", "target_cpu_pct")),
+            ("model_rms_log", ("throughput", "response_time_ms", "tps")),
+        ):
             rms = fit.get(key)
             if isinstance(rms, (int, float)):
                 for metric in metrics:
@@ -138,7 +140,11 @@ def _fitted_doc() -> dict | None:
 def band_source(kind: str) -> str:
     """``fitted`` when ``bands.json`` matches ``kind``'s coefficients, ``summary`` otherwise."""
     doc = _fitted_doc()
-    if doc and doc.get("engines", {}).get(kind) == coefficients_version(kind) and kind in doc.get("kinds", {}):
+    if (
+        doc
+        and doc.get("engines", {}).get(kind) == coefficients_version(kind)
+        and kind in doc.get("kinds", {})
+    ):
         return "fitted"
     return "summary"
 
@@ -252,13 +258,17 @@ def coverage_statement(kind: str) -> str:
         inside = sum(per.get(m, {}).get("inside", 0) for m in metrics)
         loo = sum(per.get(m, {}).get("inside_leave_one_out", 0) for m in metrics)
         if n:
-            return (f"{band_label(doc['coverage'])}s: {100 * inside / n:.0f}% of {n} published {kind} values fall "
-                    f"inside on the calibration set ({100 * loo / n:.0f}% leaving each value out of the fit)")
+            return (
+                f"{band_label(doc['coverage'])}s: {100 * inside / n:.0f}% of {n} published {kind} values fall "
+                f"inside on the calibration set ({100 * loo / n:.0f}% leaving each value out of the fit)"
+            )
     name = RESIDUAL_FILES.get(kind)
     if name is None:
         return f"no calibration residuals for {kind}: no bands"
-    return (f"{band_label()}s from the residual summary in {name}.json (its coefficients changed since the bands "
-            "were fitted; run python -m engine.bands --fit to measure their coverage)")
+    return (
+        f"{band_label()}s from the residual summary in {name}.json (its coefficients changed since the bands "
+        "were fitted; run python -m engine.bands --fit to measure their coverage)"
+    )
 
 
 @dataclass(frozen=True)
@@ -291,8 +301,7 @@ def load_scenarios(path: str | Path | None = None) -> list:
     return list(doc.get("scenarios", [])) if isinstance(doc, dict) else list(doc)
 
 
-def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE,
-                     predict=None) -> dict:
+def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE, predict=None) -> dict:
     """Count published values inside their bands, per metric.
 
     Parameters
@@ -334,7 +343,9 @@ def measure_coverage(scenarios: list | None = None, coverage: float = COVERAGE,
 
 def overall(per_metric: dict) -> MetricCoverage:
     """All metrics' counts pooled."""
-    return MetricCoverage("all", sum(c.n for c in per_metric.values()), sum(c.inside for c in per_metric.values()))
+    return MetricCoverage(
+        "all", sum(c.n for c in per_metric.values()), sum(c.inside for c in per_metric.values())
+    )
 
 
 def metric_class(metric: str) -> str:
@@ -405,15 +416,23 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
             pooled.setdefault(metric_class(metric), []).extend(xs)
         kinds[kind] = {}
         for metric, xs in sorted(metrics.items()):
-            others = [x for m, ys in metrics.items() if m != metric and metric_class(m) == metric_class(metric)
-                      for x in ys]
+            others = [
+                x
+                for m, ys in metrics.items()
+                if m != metric and metric_class(m) == metric_class(metric)
+                for x in ys
+            ]
             f = _factor(xs, others, coverage)
-            kinds[kind][metric] = {"factor": f, "n": len(xs), "class": metric_class(metric),
-                                   "pooled": len(xs) < MIN_N}
+            kinds[kind][metric] = {
+                "factor": f,
+                "n": len(xs),
+                "class": metric_class(metric),
+                "pooled": len(xs) < MIN_N,
+            }
             inside = sum(1 for x in xs if x <= math.log(f) + 1e-12)
             loo = 0
             for i, x in enumerate(xs):
-                f_i = _factor(xs[:i] + xs[i + 1:], others, coverage)
+                f_i = _factor(xs[:i] + xs[i + 1 :], others, coverage)
                 loo += int(not math.isnan(f_i) and x <= math.log(f_i) + 1e-12)
             per_metric[metric] = {"n": len(xs), "inside": inside, "inside_leave_one_out": loo}
             n_in, n_loo, n_all = n_in + inside, n_loo + loo, n_all + len(xs)
@@ -424,15 +443,22 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
         "coverage": coverage,
         "engines": {k: coefficients_version(k) for k in kinds},
         "kinds": kinds,
-        "measured": {"n": n_all, "in_sample": round(n_in / n_all, 4) if n_all else None,
-                     "leave_one_out": round(n_loo / n_all, 4) if n_all else None, "per_metric": per_metric},
+        "measured": {
+            "n": n_all,
+            "in_sample": round(n_in / n_all, 4) if n_all else None,
+            "leave_one_out": round(n_loo / n_all, 4) if n_all else None,
+            "per_metric": per_metric,
+        },
     }
 
 
 def coverage_text(per_metric: dict, coverage: float = COVERAGE) -> str:
     """A readable coverage table."""
-    lines = [f"{band_label(coverage)}: published values inside the band on the calibration set", "",
-             f"  {'metric':<28} {'inside':>6} {'of':>4} {'coverage':>9}"]
+    lines = [
+        f"{band_label(coverage)}: published values inside the band on the calibration set",
+        "",
+        f"  {'metric':<28} {'inside':>6} {'of':>4} {'coverage':>9}",
+    ]
     for c in per_metric.values():
         lines.append(f"  {c.metric:<28} {c.inside:>6} {c.n:>4} {100 * c.coverage:>8.0f}%")
     tot = overall(per_metric)
@@ -447,11 +473,16 @@ def main(argv=None) -> int:
     from engine.perf.coeffload import COEFF_DIR
     from engine.projectfile import atomic_write_text
 
-    ap = argparse.ArgumentParser(description="Fit prediction bands, or measure their coverage, on published "
-                                             "measurements.")
-    ap.add_argument("file", nargs="?", default=None, help="scenarios file (default: the bundled calibration set)")
+    ap = argparse.ArgumentParser(
+        description="Fit prediction bands, or measure their coverage, on published measurements."
+    )
+    ap.add_argument(
+        "file", nargs="?", default=None, help="scenarios file (default: the bundled calibration set)"
+    )
     ap.add_argument("--coverage", type=float, default=COVERAGE)
-    ap.add_argument("--fit", action="store_true", help="fit the band factors and write assets/coefficients/bands.json")
+    ap.add_argument(
+        "--fit", action="store_true", help="fit the band factors and write assets/coefficients/bands.json"
+    )
     a = ap.parse_args(argv)
     scenarios = load_scenarios(a.file)
     if a.fit:
@@ -460,8 +491,10 @@ def main(argv=None) -> int:
         atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
         load.cache_clear()
         m = doc["measured"]
-        print(f"wrote {path}: {m['n']} published values, {100 * m['in_sample']:.1f}% inside in sample, "
-              f"{100 * m['leave_one_out']:.1f}% leaving each value out of its band's fit")
+        print(
+            f"wrote {path}: {m['n']} published values, {100 * m['in_sample']:.1f}% inside in sample, "
+            f"{100 * m['leave_one_out']:.1f}% leaving each value out of its band's fit"
+        )
     per = measure_coverage(scenarios, a.coverage)
     print(coverage_text(per, a.coverage))
     return 0

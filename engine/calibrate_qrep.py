@@ -45,10 +45,17 @@ LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", 
 #: single engine, approximate public ratings; z900 as the 2005 study states). ``storage`` picks
 #: the page-set read time of the disk generation sold with the processor.
 CPU_MODELS = {
-    "z900-2064-216": {"mips_per_cp": 200.0, "storage": "ess800",
-                      "note": "seed 001: 'each processor was roughly a 200MIP machine'"},
-    "z196-2817-778": {"mips_per_cp": 1202.0, "storage": "ds8000", "reference": True,
-                      "note": "approximate single-engine rating of a z196"},
+    "z900-2064-216": {
+        "mips_per_cp": 200.0,
+        "storage": "ess800",
+        "note": "seed 001: 'each processor was roughly a 200MIP machine'",
+    },
+    "z196-2817-778": {
+        "mips_per_cp": 1202.0,
+        "storage": "ds8000",
+        "reference": True,
+        "note": "approximate single-engine rating of a z196",
+    },
     "zEC12-2827": {"mips_per_cp": 1514.0, "storage": "ds8000", "note": "approximate single-engine rating"},
     "z13-2964": {"mips_per_cp": 1695.0, "storage": "ds8000", "note": "approximate single-engine rating"},
     "POWER9": {"mips_per_cp": 1800.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
@@ -61,57 +68,153 @@ PARAMETERS = {
     "txn_header_bytes": (30, 0, 500, True, "bytes", "per source transaction in a message"),
     "row_header_bytes": (40, 0, 400, True, "bytes", "per row operation in a message"),
     "column_header_bytes": (2, 0, 20, True, "bytes", "per column value sent"),
-    "partial_row_header_bytes": (60, 0, 1000, True, "bytes", "per suppressed row (column map, key description)"),
-    "mips_scaling_exponent": (1.0, 0.5, 1.2, True, "", "CPU time ratio = (reference MIPS / MIPS per CP) ** this"),
+    "partial_row_header_bytes": (
+        60,
+        0,
+        1000,
+        True,
+        "bytes",
+        "per suppressed row (column map, key description)",
+    ),
+    "mips_scaling_exponent": (
+        1.0,
+        0.5,
+        1.2,
+        True,
+        "",
+        "CPU time ratio = (reference MIPS / MIPS per CP) ** this",
+    ),
     "mp_loss": (0.03, 0, 0.15, True, "", "capacity lost per extra CP of an LPAR (multiprocessor effect)"),
     "contention_kappa": (0.3, 0.0, 1.0, True, "", "share of M/M/c CPU queueing seen by replication work"),
     "lpar_base_cps": (0.05, 0, 0.5, True, "ref CPs", "load-independent CPU of an LPAR (z/OS, Db2, MQ)"),
     "monitor_row_ms": (2.0, 0, 100, False, "ref ms", "CPU to write one monitor row (prior)"),
-    "max_drive_utilisation": (0.95, 0.5, 1.0, False, "", "bottleneck share sustained when driven to the "
-                              "maximum with stable latency (modelling choice)"),
+    "max_drive_utilisation": (
+        0.95,
+        0.5,
+        1.0,
+        False,
+        "",
+        "bottleneck share sustained when driven to the maximum with stable latency (modelling choice)",
+    ),
     "src_row_us": (16.6, 0, 1000, False, "ref us", "application CPU per changed row (derived, see DERIVED)"),
     "src_txn_us": (50, 0, 5000, False, "ref us", "application CPU per transaction: call and commit (prior)"),
     "src_commit_ms": (1.0, 0.1, 10, True, "ms", "source Db2 commit wait (log force) per transaction"),
-    "update_weight": (1.25, 0.5, 3, False, "", "Db2 cost of an UPDATE relative to an INSERT (seed 001: "
-                      "updates must first retrieve the row; prior)"),
+    "update_weight": (
+        1.25,
+        0.5,
+        3,
+        False,
+        "",
+        "Db2 cost of an UPDATE relative to an INSERT (seed 001: updates must first retrieve the row; prior)",
+    ),
     "delete_weight": (1.1, 0.5, 3, False, "", "Db2 cost of a DELETE relative to an INSERT (prior)"),
-    "char_byte_weight": (0.05, 0, 0.2, True, "", "extra decode weight per byte of a character column (an "
-                         "INTEGER column weighs 1)"),
+    "char_byte_weight": (
+        0.05,
+        0,
+        0.2,
+        True,
+        "",
+        "extra decode weight per byte of a character column (an INTEGER column weighs 1)",
+    ),
     "cap_row_us": (4, 0, 50, True, "ref us", "Q Capture per row: log record read and transaction assembly"),
     "cap_col_us": (0.1, 0, 2, True, "ref us", "Q Capture per unit of column decode weight"),
     "cap_byte_us": (0.008, 0, 0.1, True, "ref us", "Q Capture per message byte built"),
     "cap_index_us": (0.5, 0, 10, True, "ref us", "Q Capture per row per index log record read and skipped"),
     "cap_txn_us": (15, 0, 300, True, "ref us", "Q Capture per source transaction"),
     "cap_msg_us": (30, 0, 500, True, "ref us", "Q Capture per message built, outside MQ"),
-    "cap_spill_kb_us": (20, 0, 1000, False, "ref us", "spilling a transaction over MEMORY_LIMIT, per KB (prior)"),
-    "capture_memory_expansion": (2.0, 1, 10, False, "", "Q Capture memory per message byte of a transaction "
-                                 "being built (prior)"),
-    "recursion_txn_us": (50, 0, 2000, True, "ref us", "Q Apply recursion-avoidance record per applied source "
-                         "transaction (bidirectional, peer-to-peer)"),
+    "cap_spill_kb_us": (
+        20,
+        0,
+        1000,
+        False,
+        "ref us",
+        "spilling a transaction over MEMORY_LIMIT, per KB (prior)",
+    ),
+    "capture_memory_expansion": (
+        2.0,
+        1,
+        10,
+        False,
+        "",
+        "Q Capture memory per message byte of a transaction being built (prior)",
+    ),
+    "recursion_txn_us": (
+        50,
+        0,
+        2000,
+        True,
+        "ref us",
+        "Q Apply recursion-avoidance record per applied source transaction (bidirectional, peer-to-peer)",
+    ),
     "trigger_us": (30, 0, 1000, True, "ref us", "peer-to-peer version trigger per changed row"),
     "mq_put_us": (10, 1, 100, True, "ref us", "MQPUT CPU per message"),
     "mq_put_kb_us": (0.5, 0, 10, False, "ref us", "MQPUT CPU per KB copied (prior)"),
     "mq_log_kb_us": (5, 0, 30, True, "ref us", "MQPUT CPU per KB logged (persistent)"),
     "mq_commit_us": (50, 5, 1000, True, "ref us", "MQCMIT CPU"),
     "mq_log_io_us": (350, 0, 5000, True, "us", "MQ log force I/O per commit"),
-    "mq_log_force_kb_us": (2, 0, 30, True, "us", "log force time per KB of persistent messages in the commit"),
+    "mq_log_force_kb_us": (
+        2,
+        0,
+        30,
+        True,
+        "us",
+        "log force time per KB of persistent messages in the commit",
+    ),
     "mq_get_us": (8, 1, 100, True, "ref us", "MQGET CPU per message"),
     "mq_get_kb_us": (0.3, 0, 10, False, "ref us", "MQGET CPU per KB (prior)"),
-    "mq_get_persistent_us": (30, 0, 300, True, "ref us", "extra for a destructive get of a persistent message"),
+    "mq_get_persistent_us": (
+        30,
+        0,
+        300,
+        True,
+        "ref us",
+        "extra for a destructive get of a persistent message",
+    ),
     "mq_trace_factor": (1.0, 0, 5, True, "", "extra MQ API CPU and elapsed share with GLOBAL trace on"),
-    "chinit_trace_factor": (0.3, 0, 5, True, "", "extra channel initiator CPU and elapsed share with CHINIT trace"),
-    "security_us": (2.0, 0.5, 20, True, "ref us", "MQ security check per message (cached after channel start; at "
-                    "least a lookup of the cached result)"),
+    "chinit_trace_factor": (
+        0.3,
+        0,
+        5,
+        True,
+        "",
+        "extra channel initiator CPU and elapsed share with CHINIT trace",
+    ),
+    "security_us": (
+        2.0,
+        0.5,
+        20,
+        True,
+        "ref us",
+        "MQ security check per message (cached after channel start; at least a lookup of the cached result)",
+    ),
     "bp_mgmt_us": (5, 0, 100, True, "ref us", "private buffer-pool page handling per message per side"),
     "cf_cpu_us": (3, 0, 100, True, "ref us", "coupling-facility request CPU per shared-queue operation"),
     "cf_access_us": (30, 0, 1000, True, "us", "coupling-facility request elapsed per shared-queue operation"),
-    "short_msg_scan_us": (2, 0, 100, False, "ref us", "page scan per get when short messages share pages "
-                          "(MAXSHORTMSGS 0; prior)"),
+    "short_msg_scan_us": (
+        2,
+        0,
+        100,
+        False,
+        "ref us",
+        "page scan per get when short messages share pages (MAXSHORTMSGS 0; prior)",
+    ),
     "checkpoint_ms": (50, 0, 10000, False, "ref ms", "MQ checkpoint CPU every LOGLOAD log records (prior)"),
-    "maxtrans_per_commit": (128, 10, 2000, True, "txns", "source transactions Q Capture puts per MQ commit "
-                            "at most"),
-    "restart_bytes_per_commit": (10000, 0, 100000, True, "bytes", "MQ log bytes per Q Capture commit "
-                                 "(restart message)"),
+    "maxtrans_per_commit": (
+        128,
+        10,
+        2000,
+        True,
+        "txns",
+        "source transactions Q Capture puts per MQ commit at most",
+    ),
+    "restart_bytes_per_commit": (
+        10000,
+        0,
+        100000,
+        True,
+        "bytes",
+        "MQ log bytes per Q Capture commit (restart message)",
+    ),
     "log_factor_capture": (2.3, 1, 5, True, "", "capture-side MQ log bytes per persistent message byte"),
     "log_factor_apply": (2.1, 1, 5, True, "", "apply-side MQ log bytes per persistent message byte"),
     "mstr_log_kb_us": (1, 0, 20, True, "ref us", "queue manager CPU per KB written to the log"),
@@ -119,16 +222,29 @@ PARAMETERS = {
     "chinit_msg_us": (15, 0, 300, True, "ref us", "channel initiator CPU per message per side"),
     "chinit_seg_us": (5, 0, 100, False, "ref us", "channel initiator CPU per 32 KB segment per side (prior)"),
     "ch_msg_us": (150, 5, 2000, True, "ref us", "channel elapsed per message"),
-    "ch_kb_us": (5, 0, 10, True, "ref us", "channel elapsed per KB (bounded by the data rate of one channel "
-                 "task, a few us per KB of CPU in seed 003)"),
+    "ch_kb_us": (
+        5,
+        0,
+        10,
+        True,
+        "ref us",
+        "channel elapsed per KB (bounded by the data rate of one channel "
+        "task, a few us per KB of CPU in seed 003)",
+    ),
     "ch_seg_us": (20, 0, 1000, True, "ref us", "channel elapsed per 32 KB segment"),
     "ch_batch_us": (500, 0, 20000, True, "us", "channel elapsed per batch (syncpoint flows)"),
     "ch_batch_log_us": (1000, 0, 20000, True, "us", "extra per batch of persistent messages (log forces)"),
     "app_row_us": (15, 1, 100, True, "ref us", "Q Apply and Db2 SQL per applied row (INSERT)"),
     "app_col_us": (0.2, 0, 3, True, "ref us", "Q Apply and Db2 per unit of column weight per row"),
     "app_byte_us": (0.01, 0, 0.2, True, "ref us", "Q Apply per message byte per row"),
-    "app_index_us": (3, 0, 30, True, "ref us", "Db2 index maintenance and dependency analysis per row per "
-                     "unique index"),
+    "app_index_us": (
+        3,
+        0,
+        30,
+        True,
+        "ref us",
+        "Db2 index maintenance and dependency analysis per row per unique index",
+    ),
     "app_txn_us": (40, 0, 500, True, "ref us", "browser per source transaction (dependency graph)"),
     "app_msg_us": (80, 0, 2000, True, "ref us", "browser per message outside MQ"),
     "app_commit_us": (50, 0, 1000, True, "ref us", "Db2 commit CPU per target transaction"),
@@ -141,12 +257,32 @@ PARAMETERS = {
     "agent_txn_ms": (0.05, 0, 2, True, "ms", "agent hand-off per target transaction"),
     "page_lock_wait_us": (50, 0, 5000, False, "us", "page-lock contention per row between agents (prior)"),
     "app_other_row_us": (5, 0, 50, True, "ref us", "other apply-LPAR CPU per row (Db2 logging, writes)"),
-    "agent_latch_share": (0.02, 0.0, 0.2, True, "", "stretch of a busy agent's time per other busy agent "
-                          "(Db2 latches, log and commit serialisation): sub-linear agent scaling"),
-    "log_merge_delay_ms": (300, 0, 1000, True, "ms", "data-sharing merged log read: delay before a change "
-                           "on another member's log is returned to Q Capture (capture not on the source LPAR)"),
-    "page_read_us_ds8000": (159, 10, 5000, False, "us", "page-set read per 4 KB page, DS8000-class disk "
-                            "(derived, see DERIVED)"),
+    "agent_latch_share": (
+        0.02,
+        0.0,
+        0.2,
+        True,
+        "",
+        "stretch of a busy agent's time per other busy agent "
+        "(Db2 latches, log and commit serialisation): sub-linear agent scaling",
+    ),
+    "log_merge_delay_ms": (
+        300,
+        0,
+        1000,
+        True,
+        "ms",
+        "data-sharing merged log read: delay before a change "
+        "on another member's log is returned to Q Capture (capture not on the source LPAR)",
+    ),
+    "page_read_us_ds8000": (
+        159,
+        10,
+        5000,
+        False,
+        "us",
+        "page-set read per 4 KB page, DS8000-class disk (derived, see DERIVED)",
+    ),
     "page_read_us_ess800": (600, 50, 5000, True, "us", "page-set read per 4 KB page, ESS 800 (2005)"),
     "read_ahead_depth": (8, 1, 64, False, "pages", "pages MQ read-ahead keeps in flight (prior)"),
 }
@@ -154,15 +290,20 @@ PARAMETERS = {
 #: Coefficients computed from statements in the seeds or bundled measurements, not fitted.
 DERIVED = {
     "src_row_us": "seed 001 footnote 2: a simple INSERT cost about 100 us per row on a 200-MIPS z900; "
-                  "scaled to the reference processor by MIPS",
+    "scaled to the reference processor by MIPS",
     "page_read_us_ds8000": "calibration.json mq-mover scenario with 1-page (2 KB) messages: channel adaptor "
-                           "elapsed minus CPU per get from page set",
+    "elapsed minus CPU per get from page set",
 }
 
 
 #: Stage 1 of the fit: message layout, determined by the published message sizes alone.
-GEOMETRY = ("msg_header_bytes", "txn_header_bytes", "row_header_bytes", "column_header_bytes",
-            "partial_row_header_bytes")
+GEOMETRY = (
+    "msg_header_bytes",
+    "txn_header_bytes",
+    "row_header_bytes",
+    "column_header_bytes",
+    "partial_row_header_bytes",
+)
 #: Residual weights other than 1 (rates) and 0.3 (latencies): an exact product behaviour.
 WEIGHTS = {"msgs_per_mq_commit": 3.0}
 #: The only measurements on another processor generation: weighted double so the CPU scaling
@@ -185,8 +326,12 @@ def _derive(doc: dict, values: dict) -> None:
     values["src_row_us"] = 100.0 * CPU_MODELS["z900-2064-216"]["mips_per_cp"] / ref
     for s in doc.get("scenarios", []):
         m = s.get("measured", {})
-        if s.get("kind") == "mq-mover" and s.get("message_bytes", 1e9) <= 4096 \
-                and "adaptor_elapsed_us_per_msg" in m and "adaptor_cpu_us_per_msg" in m:
+        if (
+            s.get("kind") == "mq-mover"
+            and s.get("message_bytes", 1e9) <= 4096
+            and "adaptor_elapsed_us_per_msg" in m
+            and "adaptor_cpu_us_per_msg" in m
+        ):
             values["page_read_us_ds8000"] = m["adaptor_elapsed_us_per_msg"] - m["adaptor_cpu_us_per_msg"]
             break
 
@@ -197,13 +342,26 @@ def document(values: dict, residuals: dict | None = None, fit: dict | None = Non
     stamp = datetime.now(UTC).strftime("%Y%m%d")
     params = {}
     for name, (prior, lo, hi, fitted, unit, meaning) in PARAMETERS.items():
-        params[name] = {"value": round(float(values[name]), 6), "unit": unit, "meaning": meaning,
-                        "fitted": fitted, "bounds": [lo, hi], "prior": prior}
+        params[name] = {
+            "value": round(float(values[name]), 6),
+            "unit": unit,
+            "meaning": meaning,
+            "fitted": fitted,
+            "bounds": [lo, hi],
+            "prior": prior,
+        }
         if name in DERIVED:
             params[name]["derived_from"] = DERIVED[name]
-    return {"format": FORMAT, "engine": "qrep", "version": f"qrep-{stamp}-{digest}",
-            "created_by": "python -m engine.calibrate_qrep", "parameters": params, "cpu_models": CPU_MODELS,
-            "residuals": residuals or {}, "fit": fit or {}}
+    return {
+        "format": FORMAT,
+        "engine": "qrep",
+        "version": f"qrep-{stamp}-{digest}",
+        "created_by": "python -m engine.calibrate_qrep",
+        "parameters": params,
+        "cpu_models": CPU_MODELS,
+        "residuals": residuals or {},
+        "fit": fit or {},
+    }
 
 
 def _is_latency(metric: str) -> bool:
@@ -272,8 +430,11 @@ class GeometryProblem(Problem):
 
     def residuals(self, x) -> np.ndarray:
         c = self.coefficients(x)
-        res = [math.log(message_geometry(self.inputs[s["id"]], c).msg_kb / s["measured"]["msg_size_kb"])
-               for s in self.scenarios if "msg_size_kb" in s.get("measured", {})]
+        res = [
+            math.log(message_geometry(self.inputs[s["id"]], c).msg_kb / s["measured"]["msg_size_kb"])
+            for s in self.scenarios
+            if "msg_size_kb" in s.get("measured", {})
+        ]
         res.extend(0.03 * (np.asarray(x) - self.prior) / self.scale)
         return np.asarray(res)
 
@@ -292,14 +453,24 @@ def residual_table(problem: Problem, x) -> dict:
     for metric, rows in sorted(per.items()):
         apes = sorted(a for a, _ in rows)
         logs = [lr for _, lr in rows]
-        out[metric] = {"n": len(rows), "median_ape": round(statistics.median(apes), 4),
-                       "p90_ape": round(apes[min(len(apes) - 1, int(0.9 * len(apes)))], 4),
-                       "log_sd": round(math.sqrt(sum(v * v for v in logs) / len(logs)), 4)}
+        out[metric] = {
+            "n": len(rows),
+            "median_ape": round(statistics.median(apes), 4),
+            "p90_ape": round(apes[min(len(apes) - 1, int(0.9 * len(apes)))], 4),
+            "log_sd": round(math.sqrt(sum(v * v for v in logs) / len(logs)), 4),
+        }
     return out
 
 
-def calibrate(data: dict, exclude=(), max_nfev: int = 300, no_fit: bool = False, start: dict | None = None,
-              data_label: str = "", data_sha256: str = "") -> tuple[dict, list[str]]:
+def calibrate(
+    data: dict,
+    exclude=(),
+    max_nfev: int = 300,
+    no_fit: bool = False,
+    start: dict | None = None,
+    data_label: str = "",
+    data_sha256: str = "",
+) -> tuple[dict, list[str]]:
     """Fit the coefficients to ``data`` and return the coefficient document; writes nothing.
 
     Parameters
@@ -341,8 +512,12 @@ def calibrate(data: dict, exclude=(), max_nfev: int = 300, no_fit: bool = False,
         fit["excluded"] = removed
     if not no_fit:
         geo = GeometryProblem(data, values)
-        r1 = least_squares(geo.residuals, np.clip([begin[n] for n in geo.names], geo.lo, geo.hi),
-                           bounds=(geo.lo, geo.hi), x_scale=geo.scale)
+        r1 = least_squares(
+            geo.residuals,
+            np.clip([begin[n] for n in geo.names], geo.lo, geo.hi),
+            bounds=(geo.lo, geo.hi),
+            x_scale=geo.scale,
+        )
         values.update(dict(zip(geo.names, map(float, r1.x))))
         fit["geometry"] = {"cost": float(r1.cost), "nfev": int(r1.nfev)}
     rest = [n for n, p in PARAMETERS.items() if p[3] and n not in GEOMETRY]
@@ -351,11 +526,24 @@ def calibrate(data: dict, exclude=(), max_nfev: int = 300, no_fit: bool = False,
     if no_fit:
         x = x0
     else:
-        r = least_squares(problem.residuals, x0, bounds=(problem.lo, problem.hi), x_scale=problem.scale,
-                          max_nfev=max_nfev, **FIT_OPTIONS)
+        r = least_squares(
+            problem.residuals,
+            x0,
+            bounds=(problem.lo, problem.hi),
+            x_scale=problem.scale,
+            max_nfev=max_nfev,
+            **FIT_OPTIONS,
+        )
         x = r.x
-        fit.update({"cost": float(r.cost), "nfev": int(r.nfev), "status": int(r.status),
-                    "message": r.message, "n_residuals": int(r.fun.size)})
+        fit.update(
+            {
+                "cost": float(r.cost),
+                "nfev": int(r.nfev),
+                "status": int(r.status),
+                "message": r.message,
+                "n_residuals": int(r.fun.size),
+            }
+        )
     values.update(dict(zip(problem.names, map(float, x))))
     return document(values, residual_table(problem, x), fit), removed
 
@@ -366,10 +554,17 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(COEFF_PATH))
     ap.add_argument("--no-fit", action="store_true", help="write the priors without fitting")
     ap.add_argument("--max-nfev", type=int, default=300)
-    ap.add_argument("--warm", action="store_true", help="start from the current coefficient file, not the priors")
-    ap.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
-                    help="leave scenarios whose id matches PATTERN (shell style, e.g. 'rp-t3-3-*') out of "
-                         "the fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)")
+    ap.add_argument(
+        "--warm", action="store_true", help="start from the current coefficient file, not the priors"
+    )
+    ap.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave scenarios whose id matches PATTERN (shell style, e.g. 'rp-t3-3-*') out of "
+        "the fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)",
+    )
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text(encoding="utf-8"))
     start = {}
@@ -377,14 +572,23 @@ def main(argv=None) -> int:
         current = json.loads(Path(a.out).read_text(encoding="utf-8")).get("parameters", {})
         start = {n: float(current[n]["value"]) for n, p in PARAMETERS.items() if p[3] and n in current}
     try:
-        doc, removed = calibrate(data, a.exclude, a.max_nfev, a.no_fit, start, a.data,
-                                 hashlib.sha256(Path(a.data).read_bytes()).hexdigest()[:16])
+        doc, removed = calibrate(
+            data,
+            a.exclude,
+            a.max_nfev,
+            a.no_fit,
+            start,
+            a.data,
+            hashlib.sha256(Path(a.data).read_bytes()).hexdigest()[:16],
+        )
     except ValueError as e:
         ap.error(str(e))
     atomic_write_text(a.out, json.dumps(doc, indent=1) + "\n")
     print(f"wrote {a.out} ({doc['version']})" + (f", without {len(removed)} scenarios" if removed else ""))
     for metric, r in doc["residuals"].items():
-        print(f"  {metric:28} n={r['n']:3d} median {100 * r['median_ape']:6.1f}%  p90 {100 * r['p90_ape']:6.1f}%")
+        print(
+            f"  {metric:28} n={r['n']:3d} median {100 * r['median_ape']:6.1f}%  p90 {100 * r['p90_ape']:6.1f}%"
+        )
     return 0
 
 

@@ -120,24 +120,48 @@ class Comparison:
         """Plain data for JSON output (NaN becomes null)."""
         return {
             "runs": [
-                {"id": r.id, "project": r.project_name, "kind": r.kind, "started": r.started.isoformat(),
-                 "label": r.label, "bottleneck": r.bottleneck, "status": r.status}
+                {
+                    "id": r.id,
+                    "project": r.project_name,
+                    "kind": r.kind,
+                    "started": r.started.isoformat(),
+                    "label": r.label,
+                    "bottleneck": r.bottleneck,
+                    "status": r.status,
+                }
                 for r in self.runs
             ],
             "settings_that_differ": [{"path": s.path, "values": list(s.values)} for s in self.settings],
             "metrics": [
-                {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
-                 "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                {
+                    "metric": m.metric,
+                    "unit": m.unit,
+                    "values": _clean(m.values),
+                    "abs_delta": _clean(m.abs_delta),
+                    "pct_delta": _clean(m.pct_delta),
+                }
                 for m in self.metrics
             ],
             "stages": [
-                {"metric": m.metric, "unit": m.unit, "values": _clean(m.values),
-                 "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                {
+                    "metric": m.metric,
+                    "unit": m.unit,
+                    "values": _clean(m.values),
+                    "abs_delta": _clean(m.abs_delta),
+                    "pct_delta": _clean(m.pct_delta),
+                }
                 for m in self.stages
             ],
             "systems": [
-                {"metric": m.metric, "system": m.system, "figure": m.label, "unit": m.unit,
-                 "values": _clean(m.values), "abs_delta": _clean(m.abs_delta), "pct_delta": _clean(m.pct_delta)}
+                {
+                    "metric": m.metric,
+                    "system": m.system,
+                    "figure": m.label,
+                    "unit": m.unit,
+                    "values": _clean(m.values),
+                    "abs_delta": _clean(m.abs_delta),
+                    "pct_delta": _clean(m.pct_delta),
+                }
                 for m in self.systems
             ],
         }
@@ -204,10 +228,18 @@ def compare_runs(store, run_ids: Sequence[int]) -> Comparison:
     settings = tuple(SettingDiff(p, tuple(f.get(p) for f in flat)) for p in differing_paths(flat))
     by_run = store.metrics_of(ids)
     names = _first_seen(by_run[i] for i in ids)
-    metrics = tuple(_cells_row(name, [by_run[i].get(name) for i in ids]) for name in names
-                    if not is_system_metric(name))
-    return Comparison(tuple(ids), tuple(runs), settings, metrics, tuple(r.bottleneck for r in runs),
-                      _stage_deltas(store, ids), _system_deltas(store, runs, by_run, names))
+    metrics = tuple(
+        _cells_row(name, [by_run[i].get(name) for i in ids]) for name in names if not is_system_metric(name)
+    )
+    return Comparison(
+        tuple(ids),
+        tuple(runs),
+        settings,
+        metrics,
+        tuple(r.bottleneck for r in runs),
+        _stage_deltas(store, ids),
+        _system_deltas(store, runs, by_run, names),
+    )
 
 
 def _first_seen(groups, skip=frozenset()) -> list:
@@ -257,8 +289,17 @@ def _system_deltas(store, runs: list, by_run: dict, names: list) -> tuple:
             if name not in names:
                 continue
             row = _cells_row(name, [by_run[r.id].get(name) for r in runs])
-            out.append(SystemDelta(row.metric, row.unit, row.values, row.abs_delta, row.pct_delta,
-                                   system, FIGURE_LABELS[figure]))
+            out.append(
+                SystemDelta(
+                    row.metric,
+                    row.unit,
+                    row.values,
+                    row.abs_delta,
+                    row.pct_delta,
+                    system,
+                    FIGURE_LABELS[figure],
+                )
+            )
     return tuple(out)
 
 
@@ -286,9 +327,16 @@ def _stage_deltas(store, ids: list[int]) -> tuple:
     for name in names:
         cells = [by_run[i].get(name) for i in ids]
         unit = next((c.unit for c in cells if c is not None and c.unit), "")
-        out.append(_delta_row(f"{name} utilisation", "%", tuple(
-            None if c is None or c.utilisation is None else 100.0 * c.utilisation for c in cells)))
-        out.append(_delta_row(f"{name} capacity", unit, tuple(None if c is None else c.capacity for c in cells)))
+        out.append(
+            _delta_row(
+                f"{name} utilisation",
+                "%",
+                tuple(None if c is None or c.utilisation is None else 100.0 * c.utilisation for c in cells),
+            )
+        )
+        out.append(
+            _delta_row(f"{name} capacity", unit, tuple(None if c is None else c.capacity for c in cells))
+        )
     return tuple(out)
 
 
@@ -314,25 +362,43 @@ def format_table(comparison: Comparison) -> str:
     """A readable table: settings that differ, then metrics with deltas against the first run."""
     ids = comparison.run_ids
     head = [f"run {i}" for i in ids]
-    lines = ["Runs"] + [f"  {r.id:>6}  {r.kind:<8} {r.started:%Y-%m-%d %H:%M:%S}  {r.project_name}  {r.label}".rstrip()
-                         for r in comparison.runs] + [""]
+    lines = (
+        ["Runs"]
+        + [
+            f"  {r.id:>6}  {r.kind:<8} {r.started:%Y-%m-%d %H:%M:%S}  {r.project_name}  {r.label}".rstrip()
+            for r in comparison.runs
+        ]
+        + [""]
+    )
     if comparison.settings:
         lines.append("Settings that differ")
-        lines += _grid([["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings])
+        lines += _grid(
+            [["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings]
+        )
     else:
         lines.append("Settings: identical")
     lines += ["", f"Metrics (deltas against run {ids[0]})"]
-    rows = [["metric", "unit", *_delta_head(ids)]] + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.metrics]
-    rows.append(["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))])
+    rows = [["metric", "unit", *_delta_head(ids)]] + [
+        [m.metric, m.unit, *_delta_cells(m)] for m in comparison.metrics
+    ]
+    rows.append(
+        ["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))]
+    )
     lines += _grid(rows, left=2)
     if comparison.systems:
         lines += ["", f"Systems (bidirectional and peer-to-peer; deltas against run {ids[0]})"]
-        lines += _grid([["system", "figure", "unit", *_delta_head(ids)]]
-                       + [[m.system, m.label, m.unit, *_delta_cells(m)] for m in comparison.systems], left=3)
+        lines += _grid(
+            [["system", "figure", "unit", *_delta_head(ids)]]
+            + [[m.system, m.label, m.unit, *_delta_cells(m)] for m in comparison.systems],
+            left=3,
+        )
     if comparison.stages:
         lines += ["", "Stages"]
-        lines += _grid([["stage", "unit", *_delta_head(ids)]]
-                       + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.stages], left=2)
+        lines += _grid(
+            [["stage", "unit", *_delta_head(ids)]]
+            + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.stages],
+            left=2,
+        )
     return "\n".join(lines)
 
 
@@ -343,7 +409,11 @@ def _delta_head(ids: tuple) -> list[str]:
 
 def _delta_cells(m) -> list[str]:
     """A row's values, then its deltas against the first run (absolute, then %), as printed."""
-    return [*(_fmt(v) for v in m.values), *(_fmt(v) for v in m.abs_delta[1:]), *(_fmt_pct(v) for v in m.pct_delta[1:])]
+    return [
+        *(_fmt(v) for v in m.values),
+        *(_fmt(v) for v in m.abs_delta[1:]),
+        *(_fmt_pct(v) for v in m.pct_delta[1:]),
+    ]
 
 
 def _grid(rows: list[list[str]], left: int = 1) -> list[str]:
@@ -364,15 +434,42 @@ def format_csv(comparison: Comparison) -> str:
     ids = comparison.run_ids
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["section", "name", "unit", *(f"run_{i}" for i in ids), *(f"abs_delta_{i}" for i in ids[1:]),
-                *(f"pct_delta_{i}" for i in ids[1:])])
+    w.writerow(
+        [
+            "section",
+            "name",
+            "unit",
+            *(f"run_{i}" for i in ids),
+            *(f"abs_delta_{i}" for i in ids[1:]),
+            *(f"pct_delta_{i}" for i in ids[1:]),
+        ]
+    )
     for s in comparison.settings:
-        w.writerow(["setting", text_cell(s.path), "", *(_csv_value(v) for v in s.values), *([""] * (2 * (len(ids) - 1)))])
-    for section, rows in (("metric", comparison.metrics), ("system", comparison.systems),
-                          ("stage", comparison.stages)):
+        w.writerow(
+            [
+                "setting",
+                text_cell(s.path),
+                "",
+                *(_csv_value(v) for v in s.values),
+                *([""] * (2 * (len(ids) - 1))),
+            ]
+        )
+    for section, rows in (
+        ("metric", comparison.metrics),
+        ("system", comparison.systems),
+        ("stage", comparison.stages),
+    ):
         for m in rows:
-            w.writerow([section, m.metric, m.unit, *(_csv_value(v) for v in m.values),
-                        *(_csv_value(v) for v in m.abs_delta[1:]), *(_csv_value(v) for v in m.pct_delta[1:])])
+            w.writerow(
+                [
+                    section,
+                    m.metric,
+                    m.unit,
+                    *(_csv_value(v) for v in m.values),
+                    *(_csv_value(v) for v in m.abs_delta[1:]),
+                    *(_csv_value(v) for v in m.pct_delta[1:]),
+                ]
+            )
     return buf.getvalue()
 
 
@@ -386,4 +483,13 @@ def _csv_value(value: Any) -> str:
     return text_cell(str(value)) if isinstance(value, str) else str(value)
 
 
-__all__ = ["Comparison", "MetricDelta", "SettingDiff", "SystemDelta", "compare_runs", "flatten", "format_csv", "format_table"]
+__all__ = [
+    "Comparison",
+    "MetricDelta",
+    "SettingDiff",
+    "SystemDelta",
+    "compare_runs",
+    "flatten",
+    "format_csv",
+    "format_table",
+]

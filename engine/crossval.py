@@ -43,8 +43,14 @@ ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA = asset_path("validation", "calibration.json")
 
 #: Name endings of the scorer's latency class (../shared/validation/score.py ``LATENCY``).
-LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us",
-                    "elapsed_us_per_msg")
+LATENCY_SUFFIXES = (
+    "latency_ms",
+    "response_time_ms",
+    "_mqput_us",
+    "_mqget_us",
+    "_mqcommit_us",
+    "elapsed_us_per_msg",
+)
 #: A measured step smaller than this share is noise, not a trend (score.py ``CHANGE_THRESHOLD``).
 CHANGE_THRESHOLD = 0.05
 #: Kinds with a calibration fit that accepts an exclusion.
@@ -52,6 +58,7 @@ KINDS = ("qrep", "db2mirror")
 
 
 # --------------------------------------------------------------------------- statistics (score.py's)
+
 
 def metric_class(metric: str) -> str:
     """``"latency"`` for the scorer's latency names, else ``"rate"``."""
@@ -101,8 +108,16 @@ def compare(scenarios: Iterable[dict], predictions: dict, relations: Iterable[di
             if not _finite(p):
                 missing += 1
                 continue
-            rows.append({"id": s["id"], "metric": m, "class": metric_class(m), "measured": v, "predicted": p,
-                         "ape": ape(p, v)})
+            rows.append(
+                {
+                    "id": s["id"],
+                    "metric": m,
+                    "class": metric_class(m),
+                    "measured": v,
+                    "predicted": p,
+                    "ape": ape(p, v),
+                }
+            )
     by_source: dict = {}
     for s in scenarios:
         by_source.setdefault(s.get("source", ""), []).append(s)
@@ -125,8 +140,14 @@ def compare(scenarios: Iterable[dict], predictions: dict, relations: Iterable[di
         pa = (predictions.get(r["a"]) or {}).get(r["metric"])
         pb = (predictions.get(r["b"]) or {}).get(r["metric"])
         ratio = pa / pb if isinstance(pa, (int, float)) and isinstance(pb, (int, float)) and pb else None
-        rels.append({"id": r["id"], "published": r["ratio"], "predicted": ratio,
-                     "ape": None if ratio is None else ape(ratio, r["ratio"])})
+        rels.append(
+            {
+                "id": r["id"],
+                "published": r["ratio"],
+                "predicted": ratio,
+                "ape": None if ratio is None else ape(ratio, r["ratio"]),
+            }
+        )
     return {"rows": rows, "missing": missing, "trends": [ok, n], "relations": rels}
 
 
@@ -277,8 +298,15 @@ FITTERS: dict[str, tuple[Callable, Callable, Callable]] = {
 }
 
 
-def _fold(kind: str, label: str | None, exclude: list, data: dict, max_nfev: int, fitters: dict,
-          keep_dir: str | None) -> dict:
+def _fold(
+    kind: str,
+    label: str | None,
+    exclude: list,
+    data: dict,
+    max_nfev: int,
+    fitters: dict,
+    keep_dir: str | None,
+) -> dict:
     """One fit without ``exclude`` and its predictions of the ``kind`` scenarios (all of them)."""
     t0 = time.perf_counter()
     fit, predict, values = fitters[kind]
@@ -289,13 +317,26 @@ def _fold(kind: str, label: str | None, exclude: list, data: dict, max_nfev: int
         name = re.sub(r"[^A-Za-z0-9]+", "-", f"{kind} {label or 'all'}").strip("-") + ".json"
         atomic_write_text(Path(keep_dir) / name, json.dumps(doc, indent=1) + "\n")
     fit_info = doc.get("fit") if isinstance(doc.get("fit"), dict) else {}
-    return {"kind": kind, "table": label, "seconds": time.perf_counter() - t0, "predictions": preds,
-            "values": values(doc), "stopped_at_max_nfev": fit_info.get("status") == 0}
+    return {
+        "kind": kind,
+        "table": label,
+        "seconds": time.perf_counter() - t0,
+        "predictions": preds,
+        "values": values(doc),
+        "stopped_at_max_nfev": fit_info.get("status") == 0,
+    }
 
 
-def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] = (), jobs: int = 2,
-                  max_nfev: int = 300, fitters: dict | None = None, keep_dir: str | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict:
+def crossvalidate(
+    data: dict,
+    kinds: Iterable[str] = KINDS,
+    only: Iterable[str] = (),
+    jobs: int = 2,
+    max_nfev: int = 300,
+    fitters: dict | None = None,
+    keep_dir: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
     """Leave each published table out in turn, refit, and score the held-out table.
 
     Parameters
@@ -343,10 +384,16 @@ def crossvalidate(data: dict, kinds: Iterable[str] = KINDS, only: Iterable[str] 
     full = {r["kind"]: r for r in results if r["table"] is None}
     folds = {(r["kind"], r["table"]): r for r in results if r["table"] is not None}
     tables, comparisons = _table_scores(data, held, full, folds)
-    return {"tables": tables, "overall": _pooled_scores(kinds, tables, comparisons),
-            "coefficients": {kind: _coefficient_spread(full[kind]["values"], kind, folds)
-                             for kind in kinds if kind in full},
-            "seconds": time.perf_counter() - t0, "jobs": jobs, "max_nfev": max_nfev}
+    return {
+        "tables": tables,
+        "overall": _pooled_scores(kinds, tables, comparisons),
+        "coefficients": {
+            kind: _coefficient_spread(full[kind]["values"], kind, folds) for kind in kinds if kind in full
+        },
+        "seconds": time.perf_counter() - t0,
+        "jobs": jobs,
+        "max_nfev": max_nfev,
+    }
 
 
 def _held_out_tables(data: dict, kinds: list, only: list) -> dict:
@@ -358,31 +405,44 @@ def _held_out_tables(data: dict, kinds: list, only: list) -> dict:
         ``only`` names no table.
     """
     groups = groups_of(data, kinds)
-    held = {key: ids for key, ids in groups.items()
-            if not only or any(o.lower() in key[1].lower() for o in only)}
+    held = {
+        key: ids for key, ids in groups.items() if not only or any(o.lower() in key[1].lower() for o in only)
+    }
     if not held:
-        raise ValueError(f"groups: {', '.join(only)} match no table; tables are "
-                         + ", ".join(label for _, label in groups))
+        raise ValueError(
+            f"groups: {', '.join(only)} match no table; tables are " + ", ".join(label for _, label in groups)
+        )
     return held
 
 
-def _run_folds(tasks: list, data: dict, max_nfev: int, fitters: dict, keep_dir: str | None, jobs: int,
-               progress: Callable[[str], None] | None) -> list:
+def _run_folds(
+    tasks: list,
+    data: dict,
+    max_nfev: int,
+    fitters: dict,
+    keep_dir: str | None,
+    jobs: int,
+    progress: Callable[[str], None] | None,
+) -> list:
     """Every fit of ``tasks`` (kind, held-out label or None, held-out ids): in this process or ``jobs`` workers."""
     results = []
 
     def done(r):
         results.append(r)
         if progress:
-            progress(f"  fitted {r['kind']} {'without ' + r['table'] if r['table'] else 'on all tables'} "
-                     f"in {r['seconds']:.1f} s")
+            progress(
+                f"  fitted {r['kind']} {'without ' + r['table'] if r['table'] else 'on all tables'} "
+                f"in {r['seconds']:.1f} s"
+            )
 
     if jobs <= 1:
         for k, label, ids in tasks:
             done(_fold(k, label, ids, data, max_nfev, fitters, keep_dir))
         return results
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futs = [pool.submit(_fold, k, label, ids, data, max_nfev, fitters, keep_dir) for k, label, ids in tasks]
+        futs = [
+            pool.submit(_fold, k, label, ids, data, max_nfev, fitters, keep_dir) for k, label, ids in tasks
+        ]
         for f in as_completed(futs):
             done(f.result())
     return results
@@ -399,11 +459,21 @@ def _table_scores(data: dict, held: dict, full: dict, folds: dict) -> tuple[list
         fold = folds[(kind, label)]
         cin = compare(scen, full[kind]["predictions"], rels)
         cout = compare(scen, fold["predictions"], rels)
-        tables.append({"kind": kind, "table": label, "ids": ids, "seconds": fold["seconds"],
-                       "stopped_at_max_nfev": fold["stopped_at_max_nfev"],
-                       "in_sample": summarise(cin), "held_out": summarise(cout),
-                       "rows_in": cin["rows"], "rows_out": cout["rows"],
-                       "relations_in": cin["relations"], "relations_out": cout["relations"]})
+        tables.append(
+            {
+                "kind": kind,
+                "table": label,
+                "ids": ids,
+                "seconds": fold["seconds"],
+                "stopped_at_max_nfev": fold["stopped_at_max_nfev"],
+                "in_sample": summarise(cin),
+                "held_out": summarise(cout),
+                "rows_in": cin["rows"],
+                "rows_out": cout["rows"],
+                "relations_in": cin["relations"],
+                "relations_out": cout["relations"],
+            }
+        )
         comparisons.append((cin, cout))
     return tables, comparisons
 
@@ -414,8 +484,10 @@ def _pooled_scores(kinds: list, tables: list, comparisons: list) -> dict:
     for kind in [*kinds, "all"]:
         sel = [c for t, c in zip(tables, comparisons) if kind in (t["kind"], "all")]
         if sel:
-            overall[kind] = {"in_sample": summarise(merge(cin for cin, _ in sel)),
-                             "held_out": summarise(merge(cout for _, cout in sel))}
+            overall[kind] = {
+                "in_sample": summarise(merge(cin for cin, _ in sel)),
+                "held_out": summarise(merge(cout for _, cout in sel)),
+            }
     return overall
 
 
@@ -430,8 +502,13 @@ def _coefficient_spread(base: dict, kind: str, folds: dict) -> dict:
             continue
         scale = max(abs(v), *(abs(x) for x in vals.values()), 1e-12)
         worst = max(vals, key=lambda lab: abs(vals[lab] - v))
-        spread[name] = {"full": v, "min": min(vals.values()), "max": max(vals.values()),
-                        "max_rel_change": abs(vals[worst] - v) / scale, "moved_most_without": worst}
+        spread[name] = {
+            "full": v,
+            "min": min(vals.values()),
+            "max": max(vals.values()),
+            "max_rel_change": abs(vals[worst] - v) / scale,
+            "moved_most_without": worst,
+        }
     return dict(sorted(spread.items(), key=lambda kv: -kv[1]["max_rel_change"]))
 
 
@@ -445,18 +522,25 @@ def _pct(v) -> str:
 def _line(s: dict) -> str:
     n = s["trend_n"]
     tr = "  -   " if s["trend_agreement"] is None else f"{n * s['trend_agreement']:.0f}/{n}"
-    return (f"{_pct(s['rate_median_ape'])} {_pct(s['rate_p90_ape'])} {s['rate_n']:3d}  "
-            f"{_pct(s['latency_median_ape'])} {_pct(s['latency_p90_ape'])} {s['latency_n']:3d}  {tr:>6} "
-            f"{_pct(s['relations_median_ape'])}")
+    return (
+        f"{_pct(s['rate_median_ape'])} {_pct(s['rate_p90_ape'])} {s['rate_n']:3d}  "
+        f"{_pct(s['latency_median_ape'])} {_pct(s['latency_p90_ape'])} {s['latency_n']:3d}  {tr:>6} "
+        f"{_pct(s['relations_median_ape'])}"
+    )
 
 
 def render(report: dict, top_coefficients: int = 12) -> str:
     """The text report: per table in-sample vs held-out, overall, coefficients that move most."""
-    head = (f"{'table':44} {'fit':4} {'rate med':>8} {'p90':>5} {'n':>3}  "
-            f"{'lat med':>5} {'p90':>5} {'n':>3}  "
-            f"{'trends':>6} {'rel':>5}")
-    out = ["leave-one-table-out cross-validation (errors in %: median and 90th percentile absolute "
-           "percentage error, as score.py)", head]
+    head = (
+        f"{'table':44} {'fit':4} {'rate med':>8} {'p90':>5} {'n':>3}  "
+        f"{'lat med':>5} {'p90':>5} {'n':>3}  "
+        f"{'trends':>6} {'rel':>5}"
+    )
+    out = [
+        "leave-one-table-out cross-validation (errors in %: median and 90th percentile absolute "
+        "percentage error, as score.py)",
+        head,
+    ]
     for t in report["tables"]:
         name = f"{t['kind']}: {t['table']}"[:44]
         out.append(f"{name:44} {'in':4} {_line(t['in_sample'])}")
@@ -469,27 +553,44 @@ def render(report: dict, top_coefficients: int = 12) -> str:
     for kind, spread in report["coefficients"].items():
         out.append(f"\n{kind}: coefficients that move most when one table is left out")
         for name, r in list(spread.items())[:top_coefficients]:
-            out.append(f"  {name:30} full {r['full']:<11.4g} folds {r['min']:.4g} .. {r['max']:.4g}  "
-                       f"(moves {100 * r['max_rel_change']:.0f}% without {r['moved_most_without']})")
+            out.append(
+                f"  {name:30} full {r['full']:<11.4g} folds {r['min']:.4g} .. {r['max']:.4g}  "
+                f"(moves {100 * r['max_rel_change']:.0f}% without {r['moved_most_without']})"
+            )
     if any(t.get("stopped_at_max_nfev") for t in report["tables"]):
-        out.append(f"\n* the fit without this table stopped at --max-nfev {report['max_nfev']} "
-                   "before converging")
-    out.append(f"\n{len(report['tables'])} tables held out, {report['jobs']} worker(s), "
-               f"total {report['seconds']:.0f} s")
+        out.append(
+            f"\n* the fit without this table stopped at --max-nfev {report['max_nfev']} before converging"
+        )
+    out.append(
+        f"\n{len(report['tables'])} tables held out, {report['jobs']} worker(s), "
+        f"total {report['seconds']:.0f} s"
+    )
     return "\n".join(out)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(BUNDLED_DATA), help="scenario file with measured values "
-                    "(default: the bundled calibration.json)")
+    ap.add_argument(
+        "--data",
+        default=str(BUNDLED_DATA),
+        help="scenario file with measured values (default: the bundled calibration.json)",
+    )
     ap.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
-    ap.add_argument("--groups", nargs="*", default=[], metavar="TEXT",
-                    help="hold out only tables whose label contains TEXT (e.g. 'Table 3-3')")
+    ap.add_argument(
+        "--groups",
+        nargs="*",
+        default=[],
+        metavar="TEXT",
+        help="hold out only tables whose label contains TEXT (e.g. 'Table 3-3')",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--max-nfev", type=int, default=300,
-                    help="most residual evaluations per qrep fit (default 300, as the calibration; "
-                         "some folds run to it: 100 gives a quicker, approximate run)")
+    ap.add_argument(
+        "--max-nfev",
+        type=int,
+        default=300,
+        help="most residual evaluations per qrep fit (default 300, as the calibration; "
+        "some folds run to it: 100 gives a quicker, approximate run)",
+    )
     ap.add_argument("--json", help="write the full report (every row, in-sample and held out) here")
     ap.add_argument("--keep-dir", help="save each fold's coefficient document in this folder")
     ap.add_argument("--list", action="store_true", help="list the tables and exit")
@@ -509,8 +610,15 @@ def main(argv=None) -> int:
             print(f"{kind:10} {label:50} {len(ids):3d} scenarios  {ids[0]} .. {ids[-1]}")
         return 0
     try:
-        report = crossvalidate(data, kinds, a.groups, a.jobs, a.max_nfev, keep_dir=a.keep_dir,
-                               progress=lambda line: print(line, file=sys.stderr, flush=True))
+        report = crossvalidate(
+            data,
+            kinds,
+            a.groups,
+            a.jobs,
+            a.max_nfev,
+            keep_dir=a.keep_dir,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
     except ValueError as e:
         ap.error(str(e))
     print(render(report))

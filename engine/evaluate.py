@@ -43,8 +43,15 @@ def read_scenarios(path: str | Path) -> list[dict]:
 
 def _failed(scenario: dict, error: str) -> dict:
     """The result record of a scenario that could not be predicted: no numbers, the error in one line."""
-    return {"id": scenario["id"], "predicted": {}, "bottleneck": None, "ignored": [],
-            "error": one_line(error)}
+    return {
+        "id": scenario["id"],
+        "predicted": {},
+        "bottleneck": None,
+        "ignored": [],
+        "error": one_line(error),
+    }
+
+
 def published_bottleneck(prediction) -> str | None:
     """The bottleneck in the published vocabulary (../shared/validation/README.md).
 
@@ -69,8 +76,12 @@ def evaluate_scenario(scenario: dict) -> dict:
         # gets the error, the others in the file are still predicted
         return _failed(scenario, f"invalid settings: {type(e).__name__}: {e}")
     predicted = {k: v for k, v in p.metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
-    out = {"id": scenario["id"], "predicted": predicted, "bottleneck": published_bottleneck(p),
-           "ignored": list(p.ignored)}
+    out = {
+        "id": scenario["id"],
+        "predicted": predicted,
+        "bottleneck": published_bottleneck(p),
+        "ignored": list(p.ignored),
+    }
     if p.bands:
         out["bands"] = {k: list(v) for k, v in p.bands.items()}
     return out

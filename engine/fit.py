@@ -117,15 +117,19 @@ def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float
     """
     apply_ = tables.get("IBMQREP_APPLYMON")
     if not apply_ or "ROWS_APPLIED" not in apply_:
-        raise FitError("no imported IBMQREP_APPLYMON rows with ROWS_APPLIED to fit to; "
-                       "import exports with qrtune import-monitor FILE... --project PROJECT")
-    a_len = _interval_lengths(apply_["monitor_time"], apply_["queue"], apply_.get("MONITOR_INTERVAL"),
-                              default_interval_s)
+        raise FitError(
+            "no imported IBMQREP_APPLYMON rows with ROWS_APPLIED to fit to; "
+            "import exports with qrtune import-monitor FILE... --project PROJECT"
+        )
+    a_len = _interval_lengths(
+        apply_["monitor_time"], apply_["queue"], apply_.get("MONITOR_INTERVAL"), default_interval_s
+    )
     capq = tables.get("IBMQREP_CAPQMON")
     if capq is not None and "ROWS_PUBLISHED" in capq:
         c_secs = capq["monitor_time"].astype(np.int64) / 1e6
-        c_len = _interval_lengths(capq["monitor_time"], capq["queue"], capq.get("MONITOR_INTERVAL"),
-                                  default_interval_s)
+        c_len = _interval_lengths(
+            capq["monitor_time"], capq["queue"], capq.get("MONITOR_INTERVAL"), default_interval_s
+        )
         order = np.argsort(c_secs)
         c_secs_sorted = c_secs[order]
     out = []
@@ -144,8 +148,11 @@ def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float
         if capq is not None and "ROWS_PUBLISHED" in capq:
             t = apply_["monitor_time"][i].astype(np.int64) / 1e6
             k = int(np.searchsorted(c_secs_sorted, t))
-            best = min((j for j in (k - 1, k) if 0 <= j < len(order)), key=lambda j: abs(c_secs_sorted[j] - t),
-                       default=None)
+            best = min(
+                (j for j in (k - 1, k) if 0 <= j < len(order)),
+                key=lambda j: abs(c_secs_sorted[j] - t),
+                default=None,
+            )
             if best is not None and abs(c_secs_sorted[best] - t) <= 0.5 * a_len[i]:
                 j = order[best]
                 pub = capq["ROWS_PUBLISHED"][j]
@@ -153,11 +160,23 @@ def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float
                     offered = pub / c_len[j]
                     measured["capture_rows_per_s"] = offered
                 msgs, nbytes = capq.get("MQ_MESSAGES"), capq.get("MQ_BYTES")
-                if msgs is not None and nbytes is not None and np.isfinite(msgs[j]) and msgs[j] > 0 \
-                        and np.isfinite(nbytes[j]):
+                if (
+                    msgs is not None
+                    and nbytes is not None
+                    and np.isfinite(msgs[j])
+                    and msgs[j] > 0
+                    and np.isfinite(nbytes[j])
+                ):
                     measured["msg_size_kb"] = nbytes[j] / msgs[j] / 1024.0
-        out.append(Interval(apply_["monitor_time"][i].astype(datetime), str(apply_["queue"][i]), float(a_len[i]),
-                            float(offered), measured))
+        out.append(
+            Interval(
+                apply_["monitor_time"][i].astype(datetime),
+                str(apply_["queue"][i]),
+                float(a_len[i]),
+                float(offered),
+                measured,
+            )
+        )
     if not out:
         raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
     out.sort(key=lambda iv: (iv.monitor_time, iv.queue))
@@ -201,11 +220,15 @@ def _normalise_entry(name: str, entry, module_name: str) -> tuple[float, float, 
             value, low, high, unit = entry
             value, low, high, unit = float(value), float(low), float(high), str(unit)
     except (KeyError, TypeError, ValueError) as e:
-        raise FitError(f"{where}: expected (value, low, high, unit) or {{'value', 'bounds', 'unit'}}, got "
-                       f"{entry!r} ({e})") from None
+        raise FitError(
+            f"{where}: expected (value, low, high, unit) or {{'value', 'bounds', 'unit'}}, got "
+            f"{entry!r} ({e})"
+        ) from None
     if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= value <= high):
-        raise FitError(f"{where}: value {value:g} with bounds [{low:g}, {high:g}]; expected 0 < low <= value <= high "
-                       "(the fit works on log ratios)")
+        raise FitError(
+            f"{where}: value {value:g} with bounds [{low:g}, {high:g}]; expected 0 < low <= value <= high "
+            "(the fit works on log ratios)"
+        )
     return value, low, high, unit
 
 
@@ -223,8 +246,10 @@ def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, floa
     """
     name = getattr(module, "__name__", str(module))
     if not hasattr(module, "fit_parameters"):
-        raise FitError(f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
-                       "(fit_parameters(settings) and predict(settings, coefficients)) yet")
+        raise FitError(
+            f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
+            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
+        )
     params = {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
     if not params:
         raise FitError(f"{name}.fit_parameters offers no coefficient for this scenario")
@@ -232,16 +257,20 @@ def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, floa
     plain, with_base = module.predict(settings).metrics, module.predict(settings, dict(base)).metrics
     differ = [m for m in plain if not _close(plain[m], with_base.get(m))]
     if differ:
-        raise FitError(f"{name}.predict(settings, base coefficients) differs from predict(settings) in "
-                       f"{', '.join(differ[:5])}: the values fit_parameters reports must be the ones in use")
+        raise FitError(
+            f"{name}.predict(settings, base coefficients) differs from predict(settings) in "
+            f"{', '.join(differ[:5])}: the values fit_parameters reports must be the ones in use"
+        )
     deaf = []
     for k, (value, low, high, _) in params.items():
         moved = dict(base, **{k: high if high > value else low})
         if all(_close(v, module.predict(settings, moved).metrics.get(m)) for m, v in plain.items()):
             deaf.append(k)
     if deaf:
-        raise FitError(f"{name}.predict ignores coefficient {', '.join(deaf)} (no metric moves at its bound): "
-                       "do not offer it to the fit, or pass the override through")
+        raise FitError(
+            f"{name}.predict ignores coefficient {', '.join(deaf)} (no metric moves at its bound): "
+            "do not offer it to the fit, or pass the override through"
+        )
     return params
 
 
@@ -269,12 +298,15 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
         module_name = ENGINE_MODULES[settings["kind"]]
     module = importlib.import_module(module_name)
     if not hasattr(module, "fit_parameters"):
-        raise FitError(f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
-                       "(fit_parameters(settings) and predict(settings, coefficients)) yet")
+        raise FitError(
+            f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
+            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
+        )
     params = {k: _normalise_entry(k, v, module_name) for k, v in module.fit_parameters(settings).items()}
     if not params:
-        raise FitError(f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit "
-                       "for this project")
+        raise FitError(
+            f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit for this project"
+        )
     version = module.predict(settings).coefficients_version  # the plain one, not an override's
     return FitModel(module_name, params, module.predict, version or "")
 
@@ -301,16 +333,22 @@ def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None)
     coefficients = {k: float(v) for k, v in fit["coefficients"].items()}
     unknown = [k for k in coefficients if k not in model.parameters]
     if unknown:
-        raise FitError(f"fit {fit.get('id')} adjusted {', '.join(unknown)}, which the engine no longer offers; "
-                       "fit again with qrtune fit")
+        raise FitError(
+            f"fit {fit.get('id')} adjusted {', '.join(unknown)}, which the engine no longer offers; "
+            "fit again with qrtune fit"
+        )
     note = ""
     base_version = fit.get("base_coefficients_version") or ""
     if base_version and model.version and base_version != model.version:
-        note = (f"fit {fit.get('id')} was made on coefficients {base_version}; the engine now has {model.version} "
-                "(fit again with qrtune fit to follow them)")
+        note = (
+            f"fit {fit.get('id')} was made on coefficients {base_version}; the engine now has {model.version} "
+            "(fit again with qrtune fit to follow them)"
+        )
     pred = model.predict(settings, coefficients)
     if "+" not in (pred.coefficients_version or ""):  # stored runs must not pass for plain ones
-        pred = replace(pred, coefficients_version=f"{pred.coefficients_version or model.version}+fit{fit.get('id', '')}")
+        pred = replace(
+            pred, coefficients_version=f"{pred.coefficients_version or model.version}+fit{fit.get('id', '')}"
+        )
     return pred, note
 
 
@@ -320,8 +358,12 @@ def _settings_at(settings: dict, offered_rows_per_s: float) -> dict:
     return s
 
 
-def _predictions(model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict) -> list[dict]:
-    return [model.predict(_settings_at(settings, iv.offered_rows_per_s), coefficients).metrics for iv in intervals]
+def _predictions(
+    model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict
+) -> list[dict]:
+    return [
+        model.predict(_settings_at(settings, iv.offered_rows_per_s), coefficients).metrics for iv in intervals
+    ]
 
 
 def _pairs(intervals: Sequence[Interval], predicted: Sequence[dict]):
@@ -351,12 +393,22 @@ def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], co
         errs.setdefault(metric, []).append(100.0 * abs(p - m) / m)
     pooled = [e for v in errs.values() for e in v]
     by_metric = {k: float(np.median(v)) for k, v in errs.items()}
-    return {"median_pct": float(np.median(pooled)), "mean_metric_pct": float(np.mean(list(by_metric.values()))),
-            "by_metric": by_metric, "n_values": len(pooled)}
+    return {
+        "median_pct": float(np.median(pooled)),
+        "mean_metric_pct": float(np.mean(list(by_metric.values()))),
+        "by_metric": by_metric,
+        "n_values": len(pooled),
+    }
 
 
-def comparison_rows(model: FitModel, settings: dict, intervals: Sequence[Interval], before: dict, after: dict,
-                    held_out: Sequence[Interval] = ()) -> list[dict]:
+def comparison_rows(
+    model: FitModel,
+    settings: dict,
+    intervals: Sequence[Interval],
+    before: dict,
+    after: dict,
+    held_out: Sequence[Interval] = (),
+) -> list[dict]:
     """Measured and predicted values interval by interval (for overlays and ``qrtune fit --export``).
 
     Returns
@@ -372,9 +424,18 @@ def comparison_rows(model: FitModel, settings: dict, intervals: Sequence[Interva
     rows = []
     for iv, pb, pa in zip(intervals, p_before, p_after):
         for metric, measured in iv.measured.items():
-            rows.append({"monitor_time": iv.monitor_time, "queue": iv.queue, "held_out": id(iv) in held,
-                         "offered_rows_per_s": iv.offered_rows_per_s, "metric": metric, "measured": measured,
-                         "predicted_before": pb.get(metric), "predicted_after": pa.get(metric)})
+            rows.append(
+                {
+                    "monitor_time": iv.monitor_time,
+                    "queue": iv.queue,
+                    "held_out": id(iv) in held,
+                    "offered_rows_per_s": iv.offered_rows_per_s,
+                    "metric": metric,
+                    "measured": measured,
+                    "predicted_before": pb.get(metric),
+                    "predicted_after": pa.get(metric),
+                }
+            )
     return rows
 
 
@@ -418,11 +479,20 @@ class FitResult:
 
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
-        return {"model": self.model, "base_version": self.base_version, "base": self.base, "fitted": self.fitted,
-                "units": self.units, "n_fit": self.n_fit, "n_holdout": self.n_holdout,
-                "n_fit_total": self.n_fit_total, "n_holdout_total": self.n_holdout_total,
-                "holdout_error_before": self.before, "holdout_error_after": self.after,
-                "fit_error_after": self.train_after}
+        return {
+            "model": self.model,
+            "base_version": self.base_version,
+            "base": self.base,
+            "fitted": self.fitted,
+            "units": self.units,
+            "n_fit": self.n_fit,
+            "n_holdout": self.n_holdout,
+            "n_fit_total": self.n_fit_total,
+            "n_holdout_total": self.n_holdout_total,
+            "holdout_error_before": self.before,
+            "holdout_error_after": self.after,
+            "fit_error_after": self.train_after,
+        }
 
 
 def split(intervals: Sequence[Interval], holdout_every: int = 4) -> tuple[list[Interval], list[Interval]]:
@@ -446,9 +516,15 @@ def evenly(items: Sequence, n: int) -> list:
     return [items[k] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interval], holdout_every: int = 4,
-                     only: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
-                     max_intervals: int = MAX_INTERVALS) -> FitResult:
+def fit_coefficients(
+    model: FitModel,
+    settings: dict,
+    intervals: Sequence[Interval],
+    holdout_every: int = 4,
+    only: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    max_intervals: int = MAX_INTERVALS,
+) -> FitResult:
     """Fit ``model``'s coefficients to ``intervals`` (bounded least squares on log ratios).
 
     Parameters
@@ -481,8 +557,10 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
     names = list(only) if only else list(model.parameters)
     unknown = [n for n in names if n not in model.parameters]
     if unknown:
-        raise FitError(f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
-                       f"{', '.join(model.parameters)}")
+        raise FitError(
+            f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
+            f"{', '.join(model.parameters)}"
+        )
     fit_all, held_all = split(intervals, holdout_every)
     fit_set, held = evenly(fit_all, max_intervals), evenly(held_all, max_intervals)
     base = {k: float(v[0]) for k, v in model.parameters.items()}
@@ -495,9 +573,12 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
         return c
 
     base_preds = _predictions(model, settings, fit_set, base)
-    targets = [(k, metric, meas) for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
-               for metric, meas in iv.measured.items()
-               if meas > 0 and metric in pred and (not metrics or metric in metrics)]
+    targets = [
+        (k, metric, meas)
+        for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
+        for metric, meas in iv.measured.items()
+        if meas > 0 and metric in pred and (not metrics or metric in metrics)
+    ]
     if not targets:
         raise FitError("the engine predicts none of the measured metrics; nothing to fit")
 
@@ -513,22 +594,48 @@ def fit_coefficients(model: FitModel, settings: dict, intervals: Sequence[Interv
         return out
 
     x0 = np.clip(np.zeros(len(names)), lo, hi)
-    sol = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale=1.0, diff_step=1e-4,
-                        xtol=1e-10, ftol=1e-10, max_nfev=200 * (len(names) + 1))
+    sol = least_squares(
+        residuals,
+        x0,
+        bounds=(lo, hi),
+        method="trf",
+        x_scale=1.0,
+        diff_step=1e-4,
+        xtol=1e-10,
+        ftol=1e-10,
+        max_nfev=200 * (len(names) + 1),
+    )
     fitted = coeffs(sol.x)
     return FitResult(
-        base=base, fitted=fitted, units={k: v[3] for k, v in model.parameters.items()},
-        n_fit=len(fit_set), n_holdout=len(held), n_fit_total=len(fit_all), n_holdout_total=len(held_all),
-        fit_intervals=tuple(fit_set), held_intervals=tuple(held),
-        before=error_pct(model, settings, held, base), after=error_pct(model, settings, held, fitted),
-        train_after=error_pct(model, settings, fit_set, fitted), model=model.name, base_version=model.version,
+        base=base,
+        fitted=fitted,
+        units={k: v[3] for k, v in model.parameters.items()},
+        n_fit=len(fit_set),
+        n_holdout=len(held),
+        n_fit_total=len(fit_all),
+        n_holdout_total=len(held_all),
+        fit_intervals=tuple(fit_set),
+        held_intervals=tuple(held),
+        before=error_pct(model, settings, held, base),
+        after=error_pct(model, settings, held, fitted),
+        train_after=error_pct(model, settings, fit_set, fitted),
+        model=model.name,
+        base_version=model.version,
     )
 
 
-def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, offered_rows_per_s: Sequence[float],
-                         interval_s: float, rng: np.random.Generator, noise: float = 0.03,
-                         start: datetime | None = None, recvq: str = "QA.TO.QB.RECVQ",
-                         sendq: str = "QA.TO.QB.SENDQ") -> dict[str, list[dict]]:
+def synthesize_intervals(
+    model: FitModel,
+    settings: dict,
+    coefficients: dict,
+    offered_rows_per_s: Sequence[float],
+    interval_s: float,
+    rng: np.random.Generator,
+    noise: float = 0.03,
+    start: datetime | None = None,
+    recvq: str = "QA.TO.QB.RECVQ",
+    sendq: str = "QA.TO.QB.SENDQ",
+) -> dict[str, list[dict]]:
     """Monitor rows (APPLYMON and CAPQMON, real column names and units) from the steady-state model.
 
     Each interval is predicted at its offered rate with ``coefficients``; counters are
@@ -547,18 +654,34 @@ def synthesize_intervals(model: FitModel, settings: dict, coefficients: dict, of
             return float(v) * math.exp(noise * rng.standard_normal())
 
         applied = jitter(pred["apply_rows_per_s"]) * interval_s
-        row = {"MONITOR_TIME": t, "RECVQ": recvq, "MONITOR_INTERVAL": int(interval_s * 1000),
-               "ROWS_APPLIED": round(applied), "TRANS_APPLIED": round(applied / rows_per_txn)}
+        row = {
+            "MONITOR_TIME": t,
+            "RECVQ": recvq,
+            "MONITOR_INTERVAL": int(interval_s * 1000),
+            "ROWS_APPLIED": round(applied),
+            "TRANS_APPLIED": round(applied / rows_per_txn),
+        }
         for col, metric in LATENCY_COLUMNS.items():
             if metric in pred:
                 row[col] = round(jitter(pred[metric]))
         apply_rows.append(row)
         published = jitter(pred.get("capture_rows_per_s", offered)) * interval_s
-        crow = {"MONITOR_TIME": t, "SENDQ": sendq, "MONITOR_INTERVAL": int(interval_s * 1000),
-                "ROWS_PUBLISHED": round(published), "TRANS_PUBLISHED": round(published / rows_per_txn)}
+        crow = {
+            "MONITOR_TIME": t,
+            "SENDQ": sendq,
+            "MONITOR_INTERVAL": int(interval_s * 1000),
+            "ROWS_PUBLISHED": round(published),
+            "TRANS_PUBLISHED": round(published / rows_per_txn),
+        }
         if "msg_size_kb" in pred:
-            msgs = max(1, round(published / rows_per_txn / max(1, (settings.get("qcapture") or {}).get(
-                "trans_batch_sz", 1))))
+            msgs = max(
+                1,
+                round(
+                    published
+                    / rows_per_txn
+                    / max(1, (settings.get("qcapture") or {}).get("trans_batch_sz", 1))
+                ),
+            )
             crow["MQ_MESSAGES"] = msgs
             crow["MQ_BYTES"] = round(jitter(pred["msg_size_kb"]) * 1024 * msgs)
         capq_rows.append(crow)

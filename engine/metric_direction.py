@@ -11,11 +11,37 @@ themselves).
 from __future__ import annotations
 
 #: Substrings of metric names where more is better (throughput of every kind).
-_HIGHER = ("rows_per_s", "msgs_per_s", "channel_mb_per_s", "transfer_mb_per_s", "throughput", "tps", "capacity")
+_HIGHER = (
+    "rows_per_s",
+    "msgs_per_s",
+    "channel_mb_per_s",
+    "transfer_mb_per_s",
+    "throughput",
+    "tps",
+    "capacity",
+)
 #: Substrings where more is worse: latencies, elapsed and response times, CPU, busy, backlogs.
-_LOWER = ("latency", "response", "cpu_us", "_us_per_row", "busy_pct", "cpu_pct", "elapsed", "backlog",
-          "catch_up", "peak_depth", "mqput_us", "mqget_us", "mqcommit_us", "class2", "drain",
-          "runtime_change", "cpu_change", "resync_time", "mem_full")
+_LOWER = (
+    "latency",
+    "response",
+    "cpu_us",
+    "_us_per_row",
+    "busy_pct",
+    "cpu_pct",
+    "elapsed",
+    "backlog",
+    "catch_up",
+    "peak_depth",
+    "mqput_us",
+    "mqget_us",
+    "mqcommit_us",
+    "class2",
+    "drain",
+    "runtime_change",
+    "cpu_change",
+    "resync_time",
+    "mem_full",
+)
 #: Name endings where more is worse (times in milliseconds).
 _LOWER_SUFFIXES = ("_ms",)
 #: Names that contain a "higher" substring yet are worse when they rise.

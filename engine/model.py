@@ -27,7 +27,14 @@ from engine.errors import (
 )
 from engine.registry import KINDS
 
-TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer", "db2-mirror-pair", "mq-mover", "db2-v8-migration")
+TOPOLOGIES = (
+    "unidirectional",
+    "bidirectional",
+    "peer-to-peer",
+    "db2-mirror-pair",
+    "mq-mover",
+    "db2-v8-migration",
+)
 #: Most nodes and links a project holds (the largest sample has 14 nodes); checked before any node is built.
 MAX_NODES = 1000
 MAX_LINKS = 5000
@@ -168,8 +175,14 @@ def _require(data: Mapping, key: str, path: str, types: tuple, allowed: str) -> 
     return value
 
 
-def _text(data: Mapping, key: str, path: str, default: str | None = None, limit: int = MAX_ID_CHARS,
-          empty: bool = True) -> str:
+def _text(
+    data: Mapping,
+    key: str,
+    path: str,
+    default: str | None = None,
+    limit: int = MAX_ID_CHARS,
+    empty: bool = True,
+) -> str:
     """A text field of at most ``limit`` characters (``default`` when absent, else required)."""
     what = f"{'non-empty ' if not empty else ''}text of at most {limit} characters"
     value = _require(data, key, path, (str,), what) if default is None or key in data else default
@@ -181,9 +194,13 @@ def _text(data: Mapping, key: str, path: str, default: str | None = None, limit:
 def _position(raw: Mapping, path: str) -> tuple[float, float]:
     pos = raw.get("position", [0.0, 0.0])
     allowed = f"a pair of numbers [x, y] from -{MAX_POSITION:g} to {MAX_POSITION:g}"
-    if not isinstance(pos, (list, tuple)) or len(pos) != 2 or not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and -MAX_POSITION <= v <= MAX_POSITION
-        for v in pos
+    if (
+        not isinstance(pos, (list, tuple))
+        or len(pos) != 2
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and -MAX_POSITION <= v <= MAX_POSITION
+            for v in pos
+        )
     ):
         raise FieldError(f"{path}.position", pos, allowed)
     return float(pos[0]), float(pos[1])
@@ -281,15 +298,19 @@ def build_project(data: Mapping) -> Project:
     raw_nodes = _require(data, "nodes", "", (list,), "a list of nodes")
     raw_links = _require(data, "links", "", (list,), "a list of links")
     if len(raw_nodes) > MAX_NODES or len(raw_links) > MAX_LINKS:
-        raise FieldError("nodes" if len(raw_nodes) > MAX_NODES else "links",
-                         f"{len(raw_nodes)} nodes, {len(raw_links)} links",
-                         f"at most {MAX_NODES} nodes and {MAX_LINKS} links")
+        raise FieldError(
+            "nodes" if len(raw_nodes) > MAX_NODES else "links",
+            f"{len(raw_nodes)} nodes, {len(raw_links)} links",
+            f"at most {MAX_NODES} nodes and {MAX_LINKS} links",
+        )
     nodes: dict[str, Node] = {}
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_nodes):
         node = _build_node(raw, i)
         if node.id in seen:
-            raise DuplicateIdError(f"nodes[{i}].id", node.id, f"an id not used before (nodes[{seen[node.id]}])")
+            raise DuplicateIdError(
+                f"nodes[{i}].id", node.id, f"an id not used before (nodes[{seen[node.id]}])"
+            )
         seen[node.id] = i
         nodes[node.id] = node
     links: list[Link] = []

@@ -116,7 +116,7 @@ def _clp_table(lines: list[str], dashes: int) -> RawTable:
 
     header = tuple(column_name(h) for h in cut(lines[dashes - 1]))
     rows = []
-    for number, line in enumerate(lines[dashes + 1:], start=dashes + 2):
+    for number, line in enumerate(lines[dashes + 1 :], start=dashes + 2):
         if _FOOTER.match(line):
             break
         if line.strip():

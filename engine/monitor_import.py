@@ -61,7 +61,8 @@ _TS_PATTERNS = (
     re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-T ](\d{2})[.:](\d{2})[.:](\d{2})(?:[.,](\d{1,12}))?$"),
 )
 KNOWN_COLUMNS = frozenset(
-    {"MONITOR_TIME"} | {c for t in TABLES.values() for c in (*t.numeric, *t.text, *t.times)}
+    {"MONITOR_TIME"}
+    | {c for t in TABLES.values() for c in (*t.numeric, *t.text, *t.times)}
     | {c for t in TABLES.values() for cols in layouts(t).values() for c in cols} - {"QMGR"}
 )
 """Column names that mark a file's first line as a header."""
@@ -104,8 +105,15 @@ class ParsedFile:
 
     def columns(self) -> dict:
         """The arrays :meth:`engine.store.Store.record_monitor_import` takes."""
-        return {"n_rows": self.n_rows, "numeric_columns": self.numeric_columns, "line": self.line,
-                "monitor_time": self.monitor_time, "queue": self.queue, "col": self.col, "value": self.value}
+        return {
+            "n_rows": self.n_rows,
+            "numeric_columns": self.numeric_columns,
+            "line": self.line,
+            "monitor_time": self.monitor_time,
+            "queue": self.queue,
+            "col": self.col,
+            "value": self.value,
+        }
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -120,8 +128,14 @@ def parse_timestamp(text: str) -> datetime | None:
             ts = datetime.fromisoformat(iso)
         except ValueError:
             ts = None
-        if ts is not None and ts.tzinfo is None and iso[10] in " T" and iso[13] == ":" and iso[16] == ":" \
-                and (len(iso) == 19 or iso[19] in ".,"):
+        if (
+            ts is not None
+            and ts.tzinfo is None
+            and iso[10] in " T"
+            and iso[13] == ":"
+            and iso[16] == ":"
+            and (len(iso) == 19 or iso[19] in ".,")
+        ):
             return ts
     m = _TS_PATTERNS[0].match(text)
     if not m:
@@ -185,8 +199,9 @@ def _table_of(path: str, raw: RawTable, columns: Sequence[str] | None) -> TableS
     return table or detect_table(path, ())
 
 
-def _column_names(path: str, raw: RawTable, table: TableSpec, release: str | None,
-                  columns: Sequence[str] | None) -> tuple[str, ...]:
+def _column_names(
+    path: str, raw: RawTable, table: TableSpec, release: str | None, columns: Sequence[str] | None
+) -> tuple[str, ...]:
     """The file's column order: ``--columns``, its header, or the release's documented layout."""
     if columns:
         names = tuple(column_name(c) for c in columns)
@@ -196,12 +211,16 @@ def _column_names(path: str, raw: RawTable, table: TableSpec, release: str | Non
         names = layout_for(table, len(raw.rows[0][1]), release, f"{path}:{raw.rows[0][0]}")
     else:
         raise MonitorImportError(f"{path}:1: no rows and no header line")
-    required = ["MONITOR_INTERVAL"] if table.is_parameters else \
-        ["MONITOR_TIME"] + ([table.queue_column] if table.queue_column else [])
+    required = (
+        ["MONITOR_INTERVAL"]
+        if table.is_parameters
+        else ["MONITOR_TIME"] + ([table.queue_column] if table.queue_column else [])
+    )
     missing = [c for c in required if c not in names]
     if missing:
         raise MonitorImportError(
-            f"{path}:1: {table.name} export lacks column {', '.join(missing)}; header has: {', '.join(names)}")
+            f"{path}:1: {table.name} export lacks column {', '.join(missing)}; header has: {', '.join(names)}"
+        )
     dupes = sorted({h for h in names if names.count(h) > 1})
     if dupes:
         raise MonitorImportError(f"{path}:1: column {', '.join(dupes)} appears twice in the header")
@@ -243,8 +262,10 @@ def _check_rows(path: str, raw_rows: list, names: tuple, table: TableSpec, max_e
         ts = parse_timestamp(fields[i_time])
         queue = fields[i_queue].strip() if i_queue is not None else ""
         if ts is None:
-            errors.append(f"{path}:{line}: MONITOR_TIME {fields[i_time]!r} is not a timestamp "
-                          "(expected YYYY-MM-DD-HH.MM.SS.ffffff or YYYY-MM-DD HH:MM:SS)")
+            errors.append(
+                f"{path}:{line}: MONITOR_TIME {fields[i_time]!r} is not a timestamp "
+                "(expected YYYY-MM-DD-HH.MM.SS.ffffff or YYYY-MM-DD HH:MM:SS)"
+            )
         elif i_queue is not None and not queue:
             errors.append(f"{path}:{line}: {table.queue_column} is empty")
         else:
@@ -252,8 +273,9 @@ def _check_rows(path: str, raw_rows: list, names: tuple, table: TableSpec, max_e
     return rows, errors
 
 
-def _numbers(path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray, errors: list,
-             max_errors: int) -> np.ndarray:
+def _numbers(
+    path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray, errors: list, max_errors: int
+) -> np.ndarray:
     """A numeric column's present values; each value that is not a number is an error."""
     values = [v for v, p in zip(raw, present) if p]
     numbers = _floats(values)
@@ -265,8 +287,9 @@ def _numbers(path: str, name: str, raw: list, present: np.ndarray, line_arr: np.
     return np.zeros(len(values))
 
 
-def _seconds_since_epoch(path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray,
-                         errors: list) -> np.ndarray:
+def _seconds_since_epoch(
+    path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray, errors: list
+) -> np.ndarray:
     """A timestamp column's present values as seconds since 1970-01-01; a bad value is an error."""
     stamps = [parse_timestamp(v) for v, p in zip(raw, present) if p]
     bad = next((int(line_arr[k]) for k, s in zip(np.flatnonzero(present), stamps) if s is None), None)
@@ -315,11 +338,12 @@ def _stored_columns(path: str, names: tuple, table: TableSpec, rows: list, error
 
 
 def _raise_errors(path: str, errors: list, max_errors: int, hint: str) -> None:
-    errors.sort(key=lambda e: int(e[len(path) + 1:].split(":", 1)[0]))
+    errors.sort(key=lambda e: int(e[len(path) + 1 :].split(":", 1)[0]))
     more = " (stopped after the first problems)" if len(errors) >= max_errors else ""
     raise MonitorImportError(
         f"{len(errors)} malformed row(s) in {Path(path).name}; nothing was imported{more}:\n  "
-        + "\n  ".join(errors[:max_errors]) + hint
+        + "\n  ".join(errors[:max_errors])
+        + hint
     )
 
 
@@ -390,7 +414,11 @@ def _long_form(path: str, table: TableSpec, rows: list, stored: list, ignored: l
         return np.concatenate(arrays).astype(dtype) if arrays else np.asarray([], dtype=dtype)
 
     return ParsedFile(
-        path, table, len(rows), tuple(name for name, _, _ in stored), tuple(ignored),
+        path,
+        table,
+        len(rows),
+        tuple(name for name, _, _ in stored),
+        tuple(ignored),
         cat([line_arr[idx] for idx, _, _ in parts], np.int32),
         cat([time_arr[idx] for idx, _, _ in parts], "datetime64[us]"),
         cat([queue_arr[idx] for idx, _, _ in parts], object),
@@ -414,8 +442,14 @@ def read_file(path: str | Path, *, release: str | None = None, columns: Sequence
     return raw, table, _column_names(path, raw, table, release, columns)
 
 
-def parse_file(path: str | Path, max_errors: int = 10, *, release: str | None = None,
-               columns: Sequence[str] | None = None, interval_ms: float | None = None) -> ParsedFile:
+def parse_file(
+    path: str | Path,
+    max_errors: int = 10,
+    *,
+    release: str | None = None,
+    columns: Sequence[str] | None = None,
+    interval_ms: float | None = None,
+) -> ParsedFile:
     """Parse one export of IBMQREP_CAPMON, IBMQREP_CAPQMON or IBMQREP_APPLYMON.
 
     Parameters
@@ -443,21 +477,29 @@ def parse_file(path: str | Path, max_errors: int = 10, *, release: str | None = 
     path = str(path)
     raw, table, names = read_file(path, release=release, columns=columns)
     if table.is_parameters:
-        raise MonitorImportError(f"{path}: {table.name} holds MONITOR_INTERVAL, not monitor rows; import it "
-                                 "together with the monitor files")
+        raise MonitorImportError(
+            f"{path}: {table.name} holds MONITOR_INTERVAL, not monitor rows; import it "
+            "together with the monitor files"
+        )
     rows, errors = _check_rows(path, raw.rows, names, table, max_errors)
     stored, ignored = _stored_columns(path, names, table, rows, errors, max_errors)
     if errors:
-        hint = "" if raw.header or columns else (
-            f"\n  (columns in the documented order of {table.name} with {len(names)} columns; "
-            "if the table differs, name them with --columns or export a header)")
+        hint = (
+            ""
+            if raw.header or columns
+            else (
+                f"\n  (columns in the documented order of {table.name} with {len(names)} columns; "
+                "if the table differs, name them with --columns or export a header)"
+            )
+        )
         _raise_errors(path, errors, max_errors, hint)
     stored, source = _with_monitor_interval(stored, rows, interval_ms)
     return _long_form(path, table, rows, stored, ignored, shape=raw.shape, interval_source=source)
 
 
-def parse_parameters(path: str | Path, *, release: str | None = None,
-                     columns: Sequence[str] | None = None) -> tuple[TableSpec, float]:
+def parse_parameters(
+    path: str | Path, *, release: str | None = None, columns: Sequence[str] | None = None
+) -> tuple[TableSpec, float]:
     """``(table, MONITOR_INTERVAL)`` of an IBMQREP_APPLYPARMS or IBMQREP_CAPPARMS export.
 
     Raises
@@ -477,8 +519,9 @@ def parse_parameters(path: str | Path, *, release: str | None = None,
     return table, value
 
 
-def parse_files(paths: Sequence[str | Path], *, release: str | None = None,
-                columns: Sequence[str] | None = None) -> list[ParsedFile]:
+def parse_files(
+    paths: Sequence[str | Path], *, release: str | None = None, columns: Sequence[str] | None = None
+) -> list[ParsedFile]:
     """Parse monitor exports together with the parameter tables that give their MONITOR_INTERVAL.
 
     Files of IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS among ``paths`` are read first; their
@@ -492,8 +535,12 @@ def parse_files(paths: Sequence[str | Path], *, release: str | None = None,
             interval_ms[table.name] = parse_parameters(p, release=release)[1]
         else:
             monitor.append((p, table))
-    return [parse_file(p, release=release, columns=columns,
-                       interval_ms=interval_ms.get(INTERVAL_SOURCE[t.name].name)) for p, t in monitor]
+    return [
+        parse_file(
+            p, release=release, columns=columns, interval_ms=interval_ms.get(INTERVAL_SOURCE[t.name].name)
+        )
+        for p, t in monitor
+    ]
 
 
 def import_files(store, paths: Sequence[str | Path], project_name: str = "") -> list[tuple[int, ParsedFile]]:
@@ -516,8 +563,9 @@ def write_parsed(store, parsed: Sequence[ParsedFile], project_name: str = "") ->
     out = []
     with store.transaction():
         for pf in parsed:
-            import_id = store.record_monitor_import(project_name, str(Path(pf.file).resolve()), pf.table.name,
-                                                    pf.columns())
+            import_id = store.record_monitor_import(
+                project_name, str(Path(pf.file).resolve()), pf.table.name, pf.columns()
+            )
             out.append((import_id, pf))
     return out
 
@@ -530,14 +578,17 @@ def load_monitor_rows(store, project_name: str | None = None) -> dict[str, dict]
     the value of the latest import that has it, so no interval is counted twice and the
     store keeps everything that was imported.
     """
-    sql = ("SELECT r.table_name, r.import_id, r.line, r.monitor_time, r.queue, r.col, r.value FROM monitor_rows r "
-           "JOIN monitor_imports i ON i.id = r.import_id")
+    sql = (
+        "SELECT r.table_name, r.import_id, r.line, r.monitor_time, r.queue, r.col, r.value FROM monitor_rows r "
+        "JOIN monitor_imports i ON i.id = r.import_id"
+    )
     args: list = []
     if project_name is not None:
         sql += " WHERE i.project_name = ?"
         args.append(project_name)
-    cells = store.con.execute(sql + " ORDER BY r.table_name, r.queue, r.monitor_time, r.import_id, r.line",
-                              args).fetchnumpy()
+    cells = store.con.execute(
+        sql + " ORDER BY r.table_name, r.queue, r.monitor_time, r.import_id, r.line", args
+    ).fetchnumpy()
     out: dict[str, dict] = {}
     tables = np.asarray(cells["table_name"], dtype=object)
     for table in dict.fromkeys(tables.tolist()):

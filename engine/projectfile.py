@@ -85,10 +85,11 @@ def migrate(data: Any) -> dict:
         raise FieldError("(top level)", data, "a JSON object")
     version = data.get("format_version")
     if version is None:
-        raise FormatVersionError("format_version: missing; expected an integer from 1 to " f"{FORMAT_VERSION}")
+        raise FormatVersionError(f"format_version: missing; expected an integer from 1 to {FORMAT_VERSION}")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise FormatVersionError(f"format_version: {json.dumps(version)} is not an integer; expected 1 to "
-                                 f"{FORMAT_VERSION}")
+        raise FormatVersionError(
+            f"format_version: {json.dumps(version)} is not an integer; expected 1 to {FORMAT_VERSION}"
+        )
     if version > FORMAT_VERSION:
         raise FormatVersionError(
             f"format_version: {version} is newer than this qrtune understands (1 to {FORMAT_VERSION}); "
@@ -137,8 +138,9 @@ def dumps(project: Project) -> str:
     try:
         return json.dumps(data, indent=2, allow_nan=False) + "\n"
     except ValueError as e:
-        raise ProjectFileError(f"{project.name[:80]!r} cannot be written: {e} (NaN and infinities are not values)") \
-            from None
+        raise ProjectFileError(
+            f"{project.name[:80]!r} cannot be written: {e} (NaN and infinities are not values)"
+        ) from None
 
 
 def save(project: Project, path: str | os.PathLike) -> None:

@@ -83,7 +83,9 @@ def project_to_scenario(project: Project) -> dict:
         flow = flows(project, limit=1)[0]
         _fill(settings, flow, kind)
         depth = max(n.params["initial_depth_msgs"] for n in flow if n.kind == "queue_manager")
-        settings["run"] = {"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}
+        settings["run"] = (
+            {"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}
+        )
     else:
         if kind == "db2mirror":
             settings["topology"] = "db2-mirror-pair"
@@ -131,8 +133,11 @@ def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
         return out
 
     a, b = leaves(filled[0]), leaves(filled[1])
-    return [(p, a.get(p), b.get(p)) for p in sorted(set(a) | set(b))
-            if a.get(p) != b.get(p) and (used is None or p in used)]
+    return [
+        (p, a.get(p), b.get(p))
+        for p in sorted(set(a) | set(b))
+        if a.get(p) != b.get(p) and (used is None or p in used)
+    ]
 
 
 def apply_scenario(project: Project, scenario: dict) -> Project:

@@ -26,8 +26,13 @@ from engine.errors import FieldError, QrtuneError
 from engine.model import Project
 from engine.sweep import Axis, n_points, point_changes, point_label
 
-SUMMARY_METRICS = ("catch_up_s", "peak_backlog_rows", "end2end_latency_p95_ms", "end2end_latency_p99_ms",
-                   "throughput_rows_per_s")
+SUMMARY_METRICS = (
+    "catch_up_s",
+    "peak_backlog_rows",
+    "end2end_latency_p95_ms",
+    "end2end_latency_p99_ms",
+    "throughput_rows_per_s",
+)
 """The per-run figures whose spread across seeds a study reports."""
 PERCENTILES = (50, 95)
 """Percentiles across seeds reported for each figure."""
@@ -85,10 +90,17 @@ class StudyPlan:
 
     def as_data(self) -> dict:
         """The plan as plain data (stored as the study's axes)."""
-        return {"axes": [{"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
-                         for a in self.axes],
-                "scenarios": [list(s) for s in self.scenarios], "seeds": list(self.seeds),
-                "duration_s": self.duration_s, "rate_rows_per_s": self.rate_rows_per_s, "study": "simulate"}
+        return {
+            "axes": [
+                {"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
+                for a in self.axes
+            ],
+            "scenarios": [list(s) for s in self.scenarios],
+            "seeds": list(self.seeds),
+            "duration_s": self.duration_s,
+            "rate_rows_per_s": self.rate_rows_per_s,
+            "study": "simulate",
+        }
 
 
 def scenario_text(events: Sequence[str]) -> str:
@@ -157,11 +169,19 @@ def run_study_points(project: Project, plan: StudyPlan, batch: Sequence[int]) ->
             p = project
             for node_id, name, value in plan.changes(knob):
                 p = p.with_param(node_id, name, value)
-            settings = {**project_to_scenario(p), "simulation": {
-                "duration_s": plan.duration_s, "seed": seed, "events": list(events),
-                "rate_rows_per_s": plan.rate_rows_per_s}}
+            settings = {
+                **project_to_scenario(p),
+                "simulation": {
+                    "duration_s": plan.duration_s,
+                    "seed": seed,
+                    "events": list(events),
+                    "rate_rows_per_s": plan.rate_rows_per_s,
+                },
+            }
             profile = profiles.constant(plan.rate_rows_per_s) if plan.rate_rows_per_s is not None else None
-            result = simulate(p, plan.duration_s, seed=seed, profile=profile, events=[parse_event(e) for e in events])
+            result = simulate(
+                p, plan.duration_s, seed=seed, profile=profile, events=[parse_event(e) for e in events]
+            )
             metrics, units = result.metrics()
             caught_up = catch_up_s(metrics, len(events))
             if caught_up is not None:
@@ -229,8 +249,11 @@ def distribution(plan: StudyPlan, results: dict[int, dict]) -> list[dict]:
         groups.setdefault((knob, scenario), []).append(metrics)
     rows = []
     for (knob, scenario), runs in sorted(groups.items()):
-        row = {"knobs": point_label(plan.axes, knob) if plan.axes else "as is",
-               "scenario": scenario_text(plan.scenarios[scenario]), "n_seeds": len(runs)}
+        row = {
+            "knobs": point_label(plan.axes, knob) if plan.axes else "as is",
+            "scenario": scenario_text(plan.scenarios[scenario]),
+            "n_seeds": len(runs),
+        }
         for name in SUMMARY_METRICS:
             row[name] = spread([m.get(name) for m in runs])
         if not plan.scenarios[scenario]:  # no outage: nothing to catch up with

@@ -47,7 +47,13 @@ class _Recorder:
 
     def __init__(self, store, project: Project, digest: str, plan: StudyPlan, sweep_id: int, bar: Progress):
         self.store, self.project, self.digest, self.plan, self.sweep_id, self.bar = (
-            store, project, digest, plan, sweep_id, bar)
+            store,
+            project,
+            digest,
+            plan,
+            sweep_id,
+            bar,
+        )
         self.n_failed = 0
 
     def add(self, results: list) -> None:
@@ -55,9 +61,15 @@ class _Recorder:
 
         bundles = []
         for index, settings, metrics, units, error in results:
-            common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
-                      "label": self.plan.label(index), "sweep_id": self.sweep_id, "point_index": index,
-                      "seed": self.plan.point(index)[2]}
+            common = {
+                "project_name": self.project.name,
+                "project_hash_": self.digest,
+                "settings": settings,
+                "label": self.plan.label(index),
+                "sweep_id": self.sweep_id,
+                "point_index": index,
+                "seed": self.plan.point(index)[2],
+            }
             if metrics is None:
                 self.n_failed += 1
                 bundles.append(bundle_failed(error=error, kind="simulate", **common))
@@ -74,8 +86,17 @@ def recorded_metrics(store, sweep_id: int) -> dict[int, dict]:
     return {r.point_index: {name: v for name, (v, _) in values[r.id].items()} for r in runs}
 
 
-def run_study(project: Project, plan: StudyPlan, store, *, workers: int | None = None, scheduler: str | None = None,
-              batch_size: int | None = None, progress: bool = True, executor=None) -> StudyResult:
+def run_study(
+    project: Project,
+    plan: StudyPlan,
+    store,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    batch_size: int | None = None,
+    progress: bool = True,
+    executor=None,
+) -> StudyResult:
     """Run every run of ``plan`` not yet recorded, record each, and summarise the study.
 
     Parameters
@@ -109,13 +130,23 @@ def run_study(project: Project, plan: StudyPlan, store, *, workers: int | None =
             client, executor = dask_executor(scheduler)
         if workers == 0 and executor is None:
             for k in range(0, len(todo), STUDY_BATCH):
-                recorder.add(run_study_points(project, plan, todo[k:k + STUDY_BATCH]))
+                recorder.add(run_study_points(project, plan, todo[k : k + STUDY_BATCH]))
         elif todo:
-            run_batches(run_study_points, lambda batch: (project, plan, batch), todo, recorder.add, workers=workers,
-                        client=client, batch_size=batch_size or STUDY_BATCH, executor=executor)
+            run_batches(
+                run_study_points,
+                lambda batch: (project, plan, batch),
+                todo,
+                recorder.add,
+                workers=workers,
+                client=client,
+                batch_size=batch_size or STUDY_BATCH,
+                executor=executor,
+            )
     finally:
         bar.close()
         if client is not None:
             client.close()
     found = distribution(plan, recorded_metrics(store, sweep_id))
-    return StudyResult(sweep_id, plan.n_runs, len(done), len(todo), recorder.n_failed, time.perf_counter() - t0, found)
+    return StudyResult(
+        sweep_id, plan.n_runs, len(done), len(todo), recorder.n_failed, time.perf_counter() - t0, found
+    )

@@ -86,7 +86,9 @@ def _expand(token: str, spec, where: str) -> list:
             low, high = int(low_text), int(high_text)
             step = int(step_text) if step_text else 1
         except ValueError:
-            raise FieldError(where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8") from None
+            raise FieldError(
+                where, token, "a range of integers LOW..HIGH or LOW..HIGH:STEP, e.g. 1..8"
+            ) from None
         if step <= 0 or high < low:
             raise FieldError(where, token, "a range LOW..HIGH with LOW <= HIGH and a positive STEP")
         if (high - low) // step + 1 > MAX_GRID_POINTS:  # counted before any value is made
@@ -145,13 +147,17 @@ def parse_axis(text: str, project: Project) -> Axis:
     else:
         kinds_here = sorted({n.kind for n in project.nodes})
         raise FieldError(
-            where, target, f"a node kind ({', '.join(kinds_here)}) or a node id ({', '.join(sorted(node_ids))})"
+            where,
+            target,
+            f"a node kind ({', '.join(kinds_here)}) or a node id ({', '.join(sorted(node_ids))})",
         )
     kind = KINDS[nodes[0].kind]
     try:
         spec = kind.param(param)
     except KeyError:
-        raise FieldError(where, param, f"a knob of {kind.id}: {', '.join(p.name for p in kind.params)}") from None
+        raise FieldError(
+            where, param, f"a knob of {kind.id}: {', '.join(p.name for p in kind.params)}"
+        ) from None
     values: list = []
     for token in right.split(","):
         if not token.strip():
@@ -229,14 +235,19 @@ def point_label(axes: Sequence[Axis], index: int) -> str:
     return " ".join(f"{a.name}={v}" for a, v in zip(axes, point_values(axes, index)))
 
 
-def sweep_key(project_hash: str, axes: Sequence[Axis], predictor: str, version: str,
-              coefficients_version: str = "") -> str:
+def sweep_key(
+    project_hash: str, axes: Sequence[Axis], predictor: str, version: str, coefficients_version: str = ""
+) -> str:
     """Identity of a sweep: same project content, axes, predictor, engine and coefficients versions
     give the same key (so a rerun resumes it; anything else starts a new sweep)."""
     from engine.store import canonical_json
 
-    data = {"project": project_hash, "predictor": predictor, "engine": version,
-            "axes": [[a.target, a.param, list(a.node_ids), list(a.values)] for a in axes]}
+    data = {
+        "project": project_hash,
+        "predictor": predictor,
+        "engine": version,
+        "axes": [[a.target, a.param, list(a.node_ids), list(a.values)] for a in axes],
+    }
     if coefficients_version:
         data["coefficients"] = coefficients_version
     return hashlib.sha256(canonical_json(data).encode()).hexdigest()
@@ -247,8 +258,12 @@ def _load_predictor(path: str) -> Callable[[dict], Any]:
     return getattr(importlib.import_module(module_name), func or "predict")
 
 
-def run_points(project: Project, batch: Sequence[tuple[int, list]], predictor: str = DEFAULT_PREDICTOR,
-               raise_internal: bool = False) -> list:
+def run_points(
+    project: Project,
+    batch: Sequence[tuple[int, list]],
+    predictor: str = DEFAULT_PREDICTOR,
+    raise_internal: bool = False,
+) -> list:
     """Predict a batch of points (runs in a worker).
 
     Parameters
@@ -370,8 +385,9 @@ def local_executor(workers: int | None = None) -> Executor:
     from engine.parentwatch import watch
 
     # workers end when this process dies (kill -9), instead of waiting forever for work
-    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
-                               initializer=watch, initargs=(os.getpid(),))
+    return ProcessPoolExecutor(
+        max_workers=workers or os.cpu_count() or 1, mp_context=ctx, initializer=watch, initargs=(os.getpid(),)
+    )
 
 
 def worker_versions() -> dict:
@@ -414,14 +430,19 @@ def dask_executor(address: str, check_timeout_s: float = 60.0):
         theirs = client.submit(worker_versions, pure=False).result(timeout=check_timeout_s)
     except Exception as e:  # noqa: BLE001 - whatever a worker raises, the sweep cannot use it
         client.close()
-        raise QrtuneError(f"the Dask workers at {address} cannot run qrtune's engine ({type(e).__name__}: {e}); "
-                          "install the same qrtune on every worker (pip install 'qrtune[dask]')") from None
+        raise QrtuneError(
+            f"the Dask workers at {address} cannot run qrtune's engine ({type(e).__name__}: {e}); "
+            "install the same qrtune on every worker (pip install 'qrtune[dask]')"
+        ) from None
     ours = worker_versions()
     differ = {k: (ours[k], theirs.get(k)) for k in ours if ours[k] != theirs.get(k)}
     if differ:
         client.close()
-        raise QrtuneError(f"the Dask workers at {address} run different versions: " + ", ".join(
-            f"{k} {b} (here {a})" for k, (a, b) in differ.items()) + "; use the same versions on both sides")
+        raise QrtuneError(
+            f"the Dask workers at {address} run different versions: "
+            + ", ".join(f"{k} {b} (here {a})" for k, (a, b) in differ.items())
+            + "; use the same versions on both sides"
+        )
     return client, client.get_executor()
 
 
@@ -462,9 +483,15 @@ class _Writer:
             results = mine
         bundles = []
         for index, settings, prediction, error in results:
-            common = {"project_name": self.project.name, "project_hash_": self.digest, "settings": settings,
-                      "kind": "sweep", "label": point_label(self.axes, index), "sweep_id": self.sweep_id,
-                      "point_index": index}
+            common = {
+                "project_name": self.project.name,
+                "project_hash_": self.digest,
+                "settings": settings,
+                "kind": "sweep",
+                "label": point_label(self.axes, index),
+                "sweep_id": self.sweep_id,
+                "point_index": index,
+            }
             if prediction is None:
                 bundles.append(bundle_failed(error=error, **common))
             else:
@@ -551,8 +578,10 @@ def run_sweep(
     key = sweep_key(digest, axes, predictor, engine_version(), coefficients_version)
     sweep_id = store.sweep_by_key(key)
     if sweep_id is None:
-        axes_data = [{"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
-                     for a in axes]
+        axes_data = [
+            {"target": a.target, "param": a.param, "node_ids": list(a.node_ids), "values": list(a.values)}
+            for a in axes
+        ]
         sweep_id = store.create_sweep(key, project, axes_data, total)
     done = store.done_points(sweep_id)
     if release_between_writes:
@@ -568,10 +597,12 @@ def run_sweep(
             if workers == 0 and executor is None and scheduler is None:
                 step = batch_size or 64
                 for k in range(0, len(todo), step):
-                    chunk = todo[k:k + step]
+                    chunk = todo[k : k + step]
                     writer.add(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
             else:
-                _run_parallel(project, axes, todo, predictor, writer.add, workers, client, batch_size, executor)
+                _run_parallel(
+                    project, axes, todo, predictor, writer.add, workers, client, batch_size, executor
+                )
     except BaseException:
         try:
             writer.flush()  # points finished before an interrupt are kept
@@ -586,8 +617,15 @@ def run_sweep(
             client.close()
     # points another run of the same sweep recorded while this one ran count as already stored, so
     # run_now + already_stored is always the number of points
-    return SweepResult(sweep_id, total, len(done) + writer.n_recorded_elsewhere, writer.n_recorded, writer.n_failed,
-                       time.monotonic() - t0, coefficients_version)
+    return SweepResult(
+        sweep_id,
+        total,
+        len(done) + writer.n_recorded_elsewhere,
+        writer.n_recorded,
+        writer.n_failed,
+        time.monotonic() - t0,
+        coefficients_version,
+    )
 
 
 def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
@@ -596,13 +634,30 @@ def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_si
     def args_of(batch):
         return project, [(i, point_changes(axes, i)) for i in batch], predictor
 
-    run_batches(run_points, args_of, todo, add, workers=workers, client=client, batch_size=batch_size,
-                executor=executor)
+    run_batches(
+        run_points,
+        args_of,
+        todo,
+        add,
+        workers=workers,
+        client=client,
+        batch_size=batch_size,
+        executor=executor,
+    )
 
 
-def run_batches(task: Callable, args_of: Callable, todo: Sequence[int], add: Callable, *, workers: int | None = None,
-                client=None, batch_size: int | None = None, executor: Executor | None = None,
-                max_batch: int = 64) -> None:
+def run_batches(
+    task: Callable,
+    args_of: Callable,
+    todo: Sequence[int],
+    add: Callable,
+    *,
+    workers: int | None = None,
+    client=None,
+    batch_size: int | None = None,
+    executor: Executor | None = None,
+    max_batch: int = 64,
+) -> None:
     """Run ``task(*args_of(batch))`` for batches of ``todo`` in parallel; ``add`` takes each batch's result.
 
     Parameters
@@ -632,7 +687,7 @@ def run_batches(task: Callable, args_of: Callable, todo: Sequence[int], add: Cal
         if executor is None:
             executor = local_executor(n_workers)
     size = batch_size or max(1, min(max_batch, math.ceil(len(todo) / (n_workers * 8))))
-    batches = [list(todo[k:k + size]) for k in range(0, len(todo), size)]
+    batches = [list(todo[k : k + size]) for k in range(0, len(todo), size)]
     pending: set = set()
     it = iter(batches)
     in_flight = max(2, 4 * n_workers)

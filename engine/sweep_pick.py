@@ -22,7 +22,13 @@ from dataclasses import dataclass
 #: Throughput metrics in order of preference (the first present is the sweep's throughput).
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
 #: Latency metrics in order of preference.
-LATENCY_METRICS = ("end2end_latency_ms", "apply_latency_ms", "qlatency_ms", "capture_latency_ms", "response_time_ms")
+LATENCY_METRICS = (
+    "end2end_latency_ms",
+    "apply_latency_ms",
+    "qlatency_ms",
+    "capture_latency_ms",
+    "response_time_ms",
+)
 #: Metric name endings of CPU busy metrics (percent of an LPAR or node).
 CPU_SUFFIXES = ("_busy_pct", "_cpu_pct")
 #: CPU busy limit of the pick, percent.
@@ -59,14 +65,25 @@ def target_rate(project, swept_params: Iterable[str] = ()) -> float | None:
     """
     if project is None or any(p in TARGET_KNOBS for p in swept_params):
         return None
-    values = {float(n.params[k]) for n in project.nodes for k in TARGET_KNOBS
-              if isinstance(n.params.get(k), (int, float)) and not isinstance(n.params.get(k), bool)
-              and n.params[k] > 0}
+    values = {
+        float(n.params[k])
+        for n in project.nodes
+        for k in TARGET_KNOBS
+        if isinstance(n.params.get(k), (int, float))
+        and not isinstance(n.params.get(k), bool)
+        and n.params[k] > 0
+    }
     return values.pop() if len(values) == 1 else None
 
 
-def pick_smallest(points: Sequence, rate_metric: str, cpu_metrics: Sequence[str], reach: float = REACH_FRACTION,
-                  cpu_limit_pct: float = CPU_LIMIT_PCT, target: float | None = None):
+def pick_smallest(
+    points: Sequence,
+    rate_metric: str,
+    cpu_metrics: Sequence[str],
+    reach: float = REACH_FRACTION,
+    cpu_limit_pct: float = CPU_LIMIT_PCT,
+    target: float | None = None,
+):
     """The point with the smallest value whose ``rate_metric`` is at least ``reach`` times the goal
     and whose CPU metrics are all below ``cpu_limit_pct``; None when no point qualifies.
 
@@ -85,7 +102,9 @@ def pick_smallest(points: Sequence, rate_metric: str, cpu_metrics: Sequence[str]
     target : float, optional
         The rate to hold, in the unit of ``rate_metric``; default: the best throughput of ``points``.
     """
-    goal = target if target is not None else max((p.metrics.get(rate_metric, 0.0) for p in points), default=0.0)
+    goal = (
+        target if target is not None else max((p.metrics.get(rate_metric, 0.0) for p in points), default=0.0)
+    )
     if not goal or goal <= 0 or not math.isfinite(goal):
         return None
     for p in sorted(points, key=lambda q: q.value):
@@ -143,22 +162,35 @@ class Pick:
     def describe(self, fmt=None) -> str:
         """One sentence naming the pick (the Sweep view's label and the report's)."""
         fmt = fmt or _fmt
-        goal = (f"the target rate ({fmt(self.target)} {self.unit})" if self.target is not None
-                else f"the best throughput ({fmt(self.best)} {self.unit})")
+        goal = (
+            f"the target rate ({fmt(self.target)} {self.unit})"
+            if self.target is not None
+            else f"the best throughput ({fmt(self.best)} {self.unit})"
+        )
         if self.point is None:
-            text = (f"No {self.knob} value reaches {self.reach:.0%} of {goal} with every CPU under "
-                    f"{self.cpu_limit_pct:g}%")
+            text = (
+                f"No {self.knob} value reaches {self.reach:.0%} of {goal} with every CPU under "
+                f"{self.cpu_limit_pct:g}%"
+            )
             if self.target is not None:
                 text += f" (the best is {fmt(self.best)} {self.unit})"
             return text + "."
         p = self.point
-        return (f"Fewest {self.knob} reaching {self.reach:.0%} of {goal} with every CPU under "
-                f"{self.cpu_limit_pct:g}%: {_value_text(p.value)} ({fmt(p.metrics[self.rate_metric])} {self.unit}"
-                + (f", busiest CPU {self.busiest_cpu_pct:.1f}%" if self.busiest_cpu_pct is not None else "") + ")")
+        return (
+            f"Fewest {self.knob} reaching {self.reach:.0%} of {goal} with every CPU under "
+            f"{self.cpu_limit_pct:g}%: {_value_text(p.value)} ({fmt(p.metrics[self.rate_metric])} {self.unit}"
+            + (f", busiest CPU {self.busiest_cpu_pct:.1f}%" if self.busiest_cpu_pct is not None else "")
+            + ")"
+        )
 
 
-def choose(points: Sequence, knob: str, target: float | None = None, reach: float = REACH_FRACTION,
-           cpu_limit_pct: float = CPU_LIMIT_PCT) -> Pick | None:
+def choose(
+    points: Sequence,
+    knob: str,
+    target: float | None = None,
+    reach: float = REACH_FRACTION,
+    cpu_limit_pct: float = CPU_LIMIT_PCT,
+) -> Pick | None:
     """The :class:`Pick` of ``points`` (one curve over one numeric knob), or None when a pick does not apply.
 
     A pick does not apply when no point succeeded, the points have no throughput metric, or

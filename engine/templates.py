@@ -13,11 +13,18 @@ Y_ROW = 170.0
 
 
 def _node(node_id: str, kind: str, label: str, col: int, row: int, **params) -> dict:
-    return {"id": node_id, "kind": kind, "label": label, "position": [col * X_STEP, row * Y_ROW],
-            "params": params}
+    return {
+        "id": node_id,
+        "kind": kind,
+        "label": label,
+        "position": [col * X_STEP, row * Y_ROW],
+        "params": params,
+    }
 
 
-def _flow(prefix: str, src: str, dst: str, row: int, reverse: bool) -> tuple[list[dict], list[tuple[str, str]]]:
+def _flow(
+    prefix: str, src: str, dst: str, row: int, reverse: bool
+) -> tuple[list[dict], list[tuple[str, str]]]:
     """Nodes and links of one Q Replication flow from site ``src`` to site ``dst``."""
     cols = list(range(7))
     if reverse:
@@ -37,7 +44,9 @@ def _flow(prefix: str, src: str, dst: str, row: int, reverse: bool) -> tuple[lis
     return nodes, links
 
 
-def _project(name: str, topology: str, nodes: list[dict], links: list[tuple[str, str]], description: str) -> Project:
+def _project(
+    name: str, topology: str, nodes: list[dict], links: list[tuple[str, str]], description: str
+) -> Project:
     return build_project(
         {
             "name": name,
@@ -63,13 +72,18 @@ def _two_way(name: str, topology: str, description: str) -> Project:
 
 def bidirectional(name: str = "Bidirectional") -> Project:
     """Both sites run the application and replicate to each other."""
-    return _two_way(name, "bidirectional", "Two flows in opposite directions; each side applies the other's changes.")
+    return _two_way(
+        name, "bidirectional", "Two flows in opposite directions; each side applies the other's changes."
+    )
 
 
 def peer_to_peer(name: str = "Peer-to-peer") -> Project:
     """Bidirectional with version columns maintained by triggers."""
-    return _two_way(name, "peer-to-peer",
-                    "Two flows in opposite directions with peer-to-peer version maintenance by triggers.")
+    return _two_way(
+        name,
+        "peer-to-peer",
+        "Two flows in opposite directions with peer-to-peer version maintenance by triggers.",
+    )
 
 
 def db2_mirror_pair(name: str = "Db2 Mirror pair", mode: str = "active-passive") -> Project:

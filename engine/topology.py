@@ -38,8 +38,9 @@ def _adjacency(project: Project, forwards: bool) -> dict[str, list[str]]:
     return out
 
 
-def _completing(kinds: dict[str, str], adjacency: dict[str, list[str]], ends: set[str],
-                order: tuple) -> list[set]:
+def _completing(
+    kinds: dict[str, str], adjacency: dict[str, list[str]], ends: set[str], order: tuple
+) -> list[set]:
     """For each position of ``order``, the nodes from which the rest of ``order`` walks to one of ``ends``.
 
     Parameters

@@ -34,8 +34,14 @@ from engine.packagedata import asset_path
 BUNDLED_SCENARIOS = asset_path("validation", "calibration.json")
 
 #: Name endings of latency-like metrics (the scorer's latency class).
-LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us",
-                    "elapsed_us_per_msg")
+LATENCY_SUFFIXES = (
+    "latency_ms",
+    "response_time_ms",
+    "_mqput_us",
+    "_mqget_us",
+    "_mqcommit_us",
+    "elapsed_us_per_msg",
+)
 
 
 @dataclass(frozen=True)
@@ -202,8 +208,12 @@ def check_scenarios(
         try:
             result = evaluate_scenario(settings)
         except Exception as e:  # noqa: BLE001 - an engine bug is reported per scenario, never stops the rest
-            result = {"id": s["id"], "predicted": {}, "bottleneck": None,
-                      "error": f"the engine failed: {type(e).__name__}: {e}"}
+            result = {
+                "id": s["id"],
+                "predicted": {},
+                "bottleneck": None,
+                "error": f"the engine failed: {type(e).__name__}: {e}",
+            }
         if result.get("error"):
             errors.append((s["id"], result["error"]))
         predicted = result.get("predicted") or {}
@@ -212,8 +222,18 @@ def check_scenarios(
                 continue
             p = predicted.get(metric)
             p = float(p) if _number(p) else None
-            checks.append(MetricCheck(s["id"], s.get("kind", ""), s.get("source", ""), metric, float(measured), p,
-                                      None if p is None else error_pct(p, measured), is_latency(metric)))
+            checks.append(
+                MetricCheck(
+                    s["id"],
+                    s.get("kind", ""),
+                    s.get("source", ""),
+                    metric,
+                    float(measured),
+                    p,
+                    None if p is None else error_pct(p, measured),
+                    is_latency(metric),
+                )
+            )
         if s.get("measured_bottleneck"):
             named += 1
             right += int(result.get("bottleneck") == s["measured_bottleneck"])
@@ -222,8 +242,14 @@ def check_scenarios(
     return checks, summarise(checks, len(scenarios), right, named, errors, scenario_kinds=kinds)
 
 
-def summarise(checks: list[MetricCheck], n_scenarios: int, right: int = 0, named: int = 0,
-              errors: Iterable = (), scenario_kinds: Iterable[str] | None = None) -> ValidationSummary:
+def summarise(
+    checks: list[MetricCheck],
+    n_scenarios: int,
+    right: int = 0,
+    named: int = 0,
+    errors: Iterable = (),
+    scenario_kinds: Iterable[str] | None = None,
+) -> ValidationSummary:
     """Counts, medians and 90th percentiles of the absolute errors, overall and per kind.
 
     Parameters
@@ -252,15 +278,30 @@ def summarise(checks: list[MetricCheck], n_scenarios: int, right: int = 0, named
     by_kind = []
     for kind, n in n_by_kind.items():
         mine = [c for c in checks if c.kind == kind]
-        by_kind.append(KindSummary(
-            kind, n, len(mine), sum(c.predicted is not None for c in mine),
-            median([c.abs_error_pct for c in mine if c.abs_error_pct is not None and not c.is_latency]),
-            median([c.abs_error_pct for c in mine if c.abs_error_pct is not None and c.is_latency])))
+        by_kind.append(
+            KindSummary(
+                kind,
+                n,
+                len(mine),
+                sum(c.predicted is not None for c in mine),
+                median([c.abs_error_pct for c in mine if c.abs_error_pct is not None and not c.is_latency]),
+                median([c.abs_error_pct for c in mine if c.abs_error_pct is not None and c.is_latency]),
+            )
+        )
     return ValidationSummary(
-        n_scenarios=n_scenarios, n_measured=len(checks), n_predicted=sum(c.predicted is not None for c in checks),
-        rate_median_abs_pct=median(rates), rate_p90_abs_pct=p90(rates), latency_median_abs_pct=median(lats),
-        bottlenecks_right=right, bottlenecks_named=named, errors=tuple(errors),
-        latency_p90_abs_pct=p90(lats), rate_n=len(rates), latency_n=len(lats), by_kind=tuple(by_kind),
+        n_scenarios=n_scenarios,
+        n_measured=len(checks),
+        n_predicted=sum(c.predicted is not None for c in checks),
+        rate_median_abs_pct=median(rates),
+        rate_p90_abs_pct=p90(rates),
+        latency_median_abs_pct=median(lats),
+        bottlenecks_right=right,
+        bottlenecks_named=named,
+        errors=tuple(errors),
+        latency_p90_abs_pct=p90(lats),
+        rate_n=len(rates),
+        latency_n=len(lats),
+        by_kind=tuple(by_kind),
     )
 
 
@@ -270,9 +311,11 @@ def describe(summary: ValidationSummary) -> str:
     def f(v):
         return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}%"
 
-    text = (f"{summary.n_scenarios} scenarios, {summary.n_predicted} of {summary.n_measured} measured metrics "
-            f"predicted ({summary.coverage * 100:.0f}% coverage); rates: median error {f(summary.rate_median_abs_pct)}, "
-            f"90th percentile {f(summary.rate_p90_abs_pct)}; latencies: median {f(summary.latency_median_abs_pct)}")
+    text = (
+        f"{summary.n_scenarios} scenarios, {summary.n_predicted} of {summary.n_measured} measured metrics "
+        f"predicted ({summary.coverage * 100:.0f}% coverage); rates: median error {f(summary.rate_median_abs_pct)}, "
+        f"90th percentile {f(summary.rate_p90_abs_pct)}; latencies: median {f(summary.latency_median_abs_pct)}"
+    )
     if summary.bottlenecks_named:
         text += f"; bottleneck named right in {summary.bottlenecks_right} of {summary.bottlenecks_named}"
     if summary.errors:

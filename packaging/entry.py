@@ -43,7 +43,9 @@ def smoke_test(out_dir: str, sample: str | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="qrtune-smoke-") as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat)
-        window = MainWindow(settings=settings, db_path=str(Path(tmp) / "runs.duckdb"), autosave_dir=Path(tmp) / "as")
+        window = MainWindow(
+            settings=settings, db_path=str(Path(tmp) / "runs.duckdb"), autosave_dir=Path(tmp) / "as"
+        )
         window.confirm_discard = lambda: True
         if not window.open_project(str(sample_path), ask=False):
             print(f"smoke test: cannot open {sample_path}: {window.last_message}", file=sys.stderr)
@@ -73,8 +75,10 @@ def smoke_test(out_dir: str, sample: str | None = None) -> int:
 
     nan = float("nan")
     print(f"sample: {sample_path.name}")
-    print(f"prediction: {format_value(pred.metrics.get('apply_rows_per_s', nan))} rows/s, END2END_LATENCY "
-          f"{format_value(pred.metrics.get('end2end_latency_ms', nan))} ms, bottleneck {pred.bottleneck}")
+    print(
+        f"prediction: {format_value(pred.metrics.get('apply_rows_per_s', nan))} rows/s, END2END_LATENCY "
+        f"{format_value(pred.metrics.get('end2end_latency_ms', nan))} ms, bottleneck {pred.bottleneck}"
+    )
     print(f"report: {pdf} ({result['ok'][1]} pages, {pdf.stat().st_size} bytes)")
     print(f"dask loaded: {'dask' in sys.modules}")
     print(f"smoke test passed in {time.perf_counter() - t0:.1f} s")

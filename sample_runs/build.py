@@ -15,36 +15,98 @@ HERE = Path(__file__).resolve().parent
 
 #: 000_b67a63c5fea2a7a6.txt, Tables 2-1 (Q Capture), 2-2 (Q Apply), 2-3 (MQ) and 2.5 (workload, table)
 REDPAPER = {
-    "source_db2": dict(cpu_model="z196-2817-778", source_lpar_cps=3, platform="z/OS V1R11",
-                       db2_version="DB2 9 for z/OS",
-                       columns={"INTEGER": 10, "CHAR(20)": 10, "DATE": 5, "DECIMAL(20,0)": 5}, row_bytes=315,
-                       unique_indexes=1, index_column_type="INTEGER", rows_per_txn=5, inserts_per_txn=1,
-                       updates_per_txn=3, deletes_per_txn=1, columns_changed_per_update=1, offered_rows_per_s=None),
-    "qcapture": dict(capture_lpar_cps=3, memory_limit_mb=500, commit_interval_ms=500, sleep_interval_ms=50,
-                     trans_batch_sz=3, msg_persistence=True, monitor_interval_ms=10_000, max_message_size_kb=10_240,
-                     changed_cols_only=False),
-    "queue_manager": dict(mq_version="WebSphere MQ V7.0.1", buffpool_pages=240_000, maxshortmsgs=-1,
-                          maxmsgl=20_971_520, security=False, read_ahead=True, logload=16_000_000),
-    "channel": dict(batchsz=200, network_latency_ms=0.0,
-                    description="source and target LPARs in one sysplex, single MQ channel"),
-    "qapply": dict(apply_lpar_cps=3, num_apply_agents=6, memory_limit_mb=200, monitor_interval_ms=10_000,
-                   conflict_action="F"),
+    "source_db2": dict(
+        cpu_model="z196-2817-778",
+        source_lpar_cps=3,
+        platform="z/OS V1R11",
+        db2_version="DB2 9 for z/OS",
+        columns={"INTEGER": 10, "CHAR(20)": 10, "DATE": 5, "DECIMAL(20,0)": 5},
+        row_bytes=315,
+        unique_indexes=1,
+        index_column_type="INTEGER",
+        rows_per_txn=5,
+        inserts_per_txn=1,
+        updates_per_txn=3,
+        deletes_per_txn=1,
+        columns_changed_per_update=1,
+        offered_rows_per_s=None,
+    ),
+    "qcapture": dict(
+        capture_lpar_cps=3,
+        memory_limit_mb=500,
+        commit_interval_ms=500,
+        sleep_interval_ms=50,
+        trans_batch_sz=3,
+        msg_persistence=True,
+        monitor_interval_ms=10_000,
+        max_message_size_kb=10_240,
+        changed_cols_only=False,
+    ),
+    "queue_manager": dict(
+        mq_version="WebSphere MQ V7.0.1",
+        buffpool_pages=240_000,
+        maxshortmsgs=-1,
+        maxmsgl=20_971_520,
+        security=False,
+        read_ahead=True,
+        logload=16_000_000,
+    ),
+    "channel": dict(
+        batchsz=200,
+        network_latency_ms=0.0,
+        description="source and target LPARs in one sysplex, single MQ channel",
+    ),
+    "qapply": dict(
+        apply_lpar_cps=3,
+        num_apply_agents=6,
+        memory_limit_mb=200,
+        monitor_interval_ms=10_000,
+        conflict_action="F",
+    ),
     "target_db2": dict(locking="row"),
 }
 
 #: 001_538a2843961b4ba9.txt, configurations: z900 2064-216 LPARs of four 200-MIPS processors, 10-row insert
 #: transactions of a 14-column, 212-byte table, eight jobs with 9 ms think time.
 DW2005 = {
-    "source_db2": dict(cpu_model="z900-2064-216", mips_per_cp=200.0, source_lpar_cps=4, platform="z/OS",
-                       db2_version="DB2 for z/OS V7", columns={"unspecified": 14}, row_bytes=212,
-                       unique_indexes=1, rows_per_txn=10, inserts_per_txn=10, updates_per_txn=0,
-                       deletes_per_txn=0, columns_changed_per_update=0, jobs=8, think_time_ms=9.0),
-    "qcapture": dict(capture_lpar_cps=4, capture_colocated_with_source=True, qrep_version="WebSphere II 8.2 Q replication",
-                     trans_batch_sz=1, sleep_interval_ms=50, monitor_interval_ms=10_000, max_message_size_kb=10_240,
-                     changed_cols_only=False),
-    "queue_manager": dict(mq_version="WebSphere MQ 5.3.1", buffpool_pages=240_000, maxshortmsgs=-1,
-                          maxmsgl=20_971_520, security=False, logload=16_000_000),
-    "channel": dict(batchsz=200, network_latency_ms=None, description="1 Gb OSA Ethernet between two LPARs of one machine"),
+    "source_db2": dict(
+        cpu_model="z900-2064-216",
+        mips_per_cp=200.0,
+        source_lpar_cps=4,
+        platform="z/OS",
+        db2_version="DB2 for z/OS V7",
+        columns={"unspecified": 14},
+        row_bytes=212,
+        unique_indexes=1,
+        rows_per_txn=10,
+        inserts_per_txn=10,
+        updates_per_txn=0,
+        deletes_per_txn=0,
+        columns_changed_per_update=0,
+        jobs=8,
+        think_time_ms=9.0,
+    ),
+    "qcapture": dict(
+        capture_lpar_cps=4,
+        capture_colocated_with_source=True,
+        qrep_version="WebSphere II 8.2 Q replication",
+        trans_batch_sz=1,
+        sleep_interval_ms=50,
+        monitor_interval_ms=10_000,
+        max_message_size_kb=10_240,
+        changed_cols_only=False,
+    ),
+    "queue_manager": dict(
+        mq_version="WebSphere MQ 5.3.1",
+        buffpool_pages=240_000,
+        maxshortmsgs=-1,
+        maxmsgl=20_971_520,
+        security=False,
+        logload=16_000_000,
+    ),
+    "channel": dict(
+        batchsz=200, network_latency_ms=None, description="1 Gb OSA Ethernet between two LPARs of one machine"
+    ),
     "qapply": dict(apply_lpar_cps=4, num_apply_agents=16, memory_limit_mb=200, conflict_action="F"),
     "target_db2": dict(locking="row", db2_version="DB2 for z/OS V7"),
 }
@@ -52,16 +114,29 @@ DW2005 = {
 #: 002_4094ace59eb76d2a.txt, Case Study #2, third scenario: 25-core source, 11-core target, 964 GB each, SQL OLTP,
 #: 92 job sets (the configuration that brought throughput and CPU back to the baseline's).
 MIRROR_CS2 = {
-    "source": dict(cores=25, memory_gb=964.0, memory_pool="*BASE", workload_name="SQL OLTP, 23 stored-procedure "
-                   "transactions (10 modify)", api="sql", commitment_control=True, job_sets=92, users=None),
+    "source": dict(
+        cores=25,
+        memory_gb=964.0,
+        memory_pool="*BASE",
+        workload_name="SQL OLTP, 23 stored-procedure transactions (10 modify)",
+        api="sql",
+        commitment_control=True,
+        job_sets=92,
+        users=None,
+    ),
     "target": dict(cores=11, memory_gb=964.0, memory_pool="*BASE"),
 }
 
 #: 003_ae22eb27d25a695a.txt, buffer pool configuration 1: 819,200 2 KB non-persistent messages, 200 per commit,
 #: a 200,000-buffer pool, BATCHSZ 200.
 MQ_MOVER = {
-    "mq_application": dict(cpu_model="zEC12-2827", messages=819_200, message_bytes=2048, persistent=False,
-                           msgs_per_put_commit=200),
+    "mq_application": dict(
+        cpu_model="zEC12-2827",
+        messages=819_200,
+        message_bytes=2048,
+        persistent=False,
+        msgs_per_put_commit=200,
+    ),
     "queue_manager": dict(buffpool_pages=200_000, pageclas="4KB", maxshortmsgs=-1),
     "channel": dict(batchsz=200, description="sender-receiver, non-SSL, 10Gb network"),
 }
@@ -70,11 +145,26 @@ MQ_MOVER = {
 #: 004_ffcf34fd6a8d592a.txt, "Customer 1 (Europe 1/05)" V7 DBM1 below-2GB storage (MB) and the catalog
 #: migration example (10 GB of SPT01, SYSPKAGE, SYSDBASE).
 DB2_V8 = {
-    "db2_v8_migration": dict(virtual_pool=0.0, buffer_control_block=78.0, dataspace_lookaside_buffer=5.0,
-                             castout_buffer=38.0, edm_pool=118.0, compression_dictionary=340.0, system_agents=73.0,
-                             system_agents_count=1170, user_threads=18.0, user_threads_count=25, rds_op_pool=29.0,
-                             rid_pool=92.0, dsc_control_block=53.0, trace_table=15.0, stack_storage=49.0,
-                             total=908.0, workload_type="online", catalog_gb=10.0),
+    "db2_v8_migration": dict(
+        virtual_pool=0.0,
+        buffer_control_block=78.0,
+        dataspace_lookaside_buffer=5.0,
+        castout_buffer=38.0,
+        edm_pool=118.0,
+        compression_dictionary=340.0,
+        system_agents=73.0,
+        system_agents_count=1170,
+        user_threads=18.0,
+        user_threads_count=25,
+        rds_op_pool=29.0,
+        rid_pool=92.0,
+        dsc_control_block=53.0,
+        trace_table=15.0,
+        stack_storage=49.0,
+        total=908.0,
+        workload_type="online",
+        catalog_gb=10.0,
+    ),
 }
 
 
@@ -97,22 +187,34 @@ def mirror(mode: str, name: str) -> Project:
 def samples() -> dict[str, Project]:
     """Every sample project by file name."""
     return {
-        "redpaper-baseline.json": configure(templates.unidirectional("Redpaper baseline (z196, Tables 2-1..2-3)"),
-                                            REDPAPER),
-        "redpaper-bidirectional.json": configure(templates.bidirectional("Redpaper baseline, bidirectional"),
-                                                 REDPAPER),
-        "redpaper-peer-to-peer.json": configure(templates.peer_to_peer("Redpaper baseline, peer-to-peer"), REDPAPER),
-        "dw2005-zos-unidirectional.json": configure(templates.unidirectional("2005 z/OS study, unidirectional"),
-                                                    DW2005),
-        "dw2005-zos-bidirectional.json": configure(templates.bidirectional("2005 z/OS study, bidirectional"),
-                                                   DW2005),
-        "dw2005-zos-peer-to-peer.json": configure(templates.peer_to_peer("2005 z/OS study, peer-to-peer"), DW2005),
+        "redpaper-baseline.json": configure(
+            templates.unidirectional("Redpaper baseline (z196, Tables 2-1..2-3)"), REDPAPER
+        ),
+        "redpaper-bidirectional.json": configure(
+            templates.bidirectional("Redpaper baseline, bidirectional"), REDPAPER
+        ),
+        "redpaper-peer-to-peer.json": configure(
+            templates.peer_to_peer("Redpaper baseline, peer-to-peer"), REDPAPER
+        ),
+        "dw2005-zos-unidirectional.json": configure(
+            templates.unidirectional("2005 z/OS study, unidirectional"), DW2005
+        ),
+        "dw2005-zos-bidirectional.json": configure(
+            templates.bidirectional("2005 z/OS study, bidirectional"), DW2005
+        ),
+        "dw2005-zos-peer-to-peer.json": configure(
+            templates.peer_to_peer("2005 z/OS study, peer-to-peer"), DW2005
+        ),
         "mirror-active-passive.json": mirror("active-passive", "Db2 Mirror Case Study #2, active-passive"),
-        "mirror-active-active.json": mirror("active-active", "Db2 Mirror Case Study #2 configuration, active-active"),
-        "mq-buffer-pool-mover.json": configure(templates.mq_mover("MQ V8 buffer pool mover, 200,000 buffers"),
-                                               MQ_MOVER),
-        "db2-v8-migration.json": configure(templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"),
-                                           DB2_V8),
+        "mirror-active-active.json": mirror(
+            "active-active", "Db2 Mirror Case Study #2 configuration, active-active"
+        ),
+        "mq-buffer-pool-mover.json": configure(
+            templates.mq_mover("MQ V8 buffer pool mover, 200,000 buffers"), MQ_MOVER
+        ),
+        "db2-v8-migration.json": configure(
+            templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"), DB2_V8
+        ),
     }
 
 

@@ -11,7 +11,26 @@ MAX_COMPLEXITY = 25
 
 
 def test_no_function_of_the_product_is_above_complexity_25():
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "C901", "--output-format", "concise",
-                          "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}", "engine", "app", "packaging"],
-                         cwd=ROOT, capture_output=True, text=True, check=False, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--select",
+            "C901",
+            "--output-format",
+            "concise",
+            "--config",
+            f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
+            "engine",
+            "app",
+            "packaging",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stdout + out.stderr

@@ -27,13 +27,16 @@ sys.meta_path.insert(0, Block())
 def _python(code: str) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter at the repository's root (the static checks find the packages
     there; a process that imported ``qrtune`` answers ``engine`` through its short-name finder instead)."""
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def test_import_contracts_are_kept():
-    out = _python("import sys; from importlinter.cli import lint_imports; "
-                  "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))")
+    out = _python(
+        "import sys; from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))"
+    )
     assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
 
 
@@ -50,7 +53,9 @@ print(sorted(sorted(c) for c in nx.strongly_connected_components(edges) if len(c
 
 @pytest.mark.slow
 def test_every_engine_module_imports_without_qt():
-    code = BLOCK_QT + """
+    code = (
+        BLOCK_QT
+        + """
 import pkgutil, importlib, engine
 for m in pkgutil.walk_packages(engine.__path__, 'engine.'):
     if m.name == 'engine.__main__':
@@ -59,6 +64,7 @@ for m in pkgutil.walk_packages(engine.__path__, 'engine.'):
 assert not any(k.split('.')[0] in ('PySide6', 'pyqtgraph', 'app') for k in sys.modules)
 print('ok')
 """
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")

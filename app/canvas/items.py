@@ -10,7 +10,13 @@ import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsObject,
+    QGraphicsPathItem,
+    QStyle,
+    QStyleOptionGraphicsItem,
+)
 
 from app import style
 from engine.model import Node
@@ -23,16 +29,15 @@ MIN_SCREEN_PT = 8.0
 PORT_R = 7.0
 
 
-
 def utilisation_colour(u: float) -> QColor:
     """Green (idle) through yellow to red (saturated) for utilisation ``u`` in 0..1."""
     u = min(max(u, 0.0), 1.0)
     if u < 0.6:
         t = u / 0.6
-        r, g, b = 0xc8 + (0xff - 0xc8) * t, 0xe6 + (0xe8 - 0xe6) * t, 0xc9 + (0x9c - 0xc9) * t
+        r, g, b = 0xC8 + (0xFF - 0xC8) * t, 0xE6 + (0xE8 - 0xE6) * t, 0xC9 + (0x9C - 0xC9) * t
     else:
         t = (u - 0.6) / 0.4
-        r, g, b = 0xff, 0xe8 + (0x9a - 0xe8) * t, 0x9c + (0x8f - 0x9c) * t
+        r, g, b = 0xFF, 0xE8 + (0x9A - 0xE8) * t, 0x9C + (0x8F - 0x9C) * t
     return QColor(int(r), int(g), int(b))
 
 
@@ -82,7 +87,9 @@ class NodeItem(QGraphicsObject):
         super().__init__()
         self.node_id = node.id
         self.setFlags(
-            QGraphicsItem.ItemIsMovable | QGraphicsItem.ItemIsSelectable | QGraphicsItem.ItemSendsGeometryChanges
+            QGraphicsItem.ItemIsMovable
+            | QGraphicsItem.ItemIsSelectable
+            | QGraphicsItem.ItemSendsGeometryChanges
         )
         self.setZValue(1)
         self.in_port = PortItem(self, output=False)
@@ -104,7 +111,9 @@ class NodeItem(QGraphicsObject):
         self._update_tooltip()
         self.update()
 
-    def set_load(self, utilisation: float | None, stages: tuple[str, ...] = (), bottleneck: bool = False) -> None:
+    def set_load(
+        self, utilisation: float | None, stages: tuple[str, ...] = (), bottleneck: bool = False
+    ) -> None:
         """Colour by ``utilisation`` (None: no prediction) and mark the bottleneck."""
         self.utilisation = utilisation
         self.stage_names = stages
@@ -126,8 +135,11 @@ class NodeItem(QGraphicsObject):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
         rect = QRectF(0, 0, NODE_W, NODE_H)
-        fill = utilisation_colour(self.utilisation) if self.utilisation is not None else QColor(
-            style.KIND_COLOURS.get(self.kind, style.NEUTRAL_FILL))
+        fill = (
+            utilisation_colour(self.utilisation)
+            if self.utilisation is not None
+            else QColor(style.KIND_COLOURS.get(self.kind, style.NEUTRAL_FILL))
+        )
         selected = bool(option.state & QStyle.State_Selected)
         pen = QPen(QColor(style.SELECTED) if selected else QColor(style.OUTLINE), 2.5 if selected else 1.2)
         if self.bottleneck:
@@ -160,9 +172,11 @@ class NodeItem(QGraphicsObject):
         painter.setFont(small)
         painter.setPen(QColor(style.NODE_DETAIL_TEXT))
         for i, text in enumerate(lines):
-            painter.drawText(QRectF(6, title_box.bottom() + i * line_h, NODE_W - 12, line_h),
-                             Qt.AlignLeft | Qt.AlignVCenter,
-                             QFontMetricsF(small).elidedText(text, Qt.ElideRight, NODE_W - 12))
+            painter.drawText(
+                QRectF(6, title_box.bottom() + i * line_h, NODE_W - 12, line_h),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                QFontMetricsF(small).elidedText(text, Qt.ElideRight, NODE_W - 12),
+            )
         if self.bottleneck:
             tag_font = QFont(small)
             tag_font.setBold(True)

@@ -152,7 +152,9 @@ class TopologyScene(QGraphicsScene):
             event.accept()
             return
         super().mousePressEvent(event)
-        self._press_positions = {i.node_id: QPointF(i.pos()) for i in self.selectedItems() if isinstance(i, NodeItem)}
+        self._press_positions = {
+            i.node_id: QPointF(i.pos()) for i in self.selectedItems() if isinstance(i, NodeItem)
+        }
 
     def mouseMoveEvent(self, event) -> None:
         if self._drag_line is not None:

@@ -6,8 +6,11 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser("gui", help="open the workbench", description=__doc__)
     p.add_argument("project", nargs="?", metavar="PROJECT", help="project file to open")
-    p.add_argument("--smoke-test", metavar="DIR",
-                   help="open offscreen, save a screenshot of each main view into DIR and exit")
+    p.add_argument(
+        "--smoke-test",
+        metavar="DIR",
+        help="open offscreen, save a screenshot of each main view into DIR and exit",
+    )
     p.set_defaults(func=run)
 
 

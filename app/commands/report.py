@@ -21,16 +21,32 @@ from engine.errors import QrtuneError
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="write a PDF report of projects or stored runs", description=__doc__)
-    p.add_argument("items", nargs="*", metavar="PROJECT|RUN_ID",
-                   help="project files and/or run ids of the results store (the first is the reference)")
-    p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0),
-                   help="report this sweep of the results store (qrtune runs --sweeps lists them)")
+    p.add_argument(
+        "items",
+        nargs="*",
+        metavar="PROJECT|RUN_ID",
+        help="project files and/or run ids of the results store (the first is the reference)",
+    )
+    p.add_argument(
+        "--sweep",
+        metavar="ID",
+        type=argtypes.integer(0),
+        help="report this sweep of the results store (qrtune runs --sweeps lists them)",
+    )
     p.add_argument("--out", "-o", metavar="FILE.pdf", required=True, help="PDF file to write")
     add_db_options(p)
-    p.add_argument("--title", metavar="TEXT", default="", type=argtypes.text(200),
-                   help="report title (default: the project name)")
-    p.add_argument("--no-validation", action="store_true",
-                   help="leave out the engine's score against the published measurements")
+    p.add_argument(
+        "--title",
+        metavar="TEXT",
+        default="",
+        type=argtypes.text(200),
+        help="report title (default: the project name)",
+    )
+    p.add_argument(
+        "--no-validation",
+        action="store_true",
+        help="leave out the engine's score against the published measurements",
+    )
     p.set_defaults(func=run)
 
 
@@ -69,11 +85,15 @@ def run(args) -> int:
     elif not args.items:
         raise QrtuneError("give project files or run ids to report, or --sweep ID")
     else:
-        report = build_report(gather_runs(args.items, args), title=args.title, validation=not args.no_validation)
+        report = build_report(
+            gather_runs(args.items, args), title=args.title, validation=not args.no_validation
+        )
     try:
         from app.report import write_pdf  # Qt is imported when a PDF is drawn, not when the parser is built
     except ImportError as e:
-        raise QrtuneError(f"PDF output needs the workbench's Qt libraries, which cannot be loaded: {e}") from e
+        raise QrtuneError(
+            f"PDF output needs the workbench's Qt libraries, which cannot be loaded: {e}"
+        ) from e
     pages = write_pdf(report, out)
     print(f"wrote {out} ({pages} pages)")
     return 0
@@ -85,5 +105,6 @@ def _sweep_report(args):
 
     with open_store(args, read_only=True) as store:
         section = sweep_section(store, args.sweep)
-    return build_sweep_report(section, gather_runs(args.items, args), title=args.title,
-                              validation=not args.no_validation)
+    return build_sweep_report(
+        section, gather_runs(args.items, args), title=args.title, validation=not args.no_validation
+    )

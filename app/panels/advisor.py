@@ -32,8 +32,10 @@ from PySide6.QtWidgets import (
 from app.worker import Cancelled, TaskRunner
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
-QREP_WRITTEN_GOAL = ("max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
-                     "qcapture.trans_batch_sz=1..10")
+QREP_WRITTEN_GOAL = (
+    "max apply_rows_per_s subject to apply_lpar_busy_pct<=90 over qapply.num_apply_agents=1..32 "
+    "qcapture.trans_batch_sz=1..10"
+)
 
 
 def goal_presets(project) -> tuple[str, ...]:
@@ -80,7 +82,9 @@ def advise_task(project, db_path: str | None, outage_min: float = 20.0):
             with Store.open(db_path, wait_s=5.0) as store:
                 store.record_prediction(project, advice.prediction, kind="advise", label="advise: as is")
                 for r in advice.recommendations:
-                    store.record_prediction(r.project, r.prediction, kind="advise", label=f"advice: {r.title}")
+                    store.record_prediction(
+                        r.project, r.prediction, kind="advise", label=f"advice: {r.title}"
+                    )
         return advice
 
     return run
@@ -157,8 +161,10 @@ class AdvisorPanel(QWidget):
         self.goal_box.addItems(goal_presets(document.project))
         self.goal_box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.goal_box.setMinimumContentsLength(14)  # long written goals must not widen the dock
-        self.goal_box.setToolTip("fewest-agents:RATE, outage-pool:MINUTES, or "
-                                 "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'")
+        self.goal_box.setToolTip(
+            "fewest-agents:RATE, outage-pool:MINUTES, or "
+            "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'"
+        )
         self.seek_button = QPushButton("Seek goal")
         self.seek_button.clicked.connect(lambda: self.run_goal(self.goal_box.currentText()))
         self.cancel_button = QPushButton("Cancel")
@@ -196,7 +202,9 @@ class AdvisorPanel(QWidget):
         self.apply_button.setEnabled(False)
         self.apply_button.clicked.connect(self.apply_current)
         layout.addWidget(self.apply_button)
-        self.tasks.progress.connect(lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t)))
+        self.tasks.progress.connect(
+            lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t))
+        )
         self.tasks.finished.connect(self._finished)
         self.tasks.failed.connect(lambda m: self._done(f"Failed: {m.splitlines()[0]}"))
         self.tasks.cancelled.connect(lambda: self._done("Cancelled."))
@@ -217,7 +225,9 @@ class AdvisorPanel(QWidget):
         presets = goal_presets(self.document.project)
         self.goal_box.clear()
         self.goal_box.addItems(presets)
-        self.goal_box.lineEdit().setPlaceholderText("" if presets else "no named goal for this kind: write one")
+        self.goal_box.lineEdit().setPlaceholderText(
+            "" if presets else "no named goal for this kind: write one"
+        )
         self.status.setText("Press Advise to check the project against the tuning rules.")
 
     # -- running -----------------------------------------------------------------------------
@@ -277,13 +287,17 @@ class AdvisorPanel(QWidget):
             item.setToolTip(r.reason)
             self.list.addItem(item)
         n_rules = len(advice.checked)
-        self._done(f"{len(self.results)} recommendation{'s' if len(self.results) != 1 else ''} from {n_rules} rules "
-                   f"checked with the engine (bottleneck: {advice.prediction.bottleneck or 'none'}).")
+        self._done(
+            f"{len(self.results)} recommendation{'s' if len(self.results) != 1 else ''} from {n_rules} rules "
+            f"checked with the engine (bottleneck: {advice.prediction.bottleneck or 'none'})."
+        )
         if self.results:
             self.list.setCurrentRow(0)
         else:
-            self.detail.setHtml("<p>No rule's change improves this configuration by the engine's prediction.</p>"
-                                + self._checked_html())
+            self.detail.setHtml(
+                "<p>No rule's change improves this configuration by the engine's prediction.</p>"
+                + self._checked_html()
+            )
 
     def show_goal(self, result) -> None:
         """Show a :class:`engine.advise.goalseek.GoalResult` as the only list entry."""
@@ -292,8 +306,10 @@ class AdvisorPanel(QWidget):
         self.list.clear()
         head = "Goal met" if result.feasible else "No point meets the goal; nearest miss"
         self.list.addItem(QListWidgetItem(f"{head}: " + " ".join(f"{n}={v}" for n, v in result.changes())))
-        self._done(f"{result.method} search: {result.evaluations} engine runs of {result.goal.n_points:,} points in "
-                   f"{result.elapsed_s * 1000:.0f} ms.")
+        self._done(
+            f"{result.method} search: {result.evaluations} engine runs of {result.goal.n_points:,} points in "
+            f"{result.elapsed_s * 1000:.0f} ms."
+        )
         self.list.setCurrentRow(0)
 
     def _checked_html(self) -> str:
@@ -312,14 +328,18 @@ class AdvisorPanel(QWidget):
             pct = f"{(a - b) / abs(b) * 100:+.1f}%" if ok else ""
             band = bands.get(name)
             band_text = f"{_fmt(band[0])} .. {_fmt(band[1])}" if band else ""
-            rows.append(f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
-                        f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
-                        f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>")
+            rows.append(
+                f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
+                f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
+                f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>"
+            )
         from engine.bands import coverage_statement
 
-        return ("<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th><th>before</th><th>after</th>"
-                f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>"
-                f"<p><small>{html.escape(coverage_statement(kind))}.</small></p>")
+        return (
+            "<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th><th>before</th><th>after</th>"
+            f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>"
+            f"<p><small>{html.escape(coverage_statement(kind))}.</small></p>"
+        )
 
     def _show_detail(self, row: int) -> None:
         self.apply_button.setEnabled(0 <= row < len(self.results))
@@ -331,24 +351,45 @@ class AdvisorPanel(QWidget):
 
         if isinstance(r, Recommendation):
             changes = "<br>".join(html.escape(str(c)) for c in r.changes)
-            body = (f"<h3>{html.escape(r.title)}</h3><p><b>Why:</b> {html.escape(r.reason)}</p>"
-                    f"<p><b>Change:</b><br>{changes}</p>"
-                    + self._effect_table(r.before, r.after, r.units, r.prediction.bands, r.prediction.kind)
-                    + f"<p><b>Cost / risk:</b> {html.escape(r.cost_risk)}</p>"
-                      f"<p><small>Seed: {html.escape(r.seed)}. Predicted by an engine run of the changed project."
-                      "</small></p>" + self._checked_html())
+            body = (
+                f"<h3>{html.escape(r.title)}</h3><p><b>Why:</b> {html.escape(r.reason)}</p>"
+                f"<p><b>Change:</b><br>{changes}</p>"
+                + self._effect_table(r.before, r.after, r.units, r.prediction.bands, r.prediction.kind)
+                + f"<p><b>Cost / risk:</b> {html.escape(r.cost_risk)}</p>"
+                f"<p><small>Seed: {html.escape(r.seed)}. Predicted by an engine run of the changed project."
+                "</small></p>" + self._checked_html()
+            )
         else:
-            cons = "".join(f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: {html.escape(str(c))} "
-                           f"(predicted {_fmt(r.metrics.get(c.metric, float('nan')))})</li>" for c in r.goal.constraints)
-            keys = [m for m in ("apply_rows_per_s", "end2end_latency_ms", "apply_lpar_busy_pct", "apply_cpu_us_per_row",
-                                "outage_held_min", "throughput", "response_time_ms") if m in r.metrics]
-            body = (f"<h3>{html.escape(r.goal.describe())}</h3>"
-                    f"<p><b>Best:</b> {html.escape(' '.join(f'{n}={v}' for n, v in r.changes()))}</p><ul>{cons}</ul>"
-                    + "<p>Before: the project as it is; after: the best point.</p>"
-                    + self._effect_table({k: r.baseline.get(k, math.nan) for k in keys},
-                                         {k: r.metrics[k] for k in keys},
-                                         {**r.prediction.units, "outage_held_min": "min"}, r.prediction.bands,
-                                         r.prediction.kind))
+            cons = "".join(
+                f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: {html.escape(str(c))} "
+                f"(predicted {_fmt(r.metrics.get(c.metric, float('nan')))})</li>"
+                for c in r.goal.constraints
+            )
+            keys = [
+                m
+                for m in (
+                    "apply_rows_per_s",
+                    "end2end_latency_ms",
+                    "apply_lpar_busy_pct",
+                    "apply_cpu_us_per_row",
+                    "outage_held_min",
+                    "throughput",
+                    "response_time_ms",
+                )
+                if m in r.metrics
+            ]
+            body = (
+                f"<h3>{html.escape(r.goal.describe())}</h3>"
+                f"<p><b>Best:</b> {html.escape(' '.join(f'{n}={v}' for n, v in r.changes()))}</p><ul>{cons}</ul>"
+                + "<p>Before: the project as it is; after: the best point.</p>"
+                + self._effect_table(
+                    {k: r.baseline.get(k, math.nan) for k in keys},
+                    {k: r.metrics[k] for k in keys},
+                    {**r.prediction.units, "outage_held_min": "min"},
+                    r.prediction.bands,
+                    r.prediction.kind,
+                )
+            )
         self.detail.setHtml(body)
 
     # -- applying ----------------------------------------------------------------------------

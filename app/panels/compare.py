@@ -35,16 +35,37 @@ from engine.metrics.catalog import delta_verdict
 
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
 KEY_METRICS = (
-    "apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "end2end_latency_ms", "apply_latency_ms",
-    "qlatency_ms", "msg_size_kb", "capture_cpu_us_per_row", "apply_cpu_us_per_row", "response_time_ms",
-    "peak_depth", "catch_up_s", "transfer_mb_per_s",
+    "apply_rows_per_s",
+    "capture_rows_per_s",
+    "throughput",
+    "tps",
+    "end2end_latency_ms",
+    "apply_latency_ms",
+    "qlatency_ms",
+    "msg_size_kb",
+    "capture_cpu_us_per_row",
+    "apply_cpu_us_per_row",
+    "response_time_ms",
+    "peak_depth",
+    "catch_up_s",
+    "transfer_mb_per_s",
     # simulations
-    "throughput_rows_per_s", "event1_catch_up_s", "peak_backlog_rows", "peak_xmitq_depth_msgs",
-    "peak_recvq_depth_msgs", "end2end_latency_p95_ms",
+    "throughput_rows_per_s",
+    "event1_catch_up_s",
+    "peak_backlog_rows",
+    "peak_xmitq_depth_msgs",
+    "peak_recvq_depth_msgs",
+    "end2end_latency_p95_ms",
 )
 #: Time series offered first for the overlay (the backlog and the latency users watch in an outage).
-PREFERRED_SERIES = ("xmitq.depth_msgs", "end2end_latency_ms", "recvq.depth_msgs", "qapply.rows_per_s",
-                    "apply_latency_ms", "qlatency_ms")
+PREFERRED_SERIES = (
+    "xmitq.depth_msgs",
+    "end2end_latency_ms",
+    "recvq.depth_msgs",
+    "qapply.rows_per_s",
+    "apply_latency_ms",
+    "qlatency_ms",
+)
 
 
 #: Text colour of a delta that is an improvement (+1) or a deterioration (-1).
@@ -222,8 +243,11 @@ class CompareView(QWidget):
         for r, m in enumerate(rows):
             cells = [m.system, m.label, m.unit, _fmt(m.values[0])]
             for v, a, pct in zip(m.values[1:], m.abs_delta[1:], m.pct_delta[1:]):
-                cells += [_fmt(v), "" if a is None else ("+" if a > 0 else "") + format_number(a),
-                          "" if pct is None else f"{pct:+.1f}%"]
+                cells += [
+                    _fmt(v),
+                    "" if a is None else ("+" if a > 0 else "") + format_number(a),
+                    "" if pct is None else f"{pct:+.1f}%",
+                ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c >= 3:
@@ -245,23 +269,35 @@ class CompareView(QWidget):
                 for figure, legend in SYSTEM_CPU_SERIES:
                     m = by_key.get((system, figure))
                     series[legend].append((m.values[i] if m is not None else None) or 0.0)
-        self.systems_chart.set_data(categories, series,
-                                    key_title="CPU per row captured or applied, by run and system")
+        self.systems_chart.set_data(
+            categories, series, key_title="CPU per row captured or applied, by run and system"
+        )
 
     def _charts(self, cmp: ComparisonView) -> None:
         by_name = {m.metric: m for m in cmp.metrics}
-        latency = [{k: (by_name[k].values[i] if k in by_name else None) for k in
-                    ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")} for i in range(len(cmp.labels))]
+        latency = [
+            {
+                k: (by_name[k].values[i] if k in by_name else None)
+                for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")
+            }
+            for i in range(len(cmp.labels))
+        ]
         has_latency = any(v for d in latency for v in d.values())
-        self.latency_chart.set_data([f"#{i}" for i in cmp.run_ids] if has_latency else [],
-                                    latency if has_latency else [])
+        self.latency_chart.set_data(
+            [f"#{i}" for i in cmp.run_ids] if has_latency else [], latency if has_latency else []
+        )
         keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]][:8]
-        series = {f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
-                  for i in range(1, len(cmp.labels))}
-        self.delta_chart.set_data([metric_label(k) for k in keys], series,
-                                  key_title="Change against the first run (%)")  # keys in the title, not over bars
+        series = {
+            f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
+            for i in range(1, len(cmp.labels))
+        }
+        self.delta_chart.set_data(
+            [metric_label(k) for k in keys], series, key_title="Change against the first run (%)"
+        )  # keys in the title, not over bars
         names = list(dict.fromkeys(n for run in cmp.data for n in getattr(run, "timeseries", {})))
-        ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(n for n in names if n not in PREFERRED_SERIES)
+        ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(
+            n for n in names if n not in PREFERRED_SERIES
+        )
         self.series_pick.blockSignals(True)
         keep = self.series_pick.currentText()
         self.series_pick.clear()

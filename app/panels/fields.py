@@ -294,7 +294,9 @@ class ColumnMapField(ParamField):
         out = []
         for r in range(self.table.rowCount()):
             key_item, count_item = self.table.item(r, 0), self.table.item(r, 1)
-            out.append((key_item.text().strip() if key_item else "", count_item.text().strip() if count_item else ""))
+            out.append(
+                (key_item.text().strip() if key_item else "", count_item.text().strip() if count_item else "")
+            )
         return out
 
     def current(self) -> Any:
@@ -314,8 +316,10 @@ class ColumnMapField(ParamField):
         seen = set()
         for r, (key, _) in enumerate(self.rows(), start=1):
             if not key:
-                return (f"{self.spec.name}: row {r} has no column type; "
-                        "expected a Db2 column type such as INTEGER or CHAR(20) (or Remove the row)")
+                return (
+                    f"{self.spec.name}: row {r} has no column type; "
+                    "expected a Db2 column type such as INTEGER or CHAR(20) (or Remove the row)"
+                )
             if key in seen:
                 return f"{self.spec.name}: column type {key} appears twice; expected each type once with its count"
             seen.add(key)
@@ -358,7 +362,9 @@ class ColumnMapField(ParamField):
         self._changed()
 
     def _remove_row(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True) or [self.table.rowCount() - 1]
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True) or [
+            self.table.rowCount() - 1
+        ]
         self._loading = True
         for r in rows:
             if r >= 0:

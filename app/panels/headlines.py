@@ -83,18 +83,21 @@ def v8_headline(metrics: dict, summary=None) -> str:
     if v7 is not None and v8 is not None:
         first.append(f"DBM1 below the bar: V7 <b>{_whole(v7)}</b> MB \u2192 V8 <b>{_whole(v8)}</b> MB")
     if relief is not None:
-        first.append(f"relief <b>{_whole(relief)}</b> MB"
-                     + (f" ({relief_pct:.0f}%)" if relief_pct is not None else ""))
+        first.append(
+            f"relief <b>{_whole(relief)}</b> MB" + (f" ({relief_pct:.0f}%)" if relief_pct is not None else "")
+        )
     if room is not None and region is not None:
         from engine.perf.db2v8 import BAR_MB
 
         where = "the 2 GB bar" if region >= BAR_MB else f"the {_whole(region)} MB extended region"
         if room >= 0:
-            first.append(f"<b style='color:{OK}'>fits</b> under {where} with <b>{_whole(room)}</b> MB "
-                         "headroom")
+            first.append(
+                f"<b style='color:{OK}'>fits</b> under {where} with <b>{_whole(room)}</b> MB headroom"
+            )
         else:
-            first.append(f"<b style='color:{LIMIT}'>does not fit</b> under {where}: "
-                         f"<b>{_whole(-room)}</b> MB over")
+            first.append(
+                f"<b style='color:{LIMIT}'>does not fit</b> under {where}: <b>{_whole(-room)}</b> MB over"
+            )
     second = []
     lo, hi = _n(metrics, "v8_cpu_change_low_pct"), _n(metrics, "v8_cpu_change_high_pct")
     if lo is not None and hi is not None:
@@ -103,13 +106,18 @@ def v8_headline(metrics: dict, summary=None) -> str:
         cpu = _n(metrics, "v8_db2_cpu_ms_per_txn")
         if cpu is not None and summary is not None and summary.v8_cpu_ms_per_txn_band is not None:
             b_lo, b_hi = summary.v8_cpu_ms_per_txn_band
-            text += (f", {summary.v7_cpu_ms_per_txn:g} ms \u2192 <b>{format_number(b_lo)} .. "
-                     f"{format_number(b_hi)}</b> ms per transaction")
+            text += (
+                f", {summary.v7_cpu_ms_per_txn:g} ms \u2192 <b>{format_number(b_lo)} .. "
+                f"{format_number(b_hi)}</b> ms per transaction"
+            )
         second.append(text)
     minutes = _n(metrics, "catalog_migration_min")
     if minutes is not None:
-        gb = (f" <small>({summary.catalog_gb:g} GB of catalog)</small>"
-              if summary is not None and summary.catalog_gb is not None else "")
+        gb = (
+            f" <small>({summary.catalog_gb:g} GB of catalog)</small>"
+            if summary is not None and summary.catalog_gb is not None
+            else ""
+        )
         second.append(f"catalog migration to new-function mode about <b>{minutes:,.0f}</b> min{gb}")
     else:
         second.append("<small>catalog migration time: set CATALOG_GB</small>")
@@ -126,7 +134,9 @@ def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | N
     rate = _n(metrics, "transfer_mb_per_s")
     if rate is not None:
         took = _n(metrics, "elapsed_s")
-        first.append(f"<b>{format_number(rate)}</b> MiB/s moved" + (f" in {took:,.0f} s" if took is not None else ""))
+        first.append(
+            f"<b>{format_number(rate)}</b> MiB/s moved" + (f" in {took:,.0f} s" if took is not None else "")
+        )
     if bottleneck:
         tail = f" at {utilisation * 100:.0f}%" if utilisation is not None else ""
         text = f"bottleneck <b style='color:{LIMIT}'>{bottleneck}</b>{tail}"
@@ -141,19 +151,26 @@ def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | N
         if backlog <= 0:
             second.append("the channel keeps up: no backlog builds")
         elif now is not None and now >= need:
-            second.append(f"BUFFPOOL {now:,.0f} buffers <b style='color:{OK}'>holds</b> the {backlog:,.0f}-message "
-                          "backlog")
+            second.append(
+                f"BUFFPOOL {now:,.0f} buffers <b style='color:{OK}'>holds</b> the {backlog:,.0f}-message "
+                "backlog"
+            )
         else:
-            second.append(f"to hold the {backlog:,.0f}-message backlog: BUFFPOOL <b>{need:,.0f}</b> buffers "
-                          f"({_whole(buffers_mb(need))} MB)" + (f", now {now:,.0f}" if now is not None else ""))
+            second.append(
+                f"to hold the {backlog:,.0f}-message backlog: BUFFPOOL <b>{need:,.0f}</b> buffers "
+                f"({_whole(buffers_mb(need))} MB)" + (f", now {now:,.0f}" if now is not None else "")
+            )
     elif rate is None:
         second.append("a backlog deeper than the pool: every get is from the page set")
-    conn, csa, chan = (_n(metrics, k) for k in ("storage_per_connection_kb", "csa_per_connection_kb",
-                                                "channel_storage_kb"))
+    conn, csa, chan = (
+        _n(metrics, k) for k in ("storage_per_connection_kb", "csa_per_connection_kb", "channel_storage_kb")
+    )
     if conn is not None:
-        second.append(f"storage per connection <b>{_kb(conn)}</b> KB"
-                      + (f" (+{_kb(csa)} KB CSA)" if csa is not None else "")
-                      + (f", per channel <b>{_kb(chan)}</b> KB" if chan is not None else ""))
+        second.append(
+            f"storage per connection <b>{_kb(conn)}</b> KB"
+            + (f" (+{_kb(csa)} KB CSA)" if csa is not None else "")
+            + (f", per channel <b>{_kb(chan)}</b> KB" if chan is not None else "")
+        )
     sep = " &nbsp;|&nbsp; "
     return sep.join(first) + ("<br>" + sep.join(second) if second else "")
 
@@ -167,8 +184,10 @@ def pipeline_headline(metrics: dict, units: dict, systems: tuple, limit: Limit) 
         name, value, unit = head
         applied = [s.get("applied_rows_per_s") for s in systems]
         if systems and name == "apply_rows_per_s" and all(a is not None for a in applied):
-            parts.append(f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
-                         f"({format_number(sum(applied))} in all)</small>")
+            parts.append(
+                f"<b>{format_number(value)}</b> {unit} <small>applied on each system "
+                f"({format_number(sum(applied))} in all)</small>"
+            )
         else:
             parts.append(f"<b>{format_number(value)}</b> {unit} <small>({metric_label(name)})</small>")
     for key in ("end2end_latency_ms", "response_time_ms"):

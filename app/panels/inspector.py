@@ -76,7 +76,8 @@ class Inspector(QWidget):
             self.title.setText(f"<b>Project</b><br><small>{project.topology}</small>")
             self.name_edit = QLineEdit(project.name)
             self.name_edit.editingFinished.connect(
-                lambda: self.document.set_project_text(name=self.name_edit.text().strip() or project.name))
+                lambda: self.document.set_project_text(name=self.name_edit.text().strip() or project.name)
+            )
             form.addRow("Name", self.name_edit)
             self.description_edit = QPlainTextEdit(project.description)
             self.description_edit.setMaximumHeight(90)
@@ -88,7 +89,9 @@ class Inspector(QWidget):
         else:
             node = project.node(node_id)
             kind = KINDS[node.kind]
-            self.title.setText(f"<b>{kind.name}</b> <small>({node.id})</small><br><small>{kind.description}</small>")
+            self.title.setText(
+                f"<b>{kind.name}</b> <small>({node.id})</small><br><small>{kind.description}</small>"
+            )
             self.label_edit = QLineEdit(node.label)
             self.label_edit.editingFinished.connect(self._label_finished)
             form.addRow("Label", self.label_edit)
@@ -148,8 +151,10 @@ class Inspector(QWidget):
         try:
             self.document.rename_node(self.node_id, self.label_edit.text())
         except ValueError as e:
-            self.label_error.setText(f"label: {e}; expected any non-empty text "
-                                     f"(still {self.document.project.node(self.node_id).label!r})")
+            self.label_error.setText(
+                f"label: {e}; expected any non-empty text "
+                f"(still {self.document.project.node(self.node_id).label!r})"
+            )
             self.label_error.show()
             self.label_edit.setStyleSheet(ERROR_STYLE)
             return
@@ -164,7 +169,11 @@ class Inspector(QWidget):
         if not self.node_id:
             if old is None or old.topology != new.topology:
                 self.title.setText(f"<b>Project</b><br><small>{new.topology}</small>")
-            if hasattr(self, "name_edit") and self.name_edit.text() != new.name and not self.name_edit.hasFocus():
+            if (
+                hasattr(self, "name_edit")
+                and self.name_edit.text() != new.name
+                and not self.name_edit.hasFocus()
+            ):
                 self.name_edit.setText(new.name)
             if self.description_edit.toPlainText() != new.description:
                 self.description_edit.blockSignals(True)
@@ -176,7 +185,9 @@ class Inspector(QWidget):
         except KeyError:
             self.show_node("")
             return
-        old_label = next((n.label for n in old.nodes if n.id == self.node_id), None) if old is not None else None
+        old_label = (
+            next((n.label for n in old.nodes if n.id == self.node_id), None) if old is not None else None
+        )
         if self.label_edit is not None and node.label != old_label:  # renamed (undo, redo): the model wins
             self.label_edit.setText(node.label)
             self.label_error.hide()

@@ -34,8 +34,10 @@ from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
 
 #: (metric, chart title, unit) overlaid measured against predicted.
-OVERLAID = (("apply_rows_per_s", "ROWS_APPLIED per second", "rows/s"),
-            ("end2end_latency_ms", "END2END_LATENCY", "ms"))
+OVERLAID = (
+    ("apply_rows_per_s", "ROWS_APPLIED per second", "rows/s"),
+    ("end2end_latency_ms", "END2END_LATENCY", "ms"),
+)
 
 
 def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
@@ -47,11 +49,15 @@ def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
     """
     n_fit_all = getattr(fit, "n_fit_total", fit.n_fit) or fit.n_fit
     n_held_all = getattr(fit, "n_holdout_total", fit.n_holdout) or fit.n_holdout
-    text = (f"Fitted on <b>{fit.n_fit:,}</b> intervals, <b>{fit.n_holdout:,}</b> held out, of {n_intervals:,}: "
-            f"every {holdout_every}th interval ({n_held_all:,}) is held out of the fit to judge it")
+    text = (
+        f"Fitted on <b>{fit.n_fit:,}</b> intervals, <b>{fit.n_holdout:,}</b> held out, of {n_intervals:,}: "
+        f"every {holdout_every}th interval ({n_held_all:,}) is held out of the fit to judge it"
+    )
     if fit.n_fit < n_fit_all or fit.n_holdout < n_held_all:
-        text += (f"; of the other {n_fit_all:,}, {fit.n_fit:,} evenly spaced in time are fitted (each fit step "
-                 "predicts every fitted interval once per coefficient)")
+        text += (
+            f"; of the other {n_fit_all:,}, {fit.n_fit:,} evenly spaced in time are fitted (each fit step "
+            "predicts every fitted interval once per coefficient)"
+        )
     return text
 
 
@@ -82,8 +88,10 @@ class MonitorView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         row = QHBoxLayout()
         self.import_button = QPushButton("Import monitor CSVs...")
-        self.import_button.setToolTip("CSV exports of IBMQREP_CAPMON, IBMQREP_CAPQMON and IBMQREP_APPLYMON, "
-                                      "imported for the open project")
+        self.import_button.setToolTip(
+            "CSV exports of IBMQREP_CAPMON, IBMQREP_CAPQMON and IBMQREP_APPLYMON, "
+            "imported for the open project"
+        )
         self.show_button = QPushButton("Show")
         self.show_button.setToolTip("Overlay the intervals already imported for this project")
         self.fit_button = QPushButton("Fit to the intervals")
@@ -109,17 +117,21 @@ class MonitorView(QWidget):
         fit_row.addWidget(self.cancel_button)
         layout.addLayout(row)
         layout.addLayout(fit_row)
-        self.status = message_label("Import a week of monitor exports to see how well the engine matches your "
-                                    "system.")
+        self.status = message_label(
+            "Import a week of monitor exports to see how well the engine matches your system."
+        )
         layout.addWidget(self.status)
         self.summary = message_label(rich=True)
         layout.addWidget(self.summary)
         grid = QGridLayout()
-        self.charts = {m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID}
+        self.charts = {
+            m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID
+        }
         for c, chart in enumerate(self.charts.values()):
             grid.addWidget(chart, 0, c)
-        self.coefficients = read_only_table(["Coefficient", "Unit", "Before", "Fitted", "Change"],
-                                            resize_to_contents=True)
+        self.coefficients = read_only_table(
+            ["Coefficient", "Unit", "Before", "Fitted", "Change"], resize_to_contents=True
+        )
         self.errors = read_only_table(["Held-out error (median)", "Before", "After"], stretch_column=0)
         grid.addWidget(self.coefficients, 1, 0)
         grid.addWidget(self.errors, 1, 1)
@@ -128,14 +140,18 @@ class MonitorView(QWidget):
         self.show_button.clicked.connect(lambda: self.run())
         self.fit_button.clicked.connect(lambda: self.run(fit=True))
         self.cancel_button.clicked.connect(self.tasks.cancel)
-        self.tasks.progress.connect(lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t)))
+        self.tasks.progress.connect(
+            lambda f, t: (self.progress.setValue(int(f * 1000)), self.status.setText(t))
+        )
         self.tasks.finished.connect(self._finished)
         self.tasks.failed.connect(self._failed)
         self.tasks.cancelled.connect(self._cancelled)
 
     # -- running ----------------------------------------------------------------------------
     def _import_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Import monitor exports", "", "Monitor exports (*.csv *.del *.txt);;All (*)")
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Import monitor exports", "", "Monitor exports (*.csv *.del *.txt);;All (*)"
+        )
         if files:
             self.run(files)
 
@@ -195,16 +211,22 @@ class MonitorView(QWidget):
             return
         t0 = ivs[0].monitor_time
         hours = [(iv.monitor_time - t0).total_seconds() / 3600.0 for iv in ivs]
-        self.status.setText(f"{imported}{len(ivs)} intervals from {', '.join(outcome.tables)} "
-                            f"({ivs[0].monitor_time:%Y-%m-%d %H:%M} to {ivs[-1].monitor_time:%Y-%m-%d %H:%M}).")
+        self.status.setText(
+            f"{imported}{len(ivs)} intervals from {', '.join(outcome.tables)} "
+            f"({ivs[0].monitor_time:%Y-%m-%d %H:%M} to {ivs[-1].monitor_time:%Y-%m-%d %H:%M})."
+        )
         for metric, chart in self.charts.items():
-            series = {"measured": (hours, [iv.measured.get(metric, math.nan) for iv in ivs]),
-                      "predicted": (hours, [p.get(metric, math.nan) for p in outcome.predicted])}
+            series = {
+                "measured": (hours, [iv.measured.get(metric, math.nan) for iv in ivs]),
+                "predicted": (hours, [p.get(metric, math.nan) for p in outcome.predicted]),
+            }
             if outcome.fitted:
                 series["predicted, fitted"] = (hours, [p.get(metric, math.nan) for p in outcome.fitted])
                 held = [k for k, h in enumerate(outcome.held_out) if h]
-                series["measured, held out"] = ([hours[k] for k in held],
-                                                [ivs[k].measured.get(metric, math.nan) for k in held])
+                series["measured, held out"] = (
+                    [hours[k] for k in held],
+                    [ivs[k].measured.get(metric, math.nan) for k in held],
+                )
             chart.set_series(series, unit="ms" if metric.endswith("_ms") else None)  # 1e6 ms reads 17 min
             if "measured, held out" in chart.curves:  # points only: the intervals the fit never saw
                 chart.curves["measured, held out"].setPen(None)
@@ -215,8 +237,10 @@ class MonitorView(QWidget):
         self.coefficients.setRowCount(0)
         self.errors.setRowCount(0)
         if fit is None:
-            self.summary.setText("Press <b>Fit to the intervals</b> to fit the engine's coefficients and see the "
-                                 "error on intervals held out of the fit.")
+            self.summary.setText(
+                "Press <b>Fit to the intervals</b> to fit the engine's coefficients and see the "
+                "error on intervals held out of the fit."
+            )
             return
         b, a = fit.before, fit.after
         self.summary.setText(
@@ -224,13 +248,15 @@ class MonitorView(QWidget):
             + f" (fit #{self.outcome.fit_id}). "
             f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
-            f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted.")
+            f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted."
+        )
         self.coefficients.setRowCount(len(fit.base))
         for r, (name, before) in enumerate(fit.base.items()):
             after = fit.fitted[name]
             change = f"{100 * (after - before) / before:+.1f}%" if before else ""
-            for c, text in enumerate((name, fit.units.get(name, ""), format_number(before), format_number(after),
-                                      change)):
+            for c, text in enumerate(
+                (name, fit.units.get(name, ""), format_number(before), format_number(after), change)
+            ):
                 item = QTableWidgetItem(text)
                 if c >= 2:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -239,8 +265,13 @@ class MonitorView(QWidget):
         self.errors.setRowCount(len(metrics))
         for r, metric in enumerate(metrics):
             after = a["by_metric"].get(metric)
-            for c, text in enumerate((metric_label(metric), f"{b['by_metric'][metric]:.1f}%",
-                                      "" if after is None else f"{after:.1f}%")):
+            for c, text in enumerate(
+                (
+                    metric_label(metric),
+                    f"{b['by_metric'][metric]:.1f}%",
+                    "" if after is None else f"{after:.1f}%",
+                )
+            ):
                 item = QTableWidgetItem(text)
                 if c:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)

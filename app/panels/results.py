@@ -85,13 +85,20 @@ def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
         names = [k for k in metrics if k.endswith(("_cpu_pct", "_busy_pct")) and not _is_system_metric(k)]
         unit = "%"
     names = [k for k in names if isinstance(metrics[k], (int, float)) and math.isfinite(metrics[k])]
-    labels = [k.replace("_cpu_us_per_row", "").replace("_cpu_pct", "").replace("_busy_pct", "") for k in names]
+    labels = [
+        k.replace("_cpu_us_per_row", "").replace("_cpu_pct", "").replace("_busy_pct", "") for k in names
+    ]
     return labels, [float(metrics[k]) for k in names], unit
 
 
 #: The mover's tasks in the CPU chart: (metric prefix, label).
-MOVER_TASKS = (("putter", "putter"), ("dwp", "DWP"), ("adaptor", "adaptor"), ("dispatcher", "dispatcher"),
-               ("ssl", "SSL"))  # compression CPU is part of the dispatcher's
+MOVER_TASKS = (
+    ("putter", "putter"),
+    ("dwp", "DWP"),
+    ("adaptor", "adaptor"),
+    ("dispatcher", "dispatcher"),
+    ("ssl", "SSL"),
+)  # compression CPU is part of the dispatcher's
 
 
 def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str, list[str]]:
@@ -127,8 +134,10 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.headline)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {style.NOTE_TEXT}; background: {style.NOTE_BACKGROUND}; padding: 6px; "
-                                   "border-radius: 4px;")
+        self.message.setStyleSheet(
+            f"color: {style.NOTE_TEXT}; background: {style.NOTE_BACKGROUND}; padding: 6px; "
+            "border-radius: 4px;"
+        )
         self.message.hide()
         layout.addWidget(self.message)
         grid = QGridLayout()
@@ -228,8 +237,11 @@ class ResultsPanel(QWidget):
         limit = limit_of(prediction)
         self.headline.setText(pipeline_headline(metrics, units, systems, limit))
         self._show_latency(prediction)
-        self.stage_chart.set_data([s.name for s in prediction.stages], [s.utilisation for s in prediction.stages],
-                                  None if limit.holds_offered else limit.stage)
+        self.stage_chart.set_data(
+            [s.name for s in prediction.stages],
+            [s.utilisation for s in prediction.stages],
+            None if limit.holds_offered else limit.stage,
+        )
         self._show_cpu(metrics, systems)
         self._fill_table(metrics, units)
         self._show_systems(systems, note, warn)
@@ -239,32 +251,43 @@ class ResultsPanel(QWidget):
         metrics, units = prediction.metrics, prediction.units
         has_latency = any(k in metrics for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms"))
         self.latency_chart.set_data(["END2END"] if has_latency else [], [metrics] if has_latency else [])
-        breakdown_kind = prediction.kind == "qrep"  # its latencies are missing only when queues grow without end
+        breakdown_kind = (
+            prediction.kind == "qrep"
+        )  # its latencies are missing only when queues grow without end
         self.latency_chart.set_title(
-            "Latency breakdown" if has_latency else
-            "No steady-state latency: the offered rate is above what the pipeline sustains" if breakdown_kind else
-            f"No latency breakdown for {prediction.kind}", key=has_latency)
+            "Latency breakdown"
+            if has_latency
+            else "No steady-state latency: the offered rate is above what the pipeline sustains"
+            if breakdown_kind
+            else f"No latency breakdown for {prediction.kind}",
+            key=has_latency,
+        )
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
         show_stage_times = not has_latency and not breakdown_kind and bool(timed)
         if show_stage_times:
-            self.stage_time_chart.setTitle(f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)",
-                                           size="9pt")
+            self.stage_time_chart.setTitle(
+                f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)", size="9pt"
+            )
             self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
         elif not has_latency and not breakdown_kind:  # no stages: the metrics of the most common unit
             unit, names = main_unit_metrics(metrics, units)
             show_stage_times = bool(names)
             if names:
                 self.stage_time_chart.setTitle(f"{prediction.kind} ({unit})", size="9pt")
-                self.stage_time_chart.set_data([metric_label(n) for n in names], {unit: [metrics[n] for n in names]})
+                self.stage_time_chart.set_data(
+                    [metric_label(n) for n in names], {unit: [metrics[n] for n in names]}
+                )
         self.latency_stack.setCurrentIndex(1 if show_stage_times else 0)
 
     def _show_cpu(self, metrics: dict, systems: tuple) -> None:
         """CPU per row by system (two-way projects) or by side."""
         if systems:
             self.cpu_chart.setLabel("left", "us/row")
-            self.cpu_chart.set_data([s.label for s in systems],
-                                    {legend: [s.get(f) or 0.0 for s in systems] for f, legend in SYSTEM_CPU_SERIES},
-                                    key_title="CPU per row captured or applied, by system (us/row)")
+            self.cpu_chart.set_data(
+                [s.label for s in systems],
+                {legend: [s.get(f) or 0.0 for s in systems] for f, legend in SYSTEM_CPU_SERIES},
+                key_title="CPU per row captured or applied, by system (us/row)",
+            )
             return
         labels, values, unit = cpu_metrics(metrics)
         self.cpu_chart.setTitle(f"CPU ({unit})", size="9pt")
@@ -302,27 +325,47 @@ class ResultsPanel(QWidget):
         if summary is not None:
             parts = [(p.label, p.v7_mb, p.v8_mb) for p in summary.parts if p.v7_mb or p.v8_mb]
             parts.sort(key=lambda r: -max(r[1], r[2]))
-            self.storage_chart.set_data([r[0] for r in parts], {"V7": [r[1] for r in parts],
-                                                                "V8 (none: moved above)": [r[2] for r in parts]},
-                                        key_title="DBM1 below the bar by part (MB)")
+            self.storage_chart.set_data(
+                [r[0] for r in parts],
+                {"V7": [r[1] for r in parts], "V8 (none: moved above)": [r[2] for r in parts]},
+                key_title="DBM1 below the bar by part (MB)",
+            )
         else:  # the V8 estimate of each part only
-            names = [k for k in metrics if k.startswith("v8_") and k.endswith("_mb") and k != "v8_headroom_mb"
-                     and k != "v8_estimated_total_mb" and _n(metrics, k)]
+            names = [
+                k
+                for k in metrics
+                if k.startswith("v8_")
+                and k.endswith("_mb")
+                and k != "v8_headroom_mb"
+                and k != "v8_estimated_total_mb"
+                and _n(metrics, k)
+            ]
             names.sort(key=lambda k: -metrics[k])
-            self.storage_chart.set_data([db2v8.part_label(k[3:-3]) for k in names],
-                                        {"V8 estimated": [metrics[k] for k in names]},
-                                        key_title="DBM1 storage below the bar by part, V8 (MB)")
+            self.storage_chart.set_data(
+                [db2v8.part_label(k[3:-3]) for k in names],
+                {"V8 estimated": [metrics[k] for k in names]},
+                key_title="DBM1 storage below the bar by part, V8 (MB)",
+            )
         rows = []
         v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
         band = prediction.bands.get("v8_estimated_total_mb")
         if v7 is not None:
             rows.append(("V7 measured", 0.0, v7, OLD, f"{_whole(v7)} MB"))
         if v8 is not None:
-            spread = (f" ({_whole(band[0])} .. {_whole(band[1])})" if band and abs(band[1] - band[0]) >= 0.5
-                      else "")
+            spread = (
+                f" ({_whole(band[0])} .. {_whole(band[1])})" if band and abs(band[1] - band[0]) >= 0.5 else ""
+            )
             room = _n(metrics, "v8_headroom_mb")
-            rows.append(("V8 estimated", 0.0, v8, NEW, f"{_whole(v8)} MB{spread}"
-                         + (f", {_whole(room)} MB headroom" if room is not None and room >= 0 else "")))
+            rows.append(
+                (
+                    "V8 estimated",
+                    0.0,
+                    v8,
+                    NEW,
+                    f"{_whole(v8)} MB{spread}"
+                    + (f", {_whole(room)} MB headroom" if room is not None and room >= 0 else ""),
+                )
+            )
         lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
         region = _n(metrics, "dbm1_region_mb")
         if region is not None and region < db2v8.BAR_MB:
@@ -340,32 +383,44 @@ class ResultsPanel(QWidget):
         metrics = prediction.metrics
         self._use_layout("mq-mover")
         limit = limit_of(prediction)
-        self.headline.setText(mover_headline(metrics, limit.stage, limit.utilisation if limit.stage else None)
-                              or "<b>Predicted</b>")
+        self.headline.setText(
+            mover_headline(metrics, limit.stage, limit.utilisation if limit.stage else None)
+            or "<b>Predicted</b>"
+        )
         timed = [s for s in prediction.stages if isinstance(s.latency_ms, (int, float)) and s.latency_ms > 0]
         self.stage_time_chart.setTitle("Time per message by stage (us)", size="9pt")
         self.stage_time_chart.setLabel("bottom", "us")
-        self.stage_time_chart.set_data([s.name for s in timed], {"us": [s.latency_ms * 1000.0 for s in timed]})
+        self.stage_time_chart.set_data(
+            [s.name for s in timed], {"us": [s.latency_ms * 1000.0 for s in timed]}
+        )
         self.latency_stack.setCurrentIndex(1 if timed else 0)
         rows = []
         now = _n(metrics, "buffpool_buffers")
         if now is not None:
             rows.append(("BUFFPOOL now", 0.0, now, NOW, f"{now:,.0f} ({_whole(buffers_mb(now))} MB)"))
-        for name, label in (("buffers_to_hold_backlog", "the backlog"),
-                            ("buffers_to_hold_all_msgs", "every message (channel stopped)")):
+        for name, label in (
+            ("buffers_to_hold_backlog", "the backlog"),
+            ("buffers_to_hold_all_msgs", "every message (channel stopped)"),
+        ):
             need = _n(metrics, name)
             if need is not None:
                 colour = OK if now is not None and need <= now else OLD
                 rows.append((label, 0.0, need, colour, f"{need:,.0f} ({_whole(buffers_mb(need))} MB)"))
-        self.sizing_chart.setTitle("BUFFPOOL now and to hold the backlog below the DWP start (4 KB buffers)",
-                                   size="9pt")
+        self.sizing_chart.setTitle(
+            "BUFFPOOL now and to hold the backlog below the DWP start (4 KB buffers)", size="9pt"
+        )
         self.sizing_chart.set_unit("4 KB buffers")
         self.sizing_chart.set_data(rows)
-        tasks = [(key, label) for key, label in MOVER_TASKS if _n(metrics, f"{key}_cpu_us_per_msg") is not None]
+        tasks = [
+            (key, label) for key, label in MOVER_TASKS if _n(metrics, f"{key}_cpu_us_per_msg") is not None
+        ]
         cpu = [metrics[f"{k}_cpu_us_per_msg"] for k, _ in tasks]
         elapsed = [_n(metrics, f"{k}_elapsed_us_per_msg") or metrics[f"{k}_cpu_us_per_msg"] for k, _ in tasks]
-        self.task_chart.set_data([label for _, label in tasks], {"CPU": cpu, "elapsed": elapsed},
-                                 key_title="CPU and elapsed time per message by task (us)")
+        self.task_chart.set_data(
+            [label for _, label in tasks],
+            {"CPU": cpu, "elapsed": elapsed},
+            key_title="CPU and elapsed time per message by task (us)",
+        )
         self._fill_table(metrics, prediction.units)
         self._show_systems((), "")
 
@@ -382,12 +437,17 @@ class ResultsPanel(QWidget):
             return
         from engine.perf.qrep.systems import FIGURES
 
-        rows = [(name, label, unit) for name, label, unit in FIGURES if any(s.get(name) is not None for s in systems)]
+        rows = [
+            (name, label, unit)
+            for name, label, unit in FIGURES
+            if any(s.get(name) is not None for s in systems)
+        ]
         self.systems_table.setColumnCount(2 + len(systems))
         self.systems_table.setHorizontalHeaderLabels(["Figure", *(s.label for s in systems), "Unit"])
         for c, s in enumerate(systems):
-            self.systems_table.horizontalHeaderItem(1 + c).setToolTip(f"{s.label} ({s.node_id})" if s.node_id
-                                                                      else s.label)
+            self.systems_table.horizontalHeaderItem(1 + c).setToolTip(
+                f"{s.label} ({s.node_id})" if s.node_id else s.label
+            )
         self.systems_table.setRowCount(len(rows))
         for r, (name, label, unit) in enumerate(rows):
             item = QTableWidgetItem(label)
@@ -405,7 +465,9 @@ class ResultsPanel(QWidget):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.systems_note.setText(note)
         self.systems_note.setVisible(bool(note))
-        self.systems_note.setStyleSheet(f"font-size: {style.NOTE_PT}pt; color: {style.NOTE_TEXT if warn else style.MUTED};")
+        self.systems_note.setStyleSheet(
+            f"font-size: {style.NOTE_PT}pt; color: {style.NOTE_TEXT if warn else style.MUTED};"
+        )
         if index < 0:
             self.tables.addTab(self.systems_page, "Systems")
         if from_none:  # a two-way project just opened: its systems first
@@ -416,8 +478,11 @@ class ResultsPanel(QWidget):
         from app.panels.tables import metric_cells, metric_item
         from engine.metrics.catalog import display_scale
 
-        rows = [(k, v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                and not _is_system_metric(k)]
+        rows = [
+            (k, v)
+            for k, v in metrics.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not _is_system_metric(k)
+        ]
         self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
@@ -428,8 +493,13 @@ class ResultsPanel(QWidget):
             self.table.setItem(r, 2, unit_cell)
             band = (self.prediction.bands if self.prediction is not None else {}).get(name)
             factor = display_scale(value, unit)[0]
-            self.table.setItem(r, 3, QTableWidgetItem(f"{format_number(band[0] * factor)} .. "
-                                                      f"{format_number(band[1] * factor)}" if band else ""))
+            self.table.setItem(
+                r,
+                3,
+                QTableWidgetItem(
+                    f"{format_number(band[0] * factor)} .. {format_number(band[1] * factor)}" if band else ""
+                ),
+            )
         for column in (1, 2, 3):  # once per fill, not once per cell (a knob change repaints in < 100 ms)
             self.table.resizeColumnToContents(column)
         self.table.setUpdatesEnabled(True)

@@ -73,20 +73,30 @@ class RunsPanel(QWidget):
         except Exception as e:  # noqa: BLE001 - a locked or foreign store file
             self.status.setText(f"Cannot read the run store: {e}")
             return
-        self.status.setText(f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''} in {self.history.db_path}")
+        self.status.setText(
+            f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''} in {self.history.db_path}"
+        )
         self.table.setRowCount(len(self.runs))
         for r, run in enumerate(self.runs):
             kind = run.kind if run.status == "ok" else f"{run.kind} (failed)"
-            values = (run.id, run.label or kind, kind,
-                      run.bottleneck or "", run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "",
-                      run.project_name)
+            values = (
+                run.id,
+                run.label or kind,
+                kind,
+                run.bottleneck or "",
+                run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "",
+                run.project_name,
+            )
             for c, v in enumerate(values):
                 item = QTableWidgetItem(str(v))
                 if c == 0:
                     item.setData(Qt.UserRole, int(run.id))
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                item.setToolTip(run.error if run.status != "ok" else
-                                f"#{run.id} {kind}: {run.label}\n{run.project_name}, bottleneck {run.bottleneck or '-'}")
+                item.setToolTip(
+                    run.error
+                    if run.status != "ok"
+                    else f"#{run.id} {kind}: {run.label}\n{run.project_name}, bottleneck {run.bottleneck or '-'}"
+                )
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)
 

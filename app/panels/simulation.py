@@ -58,11 +58,16 @@ def split_series(timeseries: dict) -> tuple[dict, dict, dict, dict]:
 
 
 #: How a simulation's series are named in the legends (the catalogue names the latencies).
-SERIES_LABELS = {"xmitq.depth_msgs": "transmit queue", "recvq.depth_msgs": "receive queue",
-                 "mq_pageset.msgs_per_s": "transmit queue to page set",
-                 "recvq_pageset.msgs_per_s": "receive queue to page set", "source.rows_per_s": "source",
-                 "qcapture.rows_per_s": "Q Capture", "mq_channel.rows_per_s": "channel",
-                 "qapply.rows_per_s": "Q Apply"}
+SERIES_LABELS = {
+    "xmitq.depth_msgs": "transmit queue",
+    "recvq.depth_msgs": "receive queue",
+    "mq_pageset.msgs_per_s": "transmit queue to page set",
+    "recvq_pageset.msgs_per_s": "receive queue to page set",
+    "source.rows_per_s": "source",
+    "qcapture.rows_per_s": "Q Capture",
+    "mq_channel.rows_per_s": "channel",
+    "qapply.rows_per_s": "Q Apply",
+}
 
 
 def elapsed_axis(t_s) -> tuple[float, str]:
@@ -109,7 +114,9 @@ class SimulationView(QWidget):
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(1)
         self.events = QLineEdit()
-        self.events.setPlaceholderText("events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5")
+        self.events.setPlaceholderText(
+            "events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5"
+        )
         self.run_button = QPushButton("Simulate")
         for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed):
             row.addWidget(w)
@@ -120,7 +127,9 @@ class SimulationView(QWidget):
         events_row.addWidget(QLabel("Events"))
         events_row.addWidget(self.events, 1)
         layout.addLayout(events_row)
-        self.status = message_label("Simulate the open project over time: bursts, outages, backlog and catch-up.")
+        self.status = message_label(
+            "Simulate the open project over time: bursts, outages, backlog and catch-up."
+        )
         layout.addWidget(self.status)
         self.headline = message_label(rich=True)
         self.headline.hide()
@@ -164,14 +173,21 @@ class SimulationView(QWidget):
         """Plot a :class:`app.simadapter.SimulationOutcome`."""
         self.outcome = outcome
         depth, latency, rate, castout = split_series(outcome.timeseries)
-        for chart, series, unit in ((self.depth_chart, depth, None), (self.latency_chart, latency, "ms"),
-                                    (self.rate_chart, rate, None), (self.castout_chart, castout, None)):
+        for chart, series, unit in (
+            (self.depth_chart, depth, None),
+            (self.latency_chart, latency, "ms"),
+            (self.rate_chart, rate, None),
+            (self.castout_chart, castout, None),
+        ):
             shown, axis = shown_series(series)
             chart.set_series(shown, unit=unit)
             chart.set_x_label(axis)
         pool = getattr(outcome, "buffer_pool_msgs", None)
-        self.depth_chart.set_lines([(pool, f"buffer pool holds {format_number(pool)} messages; beyond it the "
-                                           "page set", "#c0202a")] if pool else [])
+        self.depth_chart.set_lines(
+            [(pool, f"buffer pool holds {format_number(pool)} messages; beyond it the page set", "#c0202a")]
+            if pool
+            else []
+        )
         rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
         self.summary.setRowCount(len(rows))
         for r, (k, v) in enumerate(rows):
@@ -202,26 +218,42 @@ def headline(outcome) -> str:
     for ev in getattr(outcome, "events", ()) or ():
         name = ev.get("kind") or ev.get("type") or "event"
         start, end = ev.get("start_s"), ev.get("end_s")
-        when = f" at {_duration(start)} for {_duration(end - start)}" if start is not None and end is not None else ""
+        when = (
+            f" at {_duration(start)} for {_duration(end - start)}"
+            if start is not None and end is not None
+            else ""
+        )
         peak = ev.get("peak_backlog_rows")
-        text = f"<b>{name}{when}</b>: peak backlog {format_number(peak)} rows" if peak is not None else f"<b>{name}</b>"
+        text = (
+            f"<b>{name}{when}</b>: peak backlog {format_number(peak)} rows"
+            if peak is not None
+            else f"<b>{name}</b>"
+        )
         if ev.get("catch_up_s") is not None:
-            text += f"; <b style='color:{style.GOOD}'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
+            text += (
+                f"; <b style='color:{style.GOOD}'>caught up {_duration(ev['catch_up_s'])}</b> after it ended"
+            )
         else:
             left = m.get("rows_in_flight_at_end")
-            text += (f"; <b style='color:{style.BOTTLENECK}'>not caught up by the end of the run</b>"
-                     + (f" ({format_number(left)} rows still in flight)" if left is not None else ""))
+            text += f"; <b style='color:{style.BOTTLENECK}'>not caught up by the end of the run</b>" + (
+                f" ({format_number(left)} rows still in flight)" if left is not None else ""
+            )
         lines.append(text)
     drain = m.get("in_flight_drain_s")
     if drain is not None:
         from engine.metrics import format_metric
 
-        lines.insert(0, f"<b>Planned switch-over</b>: stop the source at the end of this run and everything in "
-                        f"flight is applied in <b style='color:#1a7a30'>{format_metric('in_flight_drain_s', drain)}"
-                        "</b>: the recovery time to promise under this workload")
+        lines.insert(
+            0,
+            f"<b>Planned switch-over</b>: stop the source at the end of this run and everything in "
+            f"flight is applied in <b style='color:#1a7a30'>{format_metric('in_flight_drain_s', drain)}"
+            "</b>: the recovery time to promise under this workload",
+        )
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
-        lines.append(f"<span style='color:{style.NOTE_TEXT_SOFT}'>No offered rate is set, so the workload runs at the predicted "
-                     f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
-                     "the source's Offered rows per second below it (or the Sweep tab's target rate) to see the catch-up.</span>")
+        lines.append(
+            f"<span style='color:{style.NOTE_TEXT_SOFT}'>No offered rate is set, so the workload runs at the predicted "
+            f"capacity ({format_number(offered)} rows/s) and a backlog cannot drain: set "
+            "the source's Offered rows per second below it (or the Sweep tab's target rate) to see the catch-up.</span>"
+        )
     return "<br>".join(lines)

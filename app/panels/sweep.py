@@ -74,7 +74,9 @@ def default_values(spec, current) -> str:
         base = int(current) if isinstance(current, (int, float)) and current else max(lo, 1)
         if 0 <= lo and base <= 16 <= hi:
             return f"{max(lo, 1)}..16"
-        vals = sorted({v for v in (base // 4, base // 2, base, base * 2, base * 4) if lo <= v <= hi} or {lo, hi})
+        vals = sorted(
+            {v for v in (base // 4, base // 2, base, base * 2, base * 4) if lo <= v <= hi} or {lo, hi}
+        )
         return ",".join(str(v) for v in vals)
     if spec.type == "float":
         base = float(current) if isinstance(current, (int, float)) and current else 1.0
@@ -203,13 +205,17 @@ class SweepView(QWidget):
         self.by.preferred_targets = ("source_db2", "qcapture", "db2_mirror_node", "queue_manager")
         self.by.preferred_knobs = ("offered_rows_per_s", "trans_batch_sz", "rows_per_txn", "cores", "batchsz")
         self.by_enabled = QCheckBox("for each")
-        self.by_enabled.setToolTip("Sweep a second knob too: one curve per value of it (the cartesian product)")
+        self.by_enabled.setToolTip(
+            "Sweep a second knob too: one curve per value of it (the cartesian product)"
+        )
         self.by.setEnabled(False)
         self.by_enabled.toggled.connect(self.by.setEnabled)
         self.run_button = QPushButton("Run sweep")
         self.export_button = QPushButton("Export PDF...")
-        self.export_button.setToolTip("Write a PDF report of this sweep: charts, every point, the pick, the settings "
-                                      "(the same as qrtune report --sweep ID)")
+        self.export_button.setToolTip(
+            "Write a PDF report of this sweep: charts, every point, the pick, the settings "
+            "(the same as qrtune report --sweep ID)"
+        )
         self.export_button.setEnabled(False)
         grid_axes.addWidget(QLabel("Knob"), 0, 0)
         grid_axes.addWidget(self.axis, 0, 1)
@@ -223,9 +229,13 @@ class SweepView(QWidget):
         self.target_rate.setGroupSeparatorShown(True)
         self.target_rate.setSpecialValueText("none")
         self.target_rate.setSuffix(" rows/s")
-        self.target_rate.setToolTip("The rate the pick must hold (journey 2: the fewest agents that hold it with "
-                                    "CPU under 90%); starts at the project's offered rate")
-        self.target_rate.valueChanged.connect(lambda _: self.points and self.show_points(self.points, self._axis_name))
+        self.target_rate.setToolTip(
+            "The rate the pick must hold (journey 2: the fewest agents that hold it with "
+            "CPU under 90%); starts at the project's offered rate"
+        )
+        self.target_rate.valueChanged.connect(
+            lambda _: self.points and self.show_points(self.points, self._axis_name)
+        )
         grid_axes.addWidget(QLabel("Target rate"), 2, 0)
         grid_axes.addWidget(self.target_rate, 2, 1)
         grid_axes.setColumnStretch(1, 1)
@@ -250,7 +260,9 @@ class SweepView(QWidget):
         self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
         self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"])
+        self.table.setHorizontalHeaderLabels(
+            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"]
+        )
         self.table.setColumnHidden(1, True)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
@@ -261,7 +273,9 @@ class SweepView(QWidget):
         grid.addWidget(self.table, 1, 1)
         layout.addLayout(grid, 1)
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
-        self.export_button.clicked.connect(lambda: self.sweep_id is not None and self.export_requested.emit(self.sweep_id))
+        self.export_button.clicked.connect(
+            lambda: self.sweep_id is not None and self.export_requested.emit(self.sweep_id)
+        )
         self.axis.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.by.values.returnPressed.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.points: list = []
@@ -322,7 +336,9 @@ class SweepView(QWidget):
         self._axis_name = axis_name
         self.points = sorted(points, key=lambda p: p.index)
         ok = [p for p in self.points if not p.error]
-        numeric = all(isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in self.points)
+        numeric = all(
+            isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in self.points
+        )
         values = list(dict.fromkeys(p.value for p in self.points))
 
         def x_of(p):
@@ -345,10 +361,17 @@ class SweepView(QWidget):
             busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
             shown = {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
         no_latency = sum(1 for p in ok if lats and not any(m in p.metrics for m in lats))
-        gap = (f" <span style='color:#8a4a00'>(none at {no_latency} point(s): the offered rate is above capacity and "
-               "the queues grow)</span>" if no_latency else "")  # a gap in the curve is said, never silent
-        for chart, title, key in ((self.rate_chart, "Throughput", "rate"), (self.latency_chart, "Latency", "lat"),
-                                  (self.cpu_chart, "CPU busy (%)", "cpu")):
+        gap = (
+            f" <span style='color:#8a4a00'>(none at {no_latency} point(s): the offered rate is above capacity and "
+            "the queues grow)</span>"
+            if no_latency
+            else ""
+        )  # a gap in the curve is said, never silent
+        for chart, title, key in (
+            (self.rate_chart, "Throughput", "rate"),
+            (self.latency_chart, "Latency", "lat"),
+            (self.cpu_chart, "CPU busy (%)", "cpu"),
+        ):
             text = f"{title}: {metric_label(shown[key][0])}" if two and shown[key] else title
             chart.setTitle(text + (gap if key == "lat" else ""), size="9pt")
 
@@ -368,19 +391,24 @@ class SweepView(QWidget):
         self.latency_chart.set_series(series(shown["lat"]), symbols=symbols, unit="ms")
         self.cpu_chart.set_series(series(shown["cpu"]), symbols=symbols)
         target = self.goal_rate(axis_name)
-        self.rate_chart.set_lines([(target, f"target {format_number(target)} {unit}", "#c0202a")] if target else [])
+        self.rate_chart.set_lines(
+            [(target, f"target {format_number(target)} {unit}", "#c0202a")] if target else []
+        )
         self.cpu_chart.set_lines([(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:.0f}% CPU", "#c0202a")] if cpus else [])
         keys = [(p.index, p.run_id) for p in self.points]
-        start = len(self._table_keys) if keys[:len(self._table_keys)] == self._table_keys else 0
+        start = len(self._table_keys) if keys[: len(self._table_keys)] == self._table_keys else 0
         self._table_keys = keys  # streamed points arrive in order: only the new rows are filled
         self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points[start:], start=start):
             head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
-            cells = [_values_text((p.value,)), _values_text(p.series),
-                     "" if head is None else format_number(head),
-                     format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
-                     p.error or (p.bottleneck or "")]
+            cells = [
+                _values_text((p.value,)),
+                _values_text(p.series),
+                "" if head is None else format_number(head),
+                format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
+                p.error or (p.bottleneck or ""),
+            ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c in (2, 3):
@@ -389,9 +417,15 @@ class SweepView(QWidget):
         self.table.setUpdatesEnabled(True)
         self.table.setColumnHidden(1, not two)
         x_name = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
-        self.table.setHorizontalHeaderLabels([knob_label(x_name) if x_name else "Value",
-                                              knob_label(by_name) if by_name else "For each", "Throughput",
-                                              "END2END_LATENCY ms", "Bottleneck"])
+        self.table.setHorizontalHeaderLabels(
+            [
+                knob_label(x_name) if x_name else "Value",
+                knob_label(by_name) if by_name else "For each",
+                "Throughput",
+                "END2END_LATENCY ms",
+                "Bottleneck",
+            ]
+        )
 
         self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
 

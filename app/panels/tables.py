@@ -8,8 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem
 
 
-def read_only_table(headers: Sequence[str], stretch_column: int | None = None,
-                    resize_to_contents: bool = False, parent=None) -> QTableWidget:
+def read_only_table(
+    headers: Sequence[str], stretch_column: int | None = None, resize_to_contents: bool = False, parent=None
+) -> QTableWidget:
     """An empty table of ``headers`` that the user reads but cannot edit, without row numbers.
 
     Parameters
@@ -52,7 +53,9 @@ def metric_item(name: str) -> QTableWidgetItem:
     return item
 
 
-def metric_cells(name: str, value: float, unit: str | None = None) -> tuple[QTableWidgetItem, QTableWidgetItem]:
+def metric_cells(
+    name: str, value: float, unit: str | None = None
+) -> tuple[QTableWidgetItem, QTableWidgetItem]:
     """The value (right-aligned) and unit cells of ``value``, in the unit that suits its magnitude."""
     from engine.metrics import info
     from engine.metrics.catalog import display_value, format_number

@@ -98,7 +98,9 @@ class ValidationView(QWidget):
             combo.setMinimumContentsLength(10)
         self.doc_filter.currentIndexChanged.connect(self._doc_changed)
         self.table_filter.currentIndexChanged.connect(self._refill)
-        self.summary_label = message_label("The engine against every published measurement bundled with qrtune.")
+        self.summary_label = message_label(
+            "The engine against every published measurement bundled with qrtune."
+        )
         top.addWidget(self.run_button)
         top.addWidget(self.kind_filter)
         top.addWidget(self.doc_filter, 1)
@@ -106,8 +108,9 @@ class ValidationView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.summary_label)
         split = QSplitter(Qt.Horizontal)
-        self.table = read_only_table(["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"],
-                                     stretch_column=5)
+        self.table = read_only_table(
+            ["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"], stretch_column=5
+        )
         self.table.setSortingEnabled(True)
         split.addWidget(self.table)
         self.plot = pg.PlotWidget()
@@ -119,10 +122,26 @@ class ValidationView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         # PlotDataItems (not bare scatter items) so the plot's log mode transforms them
-        self.rates = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
-                                     symbolBrush=pg.mkBrush(style.CAPTURE), name="rates")
-        self.latencies = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolPen=None,
-                                         symbolBrush=pg.mkBrush(style.QUEUE), name="latencies")
+        self.rates = pg.PlotDataItem(
+            [],
+            [],
+            pen=None,
+            symbol="o",
+            symbolSize=7,
+            symbolPen=None,
+            symbolBrush=pg.mkBrush(style.CAPTURE),
+            name="rates",
+        )
+        self.latencies = pg.PlotDataItem(
+            [],
+            [],
+            pen=None,
+            symbol="o",
+            symbolSize=7,
+            symbolPen=None,
+            symbolBrush=pg.mkBrush(style.QUEUE),
+            name="latencies",
+        )
         self.identity = pg.PlotDataItem([], [], pen=pg.mkPen(style.REFERENCE_LINE, style=Qt.DashLine))
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
@@ -146,16 +165,29 @@ class ValidationView(QWidget):
 
     def _doc_changed(self) -> None:
         doc = self.doc_filter.currentData()
-        _fill(self.table_filter, "every table", sorted({table_of(c.source) for c in self.checks
-                                                         if not doc or document_of(c.source) == doc} - {""}))
+        _fill(
+            self.table_filter,
+            "every table",
+            sorted(
+                {table_of(c.source) for c in self.checks if not doc or document_of(c.source) == doc} - {""}
+            ),
+        )
         self._refill()
 
     def filtered(self) -> list[MetricCheck]:
         """The checks the kind, document and table filters let through."""
-        kind, doc, table = (self.kind_filter.currentData(), self.doc_filter.currentData(),
-                            self.table_filter.currentData())
-        return [c for c in self.checks if (not kind or c.kind == kind) and (not doc or document_of(c.source) == doc)
-                and (not table or table_of(c.source) == table)]
+        kind, doc, table = (
+            self.kind_filter.currentData(),
+            self.doc_filter.currentData(),
+            self.table_filter.currentData(),
+        )
+        return [
+            c
+            for c in self.checks
+            if (not kind or c.kind == kind)
+            and (not doc or document_of(c.source) == doc)
+            and (not table or table_of(c.source) == table)
+        ]
 
     def _refill(self) -> None:
         kind = self.kind_filter.currentData()
@@ -163,9 +195,14 @@ class ValidationView(QWidget):
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
-            cells = [c.scenario_id, metric_label(c.metric), format_number(c.measured),
-                     "not predicted" if c.predicted is None else format_number(c.predicted),
-                     "" if c.error_pct is None else f"{c.error_pct:+.1f}%", source_title(c.source)]
+            cells = [
+                c.scenario_id,
+                metric_label(c.metric),
+                format_number(c.measured),
+                "not predicted" if c.predicted is None else format_number(c.predicted),
+                "" if c.error_pct is None else f"{c.error_pct:+.1f}%",
+                source_title(c.source),
+            ]
             for col, text in enumerate(cells):
                 item = NumericItem(text) if col in (2, 3, 4) else QTableWidgetItem(text)
                 if col == 2:
@@ -175,7 +212,9 @@ class ValidationView(QWidget):
                 if col == 4 and c.error_pct is not None:
                     item.setData(Qt.UserRole, abs(c.error_pct))
                     a = abs(c.error_pct)
-                    item.setForeground(QColor(style.GOOD if a <= 10 else style.MODIFIED if a <= 25 else style.BOTTLENECK))
+                    item.setForeground(
+                        QColor(style.GOOD if a <= 10 else style.MODIFIED if a <= 25 else style.BOTTLENECK)
+                    )
                 if col in (2, 3, 4):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, col, item)
@@ -187,7 +226,10 @@ class ValidationView(QWidget):
         both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
         for item, flag in ((self.rates, False), (self.latencies, True)):
             pts = [c for c in both if c.is_latency == flag]
-            item.setData(np.array([c.measured for c in pts], dtype=float), np.array([c.predicted for c in pts], dtype=float))
+            item.setData(
+                np.array([c.measured for c in pts], dtype=float),
+                np.array([c.predicted for c in pts], dtype=float),
+            )
         if both:
             lo = min(min(c.measured, c.predicted) for c in both)
             hi = max(max(c.measured, c.predicted) for c in both)

@@ -57,8 +57,14 @@ def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], 
     with atomic_path(path) as tmp:
         writer = QPdfWriter(str(tmp))
         writer.setResolution(DPI)
-        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.A4), QPageLayout.Portrait,
-                                         QMarginsF(16, 14, 16, 12), QPageLayout.Millimeter))
+        writer.setPageLayout(
+            QPageLayout(
+                QPageSize(QPageSize.A4),
+                QPageLayout.Portrait,
+                QMarginsF(16, 14, 16, 12),
+                QPageLayout.Millimeter,
+            )
+        )
         writer.setTitle(report.title)
         writer.setCreator(f"qrtune {report.engine_version}")
         ctx = Context(writer, DPI)

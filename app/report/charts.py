@@ -67,16 +67,24 @@ def _x_axis(painter, plot: QRectF, ticks: list[float], unit: str, ctx: Context) 
         painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
         painter.setPen(QColor(style.MUTED))
         text = _tick_text(t)
-        painter.drawText(QPointF(x - fm.horizontalAdvance(text) / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text)
+        painter.drawText(
+            QPointF(x - fm.horizontalAdvance(text) / 2, plot.bottom() + fm.ascent() + ctx.mm(0.8)), text
+        )
     if unit:
-        painter.drawText(QPointF(plot.right() - fm.horizontalAdvance(unit), plot.bottom() + 2 * fm.height()
-                                 + ctx.mm(0.6)), unit)
+        painter.drawText(
+            QPointF(plot.right() - fm.horizontalAdvance(unit), plot.bottom() + 2 * fm.height() + ctx.mm(0.6)),
+            unit,
+        )
     painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.6)))
     painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
 
 
-def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
-                      bars: Sequence[tuple[str, Sequence[tuple[str, float]], float | None]]) -> None:
+def draw_latency_bars(
+    painter: QPainter,
+    rect: QRectF,
+    ctx: Context,
+    bars: Sequence[tuple[str, Sequence[tuple[str, float]], float | None]],
+) -> None:
     """Stacked latency bars: ``bars`` is [(run label, [(part name, ms)], END2END ms or None)]."""
     painter.setRenderHint(QPainter.Antialiasing)
     present = [name for name in PART_COLOURS if any(name == p for _, parts, _ in bars for p, _ in parts)]
@@ -85,8 +93,12 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
     fm = QFontMetricsF(painter.font(), painter.device())
     label_w = max((fm.horizontalAdvance(lab) for lab, _, _ in bars), default=0) + ctx.mm(2)
     end_w = fm.horizontalAdvance("END2END_LATENCY 99,999 ms") + ctx.mm(1)
-    plot = QRectF(rect.left() + label_w, rect.top() + head + ctx.mm(2), rect.width() - label_w - end_w,
-                  rect.height() - head - ctx.mm(2) - 2.4 * fm.height())
+    plot = QRectF(
+        rect.left() + label_w,
+        rect.top() + head + ctx.mm(2),
+        rect.width() - label_w - end_w,
+        rect.height() - head - ctx.mm(2) - 2.4 * fm.height(),
+    )
     totals = [sum(v for _, v in parts) for _, parts, _ in bars]
     ticks = nice_ticks(max(totals + [e for _, _, e in bars if e], default=1.0))
     _x_axis(painter, plot, ticks, "ms", ctx)
@@ -98,8 +110,11 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
         cy = plot.top() + slot * (i + 0.5)
         painter.setPen(QColor(style.TEXT))
         painter.setFont(_font(7.5))
-        painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
-                         Qt.AlignRight | Qt.AlignVCenter, label)
+        painter.drawText(
+            QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
+            Qt.AlignRight | Qt.AlignVCenter,
+            label,
+        )
         x = plot.left()
         for name, ms in parts:
             w = max(ms, 0.0) * scale
@@ -116,12 +131,19 @@ def draw_latency_bars(painter: QPainter, rect: QRectF, ctx: Context,
         total = end2end if end2end is not None else sum(v for _, v in parts)
         painter.setPen(QColor(style.TEXT))
         painter.setFont(_font(7.5, bold=True))
-        painter.drawText(QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)),
-                         f"END2END_LATENCY {format_value(total)} ms")
+        painter.drawText(
+            QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)),
+            f"END2END_LATENCY {format_value(total)} ms",
+        )
 
 
-def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequence[str],
-                     series: Sequence[tuple[str, dict, str | None]]) -> None:
+def draw_utilisation(
+    painter: QPainter,
+    rect: QRectF,
+    ctx: Context,
+    stages: Sequence[str],
+    series: Sequence[tuple[str, dict, str | None]],
+) -> None:
     """Horizontal utilisation bars (0..100%+) per stage.
 
     ``series`` is [(run label, {stage: utilisation 0..1}, bottleneck stage or None)]; with one
@@ -130,15 +152,22 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
     """
     painter.setRenderHint(QPainter.Antialiasing)
     multi = len(series) > 1
-    items = [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)] if multi else [
-        ("utilisation", style.RUN_COLOURS[0]), ("bottleneck", style.BOTTLENECK)]
+    items = (
+        [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)]
+        if multi
+        else [("utilisation", style.RUN_COLOURS[0]), ("bottleneck", style.BOTTLENECK)]
+    )
     head = _legend(painter, rect.left(), rect.top(), items, ctx)
     painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
     fm = QFontMetricsF(painter.font(), painter.device())
     label_w = max((fm.horizontalAdvance(s) for s in stages), default=0) + ctx.mm(2)
     value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)
-    plot = QRectF(rect.left() + label_w, rect.top() + head + ctx.mm(2), rect.width() - label_w - value_w,
-                  rect.height() - head - ctx.mm(2) - 2.4 * fm.height())
+    plot = QRectF(
+        rect.left() + label_w,
+        rect.top() + head + ctx.mm(2),
+        rect.width() - label_w - value_w,
+        rect.height() - head - ctx.mm(2) - 2.4 * fm.height(),
+    )
     top_u = max([1.0] + [u for _, us, _ in series for u in us.values() if math.isfinite(u)])
     ticks = [t / 100 for t in nice_ticks(min(top_u, 3.0) * 100)]
     _x_axis(painter, plot, [t * 100 for t in ticks], "% busy", ctx)
@@ -154,32 +183,53 @@ def draw_utilisation(painter: QPainter, rect: QRectF, ctx: Context, stages: Sequ
         cy = plot.top() + slot * (i + 0.5)
         painter.setFont(_font(7.5, bold=any(b == stage for _, _, b in series)))
         painter.setPen(QColor(style.TEXT))
-        painter.drawText(QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
-                         Qt.AlignRight | Qt.AlignVCenter, stage)
+        painter.drawText(
+            QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
+            Qt.AlignRight | Qt.AlignVCenter,
+            stage,
+        )
         for j, (_, utils, bottleneck) in enumerate(series):
             u = utils.get(stage)
             if u is None or not math.isfinite(u):
                 continue
             y = cy - group_h / 2 + j * bar_h
             w = min(u, ticks[-1]) * scale
-            colour = style.RUN_COLOURS[j % len(style.RUN_COLOURS)] if multi else (style.BOTTLENECK if stage == bottleneck else
-                                                                       style.RUN_COLOURS[0])
+            colour = (
+                style.RUN_COLOURS[j % len(style.RUN_COLOURS)]
+                if multi
+                else (style.BOTTLENECK if stage == bottleneck else style.RUN_COLOURS[0])
+            )
             painter.setBrush(QColor(colour))
-            painter.setPen(QPen(QColor(style.BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen)
+            painter.setPen(
+                QPen(QColor(style.BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen
+            )
             painter.drawRect(QRectF(plot.left(), y + bar_h * 0.08, w, bar_h * 0.84))
             painter.setFont(_font(6.8 if multi else 7.2))
             painter.setPen(QColor(style.TEXT))
-            painter.drawText(QRectF(plot.left() + w + ctx.mm(0.8), y, value_w + ctx.mm(20), bar_h),
-                             Qt.AlignLeft | Qt.AlignVCenter, f"{u * 100:.1f}%")
+            painter.drawText(
+                QRectF(plot.left() + w + ctx.mm(0.8), y, value_w + ctx.mm(20), bar_h),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                f"{u * 100:.1f}%",
+            )
 
 
-def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Sequence[str],
-                       panels: Sequence[tuple[str, str, Sequence[float | None], Sequence[float | None]]],
-                       columns: int = 3) -> None:
+def draw_metric_panels(
+    painter: QPainter,
+    rect: QRectF,
+    ctx: Context,
+    labels: Sequence[str],
+    panels: Sequence[tuple[str, str, Sequence[float | None], Sequence[float | None]]],
+    columns: int = 3,
+) -> None:
     """Small multiples: ``panels`` is [(title, unit, value per run, percent delta per run)]."""
     painter.setRenderHint(QPainter.Antialiasing)
-    head = _legend(painter, rect.left(), rect.top(),
-                   [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, lab in enumerate(labels)], ctx)
+    head = _legend(
+        painter,
+        rect.left(),
+        rect.top(),
+        [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, lab in enumerate(labels)],
+        ctx,
+    )
     rows = math.ceil(len(panels) / columns) or 1
     gap = ctx.mm(4)
     area = QRectF(rect.left(), rect.top() + head + ctx.mm(2), rect.width(), rect.height() - head - ctx.mm(2))
@@ -194,13 +244,19 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
         painter.setFont(_font(7.5, bold=True))
         fm = QFontMetricsF(painter.font(), painter.device())
         painter.setPen(QColor(style.TEXT))
-        painter.drawText(QRectF(box.left() + ctx.mm(1.5), box.top() + ctx.mm(1), box.width() - ctx.mm(3),
-                                fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
-                         f"{title} ({unit})" if unit else title)
+        painter.drawText(
+            QRectF(box.left() + ctx.mm(1.5), box.top() + ctx.mm(1), box.width() - ctx.mm(3), fm.height()),
+            Qt.AlignLeft | Qt.AlignVCenter,
+            f"{title} ({unit})" if unit else title,
+        )
         finite = [v for v in values if v is not None and math.isfinite(v)]
         top = max([abs(v) for v in finite] + [1e-12])
-        plot = QRectF(box.left() + ctx.mm(2), box.top() + fm.height() + ctx.mm(5), box.width() - ctx.mm(4),
-                      box.height() - fm.height() - ctx.mm(11))
+        plot = QRectF(
+            box.left() + ctx.mm(2),
+            box.top() + fm.height() + ctx.mm(5),
+            box.width() - ctx.mm(4),
+            box.height() - fm.height() - ctx.mm(11),
+        )
         n = max(len(values), 1)
         slot = plot.width() / n
         bw = min(slot * 0.6, ctx.mm(14))
@@ -217,10 +273,16 @@ def draw_metric_panels(painter: QPainter, rect: QRectF, ctx: Context, labels: Se
             painter.setFont(_font(6.8))
             painter.setPen(QColor(style.TEXT))
             text = format_value(v)
-            painter.drawText(QRectF(x - slot / 2, plot.bottom() - h - ctx.mm(4), bw + slot, ctx.mm(3.6)),
-                             Qt.AlignHCenter | Qt.AlignBottom, text)
+            painter.drawText(
+                QRectF(x - slot / 2, plot.bottom() - h - ctx.mm(4), bw + slot, ctx.mm(3.6)),
+                Qt.AlignHCenter | Qt.AlignBottom,
+                text,
+            )
             d = deltas[i] if i < len(deltas) else None
             if i > 0 and d is not None and math.isfinite(d):
                 painter.setPen(QColor(style.MUTED))
-                painter.drawText(QRectF(x - slot / 2, plot.bottom() + ctx.mm(0.6), bw + slot, ctx.mm(3.6)),
-                                 Qt.AlignHCenter | Qt.AlignTop, f"{d:+.1f}%")
+                painter.drawText(
+                    QRectF(x - slot / 2, plot.bottom() + ctx.mm(0.6), bw + slot, ctx.mm(3.6)),
+                    Qt.AlignHCenter | Qt.AlignTop,
+                    f"{d:+.1f}%",
+                )

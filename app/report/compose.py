@@ -14,13 +14,29 @@ from engine.report.model import END2END
 
 #: Metrics shown as small-multiple charts in a comparison, when the runs have them.
 COMPARE_PANELS = (
-    "apply_rows_per_s", "capture_rows_per_s", "throughput", "transfer_mb_per_s", "end2end_latency_ms",
-    "response_time_ms", "apply_latency_ms", "total_cpu_us_per_row", "apply_cpu_us_per_row", "apply_lpar_busy_pct",
-    "source_cpu_pct", "target_cpu_pct", "msg_size_kb", "peak_depth", "elapsed_s",
+    "apply_rows_per_s",
+    "capture_rows_per_s",
+    "throughput",
+    "transfer_mb_per_s",
+    "end2end_latency_ms",
+    "response_time_ms",
+    "apply_latency_ms",
+    "total_cpu_us_per_row",
+    "apply_cpu_us_per_row",
+    "apply_lpar_busy_pct",
+    "source_cpu_pct",
+    "target_cpu_pct",
+    "msg_size_kb",
+    "peak_depth",
+    "elapsed_s",
 )
 
-KIND_NAMES = {"qrep": "Q Replication", "db2mirror": "Db2 Mirror", "mq-mover": "MQ buffer pool and channel",
-              "db2-v8-storage": "DB2 V8 storage"}
+KIND_NAMES = {
+    "qrep": "Q Replication",
+    "db2mirror": "Db2 Mirror",
+    "mq-mover": "MQ buffer pool and channel",
+    "db2-v8-storage": "DB2 V8 storage",
+}
 
 
 def esc(text) -> str:
@@ -28,7 +44,7 @@ def esc(text) -> str:
 
 
 def _row(cells: list[str], cls: str = "", right: set | frozenset = frozenset()) -> str:
-    tds = "".join(f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells))
+    tds = "".join(f"<td{' class=num' if i in right else ''}>{c}</td>" for i, c in enumerate(cells))
     return f'<tr class="{cls}">{tds}</tr>' if cls else f"<tr>{tds}</tr>"
 
 
@@ -41,35 +57,65 @@ def title_block(report: Report) -> Html:
         ("Date", report.created.strftime("%Y-%m-%d %H:%M")),
         ("Engine", f"qrtune {esc(report.engine_version)} ({esc(kinds)} steady-state model)"),
         ("Coefficients", esc(", ".join(report.coefficient_versions) or "none reported")),
-        ("Runs", "<br>".join(f"{chr(65 + i) if len(runs) > 1 else ''}{': ' if len(runs) > 1 else ''}"
-                             f"{esc(r.origin)}" + (f", {r.started:%Y-%m-%d %H:%M} UTC" if r.started else "")
-                             for i, r in enumerate(runs))),
+        (
+            "Runs",
+            "<br>".join(
+                f"{chr(65 + i) if len(runs) > 1 else ''}{': ' if len(runs) > 1 else ''}"
+                f"{esc(r.origin)}" + (f", {r.started:%Y-%m-%d %H:%M} UTC" if r.started else "")
+                for i, r in enumerate(runs)
+            ),
+        ),
     ]
     table = "".join(f'<tr><td width="17%" class="muted">{k}</td><td>{v}</td></tr>' for k, v in rows)
     return Html(
         f'<p class="muted small">qrtune - Q Replication Tuning Workbench report</p><h1>{esc(report.title)}</h1>'
         f'<table width="100%" cellspacing="0" cellpadding="1.5" style="margin-top:4px">{table}</table>',
-        space_after_mm=3.0)
+        space_after_mm=3.0,
+    )
 
 
 def summary_block(report: Report) -> Html:
     """Headline numbers of every run in one small table."""
     rows = []
     for r in report.runs:
-        tput = next(((m, r.metrics[m]) for m in ("apply_rows_per_s", "throughput", "transfer_mb_per_s", "tps")
-                     if m in r.metrics and math.isfinite(r.metrics[m])), None)
-        lat = next(((m, r.metrics[m]) for m in ("end2end_latency_ms", "response_time_ms")
-                    if m in r.metrics and math.isfinite(r.metrics[m])), None)
-        rows.append(_row([
-            esc(r.label),
-            f"{format_value(tput[1])} {esc(r.units.get(tput[0], ''))}" if tput else "-",
-            (("END2END_LATENCY " if lat[0] == "end2end_latency_ms" else "response ")
-             + f"{format_value(lat[1])} ms") if lat else "-",
-            f"<b>{esc(r.bottleneck)}</b>" if r.bottleneck else "none",
-            str(len(r.changed_settings)),
-        ]))
-    t = Table(["Run", "Throughput", "Latency", "Bottleneck", "Settings changed"], rows, [24, 17, 31, 17, 11],
-              caption="Summary")
+        tput = next(
+            (
+                (m, r.metrics[m])
+                for m in ("apply_rows_per_s", "throughput", "transfer_mb_per_s", "tps")
+                if m in r.metrics and math.isfinite(r.metrics[m])
+            ),
+            None,
+        )
+        lat = next(
+            (
+                (m, r.metrics[m])
+                for m in ("end2end_latency_ms", "response_time_ms")
+                if m in r.metrics and math.isfinite(r.metrics[m])
+            ),
+            None,
+        )
+        rows.append(
+            _row(
+                [
+                    esc(r.label),
+                    f"{format_value(tput[1])} {esc(r.units.get(tput[0], ''))}" if tput else "-",
+                    (
+                        ("END2END_LATENCY " if lat[0] == "end2end_latency_ms" else "response ")
+                        + f"{format_value(lat[1])} ms"
+                    )
+                    if lat
+                    else "-",
+                    f"<b>{esc(r.bottleneck)}</b>" if r.bottleneck else "none",
+                    str(len(r.changed_settings)),
+                ]
+            )
+        )
+    t = Table(
+        ["Run", "Throughput", "Latency", "Bottleneck", "Settings changed"],
+        rows,
+        [24, 17, 31, 17, 11],
+        caption="Summary",
+    )
     return t
 
 
@@ -81,19 +127,35 @@ def results_table(run: ReportRun) -> Table:
             band = f"{format_value(m.band[0])} .. {format_value(m.band[1])}" if m.band else ""
             label = f"<b>{esc(m.label)}</b>" if m.label.isupper() else esc(m.label)
             rows.append(_row([label, format_value(m.value), esc(m.unit), band], right={1, 3}))
-    return Table(["Result", "Value", "Unit", "90% band"], rows, [46, 18, 14, 22], right={1, 3},
-                 caption="Results")
+    return Table(
+        ["Result", "Value", "Unit", "90% band"], rows, [46, 18, 14, 22], right={1, 3}, caption="Results"
+    )
 
 
 def stage_table(run: ReportRun) -> Table:
     rows = []
     for s in run.stages:
-        rows.append(_row([("<b>" + esc(s.name) + "</b>") if s.bottleneck else esc(s.name), format_value(s.capacity),
-                          esc(s.unit), f"{s.utilisation * 100:.1f}%", format_value(s.latency_ms),
-                          "BOTTLENECK" if s.bottleneck else ""],
-                         cls="bott" if s.bottleneck else "", right={1, 3, 4}))
-    return Table(["Stage", "Capacity", "Unit", "Utilisation", "Latency ms", ""], rows, [28, 16, 14, 14, 14, 14],
-                 right={1, 3, 4}, caption="Stages")
+        rows.append(
+            _row(
+                [
+                    ("<b>" + esc(s.name) + "</b>") if s.bottleneck else esc(s.name),
+                    format_value(s.capacity),
+                    esc(s.unit),
+                    f"{s.utilisation * 100:.1f}%",
+                    format_value(s.latency_ms),
+                    "BOTTLENECK" if s.bottleneck else "",
+                ],
+                cls="bott" if s.bottleneck else "",
+                right={1, 3, 4},
+            )
+        )
+    return Table(
+        ["Stage", "Capacity", "Unit", "Utilisation", "Latency ms", ""],
+        rows,
+        [28, 16, 14, 14, 14, 14],
+        right={1, 3, 4},
+        caption="Stages",
+    )
 
 
 def settings_table(run: ReportRun, changed_only: bool) -> Table:
@@ -101,14 +163,31 @@ def settings_table(run: ReportRun, changed_only: bool) -> Table:
     for s in run.setting_rows:
         if changed_only and not s.changed:
             continue
-        rows.append(_row([esc(s.node), f"<b>{esc(s.name)}</b>" if s.changed else esc(s.name), esc(s.value),
-                          esc(s.unit), esc(s.default), "changed" if s.changed else ""],
-                         cls="changed" if s.changed else ""))
+        rows.append(
+            _row(
+                [
+                    esc(s.node),
+                    f"<b>{esc(s.name)}</b>" if s.changed else esc(s.name),
+                    esc(s.value),
+                    esc(s.unit),
+                    esc(s.default),
+                    "changed" if s.changed else "",
+                ],
+                cls="changed" if s.changed else "",
+            )
+        )
     n = len(run.changed_settings)
-    caption = (f"Settings changed from the product defaults ({n})" if changed_only else
-               f"Settings ({len(run.setting_rows)} knobs, {n} changed from the product defaults)")
-    table = Table(["Node", "Parameter", "Value", "Unit", "Default", "Changed"], rows, [15, 29, 20, 11, 14, 11],
-                  caption=caption)
+    caption = (
+        f"Settings changed from the product defaults ({n})"
+        if changed_only
+        else f"Settings ({len(run.setting_rows)} knobs, {n} changed from the product defaults)"
+    )
+    table = Table(
+        ["Node", "Parameter", "Value", "Unit", "Default", "Changed"],
+        rows,
+        [15, 29, 20, 11, 14, 11],
+        caption=caption,
+    )
     for i in range(len(table.rows)):  # the mark column in its colour
         table.rows[i] = table.rows[i].replace("<td>changed</td>", '<td class="mark">changed</td>')
     return table
@@ -118,35 +197,67 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
     prefix = f"{chr(65 + index)}. " if n_runs > 1 else ""
     kind = KIND_NAMES.get(run.scenario_kind, run.scenario_kind)
     heading = f"{prefix}{esc(run.title)}" if n_runs > 1 else "Prediction"
-    out: list[Block] = [Html(f"<h2>{heading}</h2><p class='muted'>{esc(kind)}; {esc(run.origin)}; "
-                             f"coefficients {esc(run.coefficients_version or 'n/a')}; bottleneck "
-                             f"<b>{esc(run.bottleneck or 'none')}</b></p>", keep_with_next=True)]
+    out: list[Block] = [
+        Html(
+            f"<h2>{heading}</h2><p class='muted'>{esc(kind)}; {esc(run.origin)}; "
+            f"coefficients {esc(run.coefficients_version or 'n/a')}; bottleneck "
+            f"<b>{esc(run.bottleneck or 'none')}</b></p>",
+            keep_with_next=True,
+        )
+    ]
     if run.project is not None and run.project.nodes:
-        out.append(Html("<h3>Topology</h3><p class='muted small'>Nodes coloured by the utilisation of their stages; "
-                        "the bottleneck framed in red.</p>", keep_with_next=True, space_after_mm=1))
+        out.append(
+            Html(
+                "<h3>Topology</h3><p class='muted small'>Nodes coloured by the utilisation of their stages; "
+                "the bottleneck framed in red.</p>",
+                keep_with_next=True,
+                space_after_mm=1,
+            )
+        )
         rows = 1 + (max(n.y for n in run.project.nodes) - min(n.y for n in run.project.nodes)) / 110
-        out.append(Drawing(min(24 + 24 * (rows - 1), 95),
-                           lambda p, rect, ctx, r=run: draw_topology(p, rect, ctx, r.project, r)))
+        out.append(
+            Drawing(
+                min(24 + 24 * (rows - 1), 95),
+                lambda p, rect, ctx, r=run: draw_topology(p, rect, ctx, r.project, r),
+            )
+        )
     out.append(results_table(run))
     out += run_systems_blocks(run)
     breakdown = run.latency_breakdown()
     if breakdown:
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
         e2e = run.metrics.get(END2END[0])
-        out.append(Drawing(24, lambda p, rect, ctx, b=breakdown, e=e2e: charts.draw_latency_bars(
-            p, rect, ctx, [("predicted", b, e)])))
+        out.append(
+            Drawing(
+                24,
+                lambda p, rect, ctx, b=breakdown, e=e2e: charts.draw_latency_bars(
+                    p, rect, ctx, [("predicted", b, e)]
+                ),
+            )
+        )
     if run.stages:
         out.append(Html("<h3>Stage utilisation</h3>", keep_with_next=True, space_after_mm=1))
         names = [s.name for s in run.stages]
         utils = {s.name: s.utilisation for s in run.stages}
-        out.append(Drawing(12 + 5.2 * len(names), lambda p, rect, ctx, n=names, u=utils, b=run.bottleneck:
-                           charts.draw_utilisation(p, rect, ctx, n, [("", u, b)])))
+        out.append(
+            Drawing(
+                12 + 5.2 * len(names),
+                lambda p, rect, ctx, n=names, u=utils, b=run.bottleneck: charts.draw_utilisation(
+                    p, rect, ctx, n, [("", u, b)]
+                ),
+            )
+        )
         out.append(stage_table(run))
     if run.setting_rows:
         out.append(settings_table(run, changed_only=index > 0))
     if run.ignored:
-        out.append(Html("<p class='muted small'>Settings the engine did not use: " + esc(", ".join(run.ignored))
-                        + "</p>"))
+        out.append(
+            Html(
+                "<p class='muted small'>Settings the engine did not use: "
+                + esc(", ".join(run.ignored))
+                + "</p>"
+            )
+        )
     return out
 
 
@@ -155,32 +266,63 @@ def comparison_blocks(report: Report) -> list[Block]:
     runs = report.runs
     labels = list(cmp.labels)
     ref = labels[0]
-    out: list[Block] = [Html(f"<h2>Comparison</h2><p>Every run against <b>{esc(ref)}</b> (the reference): "
-                             "absolute and percent deltas.</p>", keep_with_next=True)]
+    out: list[Block] = [
+        Html(
+            f"<h2>Comparison</h2><p>Every run against <b>{esc(ref)}</b> (the reference): "
+            "absolute and percent deltas.</p>",
+            keep_with_next=True,
+        )
+    ]
     if cmp.settings:
-        rows = [_row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
-                for s in cmp.settings]
+        rows = [
+            _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
+            for s in cmp.settings
+        ]
         w = max(8, 46 // len(labels))
-        out.append(Table(["Parameter", "Settings path", *map(esc, labels)], rows, [24, 30] + [w] * len(labels),
-                         caption="Settings that differ"))
+        out.append(
+            Table(
+                ["Parameter", "Settings path", *map(esc, labels)],
+                rows,
+                [24, 30] + [w] * len(labels),
+                caption="Settings that differ",
+            )
+        )
     else:
         out.append(Html("<p>The runs have identical settings.</p>"))
     right = set(range(2, 2 + 2 * len(labels)))
     rows = []
     for m in cmp.metrics:
-        cells = [f"<b>{esc(m.label)}</b>" if m.label.isupper() else esc(m.label), esc(m.unit),
-                 *(format_value(v) for v in m.values)]
+        cells = [
+            f"<b>{esc(m.label)}</b>" if m.label.isupper() else esc(m.label),
+            esc(m.unit),
+            *(format_value(v) for v in m.values),
+        ]
         for a, p in zip(m.abs_delta[1:], m.pct_delta[1:]):
             cells.append(f"{format_delta(a)} ({format_delta(p, pct=True)})")
         rows.append(_row(cells, right=right))
-    rows.append(_row(["<b>bottleneck</b>", "", *(esc(b or "none") for b in cmp.bottlenecks),
-                      *([""] * (len(labels) - 1))], right=right))
+    rows.append(
+        _row(
+            [
+                "<b>bottleneck</b>",
+                "",
+                *(esc(b or "none") for b in cmp.bottlenecks),
+                *([""] * (len(labels) - 1)),
+            ],
+            right=right,
+        )
+    )
     n = len(labels)
     val_w = max(7, 40 // n)
     delta_w = max(10, (100 - 30 - 9 - val_w * n) // max(n - 1, 1))
-    out.append(Table(["Metric", "Unit", *map(esc, labels), *(f"delta {esc(lab)}" for lab in labels[1:])], rows,
-                     [30, 9] + [val_w] * n + [delta_w] * (n - 1), right=right,
-                     caption=f"Results (deltas against {esc(ref)})"))
+    out.append(
+        Table(
+            ["Metric", "Unit", *map(esc, labels), *(f"delta {esc(lab)}" for lab in labels[1:])],
+            rows,
+            [30, 9] + [val_w] * n + [delta_w] * (n - 1),
+            right=right,
+            caption=f"Results (deltas against {esc(ref)})",
+        )
+    )
     out += comparison_systems_blocks(report)
     panels = []
     for name in COMPARE_PANELS:
@@ -191,44 +333,97 @@ def comparison_blocks(report: Report) -> list[Block]:
     if panels:
         out.append(Html("<h3>Key results side by side</h3>", keep_with_next=True, space_after_mm=1))
         n_rows = (len(panels) + 2) // 3
-        out.append(Drawing(10 + 40 * n_rows, lambda p, rect, ctx, pn=panels: charts.draw_metric_panels(
-            p, rect, ctx, labels, pn)))
-    bars = [(lab, r.latency_breakdown(), r.metrics.get(END2END[0])) for lab, r in zip(labels, runs)
-            if r.latency_breakdown()]
+        out.append(
+            Drawing(
+                10 + 40 * n_rows,
+                lambda p, rect, ctx, pn=panels: charts.draw_metric_panels(p, rect, ctx, labels, pn),
+            )
+        )
+    bars = [
+        (lab, r.latency_breakdown(), r.metrics.get(END2END[0]))
+        for lab, r in zip(labels, runs)
+        if r.latency_breakdown()
+    ]
     if len(bars) >= 2:
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
-        out.append(Drawing(14 + 9 * len(bars), lambda p, rect, ctx, b=bars: charts.draw_latency_bars(p, rect, ctx, b)))
+        out.append(
+            Drawing(
+                14 + 9 * len(bars), lambda p, rect, ctx, b=bars: charts.draw_latency_bars(p, rect, ctx, b)
+            )
+        )
     stage_names: list[str] = []
     for r in runs:
         stage_names += [s.name for s in r.stages if s.name not in stage_names]
     if stage_names and sum(bool(r.stages) for r in runs) >= 2:
-        series = [(lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)]
-        out.append(Html("<h3>Stage utilisation</h3><p class='muted small'>Each run's bottleneck outlined in red."
-                        "</p>", keep_with_next=True, space_after_mm=1))
-        out.append(Drawing(12 + min(3.2 * len(runs) + 1.5, 8) * len(stage_names),
-                           lambda p, rect, ctx, n=stage_names, s=series: charts.draw_utilisation(p, rect, ctx, n, s)))
+        series = [
+            (lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)
+        ]
+        out.append(
+            Html(
+                "<h3>Stage utilisation</h3><p class='muted small'>Each run's bottleneck outlined in red.</p>",
+                keep_with_next=True,
+                space_after_mm=1,
+            )
+        )
+        out.append(
+            Drawing(
+                12 + min(3.2 * len(runs) + 1.5, 8) * len(stage_names),
+                lambda p, rect, ctx, n=stage_names, s=series: charts.draw_utilisation(p, rect, ctx, n, s),
+            )
+        )
     return out
 
 
 def validation_blocks(report: Report) -> list[Block]:
     v = report.validation
-    out: list[Block] = [Html(f"<h2>How the engine scores against the published measurements</h2>"
-                             f"<p>{esc(describe(v))}</p><p class='muted small'>Scenarios: {esc(v.source)} "
-                             "(the measurements the seed documents publish); absolute percentage errors of "
-                             "predicted against measured values, rates and latencies scored apart.</p>",
-                             keep_with_next=True)]
+    out: list[Block] = [
+        Html(
+            f"<h2>How the engine scores against the published measurements</h2>"
+            f"<p>{esc(describe(v))}</p><p class='muted small'>Scenarios: {esc(v.source)} "
+            "(the measurements the seed documents publish); absolute percentage errors of "
+            "predicted against measured values, rates and latencies scored apart.</p>",
+            keep_with_next=True,
+        )
+    ]
 
     def pct(x):
         return "n/a" if x is None else f"{x:.1f}%"
 
-    rows = [_row([esc(KIND_NAMES.get(k.kind, k.kind)), str(k.n_scenarios), f"{k.n_predicted} of {k.n_measured}",
-                  pct(k.rate_median_abs_pct), pct(k.latency_median_abs_pct)], right={1, 2, 3, 4})
-            for k in v.by_kind]
-    out.append(Table(["Scenario kind", "Scenarios", "Metrics predicted", "Rates: median error",
-                      "Latencies: median error"], rows, [32, 12, 20, 18, 18], right={1, 2, 3, 4}))
+    rows = [
+        _row(
+            [
+                esc(KIND_NAMES.get(k.kind, k.kind)),
+                str(k.n_scenarios),
+                f"{k.n_predicted} of {k.n_measured}",
+                pct(k.rate_median_abs_pct),
+                pct(k.latency_median_abs_pct),
+            ],
+            right={1, 2, 3, 4},
+        )
+        for k in v.by_kind
+    ]
+    out.append(
+        Table(
+            [
+                "Scenario kind",
+                "Scenarios",
+                "Metrics predicted",
+                "Rates: median error",
+                "Latencies: median error",
+            ],
+            rows,
+            [32, 12, 20, 18, 18],
+            right={1, 2, 3, 4},
+        )
+    )
     if v.not_predicted:
-        out.append(Html("<p class='small'>Not predicted: " + esc("; ".join(f"{i}: {m}" for i, m in v.not_predicted))
-                        + "</p>"))
+        out.append(
+            Html(
+                "<p class='small'>Not predicted: "
+                + esc("; ".join(f"{i}: {m}" for i, m in v.not_predicted))
+                + "</p>"
+            )
+        )
     return out
 
 

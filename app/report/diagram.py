@@ -35,14 +35,20 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
     loads = node_loads(project, run) if run is not None and run.stages else {}
     xs = [n.x for n in project.nodes]
     ys = [n.y for n in project.nodes]
-    scene = QRectF(min(xs) - PORT_R - 4, min(ys) - 20, max(xs) - min(xs) + NODE_W + 2 * PORT_R + 8,
-                   max(ys) - min(ys) + NODE_H + 24)
+    scene = QRectF(
+        min(xs) - PORT_R - 4,
+        min(ys) - 20,
+        max(xs) - min(xs) + NODE_W + 2 * PORT_R + 8,
+        max(ys) - min(ys) + NODE_H + 24,
+    )
     scale = min(rect.width() / scene.width(), rect.height() / scene.height())
     painter.save()
     painter.setRenderHint(QPainter.Antialiasing)
     # centre the drawing in rect, then work in scene units (font sizes scaled to stay readable)
-    painter.translate(rect.left() + (rect.width() - scene.width() * scale) / 2,
-                      rect.top() + (rect.height() - scene.height() * scale) / 2)
+    painter.translate(
+        rect.left() + (rect.width() - scene.width() * scale) / 2,
+        rect.top() + (rect.height() - scene.height() * scale) / 2,
+    )
     painter.scale(scale, scale)
     painter.translate(-scene.left(), -scene.top())
     # the canvas's point sizes are for a 96 dpi screen where a scene unit is a pixel; here a scene
@@ -64,22 +70,37 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
     for node in project.nodes:
         load = loads.get(node.id)
         box = QRectF(node.x, node.y, NODE_W, NODE_H)
-        fill = utilisation_colour(load.utilisation) if load else QColor(style.KIND_COLOURS.get(node.kind, style.NEUTRAL_FILL))
+        fill = (
+            utilisation_colour(load.utilisation)
+            if load
+            else QColor(style.KIND_COLOURS.get(node.kind, style.NEUTRAL_FILL))
+        )
         bottleneck = bool(load and load.bottleneck)
-        painter.setPen(QPen(QColor(style.BOTTLENECK), 3.5) if bottleneck else QPen(QColor(style.OUTLINE), 1.2))
+        painter.setPen(
+            QPen(QColor(style.BOTTLENECK), 3.5) if bottleneck else QPen(QColor(style.OUTLINE), 1.2)
+        )
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(box, 8, 8)
         painter.setFont(_font(style.NODE_TITLE_PT * k, True))
         painter.setPen(QColor(style.NODE_TEXT))
-        painter.drawText(QRectF(node.x + 8, node.y + 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter,
-                         node.label)
-        painter.setFont(_font(style.NODE_DETAIL_PT * k * 0.82))  # the kind and load lines: as on screen, they fill the box
+        painter.drawText(
+            QRectF(node.x + 8, node.y + 4, NODE_W - 16, 22), Qt.AlignLeft | Qt.AlignVCenter, node.label
+        )
+        painter.setFont(
+            _font(style.NODE_DETAIL_PT * k * 0.82)
+        )  # the kind and load lines: as on screen, they fill the box
         painter.setPen(QColor(style.NODE_DETAIL_TEXT))
-        painter.drawText(QRectF(node.x + 8, node.y + 24, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                         KINDS[node.kind].name)
+        painter.drawText(
+            QRectF(node.x + 8, node.y + 24, NODE_W - 16, 18),
+            Qt.AlignLeft | Qt.AlignVCenter,
+            KINDS[node.kind].name,
+        )
         if load:
-            painter.drawText(QRectF(node.x + 8, node.y + 42, NODE_W - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                             f"{load.utilisation * 100:.0f}% busy")
+            painter.drawText(
+                QRectF(node.x + 8, node.y + 42, NODE_W - 16, 18),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                f"{load.utilisation * 100:.0f}% busy",
+            )
         if bottleneck:
             tag = QRectF(node.x + NODE_W - 96, node.y - 17, 96, 16)
             painter.setPen(Qt.NoPen)

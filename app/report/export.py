@@ -13,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def _export_task(path: str | Path, first_step: str, gather: Callable[[], object],
-                 build: Callable[[object], object]):
+def _export_task(
+    path: str | Path, first_step: str, gather: Callable[[], object], build: Callable[[object], object]
+):
     """The task shared by both exports: ``gather()``, then ``build(gathered)`` into a report, then the PDF.
 
     Parameters

@@ -143,20 +143,38 @@ class Table(Block):
     #: The block type that lays out the table's HTML (a subclass may use a cheaper one).
     html_block = Html
 
-    def __init__(self, headers: list[str], rows: list[str], widths: list[int], right: set | frozenset = frozenset(),
-                 caption: str = "", continued: bool = False):
-        self.headers, self.rows, self.widths, self.right, self.caption = headers, rows, widths, set(right), caption
+    def __init__(
+        self,
+        headers: list[str],
+        rows: list[str],
+        widths: list[int],
+        right: set | frozenset = frozenset(),
+        caption: str = "",
+        continued: bool = False,
+    ):
+        self.headers, self.rows, self.widths, self.right, self.caption = (
+            headers,
+            rows,
+            widths,
+            set(right),
+            caption,
+        )
         self.continued = continued
         self._cache: dict[tuple[float, int], Html] = {}
 
     def _html(self, rows: list[str]) -> str:
-        head = "".join(f'<th width="{w}%"{" class=num" if i in self.right else ""}>{h}</th>'
-                       for i, (h, w) in enumerate(zip(self.headers, self.widths)))
-        cap = self.caption + (' <span class="muted small">(continued)</span>' if self.continued and self.caption
-                              else "")
+        head = "".join(
+            f'<th width="{w}%"{" class=num" if i in self.right else ""}>{h}</th>'
+            for i, (h, w) in enumerate(zip(self.headers, self.widths))
+        )
+        cap = self.caption + (
+            ' <span class="muted small">(continued)</span>' if self.continued and self.caption else ""
+        )
         cap_html = f"<h3>{cap}</h3>" if cap else ""
-        return (f'{cap_html}<table class="grid" width="100%" cellspacing="0" cellpadding="2">'
-                f"<thead><tr>{head}</tr></thead>{''.join(rows)}</table>")
+        return (
+            f'{cap_html}<table class="grid" width="100%" cellspacing="0" cellpadding="2">'
+            f"<thead><tr>{head}</tr></thead>{''.join(rows)}</table>"
+        )
 
     def _part(self, k: int, width: float, ctx: Context) -> Html:
         key = (width, k)
@@ -190,8 +208,9 @@ class Table(Block):
 class Drawing(Block):
     """A vector drawing (chart, diagram) ``height_mm`` tall, drawn by ``fn(painter, rect, ctx)``."""
 
-    def __init__(self, height_mm: float, fn: Callable[[QPainter, QRectF, Context], None],
-                 space_after_mm: float = 3.0):
+    def __init__(
+        self, height_mm: float, fn: Callable[[QPainter, QRectF, Context], None], space_after_mm: float = 3.0
+    ):
         self.height_mm = height_mm
         self.fn = fn
         self.space_after_mm = space_after_mm
@@ -241,7 +260,9 @@ def paginate(blocks: list[Block], page: QSizeF, ctx: Context, footer_h: float) -
         if block.keep_with_next and i + 1 < len(queue) and pages[-1]:
             nxt = queue[i + 1]
             need = block.height(width, ctx) + ctx.mm(block.space_after_mm)
-            fits_next = nxt.split(width, avail - need, ctx)[0] is not None if not isinstance(nxt, PageBreak) else True
+            fits_next = (
+                nxt.split(width, avail - need, ctx)[0] is not None if not isinstance(nxt, PageBreak) else True
+            )
             if need > avail or not fits_next:
                 pages.append([])
                 y = 0.0

@@ -60,19 +60,26 @@ def title_block(report: Report) -> Html:
     axes = "<br>".join(
         f"<b>{esc(a.label)}</b>{esc(_unit_text(a.unit))} = {esc(a.values_text)} "
         f"<span class='muted'>({len(a.values)} values; {esc(a.name)} on {esc(', '.join(a.nodes))})</span>"
-        for a in s.axes)
+        for a in s.axes
+    )
     engines = ", ".join(s.engine_versions) or "not recorded"
-    target = (f"{format_value(s.target_rate)} rows/s (OFFERED_ROWS_PER_S of the base project)" if s.target_rate
-              else "none set: the pick aims at the best throughput of the sweep")
+    target = (
+        f"{format_value(s.target_rate)} rows/s (OFFERED_ROWS_PER_S of the base project)"
+        if s.target_rate
+        else "none set: the pick aims at the best throughput of the sweep"
+    )
     rows = [
         ("Project", esc(s.project_name)),
         ("Date", report.created.strftime("%Y-%m-%d %H:%M")),
         ("Engine", f"qrtune {esc(report.engine_version)}; points predicted by qrtune {esc(engines)}"),
         ("Coefficients", esc(", ".join(report.coefficient_versions) or "none reported")),
-        ("Sweep", f"#{s.sweep_id} in {esc(s.store)}"
-                  + (f", started {s.started:%Y-%m-%d %H:%M} UTC" if s.started else "")
-                  + f"; {s.n_done} of {s.n_points} points recorded"
-                  + (f", {s.n_failed} failed" if s.n_failed else "")),
+        (
+            "Sweep",
+            f"#{s.sweep_id} in {esc(s.store)}"
+            + (f", started {s.started:%Y-%m-%d %H:%M} UTC" if s.started else "")
+            + f"; {s.n_done} of {s.n_points} points recorded"
+            + (f", {s.n_failed} failed" if s.n_failed else ""),
+        ),
         ("Swept" if len(s.axes) == 1 else "Axes", axes),
         ("Target rate", esc(target)),
     ]
@@ -82,39 +89,67 @@ def title_block(report: Report) -> Html:
     return Html(
         f'<p class="muted small">qrtune - Q Replication Tuning Workbench sweep report</p><h1>{esc(report.title)}</h1>'
         f'<table width="100%" cellspacing="0" cellpadding="1.5" style="margin-top:4px">{table}</table>',
-        space_after_mm=3.0)
+        space_after_mm=3.0,
+    )
 
 
 def pick_blocks(s: SweepSection) -> list[Block]:
     knob = s.axes[0].label
-    rule = (f"The fewest {esc(knob)} whose throughput reaches {REACH_FRACTION:.0%} of "
-            + ("the project's target rate" if s.target_rate else "the best throughput of the sweep")
-            + f" with the CPU of every LPAR under {CPU_LIMIT_PCT:g}% busy (the rule of the workbench's Sweep view"
-            + (", for each value of " + esc(" and ".join(a.label for a in s.axes[1:])) if len(s.axes) > 1 else "")
-            + ").")
+    rule = (
+        f"The fewest {esc(knob)} whose throughput reaches {REACH_FRACTION:.0%} of "
+        + ("the project's target rate" if s.target_rate else "the best throughput of the sweep")
+        + f" with the CPU of every LPAR under {CPU_LIMIT_PCT:g}% busy (the rule of the workbench's Sweep view"
+        + (", for each value of " + esc(" and ".join(a.label for a in s.axes[1:])) if len(s.axes) > 1 else "")
+        + ")."
+    )
     applicable = [(series, p) for series, p in s.picks if p is not None]
     if not applicable:
-        return [Html(f"<h2>Pick</h2><p>No pick: {esc(knob)} takes values that are not numbers, or no point has a "
-                     "throughput.</p>")]
+        return [
+            Html(
+                f"<h2>Pick</h2><p>No pick: {esc(knob)} takes values that are not numbers, or no point has a "
+                "throughput.</p>"
+            )
+        ]
     if len(s.axes) == 1:
         p = applicable[0][1]
         colour = style.GOOD if p.point is not None else style.BOTTLENECK
-        return [Html(f"<h2>Pick</h2><p style='font-size:10.5pt; color:{colour}'><b>{esc(p.describe(format_value))}"
-                     f"</b></p><p class='muted small'>{rule}</p>")]
+        return [
+            Html(
+                f"<h2>Pick</h2><p style='font-size:10.5pt; color:{colour}'><b>{esc(p.describe(format_value))}"
+                f"</b></p><p class='muted small'>{rule}</p>"
+            )
+        ]
     rows = []
     for series, p in applicable:
-        cells = [esc(s.series_label(series)),
-                 f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else _no_pick_reason(p),
-                 format_value(p.point.metrics[p.rate_metric]) if p.point is not None else "-",
-                 format_value(p.goal),
-                 f"{p.busiest_cpu_pct:.1f}%" if p.busiest_cpu_pct is not None else "-"]
-        rows.append("<tr>" + "".join(f"<td{' class=num' if i >= 2 else ''}>{c}</td>" for i, c in enumerate(cells))
-                    + "</tr>")
+        cells = [
+            esc(s.series_label(series)),
+            f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else _no_pick_reason(p),
+            format_value(p.point.metrics[p.rate_metric]) if p.point is not None else "-",
+            format_value(p.goal),
+            f"{p.busiest_cpu_pct:.1f}%" if p.busiest_cpu_pct is not None else "-",
+        ]
+        rows.append(
+            "<tr>"
+            + "".join(f"<td{' class=num' if i >= 2 else ''}>{c}</td>" for i, c in enumerate(cells))
+            + "</tr>"
+        )
     unit = next((p.unit for _, p in applicable if p.unit), "")
     knob_w = round(max(18.0, _word_pct(knob, BASE_PT, True)), 1)
-    return [Html(f"<h2>Pick</h2><p class='muted small'>{rule}</p>", keep_with_next=True, space_after_mm=1),
-            Table(["Curve", f"Fewest<br>{esc(knob)}", f"Throughput<br>{esc(unit)}", f"Goal<br>{esc(unit)}",
-                   "Busiest<br>CPU"], rows, [100 - 3 * 15 - knob_w, knob_w, 15, 15, 15], right={2, 3, 4})]
+    return [
+        Html(f"<h2>Pick</h2><p class='muted small'>{rule}</p>", keep_with_next=True, space_after_mm=1),
+        Table(
+            [
+                "Curve",
+                f"Fewest<br>{esc(knob)}",
+                f"Throughput<br>{esc(unit)}",
+                f"Goal<br>{esc(unit)}",
+                "Busiest<br>CPU",
+            ],
+            rows,
+            [100 - 3 * 15 - knob_w, knob_w, 15, 15, 15],
+            right={2, 3, 4},
+        ),
+    ]
 
 
 def _no_pick_reason(p) -> str:
@@ -215,15 +250,18 @@ def points_table(s: SweepSection) -> Table:
     head_pt = TABLE_PT - 0.7
     texts = [[a.label, a.unit] for a in s.axes]
     if s.rate_metric:
-        texts.append([f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")])
+        texts.append(
+            [f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")]
+        )
     texts += [[s.labels.get(m, m), "ms"] for m in s.latency_metrics]
     bott_words = {w for p in s.points for w in (p.bottleneck or "").split()} | {"Bottleneck"}
     bott_w = max(_word_pct(w, TABLE_PT, False) for w in bott_words)
 
     def col_widths(cols):
         pairs = texts + [[f"{label} CPU", "% busy"] for _, label in cols]
-        return pairs, [max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split()))
-                       for pair in pairs] + [bott_w]
+        return pairs, [
+            max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split())) for pair in pairs
+        ] + [bott_w]
 
     # each LPAR's CPU busy when the columns fit the page, else the busiest LPAR's (as the two-knob chart)
     cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in s.cpu_metrics]
@@ -244,20 +282,30 @@ def points_table(s: SweepSection) -> Table:
         cells = [esc(value_text(v)) for v in p.values]
         if p.error:
             n_metrics = len(headers) - len(s.axes) - 1
-            cells += ["-"] * n_metrics + [f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"]
+            cells += ["-"] * n_metrics + [
+                f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"
+            ]
         else:
             if s.rate_metric:
                 cells.append(_num(p.metrics.get(s.rate_metric)))
             cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
             cpu_values = [p.metrics.get(m) for m, _ in cpu_cols] if one_by_one else [s.busiest_cpu(p)]
             cells += [_cpu(v) for v in cpu_values]
-            cells.append(esc(p.bottleneck or "") + (f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else ""))
+            cells.append(
+                esc(p.bottleneck or "")
+                + (f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else "")
+            )
         bg = f' bgcolor="{style.PICKED_BACKGROUND}"' if p.index in picked else ""
-        rows.append(f"<tr{bg}>" + "".join(
-            f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")
+        rows.append(
+            f"<tr{bg}>"
+            + "".join(f"<td{' class=num' if i in right else ''}>{c}</td>" for i, c in enumerate(cells))
+            + "</tr>"
+        )
     headers = [f'<span style="font-size:{head_pt}pt">{h}</span>' for h in headers]
-    caption = (f"Every point ({s.n_done} of {s.n_points}; CPU busy at or over {CPU_LIMIT_PCT:g}% in red, "
-               "the pick highlighted)")
+    caption = (
+        f"Every point ({s.n_done} of {s.n_points}; CPU busy at or over {CPU_LIMIT_PCT:g}% in red, "
+        "the pick highlighted)"
+    )
     return PointsTable(headers, rows, widths, right=right, caption=caption)
 
 
@@ -289,21 +337,37 @@ def settings_table(s: SweepSection) -> Table:
     for r in s.setting_rows:
         row = r.setting
         mark = "swept" if r.swept else ("changed" if row.changed else "")
-        cls = f' bgcolor="{style.PICKED_BACKGROUND}"' if r.swept else (' class="changed"' if row.changed else "")
-        cells = [esc(row.node), f"<b>{esc(row.name)}</b>" if (row.changed or r.swept) else esc(row.name),
-                 esc(row.value), f"<b>{esc(r.swept)}</b>" if r.swept else "", esc(row.unit), esc(row.default),
-                 f'<span style="color:{style.CHANGED_MARK}"><b>{mark}</b></span>' if mark else ""]
+        cls = (
+            f' bgcolor="{style.PICKED_BACKGROUND}"'
+            if r.swept
+            else (' class="changed"' if row.changed else "")
+        )
+        cells = [
+            esc(row.node),
+            f"<b>{esc(row.name)}</b>" if (row.changed or r.swept) else esc(row.name),
+            esc(row.value),
+            f"<b>{esc(r.swept)}</b>" if r.swept else "",
+            esc(row.unit),
+            esc(row.default),
+            f'<span style="color:{style.CHANGED_MARK}"><b>{mark}</b></span>' if mark else "",
+        ]
         rows.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     n_changed = sum(1 for r in s.setting_rows if r.setting.changed)
     n_swept = sum(1 for r in s.setting_rows if r.swept)
-    caption = (f"Base project settings ({len(s.setting_rows)} knobs: {n_swept} swept, {n_changed} changed from the "
-               "product defaults)")
+    caption = (
+        f"Base project settings ({len(s.setting_rows)} knobs: {n_swept} swept, {n_changed} changed from the "
+        "product defaults)"
+    )
     name_w = min(27.0, max([_word_pct(r.setting.name, BASE_PT, True) for r in s.setting_rows] + [20.0]))
     rest = [15, 15, 9, 10, 15, 10]  # node, base value, swept over, unit, default, mark
     scale = (100.0 - name_w) / sum(rest)
     widths = [round(w * scale, 1) for w in rest]
-    return Table(["Node", "Parameter", "Base value", "Swept over", "Unit", "Default", "Mark"], rows,
-                 [widths[0], round(name_w, 1), *widths[1:]], caption=caption)
+    return Table(
+        ["Node", "Parameter", "Base value", "Swept over", "Unit", "Default", "Mark"],
+        rows,
+        [widths[0], round(name_w, 1), *widths[1:]],
+        caption=caption,
+    )
 
 
 # -- charts ----------------------------------------------------------------------------------------
@@ -350,8 +414,7 @@ class XScale:
             if len(vals) <= 12:
                 return [(math.log10(v), value_text(v)) for v in vals]
             lo, hi = math.floor(math.log10(vals[0])), math.ceil(math.log10(vals[-1]))
-            return [(float(e), _tick(10.0 ** e)) for e in range(lo, hi + 1)
-                    if vals[0] <= 10.0 ** e <= vals[-1]]
+            return [(float(e), _tick(10.0**e)) for e in range(lo, hi + 1) if vals[0] <= 10.0**e <= vals[-1]]
         if len(vals) <= 17 and all(float(v).is_integer() for v in vals):
             return [(float(v), value_text(v)) for v in vals]
         lo, hi = vals[0], vals[-1]
@@ -393,7 +456,7 @@ class Curve:
 def _y_ticks(top: float, log: bool, bottom: float) -> list[float]:
     if log:
         lo, hi = math.floor(math.log10(bottom)), math.ceil(math.log10(top))
-        return [10.0 ** e for e in range(lo, hi + 1)]
+        return [10.0**e for e in range(lo, hi + 1)]
     return nice_ticks(top, 5)
 
 
@@ -430,10 +493,21 @@ class _Plot:
         return self.area.bottom() - self.area.height() * f
 
 
-def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XScale, curves: Sequence[Curve],
-               y_unit: str, hlines: Sequence[tuple[float, str, str]] = (), vline: tuple | None = None,
-               marks: Sequence[tuple] = (), y_top_min: float = 0.0, legend: bool = True,
-               legend_title: str = "") -> None:
+def draw_panel(
+    painter: QPainter,
+    rect: QRectF,
+    ctx: Context,
+    title: str,
+    x: XScale,
+    curves: Sequence[Curve],
+    y_unit: str,
+    hlines: Sequence[tuple[float, str, str]] = (),
+    vline: tuple | None = None,
+    marks: Sequence[tuple] = (),
+    y_top_min: float = 0.0,
+    legend: bool = True,
+    legend_title: str = "",
+) -> None:
     """A line chart: ``curves`` against the knob ``x``.
 
     Parameters
@@ -461,8 +535,17 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     tick_texts = [_tick(t) for t in ticks]
     unit_w = fm.height() + ctx.mm(1) if y_unit else 0.0  # the unit, written up the y axis
     y_label_w = unit_w + max(fm.horizontalAdvance(t) for t in tick_texts) + ctx.mm(1.5)
-    plot = _Plot(QRectF(rect.left() + y_label_w, y0 + fm.height() * 0.6, rect.width() - y_label_w - ctx.mm(2),
-                        rect.bottom() - y0 - fm.height() * 0.6 - 2.4 * fm.height() - ctx.mm(1.5)), x, ticks, log_y)
+    plot = _Plot(
+        QRectF(
+            rect.left() + y_label_w,
+            y0 + fm.height() * 0.6,
+            rect.width() - y_label_w - ctx.mm(2),
+            rect.bottom() - y0 - fm.height() * 0.6 - 2.4 * fm.height() - ctx.mm(1.5),
+        ),
+        x,
+        ticks,
+        log_y,
+    )
     _draw_y_axis(painter, plot, QRectF(rect.left(), 0, y_label_w - ctx.mm(1), 0), ctx, fm, tick_texts, y_unit)
     _draw_x_axis(painter, plot, ctx, fm)
     painter.save()
@@ -478,8 +561,9 @@ def draw_panel(painter: QPainter, rect: QRectF, ctx: Context, title: str, x: XSc
     painter.restore()
 
 
-def _draw_heading(painter: QPainter, rect: QRectF, ctx: Context, title: str, curves: Sequence[Curve],
-                  legend_title: str) -> float:
+def _draw_heading(
+    painter: QPainter, rect: QRectF, ctx: Context, title: str, curves: Sequence[Curve], legend_title: str
+) -> float:
     """The panel's title and the colour keys of ``curves``; returns the device y below them."""
     painter.setFont(report_font(TITLE_PT, bold=True))
     fm_title = QFontMetricsF(painter.font(), painter.device())
@@ -487,8 +571,13 @@ def _draw_heading(painter: QPainter, rect: QRectF, ctx: Context, title: str, cur
     painter.drawText(QPointF(rect.left(), rect.top() + fm_title.ascent()), title)
     y0 = rect.top() + fm_title.height() + ctx.mm(1)
     if curves:
-        y0 += legend_rows(painter, QRectF(rect.left() + ctx.mm(1), y0, rect.width() - ctx.mm(2), 0),
-                          [(c.label, c.colour) for c in curves], ctx, legend_title)
+        y0 += legend_rows(
+            painter,
+            QRectF(rect.left() + ctx.mm(1), y0, rect.width() - ctx.mm(2), 0),
+            [(c.label, c.colour) for c in curves],
+            ctx,
+            legend_title,
+        )
         y0 += ctx.mm(1)
     return y0
 
@@ -504,8 +593,15 @@ def _y_scale(curves: Sequence[Curve], hlines: Sequence[tuple], y_top_min: float)
     return _y_ticks(top, log_y, min(positive) if positive else 1.0), log_y
 
 
-def _draw_y_axis(painter: QPainter, plot: _Plot, labels: QRectF, ctx: Context, fm: QFontMetricsF,
-                 tick_texts: list[str], y_unit: str) -> None:
+def _draw_y_axis(
+    painter: QPainter,
+    plot: _Plot,
+    labels: QRectF,
+    ctx: Context,
+    fm: QFontMetricsF,
+    tick_texts: list[str],
+    y_unit: str,
+) -> None:
     """Grid lines and tick labels (right-aligned in ``labels``' columns), the unit written up the axis."""
     area = plot.area
     for t, text in zip(plot.y_ticks, tick_texts):
@@ -513,8 +609,11 @@ def _draw_y_axis(painter: QPainter, plot: _Plot, labels: QRectF, ctx: Context, f
         painter.setPen(QPen(QColor(style.GRID), ctx.pt(0.4)))
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
         painter.setPen(QColor(style.MUTED))
-        painter.drawText(QRectF(labels.left(), y - fm.height() / 2, labels.width(), fm.height()),
-                         Qt.AlignRight | Qt.AlignVCenter, text)
+        painter.drawText(
+            QRectF(labels.left(), y - fm.height() / 2, labels.width(), fm.height()),
+            Qt.AlignRight | Qt.AlignVCenter,
+            text,
+        )
     if y_unit:
         painter.save()
         painter.translate(labels.left(), area.center().y())
@@ -539,15 +638,24 @@ def _draw_x_axis(painter: QPainter, plot: _Plot, ctx: Context, fm: QFontMetricsF
             last_right = xx + w / 2
     painter.setPen(QColor(style.TEXT))
     label = plot.x.label + (" (log scale)" if plot.x.log else "")
-    painter.drawText(QRectF(area.left(), area.bottom() + fm.height() + ctx.mm(1), area.width(), fm.height() * 1.3),
-                     Qt.AlignHCenter | Qt.AlignVCenter, label)
+    painter.drawText(
+        QRectF(area.left(), area.bottom() + fm.height() + ctx.mm(1), area.width(), fm.height() * 1.3),
+        Qt.AlignHCenter | Qt.AlignVCenter,
+        label,
+    )
     painter.setPen(QPen(QColor(style.MUTED), ctx.pt(0.7)))
     painter.drawLine(QPointF(area.left(), area.bottom()), QPointF(area.right(), area.bottom()))
     painter.drawLine(QPointF(area.left(), area.top()), QPointF(area.left(), area.bottom()))
 
 
-def _draw_reference_lines(painter: QPainter, plot: _Plot, ctx: Context, fm: QFontMetricsF,
-                          hlines: Sequence[tuple[float, str, str]], vline: tuple | None) -> None:
+def _draw_reference_lines(
+    painter: QPainter,
+    plot: _Plot,
+    ctx: Context,
+    fm: QFontMetricsF,
+    hlines: Sequence[tuple[float, str, str]],
+    vline: tuple | None,
+) -> None:
     """Dashed horizontal lines with their labels above them; the dashed pick line with its label."""
     area = plot.area
     for value, text, colour in hlines:
@@ -556,8 +664,13 @@ def _draw_reference_lines(painter: QPainter, plot: _Plot, ctx: Context, fm: QFon
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
         painter.setFont(report_font(AXIS_PT, bold=True))
         painter.setPen(QColor(colour))
-        painter.drawText(QRectF(area.left() + ctx.mm(1), y - fm.height() - ctx.mm(0.3), area.width() - ctx.mm(2),
-                                fm.height()), Qt.AlignLeft | Qt.AlignBottom, text)
+        painter.drawText(
+            QRectF(
+                area.left() + ctx.mm(1), y - fm.height() - ctx.mm(0.3), area.width() - ctx.mm(2), fm.height()
+            ),
+            Qt.AlignLeft | Qt.AlignBottom,
+            text,
+        )
     if vline is None:
         return
     xx = plot.px(vline[0])
@@ -608,12 +721,16 @@ def _colour(i: int, n: int = 1) -> str:
     f = i / (n - 1) * (len(style.SEQUENTIAL) - 1)
     k = min(int(f), len(style.SEQUENTIAL) - 2)
     a, b, t = QColor(style.SEQUENTIAL[k]), QColor(style.SEQUENTIAL[k + 1]), f - k
-    return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
-                  round(a.blue() + (b.blue() - a.blue()) * t)).name()
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    ).name()
 
 
-def legend_rows(painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]], ctx: Context,
-                title: str = "") -> float:
+def legend_rows(
+    painter: QPainter, rect: QRectF, items: Sequence[tuple[str, str]], ctx: Context, title: str = ""
+) -> float:
     """Colour keys (after ``title``) from the top left of ``rect``, wrapped onto as many rows as its
     width needs; returns the height used."""
     painter.setFont(report_font(LEGEND_PT))
@@ -676,47 +793,88 @@ def chart_blocks(s: SweepSection) -> list[Block]:
     if not two and () in picks:
         vline = (picks[()].point.value, f"pick: {value_text(picks[()].point.value)}")
     blocks: list[Block] = []
-    parts = list(filter(None, ["throughput", s.latency_metric and s.labels.get(s.latency_metric),
-                               s.cpu_metrics and "CPU busy"]))
+    parts = list(
+        filter(
+            None,
+            ["throughput", s.latency_metric and s.labels.get(s.latency_metric), s.cpu_metrics and "CPU busy"],
+        )
+    )
     heading = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    blocks.append(Html(f"<h2>{esc(heading[0].upper() + heading[1:])} against {esc(axis0.label)}</h2>"
-                       + (f"<p class='muted small'>One curve per value of {esc(' and '.join(a.label for a in s.axes[1:]))}"
-                          "; the pick of each curve ringed in green.</p>" if two else
-                          "<p class='muted small'>The pick marked by the green dashed line.</p>"),
-                       keep_with_next=True, space_after_mm=1))
+    blocks.append(
+        Html(
+            f"<h2>{esc(heading[0].upper() + heading[1:])} against {esc(axis0.label)}</h2>"
+            + (
+                f"<p class='muted small'>One curve per value of {esc(' and '.join(a.label for a in s.axes[1:]))}"
+                "; the pick of each curve ringed in green.</p>"
+                if two
+                else "<p class='muted small'>The pick marked by the green dashed line.</p>"
+            ),
+            keep_with_next=True,
+            space_after_mm=1,
+        )
+    )
     if s.rate_metric:
         m = s.rate_metric
         unit = s.units.get(m, "")
-        hlines = [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", style.TARGET_LINE)] if s.target_rate else []
-        curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
-            Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
+        hlines = (
+            [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", style.TARGET_LINE)]
+            if s.target_rate
+            else []
+        )
+        curves = (
+            per_series(lambda p, m=m: p.metrics.get(m))
+            if two
+            else [Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
+        )
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
         marks = pick_marks(lambda q, m=m: q.metrics.get(m))
-        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=marks: draw_panel(
-            p, r, c, t, x, cv, u, h, vline, mk, legend=two, legend_title=legend_title)))
+        blocks.append(
+            Drawing(
+                series_mm,
+                lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=marks: draw_panel(
+                    p, r, c, t, x, cv, u, h, vline, mk, legend=two, legend_title=legend_title
+                ),
+            )
+        )
     if s.latency_metric:
         m = s.latency_metric
-        curves = per_series(lambda p, m=m: p.metrics.get(m)) if two else [
-            Curve(s.labels.get(m, m), style.APPLY, [(p.value, p.metrics.get(m)) for p in ok])]
+        curves = (
+            per_series(lambda p, m=m: p.metrics.get(m))
+            if two
+            else [Curve(s.labels.get(m, m), style.APPLY, [(p.value, p.metrics.get(m)) for p in ok])]
+        )
         title = f"{s.labels.get(m, m)} (ms)"
         if any(m not in p.metrics for p in ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
         marks = pick_marks(lambda q, m=m: q.metrics.get(m))
-        blocks.append(Drawing(series_mm, lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
-            p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title)))
+        blocks.append(
+            Drawing(
+                series_mm,
+                lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
+                    p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title
+                ),
+            )
+        )
     if s.cpu_metrics:
         limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", style.BOTTLENECK)]
         if two:
             curves = per_series(s.busiest_cpu)
             title = "CPU busy of the busiest LPAR (%)"
         else:
-            curves = [Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
-                      for i, m in enumerate(s.cpu_metrics)]
+            curves = [
+                Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
+                for i, m in enumerate(s.cpu_metrics)
+            ]
             title = "CPU busy (%)"
         marks = pick_marks(s.busiest_cpu)
-        blocks.append(Drawing(panel_mm([c.label for c in curves]), lambda p, r, c, t=title, cv=curves, mk=marks:
-                              draw_panel(p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0,
-                                         legend_title=legend_title)))
+        blocks.append(
+            Drawing(
+                panel_mm([c.label for c in curves]),
+                lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
+                    p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0, legend_title=legend_title
+                ),
+            )
+        )
     return blocks
 
 

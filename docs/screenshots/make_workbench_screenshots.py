@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
-
 def main(out: Path, only: str = "") -> int:
     from PySide6.QtCore import QEventLoop, QSettings, QStandardPaths, QTimer
     from PySide6.QtWidgets import QApplication
@@ -31,8 +30,11 @@ def main(out: Path, only: str = "") -> int:
 
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="qrtune-shots-"))
-    w = MainWindow(settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat), db_path=str(tmp / "runs.duckdb"),
-                   autosave_dir=tmp / "autosave")
+    w = MainWindow(
+        settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat),
+        db_path=str(tmp / "runs.duckdb"),
+        autosave_dir=tmp / "autosave",
+    )
     w.confirm_discard = lambda: True
     w.resize(1500, 950)
     w.show()
@@ -64,8 +66,10 @@ def main(out: Path, only: str = "") -> int:
         w.close()
         return 0
     if only:
-        raise SystemExit(f"--only: {only!r} is not a step; the steps that render alone are "
-                         + ", ".join(repr(k) for k in steps))
+        raise SystemExit(
+            f"--only: {only!r} is not a step; the steps that render alone are "
+            + ", ".join(repr(k) for k in steps)
+        )
 
     # 1. Why is my replication falling behind? The baseline at a 30,000 rows/s target.
     assert w.open_project(str(ROOT / "sample_runs" / "redpaper-baseline.json"), ask=False)
@@ -84,7 +88,9 @@ def main(out: Path, only: str = "") -> int:
     w.sweep(sweep.axis_text())
     wait(w.tasks)
     shot("sweep-apply-agents")
-    sweep.set_axis("qapply", "num_apply_agents", "1..12", by=("source_db2", "offered_rows_per_s", "10000,20000,30000"))
+    sweep.set_axis(
+        "qapply", "num_apply_agents", "1..12", by=("source_db2", "offered_rows_per_s", "10000,20000,30000")
+    )
     w.sweep(sweep.axis_text())
     wait(w.tasks)
     shot("sweep-two-knobs")
@@ -190,7 +196,9 @@ def _monitor(w, tmp: Path, shot, wait) -> None:
     t = np.arange(2 * 24 * 6)
     offered = 15000 + 20000 * np.sin(np.pi * t / 144) ** 2  # a daily swing
     files = []
-    for table, rows in synthesize_intervals(model, settings, true, offered, 600.0, np.random.default_rng(3)).items():
+    for table, rows in synthesize_intervals(
+        model, settings, true, offered, 600.0, np.random.default_rng(3)
+    ).items():
         f = tmp / f"{table}.csv"
         f.write_text(to_csv_text(table, rows))
         files.append(str(f))

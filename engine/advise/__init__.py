@@ -64,9 +64,12 @@ class Advice:
     checked: list = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"project": self.project.name, "kind": self.prediction.kind,
-                "recommendations": [r.to_json() for r in self.recommendations],
-                "checked": [{"rule": r, "outcome": o} for r, o in self.checked]}
+        return {
+            "project": self.project.name,
+            "kind": self.prediction.kind,
+            "recommendations": [r.to_json() for r in self.recommendations],
+            "checked": [{"rule": r, "outcome": o} for r, o in self.checked],
+        }
 
 
 def _with_derived(project: Project, prediction) -> dict:
@@ -119,16 +122,33 @@ def evaluate_rule(rule: Rule, project: Project, prediction, min_gain_pct: float 
         names.append(metric)
     units = {**OUTAGE_UNITS, **prediction.units, **after.units}
     rec = Recommendation(
-        rule=rule.id, title=rule.title(project, changed, prediction), reason=rule.reason(project, prediction),
-        changes=diff_projects(project, changed), metric=metric, sense=sense, gain_pct=gain,
-        before={m: m_before[m] for m in names if m in m_before}, after={m: m_after[m] for m in names if m in m_after},
-        units={m: units.get(m, "") for m in names}, cost_risk=rule.cost_risk, seed=rule.seed,
-        project=changed, prediction=after)
+        rule=rule.id,
+        title=rule.title(project, changed, prediction),
+        reason=rule.reason(project, prediction),
+        changes=diff_projects(project, changed),
+        metric=metric,
+        sense=sense,
+        gain_pct=gain,
+        before={m: m_before[m] for m in names if m in m_before},
+        after={m: m_after[m] for m in names if m in m_after},
+        units={m: units.get(m, "") for m in names},
+        cost_risk=rule.cost_risk,
+        seed=rule.seed,
+        project=changed,
+        prediction=after,
+    )
     return rec, "recommended"
 
 
-def advise(project: Project, prediction=None, rules: list | None = None, min_gain_pct: float = MIN_GAIN_PCT,
-           outage_min: float | None = None, progress=None, cancelled=None) -> Advice:
+def advise(
+    project: Project,
+    prediction=None,
+    rules: list | None = None,
+    min_gain_pct: float = MIN_GAIN_PCT,
+    outage_min: float | None = None,
+    progress=None,
+    cancelled=None,
+) -> Advice:
     """Check every rule against ``project`` and keep the changes the engine says help.
 
     Parameters
@@ -168,4 +188,13 @@ def advise(project: Project, prediction=None, rules: list | None = None, min_gai
     return advice
 
 
-__all__ = ["MIN_GAIN_PCT", "Advice", "Recommendation", "Rule", "advise", "all_rules", "evaluate_rule", "gain_pct"]
+__all__ = [
+    "MIN_GAIN_PCT",
+    "Advice",
+    "Recommendation",
+    "Rule",
+    "advise",
+    "all_rules",
+    "evaluate_rule",
+    "gain_pct",
+]

@@ -17,14 +17,28 @@ from engine.registry import KINDS
 
 #: Metrics shown before and after for each scenario kind: (metric, label).
 EFFECT_METRICS = {
-    "qrep": (("apply_rows_per_s", "throughput"), ("end2end_latency_ms", "END2END latency"),
-             ("apply_latency_ms", "APPLY latency"), ("elapsed_s", "drain time"),
-             ("capture_cpu_us_per_row", "Q Capture CPU per row"), ("apply_cpu_us_per_row", "Q Apply CPU per row"),
-             ("apply_lpar_busy_pct", "Q Apply LPAR busy"), ("msg_size_kb", "message size")),
-    "db2mirror": (("throughput", "throughput"), ("response_time_ms", "response time"),
-                  ("source_cpu_pct", "source CPU"), ("target_cpu_pct", "target CPU")),
-    "mq-mover": (("transfer_mb_per_s", "transfer rate"), ("elapsed_s", "elapsed"),
-                 ("total_cpu_us_per_msg", "CPU per message"), ("pageset_get_fraction", "read from page set")),
+    "qrep": (
+        ("apply_rows_per_s", "throughput"),
+        ("end2end_latency_ms", "END2END latency"),
+        ("apply_latency_ms", "APPLY latency"),
+        ("elapsed_s", "drain time"),
+        ("capture_cpu_us_per_row", "Q Capture CPU per row"),
+        ("apply_cpu_us_per_row", "Q Apply CPU per row"),
+        ("apply_lpar_busy_pct", "Q Apply LPAR busy"),
+        ("msg_size_kb", "message size"),
+    ),
+    "db2mirror": (
+        ("throughput", "throughput"),
+        ("response_time_ms", "response time"),
+        ("source_cpu_pct", "source CPU"),
+        ("target_cpu_pct", "target CPU"),
+    ),
+    "mq-mover": (
+        ("transfer_mb_per_s", "transfer rate"),
+        ("elapsed_s", "elapsed"),
+        ("total_cpu_us_per_msg", "CPU per message"),
+        ("pageset_get_fraction", "read from page set"),
+    ),
 }
 
 
@@ -115,12 +129,23 @@ class Recommendation:
         return lines
 
     def to_json(self) -> dict:
-        return {"rule": self.rule, "title": self.title, "reason": self.reason,
-                "changes": [{"node": c.node_id, "param": c.param, "before": c.before, "after": c.after}
-                            for c in self.changes],
-                "metric": self.metric, "sense": self.sense, "gain_pct": self.gain_pct,
-                "before": self.before, "after": self.after, "units": self.units,
-                "cost_risk": self.cost_risk, "seed": self.seed}
+        return {
+            "rule": self.rule,
+            "title": self.title,
+            "reason": self.reason,
+            "changes": [
+                {"node": c.node_id, "param": c.param, "before": c.before, "after": c.after}
+                for c in self.changes
+            ],
+            "metric": self.metric,
+            "sense": self.sense,
+            "gain_pct": self.gain_pct,
+            "before": self.before,
+            "after": self.after,
+            "units": self.units,
+            "cost_risk": self.cost_risk,
+            "seed": self.seed,
+        }
 
 
 class Rule:
@@ -177,6 +202,7 @@ class Rule:
 
 
 # -- helpers shared by the rules -------------------------------------------------------------------
+
 
 def nodes(project: Project, kind: str) -> list:
     """Nodes of ``kind`` in file order."""

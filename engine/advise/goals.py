@@ -43,12 +43,15 @@ def _number(text: str, name: str, default: float) -> float:
     return value
 
 
-def fewest_agents_text(rate_rows_per_s: float = 60_000.0, e2e_ms: float = 1000.0, cpu_pct: float = 90.0,
-                       max_agents: int = 64) -> str:
+def fewest_agents_text(
+    rate_rows_per_s: float = 60_000.0, e2e_ms: float = 1000.0, cpu_pct: float = 90.0, max_agents: int = 64
+) -> str:
     """The goal text of journey 2."""
-    return (f"min qapply.num_apply_agents subject to apply_rows_per_s>={0.999 * rate_rows_per_s:g}, "
-            f"end2end_latency_ms<{e2e_ms:g}, apply_lpar_busy_pct<{cpu_pct:g} "
-            f"over qapply.num_apply_agents=1..{max_agents} with source_db2.offered_rows_per_s={rate_rows_per_s:g}")
+    return (
+        f"min qapply.num_apply_agents subject to apply_rows_per_s>={0.999 * rate_rows_per_s:g}, "
+        f"end2end_latency_ms<{e2e_ms:g}, apply_lpar_busy_pct<{cpu_pct:g} "
+        f"over qapply.num_apply_agents=1..{max_agents} with source_db2.offered_rows_per_s={rate_rows_per_s:g}"
+    )
 
 
 def outage_pool_text(project: Project, minutes: float = 20.0) -> str:
@@ -61,9 +64,13 @@ def outage_pool_text(project: Project, minutes: float = 20.0) -> str:
     """
     qm = transmit_queue_manager(project)
     if qm is None:
-        raise FieldError("--goal outage-pool", project.topology, "a Q Replication project with a transmit queue")
-    return (f"min {qm.id}.buffpool_pages subject to outage_held_min>={minutes:g} "
-            f"over {qm.id}.buffpool_pages=1000..50000000:1000")
+        raise FieldError(
+            "--goal outage-pool", project.topology, "a Q Replication project with a transmit queue"
+        )
+    return (
+        f"min {qm.id}.buffpool_pages subject to outage_held_min>={minutes:g} "
+        f"over {qm.id}.buffpool_pages=1000..50000000:1000"
+    )
 
 
 def mirror_baseline_text(project: Project, knob: str = "job_sets") -> str:
@@ -89,7 +96,9 @@ def mirror_baseline_text(project: Project, knob: str = "job_sets") -> str:
     if knob == "job_sets":
         current = source.params.get("job_sets")
         if not current:
-            raise FieldError("--goal mirror-baseline:job_sets", None, "a workload driven by job sets (try :cores)")
+            raise FieldError(
+                "--goal mirror-baseline:job_sets", None, "a workload driven by job sets (try :cores)"
+            )
         axis = f"{source.id}.job_sets={int(current)}..{min(100_000, int(current) * 4)}"
     else:
         axis = f"db2_mirror_node.cores={int(source.params.get('cores') or 1)}..240"
@@ -111,8 +120,11 @@ def goal_from_text(text: str, project: Project) -> Goal:
         return parse_goal(mirror_baseline_text(project, arg or "job_sets"), project)
     if name == "outage-pool":
         return parse_goal(outage_pool_text(project, _number(arg, name, 20.0)), project)
-    allowed = ("one of " + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)
-               + " or 'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'")
+    allowed = (
+        "one of "
+        + ", ".join(f"{k}[:N]" for k in NAMED_GOALS)
+        + " or 'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'"
+    )
     if " " not in text.strip():
         raise FieldError("--goal", text, allowed)
     try:

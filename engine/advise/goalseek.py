@@ -39,7 +39,14 @@ from engine.model import Project
 from engine.sweep import Axis, parse_axis
 
 OPS = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b}
-SENSES = {"min": "min", "minimise": "min", "minimize": "min", "max": "max", "maximise": "max", "maximize": "max"}
+SENSES = {
+    "min": "min",
+    "minimise": "min",
+    "minimize": "min",
+    "max": "max",
+    "maximise": "max",
+    "maximize": "max",
+}
 
 
 @dataclass(frozen=True)
@@ -168,8 +175,11 @@ def parse_constraint(text: str) -> Constraint:
     """
     m = _CONSTRAINT_RE.match(text)
     if not m:
-        raise FieldError("goal constraint", text, "METRIC<=VALUE, METRIC>=VALUE, METRIC<VALUE or METRIC>VALUE, "
-                                                  "e.g. apply_lpar_busy_pct<=90")
+        raise FieldError(
+            "goal constraint",
+            text,
+            "METRIC<=VALUE, METRIC>=VALUE, METRIC<VALUE or METRIC>VALUE, e.g. apply_lpar_busy_pct<=90",
+        )
     try:
         value = float(m.group(3).replace("_", "").replace(",", ""))
     except ValueError:
@@ -219,11 +229,15 @@ def parse_goal(text: str, project: Project) -> Goal:
     FieldError
         Malformed text, an unknown knob or value; the message names the part.
     """
-    pattern = (r"^\s*(\w+)\s+(\S+)(?:\s+subject\s+to\s+(.*?))?\s+over\s+(.*?)(?:\s+with\s+(.*))?\s*$")
+    pattern = r"^\s*(\w+)\s+(\S+)(?:\s+subject\s+to\s+(.*?))?\s+over\s+(.*?)(?:\s+with\s+(.*))?\s*$"
     m = re.match(pattern, text, flags=re.IGNORECASE | re.DOTALL)
     if not m:
-        raise FieldError("--goal", text, "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES "
-                                         "[...] [with TARGET.PARAM=VALUE ...]'")
+        raise FieldError(
+            "--goal",
+            text,
+            "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES "
+            "[...] [with TARGET.PARAM=VALUE ...]'",
+        )
     sense = SENSES.get(m.group(1).lower())
     if sense is None:
         raise FieldError("--goal", m.group(1), "min, minimise, max or maximise")
@@ -236,8 +250,14 @@ def parse_goal(text: str, project: Project) -> Goal:
     return make_goal(m.group(2), sense, constraints, knobs, fixed, text=" ".join(text.split()))
 
 
-def make_goal(objective: str, sense: str, constraints: Sequence[Constraint], knobs: Sequence[Axis],
-              fixed: Sequence[Axis] = (), text: str = "") -> Goal:
+def make_goal(
+    objective: str,
+    sense: str,
+    constraints: Sequence[Constraint],
+    knobs: Sequence[Axis],
+    fixed: Sequence[Axis] = (),
+    text: str = "",
+) -> Goal:
     """Build and check a :class:`Goal`.
 
     Raises
@@ -258,8 +278,11 @@ def make_goal(objective: str, sense: str, constraints: Sequence[Constraint], kno
                 raise FieldError(f"goal knob {a.name}", node_id, "a knob named once")
             seen.add((node_id, a.param))
     if "=" in objective or ("." in objective and objective not in {a.name for a in knobs}):
-        raise FieldError("goal objective", objective,
-                         "a metric name or one of the searched knobs: " + ", ".join(a.name for a in knobs))
+        raise FieldError(
+            "goal objective",
+            objective,
+            "a metric name or one of the searched knobs: " + ", ".join(a.name for a in knobs),
+        )
     return Goal(objective, sense, tuple(constraints), tuple(knobs), tuple(fixed), text)
 
 
@@ -317,7 +340,7 @@ class _Evaluator:
         firsts = [a.values[0] for a in self.goal.knobs]
         for i, a in enumerate(self.goal.knobs):
             for v in (a.values[0], a.values[-1]):
-                point = tuple(firsts[:i] + [v] + firsts[i + 1:])
+                point = tuple(firsts[:i] + [v] + firsts[i + 1 :])
                 try:
                     slow = project_to_scenario(_build(self.base, self.goal.knobs, point))
                 except QrtuneError:
@@ -361,7 +384,7 @@ class _Evaluator:
                 qm = self.base.node(self.qm_id)
                 i = next((k for k, a in enumerate(self.goal.knobs) if self.qm_id in a.node_ids), None)
                 if i is not None:
-                    qm = _build(self.base, self.goal.knobs[i:i + 1], values[i:i + 1]).node(self.qm_id)
+                    qm = _build(self.base, self.goal.knobs[i : i + 1], values[i : i + 1]).node(self.qm_id)
                 metrics.update(outage_metrics(self.base, metrics, qm=qm))
         except QrtuneError:
             self.failed += 1
@@ -414,7 +437,7 @@ def _line(ev: _Evaluator, goal: Goal, point: list, i: int, line_limit: int) -> N
     n = len(values)
 
     def key_at(j):
-        p = tuple(point[:i]) + (values[j],) + tuple(point[i + 1:])
+        p = tuple(point[:i]) + (values[j],) + tuple(point[i + 1 :])
         return ev(p)[0]
 
     current = values.index(point[i])
@@ -445,11 +468,18 @@ def _line(ev: _Evaluator, goal: Goal, point: list, i: int, line_limit: int) -> N
 def _starts(goal: Goal, n_starts: int) -> list:
     """Spread starting points: all lows, all highs, all middles, then strided mixes."""
     axes = goal.knobs
-    pts = [tuple(a.values[0] for a in axes), tuple(a.values[-1] for a in axes),
-           tuple(a.values[len(a.values) // 2] for a in axes)]
+    pts = [
+        tuple(a.values[0] for a in axes),
+        tuple(a.values[-1] for a in axes),
+        tuple(a.values[len(a.values) // 2] for a in axes),
+    ]
     for s in range(max(0, n_starts - 3)):
-        pts.append(tuple(a.values[(s * 7919 + 3 * k * 104729 + len(a.values) // 3) % len(a.values)]
-                         for k, a in enumerate(axes)))
+        pts.append(
+            tuple(
+                a.values[(s * 7919 + 3 * k * 104729 + len(a.values) // 3) % len(a.values)]
+                for k, a in enumerate(axes)
+            )
+        )
     out = []
     for p in pts:
         if p not in out:
@@ -488,14 +518,25 @@ def _check_objective(ev: _Evaluator, goal: Goal) -> None:
         return
     _, metrics = ev(_starts(goal, 1)[0])
     if metrics and goal.objective not in metrics:
-        raise FieldError("goal objective", goal.objective,
-                         "a searched knob or a metric the engine predicts: " + ", ".join(sorted(metrics)))
+        raise FieldError(
+            "goal objective",
+            goal.objective,
+            "a searched knob or a metric the engine predicts: " + ", ".join(sorted(metrics)),
+        )
 
 
-def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_budget_s: float = 1.5,
-         line_limit: int = 64, n_starts: int = 4,
-         method: str = "auto", predict: Callable | None = None, progress: Callable | None = None,
-         cancelled: Callable | None = None) -> GoalResult:
+def seek(
+    project: Project,
+    goal: Goal,
+    exhaustive_limit: int = 4096,
+    exhaustive_budget_s: float = 1.5,
+    line_limit: int = 64,
+    n_starts: int = 4,
+    method: str = "auto",
+    predict: Callable | None = None,
+    progress: Callable | None = None,
+    cancelled: Callable | None = None,
+) -> GoalResult:
     """Search ``goal`` on ``project``.
 
     Parameters
@@ -566,7 +607,17 @@ def seek(project: Project, goal: Goal, exhaustive_limit: int = 4096, exhaustive_
             baseline.update(outage_metrics(project, baseline))
     except QrtuneError:
         baseline = {}
-    return GoalResult(goal=goal, feasible=key[0] == 0, values=best, project=best_project, prediction=prediction,
-                      metrics=metrics, objective_value=ev.objective(best, metrics), method=method,
-                      evaluations=len(ev.cache), elapsed_s=time.perf_counter() - t0, failed_points=ev.failed,
-                      baseline=baseline)
+    return GoalResult(
+        goal=goal,
+        feasible=key[0] == 0,
+        values=best,
+        project=best_project,
+        prediction=prediction,
+        metrics=metrics,
+        objective_value=ev.objective(best, metrics),
+        method=method,
+        evaluations=len(ev.cache),
+        elapsed_s=time.perf_counter() - t0,
+        failed_points=ev.failed,
+        baseline=baseline,
+    )

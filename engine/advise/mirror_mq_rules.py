@@ -60,8 +60,9 @@ class MirrorCoresRule(Rule):
         return project
 
     def title(self, before, after, prediction) -> str:
-        return "Add cores: " + ", ".join(f"{n.label} {n.params['cores']}" for n in nodes(after, "db2_mirror_node")
-                                         if n.params.get("cores"))
+        return "Add cores: " + ", ".join(
+            f"{n.label} {n.params['cores']}" for n in nodes(after, "db2_mirror_node") if n.params.get("cores")
+        )
 
 
 class MirrorJobSetsRule(Rule):
@@ -75,12 +76,17 @@ class MirrorJobSetsRule(Rule):
 
     def applies(self, project, prediction) -> bool:
         src = first(project, "db2_mirror_node")
-        return (src is not None and src.params.get("job_sets")
-                and metric(prediction, "source_cpu_pct", 100.0) < 80.0)
+        return (
+            src is not None
+            and src.params.get("job_sets")
+            and metric(prediction, "source_cpu_pct", 100.0) < 80.0
+        )
 
     def reason(self, project, prediction) -> str:
-        return (f"jobs wait for their mirrored writes while the source CPU is "
-                f"{metric(prediction, 'source_cpu_pct'):.0f}% busy")
+        return (
+            f"jobs wait for their mirrored writes while the source CPU is "
+            f"{metric(prediction, 'source_cpu_pct'):.0f}% busy"
+        )
 
     def change(self, project, prediction):
         src = first(project, "db2_mirror_node")
@@ -110,18 +116,26 @@ class MirrorSharedPoolRule(Rule):
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "memory_pool")
     metric = "throughput"
-    cost_risk = ("The QDBMSRVR jobs then compete with the application for its pool's memory; size the "
-                 "shared pool for both (more memory in it did slightly better still, 7.3.6).")
+    cost_risk = (
+        "The QDBMSRVR jobs then compete with the application for its pool's memory; size the "
+        "shared pool for both (more memory in it did slightly better still, 7.3.6)."
+    )
 
     def applies(self, project, prediction) -> bool:
         return mirror_mode(project) == "active-active" and any(
-            n.params.get("memory_pool") != "application" for n in nodes(project, "db2_mirror_node"))
+            n.params.get("memory_pool") != "application" for n in nodes(project, "db2_mirror_node")
+        )
 
     def reason(self, project, prediction) -> str:
-        apart = ", ".join(f"{n.label} {n.params.get('memory_pool')}" for n in nodes(project, "db2_mirror_node")
-                          if n.params.get("memory_pool") != "application")
-        return (f"both nodes run replication jobs in active-active and they run apart from the application's "
-                f"pool ({apart}), so they fault pages in")
+        apart = ", ".join(
+            f"{n.label} {n.params.get('memory_pool')}"
+            for n in nodes(project, "db2_mirror_node")
+            if n.params.get("memory_pool") != "application"
+        )
+        return (
+            f"both nodes run replication jobs in active-active and they run apart from the application's "
+            f"pool ({apart}), so they fault pages in"
+        )
 
     def change(self, project, prediction):
         return set_all(project, "db2_mirror_node", "memory_pool", "application")
@@ -161,7 +175,9 @@ class PageFixRule(Rule):
     knob = ("queue_manager", "pageclas")
     metric = "total_cpu_us_per_msg"
     sense = "min"
-    cost_risk = "The whole pool stays in real storage for the life of the queue manager; only where storage allows."
+    cost_risk = (
+        "The whole pool stays in real storage for the life of the queue manager; only where storage allows."
+    )
 
     def applies(self, project, prediction) -> bool:
         return any(n.params.get("pageclas") == "4KB" for n in nodes(project, "queue_manager"))
@@ -190,8 +206,10 @@ class MoverBufferPoolRule(Rule):
         return metric(prediction, "pageset_get_fraction", 0.0) > 0.0
 
     def reason(self, project, prediction) -> str:
-        return (f"{100 * metric(prediction, 'pageset_get_fraction'):.0f}% of messages are read back from the page "
-                f"set (peak depth {metric(prediction, 'peak_depth'):,.0f})")
+        return (
+            f"{100 * metric(prediction, 'pageset_get_fraction'):.0f}% of messages are read back from the page "
+            f"set (peak depth {metric(prediction, 'peak_depth'):,.0f})"
+        )
 
     def change(self, project, prediction):
         pages = math.ceil(metric(prediction, "peak_depth") * metric(prediction, "pages_per_msg", 1.0) / 0.85)
@@ -213,8 +231,9 @@ class MoverReadAheadRule(Rule):
     cost_risk = "Needs MQ with read-ahead (PM63802); pre-staged pages take buffers."
 
     def applies(self, project, prediction) -> bool:
-        return (metric(prediction, "pageset_get_fraction", 0.0) > 0.0
-                and any(not n.params.get("read_ahead") for n in nodes(project, "queue_manager")))
+        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0 and any(
+            not n.params.get("read_ahead") for n in nodes(project, "queue_manager")
+        )
 
     def reason(self, project, prediction) -> str:
         return "the channel reads the backlog from the page set one page at a time"
@@ -228,5 +247,13 @@ class MoverReadAheadRule(Rule):
 
 def mirror_mq_rules() -> list:
     """Every Db2 Mirror and MQ buffer pool rule."""
-    return [MirrorSsdRule(), MirrorCoresRule(), MirrorJobSetsRule(), MirrorSharedPoolRule(), MirrorReadOnlyRule(),
-            PageFixRule(), MoverBufferPoolRule(), MoverReadAheadRule()]
+    return [
+        MirrorSsdRule(),
+        MirrorCoresRule(),
+        MirrorJobSetsRule(),
+        MirrorSharedPoolRule(),
+        MirrorReadOnlyRule(),
+        PageFixRule(),
+        MoverBufferPoolRule(),
+        MoverReadAheadRule(),
+    ]

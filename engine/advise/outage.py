@@ -67,7 +67,11 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
     pages = mqbp.pages_per_message(max(1, round(kb * 1024)))
     per_min = rate * 60.0
     held = pool.dwp_start_buffers / (per_min * pages) if per_min > 0 else math.inf
-    return {"outage_held_min": held, "xmitq_backlog_msgs_per_min": per_min, "xmitq_pages_per_msg": float(pages)}
+    return {
+        "outage_held_min": held,
+        "xmitq_backlog_msgs_per_min": per_min,
+        "xmitq_pages_per_msg": float(pages),
+    }
 
 
 def pool_pages_for(minutes: float, metrics: dict, dwp_start_pct: float = 85.0) -> int:

@@ -39,24 +39,37 @@ class TransBatchRule(Rule):
 
     id = "trans_batch_sz"
     knob = ("qcapture", "trans_batch_sz")
-    cost_risk = ("Each batch becomes one target transaction: locks are held longer at the target (more lock "
-                 "contention with other work) and a row waits for the rest of its batch, so APPLY_LATENCY can rise.")
+    cost_risk = (
+        "Each batch becomes one target transaction: locks are held longer at the target (more lock "
+        "contention with other work) and a row waits for the rest of its batch, so APPLY_LATENCY can rise."
+    )
 
     def applies(self, project, prediction) -> bool:
-        return (prediction.bottleneck == "mq_channel" and metric(prediction, "msg_size_kb", math.inf) < MSG_KB_RANGE[0]
-                and first(project, "qcapture") is not None)
+        return (
+            prediction.bottleneck == "mq_channel"
+            and metric(prediction, "msg_size_kb", math.inf) < MSG_KB_RANGE[0]
+            and first(project, "qcapture") is not None
+        )
 
     def reason(self, project, prediction) -> str:
-        return (f"the MQ channel limits throughput and messages are {metric(prediction, 'msg_size_kb'):.3g} KB, "
-                f"below the {MSG_KB_RANGE[0]:g}-{MSG_KB_RANGE[1]:g} KB range")
+        return (
+            f"the MQ channel limits throughput and messages are {metric(prediction, 'msg_size_kb'):.3g} KB, "
+            f"below the {MSG_KB_RANGE[0]:g}-{MSG_KB_RANGE[1]:g} KB range"
+        )
 
     def change(self, project, prediction):
         tb = int(first(project, "qcapture").params["trans_batch_sz"])
         guess = math.ceil(tb * MSG_KB_RANGE[0] / max(metric(prediction, "msg_size_kb"), 1e-3))
         hi = min(10_000, max(guess * 4, tb + 1))
-        goal = make_goal("qcapture.trans_batch_sz", "min",
-                         (Constraint("msg_size_kb", ">=", MSG_KB_RANGE[0]), Constraint("msg_size_kb", "<=", MSG_KB_RANGE[1])),
-                         (_axis(project, "qcapture", "trans_batch_sz", range(tb + 1, hi + 1)),))
+        goal = make_goal(
+            "qcapture.trans_batch_sz",
+            "min",
+            (
+                Constraint("msg_size_kb", ">=", MSG_KB_RANGE[0]),
+                Constraint("msg_size_kb", "<=", MSG_KB_RANGE[1]),
+            ),
+            (_axis(project, "qcapture", "trans_batch_sz", range(tb + 1, hi + 1)),),
+        )
         result = seek(project, goal)
         return result.project if result.feasible else None
 
@@ -69,8 +82,10 @@ class RowLockingRule(Rule):
 
     id = "row_locking"
     knob = ("target_db2", "locking")
-    cost_risk = ("More locks in the IRLM and more lock requests per page; check NUMLKTS/NUMLKUS so lock "
-                 "escalation does not undo the gain.")
+    cost_risk = (
+        "More locks in the IRLM and more lock requests per page; check NUMLKTS/NUMLKUS so lock "
+        "escalation does not undo the gain."
+    )
 
     def applies(self, project, prediction) -> bool:
         return any(n.params.get("locking") == "page" for n in nodes(project, "target_db2"))
@@ -92,16 +107,21 @@ class ColumnSuppressionRule(Rule):
     knob = ("qcapture", "changed_cols_only")
     metric = "total_cpu_us_per_row"
     sense = "min"
-    cost_risk = ("Unchanged columns are no longer sent, so conflict detection can compare only the key and the "
-                 "changed columns, and the conflict action cannot be F (force).")
+    cost_risk = (
+        "Unchanged columns are no longer sent, so conflict detection can compare only the key and the "
+        "changed columns, and the conflict action cannot be F (force)."
+    )
 
     def applies(self, project, prediction) -> bool:
         qc, src, qa = first(project, "qcapture"), first(project, "source_db2"), first(project, "qapply")
         if qc is None or src is None or qa is None or qc.params.get("changed_cols_only"):
             return False
         n_cols = sum(src.params["columns"].values())
-        return (qa.params.get("conflict_action") != "F" and src.params.get("updates_per_txn", 0) > 0
-                and src.params.get("columns_changed_per_update", 0) < n_cols)
+        return (
+            qa.params.get("conflict_action") != "F"
+            and src.params.get("updates_per_txn", 0) > 0
+            and src.params.get("columns_changed_per_update", 0) < n_cols
+        )
 
     def target(self, project, prediction):
         if prediction.bottleneck in ("qcapture", "mq_log", "mq_channel", "capture_cpu"):
@@ -110,8 +130,10 @@ class ColumnSuppressionRule(Rule):
 
     def reason(self, project, prediction) -> str:
         src = first(project, "source_db2")
-        return (f"updates change {src.params['columns_changed_per_update']} of {sum(src.params['columns'].values())} "
-                f"columns but every column is sent, and the conflict action allows suppression")
+        return (
+            f"updates change {src.params['columns_changed_per_update']} of {sum(src.params['columns'].values())} "
+            f"columns but every column is sent, and the conflict action allows suppression"
+        )
 
     def change(self, project, prediction):
         return set_all(project, "qcapture", "changed_cols_only", True)
@@ -126,8 +148,10 @@ class OutageBufferPoolRule(Rule):
     id = "buffpool_outage"
     knob = ("queue_manager", "buffpool_pages")
     metric = "outage_held_min"
-    cost_risk = ("Every 4 KB buffer is storage of the queue manager (above the bar from MQ V8); a bigger pool "
-                 "needs real storage to back it or it pages.")
+    cost_risk = (
+        "Every 4 KB buffer is storage of the queue manager (above the bar from MQ V8); a bigger pool "
+        "needs real storage to back it or it pages."
+    )
 
     def __init__(self, outage_min: float = OUTAGE_MIN):
         self.outage_min = outage_min
@@ -138,23 +162,31 @@ class OutageBufferPoolRule(Rule):
 
     def reason(self, project, prediction) -> str:
         m = outage_metrics(project, prediction.metrics)
-        return (f"the transmit queue fills its buffer pool after {m['outage_held_min']:.3g} min of channel outage "
-                f"({m['xmitq_backlog_msgs_per_min']:,.0f} messages/min); a {self.outage_min:g}-minute outage "
-                f"would spill to the page set")
+        return (
+            f"the transmit queue fills its buffer pool after {m['outage_held_min']:.3g} min of channel outage "
+            f"({m['xmitq_backlog_msgs_per_min']:,.0f} messages/min); a {self.outage_min:g}-minute outage "
+            f"would spill to the page set"
+        )
 
     def change(self, project, prediction):
         qm = transmit_queue_manager(project)
         lo = int(qm.params["buffpool_pages"])
         values = range(lo + 1000 - lo % 1000, MAX_BUFFPOOL_PAGES + 1, 1000)
-        goal = make_goal(f"{qm.id}.buffpool_pages", "min", (Constraint("outage_held_min", ">=", self.outage_min),),
-                         (Axis(qm.id, "buffpool_pages", (qm.id,), tuple(values)),))
+        goal = make_goal(
+            f"{qm.id}.buffpool_pages",
+            "min",
+            (Constraint("outage_held_min", ">=", self.outage_min),),
+            (Axis(qm.id, "buffpool_pages", (qm.id,), tuple(values)),),
+        )
         result = seek(project, goal)
         return result.project if result.feasible else None
 
     def title(self, before, after, prediction) -> str:
         qm = transmit_queue_manager(after)
-        return (f"Size the transmit queue's buffer pool at {qm.params['buffpool_pages']:,} pages to hold a "
-                f"{self.outage_min:g}-minute channel outage")
+        return (
+            f"Size the transmit queue's buffer pool at {qm.params['buffpool_pages']:,} pages to hold a "
+            f"{self.outage_min:g}-minute channel outage"
+        )
 
 
 class DrainBufferPoolRule(Rule):
@@ -164,8 +196,10 @@ class DrainBufferPoolRule(Rule):
     knob = ("queue_manager", "buffpool_pages")
     metric = "elapsed_s"
     sense = "min"
-    cost_risk = ("Every 4 KB buffer is storage of the queue manager; a pool sized for the backlog needs real "
-                 "storage to back it.")
+    cost_risk = (
+        "Every 4 KB buffer is storage of the queue manager; a pool sized for the backlog needs real "
+        "storage to back it."
+    )
 
     def applies(self, project, prediction) -> bool:
         return prediction.bottleneck == "mq_pageset" and "elapsed_s" in prediction.metrics
@@ -176,8 +210,12 @@ class DrainBufferPoolRule(Rule):
     def change(self, project, prediction):
         qm = first(project, "queue_manager")
         depth = max(int(n.params.get("initial_depth_msgs", 0)) for n in nodes(project, "queue_manager"))
-        pages = math.ceil(depth * max(1.0, math.ceil(metric(prediction, "msg_size_kb") * 1024 / 4096 + 1e-9))
-                          * 100 / float(qm.params.get("dwp_start_pct", 85)))
+        pages = math.ceil(
+            depth
+            * max(1.0, math.ceil(metric(prediction, "msg_size_kb") * 1024 / 4096 + 1e-9))
+            * 100
+            / float(qm.params.get("dwp_start_pct", 85))
+        )
         pages = min(MAX_BUFFPOOL_PAGES, max(pages, int(qm.params["buffpool_pages"]) + 1000))
         return set_all(project, "queue_manager", "buffpool_pages", pages)
 
@@ -192,8 +230,10 @@ class ReadAheadRule(Rule):
     knob = ("queue_manager", "read_ahead")
     metric = "elapsed_s"
     sense = "min"
-    cost_risk = ("Needs MQ with PM63802 (read-ahead); pre-staged pages take buffers, so it helps only queues "
-                 "read in order from the page set.")
+    cost_risk = (
+        "Needs MQ with PM63802 (read-ahead); pre-staged pages take buffers, so it helps only queues "
+        "read in order from the page set."
+    )
 
     def applies(self, project, prediction) -> bool:
         deep = prediction.bottleneck == "mq_pageset" or "elapsed_s" in prediction.metrics
@@ -217,8 +257,10 @@ class NonUniqueIndexRule(Rule):
 
     id = "non_unique_indexes"
     knob = ("source_db2", "unique_indexes")
-    cost_risk = ("Only where the application does not rely on the secondary index's uniqueness; Db2 then no "
-                 "longer enforces it at the target.")
+    cost_risk = (
+        "Only where the application does not rely on the secondary index's uniqueness; Db2 then no "
+        "longer enforces it at the target."
+    )
 
     def applies(self, project, prediction) -> bool:
         src = first(project, "source_db2")
@@ -242,8 +284,10 @@ class FewerColumnsRule(Rule):
     knob = ("source_db2", "columns")
     metric = "total_cpu_us_per_row"
     sense = "min"
-    cost_risk = ("The target no longer receives the dropped columns: subscribe only columns some reader of the "
-                 "target needs (this tries half of them).")
+    cost_risk = (
+        "The target no longer receives the dropped columns: subscribe only columns some reader of the "
+        "target needs (this tries half of them)."
+    )
 
     def applies(self, project, prediction) -> bool:
         src = first(project, "source_db2")
@@ -263,8 +307,10 @@ class FewerColumnsRule(Rule):
         return set_all(project, "source_db2", "row_bytes", max(1, round(src.params["row_bytes"] * share)))
 
     def title(self, before, after, prediction) -> str:
-        return (f"Replicate {sum(first(after, 'source_db2').params['columns'].values())} columns instead of "
-                f"{sum(first(before, 'source_db2').params['columns'].values())}")
+        return (
+            f"Replicate {sum(first(after, 'source_db2').params['columns'].values())} columns instead of "
+            f"{sum(first(before, 'source_db2').params['columns'].values())}"
+        )
 
 
 class LargerSourceTxnRule(Rule):
@@ -274,15 +320,18 @@ class LargerSourceTxnRule(Rule):
     knob = ("source_db2", "rows_per_txn")
     metric = "total_cpu_us_per_row"
     sense = "min"
-    cost_risk = ("An application change: source locks are held longer and a failed transaction rolls back more "
-                 "work.")
+    cost_risk = (
+        "An application change: source locks are held longer and a failed transaction rolls back more work."
+    )
 
     def applies(self, project, prediction) -> bool:
         src = first(project, "source_db2")
         return src is not None and int(src.params.get("rows_per_txn", 0)) < 10
 
     def reason(self, project, prediction) -> str:
-        return f"each source transaction changes only {first(project, 'source_db2').params['rows_per_txn']} rows"
+        return (
+            f"each source transaction changes only {first(project, 'source_db2').params['rows_per_txn']} rows"
+        )
 
     def change(self, project, prediction):
         src = first(project, "source_db2")
@@ -299,16 +348,22 @@ class MoreApplyAgentsRule(Rule):
 
     id = "more_apply_agents"
     knob = ("qapply", "num_apply_agents")
-    cost_risk = (f"More agents use more CPU and Db2 threads; the seeds keep CPU under {CPU_CEILING_PCT:g}% and use "
-                 "the fewest agents that handle the workload.")
+    cost_risk = (
+        f"More agents use more CPU and Db2 threads; the seeds keep CPU under {CPU_CEILING_PCT:g}% and use "
+        "the fewest agents that handle the workload."
+    )
 
     def applies(self, project, prediction) -> bool:
-        return (prediction.bottleneck == "qapply_agents"
-                and metric(prediction, "apply_lpar_busy_pct", 100.0) < CPU_CEILING_PCT)
+        return (
+            prediction.bottleneck == "qapply_agents"
+            and metric(prediction, "apply_lpar_busy_pct", 100.0) < CPU_CEILING_PCT
+        )
 
     def reason(self, project, prediction) -> str:
-        return (f"the apply agents limit throughput while the Q Apply LPAR is "
-                f"{metric(prediction, 'apply_lpar_busy_pct'):.0f}% busy")
+        return (
+            f"the apply agents limit throughput while the Q Apply LPAR is "
+            f"{metric(prediction, 'apply_lpar_busy_pct'):.0f}% busy"
+        )
 
     def change(self, project, prediction):
         cur = int(first(project, "qapply").params["num_apply_agents"])
@@ -318,8 +373,12 @@ class MoreApplyAgentsRule(Rule):
         if not best.feasible:
             return None
         floor = 0.99 * best.metrics["apply_rows_per_s"]
-        fewest = seek(project, make_goal("qapply.num_apply_agents", "min",
-                                         (cpu, Constraint("apply_rows_per_s", ">=", floor)), (axis,)))
+        fewest = seek(
+            project,
+            make_goal(
+                "qapply.num_apply_agents", "min", (cpu, Constraint("apply_rows_per_s", ">=", floor)), (axis,)
+            ),
+        )
         return fewest.project if fewest.feasible and fewest.values[0] != cur else None
 
     def title(self, before, after, prediction) -> str:
@@ -337,18 +396,27 @@ class FewerApplyAgentsRule(Rule):
 
     def applies(self, project, prediction) -> bool:
         qa = first(project, "qapply")
-        return (qa is not None and int(qa.params["num_apply_agents"]) > 1
-                and metric(prediction, "apply_lpar_busy_pct", 0.0) > CPU_CEILING_PCT)
+        return (
+            qa is not None
+            and int(qa.params["num_apply_agents"]) > 1
+            and metric(prediction, "apply_lpar_busy_pct", 0.0) > CPU_CEILING_PCT
+        )
 
     def reason(self, project, prediction) -> str:
-        return (f"the Q Apply LPAR is {metric(prediction, 'apply_lpar_busy_pct'):.0f}% busy, above the "
-                f"{CPU_CEILING_PCT:g}% the seeds tune for")
+        return (
+            f"the Q Apply LPAR is {metric(prediction, 'apply_lpar_busy_pct'):.0f}% busy, above the "
+            f"{CPU_CEILING_PCT:g}% the seeds tune for"
+        )
 
     def change(self, project, prediction):
         cur = int(first(project, "qapply").params["num_apply_agents"])
         axis = _axis(project, "qapply", "num_apply_agents", range(1, cur))
-        goal = make_goal("qapply.num_apply_agents", "min",
-                         (Constraint("apply_rows_per_s", ">=", 0.98 * metric(prediction, "apply_rows_per_s")),), (axis,))
+        goal = make_goal(
+            "qapply.num_apply_agents",
+            "min",
+            (Constraint("apply_rows_per_s", ">=", 0.98 * metric(prediction, "apply_rows_per_s")),),
+            (axis,),
+        )
         result = seek(project, goal)
         return result.project if result.feasible else None
 
@@ -361,16 +429,23 @@ class NonPersistentRule(Rule):
 
     id = "non_persistent"
     knob = ("qcapture", "msg_persistence")
-    cost_risk = ("Non-persistent messages are lost if a queue manager or the channel fails; Q Capture must then "
-                 "restart from an earlier log point (or the tables be reloaded).")
+    cost_risk = (
+        "Non-persistent messages are lost if a queue manager or the channel fails; Q Capture must then "
+        "restart from an earlier log point (or the tables be reloaded)."
+    )
 
     def applies(self, project, prediction) -> bool:
         qc = first(project, "qcapture")
-        return (qc is not None and qc.params.get("msg_persistence")
-                and prediction.bottleneck in ("mq_log", "apply_mq_log"))
+        return (
+            qc is not None
+            and qc.params.get("msg_persistence")
+            and prediction.bottleneck in ("mq_log", "apply_mq_log")
+        )
 
     def reason(self, project, prediction) -> str:
-        return "the MQ log limits throughput: every persistent message is logged and each commit forces the log"
+        return (
+            "the MQ log limits throughput: every persistent message is logged and each commit forces the log"
+        )
 
     def change(self, project, prediction):
         return set_all(project, "qcapture", "msg_persistence", False)
@@ -389,13 +464,18 @@ class TraceOffRule(Rule):
     cost_risk = "Less diagnostic data when a problem needs tracing; switch it on only while diagnosing."
 
     def applies(self, project, prediction) -> bool:
-        return any(n.params.get("global_trace") or n.params.get("chinit_trace") for n in nodes(project, "queue_manager"))
+        return any(
+            n.params.get("global_trace") or n.params.get("chinit_trace")
+            for n in nodes(project, "queue_manager")
+        )
 
     def reason(self, project, prediction) -> str:
         return "MQ trace is on; every MQ call pays for it"
 
     def change(self, project, prediction):
-        return set_all(set_all(project, "queue_manager", "global_trace", False), "queue_manager", "chinit_trace", False)
+        return set_all(
+            set_all(project, "queue_manager", "global_trace", False), "queue_manager", "chinit_trace", False
+        )
 
     def title(self, before, after, prediction) -> str:
         return "Switch MQ GLOBAL and CHINIT trace off"
@@ -403,6 +483,18 @@ class TraceOffRule(Rule):
 
 def qrep_rules(outage_min: float = OUTAGE_MIN) -> list:
     """Every Q Replication rule, in the order the advisor tries them."""
-    return [TransBatchRule(), RowLockingRule(), ColumnSuppressionRule(), OutageBufferPoolRule(outage_min),
-            DrainBufferPoolRule(), ReadAheadRule(), NonUniqueIndexRule(), FewerColumnsRule(), LargerSourceTxnRule(),
-            MoreApplyAgentsRule(), FewerApplyAgentsRule(), NonPersistentRule(), TraceOffRule()]
+    return [
+        TransBatchRule(),
+        RowLockingRule(),
+        ColumnSuppressionRule(),
+        OutageBufferPoolRule(outage_min),
+        DrainBufferPoolRule(),
+        ReadAheadRule(),
+        NonUniqueIndexRule(),
+        FewerColumnsRule(),
+        LargerSourceTxnRule(),
+        MoreApplyAgentsRule(),
+        FewerApplyAgentsRule(),
+        NonPersistentRule(),
+        TraceOffRule(),
+    ]

@@ -21,8 +21,11 @@ def main(argv=None) -> int:
     cal = ["--calibration", a.calibration] if a.calibration else []
     seeds = ["--seeds", a.seeds] if a.seeds else []
     status = 0
-    for name, run, args in (("mq.json", mq.main, cal + seeds), ("db2v8.json", db2v8.main, seeds),
-                            ("mirror.json", mirror.main, cal)):
+    for name, run, args in (
+        ("mq.json", mq.main, cal + seeds),
+        ("db2v8.json", db2v8.main, seeds),
+        ("mirror.json", mirror.main, cal),
+    ):
         try:
             run(args)
         except MissingInputError as e:

@@ -35,13 +35,18 @@ def derive(seeds: Path) -> dict:
         return m.groups()
 
     sys_t, user_lo, user_hi = find(r"\+(\d+)% for system, \+(\d+) to (\d+)% for user thread")
-    stack, = find(r"Stack storage: \+(\d+)%")
-    dsc, = find(r"Dynamic statement cache: \+(\d+)%")
-    rid, = find(r"RID pool: (-\d+)%")
-    others, = find(r"Others: (-\d+)%")
+    (stack,) = find(r"Stack storage: \+(\d+)%")
+    (dsc,) = find(r"Dynamic statement cache: \+(\d+)%")
+    (rid,) = find(r"RID pool: (-\d+)%")
+    (others,) = find(r"Others: (-\d+)%")
     growth = {
-        "system_agents": _pct(sys_t), "user_threads": _pct(user_hi), "stack_storage": _pct(stack),
-        "local_dynamic_statement_cache": _pct(dsc), "edm_pool": 0.0, "rid_pool": _pct(rid), "other": _pct(others),
+        "system_agents": _pct(sys_t),
+        "user_threads": _pct(user_hi),
+        "stack_storage": _pct(stack),
+        "local_dynamic_statement_cache": _pct(dsc),
+        "edm_pool": 0.0,
+        "rid_pool": _pct(rid),
+        "other": _pct(others),
     }
     ranges = {}
     for key, pat in {
@@ -64,8 +69,12 @@ def derive(seeds: Path) -> dict:
         "dbm1_growth": growth,
         "user_thread_growth_range": [_pct(user_lo), _pct(user_hi)],
         "cpu_change_range": ranges,
-        "catalog": {"nfm_fixed_min": float(fixed_min), "nfm_min_per_gb": float(per_gb),
-                    "cm_range_min": [float(cm_lo), float(cm_hi)], "nfm_range_h": [float(nfm_lo), float(nfm_hi)]},
+        "catalog": {
+            "nfm_fixed_min": float(fixed_min),
+            "nfm_min_per_gb": float(per_gb),
+            "cm_range_min": [float(cm_lo), float(cm_hi)],
+            "nfm_range_h": [float(nfm_lo), float(nfm_hi)],
+        },
         # the seed's example skips a pool at 0.003 I/Os per buffer and ranks those from 1.9 up
         "page_fix": {"min_intensity": 1.0},
         "fit": {"method": "read from the seed text", "source": f"seed {SEED}"},

@@ -103,8 +103,13 @@ def build(values: dict) -> dict:
         for name, v in values.items():
             if name.startswith(p + ".") and name in FREE:
                 prof[p][name.split(".", 1)[1]] = v
-    streams = {st: {k: values.get(f"{st}.{k}", CLIENT_FREE[f"{st}.{k}"][0])
-                    for k in ("app_cpu_ms_per_op", "app_wait_ms_per_op")} for st in ("interactive", "batch")}
+    streams = {
+        st: {
+            k: values.get(f"{st}.{k}", CLIENT_FREE[f"{st}.{k}"][0])
+            for k in ("app_cpu_ms_per_op", "app_wait_ms_per_op")
+        }
+        for st in ("interactive", "batch")
+    }
     prof["native"]["throughput_units_per_txn"] = prof["native"]["ops_per_txn"]
     prof["native"].setdefault("jobs_per_job_set", prof["sql"]["jobs_per_job_set"])
     prof["native"].setdefault("job_think_ms", prof["sql"]["job_think_ms"])
@@ -172,8 +177,11 @@ def _cpu_residuals(coeffs, scen):
 
 def _little_jobs(scen):
     """Stage B0: jobs per job set and think time from Little's law, X (R + Z) = a * job_sets."""
-    rows = [(s["workload"]["job_sets"], s["measured"]["tps"], s["measured"]["response_time_ms"] / 1000.0)
-            for s in scen if s["workload"].get("job_sets") and "tps" in s["measured"]]
+    rows = [
+        (s["workload"]["job_sets"], s["measured"]["tps"], s["measured"]["response_time_ms"] / 1000.0)
+        for s in scen
+        if s["workload"].get("job_sets") and "tps" in s["measured"]
+    ]
     if len(rows) < 2:  # too few job-set runs (a cross-validation fold): keep the initial values
         return FREE["sql.jobs_per_job_set"][0], FREE["sql.job_think_ms"][0]
     a_mat = np.array([[js, -x] for js, x, _ in rows])
@@ -242,14 +250,31 @@ def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]
     scen = scenarios(calibration)
     values = {n: v[0] for n, v in FREE.items()}
     values["sql.jobs_per_job_set"], values["sql.job_think_ms"] = _little_jobs(scen)
-    cpu_names = ["native.cpu_ms_per_op", "sql.cpu_ms_per_op", "g.hdd_cpu_factor", "native.mirror_src_cpu_ms_per_op",
-                 "sql.mirror_src_cpu_ms_per_op", "native.mirror_tgt_cpu_ms_per_op",
-                 "sql.mirror_tgt_cpu_ms_per_op", "g.spin_fraction"]
+    cpu_names = [
+        "native.cpu_ms_per_op",
+        "sql.cpu_ms_per_op",
+        "g.hdd_cpu_factor",
+        "native.mirror_src_cpu_ms_per_op",
+        "sql.mirror_src_cpu_ms_per_op",
+        "native.mirror_tgt_cpu_ms_per_op",
+        "sql.mirror_tgt_cpu_ms_per_op",
+        "g.spin_fraction",
+    ]
     ra = _fit_stage(cpu_names, values, scen, _cpu_residuals, 500)
     # user think time: a light-load cycle of the 32k-user SSD baseline, N k / X
-    model_names = ["native.ops_per_txn", "g.write_ms.SSD", "g.write_ms.HDD", "g.storage_servers.SSD",
-                   "g.storage_servers.HDD", "g.rdma_rtt_ms", "native.users_per_job", "sql.ops_per_txn",
-                   "sql.ios_per_write", "native.user_think_s", "sql.wait_ms_per_op"]
+    model_names = [
+        "native.ops_per_txn",
+        "g.write_ms.SSD",
+        "g.write_ms.HDD",
+        "g.storage_servers.SSD",
+        "g.storage_servers.HDD",
+        "g.rdma_rtt_ms",
+        "native.users_per_job",
+        "sql.ops_per_txn",
+        "sql.ios_per_write",
+        "native.user_think_s",
+        "sql.wait_ms_per_op",
+    ]
     rb = _fit_stage(model_names, values, scen, _model_residuals, max_nfev)
     # CPU again with the final operations per transaction (commit share), then the network once more
     ra = _fit_stage(cpu_names, values, scen, _cpu_residuals, 300)
@@ -261,12 +286,21 @@ def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]
     if clients:
         rc_fun = _fit_stage(list(CLIENT_FREE), values, clients, residuals, 2000).fun
     coeffs = build(values)
-    report = {"cpu_rms_log": _rms(ra.fun), "client_rms_points": 25.0 * _rms(rc_fun), "n_client": len(rc_fun),
-              "model_rms_log": _rms(rb.fun), "n_cpu": len(ra.fun), "n_model": len(rb.fun)}
+    report = {
+        "cpu_rms_log": _rms(ra.fun),
+        "client_rms_points": 25.0 * _rms(rc_fun),
+        "n_client": len(rc_fun),
+        "model_rms_log": _rms(rb.fun),
+        "n_cpu": len(ra.fun),
+        "n_model": len(rb.fun),
+    }
     if removed:
         report["excluded"] = removed
-    coeffs["fit"] = {"method": "staged scipy least_squares on log errors (see engine/calibrate_misc/mirror.py)",
-                     "source": "calibration.json, kind db2mirror", **report}
+    coeffs["fit"] = {
+        "method": "staged scipy least_squares on log errors (see engine/calibrate_misc/mirror.py)",
+        "source": "calibration.json, kind db2mirror",
+        **report,
+    }
     return coeffs, report
 
 
@@ -275,9 +309,14 @@ def main(argv=None) -> int:
     ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
     ap.add_argument("--max-nfev", type=int, default=400)
     ap.add_argument("--out", default=str(OUT), help="default: assets/coefficients/mirror.json")
-    ap.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
-                    help="leave scenarios whose id matches PATTERN (shell style, e.g. 'mir-cs1-*') out of the "
-                         "fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)")
+    ap.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave scenarios whose id matches PATTERN (shell style, e.g. 'mir-cs1-*') out of the "
+        "fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)",
+    )
     a = ap.parse_args(argv)
     calibration = load_calibration(a.calibration)
     try:

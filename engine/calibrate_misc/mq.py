@@ -37,7 +37,9 @@ ASSUMED = {
 
 
 def _seed_text(seeds: Path) -> str:
-    return seed_text(seeds, SEED, "the MQ costs by task for 64 KB messages and the storage/SSL/compression tables")
+    return seed_text(
+        seeds, SEED, "the MQ costs by task for 64 KB messages and the storage/SSL/compression tables"
+    )
 
 
 def _row(text: str, label: str, n: int, prefix: bool = False) -> list[float]:
@@ -58,8 +60,10 @@ def derive(calibration: dict, seeds: Path) -> dict:
     text = _seed_text(seeds)
     s2 = next((s for s in calibration["scenarios"] if s.get("id") == "mq-xmitq-200k-buffers"), None)
     if s2 is None or "measured" not in s2:
-        raise SystemExit("calibration file: scenario 'mq-xmitq-200k-buffers' with its measured values is missing; "
-                         "the MQ coefficients are solved from it")
+        raise SystemExit(
+            "calibration file: scenario 'mq-xmitq-200k-buffers' with its measured values is missing; "
+            "the MQ coefficients are solved from it"
+        )
     m2 = s2["measured"]
     size2 = s2["message_bytes"]
     # class 3 accounting: gets of 2048-byte messages show 2476 bytes with MQ's headers
@@ -89,7 +93,9 @@ def derive(calibration: dict, seeds: Path) -> dict:
     ad_cpu = _line((pages2, m2["adaptor_cpu_us_per_msg"]), (pages64, ad64[0]))
     # channel time per message from buffers: 1 / published buffer-pool get rate
     t_bp = 1e6 / m2["get_rate_from_bufferpool_msgs_per_s"]
-    overhead = t_bp - m2["adaptor_cpu_us_per_msg"] - m2["dispatcher_cpu_us_per_msg"] - (size2 + header) * 8 / 1e4
+    overhead = (
+        t_bp - m2["adaptor_cpu_us_per_msg"] - m2["dispatcher_cpu_us_per_msg"] - (size2 + header) * 8 / 1e4
+    )
     # page-set read wait: 2 KB from the page-set get rate, 64 KB from its adaptor elapsed (all gets from page set)
     wait2 = 1e6 / m2["get_rate_from_pageset_msgs_per_s"] - t_bp
     wait64 = ad64[1] - ad64[0]
@@ -98,13 +104,23 @@ def derive(calibration: dict, seeds: Path) -> dict:
         "version": VERSION,
         "header_bytes": header,
         "timeline_offset_s": lead,
-        "putter": {"cpu_us": put_cpu[0], "cpu_us_per_kb": put_cpu[1], "elapsed_us": put_el[0],
-                   "elapsed_us_per_kb": put_el[1], "commit_us": commit_us, "loop_us": loop,
-                   "persistent_force_us": ASSUMED["persistent_force_us"]},
+        "putter": {
+            "cpu_us": put_cpu[0],
+            "cpu_us_per_kb": put_cpu[1],
+            "elapsed_us": put_el[0],
+            "elapsed_us_per_kb": put_el[1],
+            "commit_us": commit_us,
+            "loop_us": loop,
+            "persistent_force_us": ASSUMED["persistent_force_us"],
+        },
         "adaptor": {"cpu_us": ad_cpu[0], "cpu_us_per_page": ad_cpu[1]},
         "dispatcher": {"cpu_us_per_request": float(d_req), "cpu_us_per_kb": float(d_kb)},
         "channel": {"overhead_us": overhead},
-        "pageset": {"read_us": ps[0], "read_us_per_page": ps[1], "read_ahead_factor": ASSUMED["read_ahead_factor"]},
+        "pageset": {
+            "read_us": ps[0],
+            "read_us_per_page": ps[1],
+            "read_ahead_factor": ASSUMED["read_ahead_factor"],
+        },
         "dwp": {"pages_per_s": ASSUMED["dwp_pages_per_s"], "cpu_us": 0.0, "cpu_us_per_page": 0.0},
         "sync_write_pct": ASSUMED["sync_write_pct"],
         # "PAGECLAS(FIXED4KB) reduced the cost (~30%)" with large pools (seed 003, notes on charts 3 and 4)
@@ -120,9 +136,11 @@ def derive(calibration: dict, seeds: Path) -> dict:
     dwp = _line((pages2, m2["dwp_cpu_us_per_msg"] / r.pageset_fraction), (pages64, dwp64))
     coeffs["dwp"].update({"cpu_us": dwp[0], "cpu_us_per_page": dwp[1]})
     coeffs["calculators"] = calculators(text)
-    coeffs["fit"] = {"method": "two-point solutions per coefficient (see engine/calibrate_misc/mq.py)",
-                     "sources": ["calibration.json mq-xmitq-200k-buffers", f"seed {SEED} tables"],
-                     "assumed": ASSUMED}
+    coeffs["fit"] = {
+        "method": "two-point solutions per coefficient (see engine/calibrate_misc/mq.py)",
+        "sources": ["calibration.json mq-xmitq-200k-buffers", f"seed {SEED} tables"],
+        "assumed": ASSUMED,
+    }
     return coeffs
 
 
@@ -150,16 +168,22 @@ def calculators(text: str) -> dict:
         a, b = np.polyfit(msg, vals, 1)[::-1]
         svr[str(sharecnv)] = {"kb": float(a), "kb_per_msg_kb": float(b)}
     nums = lambda pat: [float(v) for v in re.search(pat, text, re.DOTALL).groups()]
-    conn = nums(r"typical storage usage decreases to (\d+)KB per connection.*?usage increases to (\d+)KB.*?"
-                r"the usage is (\d+)KB per connection.*?additional shared queue overhead of (\d+)KB")
-    csa = nums(r"CSA usage is ([\d.]+)KB per connection.*?SHARECNV\(1\), CSA usage is approximately ([\d.]+)KB.*?"
-               r"SHARECNV\(5\), CSA usage is approximately ([\d.]+)KB.*?SHARECNV\(10\), CSA usage is "
-               r"approximately ([\d.]+)KB")
+    conn = nums(
+        r"typical storage usage decreases to (\d+)KB per connection.*?usage increases to (\d+)KB.*?"
+        r"the usage is (\d+)KB per connection.*?additional shared queue overhead of (\d+)KB"
+    )
+    csa = nums(
+        r"CSA usage is ([\d.]+)KB per connection.*?SHARECNV\(1\), CSA usage is approximately ([\d.]+)KB.*?"
+        r"SHARECNV\(5\), CSA usage is approximately ([\d.]+)KB.*?SHARECNV\(10\), CSA usage is "
+        r"approximately ([\d.]+)KB"
+    )
     neg = nums(r"secret key negotiation cost of approximately (\d+)-(\d+) microseconds per message")
     reneg_msgs = nums(r"renegotiate every (\d+) messages")[0]
     # per-negotiation cost implied by the per-message figure at 64 KB messages and 1 MB renegotiation
     neg_lo, neg_hi = neg[0] * reneg_msgs, neg[1] * reneg_msgs
-    comp = nums(r"Dispatcher cost\tSSL Task\tTotal\t\n(\d+)\t(\d+)\t(\d+)\t\n(\d+)\t(\d+)\t(\d+)\t\n(\d+)\t(\d+)\t(\d+)")
+    comp = nums(
+        r"Dispatcher cost\tSSL Task\tTotal\t\n(\d+)\t(\d+)\t(\d+)\t\n(\d+)\t(\d+)\t(\d+)\t\n(\d+)\t(\d+)\t(\d+)"
+    )
     inbound = nums(r"SSL only\t(\d+)\t(\d+)\t(\d+)\nSSL with hardware decompression\t(\d+)\t(\d+)\t(\d+)")
     comp_pct = 0.40  # "The 40% compression level has been used" for these tables
     msg_kb = 64.0
@@ -173,23 +197,45 @@ def calculators(text: str) -> dict:
     h = (p2 * s2 - p1 * s1) / (2 * (p1 - p2))
     d = p1 * (2 * h + s1) / 2
     return {
-        "channel_footprint_kb": {"fixed": float(f0), "per_msg_kb_to_64": float(f_small),
-                                 "per_msg_kb_above_64": float(f_large)},
+        "channel_footprint_kb": {
+            "fixed": float(f0),
+            "per_msg_kb_to_64": float(f_small),
+            "per_msg_kb_above_64": float(f_large),
+        },
         "svrconn_footprint_kb": svr,
-        "connection_storage_kb": {"local": conn[0], "sharecnv1": conn[1], "sharecnv10_per_conversation": conn[2],
-                                  "shared_queue_extra": conn[3]},
-        "csa_kb_per_connection": {"local": csa[0], "sharecnv1": csa[1], "sharecnv5": csa[2], "sharecnv10": csa[3]},
-        "ssl": {"negotiation_us": [neg_lo, neg_hi], "segment_kb": seg_kb_ssl,
-                "ssl_task_us_per_kb": comp[1] / msg_kb,
-                "dispatcher_us_per_segment": comp[0] / segs},
+        "connection_storage_kb": {
+            "local": conn[0],
+            "sharecnv1": conn[1],
+            "sharecnv10_per_conversation": conn[2],
+            "shared_queue_extra": conn[3],
+        },
+        "csa_kb_per_connection": {
+            "local": csa[0],
+            "sharecnv1": csa[1],
+            "sharecnv5": csa[2],
+            "sharecnv10": csa[3],
+        },
+        "ssl": {
+            "negotiation_us": [neg_lo, neg_hi],
+            "segment_kb": seg_kb_ssl,
+            "ssl_task_us_per_kb": comp[1] / msg_kb,
+            "dispatcher_us_per_segment": comp[0] / segs,
+        },
         "compression": {
             "zlibfast_hw_us_per_kb": (comp[3] - comp[0]) / msg_kb,
             "software_us_per_kb": (comp[6] - comp[0]) / msg_kb,
             "software_inflate_us_per_kb": (inbound[3] - inbound[0]) / (msg_kb * (1 - comp_pct)),
-            "defminreqsize_kb": 4.0, "infminreqsize_kb": 16.0,
+            "defminreqsize_kb": 4.0,
+            "infminreqsize_kb": 16.0,
         },
-        "log": {"bytes_per_message": h, "rba8_extra_bytes_per_message": d, "active_logs_max": 31,
-                "active_log_max_bytes": 4 * 2**30, "rba6_bytes": 2**48, "rba8_bytes": 2**64},
+        "log": {
+            "bytes_per_message": h,
+            "rba8_extra_bytes_per_message": d,
+            "active_logs_max": 31,
+            "active_log_max_bytes": 4 * 2**30,
+            "rba6_bytes": 2**48,
+            "rba8_bytes": 2**64,
+        },
     }
 
 

@@ -58,7 +58,8 @@ def seed_text(seeds: Path, name: str, what: str) -> str:
         raise MissingInputError(
             f"seed document {path} cannot be read ({e.strerror or e}); it holds {what}, which the calibration "
             f"file does not. Pass --seeds DIR or set QRTUNE_SEEDS to the folder holding {name}, "
-            "or keep the committed coefficients.") from None
+            "or keep the committed coefficients."
+        ) from None
 
 
 def load_calibration(path: str | os.PathLike | None = None) -> dict:
@@ -73,8 +74,10 @@ def load_calibration(path: str | os.PathLike | None = None) -> dict:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except OSError as e:
-        raise MissingInputError(f"calibration file {p} cannot be read ({e.strerror or e}); "
-                                "pass --calibration FILE (format qrtune-scenarios/1)") from None
+        raise MissingInputError(
+            f"calibration file {p} cannot be read ({e.strerror or e}); "
+            "pass --calibration FILE (format qrtune-scenarios/1)"
+        ) from None
     except json.JSONDecodeError as e:
         raise MissingInputError(f"calibration file {p}: not valid JSON at line {e.lineno}: {e.msg}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("scenarios"), list):
@@ -112,12 +115,16 @@ def without_scenarios(doc: dict, patterns) -> tuple[dict, list[str]]:
     ids = [s.get("id", "") for s in doc.get("scenarios", [])]
     for p in patterns:
         if not any(fnmatchcase(i, p) for i in ids):
-            raise ValueError(f"exclude: pattern {p!r} matches no scenario id (ids look like {ids[0]!r})"
-                             if ids else f"exclude: pattern {p!r}: the document has no scenarios")
+            raise ValueError(
+                f"exclude: pattern {p!r} matches no scenario id (ids look like {ids[0]!r})"
+                if ids
+                else f"exclude: pattern {p!r}: the document has no scenarios"
+            )
     removed = [i for i in ids if any(fnmatchcase(i, p) for p in patterns)]
     gone = set(removed)
     out = dict(doc)
     out["scenarios"] = [s for s in doc.get("scenarios", []) if s.get("id") not in gone]
-    out["relations"] = [r for r in doc.get("relations", [])
-                        if r.get("a") not in gone and r.get("b") not in gone]
+    out["relations"] = [
+        r for r in doc.get("relations", []) if r.get("a") not in gone and r.get("b") not in gone
+    ]
     return out, removed

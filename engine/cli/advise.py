@@ -28,18 +28,39 @@ from engine.cli import argtypes
 
 
 def register(sub) -> None:
-    p = sub.add_parser("advise", help="tuning recommendations backed by the engine, or goal seeking",
-                       description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "advise",
+        help="tuning recommendations backed by the engine, or goal seeking",
+        description=__doc__,
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+    )
     p.add_argument("project", metavar="PROJECT", help="project file")
-    p.add_argument("--goal", metavar="GOAL", default=None,
-                   help="fewest-agents[:RATE], outage-pool[:MINUTES] or 'min|max OBJECTIVE [subject to ...] over ...'")
-    p.add_argument("--method", choices=("auto", "exhaustive", "coordinate"), default="auto",
-                   help="goal search method (default: exhaustive up to 4096 points)")
-    p.add_argument("--outage-min", type=argtypes.number(0.0, 10_080.0, "min"), default=20.0,
-                   metavar="MINUTES",
-                   help="channel outage the transmit queue's buffer pool should hold (default: %(default)s)")
-    p.add_argument("--min-gain", type=argtypes.number(0.0, 1000.0, "%"), default=1.0, metavar="PCT",
-                   help="smallest improvement of a rule's target metric to recommend it (default: %(default)s%%)")
+    p.add_argument(
+        "--goal",
+        metavar="GOAL",
+        default=None,
+        help="fewest-agents[:RATE], outage-pool[:MINUTES] or 'min|max OBJECTIVE [subject to ...] over ...'",
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "exhaustive", "coordinate"),
+        default="auto",
+        help="goal search method (default: exhaustive up to 4096 points)",
+    )
+    p.add_argument(
+        "--outage-min",
+        type=argtypes.number(0.0, 10_080.0, "min"),
+        default=20.0,
+        metavar="MINUTES",
+        help="channel outage the transmit queue's buffer pool should hold (default: %(default)s)",
+    )
+    p.add_argument(
+        "--min-gain",
+        type=argtypes.number(0.0, 1000.0, "%"),
+        default=1.0,
+        metavar="PCT",
+        help="smallest improvement of a rule's target metric to recommend it (default: %(default)s%%)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-store", action="store_true", help="do not record runs")
     add_db_options(p)
@@ -67,14 +88,18 @@ def format_advice(advice) -> str:
         lines.append(f"   why:    {r.reason}")
         lines.append("   change: " + "; ".join(str(c) for c in r.changes))
         signed = r.gain_pct if r.sense == "max" else -r.gain_pct
-        lines.append(f"   effect: {r.metric} {signed:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
-                     "engine run of the changed project)")
+        lines.append(
+            f"   effect: {r.metric} {signed:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
+            "engine run of the changed project)"
+        )
         for name, b in r.before.items():
             a = r.after.get(name)
             band = r.prediction.bands.get(name) if r.prediction is not None else None
             extra = f"   [{band_label()} {_fmt(band[0])} .. {_fmt(band[1])}]" if band else ""
-            lines.append(f"     {name:<26} {_fmt(b):>12} -> {_fmt(a) if a is not None else '-':>12} "
-                         f"{r.units.get(name, '')}{extra}")
+            lines.append(
+                f"     {name:<26} {_fmt(b):>12} -> {_fmt(a) if a is not None else '-':>12} "
+                f"{r.units.get(name, '')}{extra}"
+            )
         lines.append(f"   cost/risk: {r.cost_risk}")
         lines.append(f"   seed: {r.seed}")
         lines.append("")
@@ -88,15 +113,22 @@ def format_advice(advice) -> str:
 def format_goal(result) -> str:
     """Readable goal-seek outcome."""
     g = result.goal
-    lines = [g.describe(), "",
-             f"  {'found' if result.feasible else 'NO FEASIBLE POINT; nearest miss'}: "
-             + " ".join(f"{name}={v}" for name, v in result.changes()),
-             f"  {g.objective} = {_fmt(result.objective_value)}",
-             (f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
-              f"{result.elapsed_s * 1000:.0f} ms")]
+    lines = [
+        g.describe(),
+        "",
+        f"  {'found' if result.feasible else 'NO FEASIBLE POINT; nearest miss'}: "
+        + " ".join(f"{name}={v}" for name, v in result.changes()),
+        f"  {g.objective} = {_fmt(result.objective_value)}",
+        (
+            f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
+            f"{result.elapsed_s * 1000:.0f} ms"
+        ),
+    ]
     for c in g.constraints:
         v = result.metrics.get(c.metric)
-        lines.append(f"  {'ok ' if c.satisfied(result.metrics) else 'MISS'} {c}  (predicted {_fmt(v) if v is not None else 'n/a'})")
+        lines.append(
+            f"  {'ok ' if c.satisfied(result.metrics) else 'MISS'} {c}  (predicted {_fmt(v) if v is not None else 'n/a'})"
+        )
     return "\n".join(lines)
 
 
@@ -113,13 +145,24 @@ def run(args) -> int:
             result = seek(project, goal, method=args.method)
             if store is not None:
                 label = "goal: " + " ".join(f"{n}={v}" for n, v in result.changes())
-                out["run_id"] = store.record_prediction(result.project, result.prediction, kind="goalseek", label=label)
+                out["run_id"] = store.record_prediction(
+                    result.project, result.prediction, kind="goalseek", label=label
+                )
             if args.json:
-                out.update({"goal": goal.describe(), "feasible": result.feasible,
-                            "values": {n: v for n, v in result.changes()}, "objective": result.objective_value,
-                            "metrics": result.metrics, "method": result.method, "evaluations": result.evaluations,
-                            "grid_points": goal.n_points, "elapsed_s": result.elapsed_s,
-                            "bands": {k: list(v) for k, v in result.prediction.bands.items()}})
+                out.update(
+                    {
+                        "goal": goal.describe(),
+                        "feasible": result.feasible,
+                        "values": {n: v for n, v in result.changes()},
+                        "objective": result.objective_value,
+                        "metrics": result.metrics,
+                        "method": result.method,
+                        "evaluations": result.evaluations,
+                        "grid_points": goal.n_points,
+                        "elapsed_s": result.elapsed_s,
+                        "bands": {k: list(v) for k, v in result.prediction.bands.items()},
+                    }
+                )
             else:
                 print(format_goal(result))
         else:
@@ -127,9 +170,15 @@ def run(args) -> int:
 
             advice = advise(project, min_gain_pct=args.min_gain, outage_min=args.outage_min)
             if store is not None:
-                ids = [store.record_prediction(project, advice.prediction, kind="advise", label="advise: as is")]
+                ids = [
+                    store.record_prediction(project, advice.prediction, kind="advise", label="advise: as is")
+                ]
                 for r in advice.recommendations:
-                    ids.append(store.record_prediction(r.project, r.prediction, kind="advise", label=f"advice: {r.title}"))
+                    ids.append(
+                        store.record_prediction(
+                            r.project, r.prediction, kind="advise", label=f"advice: {r.title}"
+                        )
+                    )
                 out["run_ids"] = ids
             if args.json:
                 out.update(advice.to_json())
@@ -143,6 +192,8 @@ def run(args) -> int:
         sys.stdout.write("\n")
     elif out:
         ids = out.get("run_ids") or [out.get("run_id")]
-        print(f"\n  recorded as run{'s' if len(ids) > 1 else ''} {', '.join(str(i) for i in ids)} in "
-              f"{args.db or 'the default store'}")
+        print(
+            f"\n  recorded as run{'s' if len(ids) > 1 else ''} {', '.join(str(i) for i in ids)} in "
+            f"{args.db or 'the default store'}"
+        )
     return 0

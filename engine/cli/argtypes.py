@@ -86,7 +86,9 @@ def scheduler_address(text: str) -> str:
     octets = host.split(".")
     bad_ip = len(octets) == 4 and all(o.isdigit() for o in octets) and any(int(o) > 255 for o in octets)
     if not m or not 1 <= port <= 65535 or bad_ip:
-        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT")
+        raise argparse.ArgumentTypeError(
+            f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT"
+        )
     return text
 
 

@@ -14,11 +14,18 @@ from engine.cli import argtypes
 
 def register(sub) -> None:
     p = sub.add_parser("compare", help="compare stored runs side by side", description=__doc__)
-    p.add_argument("run_ids", nargs="+", type=argtypes.integer(0), metavar="RUN_ID",
-                   help="runs to compare (the first is the reference)")
+    p.add_argument(
+        "run_ids",
+        nargs="+",
+        type=argtypes.integer(0),
+        metavar="RUN_ID",
+        help="runs to compare (the first is the reference)",
+    )
     add_db_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
-    p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    p.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="the same as --format json"
+    )
     p.set_defaults(func=run)
 
 

@@ -9,8 +9,9 @@ from engine.evaluate import evaluate_file
 
 
 def register(sub) -> None:
-    p = sub.add_parser("evaluate", help="predict a scenario file (qrtune-scenarios/1) as JSON",
-                       description=__doc__)
+    p = sub.add_parser(
+        "evaluate", help="predict a scenario file (qrtune-scenarios/1) as JSON", description=__doc__
+    )
     p.add_argument("file", metavar="FILE", help="scenario file")
     p.set_defaults(func=run)
 

@@ -14,8 +14,9 @@ from engine.cli.runs import add_db_options, open_store
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="write runs or a sweep as CSV or Parquet (one row per run)",
-                       description=__doc__)
+    p = sub.add_parser(
+        "export", help="write runs or a sweep as CSV or Parquet (one row per run)", description=__doc__
+    )
     p.add_argument("runs", nargs="*", type=int, metavar="RUN_ID", help="runs to export")
     p.add_argument("--sweep", type=int, metavar="ID", help="export every point of this sweep")
     p.add_argument("--format", default="csv", choices=("csv", "parquet"), help="file format (default csv)")

@@ -20,17 +20,33 @@ def register(sub) -> None:
     p = sub.add_parser("fit", help="fit coefficients to imported monitor intervals", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     add_db_options(p)
-    p.add_argument("--holdout-every", type=argtypes.integer(0, 1_000_000), default=4, metavar="N",
-                   help="hold every N-th interval out of the fit to judge it (default 4)")
+    p.add_argument(
+        "--holdout-every",
+        type=argtypes.integer(0, 1_000_000),
+        default=4,
+        metavar="N",
+        help="hold every N-th interval out of the fit to judge it (default 4)",
+    )
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
-    p.add_argument("--metrics", metavar="NAME[,NAME...]",
-                   help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)")
-    p.add_argument("--max-intervals", type=argtypes.integer(1), default=None, metavar="N",
-                   help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
-                   "(default 300; a week of 10 s intervals is 60,480)")
-    p.add_argument("--export", metavar="CSV",
-                   help="write measured and predicted values (before and after the fit) of every interval used, "
-                   "one row per interval and metric, held-out ones marked: to overlay them in a chart")
+    p.add_argument(
+        "--metrics",
+        metavar="NAME[,NAME...]",
+        help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)",
+    )
+    p.add_argument(
+        "--max-intervals",
+        type=argtypes.integer(1),
+        default=None,
+        metavar="N",
+        help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
+        "(default 300; a week of 10 s intervals is 60,480)",
+    )
+    p.add_argument(
+        "--export",
+        metavar="CSV",
+        help="write measured and predicted values (before and after the fit) of every interval used, "
+        "one row per interval and metric, held-out ones marked: to overlay them in a chart",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -48,8 +64,16 @@ def _export(path: str, model, settings: dict, result) -> None:
     used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
     rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
     buf = io.StringIO()
-    fields = ["monitor_time", "queue", "held_out", "offered_rows_per_s", "metric", "measured", "predicted_before",
-              "predicted_after"]
+    fields = [
+        "monitor_time",
+        "queue",
+        "held_out",
+        "offered_rows_per_s",
+        "metric",
+        "measured",
+        "predicted_before",
+        "predicted_after",
+    ]
     w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     w.writeheader()
     for r in rows:
@@ -77,30 +101,53 @@ def run(args) -> int:
     intervals = intervals_from_monitor(tables, default_s)
     only = [x.strip() for x in args.only.split(",")] if args.only else None
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
-    result = fit_coefficients(model, settings, intervals, args.holdout_every, only, metrics,
-                              **({"max_intervals": args.max_intervals} if args.max_intervals else {}))
+    result = fit_coefficients(
+        model,
+        settings,
+        intervals,
+        args.holdout_every,
+        only,
+        metrics,
+        **({"max_intervals": args.max_intervals} if args.max_intervals else {}),
+    )
     if args.export:
         _export(args.export, model, settings, result)
     with open_store(args) as store:
-        fit_id = store.record_fit(project, result.base_version, result.fitted, result.n_fit, result.n_holdout,
-                                  result.before["mean_metric_pct"], result.after["mean_metric_pct"], result.to_json())
+        fit_id = store.record_fit(
+            project,
+            result.base_version,
+            result.fitted,
+            result.n_fit,
+            result.n_holdout,
+            result.before["mean_metric_pct"],
+            result.after["mean_metric_pct"],
+            result.to_json(),
+        )
     if args.json:
         json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
         return 0
     spaced = ""
     if (result.n_fit_total, result.n_holdout_total) != (result.n_fit, result.n_holdout):
-        spaced = (f" (evenly spaced of {result.n_fit_total:,} and {result.n_holdout_total:,}; "
-                  f"--max-intervals to change)")
-    print(f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{spaced}{note}")
+        spaced = (
+            f" (evenly spaced of {result.n_fit_total:,} and {result.n_holdout_total:,}; "
+            f"--max-intervals to change)"
+        )
+    print(
+        f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{spaced}{note}"
+    )
     print(f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}")
     for name, base in result.base.items():
         after = result.fitted[name]
         change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
         print(f"  {name:<24} {result.units.get(name, ''):<8} {base:>12.5g} {after:>12.5g} {change:>8}")
     b, a = result.before, result.after
-    print(f"\n  error on held-out intervals (mean over metrics of the median absolute %): "
-          f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%")
+    print(
+        f"\n  error on held-out intervals (mean over metrics of the median absolute %): "
+        f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%"
+    )
     for metric in b["by_metric"]:
-        print(f"    {metric:<22} {b['by_metric'][metric]:>7.1f}% -> {a['by_metric'].get(metric, float('nan')):>6.1f}%")
+        print(
+            f"    {metric:<22} {b['by_metric'][metric]:>7.1f}% -> {a['by_metric'].get(metric, float('nan')):>6.1f}%"
+        )
     return 0

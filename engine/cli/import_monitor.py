@@ -20,26 +20,45 @@ from engine.monitor_layouts import release_names
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import-monitor", help="import IBMQREP_CAPMON/CAPQMON/APPLYMON exports (CSV, DEL, CLP)",
-                       description=__doc__)
+    p = sub.add_parser(
+        "import-monitor",
+        help="import IBMQREP_CAPMON/CAPQMON/APPLYMON exports (CSV, DEL, CLP)",
+        description=__doc__,
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="export(s), and optionally the *PARMS export(s)")
     add_db_options(p)
-    p.add_argument("--project", metavar="PROJECT", help="project file the intervals belong to (for qrtune fit)")
-    p.add_argument("--release", choices=release_names(),
-                   help="Q Replication release whose column order headerless files have (default: by column count)")
-    p.add_argument("--columns", metavar="COL,COL,...", type=lambda s: [c for c in s.split(",") if c.strip()],
-                   help="the column order of every monitor FILE (overrides a header or the release layout)")
+    p.add_argument(
+        "--project", metavar="PROJECT", help="project file the intervals belong to (for qrtune fit)"
+    )
+    p.add_argument(
+        "--release",
+        choices=release_names(),
+        help="Q Replication release whose column order headerless files have (default: by column count)",
+    )
+    p.add_argument(
+        "--columns",
+        metavar="COL,COL,...",
+        type=lambda s: [c for c in s.split(",") if c.strip()],
+        help="the column order of every monitor FILE (overrides a header or the release layout)",
+    )
     p.add_argument("--json", action="store_true", help="print what was imported as JSON")
     p.set_defaults(func=run)
 
 
 def _summary(import_id: int, pf) -> dict:
     times = pf.monitor_time
-    return {"import_id": import_id, "file": pf.file, "table": pf.table.name, "shape": pf.shape,
-            "rows": pf.n_rows, "numeric_columns": list(pf.numeric_columns),
-            "ignored_columns": list(pf.ignored_columns), "monitor_interval_from": pf.interval_source,
-            "first_monitor_time": str(times.min()) if len(times) else None,
-            "last_monitor_time": str(times.max()) if len(times) else None}
+    return {
+        "import_id": import_id,
+        "file": pf.file,
+        "table": pf.table.name,
+        "shape": pf.shape,
+        "rows": pf.n_rows,
+        "numeric_columns": list(pf.numeric_columns),
+        "ignored_columns": list(pf.ignored_columns),
+        "monitor_interval_from": pf.interval_source,
+        "first_monitor_time": str(times.min()) if len(times) else None,
+        "last_monitor_time": str(times.max()) if len(times) else None,
+    }
 
 
 def run(args) -> int:
@@ -50,7 +69,9 @@ def run(args) -> int:
         from engine import projectfile
 
         project_name = projectfile.load(args.project).name
-    parsed = parse_files(args.files, release=args.release, columns=args.columns)  # all checked before the lock
+    parsed = parse_files(
+        args.files, release=args.release, columns=args.columns
+    )  # all checked before the lock
     with open_store(args) as store:
         done = [_summary(i, pf) for i, pf in write_parsed(store, parsed, project_name)]
     if args.json:
@@ -59,8 +80,10 @@ def run(args) -> int:
         return 0
     for d in done:
         span = f"{d['first_monitor_time']} .. {d['last_monitor_time']}" if d["rows"] else "no rows"
-        print(f"{d['file']}: {d['rows']} rows of {d['table']} ({d['shape']}; {len(d['numeric_columns'])} numeric "
-              f"columns; {span}; MONITOR_INTERVAL from the {d['monitor_interval_from']}) -> import {d['import_id']}")
+        print(
+            f"{d['file']}: {d['rows']} rows of {d['table']} ({d['shape']}; {len(d['numeric_columns'])} numeric "
+            f"columns; {span}; MONITOR_INTERVAL from the {d['monitor_interval_from']}) -> import {d['import_id']}"
+        )
         if d["ignored_columns"]:
             print(f"  text columns not imported: {', '.join(d['ignored_columns'])}")
     target = f" for project {project_name!r}" if project_name else ""

@@ -19,10 +19,21 @@ MAX_MESSAGE_KB = 100 * 1024.0
 MAX_RENEG_KB = 999_999_999 / 1024.0
 
 
-def _number(flag: str, value: float, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False,
-            unit: str = "") -> float:
+def _number(
+    flag: str,
+    value: float,
+    lo: float,
+    hi: float,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    unit: str = "",
+) -> float:
     """``value`` if finite and in range, else a FieldError naming ``flag``."""
-    ok = math.isfinite(value) and (value > lo if lo_open else value >= lo) and (value < hi if hi_open else value <= hi)
+    ok = (
+        math.isfinite(value)
+        and (value > lo if lo_open else value >= lo)
+        and (value < hi if hi_open else value <= hi)
+    )
     if not ok:
         lo_txt = f"> {lo:g}" if lo_open else f">= {lo:g}"
         hi_txt = f"< {hi:g}" if hi_open else f"<= {hi:g}"
@@ -31,24 +42,41 @@ def _number(flag: str, value: float, lo: float, hi: float, lo_open: bool = False
 
 
 def register(sub) -> None:
-    p = sub.add_parser("mq-calc", help="MQ storage, SSL, compression and log calculators", description=__doc__)
+    p = sub.add_parser(
+        "mq-calc", help="MQ storage, SSL, compression and log calculators", description=__doc__
+    )
     p.add_argument("--message-kb", type=float, default=64.0, help="message size in KB (above 0, to 102400)")
-    p.add_argument("--compressibility", type=float, default=0.0, help="fraction the data compresses (0 to below 1)")
+    p.add_argument(
+        "--compressibility", type=float, default=0.0, help="fraction the data compresses (0 to below 1)"
+    )
     p.add_argument("--compmsg", default="ZLIBFAST", choices=("NONE", "ZLIBFAST", "ZLIBHIGH"))
     p.add_argument("--ssl", action="store_true", help="TLS channel (16 KB segments)")
     p.add_argument("--reneg-kb", type=float, default=1024.0, help="SSLRKEYC in KB (used with --ssl)")
     p.add_argument("--sharecnv", type=int, default=None, choices=(0, 1, 10))
     p.add_argument("--log-tb-per-year", type=float, default=256.0, help="TB of MQ log written per year (> 0)")
-    p.add_argument("--log-growth-pct", type=float, default=100.0, help="yearly growth of the log rate, %% (>= 0)")
+    p.add_argument(
+        "--log-growth-pct", type=float, default=100.0, help="yearly growth of the log rate, %% (>= 0)"
+    )
     p.set_defaults(func=run_mq)
-    v = sub.add_parser("v8", help="DB2 V8 migration: CPU change band, catalog time, page-fix advice",
-                       description=__doc__)
-    v.add_argument("--workload", default="online",
-                   help="online, batch, query, utility, data_sharing, drda, online_data_sharing, batch_data_sharing")
-    v.add_argument("--cpu", type=float, default=100.0, help="a V7 Db2 CPU figure (>= 0, any unit) to put a band on")
+    v = sub.add_parser(
+        "v8", help="DB2 V8 migration: CPU change band, catalog time, page-fix advice", description=__doc__
+    )
+    v.add_argument(
+        "--workload",
+        default="online",
+        help="online, batch, query, utility, data_sharing, drda, online_data_sharing, batch_data_sharing",
+    )
+    v.add_argument(
+        "--cpu", type=float, default=100.0, help="a V7 Db2 CPU figure (>= 0, any unit) to put a band on"
+    )
     v.add_argument("--catalog-gb", type=float, default=1.0, help="GB of SPT01, SYSPKAGE, SYSDBASE ... (>= 0)")
-    v.add_argument("--pool", action="append", default=[], metavar="NAME:BUFFERS:PAGES_IO",
-                   help="a buffer pool for page-fix advice (repeatable)")
+    v.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="NAME:BUFFERS:PAGES_IO",
+        help="a buffer pool for page-fix advice (repeatable)",
+    )
     v.set_defaults(func=run_v8)
 
 
@@ -62,11 +90,17 @@ def run_mq(a) -> int:
         "connection_storage_kb": mc.connection_storage_kb(a.sharecnv),
         "channel_footprint_kb": mc.channel_footprint_kb(kb),
         "compression": mc.compression_cost(kb, comp, a.compmsg, a.ssl),
-        "ssl_renegotiation_us_per_msg": list(mc.ssl_renegotiation_us_per_msg(kb, reneg, comp)) if a.ssl else None,
-        "log_bytes_per_message": {"rba6": mc.log_bytes_per_message(kb * 1024, False),
-                                  "rba8": mc.log_bytes_per_message(kb * 1024, True)},
-        "years_until_rba_reset": {"rba6": mc.years_until_rba_reset(tb, growth, False),
-                                  "rba8": mc.years_until_rba_reset(tb, growth, True)},
+        "ssl_renegotiation_us_per_msg": list(mc.ssl_renegotiation_us_per_msg(kb, reneg, comp))
+        if a.ssl
+        else None,
+        "log_bytes_per_message": {
+            "rba6": mc.log_bytes_per_message(kb * 1024, False),
+            "rba8": mc.log_bytes_per_message(kb * 1024, True),
+        },
+        "years_until_rba_reset": {
+            "rba6": mc.years_until_rba_reset(tb, growth, False),
+            "rba8": mc.years_until_rba_reset(tb, growth, True),
+        },
     }
     print(json.dumps(out, indent=1))
     return 0
@@ -93,8 +127,10 @@ def run_v8(a) -> int:
     cpu = _number("--cpu", a.cpu, 0.0, 1e12)
     gb = _number("--catalog-gb", a.catalog_gb, 0.0, 1e6, unit="GB")
     pools = dict(_pool(spec) for spec in a.pool)
-    out = {"cpu_band": list(db2v8.apply_cpu_band(cpu, a.workload)),
-           "catalog_migration_min": db2v8.catalog_migration_minutes(gb),
-           "page_fix": db2v8.page_fix_advice(pools)}
+    out = {
+        "cpu_band": list(db2v8.apply_cpu_band(cpu, a.workload)),
+        "catalog_migration_min": db2v8.catalog_migration_minutes(gb),
+        "page_fix": db2v8.page_fix_advice(pools),
+    }
     print(json.dumps(out, indent=1))
     return 0

@@ -19,14 +19,26 @@ def register(sub) -> None:
     p = sub.add_parser("predict", help="predict a project at steady state", description=__doc__)
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
-    p.add_argument("--set", dest="changes", action="append", default=[], metavar="TARGET.PARAM=VALUE",
-                   help="change one knob for this prediction (repeatable): TARGET is a node kind or node id, "
-                   "e.g. --set qapply.num_apply_agents=8")
-    add_db_options(p, db_help="also record the run in this results store (a run the engine rejects is "
-                   "recorded as failed, with its error)")
-    p.add_argument("--fitted", action="store_true",
-                   help="use the coefficients of the project's latest fit in the store (qrtune fit) instead of "
-                   "the engine's own")
+    p.add_argument(
+        "--set",
+        dest="changes",
+        action="append",
+        default=[],
+        metavar="TARGET.PARAM=VALUE",
+        help="change one knob for this prediction (repeatable): TARGET is a node kind or node id, "
+        "e.g. --set qapply.num_apply_agents=8",
+    )
+    add_db_options(
+        p,
+        db_help="also record the run in this results store (a run the engine rejects is "
+        "recorded as failed, with its error)",
+    )
+    p.add_argument(
+        "--fitted",
+        action="store_true",
+        help="use the coefficients of the project's latest fit in the store (qrtune fit) instead of "
+        "the engine's own",
+    )
     p.set_defaults(func=run)
 
 
@@ -37,8 +49,10 @@ def format_systems(systems, note: str = "") -> list[str]:
     if not systems:
         return []
     width = max(12, *(len(s.label) for s in systems))
-    lines = ["  Systems (each runs its own workload, captures it and applies its partner's changes)",
-             f"    {'':<44}" + "".join(f" {s.label:>{width}}" for s in systems)]
+    lines = [
+        "  Systems (each runs its own workload, captures it and applies its partner's changes)",
+        f"    {'':<44}" + "".join(f" {s.label:>{width}}" for s in systems),
+    ]
     for name, label, unit in FIGURES:
         values = [s.get(name) for s in systems]
         if all(v is None for v in values):
@@ -72,13 +86,16 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
         lines.append("  Other")
         lines += [f"    {m:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}" for m in rest]
         lines.append("")
-    lines.append(f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} "
-                 f"{'latency ms':>10}")
+    lines.append(
+        f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
+    )
     for s in pred.stages:
         mark = "  <- bottleneck" if getattr(s, "is_bottleneck", s.name == pred.bottleneck) else ""
         msgs = getattr(s, "capacity_msgs_per_s", float("nan"))
-        lines.append(f"  {s.name:<16} {s.capacity:>11.4g} {msgs:>10.4g} {getattr(s, 'servers', 1):>7d} "
-                     f"{100 * s.utilisation:>10.1f}% {s.latency_ms:>10.3g}{mark}")
+        lines.append(
+            f"  {s.name:<16} {s.capacity:>11.4g} {msgs:>10.4g} {getattr(s, 'servers', 1):>7d} "
+            f"{100 * s.utilisation:>10.1f}% {s.latency_ms:>10.3g}{mark}"
+        )
 
 
 def format_prediction(pred: Prediction, title: str, project=None) -> str:
@@ -100,7 +117,9 @@ def format_prediction(pred: Prediction, title: str, project=None) -> str:
         lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
         for s in pred.stages:
             mark = "  <- bottleneck" if s.name == pred.bottleneck else ""
-            lines.append(f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}")
+            lines.append(
+                f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
+            )
     lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
     if pred.ignored:
         lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
@@ -127,9 +146,11 @@ def _latest_fit(args, project) -> dict:
         fit = store.latest_fit(project.name)
         where = store.path
     if fit is None:
-        raise QrtuneError(f"no fit of project {project.name!r} in the store {where}; import its monitor exports "
-                          f"(qrtune import-monitor FILE... --project {args.project} --db {where}) and run "
-                          f"qrtune fit {args.project} --db {where} first")
+        raise QrtuneError(
+            f"no fit of project {project.name!r} in the store {where}; import its monitor exports "
+            f"(qrtune import-monitor FILE... --project {args.project} --db {where}) and run "
+            f"qrtune fit {args.project} --db {where} first"
+        )
     return fit
 
 
@@ -163,8 +184,11 @@ def run(args) -> int:
             run_id = store.record_prediction(project, pred, kind="predict", label=label)
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
-        json.dump({"project": project.name, **pred.to_json(), **systems_json(pred, project), **extra}, sys.stdout,
-                  indent=1)
+        json.dump(
+            {"project": project.name, **pred.to_json(), **systems_json(pred, project), **extra},
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
     else:
         print(format_prediction(pred, project.name + (f"  [{label}]" if label else ""), project))

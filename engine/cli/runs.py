@@ -17,11 +17,19 @@ DEFAULT_WAIT_S = 10.0
 
 def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None = None) -> None:
     """``--db PATH`` and ``--wait SECONDS``, shared by every command that uses the store."""
-    p.add_argument("--db", metavar="PATH", default=None,
-                   help=db_help or "results store file (default: runs.duckdb in the user data directory, "
-                   "or $QRTUNE_DB)")
-    p.add_argument("--wait", metavar="SECONDS", type=argtypes.wait_seconds, default=wait_default,
-                   help="wait this long for another process holding the store (default: %(default)s)")
+    p.add_argument(
+        "--db",
+        metavar="PATH",
+        default=None,
+        help=db_help or "results store file (default: runs.duckdb in the user data directory, or $QRTUNE_DB)",
+    )
+    p.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        type=argtypes.wait_seconds,
+        default=wait_default,
+        help="wait this long for another process holding the store (default: %(default)s)",
+    )
 
 
 def open_store(args, read_only: bool = False):
@@ -43,7 +51,9 @@ def open_store(args, read_only: bool = False):
         except StoreLockedError as e:
             if args.wait <= 0:
                 raise
-            print(f"qrtune: {str(e).split(';')[0]}; waiting up to {args.wait:g} s", file=sys.stderr, flush=True)
+            print(
+                f"qrtune: {str(e).split(';')[0]}; waiting up to {args.wait:g} s", file=sys.stderr, flush=True
+            )
         return Store.open(args.db, read_only=read_only, wait_s=args.wait)
 
     try:
@@ -61,14 +71,25 @@ def register(sub) -> None:
 
     p.add_argument("--kind", metavar="KIND", help=f"only runs of this kind ({', '.join(RUN_KINDS)})")
     p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0), help="only the points of this sweep")
-    p.add_argument("--limit", metavar="N", type=argtypes.integer(0), default=50,
-                   help="at most N runs (0: all; default 50)")
-    p.add_argument("--metrics", metavar="NAME[,NAME...]",
-                   help="show these metrics as columns (with --sweep, default: throughput, APPLY_LATENCY, "
-                   "END2END_LATENCY and Q Apply LPAR busy when the runs have them)")
-    p.add_argument("--sweeps", action="store_true",
-                   help="list the sweeps instead (id, axes, points recorded; an unfinished one resumes when "
-                   "its qrtune sweep command runs again)")
+    p.add_argument(
+        "--limit",
+        metavar="N",
+        type=argtypes.integer(0),
+        default=50,
+        help="at most N runs (0: all; default 50)",
+    )
+    p.add_argument(
+        "--metrics",
+        metavar="NAME[,NAME...]",
+        help="show these metrics as columns (with --sweep, default: throughput, APPLY_LATENCY, "
+        "END2END_LATENCY and Q Apply LPAR busy when the runs have them)",
+    )
+    p.add_argument(
+        "--sweeps",
+        action="store_true",
+        help="list the sweeps instead (id, axes, points recorded; an unfinished one resumes when "
+        "its qrtune sweep command runs again)",
+    )
     p.add_argument("--json", action="store_true", help="print the runs as JSON")
     p.set_defaults(func=run)
 
@@ -98,8 +119,11 @@ def _cell(value) -> str:
 
 def _values_text(values: list) -> str:
     """``1..16`` for consecutive integers, else the comma list."""
-    if len(values) > 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in values) \
-            and values == list(range(values[0], values[0] + len(values))):
+    if (
+        len(values) > 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        and values == list(range(values[0], values[0] + len(values)))
+    ):
         return f"{values[0]}..{values[-1]}"
     return ",".join(map(str, values))
 
@@ -108,7 +132,7 @@ def _list_sweeps(args) -> int:
     with open_store(args, read_only=True) as store:
         sweeps = store.list_sweeps(project_name=args.project)
     if args.limit:
-        sweeps = sweeps[:args.limit]
+        sweeps = sweeps[: args.limit]
     if args.json:
         json.dump([dict(s, started=s["started"].isoformat()) for s in sweeps], sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -121,8 +145,10 @@ def _list_sweeps(args) -> int:
         done = f"{s['n_done']}/{s['n_points']}" + ("" if s["n_done"] == s["n_points"] else " (unfinished)")
         axes = " x ".join(f"{a['target']}.{a['param']}={_values_text(a['values'])}" for a in s["axes"])
         failed = f"  [{s['n_failed']} failed]" if s["n_failed"] else ""
-        print(f"{s['id']:>6}  {s['started']:%Y-%m-%d %H:%M:%S}  {done:>13}  {s['project_name'][:32]:<32}  "
-              f"{axes}{failed}")
+        print(
+            f"{s['id']:>6}  {s['started']:%Y-%m-%d %H:%M:%S}  {done:>13}  {s['project_name'][:32]:<32}  "
+            f"{axes}{failed}"
+        )
     return 0
 
 
@@ -130,27 +156,52 @@ def run(args) -> int:
     if args.sweeps:
         return _list_sweeps(args)
     with open_store(args, read_only=True) as store:
-        runs = store.list_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep,
-                               limit=args.limit or None)
+        runs = store.list_runs(
+            project_name=args.project, kind=args.kind, sweep_id=args.sweep, limit=args.limit or None
+        )
         total = store.count_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep)
         values = store.metrics_of([r.id for r in runs]) if (args.metrics or args.sweep is not None) else {}
     columns = _metric_columns(args, runs, values)
     if args.json:
-        json.dump([{"id": r.id, "project": r.project_name, "kind": r.kind, "status": r.status,
-                    "started": r.started.isoformat(), "scenario_kind": r.scenario_kind, "bottleneck": r.bottleneck,
-                    "sweep_id": r.sweep_id, "point_index": r.point_index, "label": r.label, "error": r.error,
-                    "engine_version": r.engine_version, "coefficients_version": r.coefficients_version,
-                    "seed": r.seed, "project_hash": r.project_hash,
-                    **({"metrics": {m: values.get(r.id, {}).get(m, (None,))[0] for m in columns}} if columns else {})}
-                   for r in runs], sys.stdout, indent=1)
+        json.dump(
+            [
+                {
+                    "id": r.id,
+                    "project": r.project_name,
+                    "kind": r.kind,
+                    "status": r.status,
+                    "started": r.started.isoformat(),
+                    "scenario_kind": r.scenario_kind,
+                    "bottleneck": r.bottleneck,
+                    "sweep_id": r.sweep_id,
+                    "point_index": r.point_index,
+                    "label": r.label,
+                    "error": r.error,
+                    "engine_version": r.engine_version,
+                    "coefficients_version": r.coefficients_version,
+                    "seed": r.seed,
+                    "project_hash": r.project_hash,
+                    **(
+                        {"metrics": {m: values.get(r.id, {}).get(m, (None,))[0] for m in columns}}
+                        if columns
+                        else {}
+                    ),
+                }
+                for r in runs
+            ],
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
         return 0
     if not runs:
         if args.kind is not None and not total:
             from engine.store.records import RUN_KINDS
 
-            print(f"no runs of kind {args.kind!r}" + ("" if args.kind in RUN_KINDS else
-                                                      f" (qrtune records {', '.join(RUN_KINDS)})"))
+            print(
+                f"no runs of kind {args.kind!r}"
+                + ("" if args.kind in RUN_KINDS else f" (qrtune records {', '.join(RUN_KINDS)})")
+            )
         else:
             print("no runs" + (" match" if total else " recorded yet"))
         return 0
@@ -158,23 +209,35 @@ def run(args) -> int:
         units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
         heads = [f"{m} ({units[m]})" if units.get(m) else m for m in columns]
         widths = [max(10, len(h)) for h in heads]
-        print(f"{'id':>6}  {'status':<6}  " + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
-              + "  label / bottleneck")
+        print(
+            f"{'id':>6}  {'status':<6}  "
+            + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
+            + "  label / bottleneck"
+        )
         for r in runs:
             cells = [_cell(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)]
-            note = r.label + (f"  [{r.bottleneck}]" if r.status == "ok" and r.bottleneck else f"  ({r.error})"
-                              if r.status != "ok" else "")
+            note = r.label + (
+                f"  [{r.bottleneck}]"
+                if r.status == "ok" and r.bottleneck
+                else f"  ({r.error})"
+                if r.status != "ok"
+                else ""
+            )
             print(f"{r.id:>6}  {r.status:<6}  " + "  ".join(cells) + f"  {note.strip()}")
     else:
-        print(f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck")
+        print(
+            f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck"
+        )
         for r in runs:
             note = r.label or ""
             if r.status != "ok":
                 note = f"{note} ({r.error})".strip()
             elif r.bottleneck:
                 note = f"{note}  [{r.bottleneck}]".strip()
-            print(f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  "
-                  f"{note}")
+            print(
+                f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  "
+                f"{note}"
+            )
     if len(runs) < total:
         print(f"({len(runs)} of {total} runs shown; --limit 0 shows all)")
     return 0

@@ -45,26 +45,53 @@ from engine.cli import argtypes
 from engine.errors import FieldError
 
 
-
 def register(sub) -> None:
-    p = sub.add_parser("simulate", help="simulate a project over time: bursts, outages, backlogs, catch-up",
-                       description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "simulate",
+        help="simulate a project over time: bursts, outages, backlogs, catch-up",
+        description=__doc__,
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+    )
     p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
     p.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random numbers (default 0)")
-    p.add_argument("--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s")
-    p.add_argument("--rate", type=argtypes.rate, metavar="ROWS_PER_S",
-                   help="a constant offered rate instead of a profile")
-    p.add_argument("--event", action="append", default=[], metavar="KIND@START+LENGTH[*FACTOR]",
-                   help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend")
-    p.add_argument("--set", dest="changes", action="append", default=[], metavar="TARGET.PARAM=VALUE",
-                   help="change one knob for this run (repeatable): TARGET is a node kind or node id")
+    p.add_argument(
+        "--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s"
+    )
+    p.add_argument(
+        "--rate",
+        type=argtypes.rate,
+        metavar="ROWS_PER_S",
+        help="a constant offered rate instead of a profile",
+    )
+    p.add_argument(
+        "--event",
+        action="append",
+        default=[],
+        metavar="KIND@START+LENGTH[*FACTOR]",
+        help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend",
+    )
+    p.add_argument(
+        "--set",
+        dest="changes",
+        action="append",
+        default=[],
+        metavar="TARGET.PARAM=VALUE",
+        help="change one knob for this run (repeatable): TARGET is a node kind or node id",
+    )
     p.add_argument("--json", action="store_true", help="print summary and monitor rows as JSON")
     p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
-    p.add_argument("--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here")
+    p.add_argument(
+        "--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here"
+    )
     p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
-    p.add_argument("--wait", type=argtypes.wait_seconds, default=5.0, metavar="S",
-                   help="with --db: wait this long for another process holding the store")
+    p.add_argument(
+        "--wait",
+        type=argtypes.wait_seconds,
+        default=5.0,
+        metavar="S",
+        help="with --db: wait this long for another process holding the store",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -82,8 +109,10 @@ class ProgressBar:
         if not self.enabled:
             return
         n = round(fraction * self.width)
-        sys.stderr.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * fraction:5.1f}%  simulated "
-                         f"{fraction * self.total_s:,.0f} of {self.total_s:,.0f} s  ({time.perf_counter() - self.t0:.1f} s)")
+        sys.stderr.write(
+            f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * fraction:5.1f}%  simulated "
+            f"{fraction * self.total_s:,.0f} of {self.total_s:,.0f} s  ({time.perf_counter() - self.t0:.1f} s)"
+        )
         sys.stderr.flush()
 
     def done(self) -> None:
@@ -100,39 +129,66 @@ def _fmt(v, unit="", digits=4) -> str:
 
 def format_summary(s: dict, title: str) -> str:
     """A readable summary of a simulation."""
-    lines = [(f"{title}  (simulated {s['duration_s']:g} s, seed {s['seed']}, {s['engine']}, "
-             f"coefficients {s.get('coefficients_version') or 'n/a'})"), ""]
+    lines = [
+        (
+            f"{title}  (simulated {s['duration_s']:g} s, seed {s['seed']}, {s['engine']}, "
+            f"coefficients {s.get('coefficients_version') or 'n/a'})"
+        ),
+        "",
+    ]
     if "throughput_rows_per_s" in s:
         e2e = s["end2end_latency_ms"]
         lines += [
-            (f"  offered                {_fmt(s['offered_rows_per_s'], 'rows/s')}   (steady-state prediction "
-            f"{_fmt(s.get('predicted_rows_per_s'), 'rows/s')})"),
+            (
+                f"  offered                {_fmt(s['offered_rows_per_s'], 'rows/s')}   (steady-state prediction "
+                f"{_fmt(s.get('predicted_rows_per_s'), 'rows/s')})"
+            ),
             f"  throughput (applied)   {_fmt(s['throughput_rows_per_s'], 'rows/s')}",
-            (f"  END2END_LATENCY        mean {_fmt(e2e['mean'], 'ms')}, p50 {_fmt(e2e['p50'], 'ms')}, "
-            f"p95 {_fmt(e2e['p95'], 'ms')}, p99 {_fmt(e2e['p99'], 'ms')}"),
-            (f"    CAPTURE / Q / APPLY  {_fmt(s['capture_latency_ms'], 'ms')} / {_fmt(s['qlatency_ms'], 'ms')} / "
-            f"{_fmt(s['apply_latency_ms'], 'ms')}"),
-            (f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
-            f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}"),
-            (f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read back by the channel, "
-            f"{_fmt(s.get('recvq_pageset_msgs'), 'msgs')} by Q Apply's browser"),
-            (f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
-            f"{_fmt(s['trans_spilled'], 'txns')} spilled; Apply peak {_fmt(s['peak_apply_memory_bytes'], 'bytes')}, "
-            f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}"),
-            (f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
-            f"{s['rows_in_flight_at_end']:,.0f} in flight at the end"),
-            (f"  switch-over            stopping the source at the end, everything in flight is applied "
-             f"{_fmt(s.get('in_flight_drain_s'), 's')} later"),
+            (
+                f"  END2END_LATENCY        mean {_fmt(e2e['mean'], 'ms')}, p50 {_fmt(e2e['p50'], 'ms')}, "
+                f"p95 {_fmt(e2e['p95'], 'ms')}, p99 {_fmt(e2e['p99'], 'ms')}"
+            ),
+            (
+                f"    CAPTURE / Q / APPLY  {_fmt(s['capture_latency_ms'], 'ms')} / {_fmt(s['qlatency_ms'], 'ms')} / "
+                f"{_fmt(s['apply_latency_ms'], 'ms')}"
+            ),
+            (
+                f"  peak backlog           {_fmt(s['peak_backlog_rows'], 'rows')} in flight; transmit queue "
+                f"{_fmt(s['peak_xmitq_depth_msgs'], 'msgs')}, receive queue {_fmt(s['peak_recvq_depth_msgs'], 'msgs')}"
+            ),
+            (
+                f"  page set               {_fmt(s['pageset_msgs'], 'msgs')} read back by the channel, "
+                f"{_fmt(s.get('recvq_pageset_msgs'), 'msgs')} by Q Apply's browser"
+            ),
+            (
+                f"  memory                 Capture peak {_fmt(s['peak_capture_memory_bytes'], 'bytes')}, "
+                f"{_fmt(s['trans_spilled'], 'txns')} spilled; Apply peak {_fmt(s['peak_apply_memory_bytes'], 'bytes')}, "
+                f"MEM_FULL_TIME {_fmt(s['mem_full_time_s'], 's')}"
+            ),
+            (
+                f"  rows                   {s['rows_generated']:,} generated, {s['rows_applied']:,.0f} applied, "
+                f"{s['rows_in_flight_at_end']:,.0f} in flight at the end"
+            ),
+            (
+                f"  switch-over            stopping the source at the end, everything in flight is applied "
+                f"{_fmt(s.get('in_flight_drain_s'), 's')} later"
+            ),
         ]
         if s.get("utilisation"):
-            lines += ["", "  stage utilisation: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items())]
+            lines += [
+                "",
+                "  stage utilisation: "
+                + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items()),
+            ]
     else:
         lines += [f"  {k:<22} {_fmt(v)}" for k, v in s.items() if isinstance(v, (int, float)) and k != "seed"]
     for i, e in enumerate(s.get("events") or (), start=1):
         cu = e.get("catch_up_s")
-        lines.append(f"  event {i}: {e['kind']} {e['start_s']:g}-{e['end_s']:g} s: peak backlog "
-                     f"{_fmt(e.get('peak_backlog_rows'))}, caught up "
-                     + (f"{cu:,.0f} s after it ended" if cu is not None else "not within the run"))
+        lines.append(
+            f"  event {i}: {e['kind']} {e['start_s']:g}-{e['end_s']:g} s: peak backlog "
+            f"{_fmt(e.get('peak_backlog_rows'))}, caught up "
+            + (f"{cu:,.0f} s after it ended" if cu is not None else "not within the run")
+        )
     for note in s.get("notes") or ():
         lines.append(f"  note: {note}")
     return "\n".join(lines)
@@ -150,8 +206,16 @@ def _settings(project, args, duration_s: float, profile) -> dict:
         base = project_to_scenario(project)
     except Exception:  # noqa: BLE001 - the settings themselves may be what failed
         base = {}
-    return {**base, "simulation": {"duration_s": duration_s, "seed": args.seed, "events": list(args.event),
-                                   "changes": list(args.changes), "profile": profile}}
+    return {
+        **base,
+        "simulation": {
+            "duration_s": duration_s,
+            "seed": args.seed,
+            "events": list(args.event),
+            "changes": list(args.changes),
+            "profile": profile,
+        },
+    }
 
 
 def monitor_folder(text: str) -> Path:
@@ -204,8 +268,14 @@ def run(args) -> int:
             from engine.store import Store
 
             with Store.open(args.db, wait_s=args.wait) as store:
-                failed_id = store.record_failure(project, e, kind="simulate", seed=args.seed, label=label,
-                                                 settings=_settings(project, args, duration_s, None))
+                failed_id = store.record_failure(
+                    project,
+                    e,
+                    kind="simulate",
+                    seed=args.seed,
+                    label=label,
+                    settings=_settings(project, args, duration_s, None),
+                )
             print(f"qrtune simulate: recorded as failed run {failed_id} in {store.path}", file=sys.stderr)
         raise
     if monitor_dir is not None:
@@ -219,16 +289,29 @@ def run(args) -> int:
         metrics, units = res.metrics()
         t_s = res.timeseries["t_s"]
         util = res.summary.get("utilisation") or {}
-        stages = [StageResult(st["name"], st["capacity_rows_per_s"],
-                              util.get("apply" if st["group"] == "apply" else st["name"], 0.0), "rows/s")
-                  for st in res.summary.get("stages") or ()]
+        stages = [
+            StageResult(
+                st["name"],
+                st["capacity_rows_per_s"],
+                util.get("apply" if st["group"] == "apply" else st["name"], 0.0),
+                "rows/s",
+            )
+            for st in res.summary.get("stages") or ()
+        ]
         settings = _settings(project, args, duration_s, res.summary.get("profile"))
         with Store.open(args.db, wait_s=args.wait) as store:
             run_id = store.record_simulation(
-                project, metrics, units, timeseries={k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"},
-                seed=args.seed, settings=settings, stages=stages,
+                project,
+                metrics,
+                units,
+                timeseries={k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"},
+                seed=args.seed,
+                settings=settings,
+                stages=stages,
                 coefficients_version=str(res.summary.get("coefficients_version") or ""),
-                scenario_kind=str(settings.get("kind", "")), label=label)
+                scenario_kind=str(settings.get("kind", "")),
+                label=label,
+            )
     if args.json:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:

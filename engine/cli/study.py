@@ -18,21 +18,46 @@ from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.study import PERCENTILES, SUMMARY_METRICS
 
-UNITS = {"catch_up_s": "s", "peak_backlog_rows": "rows", "end2end_latency_p95_ms": "ms",
-         "end2end_latency_p99_ms": "ms", "throughput_rows_per_s": "rows/s"}
+UNITS = {
+    "catch_up_s": "s",
+    "peak_backlog_rows": "rows",
+    "end2end_latency_p95_ms": "ms",
+    "end2end_latency_p99_ms": "ms",
+    "throughput_rows_per_s": "rows/s",
+}
 """Unit of each summary figure (printed after its values)."""
 
 
 def add_study_options(p) -> None:
     """The options of ``qrtune sweep --simulate``."""
     g = p.add_argument_group("simulation study (--simulate)")
-    g.add_argument("--simulate", action="store_true", help="simulate every point over time instead of predicting it")
-    g.add_argument("--duration", default="10m", help="simulated time per run: 600, 90s, 20m, 1h (default 10m)")
-    g.add_argument("--seeds", type=argtypes.integer(1, 100_000), default=10, metavar="N", help="seeds 0..N-1 per combination (default 10)")
-    g.add_argument("--scenario", action="append", default=[], metavar="EVENT[,EVENT...]",
-                   help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage")
-    g.add_argument("--rate", type=argtypes.rate, default=None, metavar="ROWS_PER_S",
-                   help="constant offered rate (default: the project's workload)")
+    g.add_argument(
+        "--simulate", action="store_true", help="simulate every point over time instead of predicting it"
+    )
+    g.add_argument(
+        "--duration", default="10m", help="simulated time per run: 600, 90s, 20m, 1h (default 10m)"
+    )
+    g.add_argument(
+        "--seeds",
+        type=argtypes.integer(1, 100_000),
+        default=10,
+        metavar="N",
+        help="seeds 0..N-1 per combination (default 10)",
+    )
+    g.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="EVENT[,EVENT...]",
+        help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage",
+    )
+    g.add_argument(
+        "--rate",
+        type=argtypes.rate,
+        default=None,
+        metavar="ROWS_PER_S",
+        help="constant offered rate (default: the project's workload)",
+    )
 
 
 def _plan(args, project):
@@ -40,8 +65,13 @@ def _plan(args, project):
     from engine.study import StudyPlan, parse_scenarios, parse_seeds
     from engine.sweep import MAX_GRID_POINTS, parse_axes
 
-    plan = StudyPlan(tuple(parse_axes(args.axes, project)) if args.axes else (), parse_scenarios(args.scenario),
-                     parse_seeds(args.seeds), argtypes.duration_s(args.duration), args.rate)
+    plan = StudyPlan(
+        tuple(parse_axes(args.axes, project)) if args.axes else (),
+        parse_scenarios(args.scenario),
+        parse_seeds(args.seeds),
+        argtypes.duration_s(args.duration),
+        args.rate,
+    )
     if plan.n_runs > MAX_GRID_POINTS and not args.yes:
         raise FieldError("--set", f"{plan.n_runs:,} runs", f"at most {MAX_GRID_POINTS:,} runs without --yes")
     return plan
@@ -49,7 +79,9 @@ def _plan(args, project):
 
 def _cell(spread, q: int) -> str:
     value = spread.percentiles[q]
-    return "not caught up" if value is None and spread.n_missing else "n/a" if value is None else f"{value:,.4g}"
+    return (
+        "not caught up" if value is None and spread.n_missing else "n/a" if value is None else f"{value:,.4g}"
+    )
 
 
 def format_distribution(rows: list) -> str:
@@ -60,16 +92,30 @@ def format_distribution(rows: list) -> str:
         for name in SUMMARY_METRICS:
             s = row[name]
             cells = ", ".join(f"p{q} {_cell(s, q)}" for q in PERCENTILES)
-            missing = f" ({s.n_missing} of {s.n_runs} not caught up)" if name == "catch_up_s" and s.n_missing else ""
+            missing = (
+                f" ({s.n_missing} of {s.n_runs} not caught up)"
+                if name == "catch_up_s" and s.n_missing
+                else ""
+            )
             lines.append(f"      {name:<24} {cells} {UNITS[name]}{missing}")
     return "\n".join(lines)
 
 
 def _json_rows(rows: list) -> list:
-    return [{**{k: row[k] for k in ("knobs", "scenario", "n_seeds")},
-             **{name: {"n_runs": row[name].n_runs, "n_missing": row[name].n_missing,
-                       **{f"p{q}": row[name].percentiles[q] for q in PERCENTILES}} for name in SUMMARY_METRICS}}
-            for row in rows]
+    return [
+        {
+            **{k: row[k] for k in ("knobs", "scenario", "n_seeds")},
+            **{
+                name: {
+                    "n_runs": row[name].n_runs,
+                    "n_missing": row[name].n_missing,
+                    **{f"p{q}": row[name].percentiles[q] for q in PERCENTILES},
+                }
+                for name in SUMMARY_METRICS
+            },
+        }
+        for row in rows
+    ]
 
 
 def run_study_command(args, project, open_store) -> int:
@@ -78,21 +124,45 @@ def run_study_command(args, project, open_store) -> int:
 
     plan = _plan(args, project)
     with open_store(args) as store:
-        result = run_study(project, plan, store, workers=args.workers, scheduler=args.scheduler,
-                           batch_size=args.batch_size, progress=not args.no_progress)
+        result = run_study(
+            project,
+            plan,
+            store,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            batch_size=args.batch_size,
+            progress=not args.no_progress,
+        )
         n_failed = sum(1 for r in store.list_runs(sweep_id=result.sweep_id) if r.status != "ok")
     status = EXIT_PARTIAL if n_failed else EXIT_OK
     if args.json:
-        json.dump({"sweep_id": result.sweep_id, "runs": result.n_runs, "already_stored": result.n_skipped,
-                   "run_now": result.n_run, "failed": n_failed, "elapsed_s": round(result.elapsed_s, 3),
-                   "db": str(store.path), "plan": plan.as_data(), "distribution": _json_rows(result.distribution)},
-                  sys.stdout, indent=1)
+        json.dump(
+            {
+                "sweep_id": result.sweep_id,
+                "runs": result.n_runs,
+                "already_stored": result.n_skipped,
+                "run_now": result.n_run,
+                "failed": n_failed,
+                "elapsed_s": round(result.elapsed_s, 3),
+                "db": str(store.path),
+                "plan": plan.as_data(),
+                "distribution": _json_rows(result.distribution),
+            },
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
         return status
-    print(f"study {result.sweep_id}: {result.n_runs} runs of {plan.duration_s:g} simulated s "
-          f"({plan.n_knob_points} knob combinations x {len(plan.scenarios)} scenarios x {len(plan.seeds)} seeds)")
-    print(f"  {result.n_run} simulated now, {result.n_skipped} already stored, {n_failed} failed, "
-          f"{result.elapsed_s:.1f} s; store {store.path}")
+    print(
+        f"study {result.sweep_id}: {result.n_runs} runs of {plan.duration_s:g} simulated s "
+        f"({plan.n_knob_points} knob combinations x {len(plan.scenarios)} scenarios x {len(plan.seeds)} seeds)"
+    )
+    print(
+        f"  {result.n_run} simulated now, {result.n_skipped} already stored, {n_failed} failed, "
+        f"{result.elapsed_s:.1f} s; store {store.path}"
+    )
     print(format_distribution(result.distribution))
-    print(f"  every run: qrtune export --sweep {result.sweep_id} --format csv --out study.csv --db {store.path}")
+    print(
+        f"  every run: qrtune export --sweep {result.sweep_id} --format csv --out study.csv --db {store.path}"
+    )
     return status

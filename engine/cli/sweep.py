@@ -27,17 +27,35 @@ FLUSH_INTERVAL_S = 0.5
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sweep", help="sweep knobs over their values and record every point", description=__doc__)
+    p = sub.add_parser(
+        "sweep", help="sweep knobs over their values and record every point", description=__doc__
+    )
     p.add_argument("project", metavar="PROJECT", help="project file")
-    p.add_argument("--set", dest="axes", action="append", default=[], metavar="TARGET.PARAM=VALUES",
-                   help="one sweep axis; repeat for a cartesian product")
+    p.add_argument(
+        "--set",
+        dest="axes",
+        action="append",
+        default=[],
+        metavar="TARGET.PARAM=VALUES",
+        help="one sweep axis; repeat for a cartesian product",
+    )
     add_db_options(p)
-    p.add_argument("--workers", type=argtypes.integer(0, 1024), default=None, metavar="N",
-                   help="local worker processes (default: CPU count; 0: in this process)")
-    p.add_argument("--scheduler", type=argtypes.scheduler_address, metavar="tcp://HOST:PORT",
-                   help="run the points on this Dask scheduler")
-    p.add_argument("--batch-size", type=argtypes.integer(1, 1_000_000), default=None, metavar="N",
-                   help="points per task")
+    p.add_argument(
+        "--workers",
+        type=argtypes.integer(0, 1024),
+        default=None,
+        metavar="N",
+        help="local worker processes (default: CPU count; 0: in this process)",
+    )
+    p.add_argument(
+        "--scheduler",
+        type=argtypes.scheduler_address,
+        metavar="tcp://HOST:PORT",
+        help="run the points on this Dask scheduler",
+    )
+    p.add_argument(
+        "--batch-size", type=argtypes.integer(1, 1_000_000), default=None, metavar="N", help="points per task"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--yes", action="store_true", help="run a grid of more than 100,000 points")
@@ -56,36 +74,60 @@ def run(args) -> int:
         return run_study_command(args, project, open_store)
     axes = parse_axes(args.axes, project)
     if n_points(axes) > MAX_GRID_POINTS and not args.yes:
-        raise FieldError("--set", f"{n_points(axes):,} points",
-                         f"at most {MAX_GRID_POINTS:,} points without --yes (a large grid runs for hours)")
+        raise FieldError(
+            "--set",
+            f"{n_points(axes):,} points",
+            f"at most {MAX_GRID_POINTS:,} points without --yes (a large grid runs for hours)",
+        )
     with open_store(args) as store:
         try:
             result = run_sweep(
-                project, axes, store, workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
-                predictor=args.predictor or DEFAULT_PREDICTOR, progress=not args.no_progress,
-                flush_interval_s=FLUSH_INTERVAL_S, release_between_writes=True,
+                project,
+                axes,
+                store,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                batch_size=args.batch_size,
+                predictor=args.predictor or DEFAULT_PREDICTOR,
+                progress=not args.no_progress,
+                flush_interval_s=FLUSH_INTERVAL_S,
+                release_between_writes=True,
             )
         except KeyboardInterrupt:
-            print(f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
-                  "again to resume", file=sys.stderr)
+            print(
+                f"\nqrtune sweep: interrupted; finished points are in {store.path}; run the same command "
+                "again to resume",
+                file=sys.stderr,
+            )
             return 130
         runs = store.list_runs(sweep_id=result.sweep_id)
         ok_ids = [r.id for r in runs if r.status == "ok"]  # point order
     status = EXIT_PARTIAL if len(ok_ids) < len(runs) else EXIT_OK  # failed points, now or before
     summary = {
-        "sweep_id": result.sweep_id, "points": result.n_points, "already_stored": result.n_skipped,
-        "run_now": result.n_run, "failed": result.n_failed, "elapsed_s": round(result.elapsed_s, 3),
-        "db": str(store.path), "axes": {a.name: list(a.values) for a in axes},
+        "sweep_id": result.sweep_id,
+        "points": result.n_points,
+        "already_stored": result.n_skipped,
+        "run_now": result.n_run,
+        "failed": result.n_failed,
+        "elapsed_s": round(result.elapsed_s, 3),
+        "db": str(store.path),
+        "axes": {a.name: list(a.values) for a in axes},
     }
     if args.json:
         json.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return status
-    print(f"sweep {result.sweep_id}: {n_points(axes)} points over " + " x ".join(
-        f"{a.name} ({len(a.values)})" for a in axes))
-    print(f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
-          f"{result.elapsed_s:.2f} s; store {store.path}")
+    print(
+        f"sweep {result.sweep_id}: {n_points(axes)} points over "
+        + " x ".join(f"{a.name} ({len(a.values)})" for a in axes)
+    )
+    print(
+        f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
+        f"{result.elapsed_s:.2f} s; store {store.path}"
+    )
     if ok_ids:
         print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
-        print(f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}")
+        print(
+            f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}"
+        )
     return status

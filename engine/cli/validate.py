@@ -13,7 +13,9 @@ from engine.topology import check_complete
 
 def register(sub) -> None:
     p = sub.add_parser("validate", help="check project files", description=__doc__)
-    p.add_argument("projects", nargs="+", metavar="PROJECT", help="project file(s) to check ('-': standard input)")
+    p.add_argument(
+        "projects", nargs="+", metavar="PROJECT", help="project file(s) to check ('-': standard input)"
+    )
     p.add_argument("--json", action="store_true", help="print one result per file as JSON")
     p.set_defaults(func=run)
 
@@ -24,8 +26,13 @@ def _check(path: str) -> dict:
         check_complete(project)
     except QrtuneError as e:
         return {"file": path, "ok": False, "error": str(e), "unreadable": isinstance(e, InputFileError)}
-    return {"file": path, "ok": True, "topology": project.topology, "nodes": len(project.nodes),
-            "links": len(project.links)}
+    return {
+        "file": path,
+        "ok": True,
+        "topology": project.topology,
+        "nodes": len(project.nodes),
+        "links": len(project.links),
+    }
 
 
 def run(args) -> int:

@@ -223,8 +223,14 @@ _ENTRIES = {
     # simulation
     "throughput_rows_per_s": ("Rows applied (simulated)", "rows/s", _UP, "throughput", "", ""),
     "offered_rows_per_s": ("Offered rate", "rows/s", _NONE, "workload", "", ""),
-    "predicted_rows_per_s": ("Steady-state rate (engine)", "rows/s", _UP, "throughput", "",
-                             "What the steady-state engine predicts at the offered rate"),
+    "predicted_rows_per_s": (
+        "Steady-state rate (engine)",
+        "rows/s",
+        _UP,
+        "throughput",
+        "",
+        "What the steady-state engine predicts at the offered rate",
+    ),
     "peak_backlog_rows": ("Peak backlog", "rows", _DOWN, "backlog", "", ""),
     "peak_xmitq_depth_msgs": ("Peak transmit queue depth", "messages", _DOWN, "backlog", "", ""),
     "peak_recvq_depth_msgs": ("Peak receive queue depth", "messages", _DOWN, "backlog", "", ""),

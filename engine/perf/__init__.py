@@ -33,7 +33,9 @@ def predictor(kind: str) -> Callable[[dict], Prediction]:
     """
     module_name = ENGINE_MODULES.get(kind)
     if module_name is None:
-        raise UnsupportedKindError(f"unknown scenario kind {kind!r}; expected one of {', '.join(ENGINE_MODULES)}")
+        raise UnsupportedKindError(
+            f"unknown scenario kind {kind!r}; expected one of {', '.join(ENGINE_MODULES)}"
+        )
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as e:

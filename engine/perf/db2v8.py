@@ -29,9 +29,14 @@ from engine.perf.result import Prediction
 
 #: V7 breakdown key -> growth category (keys not listed fall to ``other``: moved above the bar).
 CATEGORY = {
-    "system_agents": "system_agents", "user_threads": "user_threads", "stack_storage": "stack_storage",
-    "edm_pool": "edm_pool", "rid_pool": "rid_pool", "local_dynamic_statement_cache": "local_dynamic_statement_cache",
-    "local_dsc": "local_dynamic_statement_cache", "dynamic_statement_cache": "local_dynamic_statement_cache",
+    "system_agents": "system_agents",
+    "user_threads": "user_threads",
+    "stack_storage": "stack_storage",
+    "edm_pool": "edm_pool",
+    "rid_pool": "rid_pool",
+    "local_dynamic_statement_cache": "local_dynamic_statement_cache",
+    "local_dsc": "local_dynamic_statement_cache",
+    "dynamic_statement_cache": "local_dynamic_statement_cache",
 }
 SKIP = {"total"}
 
@@ -40,12 +45,21 @@ BAR_MB = 2048.0
 
 #: Display names of the V7 DBM1 parts, as the seed's "Customer 1" table writes them.
 PART_LABELS = {
-    "virtual_pool": "Virtual pool", "buffer_control_block": "Buffer control block",
-    "dataspace_lookaside_buffer": "Dataspace lookaside buffer", "castout_buffer": "Castout buffer",
-    "edm_pool": "EDM pool", "compression_dictionary": "Compression dictionary", "system_agents": "System agents",
-    "user_threads": "User threads", "rds_op_pool": "RDS OP pool", "rid_pool": "RID pool",
-    "dsc_control_block": "DSC control block", "trace_table": "Trace table", "stack_storage": "Stack storage",
-    "local_dynamic_statement_cache": "Local dynamic statement cache", "local_dsc": "Local dynamic statement cache",
+    "virtual_pool": "Virtual pool",
+    "buffer_control_block": "Buffer control block",
+    "dataspace_lookaside_buffer": "Dataspace lookaside buffer",
+    "castout_buffer": "Castout buffer",
+    "edm_pool": "EDM pool",
+    "compression_dictionary": "Compression dictionary",
+    "system_agents": "System agents",
+    "user_threads": "User threads",
+    "rds_op_pool": "RDS OP pool",
+    "rid_pool": "RID pool",
+    "dsc_control_block": "DSC control block",
+    "trace_table": "Trace table",
+    "stack_storage": "Stack storage",
+    "local_dynamic_statement_cache": "Local dynamic statement cache",
+    "local_dsc": "Local dynamic statement cache",
     "dynamic_statement_cache": "Local dynamic statement cache",
 }
 
@@ -202,8 +216,12 @@ def apply_cpu_band(cpu_value: float, workload_type: str) -> tuple[float, float]:
     FieldError
         ``cpu_value`` is not a finite number >= 0, or the workload type is unknown.
     """
-    if isinstance(cpu_value, bool) or not isinstance(cpu_value, (int, float)) or not math.isfinite(cpu_value) \
-            or cpu_value < 0:
+    if (
+        isinstance(cpu_value, bool)
+        or not isinstance(cpu_value, (int, float))
+        or not math.isfinite(cpu_value)
+        or cpu_value < 0
+    ):
         raise FieldError("cpu", cpu_value, "a finite number >= 0")
     lo, hi = cpu_change_band(workload_type)
     return cpu_value * (1.0 + lo), cpu_value * (1.0 + hi)
@@ -211,8 +229,12 @@ def apply_cpu_band(cpu_value: float, workload_type: str) -> tuple[float, float]:
 
 def catalog_migration_minutes(big_catalog_gb: float) -> float:
     """Rough V8 CM to NFM catalog migration time: fixed minutes plus minutes per GB of SPT01, SYSPKAGE, SYSDBASE ..."""
-    if (isinstance(big_catalog_gb, bool) or not isinstance(big_catalog_gb, (int, float))
-            or not math.isfinite(big_catalog_gb) or big_catalog_gb < 0):
+    if (
+        isinstance(big_catalog_gb, bool)
+        or not isinstance(big_catalog_gb, (int, float))
+        or not math.isfinite(big_catalog_gb)
+        or big_catalog_gb < 0
+    ):
         raise FieldError("catalog_gb", big_catalog_gb, "a number of GB >= 0")
     k = _coeffs()["catalog"]
     return k["nfm_fixed_min"] + k["nfm_min_per_gb"] * big_catalog_gb
@@ -228,8 +250,14 @@ def page_fix_advice(pools: dict) -> list[dict]:
     out = []
     for name, p in pools.items():
         b, io = p.get("buffers"), p.get("pages_io")
-        if (not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0 or not isinstance(io, (int, float))
-                or not math.isfinite(io) or io < 0):
+        if (
+            not isinstance(b, (int, float))
+            or not math.isfinite(b)
+            or b <= 0
+            or not isinstance(io, (int, float))
+            or not math.isfinite(io)
+            or io < 0
+        ):
             raise FieldError(f"pools.{name}", p, 'an object {"buffers": > 0, "pages_io": >= 0}')
         out.append({"pool": name, "intensity": io / b, "recommend": io / b >= k["min_intensity"]})
     return sorted(out, key=lambda r: -r["intensity"])
@@ -239,8 +267,13 @@ def _optional_number(settings: dict, key: str, lo: float = 0.0, hi: float = math
     v = settings.get(key)
     if v is None:
         return None
-    if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v > hi
-            or (v <= lo if lo_open else v < lo)):
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or v > hi
+        or (v <= lo if lo_open else v < lo)
+    ):
         lo_txt = f"> {lo:g}" if lo_open else f">= {lo:g}"
         hi_txt = "" if hi == math.inf else f" and <= {hi:g}"
         raise FieldError(key, v, f"a finite number {lo_txt}{hi_txt} or null")
@@ -276,12 +309,19 @@ def summarise(settings: dict) -> MigrationSummary:
     gb = _optional_number(settings, "catalog_gb")
     region = _optional_number(settings, "extended_region_mb", 0.0, BAR_MB, lo_open=True)
     return MigrationSummary(
-        parts=parts, v7_total_mb=sum(p.v7_mb for p in parts), v8_total_mb=total,
+        parts=parts,
+        v7_total_mb=sum(p.v7_mb for p in parts),
+        v8_total_mb=total,
         v8_total_band_mb=(min(v8_lo, total), max(v8_lo, total)),
-        region_mb=BAR_MB if region is None else region, region_given=region is not None,
-        workload_type=workload, cpu_change=cpu_change_band(workload), v7_cpu_ms_per_txn=cpu,
+        region_mb=BAR_MB if region is None else region,
+        region_given=region is not None,
+        workload_type=workload,
+        cpu_change=cpu_change_band(workload),
+        v7_cpu_ms_per_txn=cpu,
         v8_cpu_ms_per_txn_band=None if cpu is None else apply_cpu_band(cpu, workload),
-        catalog_gb=gb, catalog_migration_min=None if gb is None else catalog_migration_minutes(gb))
+        catalog_gb=gb,
+        catalog_migration_min=None if gb is None else catalog_migration_minutes(gb),
+    )
 
 
 def predict(settings: dict) -> Prediction:
@@ -298,12 +338,16 @@ def predict(settings: dict) -> Prediction:
     s = summarise(settings)
     metrics = {"v8_estimated_total_mb": s.v8_total_mb, "v7_total_mb": s.v7_total_mb, "relief_mb": s.relief_mb}
     metrics.update({f"v8_{p.name}_mb": p.v8_mb for p in s.parts})
-    metrics.update(dbm1_region_mb=s.region_mb, v7_headroom_mb=s.v7_headroom_mb, v8_headroom_mb=s.v8_headroom_mb)
+    metrics.update(
+        dbm1_region_mb=s.region_mb, v7_headroom_mb=s.v7_headroom_mb, v8_headroom_mb=s.v8_headroom_mb
+    )
     units = {k: "MB" for k in metrics}
     metrics["relief_pct"] = s.relief_pct
     units["relief_pct"] = "%"
-    bands = {"v8_estimated_total_mb": s.v8_total_band_mb,
-             "v8_headroom_mb": (s.region_mb - s.v8_total_band_mb[1], s.region_mb - s.v8_total_band_mb[0])}
+    bands = {
+        "v8_estimated_total_mb": s.v8_total_band_mb,
+        "v8_headroom_mb": (s.region_mb - s.v8_total_band_mb[1], s.region_mb - s.v8_total_band_mb[0]),
+    }
     used = {"v7_measured_mb", "workload_type", "v7_db2_cpu_ms_per_txn", "catalog_gb", "extended_region_mb"}
     if s.v8_cpu_ms_per_txn_band is not None:
         lo, hi = s.v8_cpu_ms_per_txn_band
@@ -318,12 +362,23 @@ def predict(settings: dict) -> Prediction:
         units["catalog_migration_min"] = "min"
     from engine.scenario import unused_settings
 
-    reasons = {p: "not used by the DB2 V8 storage estimate" for p in unused_settings(settings, used)
-               if not p.startswith("v7_measured_mb.")}
+    reasons = {
+        p: "not used by the DB2 V8 storage estimate"
+        for p in unused_settings(settings, used)
+        if not p.startswith("v7_measured_mb.")
+    }
     for key in settings.get("v7_measured_mb", {}):
         if key in SKIP or key.endswith("_count"):
-            reasons[f"v7_measured_mb.{key}"] = ("a count or the V7 total, not a storage part: the V8 estimate grows "
-                                                "each part and sums them")
-    return Prediction(kind="db2-v8-storage", metrics=metrics, units=units, bottleneck=None,
-                      ignored=tuple(sorted(reasons)), coefficients_version=c.get("version", ""), bands=bands,
-                      ignored_reasons=reasons)
+            reasons[f"v7_measured_mb.{key}"] = (
+                "a count or the V7 total, not a storage part: the V8 estimate grows each part and sums them"
+            )
+    return Prediction(
+        kind="db2-v8-storage",
+        metrics=metrics,
+        units=units,
+        bottleneck=None,
+        ignored=tuple(sorted(reasons)),
+        coefficients_version=c.get("version", ""),
+        bands=bands,
+        ignored_reasons=reasons,
+    )

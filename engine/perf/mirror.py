@@ -161,6 +161,7 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     users = _num(settings, "workload.users", wl.get("users"), 1, 1e8)
     job_sets = _num(settings, "workload.job_sets", wl.get("job_sets"), 1, 1e6)
     think = _num(settings, "workload.think_time_ms", wl.get("think_time_ms"), 0, 3.6e6)
+
     def _separate(role: str) -> bool:
         # *BASE (the default, apart from the application's pool) or a pool of their own: separate;
         # "application" (or "shared"): the replication jobs share the application's pool (7.3.6)
@@ -178,7 +179,11 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
     degree = _num(settings, "resync.parallel_degree", resync.get("parallel_degree", 1), 1, 256, False)
     cfg = MirrorConfig(
-        mode=mode, api=api, source_cores=float(src), target_cores=float(tgt), storage=storage,
+        mode=mode,
+        api=api,
+        source_cores=float(src),
+        target_cores=float(tgt),
+        storage=storage,
         # one storage subsystem named for the pair (Case Study #1) is shared by both nodes
         shared_storage=_flag("hardware.shared_storage", hw.get("shared_storage", False)),
         source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
@@ -186,24 +191,53 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
         target_pool_separate=pool_separate,
         write_frac=None if write_pct is None else write_pct / 100.0,
         reads_for_update=_flag("workload.reads_for_update", wl.get("reads_for_update", False)),
-        opens_for_update_per_txn=float(_num(settings, "workload.opens_for_update_per_txn",
-                                            wl.get("opens_for_update_per_txn", 0.0), 0, 1e6) or 0.0),
+        opens_for_update_per_txn=float(
+            _num(
+                settings, "workload.opens_for_update_per_txn", wl.get("opens_for_update_per_txn", 0.0), 0, 1e6
+            )
+            or 0.0
+        ),
         commitment_control=_flag("workload.commitment_control", wl.get("commitment_control", True)),
         users=None if users is None else int(users),
         job_sets=None if job_sets is None else int(job_sets),
-        think_time_ms=think, batch=batch,
+        think_time_ms=think,
+        batch=batch,
         distance_km=float(_num(settings, "link.distance_km", link.get("distance_km", 0.0), 0, 1000) or 0.0),
         target_preload=_flag("hardware.target_preload", hw.get("target_preload", False)),
-        resync_tracked_changes=tracked, resync_parallel_degree=int(degree),
+        resync_tracked_changes=tracked,
+        resync_parallel_degree=int(degree),
     )
-    used |= {f"hardware.{k}" for k in ("source_cores", "target_cores", "storage", "shared_storage",
-                                       "source_memory_gb", "target_memory_gb", "target_memory_pool",
-                                       "target_preload", "source_preload")}
+    used |= {
+        f"hardware.{k}"
+        for k in (
+            "source_cores",
+            "target_cores",
+            "storage",
+            "shared_storage",
+            "source_memory_gb",
+            "target_memory_gb",
+            "target_memory_pool",
+            "target_preload",
+            "source_preload",
+        )
+    }
     if mode == "active-active":
         used.add("hardware.source_memory_pool")
-    used |= {f"workload.{k}" for k in ("api", "write_pct", "read_pct", "reads_for_update", "commitment_control",
-                                       "users", "job_sets", "think_time_ms", "style",
-                                       "opens_for_update_per_txn")}
+    used |= {
+        f"workload.{k}"
+        for k in (
+            "api",
+            "write_pct",
+            "read_pct",
+            "reads_for_update",
+            "commitment_control",
+            "users",
+            "job_sets",
+            "think_time_ms",
+            "style",
+            "opens_for_update_per_txn",
+        )
+    }
     used |= {"link.distance_km", "resync.tracked_changes", "resync.parallel_degree"}
     if cfg.users is not None and cfg.job_sets is not None:
         raise FieldError("workload.users", cfg.users, "null when workload.job_sets is set (one population)")
@@ -306,12 +340,18 @@ def _stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
         # other node's target work
         node = 0.5 * (d.cpu_s + d.target_cpu_s)
         io = 0.5 * (d.storage_s + d.target_io_s)
-        st = [Station("cpu", node, "multi", src_c), Station("target_cpu", node, "multi", tgt_c),
-              Station("mirror_link", d.link_s, "delay")]
+        st = [
+            Station("cpu", node, "multi", src_c),
+            Station("target_cpu", node, "multi", tgt_c),
+            Station("mirror_link", d.link_s, "delay"),
+        ]
         if cfg.shared_storage:
             st.append(Station("mirror_target_io", 2 * io, "multi", servers))
         else:
-            st += [Station("storage", io, "multi", servers), Station("mirror_target_io", io, "multi", servers)]
+            st += [
+                Station("storage", io, "multi", servers),
+                Station("mirror_target_io", io, "multi", servers),
+            ]
         return st
     st = [Station("cpu", d.cpu_s, "multi", src_c)]
     if cfg.mode == "none":
@@ -321,8 +361,10 @@ def _stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
     if cfg.shared_storage:
         st.append(Station("mirror_target_io", d.storage_s + d.target_io_s, "multi", servers))
     else:
-        st += [Station("storage", d.storage_s, "multi", servers),
-               Station("mirror_target_io", d.target_io_s, "multi", servers)]
+        st += [
+            Station("storage", d.storage_s, "multi", servers),
+            Station("mirror_target_io", d.target_io_s, "multi", servers),
+        ]
     return st
 
 
@@ -439,9 +481,18 @@ def _metrics(cfg: MirrorConfig, sol: Solution, coeffs: dict) -> dict:
     return m
 
 
-UNITS = {"tps": "txn/s", "throughput": "ops/s", "response_time_ms": "ms", "source_cpu_pct": "%",
-         "target_cpu_pct": "%", "throughput_change_pct": "%", "response_time_change_pct": "%",
-         "runtime_change_pct": "%", "cpu_change_pct": "%", "resync_time_s": "s"}
+UNITS = {
+    "tps": "txn/s",
+    "throughput": "ops/s",
+    "response_time_ms": "ms",
+    "source_cpu_pct": "%",
+    "target_cpu_pct": "%",
+    "throughput_change_pct": "%",
+    "response_time_change_pct": "%",
+    "runtime_change_pct": "%",
+    "cpu_change_pct": "%",
+    "resync_time_s": "s",
+}
 
 
 def evaluate(cfg: MirrorConfig, coeffs: dict) -> tuple[dict, Solution]:
@@ -454,7 +505,8 @@ def evaluate(cfg: MirrorConfig, coeffs: dict) -> tuple[dict, Solution]:
         m["response_time_change_pct"] = 100.0 * (sol.response_s / base.response_s - 1.0)
         m["runtime_change_pct"] = 100.0 * (base.txn_per_s / sol.txn_per_s - 1.0)
         m["cpu_change_pct"] = 100.0 * (
-            (sol.source_cpu_busy / cfg.source_cores) / (base.source_cpu_busy / cfg.source_cores) - 1.0)
+            (sol.source_cpu_busy / cfg.source_cores) / (base.source_cpu_busy / cfg.source_cores) - 1.0
+        )
     t = resync_time_s(cfg, coeffs)
     if t is not None:
         m["resync_time_s"] = t
@@ -477,16 +529,28 @@ def predict(settings: dict) -> Prediction:
     stages = []
     for s in st:
         cap_txn = s.capacity_per_s
-        stages.append(StageResult(s.name, cap_txn, sol.utilisation.get(s.name, 0.0), "txn/s",
-                                  1000.0 * sol.residence_s.get(s.name, 0.0)))
+        stages.append(
+            StageResult(
+                s.name,
+                cap_txn,
+                sol.utilisation.get(s.name, 0.0),
+                "txn/s",
+                1000.0 * sol.residence_s.get(s.name, 0.0),
+            )
+        )
     if cfg.mode == "none":
-        bottleneck = "cpu" if sol.utilisation.get("cpu", 0) >= sol.utilisation.get("storage", 0) else "storage"
+        bottleneck = (
+            "cpu" if sol.utilisation.get("cpu", 0) >= sol.utilisation.get("storage", 0) else "storage"
+        )
     else:
-        cands = {"cpu": max(sol.utilisation.get("cpu", 0.0), sol.source_cpu_busy / cfg.source_cores),
-                 "mirror_target_io": max(sol.utilisation.get("mirror_target_io", 0.0),
-                                         sol.utilisation.get("storage", 0.0)),
-                 "mirror_link": sol.residence_s.get("mirror_link", 0.0) / max(sol.response_s, 1e-12),
-                 "target_cpu": sol.utilisation.get("target_cpu", 0.0)}
+        cands = {
+            "cpu": max(sol.utilisation.get("cpu", 0.0), sol.source_cpu_busy / cfg.source_cores),
+            "mirror_target_io": max(
+                sol.utilisation.get("mirror_target_io", 0.0), sol.utilisation.get("storage", 0.0)
+            ),
+            "mirror_link": sol.residence_s.get("mirror_link", 0.0) / max(sol.response_s, 1e-12),
+            "target_cpu": sol.utilisation.get("target_cpu", 0.0),
+        }
         bottleneck = max(cands, key=cands.get)
         if bottleneck == "target_cpu":
             bottleneck = "cpu"
@@ -494,9 +558,16 @@ def predict(settings: dict) -> Prediction:
     reasons = {p: "not used by the Db2 Mirror engine" for p in unused_settings(settings, used)}
     present = set(setting_paths(settings))
     reasons.update({p: why for p, why in inert_settings(cfg, settings).items() if p in present})
-    return Prediction(kind="db2mirror", metrics=m, units=units, stages=tuple(stages), bottleneck=bottleneck,
-                      ignored=tuple(sorted(reasons)), coefficients_version=coeffs.get("version", ""),
-                      ignored_reasons=reasons)
+    return Prediction(
+        kind="db2mirror",
+        metrics=m,
+        units=units,
+        stages=tuple(stages),
+        bottleneck=bottleneck,
+        ignored=tuple(sorted(reasons)),
+        coefficients_version=coeffs.get("version", ""),
+        ignored_reasons=reasons,
+    )
 
 
 def inert_settings(cfg: MirrorConfig, settings: dict) -> dict:

@@ -58,8 +58,9 @@ def pages_per_message(message_bytes: int, coeffs: dict | None = None) -> int:
     return max(1, math.ceil(wire / BUFFER_BYTES))
 
 
-def buffers_to_hold(messages: float, message_bytes: int, dwp_start_pct: float = 85.0,
-                    coeffs: dict | None = None) -> int:
+def buffers_to_hold(
+    messages: float, message_bytes: int, dwp_start_pct: float = 85.0, coeffs: dict | None = None
+) -> int:
     """4 KB buffers a pool needs to hold ``messages`` messages below the DWP start threshold.
 
     Below ``dwp_start_pct`` nothing is cast out to the page set, so every get is from the pool:
@@ -70,10 +71,18 @@ def buffers_to_hold(messages: float, message_bytes: int, dwp_start_pct: float = 
     FieldError
         ``messages`` is not a number >= 0, ``message_bytes`` not > 0 or ``dwp_start_pct`` not in (0, 100].
     """
-    if isinstance(messages, bool) or not isinstance(messages, (int, float)) or not math.isfinite(messages) \
-            or messages < 0:
+    if (
+        isinstance(messages, bool)
+        or not isinstance(messages, (int, float))
+        or not math.isfinite(messages)
+        or messages < 0
+    ):
         raise FieldError("messages", messages, "a number of messages >= 0")
-    if isinstance(dwp_start_pct, bool) or not isinstance(dwp_start_pct, (int, float)) or not 0 < dwp_start_pct <= 100:
+    if (
+        isinstance(dwp_start_pct, bool)
+        or not isinstance(dwp_start_pct, (int, float))
+        or not 0 < dwp_start_pct <= 100
+    ):
         raise FieldError("dwp_start_pct", dwp_start_pct, "a percentage above 0 and at most 100")
     pages = messages * pages_per_message(message_bytes, coeffs)
     return math.ceil(round(pages * 100.0 / dwp_start_pct, 6))
@@ -113,8 +122,11 @@ class BufferPool:
             raise FieldError("buffpool_buffers", self.buffers, "an integer >= 1 buffer")
         lo, hi = self.dwp_target_pct
         if not (0 < lo <= hi <= self.dwp_start_pct <= self.sync_write_pct <= 100):
-            raise FieldError("dwp_target_pct", list(self.dwp_target_pct),
-                             "0 < low <= high <= dwp_start_pct <= sync_write_pct <= 100")
+            raise FieldError(
+                "dwp_target_pct",
+                list(self.dwp_target_pct),
+                "0 < low <= high <= dwp_start_pct <= sync_write_pct <= 100",
+            )
         if self.pageclas not in PAGECLAS:
             raise FieldError("pageclas", self.pageclas, "one of '4KB', 'FIXED4KB'")
 
@@ -242,16 +254,24 @@ class Channel:
 
     def adaptor_elapsed_us(self, message_bytes: int, from_pageset: bool) -> float:
         """Adaptor elapsed per message: CPU plus the page-set wait when the message was cast out."""
-        return self.adaptor_cpu_us(message_bytes) + (self.pageset_read_us(message_bytes) if from_pageset else 0.0)
+        return self.adaptor_cpu_us(message_bytes) + (
+            self.pageset_read_us(message_bytes) if from_pageset else 0.0
+        )
 
     def get_send_us(self, message_bytes: int, from_pageset: bool) -> float:
         """Channel time per message (get, send, wire and the batch confirm share), microseconds."""
         wire_bytes = message_bytes * self._sent_fraction() + self.c["header_bytes"]
         wire_us = wire_bytes * 8 / (self.network_mbps * 1e6) * 1e6
         batch_us = 2 * self.network_latency_ms * 1000.0 / max(1, self.batchsz)
-        return (self.adaptor_elapsed_us(message_bytes, from_pageset) + self.dispatcher_cpu_us(message_bytes)
-                + self.compression(message_bytes)["compress_us"] + self.ssl_cpu_us(message_bytes)
-                + self.c["channel"]["overhead_us"] + wire_us + batch_us)
+        return (
+            self.adaptor_elapsed_us(message_bytes, from_pageset)
+            + self.dispatcher_cpu_us(message_bytes)
+            + self.compression(message_bytes)["compress_us"]
+            + self.ssl_cpu_us(message_bytes)
+            + self.c["channel"]["overhead_us"]
+            + wire_us
+            + batch_us
+        )
 
     def get_rate_msgs_per_s(self, message_bytes: int, from_pageset: bool) -> float:
         """Messages per second the channel gets and sends, from buffers or from the page set."""
@@ -338,7 +358,9 @@ def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | N
     if t_fill >= t_free:
         peak = max(0.0, messages - g_bp * t_free)
         drain = peak / g_bp
-        return MoverResult(messages, t_free, t_free + drain, peak, 0.0, messages, g_bp, g_ps, 0.0, False, False)
+        return MoverResult(
+            messages, t_free, t_free + drain, peak, 0.0, messages, g_bp, g_ps, 0.0, False, False
+        )
     # phase 2: putter limited by what the DWP can free (sync writes otherwise)
     put2 = min(put, g_ps + dwp_msgs)
     sync = put2 < put
@@ -353,8 +375,9 @@ def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | N
     drain = on_ps / g_ps + in_bp / g_bp
     from_ps = got_ps_during + on_ps
     from_bp = messages - from_ps
-    return MoverResult(messages, t_put, t_put + drain, peak, from_ps, from_bp, g_bp, g_ps, from_ps / messages,
-                       True, sync)
+    return MoverResult(
+        messages, t_put, t_put + drain, peak, from_ps, from_bp, g_bp, g_ps, from_ps / messages, True, sync
+    )
 
 
 def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: MoverResult) -> dict:
@@ -372,9 +395,13 @@ def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: Mover
     d_cpu = channel.dispatcher_cpu_us(size) + comp["compress_us"]
     ssl = channel.ssl_cpu_us(size)
     out = {
-        "putter_cpu_us_per_msg": put_cpu, "putter_elapsed_us_per_msg": put_el,
-        "dwp_cpu_us_per_msg": dwp, "adaptor_cpu_us_per_msg": a_cpu, "adaptor_elapsed_us_per_msg": a_el,
-        "dispatcher_cpu_us_per_msg": d_cpu, "dispatcher_elapsed_us_per_msg": d_cpu,
+        "putter_cpu_us_per_msg": put_cpu,
+        "putter_elapsed_us_per_msg": put_el,
+        "dwp_cpu_us_per_msg": dwp,
+        "adaptor_cpu_us_per_msg": a_cpu,
+        "adaptor_elapsed_us_per_msg": a_el,
+        "dispatcher_cpu_us_per_msg": d_cpu,
+        "dispatcher_elapsed_us_per_msg": d_cpu,
     }
     if channel.ssl:
         out["ssl_cpu_us_per_msg"] = ssl

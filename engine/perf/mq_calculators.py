@@ -27,8 +27,13 @@ def _k() -> dict:
 
 
 def _pos(name, v, zero_ok=False):
-    if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
-            or (v == 0 and not zero_ok)):
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or v < 0
+        or (v == 0 and not zero_ok)
+    ):
         raise FieldError(name, v, "a number " + (">= 0" if zero_ok else "> 0"))
     return float(v)
 
@@ -59,8 +64,9 @@ def channel_footprint_kb(message_kb: float) -> float:
     return k["fixed"] + k["per_msg_kb_to_64"] * min(m, 64.0) + k["per_msg_kb_above_64"] * max(m - 64.0, 0.0)
 
 
-def ssl_renegotiation_us_per_msg(message_kb: float, reneg_kb: float = 1024.0,
-                                 compressibility: float = 0.0) -> tuple[float, float]:
+def ssl_renegotiation_us_per_msg(
+    message_kb: float, reneg_kb: float = 1024.0, compressibility: float = 0.0
+) -> tuple[float, float]:
     """(low, high) CPU us per message for secret key renegotiation every ``reneg_kb`` of data.
 
     Compression before encryption shrinks the data, so more messages flow per renegotiation.
@@ -74,8 +80,13 @@ def ssl_renegotiation_us_per_msg(message_kb: float, reneg_kb: float = 1024.0,
     return lo / msgs, hi / msgs
 
 
-def compression_cost(message_kb: float, compressibility: float, method: str = "ZLIBFAST", ssl: bool = False,
-                     infminreqsize_kb: float | None = None) -> dict:
+def compression_cost(
+    message_kb: float,
+    compressibility: float,
+    method: str = "ZLIBFAST",
+    ssl: bool = False,
+    infminreqsize_kb: float | None = None,
+) -> dict:
     """Extra dispatcher CPU (us per message) to compress and to inflate, and where each runs."""
     m = _pos("message_kb", message_kb)
     if method not in ("NONE", "ZLIBFAST", "ZLIBHIGH"):
@@ -92,11 +103,17 @@ def compression_cost(message_kb: float, compressibility: float, method: str = "Z
     compress_us = m * (k["zlibfast_hw_us_per_kb"] if hw_compress else k["software_us_per_kb"])
     compressed_seg = seg * (1.0 - compressibility)
     hw_inflate = compressibility > 0 and compressed_seg >= inf_min
-    inflate_us = 0.0 if compressibility == 0 else (
-        0.0 if hw_inflate else m * (1.0 - compressibility) * k["software_inflate_us_per_kb"])
-    return {"compress_us": compress_us, "inflate_us": inflate_us,
-            "compress_in": "zEDC" if hw_compress else "software",
-            "inflate_in": "none" if compressibility == 0 else ("zEDC" if hw_inflate else "software")}
+    inflate_us = (
+        0.0
+        if compressibility == 0
+        else (0.0 if hw_inflate else m * (1.0 - compressibility) * k["software_inflate_us_per_kb"])
+    )
+    return {
+        "compress_us": compress_us,
+        "inflate_us": inflate_us,
+        "compress_in": "zEDC" if hw_compress else "software",
+        "inflate_in": "none" if compressibility == 0 else ("zEDC" if hw_inflate else "software"),
+    }
 
 
 def log_bytes_per_message(message_bytes: float, rba8: bool = True) -> float:

@@ -38,8 +38,12 @@ def _num(settings, key, default, lo, hi, integer=False, nullable=False):
     v = settings.get(key, default)
     if v is None and nullable:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or (
-            integer and float(v) != int(v)):
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not (lo <= v <= hi)
+        or (integer and float(v) != int(v))
+    ):
         kind = "an integer" if integer else "a number"
         raise FieldError(key, v, f"{kind} from {lo:g} to {hi:g}" + (" or null" if nullable else ""))
     return int(v) if integer else float(v)
@@ -63,9 +67,25 @@ def build(settings: dict, coeffs: dict | None = None):
         A setting is missing a valid value (the message names it and what is allowed).
     """
     c = coeffs or bp.coefficients()
-    used = {"messages", "message_bytes", "persistent", "msgs_per_put_commit", "batchsz", "channel", "ssl",
-            "read_ahead", "network_latency_ms", "network_mbps", "buffpool_buffers", "dwp_start_pct",
-            "dwp_target_pct", "pageclas", "compmsg", "compressibility", "sharecnv"}
+    used = {
+        "messages",
+        "message_bytes",
+        "persistent",
+        "msgs_per_put_commit",
+        "batchsz",
+        "channel",
+        "ssl",
+        "read_ahead",
+        "network_latency_ms",
+        "network_mbps",
+        "buffpool_buffers",
+        "dwp_start_pct",
+        "dwp_target_pct",
+        "pageclas",
+        "compmsg",
+        "compressibility",
+        "sharecnv",
+    }
     messages = _num(settings, "messages", None, 1, 1e12, integer=True, nullable=True)
     size = _num(settings, "message_bytes", 2048, 1, 104_857_600, integer=True)
     target = settings.get("dwp_target_pct", [75, 85])
@@ -79,31 +99,45 @@ def build(settings: dict, coeffs: dict | None = None):
         pageclas=settings.get("pageclas", "4KB"),
     )
     ssl = _flag(settings, "ssl", False)  # the free-text ``channel`` description never selects physics
-    channel = bp.Channel(ssl=bool(ssl), batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
-                         network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
-                         network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
-                         read_ahead=_flag(settings, "read_ahead", False),
-                         compmsg=settings.get("compmsg", "NONE"),
-                         compressibility=settings.get("compressibility", 0.0), coeffs=c)
-    putter = bp.Putter(size, _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
-                       _flag(settings, "persistent", False), coeffs=c)
+    channel = bp.Channel(
+        ssl=bool(ssl),
+        batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
+        network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
+        network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
+        read_ahead=_flag(settings, "read_ahead", False),
+        compmsg=settings.get("compmsg", "NONE"),
+        compressibility=settings.get("compressibility", 0.0),
+        coeffs=c,
+    )
+    putter = bp.Putter(
+        size,
+        _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
+        _flag(settings, "persistent", False),
+        coeffs=c,
+    )
     used.discard("channel")
     return pool, channel, putter, messages, used
 
 
 def inert_settings(settings: dict, channel, result) -> dict:
     """Settings path -> why it cannot change this mover's results (reported in ``ignored``)."""
-    out = {"channel": "a label: the engine never reads physics from free text (``ssl`` sets TLS)",
-           "cpu_model": f"the MQ costs are seed 003's {REFERENCE_CPU} measurements, not scaled to other processors"}
+    out = {
+        "channel": "a label: the engine never reads physics from free text (``ssl`` sets TLS)",
+        "cpu_model": f"the MQ costs are seed 003's {REFERENCE_CPU} measurements, not scaled to other processors",
+    }
     if channel.compmsg == "NONE":
         out["compressibility"] = "COMPMSG NONE: nothing is compressed"
     if settings.get("messages") is None:
-        why = ("messages null: the putter's backlog grows without end and outgrows any buffer pool, so in the long "
-               "run every get reads the page set; give messages to see when a pool of this size spills")
+        why = (
+            "messages null: the putter's backlog grows without end and outgrows any buffer pool, so in the long "
+            "run every get reads the page set; give messages to see when a pool of this size spills"
+        )
         out.update({"buffpool_buffers": why, "dwp_start_pct": why, "dwp_target_pct": why})
     if channel.network_latency_ms <= 0.0:
-        out["batchsz"] = ("with no network latency a batch's confirm flow adds nothing beyond the per-message channel "
-                          "time measured at BATCHSZ 200")
+        out["batchsz"] = (
+            "with no network latency a batch's confirm flow adds nothing beyond the per-message channel "
+            "time measured at BATCHSZ 200"
+        )
     return out
 
 
@@ -167,11 +201,17 @@ def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
         backlog = messages * max(0.0, 1.0 - kept_up)
         hold_backlog = bp.buffers_to_hold(backlog, size, pool.dwp_start_pct, c)
         hold_all = bp.buffers_to_hold(messages, size, pool.dwp_start_pct, c)
-    return Sizing(buffers=int(pool.buffers), dwp_start_depth_msgs=pool.messages_before_dwp(size, c),
-                  messages=messages, backlog_msgs=backlog, buffers_to_hold_backlog=hold_backlog,
-                  buffers_to_hold_all_msgs=hold_all, storage_per_connection_kb=mc.connection_storage_kb(share),
-                  csa_per_connection_kb=mc.csa_per_connection_kb(share),
-                  channel_storage_kb=mc.channel_footprint_kb(size / 1024.0))
+    return Sizing(
+        buffers=int(pool.buffers),
+        dwp_start_depth_msgs=pool.messages_before_dwp(size, c),
+        messages=messages,
+        backlog_msgs=backlog,
+        buffers_to_hold_backlog=hold_backlog,
+        buffers_to_hold_all_msgs=hold_all,
+        storage_per_connection_kb=mc.connection_storage_kb(share),
+        csa_per_connection_kb=mc.csa_per_connection_kb(share),
+        channel_storage_kb=mc.channel_footprint_kb(size / 1024.0),
+    )
 
 
 def predict(settings: dict) -> Prediction:
@@ -200,8 +240,12 @@ def predict(settings: dict) -> Prediction:
         m["peak_depth"] = r.peak_depth
         m["transfer_mb_per_s"] = messages * putter.message_bytes / 2**20 / m["elapsed_s"]
         units.update(elapsed_s="s", putter_done_s="s", peak_depth="messages", transfer_mb_per_s="MiB/s")
-    units.update(get_rate_from_bufferpool_msgs_per_s="msgs/s", get_rate_from_pageset_msgs_per_s="msgs/s",
-                 capacity_msgs="messages", pages_per_msg="4 KB pages")
+    units.update(
+        get_rate_from_bufferpool_msgs_per_s="msgs/s",
+        get_rate_from_pageset_msgs_per_s="msgs/s",
+        capacity_msgs="messages",
+        pages_per_msg="4 KB pages",
+    )
     z = sizing(settings, c)
     m["buffpool_buffers"] = float(z.buffers)
     m["dwp_start_depth_msgs"] = z.dwp_start_depth_msgs
@@ -210,8 +254,11 @@ def predict(settings: dict) -> Prediction:
         m["backlog_msgs"] = z.backlog_msgs
         m["buffers_to_hold_backlog"] = float(z.buffers_to_hold_backlog)
         m["buffers_to_hold_all_msgs"] = float(z.buffers_to_hold_all_msgs)
-        units.update(backlog_msgs="messages", buffers_to_hold_backlog="4 KB buffers",
-                     buffers_to_hold_all_msgs="4 KB buffers")
+        units.update(
+            backlog_msgs="messages",
+            buffers_to_hold_backlog="4 KB buffers",
+            buffers_to_hold_all_msgs="4 KB buffers",
+        )
     m["storage_per_connection_kb"] = z.storage_per_connection_kb
     m["csa_per_connection_kb"] = z.csa_per_connection_kb
     m["channel_storage_kb"] = z.channel_storage_kb
@@ -220,14 +267,31 @@ def predict(settings: dict) -> Prediction:
     drain_rate = r.get_rate_pageset if r.dwp_started else r.get_rate_bufferpool
     stages = (
         StageResult("putter", put_rate, 1.0, "msgs/s", putter.wall_us() / 1000.0),
-        StageResult("mq_pageset", r.get_rate_pageset, 1.0 if r.dwp_started else 0.0, "msgs/s",
-                    channel.pageset_read_us(putter.message_bytes) / 1000.0),
-        StageResult("mq_channel", r.get_rate_bufferpool, min(1.0, put_rate / r.get_rate_bufferpool), "msgs/s",
-                    channel.get_send_us(putter.message_bytes, False) / 1000.0),
+        StageResult(
+            "mq_pageset",
+            r.get_rate_pageset,
+            1.0 if r.dwp_started else 0.0,
+            "msgs/s",
+            channel.pageset_read_us(putter.message_bytes) / 1000.0,
+        ),
+        StageResult(
+            "mq_channel",
+            r.get_rate_bufferpool,
+            min(1.0, put_rate / r.get_rate_bufferpool),
+            "msgs/s",
+            channel.get_send_us(putter.message_bytes, False) / 1000.0,
+        ),
     )
     bottleneck = "mq_pageset" if r.dwp_started else ("mq_channel" if put_rate > drain_rate else None)
     reasons = {p: "not used by the MQ mover engine" for p in unused_settings(settings, used)}
     reasons.update({p: why for p, why in inert_settings(settings, channel, r).items() if p in settings})
-    return Prediction(kind="mq-mover", metrics=m, units=units, stages=stages, bottleneck=bottleneck,
-                      ignored=tuple(sorted(reasons)), coefficients_version=c.get("version", ""),
-                      ignored_reasons=reasons)
+    return Prediction(
+        kind="mq-mover",
+        metrics=m,
+        units=units,
+        stages=stages,
+        bottleneck=bottleneck,
+        ignored=tuple(sorted(reasons)),
+        coefficients_version=c.get("version", ""),
+        ignored_reasons=reasons,
+    )

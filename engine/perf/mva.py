@@ -51,11 +51,15 @@ class Station:
 
     def __post_init__(self):
         if self.kind not in STATION_KINDS:
-            raise ValueError(f"station {self.name!r}: kind {self.kind!r} is not allowed; expected one of "
-                             f"{', '.join(STATION_KINDS)}")
+            raise ValueError(
+                f"station {self.name!r}: kind {self.kind!r} is not allowed; expected one of "
+                f"{', '.join(STATION_KINDS)}"
+            )
         if not (self.demand_s >= 0):
-            raise ValueError(f"station {self.name!r}: demand_s {self.demand_s!r} is not allowed; "
-                             "expected a number >= 0 seconds")
+            raise ValueError(
+                f"station {self.name!r}: demand_s {self.demand_s!r} is not allowed; "
+                "expected a number >= 0 seconds"
+            )
         if self.kind == "multi" and self.servers < 1:
             raise ValueError(f"station {self.name!r}: servers {self.servers!r} is not allowed; expected >= 1")
 
@@ -195,8 +199,13 @@ def throughput_curve(stations: list[Station], max_customers: int) -> list[tuple[
     return out
 
 
-def schweitzer_mva(stations: list[Station], customers: float, think_time_s: float = 0.0,
-                   tol: float = 1e-9, max_iter: int = 10_000) -> MVAResult:
+def schweitzer_mva(
+    stations: list[Station],
+    customers: float,
+    think_time_s: float = 0.0,
+    tol: float = 1e-9,
+    max_iter: int = 10_000,
+) -> MVAResult:
     """Bard-Schweitzer approximate MVA: ``Q_k(N-1) ~ (N-1)/N * Q_k(N)``.
 
     Accurate to a few percent; the cost does not grow with ``customers``.
@@ -229,8 +238,13 @@ def schweitzer_mva(stations: list[Station], customers: float, think_time_s: floa
     return _result(stations, n, x, resid)
 
 
-def solve_mva(stations: list[Station], customers: float, think_time_s: float = 0.0,
-              method: str = "auto", exact_limit: int = 2000) -> MVAResult:
+def solve_mva(
+    stations: list[Station],
+    customers: float,
+    think_time_s: float = 0.0,
+    method: str = "auto",
+    exact_limit: int = 2000,
+) -> MVAResult:
     """Solve with ``exact`` MVA, ``schweitzer`` AMVA, or ``auto`` (exact up to ``exact_limit``).
 
     Non-integer populations always use the approximate method.

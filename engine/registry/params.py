@@ -93,8 +93,10 @@ class ParamSpec:
             hi = "inf" if self.maximum is None else f"{self.maximum:g}"
             text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "") + " (not NaN)"
         elif self.type == "column_map":
-            text = (f"a mapping of column type to a count of 0 to {MAX_COLUMNS}, "
-                    '{"INTEGER": 10, "CHAR(20)": 10} for example')
+            text = (
+                f"a mapping of column type to a count of 0 to {MAX_COLUMNS}, "
+                '{"INTEGER": 10, "CHAR(20)": 10} for example'
+            )
         elif self.type == "int_pair":
             text = "a pair of integers [low, high]"
         else:
@@ -134,10 +136,18 @@ class ParamSpec:
             if isinstance(value, str) and len(value) <= MAX_TEXT_CHARS:
                 return value
         elif t == "column_map":
-            if isinstance(value, dict) and value and len(value) <= MAX_COLUMNS and all(
-                isinstance(k, str) and len(k) <= MAX_TEXT_CHARS
-                and isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COLUMNS
-                for k, v in value.items()
+            if (
+                isinstance(value, dict)
+                and value
+                and len(value) <= MAX_COLUMNS
+                and all(
+                    isinstance(k, str)
+                    and len(k) <= MAX_TEXT_CHARS
+                    and isinstance(v, int)
+                    and not isinstance(v, bool)
+                    and 0 <= v <= MAX_COLUMNS
+                    for k, v in value.items()
+                )
             ):
                 return dict(value)
         elif t == "int_pair":

@@ -34,6 +34,7 @@ from engine.report.model import (
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
 
+
 def _engine_version() -> str:
     from engine.store.provenance import engine_version  # no duckdb import: the module imports it lazily
 
@@ -67,13 +68,22 @@ def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup,
             value = metrics.get(metric)
             if isinstance(value, (int, float)) and math.isfinite(value):
                 shown.add(metric)
-                rows.append(MetricValue(metric, _metric_label(metric) if heading == "Latency" else label,
-                                        float(value), units.get(metric, ""), _band(bands.get(metric))))
+                rows.append(
+                    MetricValue(
+                        metric,
+                        _metric_label(metric) if heading == "Latency" else label,
+                        float(value),
+                        units.get(metric, ""),
+                        _band(bands.get(metric)),
+                    )
+                )
         if rows:
             groups.append(MetricGroup(heading, tuple(rows)))
-    rest = [MetricValue(m, _metric_label(m), float(v), units.get(m, ""), _band(bands.get(m)))
-            for m, v in metrics.items()
-            if m not in shown and isinstance(v, (int, float)) and math.isfinite(v)]
+    rest = [
+        MetricValue(m, _metric_label(m), float(v), units.get(m, ""), _band(bands.get(m)))
+        for m, v in metrics.items()
+        if m not in shown and isinstance(v, (int, float)) and math.isfinite(v)
+    ]
     if rest:
         groups.append(MetricGroup("Results" if not groups else "Other results", tuple(rest)))
     return tuple(groups)
@@ -99,14 +109,35 @@ def run_from_project(project, origin: str = "") -> ReportRun:
 
     settings = project_to_scenario(project)
     pred = predict_project(project)
-    stages = tuple(StageRow(s.name, float(s.capacity), s.unit, float(s.utilisation), float(s.latency_ms),
-                            s.name == pred.bottleneck) for s in pred.stages)
+    stages = tuple(
+        StageRow(
+            s.name,
+            float(s.capacity),
+            s.unit,
+            float(s.utilisation),
+            float(s.latency_ms),
+            s.name == pred.bottleneck,
+        )
+        for s in pred.stages
+    )
     return ReportRun(
-        title=project.name, origin=origin or "project predicted for this report", run_id=None, project=project,
-        scenario_kind=pred.kind, settings=settings, metrics=dict(pred.metrics), units=dict(pred.units),
-        bands=dict(pred.bands), stages=stages, bottleneck=pred.bottleneck, setting_rows=rows_from_project(project),
-        groups=group_metrics(pred.metrics, pred.units, pred.bands), engine_version=_engine_version(),
-        coefficients_version=pred.coefficients_version or "", started=None, ignored=tuple(pred.ignored),
+        title=project.name,
+        origin=origin or "project predicted for this report",
+        run_id=None,
+        project=project,
+        scenario_kind=pred.kind,
+        settings=settings,
+        metrics=dict(pred.metrics),
+        units=dict(pred.units),
+        bands=dict(pred.bands),
+        stages=stages,
+        bottleneck=pred.bottleneck,
+        setting_rows=rows_from_project(project),
+        groups=group_metrics(pred.metrics, pred.units, pred.bands),
+        engine_version=_engine_version(),
+        coefficients_version=pred.coefficients_version or "",
+        started=None,
+        ignored=tuple(pred.ignored),
         **_systems(pred.metrics, project),
     )
 
@@ -146,7 +177,9 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
         data = store.load_run(int(run_id))
         run = data.run
         if run.status != "ok":
-            raise QrtuneError(f"run {run.id} failed ({run.error or 'no reason recorded'}); it has no results to report")
+            raise QrtuneError(
+                f"run {run.id} failed ({run.error or 'no reason recorded'}); it has no results to report"
+            )
         settings = json.loads(run.settings_json)
         project = None
         try:
@@ -155,8 +188,10 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
             project = None
         metrics = {m.metric: m.value for m in data.metrics}
         units = {m.metric: m.unit for m in data.metrics}
-        stages = tuple(StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == run.bottleneck)
-                       for s in data.stages)
+        stages = tuple(
+            StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == run.bottleneck)
+            for s in data.stages
+        )
         kind = run.scenario_kind or str(settings.get("kind", ""))
         if project is not None and settings.get("kind") == kind:
             from engine.scenario import apply_scenario
@@ -166,13 +201,27 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
             except QrtuneError:
                 pass
         rows = rows_from_project(project) if project is not None else rows_from_settings(settings, kind)
-        out.append(ReportRun(
-            title=run.project_name, origin=f"run {run.id} ({run.kind}) in {Path(str(store.path)).name}",
-            run_id=run.id, project=project, scenario_kind=kind, settings=settings, metrics=metrics, units=units,
-            bands={}, stages=stages, bottleneck=run.bottleneck, setting_rows=rows,
-            groups=group_metrics(metrics, units, {}), engine_version=run.engine_version,
-            coefficients_version=run.coefficients_version, started=run.started, **_systems(metrics, project),
-        ))
+        out.append(
+            ReportRun(
+                title=run.project_name,
+                origin=f"run {run.id} ({run.kind}) in {Path(str(store.path)).name}",
+                run_id=run.id,
+                project=project,
+                scenario_kind=kind,
+                settings=settings,
+                metrics=metrics,
+                units=units,
+                bands={},
+                stages=stages,
+                bottleneck=run.bottleneck,
+                setting_rows=rows,
+                groups=group_metrics(metrics, units, {}),
+                engine_version=run.engine_version,
+                coefficients_version=run.coefficients_version,
+                started=run.started,
+                **_systems(metrics, project),
+            )
+        )
     return out
 
 
@@ -180,8 +229,9 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
     """The runs side by side against the first: settings that differ (IBM names) and metric deltas."""
     names = path_names(runs[0].scenario_kind)
     flat = [flatten(r.settings) for r in runs]
-    settings = tuple(SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat))
-                     for p in differing_paths(flat))
+    settings = tuple(
+        SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat)) for p in differing_paths(flat)
+    )
     from engine.perf.qrep.systems import is_system_metric
 
     metric_names = [m.metric for g in runs[0].groups for m in g.rows]  # the reference's reading order
@@ -192,8 +242,13 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         values = _finite_values(r.metrics.get(m) for r in runs)
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
         metrics.append(MetricComparison(m, _metric_label(m), unit, values, *deltas(values)))
-    return RunComparison(tuple(_unique_labels(runs)), settings, tuple(metrics), tuple(r.bottleneck for r in runs),
-                         _compare_systems(runs))
+    return RunComparison(
+        tuple(_unique_labels(runs)),
+        settings,
+        tuple(metrics),
+        tuple(r.bottleneck for r in runs),
+        _compare_systems(runs),
+    )
 
 
 def _compare_systems(runs: Sequence[ReportRun]) -> tuple:
@@ -225,8 +280,13 @@ def _unique_labels(runs: Sequence[ReportRun]) -> list[str]:
     return labels
 
 
-def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = True,
-                 scenarios_path: str | Path | None = None, created: datetime | None = None) -> Report:
+def build_report(
+    runs: Iterable[ReportRun],
+    title: str = "",
+    validation: bool = True,
+    scenarios_path: str | Path | None = None,
+    created: datetime | None = None,
+) -> Report:
     """The report of ``runs`` (at least one): title block, each run, the comparison and the validation score.
 
     Parameters
@@ -250,8 +310,15 @@ def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = 
         raise QrtuneError("a report needs at least one project or run")
     if not title:
         names = list(dict.fromkeys(r.title for r in runs))
-        title = names[0] if len(runs) == 1 else (
-            f"{names[0]}: {len(runs)} runs compared" if len(names) == 1 else f"Comparison of {len(runs)} runs")
+        title = (
+            names[0]
+            if len(runs) == 1
+            else (
+                f"{names[0]}: {len(runs)} runs compared"
+                if len(names) == 1
+                else f"Comparison of {len(runs)} runs"
+            )
+        )
     score = None
     if validation:
         from engine.report.validation import score_scenarios
@@ -259,7 +326,11 @@ def build_report(runs: Iterable[ReportRun], title: str = "", validation: bool = 
         score = score_scenarios(scenarios_path)
     versions = tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version))
     return Report(
-        title=title, created=created or datetime.now().replace(microsecond=0), engine_version=_engine_version(),
-        coefficient_versions=versions, runs=runs, comparison=compare(runs) if len(runs) > 1 else None,
+        title=title,
+        created=created or datetime.now().replace(microsecond=0),
+        engine_version=_engine_version(),
+        coefficient_versions=versions,
+        runs=runs,
+        comparison=compare(runs) if len(runs) > 1 else None,
         validation=score,
     )

@@ -23,8 +23,14 @@ def _same(value: Any, default: Any) -> bool:
 
 
 def _row(node_label: str, spec, value: Any) -> SettingRow:
-    return SettingRow(node_label, spec.label, format_value(value), format_value(spec.default), spec.unit,
-                      not _same(value, spec.default))
+    return SettingRow(
+        node_label,
+        spec.label,
+        format_value(value),
+        format_value(spec.default),
+        spec.unit,
+        not _same(value, spec.default),
+    )
 
 
 def rows_from_project(project) -> tuple[SettingRow, ...]:
@@ -48,7 +54,7 @@ def rows_from_settings(settings: dict, scenario_kind: str) -> tuple[SettingRow, 
             template = spec.scenario_paths.get(scenario_kind)
             if not template:
                 continue
-            for role in (("source", "target") if "{role}" in template else ("",)):
+            for role in ("source", "target") if "{role}" in template else ("",):
                 path = template.replace("{role}", role)
                 if path in seen:
                     continue

@@ -234,7 +234,7 @@ def values_text(values: Sequence, limit: int = 12) -> str:
                 return f"{vals[0]} .. {vals[-1]} step {step}"
     texts = [value_text(v) for v in vals]
     if len(texts) > limit:
-        texts = texts[:limit - 2] + ["...", texts[-1]]
+        texts = texts[: limit - 2] + ["...", texts[-1]]
     return ", ".join(texts)
 
 
@@ -250,7 +250,8 @@ def _find_sweep(store, sweep_id: int) -> dict:
     known = ", ".join(str(s["id"]) for s in sorted(sweeps, key=lambda s: s["id"])[-10:]) or "none"
     raise UnknownSweepError(
         f"--sweep: no sweep {sweep_id} in the store {store.path} (sweeps there: {known}; "
-        f"list them with qrtune runs --sweeps --db {store.path})")
+        f"list them with qrtune runs --sweeps --db {store.path})"
+    )
 
 
 def sweep_section(store, sweep_id: int) -> SweepSection:
@@ -264,8 +265,10 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
     info = _find_sweep(store, int(sweep_id))
     runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
     if not runs:
-        raise UnknownSweepError(f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
-                                "command again to resume it)")
+        raise UnknownSweepError(
+            f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
+            "command again to resume it)"
+        )
     project = _stored_project(store, runs[0].project_hash)
     axes = tuple(_axis_info(a, project) for a in info["axes"])
     points = _point_rows(runs, axes, store.metrics_of([r.id for r in runs]))
@@ -276,11 +279,24 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
     series = list(dict.fromkeys(p.series for p in points)) or [()]
     picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
     return SweepSection(
-        sweep_id=info["id"], store=Path(str(store.path)).name, project_name=info["project_name"], project=project,
-        started=info.get("started"), n_points=info["n_points"], n_done=len(points),
-        n_failed=sum(1 for p in points if p.error), axes=axes, points=tuple(points),
-        rate_metric=rate, latency_metric=latency, latency_metrics=lats, cpu_metrics=cpus, units=_first_units(ok),
-        labels={m: _metric_label(m) for m in names}, target_rate=target, picks=picks,
+        sweep_id=info["id"],
+        store=Path(str(store.path)).name,
+        project_name=info["project_name"],
+        project=project,
+        started=info.get("started"),
+        n_points=info["n_points"],
+        n_done=len(points),
+        n_failed=sum(1 for p in points if p.error),
+        axes=axes,
+        points=tuple(points),
+        rate_metric=rate,
+        latency_metric=latency,
+        latency_metrics=lats,
+        cpu_metrics=cpus,
+        units=_first_units(ok),
+        labels={m: _metric_label(m) for m in names},
+        target_rate=target,
+        picks=picks,
         setting_rows=_setting_rows(project, info["axes"], axes),
         engine_versions=_distinct(r.engine_version for r in runs),
         coefficients_versions=_distinct(r.coefficients_version for r in runs),
@@ -304,9 +320,17 @@ def _point_rows(runs: list, axes: tuple, metrics: dict) -> list[SweepPointRow]:
             continue
         seen.add(r.point_index)
         m = metrics.get(r.id, {})
-        points.append(SweepPointRow(
-            r.point_index, point_values(axes, r.point_index), r.id, {k: v for k, (v, _) in m.items()},
-            {k: u for k, (_, u) in m.items()}, r.bottleneck, r.error if r.status != "ok" else ""))
+        points.append(
+            SweepPointRow(
+                r.point_index,
+                point_values(axes, r.point_index),
+                r.id,
+                {k: v for k, (v, _) in m.items()},
+                {k: u for k, (_, u) in m.items()},
+                r.bottleneck,
+                r.error if r.status != "ok" else "",
+            )
+        )
     return points
 
 
@@ -324,8 +348,12 @@ def _chart_metrics(names: set) -> tuple:
     """The metrics the charts show: (rate, latency, latencies, CPU busy ones), each None or () when absent."""
     rates = rate_metrics(names)
     lat_chart = next((m for m in CHART_LATENCY_METRICS if m in names), None)
-    lats = tuple(dict.fromkeys([m for m in (lat_chart, "end2end_latency_ms") if m in names]
-                               or [m for m in LATENCY_METRICS if m in names][:2]))
+    lats = tuple(
+        dict.fromkeys(
+            [m for m in (lat_chart, "end2end_latency_ms") if m in names]
+            or [m for m in LATENCY_METRICS if m in names][:2]
+        )
+    )
     latency = lat_chart or (lats[0] if lats else None)
     return (rates[0] if rates else None), latency, lats, tuple(cpu_metrics(names))
 
@@ -359,14 +387,24 @@ def _setting_rows(project, raw_axes: list, axes: Sequence[SweepAxisInfo]) -> tup
     """The base project's settings (:func:`engine.report.settings.rows_from_project`), swept knobs marked."""
     if project is None:
         return ()
-    swept = {(node_id, a["param"]): info.values_text for a, info in zip(raw_axes, axes) for node_id in a["node_ids"]}
+    swept = {
+        (node_id, a["param"]): info.values_text
+        for a, info in zip(raw_axes, axes)
+        for node_id in a["node_ids"]
+    }
     keys = [(node.id, spec.name) for node in project.nodes for spec in KINDS[node.kind].params]
     rows = rows_from_project(project)  # the same order: every node, then its kind's knobs
     return tuple(SweepSettingRow(row, swept.get(key, "")) for row, key in zip(rows, keys))
 
 
-def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = "", validation: bool = True,
-                       scenarios_path: str | Path | None = None, created: datetime | None = None) -> Report:
+def build_sweep_report(
+    section: SweepSection,
+    runs: Iterable = (),
+    title: str = "",
+    validation: bool = True,
+    scenarios_path: str | Path | None = None,
+    created: datetime | None = None,
+) -> Report:
     """The report of a sweep: ``section`` first, then any ``runs`` (:class:`~engine.report.model.ReportRun`,
     compared when several) and the engine's score against the published measurements.
 
@@ -387,13 +425,21 @@ def build_sweep_report(section: SweepSection, runs: Iterable = (), title: str = 
         from engine.report.validation import score_scenarios  # runs the engines
 
         score = score_scenarios(scenarios_path)
-    versions = tuple(dict.fromkeys(list(section.coefficients_versions)
-                                   + [r.coefficients_version for r in runs if r.coefficients_version]))
+    versions = tuple(
+        dict.fromkeys(
+            list(section.coefficients_versions)
+            + [r.coefficients_version for r in runs if r.coefficients_version]
+        )
+    )
     return Report(
         title=title or f"{section.project_name}: {section.knob_names} sweep",
-        created=created or datetime.now().replace(microsecond=0), engine_version=_engine_version(),
-        coefficient_versions=versions, runs=runs, comparison=compare(runs) if len(runs) > 1 else None,
-        validation=score, sweep=section,
+        created=created or datetime.now().replace(microsecond=0),
+        engine_version=_engine_version(),
+        coefficient_versions=versions,
+        runs=runs,
+        comparison=compare(runs) if len(runs) > 1 else None,
+        validation=score,
+        sweep=section,
     )
 
 

@@ -38,10 +38,12 @@ def describe(score: ValidationScore) -> str:
         return "n/a" if v is None else f"{v:.1f}%"
 
     cover = 100.0 * score.n_predicted / score.n_measured if score.n_measured else 0.0
-    text = (f"{score.n_scenarios} published scenarios; {score.n_predicted} of {score.n_measured} measured "
-            f"metrics predicted ({cover:.0f}%). Rates: median absolute error {pct(score.rate_median_abs_pct)}, "
-            f"90th percentile {pct(score.rate_p90_abs_pct)}. Latencies: median absolute error "
-            f"{pct(score.latency_median_abs_pct)}.")
+    text = (
+        f"{score.n_scenarios} published scenarios; {score.n_predicted} of {score.n_measured} measured "
+        f"metrics predicted ({cover:.0f}%). Rates: median absolute error {pct(score.rate_median_abs_pct)}, "
+        f"90th percentile {pct(score.rate_p90_abs_pct)}. Latencies: median absolute error "
+        f"{pct(score.latency_median_abs_pct)}."
+    )
     if score.bottlenecks_named:
         text += f" Bottleneck named right in {score.bottlenecks_right} of {score.bottlenecks_named}."
     return text

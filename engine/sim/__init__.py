@@ -133,8 +133,16 @@ from engine.sim.events import Event, parse_duration_s, parse_event
 from engine.sim.run import SIM_VERSION, SimResult, SimulationCancelled, simulate_config, simulate_settings
 
 
-def simulate(project, duration_s: float, seed: int | None = 0, profile=None, events=(), progress=None, cancel=None,
-             **kw) -> SimResult:
+def simulate(
+    project,
+    duration_s: float,
+    seed: int | None = 0,
+    profile=None,
+    events=(),
+    progress=None,
+    cancel=None,
+    **kw,
+) -> SimResult:
     """Simulate ``project`` for ``duration_s`` simulated seconds.
 
     Parameters
@@ -168,8 +176,17 @@ def simulate(project, duration_s: float, seed: int | None = 0, profile=None, eve
     from engine.scenario import project_to_scenario
 
     settings = project_to_scenario(project)
-    return simulate_settings(settings, duration_s, project=project, seed=seed, profile=profile, events=events,
-                             progress=progress, cancel=cancel, **kw)
+    return simulate_settings(
+        settings,
+        duration_s,
+        project=project,
+        seed=seed,
+        profile=profile,
+        events=events,
+        progress=progress,
+        cancel=cancel,
+        **kw,
+    )
 
 
 __all__ = [

@@ -23,7 +23,9 @@ import numpy as np
 #: Latency histogram: log-spaced bins 0.5% wide from 1 microsecond to about 11 days (in ms).
 _LOG_FIRST = float(np.log(1e-3))
 _INV_LOG_STEP = float(1.0 / np.log(1.005))
-HIST_EDGES_MS = np.exp(_LOG_FIRST + np.arange(int((np.log(1e9) - _LOG_FIRST) * _INV_LOG_STEP)) / _INV_LOG_STEP)
+HIST_EDGES_MS = np.exp(
+    _LOG_FIRST + np.arange(int((np.log(1e9) - _LOG_FIRST) * _INV_LOG_STEP)) / _INV_LOG_STEP
+)
 
 
 class Binned:
@@ -174,8 +176,9 @@ class Accumulator:
             return
         if weights is not None:
             weights = np.broadcast_to(np.asarray(weights, dtype=float), np.shape(start))
-        acc += scale * (Binned(self, end).sum_min(self.edges, weights) -
-                        Binned(self, start).sum_min(self.edges, weights))
+        acc += scale * (
+            Binned(self, end).sum_min(self.edges, weights) - Binned(self, start).sum_min(self.edges, weights)
+        )
 
     def oldest(self, name: str, commit, done) -> None:
         """Track, at each edge, the earliest ``commit`` among items with ``commit < edge <= done``.

@@ -69,15 +69,23 @@ def monitor_averages(res, warm_up_s: float) -> dict:
     interval_s = res.config.apply_monitor_s
     keep = np.arange(len(mon["TRANS_APPLIED"])) * interval_s >= warm_up_s
     n = mon["TRANS_APPLIED"][keep].astype(float)
-    out = {col: float((mon[col][keep] * n).sum() / n.sum()) if n.sum() else float("nan")
-           for col in LATENCY_COLUMNS}
+    out = {
+        col: float((mon[col][keep] * n).sum() / n.sum()) if n.sum() else float("nan")
+        for col in LATENCY_COLUMNS
+    }
     out["rows_per_s"] = float(mon["ROWS_APPLIED"][keep].sum()) / max(keep.sum() * interval_s, 1e-12)
     out["MEM_FULL_TIME"] = float(mon["MEM_FULL_TIME"].sum())
     return out
 
 
-def compare_at_load(settings: dict, project, load_fraction: float, duration_s: float = 300.0,
-                    warm_up_s: float = 60.0, seed: int = 11) -> Agreement:
+def compare_at_load(
+    settings: dict,
+    project,
+    load_fraction: float,
+    duration_s: float = 300.0,
+    warm_up_s: float = 60.0,
+    seed: int = 11,
+) -> Agreement:
     """Simulate ``settings`` at ``load_fraction`` of its steady-state capacity and compare.
 
     Parameters

@@ -208,7 +208,11 @@ class PipelineConfig:
     @property
     def channel_batch_s(self) -> float:
         """Time a channel batch adds besides its messages: sync plus confirmation round trip, s."""
-        return self.channel_sync_s + 2.0 * self.network_latency_s if math.isfinite(self.channel_batch_msgs) else 0.0
+        return (
+            self.channel_sync_s + 2.0 * self.network_latency_s
+            if math.isfinite(self.channel_batch_msgs)
+            else 0.0
+        )
 
     @property
     def max_rows_per_s(self) -> float:
@@ -223,17 +227,27 @@ class PipelineConfig:
     def stage_table(self) -> list[dict]:
         """Stages as the simulation uses them: name, group, capacity in rows/s."""
         out = []
-        for group, stages in (("capture", self.capture_stages), ("put", self.put_stages),
-                              ("channel", self.channel_stages), ("apply", self.apply_stages)):
+        for group, stages in (
+            ("capture", self.capture_stages),
+            ("put", self.put_stages),
+            ("channel", self.channel_stages),
+            ("apply", self.apply_stages),
+        ):
             out += [{"name": n, "group": group, "capacity_rows_per_s": c} for n, c in stages]
         if self.browser_rows_per_s:
-            out.append({"name": "qapply_browser", "group": "apply", "capacity_rows_per_s": self.browser_rows_per_s})
+            out.append(
+                {"name": "qapply_browser", "group": "apply", "capacity_rows_per_s": self.browser_rows_per_s}
+            )
         if self.pageset_rows_per_s:
-            out.append({"name": "mq_pageset", "group": "channel", "capacity_rows_per_s": self.pageset_rows_per_s})
+            out.append(
+                {"name": "mq_pageset", "group": "channel", "capacity_rows_per_s": self.pageset_rows_per_s}
+            )
         return out
 
 
-def _to_rows_per_s(capacity: float, unit: str, rows_per_msg: float, bytes_per_row: float, rows_per_txn: float):
+def _to_rows_per_s(
+    capacity: float, unit: str, rows_per_msg: float, bytes_per_row: float, rows_per_txn: float
+):
     u = (unit or "rows/s").lower().replace(" ", "")
     if u in ("rows/s", "row/s", "rows_per_s"):
         return capacity
@@ -261,8 +275,6 @@ def _queue_managers(project) -> list[dict]:
     except Exception:  # noqa: BLE001 - fall back to file order
         nodes = project.nodes
     return [dict(n.params) for n in nodes if n.kind == "queue_manager"]
-
-
 
 
 #: A stage name to put in an error message for each side of the pipeline.
@@ -297,8 +309,9 @@ class MessageShape:
 
     def rows_per_s(self, stage) -> float | None:
         """A stage's capacity in rows/s (None when its unit is not understood)."""
-        return _to_rows_per_s(float(stage.capacity), stage.unit, self.rows_per_msg, self.bytes_per_row,
-                              self.rows_per_txn)
+        return _to_rows_per_s(
+            float(stage.capacity), stage.unit, self.rows_per_msg, self.bytes_per_row, self.rows_per_txn
+        )
 
 
 def message_shape(settings: dict, prediction, notes: list) -> MessageShape:
@@ -362,12 +375,17 @@ def complete_stages(groups: StageGroups, settings: dict, prediction, notes: list
         for side in ("capture", "channel"):
             if not getattr(groups, side):
                 getattr(groups, side).append((EXAMPLE_STAGE[side], math.inf))
-                notes.append(f"drain: no {EXAMPLE_STAGE[side]} stage in the prediction (not running); "
-                             "taken as instantaneous")
+                notes.append(
+                    f"drain: no {EXAMPLE_STAGE[side]} stage in the prediction (not running); "
+                    "taken as instantaneous"
+                )
     for side, example in EXAMPLE_STAGE.items():
         if not getattr(groups, side):
-            raise FieldError(f"prediction.stages ({side} side)", [s.name for s in prediction.stages],
-                             f"at least one {side}-side stage with a capacity (e.g. {example})")
+            raise FieldError(
+                f"prediction.stages ({side} side)",
+                [s.name for s in prediction.stages],
+                f"at least one {side}-side stage with a capacity (e.g. {example})",
+            )
 
 
 @dataclass(frozen=True)
@@ -385,18 +403,23 @@ def _drain_pageset_rows_per_s(drain_prediction, shape: MessageShape, notes: list
     if drain_prediction is None:
         return None
     by_name = {st.name: st for st in drain_prediction.stages}
-    for name, how in (("mq_pageset", "its mq_pageset stage"),
-                      ("qapply_browser", "its Q Apply browser reading a deep queue without read-ahead")):
+    for name, how in (
+        ("mq_pageset", "its mq_pageset stage"),
+        ("qapply_browser", "its Q Apply browser reading a deep queue without read-ahead"),
+    ):
         st = by_name.get(name)
         rows_per_s = st and shape.rows_per_s(st)
         if rows_per_s:
-            notes.append(f"page-set read speed {rows_per_s:,.0f} rows/s from the drain-mode prediction ({how})")
+            notes.append(
+                f"page-set read speed {rows_per_s:,.0f} rows/s from the drain-mode prediction ({how})"
+            )
             return rows_per_s
     return None
 
 
-def buffer_pools(project, settings: dict, shape: MessageShape, groups: StageGroups, drain_prediction,
-                 notes: list) -> BufferPools:
+def buffer_pools(
+    project, settings: dict, shape: MessageShape, groups: StageGroups, drain_prediction, notes: list
+) -> BufferPools:
     """Buffer pools of the flow's first (transmit) and last (receive) queue manager, and page-set speeds."""
     qms = _queue_managers(project) or [{}]
     msg_bytes = shape.bytes_per_row * shape.rows_per_msg
@@ -411,14 +434,17 @@ def buffer_pools(project, settings: dict, shape: MessageShape, groups: StageGrou
     if pageset is None:
         pageset = _drain_pageset_rows_per_s(drain_prediction, shape, notes)
     if pageset is None:
-        notes.append("no page-set speed in the prediction: messages pushed to the page set are read at "
-                     "channel speed")
+        notes.append(
+            "no page-set speed in the prediction: messages pushed to the page set are read at channel speed"
+        )
     return BufferPools(xmitq_msgs, recvq_msgs, recv_read_s, pageset)
 
 
 def max_message_bytes(settings: dict) -> float:
     """Largest MQ message: Q Capture MAX_MESSAGE_SIZE, no more than the queue's MAXMSGL, bytes."""
-    return min(float(knob(settings, "qcapture.max_message_size_kb")) * KB_BYTES, float(knob(settings, "mq.maxmsgl")))
+    return min(
+        float(knob(settings, "qcapture.max_message_size_kb")) * KB_BYTES, float(knob(settings, "mq.maxmsgl"))
+    )
 
 
 def channel_batches(settings: dict, delays: dict, notes: list) -> tuple[float, float]:
@@ -429,8 +455,10 @@ def channel_batches(settings: dict, delays: dict, notes: list) -> tuple[float, f
     batchsz = float(knob(settings, "mq.batchsz"))
     persistent = bool(knob(settings, "qcapture.msg_persistence"))
     sync_s = float(delays["ch_batch_s"]) + (float(delays.get("ch_batch_log_s", 0.0)) if persistent else 0.0)
-    notes.append(f"channel batches of up to BATCHSZ {batchsz:.0f} messages, {MS_PER_S * sync_s:.3g} ms to end each "
-                 "batch plus the confirmation round trip; messages reach the receive queue at the end of their batch")
+    notes.append(
+        f"channel batches of up to BATCHSZ {batchsz:.0f} messages, {MS_PER_S * sync_s:.3g} ms to end each "
+        "batch plus the confirmation round trip; messages reach the receive queue at the end of their batch"
+    )
     return batchsz, sync_s
 
 
@@ -438,9 +466,13 @@ def _mechanism_notes(commit_count: int, maxtrans: float) -> list[str]:
     """Notes on COMMIT_COUNT grouping and Q Capture's MQ commits within a cycle."""
     notes = []
     if commit_count > 1:
-        notes.append(f"Q Apply agents apply COMMIT_COUNT {commit_count} message groups in one target transaction")
+        notes.append(
+            f"Q Apply agents apply COMMIT_COUNT {commit_count} message groups in one target transaction"
+        )
     if math.isfinite(maxtrans):
-        notes.append(f"Q Capture commits to MQ after every {maxtrans:.0f} source transactions within a log-read cycle")
+        notes.append(
+            f"Q Capture commits to MQ after every {maxtrans:.0f} source transactions within a log-read cycle"
+        )
     return notes
 
 
@@ -461,8 +493,15 @@ def knob_fields(settings: dict) -> dict:
     }
 
 
-def build_config(settings: dict, prediction, project=None, drain_prediction=None, delays=None,
-                 coefficients=None, wait_share=None) -> PipelineConfig:
+def build_config(
+    settings: dict,
+    prediction,
+    project=None,
+    drain_prediction=None,
+    delays=None,
+    coefficients=None,
+    wait_share=None,
+) -> PipelineConfig:
     """The simulation's view of a Q Replication scenario and its steady-state prediction.
 
     Parameters
@@ -513,14 +552,28 @@ def build_config(settings: dict, prediction, project=None, drain_prediction=None
     notes += _mechanism_notes(knobs["commit_count"], maxtrans)
     predicted = prediction.metrics.get("apply_rows_per_s") or prediction.metrics.get("capture_rows_per_s")
     return PipelineConfig(
-        capture_stages=tuple(groups.capture), put_stages=tuple(groups.put), channel_stages=tuple(groups.channel),
-        pageset_rows_per_s=pools.pageset_rows_per_s, apply_stages=tuple(groups.apply),
-        source_rows_per_s=groups.source, browser_rows_per_s=groups.browser,
-        rows_per_txn=shape.rows_per_txn, trans_batch_sz=shape.trans_batch_sz, bytes_per_row=shape.bytes_per_row,
-        xmitq_buffer_msgs=pools.xmitq_msgs, recvq_buffer_msgs=pools.recvq_msgs,
+        capture_stages=tuple(groups.capture),
+        put_stages=tuple(groups.put),
+        channel_stages=tuple(groups.channel),
+        pageset_rows_per_s=pools.pageset_rows_per_s,
+        apply_stages=tuple(groups.apply),
+        source_rows_per_s=groups.source,
+        browser_rows_per_s=groups.browser,
+        rows_per_txn=shape.rows_per_txn,
+        trans_batch_sz=shape.trans_batch_sz,
+        bytes_per_row=shape.bytes_per_row,
+        xmitq_buffer_msgs=pools.xmitq_msgs,
+        recvq_buffer_msgs=pools.recvq_msgs,
         recvq_pageset_s_per_msg=pools.recvq_pageset_s_per_msg,
         predicted_rows_per_s=float(predicted) if predicted else None,
-        log_delay_s=float(delays.get("log_delay_s", 0.0)), mq_staging_s=float(delays.get("mq_staging_s", 0.0)),
-        agent_service_cv2=float(wait_share) ** 2, maxtrans_per_commit=maxtrans,
-        channel_batch_msgs=batch_msgs, channel_sync_s=sync_s, dependent_share=share,
-        coefficients_version=getattr(prediction, "coefficients_version", ""), notes=tuple(notes), **knobs)
+        log_delay_s=float(delays.get("log_delay_s", 0.0)),
+        mq_staging_s=float(delays.get("mq_staging_s", 0.0)),
+        agent_service_cv2=float(wait_share) ** 2,
+        maxtrans_per_commit=maxtrans,
+        channel_batch_msgs=batch_msgs,
+        channel_sync_s=sync_s,
+        dependent_share=share,
+        coefficients_version=getattr(prediction, "coefficients_version", ""),
+        notes=tuple(notes),
+        **knobs,
+    )

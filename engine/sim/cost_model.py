@@ -92,10 +92,14 @@ def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
     out, notes = {}, []
     log_delay_s, source = _log_delay_s(settings, values)
     if log_delay_s is None:
-        notes.append("no log-read delay in the Q Replication coefficients: Q Capture reads a commit at its next cycle")
+        notes.append(
+            "no log-read delay in the Q Replication coefficients: Q Capture reads a commit at its next cycle"
+        )
     else:
         out["log_delay_s"] = log_delay_s
-        notes.append(f"Q Capture reads a committed change {1000 * log_delay_s:.3g} ms after its commit ({source})")
+        notes.append(
+            f"Q Capture reads a committed change {1000 * log_delay_s:.3g} ms after its commit ({source})"
+        )
     for field_name, (coeff, factor) in DELAY_COEFFICIENTS.items():
         if coeff in values:
             out[field_name] = float(values[coeff]) * factor
@@ -137,9 +141,13 @@ def dependent_share(settings: dict, coefficients=None) -> tuple[float, list[str]
         inputs, _ = read_inputs(settings)
         share = float(steady_state_share(inputs, message_geometry(inputs, _coefficients(coefficients))))
     except (QrtuneError, ImportError) as e:
-        return 0.0, [f"dependent transactions not simulated (the steady-state engine cannot read the settings: {e})"]
-    note = (f"{100 * share:.3g}% of target transactions wait for the one before them to commit "
-            f"(workload.dependent_txn_pct {float(pct):g}%)")
+        return 0.0, [
+            f"dependent transactions not simulated (the steady-state engine cannot read the settings: {e})"
+        ]
+    note = (
+        f"{100 * share:.3g}% of target transactions wait for the one before them to commit "
+        f"(workload.dependent_txn_pct {float(pct):g}%)"
+    )
     return share, [note]
 
 
@@ -170,9 +178,11 @@ def apply_wait_share(settings: dict, coefficients=None) -> tuple[float, list[str
     if not (agent_ms > 0 and math.isfinite(wait_ms) and wait_ms >= 0):
         return 0.0, ["agents' service taken as deterministic (the cost model gives no agent time)"]
     share = min(1.0, wait_ms / agent_ms)
-    note = (f"agents' service: {100 * (1 - share):.0f}% CPU (fixed for a transaction's rows), "
-            f"{100 * share:.0f}% Db2 class 2 wait drawn exponential (mean {wait_ms:.3g} ms of {agent_ms:.3g} "
-            f"ms per target transaction, from the cost model)")
+    note = (
+        f"agents' service: {100 * (1 - share):.0f}% CPU (fixed for a transaction's rows), "
+        f"{100 * share:.0f}% Db2 class 2 wait drawn exponential (mean {wait_ms:.3g} ms of {agent_ms:.3g} "
+        f"ms per target transaction, from the cost model)"
+    )
     return share, [note]
 
 
@@ -223,9 +233,23 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
         extra_s = mqbp.Channel(read_ahead=read_ahead).pageset_read_us(nbytes) * 1e-6
     except (ImportError, AttributeError, KeyError, OSError, FieldError) as e:
         pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
-        return float(pages) / pages_per_msg, 0.0, [
-            (f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
-             f"(engine.perf.mq_bufferpool unusable: {e!r})")]
-    return capacity, extra_s, [
-        (f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
-         f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)")]
+        return (
+            float(pages) / pages_per_msg,
+            0.0,
+            [
+                (
+                    f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
+                    f"(engine.perf.mq_bufferpool unusable: {e!r})"
+                )
+            ],
+        )
+    return (
+        capacity,
+        extra_s,
+        [
+            (
+                f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
+                f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)"
+            )
+        ],
+    )

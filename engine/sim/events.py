@@ -86,7 +86,12 @@ class Event:
         return EVENT_TARGETS[self.kind]
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "start_s": self.start_s, "duration_s": self.duration_s, "factor": self.factor}
+        return {
+            "kind": self.kind,
+            "start_s": self.start_s,
+            "duration_s": self.duration_s,
+            "factor": self.factor,
+        }
 
 
 _UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0, "h": 3600.0}
@@ -126,7 +131,9 @@ def parse_event(text: str) -> Event:
         f = float(factor) if factor is not None else (0.5 if kind == "target_slow" else 0.0)
     except ValueError:
         raise FieldError("--event factor", factor, "a number such as 0.5") from None
-    return Event(kind, parse_duration_s(m.group(2), "--event start"), parse_duration_s(m.group(3), "--event length"), f)
+    return Event(
+        kind, parse_duration_s(m.group(2), "--event start"), parse_duration_s(m.group(3), "--event length"), f
+    )
 
 
 def event_from_dict(d: dict, where: str = "event") -> Event:
@@ -134,10 +141,16 @@ def event_from_dict(d: dict, where: str = "event") -> Event:
     if not isinstance(d, dict):
         raise FieldError(where, d, "an object with kind, start_s and duration_s")
     try:
-        return Event(str(d["kind"]).replace("-", "_"), float(d["start_s"]), float(d["duration_s"]),
-                     float(d.get("factor", 0.5 if d["kind"] in ("target_slow", "target-slow") else 0.0)))
+        return Event(
+            str(d["kind"]).replace("-", "_"),
+            float(d["start_s"]),
+            float(d["duration_s"]),
+            float(d.get("factor", 0.5 if d["kind"] in ("target_slow", "target-slow") else 0.0)),
+        )
     except KeyError as e:
-        raise FieldError(f"{where}.{e.args[0]}", None, "a value (kind, start_s and duration_s are required)") from None
+        raise FieldError(
+            f"{where}.{e.args[0]}", None, "a value (kind, start_s and duration_s are required)"
+        ) from None
 
 
 class Warp:

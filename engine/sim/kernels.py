@@ -93,9 +93,34 @@ def lindley_waits(interarrival, service):
     return fifo_departures(a, s) - s - a
 
 
-def _multi_server_memory_py(arr, work, size, c, mem_limit, free, ring_t, ring_s, ring_head, ring_n, mem_used,
-                            last_entry, entry, start, dep, block_from, extra, queue_cap, ent_buf, cum_buf, head, n_tail,
-                            slow, read, dependent, last_dep):
+def _multi_server_memory_py(
+    arr,
+    work,
+    size,
+    c,
+    mem_limit,
+    free,
+    ring_t,
+    ring_s,
+    ring_head,
+    ring_n,
+    mem_used,
+    last_entry,
+    entry,
+    start,
+    dep,
+    block_from,
+    extra,
+    queue_cap,
+    ent_buf,
+    cum_buf,
+    head,
+    n_tail,
+    slow,
+    read,
+    dependent,
+    last_dep,
+):
     """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source).
 
     The customers in memory are kept per server, in order (a server's departures only grow):
@@ -305,8 +330,17 @@ class BatchState:
         return float(self.values[2])
 
 
-def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s: float, free_s: float,
-                  final: bool = False, python: bool = False):
+def batch_channel(
+    arr,
+    work,
+    count,
+    state: BatchState,
+    batch_msgs: float,
+    sync_s: float,
+    free_s: float,
+    final: bool = False,
+    python: bool = False,
+):
     """A channel sending FIFO messages in batches (see the module docstring).
 
     Parameters
@@ -351,8 +385,9 @@ def batch_channel(arr, work, count, state: BatchState, batch_msgs: float, sync_s
     close = np.full(n, np.nan)
     open_before = state.open_msgs > 0
     fn = _batch_channel_py if python else _batch_kernel()
-    first, prev_close = fn(arr, work, count, float(batch_msgs), float(sync_s), float(free_s), state.values, start,
-                           end, close)
+    first, prev_close = fn(
+        arr, work, count, float(batch_msgs), float(sync_s), float(free_s), state.values, start, end, close
+    )
     prev = None if math.isnan(prev_close) else float(prev_close)
     pending_from = n
     if state.open_msgs > 0:
@@ -441,11 +476,11 @@ class QueueBuffer:
             cap = max(1024, 2 * (live + n))  # at least half of it free after the move: amortised O(1)
             time, cum = np.empty(cap), np.empty(cap + 1)
             time[:live] = self.time[head:used]
-            cum[:live + 1] = self.cum[head:used + 1] - self.cum[head]
+            cum[: live + 1] = self.cum[head : used + 1] - self.cum[head]
             self.time, self.cum, self.head, self.used = time, cum, 0, live
             used = live
-        np.cumsum(count, out=self.cum[used + 1:used + n + 1])
-        self.cum[used + 1:used + n + 1] += self.cum[used]
+        np.cumsum(count, out=self.cum[used + 1 : used + n + 1])
+        self.cum[used + 1 : used + n + 1] += self.cum[used]
         self.used = used + n
         return used
 
@@ -485,8 +520,19 @@ class MultiServerState:
         return len(self.free)
 
 
-def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: float = math.inf, python: bool = False,
-                        count=None, extra=None, queue_cap: float = math.inf, read=None, dependent=None):
+def multi_server_memory(
+    arr,
+    work,
+    size,
+    state: MultiServerState,
+    mem_limit: float = math.inf,
+    python: bool = False,
+    count=None,
+    extra=None,
+    queue_cap: float = math.inf,
+    read=None,
+    dependent=None,
+):
     """FCFS ``c``-server queue whose customers must fit in a memory before entering.
 
     Parameters
@@ -529,16 +575,42 @@ def multi_server_memory(arr, work, size, state: MultiServerState, mem_limit: flo
     entry, start, dep, block = (np.empty(n) for _ in range(4))
     extra = np.zeros(n) if extra is None else np.ascontiguousarray(extra, dtype=float)
     read = np.zeros(n) if read is None else np.ascontiguousarray(read, dtype=float)
-    dependent = np.zeros(n, dtype=np.bool_) if dependent is None else np.ascontiguousarray(dependent, dtype=np.bool_)
+    dependent = (
+        np.zeros(n, dtype=np.bool_) if dependent is None else np.ascontiguousarray(dependent, dtype=np.bool_)
+    )
     q = state.queue
     queued = queue_cap < math.inf and n > 0
     first = q.extend(np.ones(n) if count is None else count) if queued else q.used
     slow = np.zeros(n, dtype=np.bool_)
     fn = _multi_server_memory_py if python else _kernel()
     mem_used, last_entry, head, last_dep, state.ring_t, state.ring_s = fn(
-        arr, work, size, state.servers, float(mem_limit), state.free, state.ring_t, state.ring_s, state.ring_head,
-        state.ring_n, float(state.mem_used), float(state.last_entry), entry, start, dep, block, extra, float(queue_cap),
-        q.time, q.cum, q.head, first, slow, read, dependent, float(state.last_dep))
+        arr,
+        work,
+        size,
+        state.servers,
+        float(mem_limit),
+        state.free,
+        state.ring_t,
+        state.ring_s,
+        state.ring_head,
+        state.ring_n,
+        float(state.mem_used),
+        float(state.last_entry),
+        entry,
+        start,
+        dep,
+        block,
+        extra,
+        float(queue_cap),
+        q.time,
+        q.cum,
+        q.head,
+        first,
+        slow,
+        read,
+        dependent,
+        float(state.last_dep),
+    )
     if queued:
         q.head = int(head)
     state.mem_used = mem_used

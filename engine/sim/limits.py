@@ -61,8 +61,15 @@ def _check_finite_positive(field: str, value: float, allowed: str) -> None:
         raise ValueRangeError(field, value, allowed)
 
 
-def estimate_budget(duration_s: float, mean_rows_per_s: float, rows_per_txn: float, bin_s: float,
-                    initial_msgs: int = 0, trans_batch_sz: int = 1, chunk_txns: int = 400_000) -> SimulationBudget:
+def estimate_budget(
+    duration_s: float,
+    mean_rows_per_s: float,
+    rows_per_txn: float,
+    bin_s: float,
+    initial_msgs: int = 0,
+    trans_batch_sz: int = 1,
+    chunk_txns: int = 400_000,
+) -> SimulationBudget:
     """Transactions, time bins and memory of a run (see :class:`SimulationBudget`).
 
     Parameters
@@ -100,9 +107,12 @@ def check_duration(duration_s: float, bin_s: float) -> None:
     _check_finite_positive("duration", duration_s, "a finite duration > 0 s")
     max_duration_s = MAX_TIME_BINS * bin_s
     if duration_s > max_duration_s:
-        raise ValueRangeError("duration", duration_s,
-                              f"at most {max_duration_s:,.0f} s ({max_duration_s / 86_400:,.1f} days: "
-                              f"{MAX_TIME_BINS:,} bins of {bin_s:g} s)")
+        raise ValueRangeError(
+            "duration",
+            duration_s,
+            f"at most {max_duration_s:,.0f} s ({max_duration_s / 86_400:,.1f} days: "
+            f"{MAX_TIME_BINS:,} bins of {bin_s:g} s)",
+        )
 
 
 def check_rate(rows_per_s: float, field: str = RATE_FIELD) -> None:
@@ -118,8 +128,15 @@ def check_rate(rows_per_s: float, field: str = RATE_FIELD) -> None:
         raise ValueRangeError(field, rows_per_s, f"a rate from 0 to {top:,.0f} rows/s")
 
 
-def check_simulation_budget(duration_s: float, profile, rows_per_txn: float, bin_s: float, initial_msgs: int = 0,
-                            trans_batch_sz: int = 1, chunk_txns: int = 400_000) -> SimulationBudget:
+def check_simulation_budget(
+    duration_s: float,
+    profile,
+    rows_per_txn: float,
+    bin_s: float,
+    initial_msgs: int = 0,
+    trans_batch_sz: int = 1,
+    chunk_txns: int = 400_000,
+) -> SimulationBudget:
     """Refuse a run whose work or reported series exceed what the simulation handles.
 
     Parameters
@@ -149,17 +166,24 @@ def check_simulation_budget(duration_s: float, profile, rows_per_txn: float, bin
     mean_rows_per_s = profile.mean_rows_per_s(duration_s)
     preloaded = float(initial_msgs) * float(trans_batch_sz)
     if preloaded > MAX_SIMULATED_TXNS:
-        raise ValueRangeError("run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)", initial_msgs,
-                              f"at most {MAX_SIMULATED_TXNS / max(trans_batch_sz, 1):,.0f} messages of "
-                              f"TRANS_BATCH_SZ {trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
-                              "transactions); qrtune predict gives the drain time of any depth")
-    budget = estimate_budget(duration_s, mean_rows_per_s, rows_per_txn, bin_s, initial_msgs, trans_batch_sz,
-                             chunk_txns)
+        raise ValueRangeError(
+            "run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)",
+            initial_msgs,
+            f"at most {MAX_SIMULATED_TXNS / max(trans_batch_sz, 1):,.0f} messages of "
+            f"TRANS_BATCH_SZ {trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
+            "transactions); qrtune predict gives the drain time of any depth",
+        )
+    budget = estimate_budget(
+        duration_s, mean_rows_per_s, rows_per_txn, bin_s, initial_msgs, trans_batch_sz, chunk_txns
+    )
     if budget.txns > MAX_SIMULATED_TXNS:
         room = (MAX_SIMULATED_TXNS - preloaded) * max(rows_per_txn, 1.0)
-        raise ValueRangeError(RATE_FIELD, mean_rows_per_s,
-                              f"at most {room / duration_s:,.6g} rows/s over {duration_s:,.6g} s, or a duration "
-                              f"of at most {room / max(mean_rows_per_s, 1e-300):,.6g} s at this rate (a simulation "
-                              f"handles {MAX_SIMULATED_TXNS:,} transactions; this run would offer "
-                              f"{budget.txns:,.3g})")
+        raise ValueRangeError(
+            RATE_FIELD,
+            mean_rows_per_s,
+            f"at most {room / duration_s:,.6g} rows/s over {duration_s:,.6g} s, or a duration "
+            f"of at most {room / max(mean_rows_per_s, 1e-300):,.6g} s at this rate (a simulation "
+            f"handles {MAX_SIMULATED_TXNS:,} transactions; this run would offer "
+            f"{budget.txns:,.3g})",
+        )
     return budget

@@ -57,8 +57,18 @@ def mirror_rates(settings: dict, prediction=None) -> tuple[float, float, list[st
     return float(ops) * write_frac, 1.0 / per_change_s, notes, prediction.coefficients_version
 
 
-def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s: float, seed=0, profile=None,
-                          events=(), progress=None, cancel=None, notes=(), coefficients_version: str = "") -> SimResult:
+def simulate_mirror_rates(
+    changes_per_s: float,
+    resync_per_s: float,
+    duration_s: float,
+    seed=0,
+    profile=None,
+    events=(),
+    progress=None,
+    cancel=None,
+    notes=(),
+    coefficients_version: str = "",
+) -> SimResult:
     """Tracked changes and resync over time for given rates (changes/s).
 
     Parameters
@@ -113,30 +123,59 @@ def simulate_mirror_rates(changes_per_s: float, resync_per_s: float, duration_s:
         after = np.flatnonzero((edges >= e.end_s) & (level <= 0.0))
         at_resume = float(np.interp(e.end_s, edges, level))
         window = edges >= e.start_s
-        ev_out.append({**e.to_json(), "end_s": e.end_s,
-                       "tracked_changes_at_resume": at_resume,
-                       "peak_backlog_rows": float(level[window].max()) if window.any() else None,
-                       "resync_time_s": at_resume / resync_per_s,
-                       "catch_up_s": float(edges[after[0]] - e.end_s) if after.size and e.end_s <= duration_s
-                       else None})
+        ev_out.append(
+            {
+                **e.to_json(),
+                "end_s": e.end_s,
+                "tracked_changes_at_resume": at_resume,
+                "peak_backlog_rows": float(level[window].max()) if window.any() else None,
+                "resync_time_s": at_resume / resync_per_s,
+                "catch_up_s": float(edges[after[0]] - e.end_s)
+                if after.size and e.end_s <= duration_s
+                else None,
+            }
+        )
     if progress is not None:
         progress(1.0)
     summary = {
-        "engine": SIM_VERSION, "kind": "db2mirror", "coefficients_version": coefficients_version,
-        "seed": seq.entropy, "duration_s": float(duration_s), "profile": profile.to_json(),
-        "changes_per_s": float(changes.sum() / duration_s), "resync_changes_per_s": resync_per_s,
-        "peak_tracked_changes": float(level.max()), "tracked_changes_at_end": float(level[-1]),
-        "events": ev_out, "notes": list(notes),
+        "engine": SIM_VERSION,
+        "kind": "db2mirror",
+        "coefficients_version": coefficients_version,
+        "seed": seq.entropy,
+        "duration_s": float(duration_s),
+        "profile": profile.to_json(),
+        "changes_per_s": float(changes.sum() / duration_s),
+        "resync_changes_per_s": resync_per_s,
+        "peak_tracked_changes": float(level.max()),
+        "tracked_changes_at_end": float(level[-1]),
+        "events": ev_out,
+        "notes": list(notes),
     }
-    ts = {"t_s": edges[1:], "mirror.changes_per_s": changes / dt, "mirror.tracked_changes": backlog,
-          "mirror.resync_changes_per_s": resynced / dt, "mirror.suspended_fraction": suspended}
+    ts = {
+        "t_s": edges[1:],
+        "mirror.changes_per_s": changes / dt,
+        "mirror.tracked_changes": backlog,
+        "mirror.resync_changes_per_s": resynced / dt,
+        "mirror.suspended_fraction": suspended,
+    }
     return SimResult({}, ts, summary, None)
 
 
-def simulate_mirror(settings: dict, duration_s: float, seed=0, profile=None, events=(), progress=None, cancel=None,
-                    prediction=None, **_ignored) -> SimResult:
+def simulate_mirror(
+    settings: dict,
+    duration_s: float,
+    seed=0,
+    profile=None,
+    events=(),
+    progress=None,
+    cancel=None,
+    prediction=None,
+    **_ignored,
+) -> SimResult:
     """Simulate a ``db2mirror`` scenario (see the module docstring)."""
     changes, resync, notes, version = mirror_rates(settings, prediction)
-    res = simulate_mirror_rates(changes, resync, duration_s, seed, profile, events, progress, cancel, notes, version)
+    res = simulate_mirror_rates(
+        changes, resync, duration_s, seed, profile, events, progress, cancel, notes, version
+    )
     res.settings = settings
     return res

@@ -30,15 +30,44 @@ from engine.sim.accumulate import Accumulator
 
 DB2_TS = "%Y-%m-%d-%H.%M.%S.%f"
 
-CAPMON_COLUMNS = ("MONITOR_TIME", "CURRENT_MEMORY", "ROWS_PROCESSED", "TRANS_PROCESSED", "TRANS_SPILLED",
-                  "MAX_TRANS_SIZE")
-CAPQMON_COLUMNS = ("MONITOR_TIME", "SENDQ", "ROWS_PUBLISHED", "TRANS_PUBLISHED", "MQ_MESSAGES", "MQ_BYTES",
-                   "XMITQDEPTH")
-APPLYMON_COLUMNS = ("MONITOR_TIME", "RECVQ", "QSTART_TIME", "CURRENT_MEMORY", "QDEPTH", "END2END_LATENCY",
-                    "CAPTURE_LATENCY", "QLATENCY", "APPLY_LATENCY", "ROWS_APPLIED", "TRANS_APPLIED",
-                    "MONSTER_TRANS", "MEM_FULL_TIME", "OLDEST_TRANS")
-TABLES = {"IBMQREP_CAPMON": CAPMON_COLUMNS, "IBMQREP_CAPQMON": CAPQMON_COLUMNS,
-          "IBMQREP_APPLYMON": APPLYMON_COLUMNS}
+CAPMON_COLUMNS = (
+    "MONITOR_TIME",
+    "CURRENT_MEMORY",
+    "ROWS_PROCESSED",
+    "TRANS_PROCESSED",
+    "TRANS_SPILLED",
+    "MAX_TRANS_SIZE",
+)
+CAPQMON_COLUMNS = (
+    "MONITOR_TIME",
+    "SENDQ",
+    "ROWS_PUBLISHED",
+    "TRANS_PUBLISHED",
+    "MQ_MESSAGES",
+    "MQ_BYTES",
+    "XMITQDEPTH",
+)
+APPLYMON_COLUMNS = (
+    "MONITOR_TIME",
+    "RECVQ",
+    "QSTART_TIME",
+    "CURRENT_MEMORY",
+    "QDEPTH",
+    "END2END_LATENCY",
+    "CAPTURE_LATENCY",
+    "QLATENCY",
+    "APPLY_LATENCY",
+    "ROWS_APPLIED",
+    "TRANS_APPLIED",
+    "MONSTER_TRANS",
+    "MEM_FULL_TIME",
+    "OLDEST_TRANS",
+)
+TABLES = {
+    "IBMQREP_CAPMON": CAPMON_COLUMNS,
+    "IBMQREP_CAPQMON": CAPQMON_COLUMNS,
+    "IBMQREP_APPLYMON": APPLYMON_COLUMNS,
+}
 
 
 def _fold(x: np.ndarray, f: int) -> np.ndarray:
@@ -55,8 +84,14 @@ def _stamp(start: datetime, seconds) -> list[str]:
     return [(start + timedelta(seconds=float(s))).strftime(DB2_TS) for s in seconds]
 
 
-def monitor_columns(acc: Accumulator, capture_s: float, apply_s: float, start: datetime,
-                    sendq: str = "SENDQ.A.B", recvq: str = "RECVQ.A.B") -> dict[str, dict[str, np.ndarray]]:
+def monitor_columns(
+    acc: Accumulator,
+    capture_s: float,
+    apply_s: float,
+    start: datetime,
+    sendq: str = "SENDQ.A.B",
+    recvq: str = "RECVQ.A.B",
+) -> dict[str, dict[str, np.ndarray]]:
     """Column arrays per table (timestamps as Db2 timestamp strings).
 
     Parameters
@@ -81,7 +116,9 @@ def monitor_columns(acc: Accumulator, capture_s: float, apply_s: float, start: d
         "ROWS_PROCESSED": np.rint(_fold(acc.series("cap_rows"), fc)).astype(np.int64),
         "TRANS_PROCESSED": np.rint(_fold(acc.series("cap_trans"), fc)).astype(np.int64),
         "TRANS_SPILLED": np.rint(_fold(acc.series("cap_spilled"), fc)).astype(np.int64),
-        "MAX_TRANS_SIZE": np.rint(_fold_max(acc.maxes.get("cap_max_trans", np.zeros(acc.nbins)), fc)).astype(np.int64),
+        "MAX_TRANS_SIZE": np.rint(_fold_max(acc.maxes.get("cap_max_trans", np.zeros(acc.nbins)), fc)).astype(
+            np.int64
+        ),
     }
     xq = acc.level_at_edges("xmitq_msgs")
     out["IBMQREP_CAPQMON"] = {

@@ -157,8 +157,10 @@ def _split(t: dict, m: dict, k: int) -> tuple[tuple[dict, dict], tuple[dict, dic
     j = int(np.searchsorted(t["group"], k))
     t2 = {key: v[j:] for key, v in t.items()}
     t2["group"] = t2["group"] - k
-    return ({key: v[:j] for key, v in t.items()}, {key: v[:k] for key, v in m.items()}), \
-        (t2, {key: v[k:] for key, v in m.items()})
+    return ({key: v[:j] for key, v in t.items()}, {key: v[:k] for key, v in m.items()}), (
+        t2,
+        {key: v[k:] for key, v in m.items()},
+    )
 
 
 def _join(a: tuple[dict, dict] | None, b: tuple[dict, dict] | None) -> tuple[dict, dict] | None:
@@ -202,7 +204,9 @@ class QrepPipeline:
         Speed of the channel and of Q Apply over time (events).
     """
 
-    def __init__(self, cfg: PipelineConfig, channel_warp: Warp, apply_warp: Warp, python_kernel: bool = False):
+    def __init__(
+        self, cfg: PipelineConfig, channel_warp: Warp, apply_warp: Warp, python_kernel: bool = False
+    ):
         self.cfg = cfg
         self.ch_warp = channel_warp
         self.ap_warp = apply_warp
@@ -259,9 +263,18 @@ class QrepPipeline:
             if dep.size:
                 self.cap_last[k] = float(dep[-1])
             arr = dep
-        return {"commit": tx.commit_s, "begin": tx.begin_s, "rows": tx.rows, "bytes": nbytes, "spilled": spilled,
-                "cap_start": start0, "cap_dep": arr, "pass": read_pass, "u": tx.uniforms(),
-                "v": tx.dependency_uniforms()}
+        return {
+            "commit": tx.commit_s,
+            "begin": tx.begin_s,
+            "rows": tx.rows,
+            "bytes": nbytes,
+            "spilled": spilled,
+            "cap_start": start0,
+            "cap_dep": arr,
+            "pass": read_pass,
+            "u": tx.uniforms(),
+            "v": tx.dependency_uniforms(),
+        }
 
     # ------------------------------------------------------------------ grouping
     def _group(self, t: dict) -> tuple[dict, dict]:
@@ -288,9 +301,16 @@ class QrepPipeline:
         ends = np.append(starts[1:], n) - 1
         m_rows = np.add.reduceat(t["rows"], starts).astype(float)
         m_bytes = np.add.reduceat(t["bytes"], starts)
-        m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": m_txns.astype(float),
-             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": t["cap_dep"][ends],
-             "m_window": window[starts], "m_u": t["u"][starts], "m_v": t["v"][starts]}
+        m = {
+            "m_rows": m_rows,
+            "m_bytes": m_bytes,
+            "m_txns": m_txns.astype(float),
+            "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)),
+            "m_ready": t["cap_dep"][ends],
+            "m_window": window[starts],
+            "m_u": t["u"][starts],
+            "m_v": t["v"][starts],
+        }
         return t, m
 
     # ------------------------------------------------------------------ put, commit, channel
@@ -303,16 +323,18 @@ class QrepPipeline:
             self.put_last[k] = float(dep[-1])
             arr = dep
         m["put"] = arr
-        m["visible"] = visible_times(arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit,
-                                     self.cfg.commit_interval_s)
+        m["visible"] = visible_times(
+            arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit, self.cfg.commit_interval_s
+        )
 
     def channel_work(self, m_rows, m_msgs, pageset):
         """Time to get and send each message (s): its rows at channel (or page-set) speed less its
         share of a full batch's cost, which :func:`batch_channel` charges per batch."""
         cfg = self.cfg
         use_ps = cfg.pageset_rows_per_s is not None and math.isfinite(cfg.xmitq_buffer_msgs)
-        work = m_rows / np.where(pageset, cfg.pageset_rows_per_s if use_ps else cfg.channel_rows_per_s,
-                                 cfg.channel_rows_per_s)
+        work = m_rows / np.where(
+            pageset, cfg.pageset_rows_per_s if use_ps else cfg.channel_rows_per_s, cfg.channel_rows_per_s
+        )
         if self.batched:
             work = np.maximum(work - m_msgs * (cfg.channel_batch_s / cfg.channel_batch_msgs), 0.1 * work)
         return work
@@ -339,8 +361,16 @@ class QrepPipeline:
             if self.batched:
                 state = self.ch_batch.copy()
                 s_w, d_w, close, pending_from, prev = batch_channel(
-                    tau, work, m["m_msgs"], state, cfg.channel_batch_msgs, cfg.channel_sync_s,
-                    cfg.channel_batch_s, final, self.python_kernel)
+                    tau,
+                    work,
+                    m["m_msgs"],
+                    state,
+                    cfg.channel_batch_msgs,
+                    cfg.channel_sync_s,
+                    cfg.channel_batch_s,
+                    final,
+                    self.python_kernel,
+                )
             else:
                 d_w = fifo_departures(tau, work, self.ch_last)
                 s_w = d_w - work
@@ -348,9 +378,9 @@ class QrepPipeline:
             if not use_ps:
                 break
             self.pageset_iterations += 1
-            q.time[g0:g0 + n] = dep
+            q.time[g0 : g0 + n] = dep
             # messages gone by each put (departures are in order): search only where the puts fall
-            gone = q.time[q.head:g0 + n]
+            gone = q.time[q.head : g0 + n]
             lo, hi = np.searchsorted(gone, (put[0], put[-1]), side="right")
             j = q.head + lo + np.searchsorted(gone[lo:hi], put, side="right")
             ahead = q.cum[own] - q.cum[np.minimum(j, own)]
@@ -368,7 +398,7 @@ class QrepPipeline:
         m["ch_start"] = start
         m["ch_dep"] = dep
         if use_ps:  # the messages still on the queue after the last put stay for the next chunk's depth
-            q.head += int(np.searchsorted(q.time[q.head:q.used], put[-1], side="right"))
+            q.head += int(np.searchsorted(q.time[q.head : q.used], put[-1], side="right"))
         if self.batched:
             m["recv"] = self._arrival(w.inverse_left(close), batched=True)
             prev = None if prev is None else float(self._arrival(w.inverse_left(np.array([prev])), True)[0])
@@ -392,16 +422,32 @@ class QrepPipeline:
             rows, nbytes, msgs = (np.add.reduceat(m[key], first) for key in ("m_rows", "m_bytes", "m_msgs"))
             recv, u, v = m["recv"][last], m["m_u"][first], m["m_v"][first]
         else:
-            rows, nbytes, msgs, recv, u, v = m["m_rows"], m["m_bytes"], m["m_msgs"], m["recv"], m["m_u"], m["m_v"]
+            rows, nbytes, msgs, recv, u, v = (
+                m["m_rows"],
+                m["m_bytes"],
+                m["m_msgs"],
+                m["recv"],
+                m["m_u"],
+                m["m_v"],
+            )
         work = rows * cfg.apply_servers / cfg.apply_rows_per_s
         if not mean_service:
             work = work * service_multiplier(u, cfg.agent_service_cv2)
         read = rows / cfg.browser_rows_per_s if cfg.browser_rows_per_s else None
         dependent = v < cfg.dependent_share if cfg.dependent_share > 0 else None
         entry, start, dep, block, slow = multi_server_memory(
-            w.forward(recv), work, nbytes, self.apply_state, cfg.apply_memory_bytes, python=self.python_kernel,
-            count=msgs, extra=msgs * cfg.recvq_pageset_s_per_msg, queue_cap=cfg.recvq_buffer_msgs,
-            read=read, dependent=dependent)
+            w.forward(recv),
+            work,
+            nbytes,
+            self.apply_state,
+            cfg.apply_memory_bytes,
+            python=self.python_kernel,
+            count=msgs,
+            extra=msgs * cfg.recvq_pageset_s_per_msg,
+            queue_cap=cfg.recvq_buffer_msgs,
+            read=read,
+            dependent=dependent,
+        )
         get = w.inverse_right(entry) if read is None else w.inverse_left(entry)
         ap_start, ap_dep, block_from = w.inverse_right(start), w.inverse_left(dep), w.inverse_right(block)
         busy["apply"] = (ap_start, ap_dep)
@@ -429,16 +475,37 @@ class QrepPipeline:
         zeros = np.zeros(n_tx)
         rows = np.full(n_tx, cfg.rows_per_txn, dtype=np.int64)
         nbytes = rows * cfg.bytes_per_row
-        t = {"commit": zeros, "begin": zeros, "rows": rows, "bytes": nbytes, "spilled": np.zeros(n_tx, bool),
-             "cap_start": zeros, "cap_dep": zeros, "pass": zeros, "u": np.full(n_tx, 0.5), "v": np.ones(n_tx),
-             "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz)}
+        t = {
+            "commit": zeros,
+            "begin": zeros,
+            "rows": rows,
+            "bytes": nbytes,
+            "spilled": np.zeros(n_tx, bool),
+            "cap_start": zeros,
+            "cap_dep": zeros,
+            "pass": zeros,
+            "u": np.full(n_tx, 0.5),
+            "v": np.ones(n_tx),
+            "group": np.repeat(np.arange(n_msgs), cfg.trans_batch_sz),
+        }
         z = np.zeros(n_msgs)
         m_rows = np.full(n_msgs, float(cfg.rows_per_txn * cfg.trans_batch_sz))
         m_bytes = m_rows * cfg.bytes_per_row
-        m = {"m_rows": m_rows, "m_bytes": m_bytes, "m_txns": np.full(n_msgs, float(cfg.trans_batch_sz)),
-             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)), "m_ready": z, "put": z,
-             "visible": z, "pageset": np.zeros(n_msgs, bool), "ch_start": z, "ch_dep": z, "recv": z,
-             "m_window": z, "m_u": np.full(n_msgs, 0.5)}
+        m = {
+            "m_rows": m_rows,
+            "m_bytes": m_bytes,
+            "m_txns": np.full(n_msgs, float(cfg.trans_batch_sz)),
+            "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)),
+            "m_ready": z,
+            "put": z,
+            "visible": z,
+            "pageset": np.zeros(n_msgs, bool),
+            "ch_start": z,
+            "ch_dep": z,
+            "recv": z,
+            "m_window": z,
+            "m_u": np.full(n_msgs, 0.5),
+        }
         share = cfg.dependent_share
         target = (first + np.arange(n_msgs)) // cfg.commit_count  # each message's target transaction
         m["m_v"] = np.where(np.floor((target + 1) * share) > np.floor(target * share), 0.0, 1.0)

@@ -100,7 +100,9 @@ class Profile:
 
     def peak_rows_per_s(self, duration_s: float) -> float:
         """Highest offered rate within the run, rows/s."""
-        pts = [t for t in self.breaks_s if t < duration_s] + [b.start_s for b in self.batches if b.start_s < duration_s]
+        pts = [t for t in self.breaks_s if t < duration_s] + [
+            b.start_s for b in self.batches if b.start_s < duration_s
+        ]
         return float(np.max(self.rate_at(np.array(pts)))) if pts else 0.0
 
     def mean_rows_per_s(self, duration_s: float) -> float:
@@ -114,13 +116,21 @@ class Profile:
         return total / duration_s
 
     def to_json(self) -> dict:
-        return self.doc or {"kind": self.kind, "steps": [list(p) for p in zip(self.breaks_s, self.rows_per_s)]}
+        return self.doc or {
+            "kind": self.kind,
+            "steps": [list(p) for p in zip(self.breaks_s, self.rows_per_s)],
+        }
 
 
 def constant(rows_per_s: float, rows_per_txn: int | None = None) -> Profile:
     """A steady rate, rows/s."""
-    return Profile((0.0,), (float(rows_per_s),), rows_per_txn, kind="constant",
-                   doc={"kind": "constant", "rows_per_s": rows_per_s})
+    return Profile(
+        (0.0,),
+        (float(rows_per_s),),
+        rows_per_txn,
+        kind="constant",
+        doc={"kind": "constant", "rows_per_s": rows_per_s},
+    )
 
 
 def _num(doc: dict, key: str, where: str, minimum: float = 0.0) -> float:
@@ -184,8 +194,12 @@ def from_dict(doc: dict, where: str = "profile") -> Profile:
         return Profile(tuple(breaks), tuple(rates), rpt, kind=kind, doc=doc)
     if kind == "batch_window":
         base = _num(doc, "base_rows_per_s", where)
-        win = BatchWindow(_num(doc, "start_s", where), _num(doc, "duration_s", where, 1e-3),
-                          _num(doc, "batch_rows_per_s", where), int(_num(doc, "batch_rows_per_txn", where, 1)))
+        win = BatchWindow(
+            _num(doc, "start_s", where),
+            _num(doc, "duration_s", where, 1e-3),
+            _num(doc, "batch_rows_per_s", where),
+            int(_num(doc, "batch_rows_per_txn", where, 1)),
+        )
         return Profile((0.0,), (base,), rpt, batches=(win,), kind=kind, doc=doc)
     raise FieldError(f"{where}.kind", kind, "constant, steps, bursts or batch_window")
 
@@ -228,8 +242,12 @@ def from_csv(path: str | Path) -> Profile:
     pairs = sorted(dedup.items())
     if pairs[0][0] != 0.0:
         pairs.insert(0, (0.0, 0.0))
-    return Profile(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), kind="csv",
-                   doc={"kind": "csv", "file": str(path), "steps": [list(p) for p in pairs]})
+    return Profile(
+        tuple(p[0] for p in pairs),
+        tuple(p[1] for p in pairs),
+        kind="csv",
+        doc={"kind": "csv", "file": str(path), "steps": [list(p) for p in pairs]},
+    )
 
 
 def load(path: str | Path) -> Profile:
@@ -276,11 +294,17 @@ class Transactions:
 
     def part(self, start: int, stop: int) -> Transactions:
         """Transactions ``[start:stop]`` (views, no copy)."""
+
         def cut(a):
             return None if a is None else a[start:stop]
 
-        return Transactions(self.commit_s[start:stop], self.rows[start:stop], self.begin_s[start:stop], cut(self.u),
-                            cut(self.v))
+        return Transactions(
+            self.commit_s[start:stop],
+            self.rows[start:stop],
+            self.begin_s[start:stop],
+            cut(self.u),
+            cut(self.v),
+        )
 
     def uniforms(self) -> np.ndarray:
         """``u``, or 0.5 for every transaction when there are none."""
@@ -306,7 +330,9 @@ def _poisson_times(rng: np.random.Generator, t0: float, t1: float, per_s: float)
     return t0 + (t1 - t0) * cs[:-1] / cs[-1]
 
 
-def generate(profile: Profile, t0: float, t1: float, rows_per_txn: int, rng: np.random.Generator) -> Transactions:
+def generate(
+    profile: Profile, t0: float, t1: float, rows_per_txn: int, rng: np.random.Generator
+) -> Transactions:
     """Transactions committed in ``[t0, t1)``.
 
     Parameters
@@ -360,6 +386,10 @@ def concat(parts: list[Transactions]) -> Transactions:
         return Transactions(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     if len(parts) == 1:
         return parts[0]
-    return Transactions(np.concatenate([p.commit_s for p in parts]), np.concatenate([p.rows for p in parts]),
-                        np.concatenate([p.begin_s for p in parts]), np.concatenate([p.uniforms() for p in parts]),
-                        np.concatenate([p.dependency_uniforms() for p in parts]))
+    return Transactions(
+        np.concatenate([p.commit_s for p in parts]),
+        np.concatenate([p.rows for p in parts]),
+        np.concatenate([p.begin_s for p in parts]),
+        np.concatenate([p.uniforms() for p in parts]),
+        np.concatenate([p.dependency_uniforms() for p in parts]),
+    )

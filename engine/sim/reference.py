@@ -118,8 +118,9 @@ def _visible_times(cfg: PipelineConfig, m: _Messages) -> list[float]:
         in_pass += m.txns[j]
         waiting.append(j)
         end_of_pass = j == len(m) - 1 or m.window[j + 1] != m.window[j]
-        closes = math.isfinite(per_commit) and \
-            math.floor(in_pass / per_commit + ROUNDING) > math.floor(before / per_commit + ROUNDING)
+        closes = math.isfinite(per_commit) and math.floor(in_pass / per_commit + ROUNDING) > math.floor(
+            before / per_commit + ROUNDING
+        )
         boundary = math.ceil(m.put[j] / cfg.commit_interval_s) * cfg.commit_interval_s
         crosses = j < len(m) - 1 and boundary < m.put[j + 1]
         if closes or end_of_pass or crosses:
@@ -159,8 +160,10 @@ class _ChannelLoop:
     def _send_batched(self, j: int, visible_s: float, msgs: float, work_s: float) -> float:
         cfg, w = self.cfg, self.warp
         work_s = max(work_s - msgs * cfg.channel_batch_s / cfg.channel_batch_msgs, BATCH_WORK_FLOOR * work_s)
-        if self.batch and (float(w.forward(visible_s)) > float(w.forward(self.batch_end))
-                           or self.batch_msgs + msgs > cfg.channel_batch_msgs):
+        if self.batch and (
+            float(w.forward(visible_s)) > float(w.forward(self.batch_end))
+            or self.batch_msgs + msgs > cfg.channel_batch_msgs
+        ):
             self.end_batch()
         begin = w.next_running(max(visible_s, self.free)) if not self.batch else self.batch_end
         t = w.advance(begin, work_s)
@@ -227,9 +230,15 @@ class _ApplyLoop:
         """The agent a target transaction ready at ``ready_s`` takes, and when it may start (rule 6)."""
         agents = range(self.cfg.apply_servers)
         if dependent and self.last_finish > ready_s:
-            ready_s = self.last_finish  # waits for the one before it to commit, on the agent free last by then
+            ready_s = (
+                self.last_finish
+            )  # waits for the one before it to commit, on the agent free last by then
             by_then = [x for x in agents if self.free[x] <= ready_s]
-            k = max(by_then, key=lambda x: self.free[x]) if by_then else min(agents, key=lambda x: self.free[x])
+            k = (
+                max(by_then, key=lambda x: self.free[x])
+                if by_then
+                else min(agents, key=lambda x: self.free[x])
+            )
         else:
             k = min(agents, key=lambda x: self.free[x])
         return k, ready_s
@@ -258,15 +267,23 @@ def _apply_times(cfg: PipelineConfig, m: _Messages, delivered, apply_warp: Warp,
         arrive = delivered[members[-1]] + (cfg.network_latency_s + cfg.mq_staging_s)
         opener = m.groups[first][0]  # the target transaction's first source transaction
         dependent = v is not None and v[opener] < cfg.dependent_share
-        entry, finish = loop.apply(arrive, sum(m.rows[j] for j in members), sum(m.msgs[j] for j in members),
-                                   sum(m.nbytes[j] for j in members), 0.5 if u is None else u[opener], dependent)
+        entry, finish = loop.apply(
+            arrive,
+            sum(m.rows[j] for j in members),
+            sum(m.msgs[j] for j in members),
+            sum(m.nbytes[j] for j in members),
+            0.5 if u is None else u[opener],
+            dependent,
+        )
         for j in members:
             get[j] = entry
             done[j] = finish
     return get, done
 
 
-def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None, v=None) -> dict:
+def run_reference(
+    cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_warp: Warp, u=None, v=None
+) -> dict:
     """Times of every transaction through the pipeline.
 
     Parameters
@@ -296,8 +313,14 @@ def run_reference(cfg: PipelineConfig, commit, rows, channel_warp: Warp, apply_w
     if channel.batch:
         channel.end_batch()
     get, done = _apply_times(cfg, m, channel.delivered, apply_warp, u, v)
-    per_message = {"put": m.put, "visible": visible, "ch_dep": channel.ch_dep, "pageset": channel.pageset,
-                   "get": get, "done": done}
+    per_message = {
+        "put": m.put,
+        "visible": visible,
+        "ch_dep": channel.ch_dep,
+        "pageset": channel.pageset,
+        "get": get,
+        "done": done,
+    }
     out = {"cap_dep": cap_dep, **{key: [] for key in per_message}}
     for j, g in enumerate(m.groups):
         for key, values in per_message.items():

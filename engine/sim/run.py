@@ -72,7 +72,9 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     at = acc.binned(put)
     held_m = m_bytes.copy()  # a message's transactions leave Q Capture's memory at its put ...
     spilled = np.flatnonzero(t["spilled"])
-    np.subtract.at(held_m, g[spilled], t["bytes"][spilled] - held[spilled])  # ... a spilled one held at most the limit
+    np.subtract.at(
+        held_m, g[spilled], t["bytes"][spilled] - held[spilled]
+    )  # ... a spilled one held at most the limit
     acc.leave_sums("cap_memory", at.sums(held_m))
     rows_at, msgs_at = at.sums(m_rows), at.sums(m_msgs)
     acc.leave_sums("in_capture_rows", rows_at)
@@ -122,9 +124,15 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     if trace is not None:
         for k in ("commit", "rows", "cap_dep", "u", "v"):
             trace.setdefault(k, []).append(t[k])
-        for k, v in (("put", put[g]), ("get", get[g]), ("done", done_t), ("visible", m["visible"][g]),
-                     ("ch_dep", m["ch_dep"][g]), ("pageset", m["pageset"][g]),
-                     ("recv", m["recv"][g])):
+        for k, v in (
+            ("put", put[g]),
+            ("get", get[g]),
+            ("done", done_t),
+            ("visible", m["visible"][g]),
+            ("ch_dep", m["ch_dep"][g]),
+            ("pageset", m["pageset"][g]),
+            ("recv", m["recv"][g]),
+        ):
             trace.setdefault(k, []).append(v)
         trace.setdefault("m_rows", []).append(m["m_rows"])
         trace.setdefault("m_put", []).append(m["put"])
@@ -133,7 +141,9 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
             trace.setdefault(f"m_{k}", []).append(m[f"m_{k}" if k == "v" else k])
 
 
-def _catch_up(edges: np.ndarray, inflight: np.ndarray, events: Iterable[Event], duration: float) -> list[dict]:
+def _catch_up(
+    edges: np.ndarray, inflight: np.ndarray, events: Iterable[Event], duration: float
+) -> list[dict]:
     """Peak backlog during each event and the time after it ends until the backlog is back to normal.
 
     "Normal" is the in-flight rows before the event began: mean + 3 standard deviations over the
@@ -149,22 +159,35 @@ def _catch_up(edges: np.ndarray, inflight: np.ndarray, events: Iterable[Event], 
             threshold = 0.0
         during = (edges >= ev.start_s) & (edges <= min(ev.end_s, duration))
         after = np.flatnonzero((edges >= ev.end_s) & (inflight <= threshold))
-        window = (edges >= ev.start_s)
+        window = edges >= ev.start_s
         peak_i = int(np.argmax(np.where(window, inflight, -np.inf))) if window.any() else None
-        out.append({
-            **ev.to_json(),
-            "end_s": ev.end_s,
-            "peak_backlog_rows": float(inflight[peak_i]) if peak_i is not None else None,
-            "peak_at_s": float(edges[peak_i]) if peak_i is not None else None,
-            "backlog_at_end_of_event_rows": float(inflight[during][-1]) if during.any() else None,
-            "normal_backlog_rows": float(threshold),
-            "catch_up_s": float(edges[after[0]] - ev.end_s) if after.size and ev.end_s <= duration else None,
-        })
+        out.append(
+            {
+                **ev.to_json(),
+                "end_s": ev.end_s,
+                "peak_backlog_rows": float(inflight[peak_i]) if peak_i is not None else None,
+                "peak_at_s": float(edges[peak_i]) if peak_i is not None else None,
+                "backlog_at_end_of_event_rows": float(inflight[during][-1]) if during.any() else None,
+                "normal_backlog_rows": float(threshold),
+                "catch_up_s": float(edges[after[0]] - ev.end_s)
+                if after.size and ev.end_s <= duration
+                else None,
+            }
+        )
     return out
 
 
-def _summary(acc: Accumulator, cfg: PipelineConfig, events, offered: float, seed, duration: float,
-             n_txn: int, n_rows: int, profile) -> dict:
+def _summary(
+    acc: Accumulator,
+    cfg: PipelineConfig,
+    events,
+    offered: float,
+    seed,
+    duration: float,
+    n_txn: int,
+    n_rows: int,
+    profile,
+) -> dict:
     inflight = acc.level_at_edges("inflight_rows")
     applied = float(acc.series("app_rows").sum())
     n_app = float(acc.series("app_trans").sum())
@@ -190,8 +213,12 @@ def _summary(acc: Accumulator, cfg: PipelineConfig, events, offered: float, seed
         "rows_in_flight_at_end": float(inflight[-1]),
         "throughput_rows_per_s": applied / duration,
         "capture_rows_per_s": float(acc.series("cap_rows").sum()) / duration,
-        "end2end_latency_ms": {"mean": mean_lat("lat_e2e_ms"), "p50": acc.percentile_ms("e2e_ms", 50),
-                               "p95": acc.percentile_ms("e2e_ms", 95), "p99": acc.percentile_ms("e2e_ms", 99)},
+        "end2end_latency_ms": {
+            "mean": mean_lat("lat_e2e_ms"),
+            "p50": acc.percentile_ms("e2e_ms", 50),
+            "p95": acc.percentile_ms("e2e_ms", 95),
+            "p99": acc.percentile_ms("e2e_ms", 99),
+        },
         "capture_latency_ms": mean_lat("lat_capture_ms"),
         "qlatency_ms": mean_lat("lat_q_ms"),
         "apply_latency_ms": mean_lat("lat_apply_ms"),
@@ -252,25 +279,48 @@ def _bin_width(duration_s: float, cfg: PipelineConfig) -> float:
     return step
 
 
-def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0, profile=None, events=(),
-                    progress: Callable[[float], None] | None = None, cancel: Callable[[], bool] | None = None,
-                    trace: bool = False, start_time: datetime | None = None, python_kernel: bool = False,
-                    chunk_txns: int = CHUNK_TXNS, initial_recvq_msgs: int = 0) -> SimResult:
+def simulate_config(
+    cfg: PipelineConfig,
+    duration_s: float,
+    seed: int | None = 0,
+    profile=None,
+    events=(),
+    progress: Callable[[float], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+    trace: bool = False,
+    start_time: datetime | None = None,
+    python_kernel: bool = False,
+    chunk_txns: int = CHUNK_TXNS,
+    initial_recvq_msgs: int = 0,
+) -> SimResult:
     """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters)."""
     if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
         raise FieldError("duration", duration_s, "a duration > 0 s")
     events = tuple(events)
     if any(e.target == "mirror" for e in events):
-        raise FieldError("--event", next(e.kind for e in events if e.target == "mirror"),
-                         "channel_stop, apply_stop or target_slow for a Q Replication project")
+        raise FieldError(
+            "--event",
+            next(e.kind for e in events if e.target == "mirror"),
+            "channel_stop, apply_stop or target_slow for a Q Replication project",
+        )
     if profile is None:
         profile = _profiles.constant(default_rate(cfg))
     if not (isinstance(initial_recvq_msgs, (int, float)) and 0 <= initial_recvq_msgs < math.inf):
-        raise ValueRangeError("run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)", initial_recvq_msgs,
-                              "a number of messages >= 0")
+        raise ValueRangeError(
+            "run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)",
+            initial_recvq_msgs,
+            "a number of messages >= 0",
+        )
     dt = _bin_width(duration_s, cfg)
-    check_simulation_budget(duration_s, profile, profile.rows_per_txn or cfg.rows_per_txn, dt, int(initial_recvq_msgs),
-                            cfg.trans_batch_sz, chunk_txns=chunk_txns)
+    check_simulation_budget(
+        duration_s,
+        profile,
+        profile.rows_per_txn or cfg.rows_per_txn,
+        dt,
+        int(initial_recvq_msgs),
+        cfg.trans_batch_sz,
+        chunk_txns=chunk_txns,
+    )
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
     # one child generator per block of simulated time: the draws do not depend on the chunk size
@@ -278,11 +328,15 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
     seed = seq.entropy
     block_s = max(1.0, duration_s / 20_000)
     children = seq.spawn(math.ceil(duration_s / block_s))
-    pipe = QrepPipeline(cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel)
+    pipe = QrepPipeline(
+        cfg, Warp.from_events(events, "channel"), Warp.from_events(events, "apply"), python_kernel
+    )
     rpt = profile.rows_per_txn or cfg.rows_per_txn
     peak_txn_per_s = max(profile.peak_rows_per_s(duration_s) / rpt, 1e-9)
     longest_chunk_s = max(MIN_LONGEST_CHUNK_S, duration_s / MAX_CHUNKS_BY_TIME)
-    chunk_blocks = int(np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, longest_chunk_s / block_s)))
+    chunk_blocks = int(
+        np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, longest_chunk_s / block_s))
+    )
     tr: dict | None = {} if trace else None
     n_txn = n_rows = 0
     last_done = 0.0
@@ -300,8 +354,15 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
             raise SimulationCancelled("simulation cancelled")
         parts = []
         for k in range(b, min(b + chunk_blocks, len(children))):
-            parts.append(_profiles.generate(profile, k * block_s, min(duration_s, (k + 1) * block_s), cfg.rows_per_txn,
-                                            np.random.default_rng(children[k])))
+            parts.append(
+                _profiles.generate(
+                    profile,
+                    k * block_s,
+                    min(duration_s, (k + 1) * block_s),
+                    cfg.rows_per_txn,
+                    np.random.default_rng(children[k]),
+                )
+            )
         b = min(b + chunk_blocks, len(children))
         t1 = min(duration_s, b * block_s)
         tx = _profiles.concat(parts)
@@ -313,11 +374,14 @@ def simulate_config(cfg: PipelineConfig, duration_s: float, seed: int | None = 0
                 last_done = max(last_done, float(res.msg["ap_dep"].max()))
         if progress is not None:
             progress(t1 / duration_s)
-    summary = _summary(acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows,
-                       profile)
+    summary = _summary(
+        acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows, profile
+    )
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
     # switch-over: stop the source at the end of the run; everything in flight is applied by then
-    summary["in_flight_drain_s"] = max(0.0, last_done - duration_s) if summary["rows_in_flight_at_end"] > 0 else 0.0
+    summary["in_flight_drain_s"] = (
+        max(0.0, last_done - duration_s) if summary["rows_in_flight_at_end"] > 0 else 0.0
+    )
     summary["initial_recvq_msgs"] = int(initial_recvq_msgs)
     if initial_recvq_msgs:
         summary["initial_queue_applied_s"] = preload_applied_s
@@ -361,9 +425,14 @@ def _drain_prediction(settings: dict, coefficients=None):
 
 #: What to use instead of the simulation for the kinds it does not simulate.
 OTHER_KINDS = {
-    "mq-mover": ("an MQ buffer-pool mover", ("qrtune predict PROJECT gives its timeline: elapsed time, when the "
-                                             "putter is done, peak depth and the get rates from the buffer pool "
-                                             "and the page set")),
+    "mq-mover": (
+        "an MQ buffer-pool mover",
+        (
+            "qrtune predict PROJECT gives its timeline: elapsed time, when the "
+            "putter is done, peak depth and the get rates from the buffer pool "
+            "and the page set"
+        ),
+    ),
     "db2-v8-storage": ("a Db2 V8 storage sizing", "qrtune predict PROJECT (or qrtune v8) gives its figures"),
 }
 
@@ -371,13 +440,16 @@ OTHER_KINDS = {
 def unsupported_message(kind) -> str:
     """Why a project of ``kind`` cannot be simulated and what to use instead."""
     what, instead = OTHER_KINDS.get(kind, ("", "qrtune predict PROJECT gives its steady state"))
-    return (f"cannot simulate a project of kind {kind!r}{' (' + what + ')' if what else ''}: qrtune simulate "
-            f"handles kinds 'qrep' (Q Replication: unidirectional, bidirectional, peer-to-peer) and 'db2mirror' "
-            f"(Db2 Mirror); {instead}")
+    return (
+        f"cannot simulate a project of kind {kind!r}{' (' + what + ')' if what else ''}: qrtune simulate "
+        f"handles kinds 'qrep' (Q Replication: unidirectional, bidirectional, peer-to-peer) and 'db2mirror' "
+        f"(Db2 Mirror); {instead}"
+    )
 
 
-def simulate_settings(settings: dict, duration_s: float, prediction=None, project=None, coefficients=None,
-                      **kw) -> SimResult:
+def simulate_settings(
+    settings: dict, duration_s: float, prediction=None, project=None, coefficients=None, **kw
+) -> SimResult:
     """Simulate scenario ``settings`` (kind ``qrep`` or ``db2mirror``), predicting its steady state first if needed.
 
     ``coefficients`` (Q Replication only): the steady-state engine's coefficients to use instead

@@ -140,7 +140,9 @@ class StoreBase:
         if self._con is None:
             if not self._released:
                 raise StoreError(f"the store {self.path} is closed")
-            self._con = connect(self.path, read_only=self.read_only, wait_s=max(self.wait_s, REACQUIRE_WAIT_S))
+            self._con = connect(
+                self.path, read_only=self.read_only, wait_s=max(self.wait_s, REACQUIRE_WAIT_S)
+            )
             self._released = False
         return self._con
 
@@ -210,8 +212,10 @@ class StoreBase:
         missing = [f.name for f in fields(record_type) if f.name not in columns]
         if missing:
             raise ValueError(f"{record_type.__name__}: no column for {', '.join(missing)}")
-        self.insert_columns(TABLE_OF[record_type], {f.metadata.get("column", f.name): np.asarray(columns[f.name])
-                                                    for f in fields(record_type)})
+        self.insert_columns(
+            TABLE_OF[record_type],
+            {f.metadata.get("column", f.name): np.asarray(columns[f.name]) for f in fields(record_type)},
+        )
 
     def next_id(self, table: str) -> int:
         """The next free ``id`` of ``table``."""

@@ -30,8 +30,17 @@ def metric_rows(metrics: Mapping[str, float], units: Mapping[str, str] | None = 
 
 def stage_rows(stages: Iterable) -> list[StageMetricRow]:
     """Stage rows (``run_id`` 0) of objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms``, ``unit``."""
-    return [StageMetricRow(0, s.name, _float(s.capacity), _float(s.utilisation), _float(getattr(s, "latency_ms", 0.0)),
-                           getattr(s, "unit", "")) for s in stages]
+    return [
+        StageMetricRow(
+            0,
+            s.name,
+            _float(s.capacity),
+            _float(s.utilisation),
+            _float(getattr(s, "latency_ms", 0.0)),
+            getattr(s, "unit", ""),
+        )
+        for s in stages
+    ]
 
 
 @dataclass
@@ -113,10 +122,22 @@ def bundle_failed(
         One line saying why, as the user saw it (``ValueRangeError: qapply.num_apply_agents ...``).
     """
     record = RunRecord(
-        id=0, project_name=project_name, project_hash=project_hash_, settings_json=canonical_json(dict(settings)),
-        engine_version=engine_version(), coefficients_version="", seed=seed, kind=kind,
-        started=started or utc_now(), status="failed", scenario_kind=str(settings.get("kind", "") or ""),
-        bottleneck=None, sweep_id=sweep_id, point_index=point_index, label=label, error=error or "failed",
+        id=0,
+        project_name=project_name,
+        project_hash=project_hash_,
+        settings_json=canonical_json(dict(settings)),
+        engine_version=engine_version(),
+        coefficients_version="",
+        seed=seed,
+        kind=kind,
+        started=started or utc_now(),
+        status="failed",
+        scenario_kind=str(settings.get("kind", "") or ""),
+        bottleneck=None,
+        sweep_id=sweep_id,
+        point_index=point_index,
+        label=label,
+        error=error or "failed",
     )
     return RunBundle(record)
 
@@ -140,9 +161,20 @@ def bundle_simulation(
 ) -> RunBundle:
     """A :class:`RunBundle` of a finished simulation (kind ``simulate``): its summary metrics and series."""
     record = RunRecord(
-        id=0, project_name=project_name, project_hash=project_hash_, settings_json=canonical_json(settings),
-        engine_version=engine_version(), coefficients_version=coefficients_version, seed=seed, kind="simulate",
-        started=utc_now(), status="ok", scenario_kind=scenario_kind or str(settings.get("kind", "")),
-        bottleneck=bottleneck, sweep_id=sweep_id, point_index=point_index, label=label,
+        id=0,
+        project_name=project_name,
+        project_hash=project_hash_,
+        settings_json=canonical_json(settings),
+        engine_version=engine_version(),
+        coefficients_version=coefficients_version,
+        seed=seed,
+        kind="simulate",
+        started=utc_now(),
+        status="ok",
+        scenario_kind=scenario_kind or str(settings.get("kind", "")),
+        bottleneck=bottleneck,
+        sweep_id=sweep_id,
+        point_index=point_index,
+        label=label,
     )
     return RunBundle(record, metric_rows(metrics, units), stage_rows(stages), dict(timeseries or {}))

@@ -48,8 +48,10 @@ def _ensure_folder(path: Path) -> None:
     if folder.is_dir():
         return
     if folder.exists() or folder.resolve() != user_data_root().resolve():
-        raise StoreError(f"cannot create the results store {path}: the folder {folder} does not exist "
-                         "(qrtune creates only its default folder); create it first or choose another --db")
+        raise StoreError(
+            f"cannot create the results store {path}: the folder {folder} does not exist "
+            "(qrtune creates only its default folder); create it first or choose another --db"
+        )
     folder.mkdir(parents=True, exist_ok=True)
 
 
@@ -87,7 +89,9 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
 
     path = Path(path)
     if read_only and not path.exists():
-        raise StoreMissingError(f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})")
+        raise StoreMissingError(
+            f"no results store at {path}; record a run first (e.g. qrtune predict --db {path})"
+        )
     if not read_only:
         _ensure_folder(path)
     deadline = time.monotonic() + max(0.0, wait_s)

@@ -30,7 +30,9 @@ def _selection_sql(run_ids: Sequence[int] | None, sweep_id: int | None) -> tuple
     return "SELECT unnest(?::BIGINT[]) AS run_id", [[int(i) for i in run_ids or ()]]
 
 
-def export_query(store, run_ids: Sequence[int] | None = None, sweep_id: int | None = None) -> tuple[str, list]:
+def export_query(
+    store, run_ids: Sequence[int] | None = None, sweep_id: int | None = None
+) -> tuple[str, list]:
     """SQL (and its parameters) giving one row per selected run: ``run_summary`` plus every metric.
 
     Raises
@@ -39,20 +41,38 @@ def export_query(store, run_ids: Sequence[int] | None = None, sweep_id: int | No
         A run id or the sweep names nothing in the store.
     """
     select, args = _selection_sql(run_ids, sweep_id)
-    found = {r[0] for r in store.con.execute(f"SELECT s.run_id FROM ({select}) s JOIN runs r ON r.id = s.run_id",
-                                             args).fetchall()}
+    found = {
+        r[0]
+        for r in store.con.execute(
+            f"SELECT s.run_id FROM ({select}) s JOIN runs r ON r.id = s.run_id", args
+        ).fetchall()
+    }
     wanted = set(run_ids or ()) if sweep_id is None else found
     if not found or wanted - found:
-        what = f"sweep {sweep_id}" if sweep_id is not None else f"run {', '.join(map(str, sorted(wanted - found)))}"
-        raise UnknownRunError(f"no {what} in the store {store.path} (list them with qrtune runs --db {store.path})")
-    names = [r[0] for r in store.con.execute(
-        f"SELECT DISTINCT metric FROM metrics WHERE run_id IN ({select}) ORDER BY metric", args).fetchall()]
+        what = (
+            f"sweep {sweep_id}"
+            if sweep_id is not None
+            else f"run {', '.join(map(str, sorted(wanted - found)))}"
+        )
+        raise UnknownRunError(
+            f"no {what} in the store {store.path} (list them with qrtune runs --db {store.path})"
+        )
+    names = [
+        r[0]
+        for r in store.con.execute(
+            f"SELECT DISTINCT metric FROM metrics WHERE run_id IN ({select}) ORDER BY metric", args
+        ).fetchall()
+    ]
     extra = [n for n in names if n not in METRIC_COLUMNS]
-    pivot = "".join(f", max(value) FILTER (WHERE metric = '{n.replace(chr(39), '')}') AS \"{n}\"" for n in extra)
-    sql = (f"WITH sel AS ({select}), more AS (SELECT run_id{pivot} FROM metrics WHERE run_id IN (SELECT run_id "
-           f"FROM sel) GROUP BY run_id) SELECT s.* EXCLUDE (error), more.* EXCLUDE (run_id), s.error "
-           f"FROM run_summary s JOIN sel USING (run_id) LEFT JOIN more USING (run_id) "
-           f"ORDER BY s.sweep_id NULLS FIRST, s.point_index, s.run_id")
+    pivot = "".join(
+        f", max(value) FILTER (WHERE metric = '{n.replace(chr(39), '')}') AS \"{n}\"" for n in extra
+    )
+    sql = (
+        f"WITH sel AS ({select}), more AS (SELECT run_id{pivot} FROM metrics WHERE run_id IN (SELECT run_id "
+        f"FROM sel) GROUP BY run_id) SELECT s.* EXCLUDE (error), more.* EXCLUDE (run_id), s.error "
+        f"FROM run_summary s JOIN sel USING (run_id) LEFT JOIN more USING (run_id) "
+        f"ORDER BY s.sweep_id NULLS FIRST, s.point_index, s.run_id"
+    )
     return sql, args
 
 
@@ -63,8 +83,9 @@ def safe_cell(value) -> object:
     return "" if value is None else value
 
 
-def export_runs(store, out: str | os.PathLike, fmt: str, run_ids: Sequence[int] | None = None,
-                sweep_id: int | None = None) -> int:
+def export_runs(
+    store, out: str | os.PathLike, fmt: str, run_ids: Sequence[int] | None = None, sweep_id: int | None = None
+) -> int:
     """Write the selected runs to ``out`` as ``csv`` or ``parquet``; returns the number of rows.
 
     The file is written to a temporary name next to ``out`` and renamed over it.
@@ -94,7 +115,9 @@ def export_runs(store, out: str | os.PathLike, fmt: str, run_ids: Sequence[int] 
     os.close(fd)
     os.unlink(tmp)  # DuckDB creates the file itself (with the user's umask)
     try:
-        store.con.execute(f"COPY ({sql}) TO '{tmp.replace(chr(39), chr(39) * 2)}' (FORMAT PARQUET)", args).fetchall()
+        store.con.execute(
+            f"COPY ({sql}) TO '{tmp.replace(chr(39), chr(39) * 2)}' (FORMAT PARQUET)", args
+        ).fetchall()
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):

@@ -23,8 +23,19 @@ class MonitorMixin:
         self._check_writable()
         with self.transaction():
             new_id = self.next_id("monitor_imports")
-            self.insert_records([MonitorImport(new_id, project_name, file, table_name, utc_now(),
-                                               int(columns["n_rows"]), tuple(columns["numeric_columns"]))])
+            self.insert_records(
+                [
+                    MonitorImport(
+                        new_id,
+                        project_name,
+                        file,
+                        table_name,
+                        utc_now(),
+                        int(columns["n_rows"]),
+                        tuple(columns["numeric_columns"]),
+                    )
+                ]
+            )
             size = len(columns["line"])
             if size:
                 self.insert_record_columns(

@@ -238,8 +238,16 @@ class FitRecord:
     report_json: str
 
 
-TABLE_OF = {RunRecord: "runs", MetricRow: "metrics", StageMetricRow: "stage_metrics", TimeseriesPoint: "timeseries",
-            MonitorImport: "monitor_imports", MonitorRow: "monitor_rows", SweepRecord: "sweeps", FitRecord: "fits"}
+TABLE_OF = {
+    RunRecord: "runs",
+    MetricRow: "metrics",
+    StageMetricRow: "stage_metrics",
+    TimeseriesPoint: "timeseries",
+    MonitorImport: "monitor_imports",
+    MonitorRow: "monitor_rows",
+    SweepRecord: "sweeps",
+    FitRecord: "fits",
+}
 """The store table each record type is a row of."""
 
 

@@ -70,14 +70,23 @@ class RunsMixin:
             if t_arr.shape != v_arr.shape:
                 raise ValueError(f"time series {series!r}: {t_arr.size} times but {v_arr.size} values")
             if t_arr.size:
-                self.insert_record_columns(TimeseriesPoint, run_id=np.full(t_arr.size, run_id, dtype=np.int64),
-                                           t_s=t_arr, series=np.full(t_arr.size, series, dtype=object), value=v_arr)
+                self.insert_record_columns(
+                    TimeseriesPoint,
+                    run_id=np.full(t_arr.size, run_id, dtype=np.int64),
+                    t_s=t_arr,
+                    series=np.full(t_arr.size, series, dtype=object),
+                    value=v_arr,
+                )
 
-    def record_metrics_columns(self, run_ids: np.ndarray, metric: np.ndarray, value: np.ndarray, unit: np.ndarray) -> None:
+    def record_metrics_columns(
+        self, run_ids: np.ndarray, metric: np.ndarray, value: np.ndarray, unit: np.ndarray
+    ) -> None:
         """Append metric rows given as column arrays (the bulk path; runs must exist or follow)."""
         self._check_writable()
         with self.transaction():
-            self.insert_columns("metrics", {"run_id": run_ids, "metric": metric, "value": value, "unit": unit})
+            self.insert_columns(
+                "metrics", {"run_id": run_ids, "metric": metric, "value": value, "unit": unit}
+            )
 
     def record_prediction(
         self,
@@ -108,8 +117,12 @@ class RunsMixin:
         with self.transaction():
             digest = self._save_project(project)
             bundle = bundle_from_prediction(
-                project_name=project.name, project_hash_=digest, settings=settings,
-                prediction=prediction, kind=kind, label=label,
+                project_name=project.name,
+                project_hash_=digest,
+                settings=settings,
+                prediction=prediction,
+                kind=kind,
+                label=label,
             )
             return self.record_runs([bundle])[0]
 
@@ -153,9 +166,19 @@ class RunsMixin:
         with self.transaction():
             digest = self._save_project(project)
             bundle = bundle_simulation(
-                project_name=project.name, project_hash_=digest, settings=settings, metrics=metrics, units=units,
-                seed=seed, stages=stages, timeseries=timeseries, coefficients_version=coefficients_version,
-                scenario_kind=scenario_kind, bottleneck=bottleneck, label=label)
+                project_name=project.name,
+                project_hash_=digest,
+                settings=settings,
+                metrics=metrics,
+                units=units,
+                seed=seed,
+                stages=stages,
+                timeseries=timeseries,
+                coefficients_version=coefficients_version,
+                scenario_kind=scenario_kind,
+                bottleneck=bottleneck,
+                label=label,
+            )
             return self.record_runs([bundle])[0]
 
     def record_failure(
@@ -192,8 +215,15 @@ class RunsMixin:
         message = error_text(error) if isinstance(error, BaseException) else str(error)
         with self.transaction():
             digest = self._save_project(project)
-            bundle = bundle_failed(project_name=project.name, project_hash_=digest, settings=settings,
-                                   error=message, kind=kind, seed=seed, label=label)
+            bundle = bundle_failed(
+                project_name=project.name,
+                project_hash_=digest,
+                settings=settings,
+                error=message,
+                kind=kind,
+                seed=seed,
+                label=label,
+            )
             return self.record_runs([bundle])[0]
 
     def save_project(self, project) -> str:
@@ -235,8 +265,9 @@ class RunsMixin:
             sql += f" LIMIT {int(limit)}"
         return self.expand_settings([RunRecord(*row) for row in self.con.execute(sql, args).fetchall()])
 
-    def count_runs(self, project_name: str | None = None, kind: str | None = None,
-                   sweep_id: int | None = None) -> int:
+    def count_runs(
+        self, project_name: str | None = None, kind: str | None = None, sweep_id: int | None = None
+    ) -> int:
         """Number of runs stored (optionally only one project's, one kind's or one sweep's)."""
         where, args = [], []
         for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
@@ -284,7 +315,7 @@ class RunsMixin:
         out: dict[int, list[StageMetricRow]] = {i: [] for i in ids}
         rows = self.con.execute(
             f"SELECT {_STAGE_COLUMNS} FROM stage_metrics WHERE run_id IN (SELECT unnest(?::BIGINT[])) ORDER BY rowid",
-            [ids]
+            [ids],
         ).fetchall()
         for row in rows:
             out[row[0]].append(StageMetricRow(*row))
@@ -299,13 +330,18 @@ class RunsMixin:
             No such run.
         """
         run = self.get_runs([run_id])[0]
-        metrics = tuple(MetricRow(*r) for r in self.con.execute(
-            f"SELECT {_METRIC_COLUMNS} FROM metrics WHERE run_id = ? ORDER BY rowid", [run_id]).fetchall())
+        metrics = tuple(
+            MetricRow(*r)
+            for r in self.con.execute(
+                f"SELECT {_METRIC_COLUMNS} FROM metrics WHERE run_id = ? ORDER BY rowid", [run_id]
+            ).fetchall()
+        )
         stages = tuple(self.stages_of([run_id])[run_id])
         series: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         rows = self.con.execute(
             "SELECT series, list(t_s ORDER BY t_s), list(value ORDER BY t_s) FROM timeseries WHERE run_id = ? "
-            "GROUP BY series ORDER BY series", [run_id]
+            "GROUP BY series ORDER BY series",
+            [run_id],
         ).fetchall()
         for name, t_s, values in rows:
             series[name] = (np.asarray(t_s, dtype=np.float64), np.asarray(values, dtype=np.float64))

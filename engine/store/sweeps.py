@@ -33,27 +33,46 @@ class SweepsMixin:
         with self.transaction():
             digest = self._save_project(project)
             new_id = self.next_id("sweeps")
-            self.insert_records([SweepRecord(new_id, sweep_key, project.name, digest, canonical_json(axes), n_points,
-                                             utc_now())])
+            self.insert_records(
+                [
+                    SweepRecord(
+                        new_id, sweep_key, project.name, digest, canonical_json(axes), n_points, utc_now()
+                    )
+                ]
+            )
         return new_id
 
     def list_sweeps(self, project_name: str | None = None) -> list[dict]:
         """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
         ``n_done`` (points recorded), ``n_failed`` and ``started``."""
-        sql = ("SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
-               "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
-               "LEFT JOIN runs r ON r.sweep_id = s.id")
+        sql = (
+            "SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
+            "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
+            "LEFT JOIN runs r ON r.sweep_id = s.id"
+        )
         args: list = []
         if project_name is not None:
             sql += " WHERE s.project_name = ?"
             args.append(project_name)
         sql += " GROUP BY ALL ORDER BY s.id DESC"
-        return [{"id": int(i), "project_name": p, "axes": json.loads(a), "n_points": int(n), "started": st,
-                 "n_done": int(d), "n_failed": int(fl)} for i, p, a, n, st, d, fl in self.con.execute(sql, args).fetchall()]
+        return [
+            {
+                "id": int(i),
+                "project_name": p,
+                "axes": json.loads(a),
+                "n_points": int(n),
+                "started": st,
+                "n_done": int(d),
+                "n_failed": int(fl),
+            }
+            for i, p, a, n, st, d, fl in self.con.execute(sql, args).fetchall()
+        ]
 
     def done_points(self, sweep_id: int) -> set[int]:
         """Point indexes of ``sweep_id`` already recorded (finished, ok or failed)."""
-        rows = self.con.execute("SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]).fetchall()
+        rows = self.con.execute(
+            "SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]
+        ).fetchall()
         return {int(r[0]) for r in rows}
 
     # -- compact settings of sweep points ------------------------------------------------
@@ -77,8 +96,9 @@ class SweepsMixin:
                 text = self._base_settings(run.sweep_id)
                 if text is None:
                     text = run.settings_json
-                    self.con.execute("UPDATE sweeps SET base_settings_json = ? WHERE id = ?",
-                                     [text, run.sweep_id]).fetchall()
+                    self.con.execute(
+                        "UPDATE sweeps SET base_settings_json = ? WHERE id = ?", [text, run.sweep_id]
+                    ).fetchall()
                 bases[run.sweep_id] = json.loads(text)
             out.append(replace(run, settings_json=_as_patch(bases[run.sweep_id], run.settings_json)))
         return out

@@ -21,9 +21,17 @@ SETTINGS_COLUMNS = (
 """(view column, JSON path in the run's settings, SQL type) of the settings shown in ``run_summary``."""
 
 METRIC_COLUMNS = (
-    "apply_rows_per_s", "capture_rows_per_s", "end2end_latency_ms", "capture_latency_ms", "qlatency_ms",
-    "apply_latency_ms", "capture_lpar_busy_pct", "apply_lpar_busy_pct", "total_cpu_us_per_row",
-    "peak_backlog_rows", "catch_up_s",
+    "apply_rows_per_s",
+    "capture_rows_per_s",
+    "end2end_latency_ms",
+    "capture_latency_ms",
+    "qlatency_ms",
+    "apply_latency_ms",
+    "capture_lpar_busy_pct",
+    "apply_lpar_busy_pct",
+    "total_cpu_us_per_row",
+    "peak_backlog_rows",
+    "catch_up_s",
 )
 """Metrics shown in ``run_summary`` (NULL for a run whose engine does not report one)."""
 
@@ -39,9 +47,13 @@ def _run_settings_sql() -> str:
 
 
 def _run_summary_sql() -> str:
-    settings = ",\n".join(f"TRY_CAST(json_extract_string(st.settings_json, '{path}') AS {sql_type}) AS {name}"
-                          for name, path, sql_type in SETTINGS_COLUMNS)
-    metrics = ",\n".join(f"max(m.value) FILTER (WHERE m.metric = '{name}') AS {name}" for name in METRIC_COLUMNS)
+    settings = ",\n".join(
+        f"TRY_CAST(json_extract_string(st.settings_json, '{path}') AS {sql_type}) AS {name}"
+        for name, path, sql_type in SETTINGS_COLUMNS
+    )
+    metrics = ",\n".join(
+        f"max(m.value) FILTER (WHERE m.metric = '{name}') AS {name}" for name in METRIC_COLUMNS
+    )
     return f"""CREATE OR REPLACE VIEW run_summary AS
         WITH wide AS (SELECT run_id, {metrics} FROM metrics m GROUP BY run_id)
         SELECT r.id AS run_id, r.started, r.kind, r.status, r.project_name, r.scenario_kind, r.sweep_id,

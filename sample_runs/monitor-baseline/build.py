@@ -23,8 +23,32 @@ DAYS = 3
 INTERVAL_MS = 600_000
 SEED = 8
 #: Offered rows/s from each hour of the day (a weekday OLTP cycle).
-HOURLY_ROWS_PER_S = (4000, 4000, 4000, 4000, 4000, 5000, 8000, 14000, 20000, 25000, 26000, 25000,
-                     22000, 26000, 28000, 28000, 26000, 20000, 14000, 10000, 8000, 6000, 5000, 4000)
+HOURLY_ROWS_PER_S = (
+    4000,
+    4000,
+    4000,
+    4000,
+    4000,
+    5000,
+    8000,
+    14000,
+    20000,
+    25000,
+    26000,
+    25000,
+    22000,
+    26000,
+    28000,
+    28000,
+    26000,
+    20000,
+    14000,
+    10000,
+    8000,
+    6000,
+    5000,
+    4000,
+)
 #: The incident: the channel stops on day 2 at 14:00 for 20 minutes.
 INCIDENT = "channel-stop@38h+20m"
 
@@ -41,8 +65,14 @@ def build(out: Path = HERE, days: int = DAYS) -> dict[str, int]:
             project = project.with_param(node.id, "monitor_interval_ms", INTERVAL_MS)
     steps = [[3600.0 * h, float(HOURLY_ROWS_PER_S[h % 24])] for h in range(24 * days)]
     profile = profiles.from_dict({"kind": "steps", "steps": steps})
-    result = simulate(project, 86400.0 * days, SEED, profile=profile, events=[parse_event(INCIDENT)],
-                      progress=lambda f: print(f"\r{f * 100:5.1f}%", end="", file=sys.stderr))
+    result = simulate(
+        project,
+        86400.0 * days,
+        SEED,
+        profile=profile,
+        events=[parse_event(INCIDENT)],
+        progress=lambda f: print(f"\r{f * 100:5.1f}%", end="", file=sys.stderr),
+    )
     print(file=sys.stderr)
     written = {}
     for table in result.monitor:

@@ -43,8 +43,18 @@ def fake_predict(settings: dict) -> Prediction:
         "apply_cpu_us_per_row": 40.0 / batch,
         "apply_lpar_busy_pct": 30.0 + agents,
     }
-    units = {k: ("rows/s" if k.endswith("per_s") else "ms" if k.endswith("_ms") else
-                 "us/row" if k.endswith("per_row") else "%") for k in metrics}
+    units = {
+        k: (
+            "rows/s"
+            if k.endswith("per_s")
+            else "ms"
+            if k.endswith("_ms")
+            else "us/row"
+            if k.endswith("per_row")
+            else "%"
+        )
+        for k in metrics
+    }
     return Prediction("qrep", metrics, units, stages, bottleneck, (), "fake-1")
 
 
@@ -89,7 +99,10 @@ BENIGN = ("propagateSizeHints", "This plugin does not support")
 def fail_on_qt_warnings(qtlog):
     """GUI tests fail on Qt warnings (ARCHITECTURE.md), except offscreen-platform noise."""
     yield
-    bad = [r.message for r in qtlog.records
-           if r.type in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
-           and not any(b in r.message for b in BENIGN)]
+    bad = [
+        r.message
+        for r in qtlog.records
+        if r.type in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+        and not any(b in r.message for b in BENIGN)
+    ]
     assert not bad, f"Qt warnings: {bad}"

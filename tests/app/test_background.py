@@ -83,7 +83,9 @@ def test_bad_sweep_axis_is_reported_without_starting(fake_engine, window):
     assert not window.tasks.busy()
 
 
-def test_validation_view_scores_the_engine_against_measurements(fake_engine, window, qtbot, tmp_path, calibration):
+def test_validation_view_scores_the_engine_against_measurements(
+    fake_engine, window, qtbot, tmp_path, calibration
+):
     scenarios = [s for s in calibration["scenarios"] if s["kind"] == "qrep"][:3]
     path = tmp_path / "scen.json"
     path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scenarios}))
@@ -98,7 +100,9 @@ def test_validation_view_scores_the_engine_against_measurements(fake_engine, win
     assert "scenarios" in view.summary_label.text() and "coverage" in view.summary_label.text()
 
 
-def test_validation_filters_by_document_and_table_worst_first_and_is_cached(window, qtbot, tmp_path, calibration):
+def test_validation_filters_by_document_and_table_worst_first_and_is_cached(
+    window, qtbot, tmp_path, calibration
+):
     scenarios = calibration["scenarios"][:12]
     path = tmp_path / "scen.json"
     path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scenarios}))

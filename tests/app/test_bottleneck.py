@@ -16,8 +16,13 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 
 
 def _prediction(stages, bottleneck):
-    return Prediction("qrep", {"apply_rows_per_s": 30000.0}, {"apply_rows_per_s": "rows/s"},
-                      tuple(StageResult(n, 1.0, u) for n, u in stages), bottleneck)
+    return Prediction(
+        "qrep",
+        {"apply_rows_per_s": 30000.0},
+        {"apply_rows_per_s": "rows/s"},
+        tuple(StageResult(n, 1.0, u) for n, u in stages),
+        bottleneck,
+    )
 
 
 def test_the_busiest_stage_is_the_bottleneck_whatever_the_engine_named():

@@ -125,6 +125,9 @@ def test_loads_colour_nodes_and_mark_the_bottleneck(qtbot):
     item = scene.nodes[qapply]
     assert item.bottleneck and item.utilisation == 0.97
     assert "bottleneck" in item.toolTip()
-    assert utilisation_colour(0.97).red() == 255 and utilisation_colour(0.0).green() > utilisation_colour(0.97).green()
+    assert (
+        utilisation_colour(0.97).red() == 255
+        and utilisation_colour(0.0).green() > utilisation_colour(0.97).green()
+    )
     scene.set_loads(None)
     assert not item.bottleneck and item.utilisation is None

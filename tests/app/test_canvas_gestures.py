@@ -30,17 +30,27 @@ def drop_kind(view, kind: str, pos: QPoint) -> list[bool]:
     mime.setData(KIND_MIME, kind.encode())
     p = QPointF(pos)
     accepted = []
-    for event in (QDragEnterEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),  # a QPoint, as Qt declares
-                  QDragMoveEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
-                  QDropEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)):
+    for event in (
+        QDragEnterEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),  # a QPoint, as Qt declares
+        QDragMoveEvent(pos, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
+        QDropEvent(p, Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier),
+    ):
         QApplication.sendEvent(view.viewport(), event)
         accepted.append(event.isAccepted())
     return accepted
 
 
 def wheel(view, pos: QPoint, steps: int) -> None:
-    event = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
-                        QPoint(0, 120 * steps), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    event = QWheelEvent(
+        QPointF(pos),
+        QPointF(view.viewport().mapToGlobal(pos)),
+        QPoint(0, 0),
+        QPoint(0, 120 * steps),
+        Qt.NoButton,
+        Qt.NoModifier,
+        Qt.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(view.viewport(), event)
 
 

@@ -28,14 +28,23 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     # fake engine: channel 3000 -> 9000 rows/s, apply capped at 12800: +200%
     rate = cmp.metric("apply_rows_per_s")
     assert rate.values == (3000.0, 9000.0) and rate.pct_delta[1] == pytest.approx(200.0)
-    headers = [view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())]
+    headers = [
+        view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())
+    ]
     assert headers == ["Metric", "Unit", f"#{first}", f"#{second}", "\u0394 %"]
-    row = next(r for r in range(view.metrics_table.rowCount())
-               if view.metrics_table.item(r, 0).text() == "ROWS_APPLIED")
+    row = next(
+        r
+        for r in range(view.metrics_table.rowCount())
+        if view.metrics_table.item(r, 0).text() == "ROWS_APPLIED"
+    )
     assert view.metrics_table.item(row, 4).text() == "+200.0%"
 
     def colour(metric):
-        r = next(r for r in range(view.metrics_table.rowCount()) if view.metrics_table.item(r, 0).text() == metric_label(metric))
+        r = next(
+            r
+            for r in range(view.metrics_table.rowCount())
+            if view.metrics_table.item(r, 0).text() == metric_label(metric)
+        )
         return view.metrics_table.item(r, 4).foreground().color().name()
 
     # deltas are coloured by whether they are good news: more throughput and less CPU green,

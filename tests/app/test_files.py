@@ -86,9 +86,17 @@ def test_window_offers_recovery(window, tmp_path):
     directory = window.autosaver.directory
     directory.mkdir(parents=True, exist_ok=True)
     project = templates.bidirectional("Lost work")
-    (directory / "dead.autosave.json").write_text(json.dumps({
-        "format": "qrtune-autosave/1", "pid": 2**22 + 999, "saved_at": 1.0, "original_path": "",
-        "project": json.loads(projectfile.dumps(project))}))
+    (directory / "dead.autosave.json").write_text(
+        json.dumps(
+            {
+                "format": "qrtune-autosave/1",
+                "pid": 2**22 + 999,
+                "saved_at": 1.0,
+                "original_path": "",
+                "project": json.loads(projectfile.dumps(project)),
+            }
+        )
+    )
     assert window.offer_recovery(ask=False)
     assert window.document.project == project and window.document.is_modified()
 
@@ -102,7 +110,9 @@ def test_dock_layout_is_remembered(qtbot, tmp_path, db_path):
     w.runs_dock.setFloating(True)
     w.confirm_discard = lambda: True
     w.close()
-    w2 = MainWindow(settings=QSettings(ini, QSettings.IniFormat), db_path=db_path, autosave_dir=tmp_path / "a")
+    w2 = MainWindow(
+        settings=QSettings(ini, QSettings.IniFormat), db_path=db_path, autosave_dir=tmp_path / "a"
+    )
     qtbot.addWidget(w2)
     assert w2.runs_dock.isFloating()
     assert not w2.palette_dock.isFloating()

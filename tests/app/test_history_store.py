@@ -11,4 +11,6 @@ def test_listing_runs_while_a_task_holds_a_write_connection(tmp_path):
     history = RunHistory(str(path))
     assert history.list_runs() == []  # creates the store
     with Store.open(path, wait_s=5.0):  # a sweep or a monitor import writing in its worker thread
-        assert history.list_runs() == []  # DuckDB refused a read-only connection here ("different configuration")
+        assert (
+            history.list_runs() == []
+        )  # DuckDB refused a read-only connection here ("different configuration")

@@ -1,6 +1,5 @@
 """The inspector form is generated from the registry; bad values are marked inline, never lost."""
 
-
 from app.document import Document
 from app.panels.fields import BoolField, ColumnMapField, EnumField, TextField, parse_text
 from app.panels.inspector import Inspector
@@ -140,7 +139,9 @@ def test_an_empty_label_is_marked_and_the_window_keeps_the_old_one(qtbot):
     insp.label_edit.setText("  ")
     insp.label_edit.editingFinished.emit()
     assert doc.project.node(node_id).label == "Q Apply B" and doc.undo_stack.count() == 0
-    assert not insp.label_error.isHidden() and "label: a node label cannot be empty" in insp.label_error.text()
+    assert (
+        not insp.label_error.isHidden() and "label: a node label cannot be empty" in insp.label_error.text()
+    )
     doc.set_param(node_id, "num_apply_agents", 5)  # another edit leaves the mark alone
     assert not insp.label_error.isHidden()
     insp.label_edit.setText("Apply")

@@ -34,8 +34,12 @@ def display():
         print(reason)
         pytest.skip(reason)
     read, write = os.pipe()
-    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write)
     number = b""
     deadline = time.monotonic() + 20
@@ -59,12 +63,22 @@ def test_every_journey_walks_in_the_real_window(display, tmp_path):
     out = Path(os.environ.get("QRTUNE_JOURNEY_SHOTS") or tmp_path / "journeys")
     env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
     env.pop("QT_SCALE_FACTOR", None)
-    done = subprocess.run([sys.executable, str(DRIVER), str(out), "1280x800"], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), str(out), "1280x800"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     report = json.loads((out / "journeys.json").read_text()) if (out / "journeys.json").is_file() else None
     assert report is not None, done.stderr[-3000:]
-    failed = [(r["journey"], [c for c, ok in r["checks"] if not ok], r["error"][-400:])
-              for r in report["journeys"] if not r["ok"]]
+    failed = [
+        (r["journey"], [c for c, ok in r["checks"] if not ok], r["error"][-400:])
+        for r in report["journeys"]
+        if not r["ok"]
+    ]
     assert not failed, failed
     assert done.returncode == 0, done.stderr[-2000:]
     assert report["window"][0] <= 1280 and report["window"][1] <= 800  # the window fits the screen asked

@@ -93,8 +93,9 @@ def test_stage_names_map_to_node_kinds():
     assert kinds_of_stage("apply_mq_log") == ("queue_manager",)
     assert kinds_of_stage("qapply_browser") == ("qapply",)
     p = templates.bidirectional()
-    pred = Prediction("qrep", {}, {}, (StageResult("mq_log", 1, 0.5), StageResult("qapply_cpu", 1, 0.9)),
-                      "qapply_cpu")
+    pred = Prediction(
+        "qrep", {}, {}, (StageResult("mq_log", 1, 0.5), StageResult("qapply_cpu", 1, 0.9)), "qapply_cpu"
+    )
     loads = node_loads(p, pred)
     # both flows' Q Apply nodes carry the stage; the sending queue managers carry the MQ log
     assert {n for n, load in loads.items() if load.bottleneck} == {n.id for n in p.nodes_of("qapply")}
@@ -117,7 +118,8 @@ def test_first_prediction_of_an_engine_not_yet_imported_is_deferred(qtbot, monke
     (tmp_path / "qrtune_lazy_fake_engine.py").write_text(
         "from engine.perf.result import Prediction\n"
         "def predict(settings):\n"
-        "    return Prediction('qrep', {'apply_rows_per_s': 42.0}, {}, (), None)\n")
+        "    return Prediction('qrep', {'apply_rows_per_s': 42.0}, {}, (), None)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(ENGINE_MODULES, "qrep", "qrtune_lazy_fake_engine")
     monkeypatch.delitem(sys.modules, "qrtune_lazy_fake_engine", raising=False)

@@ -20,7 +20,9 @@ def exports(root, tmp_path):
     true = {k: v[0] * 1.3 for k, v in model.parameters.items()}
     offered = np.concatenate([np.linspace(5000, 40000, N // 2), np.linspace(40000, 5000, N // 2)])
     files = []
-    for table, rows in synthesize_intervals(model, settings, true, offered, 60.0, np.random.default_rng(3)).items():
+    for table, rows in synthesize_intervals(
+        model, settings, true, offered, 60.0, np.random.default_rng(3)
+    ).items():
         f = tmp_path / f"{table}.csv"
         f.write_text(to_csv_text(table, rows))
         files.append(str(f))
@@ -59,13 +61,16 @@ def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
     text = view.summary.text()
     assert f"{fit.before['mean_metric_pct']:.1f}%</b> with the published" in text
     assert f"{fit.after['mean_metric_pct']:.1f}%</b> fitted" in text and "mean over metrics" in text
-    assert f"{fit.after['median_pct']:.1f}%" != f"{fit.after['mean_metric_pct']:.1f}%"  # the test can tell them apart
+    assert (
+        f"{fit.after['median_pct']:.1f}%" != f"{fit.after['mean_metric_pct']:.1f}%"
+    )  # the test can tell them apart
     assert view.coefficients.rowCount() == len(fit.base) and view.errors.rowCount() >= 2
     with window.history.open(read_only=True) as store:
         stored = store.latest_fit(project.name)
     assert stored["id"] == outcome.fit_id
     assert (stored["error_before_pct"], stored["error_after_pct"]) == pytest.approx(
-        (fit.before["mean_metric_pct"], fit.after["mean_metric_pct"]))
+        (fit.before["mean_metric_pct"], fit.after["mean_metric_pct"])
+    )
 
 
 def test_a_malformed_export_is_reported_and_nothing_imported(window, qtbot, tmp_path):

@@ -123,8 +123,9 @@ def test_no_question_when_nothing_changed(window, monkeypatch):
     assert window.close() and asked == []
 
 
-def test_autosave_of_the_window_is_recovered_after_a_crash(qtbot, window, monkeypatch, saved, tmp_path,
-                                                            settings, db_path):
+def test_autosave_of_the_window_is_recovered_after_a_crash(
+    qtbot, window, monkeypatch, saved, tmp_path, settings, db_path
+):
     from app.main_window import MainWindow
 
     assert window.open_project(str(saved), ask=False)
@@ -159,9 +160,17 @@ def test_autosave_of_the_window_is_recovered_after_a_crash(qtbot, window, monkey
 def test_declined_recovery_can_be_kept_for_later_or_discarded(qtbot, window, monkeypatch):
     directory = window.autosaver.directory
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "dead.autosave.json").write_text(json.dumps({
-        "format": "qrtune-autosave/1", "pid": 2**22 + 77, "saved_at": 1.0, "original_path": "",
-        "project": json.loads(projectfile.dumps(templates.peer_to_peer("Lost")))}))
+    (directory / "dead.autosave.json").write_text(
+        json.dumps(
+            {
+                "format": "qrtune-autosave/1",
+                "pid": 2**22 + 77,
+                "saved_at": 1.0,
+                "original_path": "",
+                "project": json.loads(projectfile.dumps(templates.peer_to_peer("Lost"))),
+            }
+        )
+    )
     before = window.document.project
     answer(monkeypatch, QMessageBox.Ignore)
     assert not window.offer_recovery() and window.document.project is before

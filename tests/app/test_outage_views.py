@@ -8,8 +8,16 @@ from engine import templates
 
 
 def outage(catch_up_s, drive=False):
-    events = [{"kind": "channel_stop", "start_s": 120.0, "end_s": 1320.0, "duration_s": 1200.0,
-               "peak_backlog_rows": 30_018_045.0, "catch_up_s": catch_up_s}]
+    events = [
+        {
+            "kind": "channel_stop",
+            "start_s": 120.0,
+            "end_s": 1320.0,
+            "duration_s": 1200.0,
+            "peak_backlog_rows": 30_018_045.0,
+            "catch_up_s": catch_up_s,
+        }
+    ]
     metrics = {"offered_rows_per_s": 25000.0, "rows_in_flight_at_end": 12_029_525.0}
     return SimulationOutcome(7, metrics, {}, {}, 1.0, events, drive)
 
@@ -40,11 +48,16 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
     ids = []
     with window.history.open() as store:
         for depth, ra in ((depth_off, False), (depth_on, True)):
-            ids.append(store.record_simulation(
-                project, {"throughput_rows_per_s": 100.0 if ra else 80.0, "event1_catch_up_s": 60.0},
-                {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s"},
-                timeseries={"xmitq.depth_msgs": (t, depth), "apply_latency_ms": (t, depth / 2)},
-                seed=1, settings={"kind": "qrep", "mq": {"read_ahead": ra}}))
+            ids.append(
+                store.record_simulation(
+                    project,
+                    {"throughput_rows_per_s": 100.0 if ra else 80.0, "event1_catch_up_s": 60.0},
+                    {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s"},
+                    timeseries={"xmitq.depth_msgs": (t, depth), "apply_latency_ms": (t, depth / 2)},
+                    seed=1,
+                    settings={"kind": "qrep", "mq": {"read_ahead": ra}},
+                )
+            )
     assert window.compare_runs(ids)
     view = window.view_widget("Compare")
     assert view.series_pick.currentText() == "xmitq.depth_msgs"  # the backlog first
@@ -62,9 +75,12 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
 def test_outage_charts_read_in_minutes_with_the_buffer_pool_and_cast_out(qtbot):
     t = np.arange(1.0, 2401.0, 10.0)
     depth = np.where((t > 120) & (t < 1320), (t - 120) * 500.0, 0.0)
-    series = {"xmitq.depth_msgs": (t, depth), "end2end_latency_ms": (t, np.full_like(t, 1.5e6)),
-              "mq_pageset.msgs_per_s": (t, np.where(depth > 300_000, 900.0, 0.0)),
-              "qapply.rows_per_s": (t, np.full_like(t, 20000.0))}
+    series = {
+        "xmitq.depth_msgs": (t, depth),
+        "end2end_latency_ms": (t, np.full_like(t, 1.5e6)),
+        "mq_pageset.msgs_per_s": (t, np.where(depth > 300_000, 900.0, 0.0)),
+        "qapply.rows_per_s": (t, np.full_like(t, 20000.0)),
+    }
     metrics = {"in_flight_drain_s": 0.64, "offered_rows_per_s": 25000.0}
     outcome = SimulationOutcome(7, metrics, {"in_flight_drain_s": "s"}, series, 1.0, [], False, 300_000.0)
     view = SimulationView()
@@ -73,7 +89,9 @@ def test_outage_charts_read_in_minutes_with_the_buffer_pool_and_cast_out(qtbot):
     assert view.depth_chart.getAxis("bottom").labelText == "elapsed minutes"
     x, _ = view.depth_chart.curves["transmit queue"].getData()
     assert x.max() == 2391.0 / 60
-    assert [line.value() for line in view.depth_chart.lines] == [300_000.0]  # the buffer pool, against the depth
+    assert [line.value() for line in view.depth_chart.lines] == [
+        300_000.0
+    ]  # the buffer pool, against the depth
     assert set(view.castout_chart.curves) == {"transmit queue to page set"}
     assert view.latency_chart.getAxis("left").labelText == "min"  # 1.5e6 ms read as 25 min
     assert "Planned switch-over" in view.headline.text() and "0.64 s" in view.headline.text()
@@ -84,7 +102,9 @@ def test_latency_bars_carry_their_values(qtbot):
 
     chart = LatencyBreakdownChart()
     qtbot.addWidget(chart)
-    chart.set_data(["END2END"], [{"capture_latency_ms": 576.0, "qlatency_ms": 78.0, "apply_latency_ms": 2500.0}])
+    chart.set_data(
+        ["END2END"], [{"capture_latency_ms": 576.0, "qlatency_ms": 78.0, "apply_latency_ms": 2500.0}]
+    )
     assert [t.toPlainText() for t in chart.texts] == ["576.0 ms", "78.0 ms", "2.50 s"]
     chart.set_data([], [])
     assert chart.texts == []

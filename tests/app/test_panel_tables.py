@@ -13,7 +13,10 @@ def test_read_only_table_has_headers_no_row_numbers_and_a_stretch_column(qtbot):
     assert [t.horizontalHeaderItem(c).text() for c in range(3)] == ["Summary", "Value", "Unit"]
     assert t.editTriggers() == QAbstractItemView.NoEditTriggers and t.verticalHeader().isHidden()
     header = t.horizontalHeader()
-    assert header.sectionResizeMode(0) == QHeaderView.Stretch and header.sectionResizeMode(1) == QHeaderView.Interactive
+    assert (
+        header.sectionResizeMode(0) == QHeaderView.Stretch
+        and header.sectionResizeMode(1) == QHeaderView.Interactive
+    )
     fit = read_only_table(("a", "b"), resize_to_contents=True)
     qtbot.addWidget(fit)
     assert {fit.horizontalHeader().sectionResizeMode(c) for c in range(2)} == {QHeaderView.ResizeToContents}
@@ -32,10 +35,18 @@ def test_views_use_them(window):
     assert monitor.errors.editTriggers() == QAbstractItemView.NoEditTriggers
     assert monitor.summary.textFormat() == Qt.RichText and monitor.status.wordWrap()
     sim = window.view_widget("Simulation")
-    assert sim.summary.editTriggers() == QAbstractItemView.NoEditTriggers and sim.summary.verticalHeader().isHidden()
+    assert (
+        sim.summary.editTriggers() == QAbstractItemView.NoEditTriggers
+        and sim.summary.verticalHeader().isHidden()
+    )
     val = window.view_widget("Validation")
-    assert val.table.isSortingEnabled() and val.table.horizontalHeader().sectionResizeMode(5) == QHeaderView.Stretch
+    assert (
+        val.table.isSortingEnabled()
+        and val.table.horizontalHeader().sectionResizeMode(5) == QHeaderView.Stretch
+    )
     runs = window.runs.table
     assert runs.editTriggers() == QAbstractItemView.NoEditTriggers
-    assert runs.selectionMode() == QAbstractItemView.ExtendedSelection and runs.horizontalHeader().sectionResizeMode(1) \
-        == QHeaderView.Stretch
+    assert (
+        runs.selectionMode() == QAbstractItemView.ExtendedSelection
+        and runs.horizontalHeader().sectionResizeMode(1) == QHeaderView.Stretch
+    )

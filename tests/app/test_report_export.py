@@ -20,7 +20,9 @@ def test_export_report_action_writes_the_pdf_in_the_background(fake_engine, wind
     assert window.last_report == str(out)
     assert out.read_bytes().startswith(b"%PDF") and not list(tmp_path.glob(".*.tmp"))
     assert shutil.which("pdftotext"), "pdftotext is missing: apt-get install poppler-utils"
-    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True
+    ).stdout
     assert window.document.project.name in text
     assert re.search(r"NUM_APPLY_AGENTS\s+5\s+agents\s+16\s+changed", text)
     assert re.search(r"Q Apply\s+3,000\s+rows/s", text)  # fake: min(800 x 5 agents, 3000 x TRANS_BATCH_SZ 1)

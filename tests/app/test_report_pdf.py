@@ -24,8 +24,9 @@ BASELINE = ROOT / "sample_runs" / "redpaper-baseline.json"
 def pdf_text(path) -> str:
     """Text of the PDF in its layout (one table row per line)."""
     assert shutil.which("pdftotext"), "pdftotext is missing: apt-get install poppler-utils"
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def pdf_pages(path) -> int:
@@ -69,15 +70,21 @@ def test_one_project_report_has_title_settings_marks_and_engine_values(fake_engi
     assert main(["report", str(path), "--out", str(out), "--no-validation"]) == 0
     assert "wrote" in capsys.readouterr().out
     text = pdf_text(out)
-    assert "Agents six" in text and "qrtune" in text and "fake-1" in text  # title block: project, coefficients
+    assert (
+        "Agents six" in text and "qrtune" in text and "fake-1" in text
+    )  # title block: project, coefficients
     # settings: IBM names, changed-from-default marks exactly on the knobs changed
     agents_row, batch_row = line_of(text, "NUM_APPLY_AGENTS"), line_of(text, "TRANS_BATCH_SZ")
     assert re.search(r"NUM_APPLY_AGENTS\s+6\s+agents\s+16\s+changed", agents_row), agents_row
     assert re.search(r"TRANS_BATCH_SZ\s+3\s+txns\s+1\s+changed", batch_row), batch_row
     assert "changed" not in line_of(text, "COMMIT_INTERVAL_MS")  # left at its default
     # results equal the engine's: fake CAPTURE 100, Q 50 x batch, APPLY 4000 / agents ms
-    for name, value in (("CAPTURE_LATENCY", 100.0), ("QLATENCY", 150.0), ("APPLY_LATENCY", 4000 / 6),
-                        ("END2END_LATENCY", 100 + 150 + 4000 / 6)):
+    for name, value in (
+        ("CAPTURE_LATENCY", 100.0),
+        ("QLATENCY", 150.0),
+        ("APPLY_LATENCY", 4000 / 6),
+        ("END2END_LATENCY", 100 + 150 + 4000 / 6),
+    ):
         assert re.search(rf"^\s*{name}\s+{re.escape(format_value(value))}\s+ms", text, re.MULTILINE), name
     assert re.search(r"Q Apply\s+4,800\s+rows/s", text)  # min(800 x 6 agents, 3000 x 3) rows/s
     assert "END2END_LATENCY 916.7 ms" in text  # the latency chart's label is text too
@@ -90,7 +97,10 @@ def test_one_project_report_has_title_settings_marks_and_engine_values(fake_engi
 def test_two_runs_compared_with_deltas(fake_engine, tmp_path):
     db = tmp_path / "runs.duckdb"
     for agents in (6, 3):
-        assert main(["predict", str(project_file(tmp_path, f"agents {agents}", agents=agents)), "--db", str(db)]) == 0
+        assert (
+            main(["predict", str(project_file(tmp_path, f"agents {agents}", agents=agents)), "--db", str(db)])
+            == 0
+        )
     out = tmp_path / "cmp.pdf"
     assert main(["report", "1", "2", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
     text = pdf_text(out)
@@ -143,9 +153,15 @@ def test_real_engine_values_in_the_pdf_match_predict_project(tmp_path):
     out = tmp_path / "baseline.pdf"
     assert main(["report", str(BASELINE), "--out", str(out), "--no-validation"]) == 0
     text = pdf_text(out)
-    for metric, name in (("capture_latency_ms", "CAPTURE_LATENCY"), ("qlatency_ms", "QLATENCY"),
-                         ("apply_latency_ms", "APPLY_LATENCY"), ("end2end_latency_ms", "END2END_LATENCY")):
-        assert re.search(rf"^\s*{name}\s+{re.escape(format_value(pred.metrics[metric]))}\s+ms", text, re.MULTILINE), name
+    for metric, name in (
+        ("capture_latency_ms", "CAPTURE_LATENCY"),
+        ("qlatency_ms", "QLATENCY"),
+        ("apply_latency_ms", "APPLY_LATENCY"),
+        ("end2end_latency_ms", "END2END_LATENCY"),
+    ):
+        assert re.search(
+            rf"^\s*{name}\s+{re.escape(format_value(pred.metrics[metric]))}\s+ms", text, re.MULTILINE
+        ), name
     assert re.search(rf"Q Apply\s+{re.escape(format_value(pred.metrics['apply_rows_per_s']))}\s+rows/s", text)
     assert f"bottleneck {pred.bottleneck}" in text.replace("\n", " ")
     assert re.search(r"NUM_APPLY_AGENTS\s+6\s+agents\s+16\s+changed", text)

@@ -51,13 +51,17 @@ def test_sweep_report_shows_the_knob_every_point_the_pick_and_the_settings(fake_
     assert re.search(r"Swept\s+NUM_APPLY_AGENTS \(agents\) = 1 \.\. 10 \(10 values", text)
     assert "fake-1" in text and "#1 in runs.duckdb" in text
     # the pick: 4 agents are the fewest holding the channel's 3,000 rows/s; apply LPAR 34% busy
-    assert ("Fewest NUM_APPLY_AGENTS reaching 99% of the best throughput (3,000 rows/s) with every CPU under 90%: "
-            "4 (3,000 rows/s, busiest CPU 34.0%)") in re.sub(r"\s+", " ", text)
+    assert (
+        "Fewest NUM_APPLY_AGENTS reaching 99% of the best throughput (3,000 rows/s) with every CPU under 90%: "
+        "4 (3,000 rows/s, busiest CPU 34.0%)"
+    ) in re.sub(r"\s+", " ", text)
     # every point: value, throughput, APPLY_LATENCY, END2END_LATENCY, CPU busy, bottleneck; the pick marked
     for agents in range(1, 11):
-        row = (rf"^\s*{agents}\s+{re.escape(format_value(rate(agents)))}\s+{re.escape(format_value(4000 / agents))}"
-               rf"\s+{re.escape(format_value(150 + 4000 / agents))}\s+{30 + agents:.1f}\s+"
-               + ("qapply_agents" if agents < 4 else "mq_channel"))
+        row = (
+            rf"^\s*{agents}\s+{re.escape(format_value(rate(agents)))}\s+{re.escape(format_value(4000 / agents))}"
+            rf"\s+{re.escape(format_value(150 + 4000 / agents))}\s+{30 + agents:.1f}\s+"
+            + ("qapply_agents" if agents < 4 else "mq_channel")
+        )
         assert re.search(row, text, re.MULTILINE), (agents, row)
     assert re.search(r"^\s*4\s+3,000.*mq_channel PICK", text, re.MULTILINE)
     assert len(re.findall(r"PICK", text)) == 1
@@ -75,8 +79,13 @@ def test_the_projects_target_rate_is_the_goal_of_the_pick(fake_engine, tmp_path)
     text = re.sub(r"\s+", " ", pdf_text(out))
     assert "Target rate 2,400 rows/s (OFFERED_ROWS_PER_S" in text
     # best throughput 3,000 rows/s needs 4 agents; the target 2,400 rows/s needs 3
-    assert "Fewest NUM_APPLY_AGENTS reaching 99% of the target rate (2,400 rows/s) with every CPU under 90%: 3" in text
-    assert "How the engine scores against the published measurements" in text  # the validation page by default
+    assert (
+        "Fewest NUM_APPLY_AGENTS reaching 99% of the target rate (2,400 rows/s) with every CPU under 90%: 3"
+        in text
+    )
+    assert (
+        "How the engine scores against the published measurements" in text
+    )  # the validation page by default
 
 
 def test_two_knob_sweep_has_a_pick_per_curve_and_every_point(fake_engine, tmp_path):
@@ -90,15 +99,32 @@ def test_two_knob_sweep_has_a_pick_per_curve_and_every_point(fake_engine, tmp_pa
     assert re.search(r"TRANS_BATCH_SZ=2\s+6\s+4,800\s+4,800\s+36.0%", text)
     for agents in range(1, 7):
         for batch in (1, 2):
-            assert re.search(rf"^\s*{agents}\s+{batch}\s+{re.escape(format_value(rate(agents, batch)))}\s", text,
-                             re.MULTILINE), (agents, batch)
+            assert re.search(
+                rf"^\s*{agents}\s+{batch}\s+{re.escape(format_value(rate(agents, batch)))}\s",
+                text,
+                re.MULTILINE,
+            ), (agents, batch)
 
 
 def test_sweep_report_can_carry_a_project_after_the_sweep(fake_engine, tmp_path):
     db = sweep(tmp_path, "qapply.num_apply_agents=1..4")
     out = tmp_path / "both.pdf"
-    assert main(["report", "--sweep", "1", str(project_file(tmp_path)), "--db", str(db), "--out", str(out),
-                 "--no-validation"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--sweep",
+                "1",
+                str(project_file(tmp_path)),
+                "--db",
+                str(db),
+                "--out",
+                str(out),
+                "--no-validation",
+            ]
+        )
+        == 0
+    )
     text = pdf_text(out)
     assert "NUM_APPLY_AGENTS sweep" in text and "Also reported" in text
     assert "Prediction" in text and "Latency breakdown" in text  # the project's own section follows
@@ -126,15 +152,19 @@ def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_e
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
     elapsed = time.perf_counter() - t0
     text = pdf_text(out)
-    rows = re.findall(r"^\s*(\d+)\s+([12])\s+[\d,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:qapply_agents|mq_channel)",
-                      text, re.MULTILINE)
+    rows = re.findall(
+        r"^\s*(\d+)\s+([12])\s+[\d,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:qapply_agents|mq_channel)",
+        text,
+        re.MULTILINE,
+    )
     assert [(int(a), int(b)) for a, b in rows] == [(a, b) for a in range(1, 129) for b in (1, 2)]
     assert "(continued)" in text and pdf_pages(out) >= 6
     assert elapsed < 30, elapsed
 
 
-def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engine, window, qtbot, tmp_path,
-                                                                       monkeypatch):
+def test_sweep_view_export_button_writes_the_report_in_the_background(
+    fake_engine, window, qtbot, tmp_path, monkeypatch
+):
     from PySide6.QtCore import Qt
 
     import app.main_window
@@ -164,7 +194,9 @@ def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engin
     assert out.read_bytes().startswith(b"%PDF") and not list(tmp_path.glob(".*.tmp"))
     text = pdf_text(out)
     assert "NUM_APPLY_AGENTS sweep" in text
-    assert "Fewest NUM_APPLY_AGENTS reaching 99% of the best throughput (3,000 rows/s)" in re.sub(r"\s+", " ", text)
+    assert "Fewest NUM_APPLY_AGENTS reaching 99% of the best throughput (3,000 rows/s)" in re.sub(
+        r"\s+", " ", text
+    )
     for agents in range(1, 7):
         assert re.search(rf"^\s*{agents}\s+{re.escape(format_value(rate(agents)))}\s", text, re.MULTILINE)
     assert "How the engine scores against the published measurements" in text
@@ -181,7 +213,9 @@ def test_sweep_view_export_button_writes_the_report_in_the_background(fake_engin
     assert view.export_button.isEnabled()
 
 
-def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(fake_engine, tmp_path, monkeypatch):
+def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(
+    fake_engine, tmp_path, monkeypatch
+):
     import sys
 
     from engine.errors import FieldError
@@ -198,7 +232,9 @@ def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(fake
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
     text = pdf_text(out)
     assert "6 of 6 points recorded, 1 failed" in text
-    assert re.search(r"^\s*4\s+-\s+-\s+-\s+-\s+failed: FieldError: qapply.num_apply_agents: 4", text, re.MULTILINE)
+    assert re.search(
+        r"^\s*4\s+-\s+-\s+-\s+-\s+failed: FieldError: qapply.num_apply_agents: 4", text, re.MULTILINE
+    )
     assert "anything but four" in text
     # 4 agents would be the pick; failed, the fewest holding 3,000 rows/s is 5
     assert "with every CPU under 90%: 5 (3,000 rows/s" in re.sub(r"\s+", " ", text)

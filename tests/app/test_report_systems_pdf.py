@@ -13,7 +13,9 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 
 def _text(path) -> str:
     assert shutil.which("pdftotext"), "pdftotext is missing: apt-get install poppler-utils"
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path, capsys):
@@ -29,7 +31,9 @@ def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path
     line = next(ln for ln in text.splitlines() if ln.startswith("Db2 B") and "peer-to-peer triggers" in ln)
     assert f"+{trigger:.4g} (-)" in line  # 0 -> the trigger cost; no percent from 0
     uni = tmp_path / "uni.pdf"
-    assert main(["report", str(SAMPLES / "redpaper-baseline.json"), "--out", str(uni), "--no-validation"]) == 0
+    assert (
+        main(["report", str(SAMPLES / "redpaper-baseline.json"), "--out", str(uni), "--no-validation"]) == 0
+    )
     assert "Systems" not in _text(uni)
     capsys.readouterr()
 

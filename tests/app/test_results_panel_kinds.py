@@ -7,11 +7,14 @@ from engine.perf.result import Prediction, StageResult
 def test_engines_without_a_breakdown_show_time_per_stage(qtbot, fake_engine):
     panel = ResultsPanel()
     qtbot.addWidget(panel)
-    stages = (StageResult("cpu", 530.0, 0.32, "txn/s", 8.07), StageResult("mirror_link", float("inf"), 0.0, "txn/s",
-                                                                          0.16),
-              StageResult("idle", 100.0, 0.0, "txn/s", 0.0))
-    mirror = Prediction("db2mirror", {"tps": 168.4, "response_time_ms": 23.8}, {"tps": "txn/s"}, stages, "cpu", (),
-                        "m-1")
+    stages = (
+        StageResult("cpu", 530.0, 0.32, "txn/s", 8.07),
+        StageResult("mirror_link", float("inf"), 0.0, "txn/s", 0.16),
+        StageResult("idle", 100.0, 0.0, "txn/s", 0.0),
+    )
+    mirror = Prediction(
+        "db2mirror", {"tps": 168.4, "response_time_ms": 23.8}, {"tps": "txn/s"}, stages, "cpu", (), "m-1"
+    )
     panel.show_prediction(mirror)
     assert panel.latency_stack.currentWidget() is panel.stage_time_chart
     assert panel.stage_time_chart.categories == ["cpu", "mirror_link"]  # stages that take time
@@ -30,8 +33,14 @@ def test_engines_without_stages_show_their_main_metrics(qtbot):
 
     panel = ResultsPanel()
     qtbot.addWidget(panel)
-    metrics = {"v8_total_mb": 361.6, "v7_total_mb": 908.0, "relief_mb": 546.4, "edm_mb": 118.0, "cpu_pct": 40.0,
-               "catalog_migration_min": 12.0}
+    metrics = {
+        "v8_total_mb": 361.6,
+        "v7_total_mb": 908.0,
+        "relief_mb": 546.4,
+        "edm_mb": 118.0,
+        "cpu_pct": 40.0,
+        "catalog_migration_min": 12.0,
+    }
     units = {k: "MB" for k in metrics if k.endswith("_mb")} | {"cpu_pct": "%", "catalog_migration_min": "min"}
     assert main_unit_metrics(metrics, units) == ("MB", ["v7_total_mb", "relief_mb", "v8_total_mb", "edm_mb"])
     # an engine without stages and without a layout of its own (DB2 V8 and the mover have theirs)

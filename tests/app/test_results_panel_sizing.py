@@ -43,7 +43,11 @@ def test_v8_headline_answers_the_migration_question(panel):
     # the seed's Customer 1: 908 MB in V7, about 362 MB in V8, well under the 2 GB bar
     assert "V7 <b>908</b> MB" in text and "V8 <b>362</b> MB" in text
     assert "relief <b>546</b> MB (60%)" in text
-    assert "fits" in text and "2 GB bar" in text and f"<b>{db2v8.BAR_MB - p.metrics['v8_estimated_total_mb']:,.0f}</b>" in text
+    assert (
+        "fits" in text
+        and "2 GB bar" in text
+        and f"<b>{db2v8.BAR_MB - p.metrics['v8_estimated_total_mb']:,.0f}</b>" in text
+    )
     assert "(online)" in text and "\u22125% .. +15%" in text  # the online CPU band
     assert "about <b>56</b> min" in text and "10 GB of catalog" in text
 
@@ -53,7 +57,11 @@ def test_v8_shows_storage_charts_in_mb_and_hides_the_pipeline_charts(panel):
     p = predict_project(project)
     panel.show_prediction(p, project)
     assert _pipeline_hidden(panel)
-    assert not panel.storage_chart.isHidden() and not panel.sizing_chart.isHidden() and panel.task_chart.isHidden()
+    assert (
+        not panel.storage_chart.isHidden()
+        and not panel.sizing_chart.isHidden()
+        and panel.task_chart.isHidden()
+    )
     assert panel.storage_chart.getAxis("bottom").labelText == "MB"
     assert panel.storage_chart.getAxis("bottom").labelString().count("(") == 0  # no "(x0.001)" scaling
     # every part with storage, by name, largest first; V7 as entered, V8 as the engine estimates
@@ -73,12 +81,16 @@ def test_v8_shows_storage_charts_in_mb_and_hides_the_pipeline_charts(panel):
 
 def test_v8_over_the_extended_region_says_so(panel):
     project, node = _v8()
-    project = project.with_param(node, "extended_region_mb", 300.0).with_param(node, "v7_db2_cpu_ms_per_txn", 2.0)
+    project = project.with_param(node, "extended_region_mb", 300.0).with_param(
+        node, "v7_db2_cpu_ms_per_txn", 2.0
+    )
     p = predict_project(project)
     panel.show_prediction(p, project)
     text = panel.headline.text()
     over = p.metrics["v8_estimated_total_mb"] - 300.0
-    assert "does not fit" in text and "300 MB extended region" in text and f"<b>{over:.1f}</b> MB over" in text
+    assert (
+        "does not fit" in text and "300 MB extended region" in text and f"<b>{over:.1f}</b> MB over" in text
+    )
     assert "2 ms \u2192 <b>1.90 .. 2.30</b> ms per transaction" in text  # online: -5% .. +15% of 2 ms
     assert panel.sizing_chart.line_labels == ["2 GB bar", "extended region"]
 
@@ -115,9 +127,12 @@ def test_mover_charts_fit_the_mover(panel, fake_engine):
     assert list(panel.stage_time_chart.series["us"]) == pytest.approx([s.latency_ms * 1000 for s in p.stages])
     assert panel.sizing_chart.unit == "4 KB buffers"
     assert list(panel.sizing_chart.ends) == pytest.approx(
-        [200_000, p.metrics["buffers_to_hold_backlog"], p.metrics["buffers_to_hold_all_msgs"]])
+        [200_000, p.metrics["buffers_to_hold_backlog"], p.metrics["buffers_to_hold_all_msgs"]]
+    )
     assert panel.task_chart.categories == ["putter", "DWP", "adaptor", "dispatcher"]
-    assert list(panel.task_chart.series["elapsed"])[2] == pytest.approx(p.metrics["adaptor_elapsed_us_per_msg"])
+    assert list(panel.task_chart.series["elapsed"])[2] == pytest.approx(
+        p.metrics["adaptor_elapsed_us_per_msg"]
+    )
     # back to a Q Replication project: its charts as before, the sizing ones gone
     panel.show_prediction(fake_engine({"qapply": {"num_apply_agents": 4}, "qcapture": {"trans_batch_sz": 1}}))
     assert not panel.stage_chart.isHidden() and not panel.cpu_chart.isHidden()

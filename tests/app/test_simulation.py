@@ -52,7 +52,10 @@ def test_bad_event_is_reported_before_anything_runs(fake_engine, window):
 
 
 def test_series_split():
-    d, lat, r, castout = split_series({"xmitq.depth_msgs": 1, "qlatency_ms": 2, "qapply.rows_per_s": 3,
-                                       "mq_pageset.msgs_per_s": 4})
+    d, lat, r, castout = split_series(
+        {"xmitq.depth_msgs": 1, "qlatency_ms": 2, "qapply.rows_per_s": 3, "mq_pageset.msgs_per_s": 4}
+    )
     assert castout == {"mq_pageset.msgs_per_s": 4}
-    assert list(d) == ["xmitq.depth_msgs"] and list(lat) == ["qlatency_ms"] and list(r) == ["qapply.rows_per_s"]
+    assert (
+        list(d) == ["xmitq.depth_msgs"] and list(lat) == ["qlatency_ms"] and list(r) == ["qapply.rows_per_s"]
+    )

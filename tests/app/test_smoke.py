@@ -7,22 +7,48 @@ import sys
 import pytest
 from PySide6.QtGui import QImage
 
-VIEWS = ("main_window", "canvas", "inspector", "results", "runs", "simulation", "sweep", "compare", "validation",
-         "monitor")
+VIEWS = (
+    "main_window",
+    "canvas",
+    "inspector",
+    "results",
+    "runs",
+    "simulation",
+    "sweep",
+    "compare",
+    "validation",
+    "monitor",
+)
 
 
 @pytest.mark.slow
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
-    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(root / "sample_runs" / "redpaper-baseline.json"),
-                          "--smoke-test", str(tmp_path / "shots")], cwd=root, env=env, capture_output=True,
-                         text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qrtune",
+            "gui",
+            str(root / "sample_runs" / "redpaper-baseline.json"),
+            "--smoke-test",
+            str(tmp_path / "shots"),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     for name in VIEWS:
         image = QImage(str(tmp_path / "shots" / f"{name}.png"))
         assert not image.isNull() and image.width() > 200 and image.height() > 100, name
         # not a blank image: more than a handful of distinct colours
-        colours = {image.pixel(x, y) for x in range(0, image.width(), 17) for y in range(0, image.height(), 17)}
+        colours = {
+            image.pixel(x, y) for x in range(0, image.width(), 17) for y in range(0, image.height(), 17)
+        }
         assert len(colours) > 5, name
     # the smoke test keeps its runs in a throw-away store, not the user's
     assert not (tmp_path / "never-used.duckdb").exists()
@@ -31,8 +57,15 @@ def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
 def test_bad_project_exits_2(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     bad = root / "tests" / "data" / "projects" / "bad" / "unknown-kind.json"
-    out = subprocess.run([sys.executable, "-m", "qrtune", "gui", str(bad), "--smoke-test", str(tmp_path)],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "qrtune", "gui", str(bad), "--smoke-test", str(tmp_path)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 2 and "kind" in out.stderr
 
 
@@ -46,8 +79,21 @@ def test_smoke_test_fails_when_no_prediction_can_be_made(root, tmp_path):
         "from app.main import run_gui\n"
         "sys.exit(run_gui(sys.argv[1], smoke_test_dir=sys.argv[3]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script, str(root / "sample_runs" / "redpaper-baseline.json"),
-                          str(tmp_path / "no-coefficients"), str(tmp_path / "shots")],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=180, check=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            str(root / "sample_runs" / "redpaper-baseline.json"),
+            str(tmp_path / "no-coefficients"),
+            str(tmp_path / "shots"),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     assert out.returncode == 1, out.stderr
     assert "no prediction" in out.stderr and "qrep.json" in out.stderr

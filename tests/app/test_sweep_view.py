@@ -15,7 +15,9 @@ def run_sweep_in(window, qtbot, axis_text: str):
     return done.args[0]
 
 
-def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_run(fake_engine, window, qtbot):
+def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_run(
+    fake_engine, window, qtbot
+):
     view = window.view_widget("Sweep")
     view.set_axis("qapply", "num_apply_agents", "1..6", by=("qcapture", "trans_batch_sz", "1,2"))
     assert view.axis_text() == "qapply.num_apply_agents=1..6 ; qcapture.trans_batch_sz=1,2"
@@ -68,14 +70,24 @@ def test_pick_names_the_fewest_agents_holding_the_best_throughput(fake_engine, w
     run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..10")
     # 800 * 4 = 3200 > the channel's 3000 rows/s: four agents are the fewest that hold it; CPU 30 + 4 %
     assert view.pick.value == 4
-    assert "Fewest NUM_APPLY_AGENTS" in view.pick_label.text() and ": 4 (3,000 rows/s" in view.pick_label.text()
+    assert (
+        "Fewest NUM_APPLY_AGENTS" in view.pick_label.text() and ": 4 (3,000 rows/s" in view.pick_label.text()
+    )
 
 
 def test_pick_skips_values_whose_cpu_is_over_the_limit():
     def point(value, rate, cpu):
-        return SweepPoint(value - 1, value, f"x={value}", {"rows_per_s": rate, "apply_cpu_pct": cpu}, {}, None)
+        return SweepPoint(
+            value - 1, value, f"x={value}", {"rows_per_s": rate, "apply_cpu_pct": cpu}, {}, None
+        )
 
-    points = [point(1, 500, 40), point(2, 990, 95), point(3, 1000, 92), point(4, 1000, 80), point(5, 1000, 70)]
+    points = [
+        point(1, 500, 40),
+        point(2, 990, 95),
+        point(3, 1000, 92),
+        point(4, 1000, 80),
+        point(5, 1000, 70),
+    ]
     assert pick_smallest(points, "rows_per_s", ["apply_cpu_pct"]).value == 4
     assert pick_smallest(points, "rows_per_s", []).value == 2  # 990 is within 1% of 1000
     assert pick_smallest([point(1, 100, 99)], "rows_per_s", ["apply_cpu_pct"]) is None
@@ -110,14 +122,33 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     axis = Axis("qapply", "num_apply_agents", ("n1",), tuple(range(1, 1001)))
     sent, progress = [], []
     cancel = [False]
-    rs = tasks._ReportingStore(FakeStore(), [axis], 1000, lambda f, t: progress.append(f), lambda: cancel[0],
-                               sent.append)
+    rs = tasks._ReportingStore(
+        FakeStore(), [axis], 1000, lambda f, t: progress.append(f), lambda: cancel[0], sent.append
+    )
 
     def batch(start):
-        return [RunBundle(RunRecord(id=0, project_name="p", project_hash="h", settings_json="{}", engine_version="v",
-                                    coefficients_version="", seed=None, kind="sweep", started=utc_now(), status="ok",
-                                    scenario_kind="qrep", sweep_id=1, point_index=i, label=""), [MetricRow(0, "x", 1.0, "")])
-                for i in range(start, start + 100)]
+        return [
+            RunBundle(
+                RunRecord(
+                    id=0,
+                    project_name="p",
+                    project_hash="h",
+                    settings_json="{}",
+                    engine_version="v",
+                    coefficients_version="",
+                    seed=None,
+                    kind="sweep",
+                    started=utc_now(),
+                    status="ok",
+                    scenario_kind="qrep",
+                    sweep_id=1,
+                    point_index=i,
+                    label="",
+                ),
+                [MetricRow(0, "x", 1.0, "")],
+            )
+            for i in range(start, start + 100)
+        ]
 
     for k in range(9):  # nine batches within half a second: one redraw, nine progress reports
         clock[0] = 0.05 * k

@@ -30,14 +30,20 @@ def test_results_panel_fills_the_systems_table_for_peer_to_peer_and_drops_it_for
     p2p = projectfile.load(SAMPLES / "redpaper-peer-to-peer.json")
     pred = predict_project(p2p)
     panel.show_prediction(pred, p2p)
-    assert panel.tables.indexOf(panel.systems_page) == 1 and panel.tables.currentWidget() is panel.systems_page
+    assert (
+        panel.tables.indexOf(panel.systems_page) == 1 and panel.tables.currentWidget() is panel.systems_page
+    )
     t = panel.systems_table
     headers = [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
     assert headers == ["Figure", "Db2 A", "Db2 B", "Unit"]
     assert t.rowCount() == len(FIGURES)
     trig = _row(t, "peer-to-peer triggers per changed row")
     value = pred.metrics["system1_trigger_cpu_us_per_row"]
-    assert value > 0 and _cell(t, trig, 1) == _cell(t, trig, 2) == f"{value:.1f}" and _cell(t, trig, 3) == "us/row"
+    assert (
+        value > 0
+        and _cell(t, trig, 1) == _cell(t, trig, 2) == f"{value:.1f}"
+        and _cell(t, trig, 3) == "us/row"
+    )
     assert "set up alike" in panel.systems_note.text()
     # the metrics table and the CPU chart do not repeat the system figures as loose metrics
     names = [_cell(panel.table, r, 0) for r in range(panel.table.rowCount())]
@@ -60,7 +66,9 @@ def test_results_panel_fills_the_systems_table_for_peer_to_peer_and_drops_it_for
 def test_a_second_flow_set_up_differently_is_flagged_in_the_results(qtbot):
     panel = ResultsPanel()
     qtbot.addWidget(panel)
-    p2p = projectfile.load(SAMPLES / "redpaper-peer-to-peer.json").with_param("ba-5-qapply", "num_apply_agents", 12)
+    p2p = projectfile.load(SAMPLES / "redpaper-peer-to-peer.json").with_param(
+        "ba-5-qapply", "num_apply_agents", 12
+    )
     panel.show_prediction(predict_project(p2p), p2p)
     assert "qapply.num_apply_agents (12 vs 6)" in panel.systems_note.text()
     assert "8a4a00" in panel.systems_note.styleSheet()
@@ -80,18 +88,30 @@ def test_compare_bidirectional_with_peer_to_peer_shows_what_the_triggers_cost(wi
     headers = [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
     assert headers == ["System", "Figure", "Unit", f"#{ids[0]}", f"#{ids[1]}", "\u0394", "\u0394 %"]
     assert t.rowCount() == 2 * len(FIGURES)
-    trig = next(r for r in range(t.rowCount()) if _cell(t, r, 0) == "Db2 B"
-                and _cell(t, r, 1) == "peer-to-peer triggers per changed row")
+    trig = next(
+        r
+        for r in range(t.rowCount())
+        if _cell(t, r, 0) == "Db2 B" and _cell(t, r, 1) == "peer-to-peer triggers per changed row"
+    )
     cost = view.comparison.comparison.systems[trig].values[1]
     assert _cell(t, trig, 3) == "0" and _cell(t, trig, 5) == f"+{cost:.1f}" and _cell(t, trig, 6) == ""
-    cpu = next(r for r in range(t.rowCount()) if _cell(t, r, 0) == "Db2 A"
-               and _cell(t, r, 1) == "CPU per row captured or applied")
+    cpu = next(
+        r
+        for r in range(t.rowCount())
+        if _cell(t, r, 0) == "Db2 A" and _cell(t, r, 1) == "CPU per row captured or applied"
+    )
     assert _cell(t, cpu, 5) == f"+{cost:.1f}"  # the triggers are the whole difference for these two samples
-    assert not any(_cell(view.metrics_table, r, 0).startswith("system") for r in range(view.metrics_table.rowCount()))
+    assert not any(
+        _cell(view.metrics_table, r, 0).startswith("system") for r in range(view.metrics_table.rowCount())
+    )
     assert "Redpaper baseline, peer-to-peer" in view.title.text()  # runs of two projects are named
     assert not view.systems_chart.isHidden() and view.latency_chart.isHidden()
-    assert view.systems_chart.categories == [f"#{ids[0]} Db2 A", f"#{ids[0]} Db2 B", f"#{ids[1]} Db2 A",
-                                             f"#{ids[1]} Db2 B"]
+    assert view.systems_chart.categories == [
+        f"#{ids[0]} Db2 A",
+        f"#{ids[0]} Db2 B",
+        f"#{ids[1]} Db2 A",
+        f"#{ids[1]} Db2 B",
+    ]
     assert list(view.systems_chart.series["triggers"]) == pytest.approx([0, 0, cost, cost])
 
 

@@ -18,8 +18,11 @@ def check(monkeypatch):
     spec.loader.exec_module(module)
     real = ctypes.util.find_library
     # this machine "lacks" the two libraries the issue found missing on a fresh Debian desktop
-    monkeypatch.setattr(ctypes.util, "find_library",
-                        lambda name: None if name in ("xcb-icccm", "xcb-keysyms") else real(name) or "lib.so")
+    monkeypatch.setattr(
+        ctypes.util,
+        "find_library",
+        lambda name: None if name in ("xcb-icccm", "xcb-keysyms") else real(name) or "lib.so",
+    )
     return module
 
 

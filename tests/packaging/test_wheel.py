@@ -30,8 +30,12 @@ def wheel(tmp_path_factory) -> Path:
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / name, src / name)
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
-                    str(src)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return next(out.glob("qrtune-*.whl"))
 
 
@@ -48,16 +52,36 @@ def test_wheel_has_one_top_level_package_and_the_package_data(wheel, root):
 
 def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = dict(os.environ, PYTHONPATH=str(site))
-    probe = "import qrtune, engine.packagedata as p; print(qrtune.__file__); print(p.asset_path('coefficients'))"
-    where = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True,
-                           check=True).stdout.split()
+    probe = (
+        "import qrtune, engine.packagedata as p; print(qrtune.__file__); print(p.asset_path('coefficients'))"
+    )
+    where = subprocess.run(
+        [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert all(Path(w).is_relative_to(site) for w in where), where
-    out = subprocess.run([sys.executable, "-m", "qrtune", "predict", str(root / "sample_runs" / "redpaper-baseline.json"),
-                          "--json"], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qrtune",
+            "predict",
+            str(root / "sample_runs" / "redpaper-baseline.json"),
+            "--json",
+        ],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["metrics"]["apply_rows_per_s"] > 0

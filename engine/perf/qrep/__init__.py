@@ -134,26 +134,59 @@ class QrepStageResult(StageResult):
 
 
 UNITS = {
-    "capture_rows_per_s": "rows/s", "apply_rows_per_s": "rows/s", "msg_size_kb": "KB",
-    "channel_msgs_per_s": "msgs/s", "channel_mb_per_s": "MB/s", "end2end_latency_ms": "ms",
-    "capture_latency_ms": "ms", "qlatency_ms": "ms", "apply_latency_ms": "ms",
-    "capture_lpar_busy_pct": "%", "apply_lpar_busy_pct": "%", "source_lpar_busy_pct": "%",
-    "capture_cpu_us_per_row": "us/row", "apply_cpu_us_per_row": "us/row", "total_cpu_us_per_row": "us/row",
-    "apply_db2_class2_ms": "ms", "capture_mqput_us": "us", "capture_mqcommit_us": "us", "apply_mqget_us": "us",
-    "capture_mq_log_mb_per_s": "MB/s", "apply_mq_log_mb_per_s": "MB/s", "msgs_per_mq_commit": "msgs",
-    "rows_per_msg": "rows", "source_response_time_ms": "ms", "elapsed_s": "s",
-    "backlog_growth_rows_per_s": "rows/s", "tps": "txns/s",
+    "capture_rows_per_s": "rows/s",
+    "apply_rows_per_s": "rows/s",
+    "msg_size_kb": "KB",
+    "channel_msgs_per_s": "msgs/s",
+    "channel_mb_per_s": "MB/s",
+    "end2end_latency_ms": "ms",
+    "capture_latency_ms": "ms",
+    "qlatency_ms": "ms",
+    "apply_latency_ms": "ms",
+    "capture_lpar_busy_pct": "%",
+    "apply_lpar_busy_pct": "%",
+    "source_lpar_busy_pct": "%",
+    "capture_cpu_us_per_row": "us/row",
+    "apply_cpu_us_per_row": "us/row",
+    "total_cpu_us_per_row": "us/row",
+    "apply_db2_class2_ms": "ms",
+    "capture_mqput_us": "us",
+    "capture_mqcommit_us": "us",
+    "apply_mqget_us": "us",
+    "capture_mq_log_mb_per_s": "MB/s",
+    "apply_mq_log_mb_per_s": "MB/s",
+    "msgs_per_mq_commit": "msgs",
+    "rows_per_msg": "rows",
+    "source_response_time_ms": "ms",
+    "elapsed_s": "s",
+    "backlog_growth_rows_per_s": "rows/s",
+    "tps": "txns/s",
     **metric_units(),  # per system of a bidirectional or peer-to-peer configuration (.systems)
 }
 
 #: Settings that only matter when Q Capture and the channel run (not in a drain).
-_CAPTURE_SIDE = ("workload.offered_rows_per_s", "workload.jobs", "workload.think_time_ms",
-                 "qcapture.memory_limit_mb", "qcapture.commit_interval_ms", "qcapture.sleep_interval_ms",
-                 "qcapture.monitor_interval_ms", "mq.batchsz", "mq.logload", "mq.security",
-                 "hardware.network_latency_ms", "hardware.network_mbps", "hardware.source_lpar_cps",
-                 "hardware.capture_lpar_cps", "hardware.capture_colocated_with_source",
-                 "hardware.apply_colocated_with_target", "mq.chinit_trace", "mq.compmsg", "mq.ssl",
-                 "mq.compressibility")
+_CAPTURE_SIDE = (
+    "workload.offered_rows_per_s",
+    "workload.jobs",
+    "workload.think_time_ms",
+    "qcapture.memory_limit_mb",
+    "qcapture.commit_interval_ms",
+    "qcapture.sleep_interval_ms",
+    "qcapture.monitor_interval_ms",
+    "mq.batchsz",
+    "mq.logload",
+    "mq.security",
+    "hardware.network_latency_ms",
+    "hardware.network_mbps",
+    "hardware.source_lpar_cps",
+    "hardware.capture_lpar_cps",
+    "hardware.capture_colocated_with_source",
+    "hardware.apply_colocated_with_target",
+    "mq.chinit_trace",
+    "mq.compmsg",
+    "mq.ssl",
+    "mq.compressibility",
+)
 
 
 def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> Solution:
@@ -211,20 +244,22 @@ def metrics_of(sol: Solution) -> dict:
         return m
     c_lpar = next(lp for lp in sol.lpars if "C" in lp.roles)
     s_lpar = next(lp for lp in sol.lpars if "S" in lp.roles)
-    m.update({
-        "capture_rows_per_s": x,
-        "channel_msgs_per_s": sol.msgs_per_s,
-        "channel_mb_per_s": sol.msgs_per_s * g.msg_bytes / 1e6,
-        "capture_lpar_busy_pct": 100.0 * min(c_lpar.busy, 1.0),
-        "source_lpar_busy_pct": 100.0 * min(s_lpar.busy, 1.0),
-        "capture_cpu_us_per_row": sol.capture_cpu_us_per_row,
-        "total_cpu_us_per_row": sol.total_cpu_us_per_row,
-        "capture_mqput_us": sol.put_us,
-        "capture_mqcommit_us": sol.commit_us,
-        "capture_mq_log_mb_per_s": sol.capture_log_mb_per_s,
-        "msgs_per_mq_commit": sol.msgs_per_commit,
-        "tps": x / inp.rows_per_txn,
-    })
+    m.update(
+        {
+            "capture_rows_per_s": x,
+            "channel_msgs_per_s": sol.msgs_per_s,
+            "channel_mb_per_s": sol.msgs_per_s * g.msg_bytes / 1e6,
+            "capture_lpar_busy_pct": 100.0 * min(c_lpar.busy, 1.0),
+            "source_lpar_busy_pct": 100.0 * min(s_lpar.busy, 1.0),
+            "capture_cpu_us_per_row": sol.capture_cpu_us_per_row,
+            "total_cpu_us_per_row": sol.total_cpu_us_per_row,
+            "capture_mqput_us": sol.put_us,
+            "capture_mqcommit_us": sol.commit_us,
+            "capture_mq_log_mb_per_s": sol.capture_log_mb_per_s,
+            "msgs_per_mq_commit": sol.msgs_per_commit,
+            "tps": x / inp.rows_per_txn,
+        }
+    )
     if inp.jobs is not None:
         m["source_response_time_ms"] = sol.source_response_ms
     if sol.overloaded:
@@ -241,11 +276,20 @@ def _stage_results(sol: Solution) -> tuple:
     fixed = sol.fixed_delays_ms
     return tuple(
         QrepStageResult(
-            name=s.name, capacity=s.capacity_rows_per_s, utilisation=s.utilisation, unit="rows/s",
-            latency_ms=s.latency_ms, capacity_msgs_per_s=s.capacity_msgs_per_s, servers=s.servers,
-            service_ms=s.service_ms, fixed_delay_ms=fixed.get(s.name, 0.0), bottleneck_name=VOCABULARY[s.name],
-            is_bottleneck=s.name == sol.limiting_stage)
-        for s in sol.stages)
+            name=s.name,
+            capacity=s.capacity_rows_per_s,
+            utilisation=s.utilisation,
+            unit="rows/s",
+            latency_ms=s.latency_ms,
+            capacity_msgs_per_s=s.capacity_msgs_per_s,
+            servers=s.servers,
+            service_ms=s.service_ms,
+            fixed_delay_ms=fixed.get(s.name, 0.0),
+            bottleneck_name=VOCABULARY[s.name],
+            is_bottleneck=s.name == sol.limiting_stage,
+        )
+        for s in sol.stages
+    )
 
 
 def _band_factors(residuals: dict) -> dict:
@@ -260,7 +304,11 @@ def _bands(metrics: dict, c: Coefficients) -> dict:
     factors = c.__dict__.get("_band_factors")
     if factors is None:
         factors = c.__dict__["_band_factors"] = _band_factors(c.residuals)
-    return {name: (v / factors[name], v * factors[name]) for name, v in metrics.items() if name in factors and v > 0}
+    return {
+        name: (v / factors[name], v * factors[name])
+        for name, v in metrics.items()
+        if name in factors and v > 0
+    }
 
 
 #: Coefficients :func:`fit_parameters` offers to a fit on monitor intervals (``qrtune fit``):
@@ -312,8 +360,10 @@ def _coefficients(coefficients) -> Coefficients:
     base = load()
     unknown = sorted(set(coefficients) - set(base.values))
     if unknown:
-        raise CoefficientsError(f"coefficients: unknown name(s) {', '.join(unknown)}; the Q Replication engine "
-                                f"has {', '.join(sorted(base.values))}")
+        raise CoefficientsError(
+            f"coefficients: unknown name(s) {', '.join(unknown)}; the Q Replication engine "
+            f"has {', '.join(sorted(base.values))}"
+        )
     return base.with_values(**coefficients)
 
 
@@ -354,11 +404,23 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
         stages=_stage_results(sol),
         bottleneck=sol.bottleneck,
         ignored=tuple(sorted(set(unused) | set(inert_here))),
-        ignored_reasons={**{p: "not used by the Q Replication engine in this mode" for p in unused}, **inert_here},
+        ignored_reasons={
+            **{p: "not used by the Q Replication engine in this mode" for p in unused},
+            **inert_here,
+        },
         coefficients_version=c.version,
         bands=_bands(metrics, c),
     )
 
 
-__all__ = ["FIT_PARAMETERS", "VOCABULARY", "QrepStageResult", "Solution", "Stage", "fit_parameters", "metrics_of",
-           "predict", "solve_settings"]
+__all__ = [
+    "FIT_PARAMETERS",
+    "VOCABULARY",
+    "QrepStageResult",
+    "Solution",
+    "Stage",
+    "fit_parameters",
+    "metrics_of",
+    "predict",
+    "solve_settings",
+]

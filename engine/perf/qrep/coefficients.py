@@ -44,8 +44,15 @@ class Coefficients:
         Parameter name to its unit.
     """
 
-    def __init__(self, values: dict, cpu_models: dict, version: str, residuals: dict | None = None,
-                 bounds: dict | None = None, units: dict | None = None):
+    def __init__(
+        self,
+        values: dict,
+        cpu_models: dict,
+        version: str,
+        residuals: dict | None = None,
+        bounds: dict | None = None,
+        units: dict | None = None,
+    ):
         self.__dict__.update(values)
         self.values = dict(values)
         self.cpu_models = cpu_models
@@ -55,8 +62,9 @@ class Coefficients:
         self.units = units or {}
         refs = [m for m, v in cpu_models.items() if v.get("reference")]
         if len(refs) != 1:
-            raise CoefficientsError(f"{COEFF_PATH}: cpu_models: exactly one model must be the reference, "
-                                    f"found {refs or 'none'}")
+            raise CoefficientsError(
+                f"{COEFF_PATH}: cpu_models: exactly one model must be the reference, found {refs or 'none'}"
+            )
         self.reference_model = refs[0]
         self.reference_mips = float(cpu_models[refs[0]]["mips_per_cp"])
 
@@ -94,8 +102,9 @@ def from_document(doc: dict, where: str = "coefficients") -> Coefficients:
             if isinstance(b, (list, tuple)) and len(b) == 2 and all(isinstance(v, (int, float)) for v in b):
                 bounds[name] = (float(b[0]), float(b[1]))
             units[name] = str(spec.get("unit", ""))
-    return Coefficients(values, doc.get("cpu_models") or {}, str(doc.get("version", "")), doc.get("residuals"),
-                        bounds, units)
+    return Coefficients(
+        values, doc.get("cpu_models") or {}, str(doc.get("version", "")), doc.get("residuals"), bounds, units
+    )
 
 
 @lru_cache(maxsize=4)

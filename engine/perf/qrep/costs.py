@@ -178,34 +178,63 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
     recursion = (c.cap_row_us + c.cap_index_us * uix) if two_way else 0.0
     recursion_txn = c.recursion_txn_us / rows_txn if two_way else 0.0
     reader_row = c.cap_row_us + c.cap_index_us * uix + recursion + spill
-    worker_row = (c.cap_col_us * g.column_weight + c.cap_byte_us * g.bytes_per_row + c.cap_txn_us / rows_txn
-                  + c.cap_msg_us / rpm)
-    put_cpu = (c.mq_put_us + c.mq_put_kb_us * kb + persistent * c.mq_log_kb_us * kb) * api_trace \
-        + queue_op_us + (c.security_us if inputs.security else 0.0)
+    worker_row = (
+        c.cap_col_us * g.column_weight
+        + c.cap_byte_us * g.bytes_per_row
+        + c.cap_txn_us / rows_txn
+        + c.cap_msg_us / rpm
+    )
+    put_cpu = (
+        (c.mq_put_us + c.mq_put_kb_us * kb + persistent * c.mq_log_kb_us * kb) * api_trace
+        + queue_op_us
+        + (c.security_us if inputs.security else 0.0)
+    )
     commit_cpu = c.mq_commit_us * api_trace
     checkpoint_msg_us = c.checkpoint_ms * 1000.0 * 2.0 / inputs.logload  # ~2 log records per message
     chinit_msg = (c.chinit_msg_us + c.chinit_seg_us * g.segments_per_msg) * chinit_trace
     capture_log_bytes = persistent * c.log_factor_capture * g.msg_bytes
     apply_log_bytes = persistent * c.log_factor_apply * g.msg_bytes
     cw = channel_work(inputs, g.msg_bytes, c)
-    cap_mq_other = (chinit_msg + cw.send_us + queue_op_us + short_msg_scan + checkpoint_msg_us
-                    + c.mstr_log_kb_us * capture_log_bytes / 1000.0)
-    app_mq_other = (chinit_msg + cw.receive_us + queue_op_us + short_msg_scan + checkpoint_msg_us
-                    + c.mstr_log_kb_us * apply_log_bytes / 1000.0)
+    cap_mq_other = (
+        chinit_msg
+        + cw.send_us
+        + queue_op_us
+        + short_msg_scan
+        + checkpoint_msg_us
+        + c.mstr_log_kb_us * capture_log_bytes / 1000.0
+    )
+    app_mq_other = (
+        chinit_msg
+        + cw.receive_us
+        + queue_op_us
+        + short_msg_scan
+        + checkpoint_msg_us
+        + c.mstr_log_kb_us * apply_log_bytes / 1000.0
+    )
 
     agents = parallel_agents(inputs)
-    a_row = (c.app_row_us * opw + c.app_col_us * g.column_weight + c.app_byte_us * g.bytes_per_row
-             + c.app_index_us * uix)
+    a_row = (
+        c.app_row_us * opw
+        + c.app_col_us * g.column_weight
+        + c.app_byte_us * g.bytes_per_row
+        + c.app_index_us * uix
+    )
     apply_sql = c.db2_share * a_row
     db2_row = apply_sql + trigger + recursion_txn
     agent_row = (1.0 - c.db2_share) * a_row
     get_browse = (c.mq_get_us + c.mq_get_kb_us * kb) * api_trace + short_msg_scan
     get_destructive = get_browse + persistent * c.mq_get_persistent_us * api_trace + queue_op_us
-    browser_msg = (get_browse + c.app_msg_us + rpm * (c.brw_row_us + c.brw_index_us * uix)
-                   + g.txns_per_msg * c.app_txn_us)
+    browser_msg = (
+        get_browse
+        + c.app_msg_us
+        + rpm * (c.brw_row_us + c.brw_index_us * uix)
+        + g.txns_per_msg * c.app_txn_us
+    )
 
     rows_tgt = g.rows_per_target_txn
-    class2_wait = (c.class2_commit_ms + rows_tgt * (c.class2_row_wait_us + c.class2_index_wait_us * uix) / 1000.0)
+    class2_wait = (
+        c.class2_commit_ms + rows_tgt * (c.class2_row_wait_us + c.class2_index_wait_us * uix) / 1000.0
+    )
     if inputs.locking == "page" and agents > 1:
         class2_wait += rows_tgt * c.page_lock_wait_us / 1000.0 * (1.0 - 1.0 / agents)
     return StaticDemands(

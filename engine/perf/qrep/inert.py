@@ -21,27 +21,45 @@ def _suppression(inp) -> dict:
     suppress = inp.changed_cols_only and inp.conflict_action != "F"
     if inp.update_frac + inp.delete_frac <= 0.0:
         reason = "an insert-only workload sends every column and no before values"
-        out.update({"qcapture.changed_cols_only": reason, "qapply.conflict_action": reason,
-                    "workload.columns_changed_per_update": reason, "table.index_column_type": reason})
+        out.update(
+            {
+                "qcapture.changed_cols_only": reason,
+                "qapply.conflict_action": reason,
+                "workload.columns_changed_per_update": reason,
+                "table.index_column_type": reason,
+            }
+        )
         return out
     if not suppress:
-        out["workload.columns_changed_per_update"] = "every column of an update is sent (no column suppression)"
+        out["workload.columns_changed_per_update"] = (
+            "every column of an update is sent (no column suppression)"
+        )
     if inp.conflict_action == "F":
-        out["qcapture.changed_cols_only"] = ("with CONFLICT_ACTION F Q Capture sends every column; suppression needs "
-                                             "CHANGED_COLS_ONLY Y and a conflict action other than F")
+        out["qcapture.changed_cols_only"] = (
+            "with CONFLICT_ACTION F Q Capture sends every column; suppression needs "
+            "CHANGED_COLS_ONLY Y and a conflict action other than F"
+        )
     if not inp.changed_cols_only:
-        out["qapply.conflict_action"] = ("the workload has no conflicts (CONFLICT_ACTION acts only on one) and "
-                                         "CHANGED_COLS_ONLY N sends every column whatever the action")
+        out["qapply.conflict_action"] = (
+            "the workload has no conflicts (CONFLICT_ACTION acts only on one) and "
+            "CHANGED_COLS_ONLY N sends every column whatever the action"
+        )
     return out
 
 
 def _mix(inp) -> dict:
     """A mix with one operation type: only the proportions of the three counts are used."""
-    counts = {"workload.inserts_per_txn": inp.insert_frac, "workload.updates_per_txn": inp.update_frac,
-              "workload.deletes_per_txn": inp.delete_frac}
+    counts = {
+        "workload.inserts_per_txn": inp.insert_frac,
+        "workload.updates_per_txn": inp.update_frac,
+        "workload.deletes_per_txn": inp.delete_frac,
+    }
     only = [path for path, share in counts.items() if share >= 1.0]
-    return {path: "only the proportions of inserts, updates and deletes are used (workload.rows_per_txn gives the "
-                  "rows); a single operation type is 100% at any count" for path in only}
+    return {
+        path: "only the proportions of inserts, updates and deletes are used (workload.rows_per_txn gives the "
+        "rows); a single operation type is 100% at any count"
+        for path in only
+    }
 
 
 def _layout(inp) -> dict:
@@ -49,17 +67,30 @@ def _layout(inp) -> dict:
     if inp.mode == "drain":
         return out
     if inp.capture_colocated_with_source:
-        out["hardware.capture_lpar_cps"] = "Q Capture runs on the source LPAR (hardware.capture_colocated_with_source)"
+        out["hardware.capture_lpar_cps"] = (
+            "Q Capture runs on the source LPAR (hardware.capture_colocated_with_source)"
+        )
     if inp.topology != "unidirectional" and not inp.capture_colocated_with_source:
-        out["hardware.apply_colocated_with_target"] = ("Q Capture runs on its own LPAR, so Q Apply shares the capture "
-                                                       "LPAR's role layout either way")
-    if inp.topology != "unidirectional" and inp.capture_colocated_with_source and inp.apply_colocated_with_target:
-        out["hardware.apply_lpar_cps"] = "Q Apply runs on the source LPAR (hardware.apply_colocated_with_target)"
+        out["hardware.apply_colocated_with_target"] = (
+            "Q Capture runs on its own LPAR, so Q Apply shares the capture LPAR's role layout either way"
+        )
+    if (
+        inp.topology != "unidirectional"
+        and inp.capture_colocated_with_source
+        and inp.apply_colocated_with_target
+    ):
+        out["hardware.apply_lpar_cps"] = (
+            "Q Apply runs on the source LPAR (hardware.apply_colocated_with_target)"
+        )
     if inp.mips_per_cp is not None:
-        out["hardware.cpu_model"] = ("hardware.mips_per_cp sets the processor speed; the model only picks the disk "
-                                     "generation of page-set reads, which a steady flow does not make")
+        out["hardware.cpu_model"] = (
+            "hardware.mips_per_cp sets the processor speed; the model only picks the disk "
+            "generation of page-set reads, which a steady flow does not make"
+        )
     if inp.jobs is None:
-        out["qapply.maxagents_correlid"] = "correlation ids are known only for a closed workload (workload.jobs)"
+        out["qapply.maxagents_correlid"] = (
+            "correlation ids are known only for a closed workload (workload.jobs)"
+        )
     return out
 
 
@@ -70,9 +101,11 @@ def _mq(flow, rows_per_s: float) -> dict:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
     if not flow.drain and flow.pageset_miss <= 0.0:
         pool_low = _SPECS["mq.buffpool_pages"].minimum
-        reason = (f"the modelled queue depth ({flow.steady_depth_msgs:,.0f} messages, "
-                  f"{flow.steady_depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
-                  f"({pool_low:,.0f} pages): no page-set reads")
+        reason = (
+            f"the modelled queue depth ({flow.steady_depth_msgs:,.0f} messages, "
+            f"{flow.steady_depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
+            f"({pool_low:,.0f} pages): no page-set reads"
+        )
         if flow.steady_depth_msgs * g.pages_per_msg < latency.BUFFPOOL_USABLE_SHARE * pool_low:
             out["mq.buffpool_pages"] = reason
             out["mq.read_ahead"] = reason
@@ -80,9 +113,11 @@ def _mq(flow, rows_per_s: float) -> dict:
         ci_low = _SPECS["qcapture.commit_interval_ms"].minimum
         early_ms = min(latency.reader_cycle_ms(flow, rows_per_s), latency.maxtrans_fill_ms(flow, rows_per_s))
         if early_ms <= ci_low:
-            out["qcapture.commit_interval_ms"] = (f"Q Capture commits every {early_ms:,.0f} ms at the end of a log pass "
-                                                  f"or at its transaction limit, before any COMMIT_INTERVAL "
-                                                  f"(at least {ci_low:,.0f} ms) elapses at this load")
+            out["qcapture.commit_interval_ms"] = (
+                f"Q Capture commits every {early_ms:,.0f} ms at the end of a log pass "
+                f"or at its transaction limit, before any COMMIT_INTERVAL "
+                f"(at least {ci_low:,.0f} ms) elapses at this load"
+            )
     return out
 
 
@@ -95,5 +130,7 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     out.update(_layout(inp))
     out.update(_mq(flow, rows_per_s))
     if flow.drain:
-        return {k: v for k, v in out.items() if k.startswith(("table.", "workload.", "qapply.", "hardware.apply"))}
+        return {
+            k: v for k, v in out.items() if k.startswith(("table.", "workload.", "qapply.", "hardware.apply"))
+        }
     return out

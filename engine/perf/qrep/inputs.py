@@ -36,8 +36,10 @@ _TYPE_PATTERNS = (
     (re.compile(r"^(CHAR|CHARACTER|VARCHAR|GRAPHIC|VARGRAPHIC|BINARY|VARBINARY)(\((\d+)\))?$"), "char", None),
     (re.compile(r"^(UNSPECIFIED)$"), "unspecified", None),
 )
-ALLOWED_TYPES = ("INTEGER, SMALLINT, BIGINT, DECIMAL(p,s), FLOAT, DATE, TIME, TIMESTAMP, CHAR(n), VARCHAR(n), "
-                 "GRAPHIC(n) or 'unspecified'")
+ALLOWED_TYPES = (
+    "INTEGER, SMALLINT, BIGINT, DECIMAL(p,s), FLOAT, DATE, TIME, TIMESTAMP, CHAR(n), VARCHAR(n), "
+    "GRAPHIC(n) or 'unspecified'"
+)
 #: Bytes of the unique-index key by ``table.index_column_type``.
 KEY_BYTES = {"INTEGER": 4.0, "DATE": 4.0, "DECIMAL": 11.0, "CHAR": 20.0}
 
@@ -195,8 +197,11 @@ def _range_text(lo, hi, integer):
 
 def _column_groups(columns) -> tuple:
     if not isinstance(columns, dict) or not columns:
-        raise ValueRangeError("table.columns", columns, "a mapping of Db2 column type to column count, "
-                              "e.g. {\"INTEGER\": 10, \"CHAR(20)\": 10}")
+        raise ValueRangeError(
+            "table.columns",
+            columns,
+            'a mapping of Db2 column type to column count, e.g. {"INTEGER": 10, "CHAR(20)": 10}',
+        )
     groups = []
     for type_name, count in columns.items():
         path = f"table.columns.{type_name}"
@@ -251,10 +256,17 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     columns = _column_groups(r.raw("table.columns", None))
     n_cols = sum(g.count for g in columns)
     known_bytes = sum(g.count * g.bytes_each for g in columns if g.bytes_each == g.bytes_each)
-    row_bytes = r.number("table.row_bytes", None if known_bytes <= 0 else known_bytes, lo=1, hi=2_000_000,
-                         nullable=known_bytes <= 0)
+    row_bytes = r.number(
+        "table.row_bytes",
+        None if known_bytes <= 0 else known_bytes,
+        lo=1,
+        hi=2_000_000,
+        nullable=known_bytes <= 0,
+    )
     if row_bytes is None:
-        raise ValueRangeError("table.row_bytes", None, "the row length in bytes (the column types do not give it)")
+        raise ValueRangeError(
+            "table.row_bytes", None, "the row length in bytes (the column types do not give it)"
+        )
     unique_indexes = r.number("table.unique_indexes", integer=True)
     index_type = r.choice("table.index_column_type")
 
@@ -273,8 +285,11 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     mode = r.choice("run.mode", "steady", RUN_MODES)
     depth = r.number("run.initial_receive_queue_depth")
     if mode == "drain" and depth <= 0:
-        raise ValueRangeError("run.initial_receive_queue_depth", r.raw("run.initial_receive_queue_depth", 0),
-                              "a positive number of messages for run.mode 'drain'")
+        raise ValueRangeError(
+            "run.initial_receive_queue_depth",
+            r.raw("run.initial_receive_queue_depth", 0),
+            "a positive number of messages for run.mode 'drain'",
+        )
 
     inputs = QrepInputs(
         topology=topology,

@@ -80,8 +80,12 @@ def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     # the MQPUT path of one message (the commit's cost comes after the put: QLATENCY)
     put_path_ms = (point.worker_us * flow.geometry.rows_per_msg + point.put_us) / 1000.0
     rho = min(stages["qcapture"].utilisation, RHO_CAP)
-    return (reader_cycle_ms(flow, rows_per_s) / 2.0 + log_merge_delay_ms(flow)
-            + put_path_ms / (1.0 - rho) + assemble_ms)
+    return (
+        reader_cycle_ms(flow, rows_per_s) / 2.0
+        + log_merge_delay_ms(flow)
+        + put_path_ms / (1.0 - rho)
+        + assemble_ms
+    )
 
 
 def commit_period_ms(flow, rows_per_s: float) -> float:
@@ -90,7 +94,9 @@ def commit_period_ms(flow, rows_per_s: float) -> float:
     The shortest of COMMIT_INTERVAL, the log-read cycle (at the end of the log Q Capture
     commits what it has before it sleeps) and the time to fill ``maxtrans_per_commit``.
     """
-    return min(flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), maxtrans_fill_ms(flow, rows_per_s))
+    return min(
+        flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), maxtrans_fill_ms(flow, rows_per_s)
+    )
 
 
 def commit_wait_ms(flow, rows_per_s: float) -> float:
@@ -127,8 +133,13 @@ def channel_ms(flow, stages: dict, point) -> float:
 
 def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     """QLATENCY (ms): time in MQ from the MQPUT to the agent's MQGET."""
-    return (commit_wait_ms(flow, rows_per_s) + point.commit_us / 1000.0 + channel_ms(flow, stages, point)
-            + flow.inp.network_latency_ms + stages["qapply_browser"].latency_ms)
+    return (
+        commit_wait_ms(flow, rows_per_s)
+        + point.commit_us / 1000.0
+        + channel_ms(flow, stages, point)
+        + flow.inp.network_latency_ms
+        + stages["qapply_browser"].latency_ms
+    )
 
 
 def burst_wait_ms(flow, stages: dict, point) -> float:

@@ -21,8 +21,13 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep.costs import (StaticDemands, dependent_share, effective_agents, parallel_agents,
-                                    static_demands)
+from engine.perf.qrep.costs import (
+    StaticDemands,
+    dependent_share,
+    effective_agents,
+    parallel_agents,
+    static_demands,
+)
 from engine.perf.qrep import inert, latency
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
@@ -133,11 +138,25 @@ class Solution:
 
 
 #: Stage order of :attr:`Solution.stages` (pipeline order).
-STAGE_ORDER = ("source_workload", "source_cpu", "capture_cpu", "qcapture", "mq_log", "mq_channel", "mq_pageset",
-               "apply_mq_log", "qapply_browser", "qapply_agents", "qapply_cpu")
+STAGE_ORDER = (
+    "source_workload",
+    "source_cpu",
+    "capture_cpu",
+    "qcapture",
+    "mq_log",
+    "mq_channel",
+    "mq_pageset",
+    "apply_mq_log",
+    "qapply_browser",
+    "qapply_agents",
+    "qapply_cpu",
+)
 #: LPAR role letter -> the ``hardware`` setting giving its CPs (named in errors).
-_LPAR_CPS_SETTING = {"S": "hardware.source_lpar_cps", "C": "hardware.capture_lpar_cps",
-                     "A": "hardware.apply_lpar_cps"}
+_LPAR_CPS_SETTING = {
+    "S": "hardware.source_lpar_cps",
+    "C": "hardware.capture_lpar_cps",
+    "A": "hardware.apply_lpar_cps",
+}
 #: Smallest capacity reported for a stage (rows/s) so that ratios stay finite.
 MIN_CAPACITY_ROWS_PER_S = 1e-9
 
@@ -165,8 +184,11 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
     """
     model = c.cpu_models.get(inp.cpu_model)
     if model is None and inp.mips_per_cp is None:
-        raise ValueRangeError("hardware.cpu_model", inp.cpu_model, "one of " + ", ".join(sorted(c.cpu_models))
-                              + " (or give hardware.mips_per_cp)")
+        raise ValueRangeError(
+            "hardware.cpu_model",
+            inp.cpu_model,
+            "one of " + ", ".join(sorted(c.cpu_models)) + " (or give hardware.mips_per_cp)",
+        )
     mips = inp.mips_per_cp or float(model["mips_per_cp"])
     storage = (model or {}).get("storage", "ds8000")
     page_read = getattr(c, f"page_read_us_{storage}", c.page_read_us_ds8000)
@@ -199,13 +221,19 @@ class _Flow:
         rows_per_msg = g.rows_per_msg
         self.source_row_ref_us = d.source_row_us
         drain_mq_msg_ref_us = (d.chinit_msg_us + d.channel_receive_us) if self.drain else 0.0
-        self.apply_row_ref_us = (d.apply_db2_row_us + d.apply_agent_row_us
-                                 + (d.browser_msg_us + d.get_cpu_us) / rows_per_msg
-                                 + d.apply_commit_us / g.rows_per_target_txn
-                                 + (d.apply_mq_other_msg_us - drain_mq_msg_ref_us) / rows_per_msg
-                                 + d.apply_other_row_us)
-        self.capture_fixed_row_ref_us = (d.capture_reader_row_us + d.capture_worker_row_us
-                                         + (d.put_cpu_us + d.capture_mq_other_msg_us) / rows_per_msg)
+        self.apply_row_ref_us = (
+            d.apply_db2_row_us
+            + d.apply_agent_row_us
+            + (d.browser_msg_us + d.get_cpu_us) / rows_per_msg
+            + d.apply_commit_us / g.rows_per_target_txn
+            + (d.apply_mq_other_msg_us - drain_mq_msg_ref_us) / rows_per_msg
+            + d.apply_other_row_us
+        )
+        self.capture_fixed_row_ref_us = (
+            d.capture_reader_row_us
+            + d.capture_worker_row_us
+            + (d.put_cpu_us + d.capture_mq_other_msg_us) / rows_per_msg
+        )
         monitor_ref_cps_per_row_per_s = c.monitor_row_ms / 1000.0
         self.lpar_time_factor, self.lpar_free_ref_cps, self.lpar_roles = [], [], []
         self.lpar_base_ref_cps = []
@@ -218,10 +246,13 @@ class _Flow:
             mp_factor = 1.0 + c.mp_loss * (cps - 1)
             free_cps = cps / (self.time_factor * mp_factor) - base_cps
             if free_cps <= 0.0:
-                raise ValueRangeError(_LPAR_CPS_SETTING[roles[-1]], cps,
-                                      f"enough capacity for the LPAR's base load alone ({base_cps:.2g} reference "
-                                      f"CPs of z/OS, Db2, MQ and monitors need more than {cps} CPs at this MIPS "
-                                      f"per CP); give more CPs or a faster hardware.cpu_model / mips_per_cp")
+                raise ValueRangeError(
+                    _LPAR_CPS_SETTING[roles[-1]],
+                    cps,
+                    f"enough capacity for the LPAR's base load alone ({base_cps:.2g} reference "
+                    f"CPs of z/OS, Db2, MQ and monitors need more than {cps} CPs at this MIPS "
+                    f"per CP); give more CPs or a faster hardware.cpu_model / mips_per_cp",
+                )
             self.lpar_base_ref_cps.append(base_cps)
             self.lpar_time_factor.append(self.time_factor * mp_factor)
             self.lpar_free_ref_cps.append(free_cps)
@@ -232,20 +263,29 @@ class _Flow:
         self.shared_queue_us = c.cf_access_us if inp.shared_queue else 0.0
         self.max_msgs_per_commit = max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
         self.reader_or_worker_ref_us = max(d.capture_reader_row_us, d.capture_worker_row_us)
-        self.capture_blocking = blocking_factor(inp.capture_memory_limit_mb * 1048576.0
-                                                / max(g.txn_bytes * c.capture_memory_expansion, 1.0))
+        self.capture_blocking = blocking_factor(
+            inp.capture_memory_limit_mb * 1048576.0 / max(g.txn_bytes * c.capture_memory_expansion, 1.0)
+        )
         self.log_force_us_per_msg = c.mq_log_force_kb_us * g.msg_kb if persistent else 0.0
         chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
-        self.channel_cpu_us_per_msg = ((c.ch_msg_us + c.ch_kb_us * g.msg_kb * d.wire_fraction
-                                        + c.ch_seg_us * g.segments_per_msg) * chinit_trace
-                                       + d.channel_send_us + d.channel_receive_us) * self.time_factor
-        self.wire_us_per_msg = (g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps
-                                if inp.network_mbps else 0.0)
-        self.batch_end_us = (c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0)
-                             + 2000.0 * inp.network_latency_ms)
+        self.channel_cpu_us_per_msg = (
+            (c.ch_msg_us + c.ch_kb_us * g.msg_kb * d.wire_fraction + c.ch_seg_us * g.segments_per_msg)
+            * chinit_trace
+            + d.channel_send_us
+            + d.channel_receive_us
+        ) * self.time_factor
+        self.wire_us_per_msg = (
+            g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
+        )
+        self.batch_end_us = (
+            c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0) + 2000.0 * inp.network_latency_ms
+        )
         self.log_bytes_per_s_max = c.mq_log_mb_s_max * 1e6
-        self.apply_log_cap_rows_per_s = (self.log_bytes_per_s_max * g.rows_per_msg / d.apply_log_bytes_per_msg
-                                         if d.apply_log_bytes_per_msg > 0 else 0.0)
+        self.apply_log_cap_rows_per_s = (
+            self.log_bytes_per_s_max * g.rows_per_msg / d.apply_log_bytes_per_msg
+            if d.apply_log_bytes_per_msg > 0
+            else 0.0
+        )
 
     def _apply_setup(self, inp, c, g, d, page_read_us) -> None:
         target_txn_bytes = g.msg_bytes * g.msgs_per_target_txn
@@ -257,8 +297,9 @@ class _Flow:
         overflow = target_txn_bytes / memory_bytes
         self.monster_share = min(1.0, max(0.0, overflow - 1.0)) if overflow > 1.0 else 0.0
         self.dependent = dependent_share(inp, g)
-        self.parallelism = effective_agents(self.agents, self.dependent) * (1.0 - self.monster_share) \
-            + self.monster_share
+        self.parallelism = (
+            effective_agents(self.agents, self.dependent) * (1.0 - self.monster_share) + self.monster_share
+        )
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
         pages = g.pages_per_msg
         self.pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
@@ -271,9 +312,12 @@ class _Flow:
         self.pageset_miss = max(0.0, 1.0 - pool_msgs / depth_msgs)
         drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
         self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
-            0.0 if drain_read_ahead else self.pageset_msg_us)
+            0.0 if drain_read_ahead else self.pageset_msg_us
+        )
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
-        self.agent_cpu_ref_us = d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
+        self.agent_cpu_ref_us = (
+            d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
+        )
         self.agent_fixed_ms = c.agent_txn_ms + self.shared_queue_us * g.msgs_per_target_txn / 1000.0
         self.latch_stretch_full = 1.0 + c.agent_latch_share * (self.parallelism - 1.0)
         self.pageset_cap_rows_per_s = g.rows_per_msg * 1e6 / self.pageset_msg_us
@@ -294,9 +338,14 @@ class _Flow:
         out = []
         for i, (_, cps) in enumerate(self.layout):
             has_s, has_c, has_a = self.lpar_roles[i]
-            row_ref_us = ((self.source_row_ref_us if has_s else 0.0) + (capture_row_ref_us if has_c else 0.0)
-                          + (self.apply_row_ref_us if has_a else 0.0))
-            busy = (rows_per_s * row_ref_us * 1e-6 + self.lpar_base_ref_cps[i]) * self.lpar_time_factor[i] / cps
+            row_ref_us = (
+                (self.source_row_ref_us if has_s else 0.0)
+                + (capture_row_ref_us if has_c else 0.0)
+                + (self.apply_row_ref_us if has_a else 0.0)
+            )
+            busy = (
+                (rows_per_s * row_ref_us * 1e-6 + self.lpar_base_ref_cps[i]) * self.lpar_time_factor[i] / cps
+            )
             inflation = cpu_inflation(cps, busy, self.c.contention_kappa)
             capacity = max(self.lpar_free_ref_cps[i] / (row_ref_us * 1e-6), MIN_CAPACITY_ROWS_PER_S)
             out.append((busy, inflation, capacity, row_ref_us))
@@ -326,8 +375,13 @@ class _Flow:
         p.browser_us = d.browser_msg_us * t * f_a + self.browser_fixed_us
         p.class2_ms = self.class2_cpu_ref_us * t * f_a / 1000.0 + d.class2_wait_ms
         p.agent_ms = p.class2_ms + self.agent_cpu_ref_us * t * f_a / 1000.0 + self.agent_fixed_ms
-        agent_cap = (self.parallelism * g.rows_per_target_txn * 1000.0 / (p.agent_ms * self.latch_stretch_full)
-                     * self.agent_blocking)
+        agent_cap = (
+            self.parallelism
+            * g.rows_per_target_txn
+            * 1000.0
+            / (p.agent_ms * self.latch_stretch_full)
+            * self.agent_blocking
+        )
         for i, (roles, cps) in enumerate(self.layout):
             p.caps.append((_LPAR_STAGE[roles[0]], p.loads[i][2], cps, 0.0))
         p.caps.append(("qapply_browser", g.rows_per_msg * 1e6 / p.browser_us, 1, p.browser_us / 1000.0))
@@ -343,10 +397,18 @@ class _Flow:
         p.commit_us = d.commit_cpu_us * t * f_c + c.mq_log_io_us + self.log_force_us_per_msg * mpc
         publisher_us = (p.put_us + p.commit_us / mpc) / g.rows_per_msg
         busiest_us = max(p.worker_us, publisher_us)
-        p.capture_log_bytes_per_row = (d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc) / g.rows_per_msg
-        p.channel_us = self.channel_cpu_us_per_msg * 0.5 * (f_c + f_a) + self.batch_end_us / self.inp.batchsz \
-            + self.wire_us_per_msg + 2.0 * self.shared_queue_us
-        p.caps.append(("qcapture", 1e6 / busiest_us * self.capture_blocking, 1, busiest_us * g.rows_per_msg / 1000.0))
+        p.capture_log_bytes_per_row = (
+            d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc
+        ) / g.rows_per_msg
+        p.channel_us = (
+            self.channel_cpu_us_per_msg * 0.5 * (f_c + f_a)
+            + self.batch_end_us / self.inp.batchsz
+            + self.wire_us_per_msg
+            + 2.0 * self.shared_queue_us
+        )
+        p.caps.append(
+            ("qcapture", 1e6 / busiest_us * self.capture_blocking, 1, busiest_us * g.rows_per_msg / 1000.0)
+        )
         p.caps.append(("mq_log", self.log_bytes_per_s_max / p.capture_log_bytes_per_row, 1, 0.0))
         p.caps.append(("mq_channel", g.rows_per_msg * 1e6 / p.channel_us, 1, p.channel_us / 1000.0))
         if self.apply_log_cap_rows_per_s:
@@ -429,7 +491,9 @@ def solve(inp: QrepInputs, c) -> Solution:
     return _assemble(flow, rows_per_s, point, overloaded)
 
 
-def _root(f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb: float | None = None) -> float:
+def _root(
+    f, a: float, b: float, rtol: float = 1e-9, fa: float | None = None, fb: float | None = None
+) -> float:
     """Root of ``f`` on ``[a, b]`` with ``f(a) > 0 > f(b)`` (Illinois regula falsi).
 
     The throughput gap is nearly linear, so this takes a handful of evaluations; ``fa`` and
@@ -498,9 +562,18 @@ def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
         stages.append(Stage(name, cap, cap / g.rows_per_msg, rho, servers, service_ms, latency, 0.0))
     if point.demand_rows_per_s != math.inf:
         demand = point.demand_rows_per_s
-        stages.append(Stage("source_workload", demand, demand / g.rows_per_msg,
-                            min(rows_per_s / demand, 1.0) if demand > 0 else 0.0, flow.inp.jobs or 1,
-                            point.source_response_ms, point.source_response_ms, 0.0))
+        stages.append(
+            Stage(
+                "source_workload",
+                demand,
+                demand / g.rows_per_msg,
+                min(rows_per_s / demand, 1.0) if demand > 0 else 0.0,
+                flow.inp.jobs or 1,
+                point.source_response_ms,
+                point.source_response_ms,
+                0.0,
+            )
+        )
     stages.sort(key=lambda st: STAGE_ORDER.index(st.name))
     return stages
 
@@ -530,42 +603,88 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
     inp, g, d, c, t = flow.inp, flow.geometry, flow.demands, flow.c, flow.time_factor
     stages = _stages(flow, rows_per_s, point)
     bottleneck, limiting = _bottleneck(flow, stages, point)
-    lpars = tuple(Lpar(roles, cps, busy, f, row_ref_us * flow.lpar_time_factor[i])
-                  for i, ((roles, cps), (busy, f, _, row_ref_us)) in enumerate(zip(flow.layout, point.loads)))
+    lpars = tuple(
+        Lpar(roles, cps, busy, f, row_ref_us * flow.lpar_time_factor[i])
+        for i, ((roles, cps), (busy, f, _, row_ref_us)) in enumerate(zip(flow.layout, point.loads))
+    )
     by_name = {st.name: st for st in stages}
     mp = {role: 1.0 + c.mp_loss * (lp.cps - 1) for lp in lpars for role in lp.roles}
-    apply_cpu = (d.apply_db2_row_us + d.apply_agent_row_us + (d.browser_msg_us + d.get_cpu_us) / g.rows_per_msg
-                 + d.apply_commit_us / g.rows_per_target_txn) * t * mp["A"]
+    apply_cpu = (
+        (
+            d.apply_db2_row_us
+            + d.apply_agent_row_us
+            + (d.browser_msg_us + d.get_cpu_us) / g.rows_per_msg
+            + d.apply_commit_us / g.rows_per_target_txn
+        )
+        * t
+        * mp["A"]
+    )
     apply_other = (d.apply_mq_other_msg_us / g.rows_per_msg + d.apply_other_row_us) * t * mp["A"]
     get_us = _get_elapsed(inp, g, c, t, point.inflation["A"])
     if flow.drain and not inp.read_ahead:  # the browse waits for the page-set read
         get_us += 0.5 * flow.pageset_miss * flow.pageset_msg_us
     apply_lat = latency.apply_latency_ms(flow, by_name, point)
-    common = dict(inputs=inp, geometry=g, demands=d, rows_per_s=rows_per_s, overloaded=overloaded,
-                  offered_rows_per_s=point.demand_rows_per_s, stages=tuple(stages), lpars=lpars,
-                  bottleneck=bottleneck, limiting_stage=limiting, time_factor=t, apply_latency_ms=apply_lat,
-                  class2_ms=point.class2_ms, agent_ms=point.agent_ms, get_us=get_us,
-                  apply_cpu_us_per_row=apply_cpu,
-                  apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,
-                  inert_settings=inert.inert_settings(flow, rows_per_s))
+    common = dict(
+        inputs=inp,
+        geometry=g,
+        demands=d,
+        rows_per_s=rows_per_s,
+        overloaded=overloaded,
+        offered_rows_per_s=point.demand_rows_per_s,
+        stages=tuple(stages),
+        lpars=lpars,
+        bottleneck=bottleneck,
+        limiting_stage=limiting,
+        time_factor=t,
+        apply_latency_ms=apply_lat,
+        class2_ms=point.class2_ms,
+        agent_ms=point.agent_ms,
+        get_us=get_us,
+        apply_cpu_us_per_row=apply_cpu,
+        apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,
+        inert_settings=inert.inert_settings(flow, rows_per_s),
+    )
     if flow.drain:
-        return Solution(**common, msgs_per_commit=0.0, capture_latency_ms=0.0, qlatency_ms=0.0, put_us=0.0,
-                        commit_us=0.0, capture_cpu_us_per_row=0.0, total_cpu_us_per_row=0.0,
-                        capture_log_mb_per_s=0.0, source_response_ms=0.0)
-    cap_cpu = (d.capture_reader_row_us + d.capture_worker_row_us
-               + (d.put_cpu_us + d.commit_cpu_us / point.mpc) / g.rows_per_msg) * t * mp["C"]
+        return Solution(
+            **common,
+            msgs_per_commit=0.0,
+            capture_latency_ms=0.0,
+            qlatency_ms=0.0,
+            put_us=0.0,
+            commit_us=0.0,
+            capture_cpu_us_per_row=0.0,
+            total_cpu_us_per_row=0.0,
+            capture_log_mb_per_s=0.0,
+            source_response_ms=0.0,
+        )
+    cap_cpu = (
+        (
+            d.capture_reader_row_us
+            + d.capture_worker_row_us
+            + (d.put_cpu_us + d.commit_cpu_us / point.mpc) / g.rows_per_msg
+        )
+        * t
+        * mp["C"]
+    )
     cap_other = d.capture_mq_other_msg_us / g.rows_per_msg * t * mp["C"]
     trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
-    fixed = {"qcapture": latency.reader_cycle_ms(flow, rows_per_s) / 2.0 + latency.log_merge_delay_ms(flow),
-             "mq_channel": latency.commit_wait_ms(flow, rows_per_s)}
+    fixed = {
+        "qcapture": latency.reader_cycle_ms(flow, rows_per_s) / 2.0 + latency.log_merge_delay_ms(flow),
+        "mq_channel": latency.commit_wait_ms(flow, rows_per_s),
+    }
     return Solution(
-        **common, msgs_per_commit=point.mpc, fixed_delays_ms=fixed,
+        **common,
+        msgs_per_commit=point.mpc,
+        fixed_delays_ms=fixed,
         capture_latency_ms=latency.capture_latency_ms(flow, by_name, point, rows_per_s),
         qlatency_ms=latency.qlatency_ms(flow, by_name, point, rows_per_s),
-        put_us=point.put_us, commit_us=point.commit_us, capture_cpu_us_per_row=cap_cpu,
+        put_us=point.put_us,
+        commit_us=point.commit_us,
+        capture_cpu_us_per_row=cap_cpu,
         total_cpu_us_per_row=cap_cpu + cap_other + apply_cpu + apply_other + trigger,
         capture_log_mb_per_s=point.capture_log_bytes_per_row * rows_per_s / 1e6,
-        source_response_ms=point.source_response_ms)
+        source_response_ms=point.source_response_ms,
+    )
 
 
 def _get_elapsed(inp, g, c, t, inflation) -> float:

@@ -117,7 +117,9 @@ def _one_system(parts: dict, originated: float, applied: float, lpars) -> dict:
     handled = originated + applied
     o_share = originated / handled if handled > 0 else 0.5
     a_share = 1.0 - o_share
-    replication = o_share * parts["capture"] + a_share * (parts["apply"] + parts["recursion"]) + parts["trigger"]
+    replication = (
+        o_share * parts["capture"] + a_share * (parts["apply"] + parts["recursion"]) + parts["trigger"]
+    )
     cpu = replication + o_share * parts["source"]
     cps = sum(lp.cps for lp in lpars)
     busy = [min(max(lp.busy, 0.0), 1.0) for lp in lpars]
@@ -161,18 +163,29 @@ def system_metrics(sol, coefficients) -> dict:
     f = _role_factors(sol, coefficients.mp_loss)
     mpc = sol.msgs_per_commit
     # each role's reference-CPU demand per row as the solver charges it to its LPAR, in disjoint parts
-    capture_row = (d.capture_reader_row_us - d.recursion_row_us + d.capture_worker_row_us
-                   + (d.put_cpu_us + d.capture_mq_other_msg_us + d.commit_cpu_us / mpc) / rpm)
-    apply_row = (d.apply_sql_row_us + d.apply_agent_row_us
-                 + (d.browser_msg_us + d.get_cpu_us + d.apply_mq_other_msg_us) / rpm
-                 + d.apply_commit_us / rows_tgt + d.apply_other_row_us)
+    capture_row = (
+        d.capture_reader_row_us
+        - d.recursion_row_us
+        + d.capture_worker_row_us
+        + (d.put_cpu_us + d.capture_mq_other_msg_us + d.commit_cpu_us / mpc) / rpm
+    )
+    apply_row = (
+        d.apply_sql_row_us
+        + d.apply_agent_row_us
+        + (d.browser_msg_us + d.get_cpu_us + d.apply_mq_other_msg_us) / rpm
+        + d.apply_commit_us / rows_tgt
+        + d.apply_other_row_us
+    )
     trig = d.trigger_row_us
     x = sol.rows_per_s
     # symmetric systems: each originates the flow's rate and applies its partner's (the same)
     originated = applied = x
     handled = originated + applied
-    trigger = (trig * f["S"] * originated + trig * f["A"] * applied) / handled if handled > 0 else \
-        0.5 * trig * (f["S"] + f["A"])
+    trigger = (
+        (trig * f["S"] * originated + trig * f["A"] * applied) / handled
+        if handled > 0
+        else 0.5 * trig * (f["S"] + f["A"])
+    )
     parts = {
         "source": d.source_sql_row_us * f["S"],
         "capture": capture_row * f["C"],
@@ -215,8 +228,12 @@ class SystemFigures:
 
     def to_json(self) -> dict:
         """Plain data: ``id``, ``label``, ``metric_prefix`` and every figure."""
-        return {"id": self.node_id, "label": self.label, "metric_prefix": f"{PREFIX}{self.index}_",
-                **{k: v for k, v in self.values.items()}}
+        return {
+            "id": self.node_id,
+            "label": self.label,
+            "metric_prefix": f"{PREFIX}{self.index}_",
+            **{k: v for k, v in self.values.items()},
+        }
 
 
 def system_nodes(project) -> list[tuple[str, str]]:
@@ -288,13 +305,17 @@ def symmetry_note(project) -> str:
     first, second = nodes[0][1], nodes[1][1]
     diffs = flow_differences(project)
     if not diffs:
-        return (f"{first} and {second} are set up alike: each originates the same workload and applies "
-                "the other's, so their figures are equal.")
+        return (
+            f"{first} and {second} are set up alike: each originates the same workload and applies "
+            "the other's, so their figures are equal."
+        )
     ab, ba = f"{first} -> {second}", f"{second} -> {first}"
     shown = ", ".join(f"{path} ({_fmt(b)} vs {_fmt(a)})" for path, a, b in diffs[:6])
     more = f" and {len(diffs) - 6} more" if len(diffs) > 6 else ""
-    return (f"Flow {ba} differs from flow {ab} in {shown}{more}; the engine models both directions with the "
-            f"{ab} settings (it mirrors the first flow), so these differences are not used.")
+    return (
+        f"Flow {ba} differs from flow {ab} in {shown}{more}; the engine models both directions with the "
+        f"{ab} settings (it mirrors the first flow), so these differences are not used."
+    )
 
 
 def _fmt(value) -> str:
@@ -305,6 +326,18 @@ def _fmt(value) -> str:
     return str(value)
 
 
-__all__ = ["FIGURES", "FIGURE_LABELS", "FIGURE_NAMES", "FIGURE_UNITS", "SystemFigures", "is_system_metric",
-           "metric_name", "metric_units", "parse_metric", "symmetry_note", "system_metrics", "system_nodes",
-           "systems_of"]
+__all__ = [
+    "FIGURES",
+    "FIGURE_LABELS",
+    "FIGURE_NAMES",
+    "FIGURE_UNITS",
+    "SystemFigures",
+    "is_system_metric",
+    "metric_name",
+    "metric_units",
+    "parse_metric",
+    "symmetry_note",
+    "system_metrics",
+    "system_nodes",
+    "systems_of",
+]

@@ -41,8 +41,11 @@ class Walk:
         QStandardPaths.setTestModeEnabled(True)
         self.out = out
         self.tmp = Path(tempfile.mkdtemp(prefix="qrtune-journeys-"))
-        self.window = MainWindow(settings=QSettings(str(self.tmp / "s.ini"), QSettings.IniFormat),
-                                 db_path=str(self.tmp / "runs.duckdb"), autosave_dir=self.tmp / "autosave")
+        self.window = MainWindow(
+            settings=QSettings(str(self.tmp / "s.ini"), QSettings.IniFormat),
+            db_path=str(self.tmp / "runs.duckdb"),
+            autosave_dir=self.tmp / "autosave",
+        )
         self.window.confirm_discard = lambda: True  # journeys open one sample after another
         if size:
             self.window.resize(*size)
@@ -97,8 +100,12 @@ class Walk:
         screen = self.window.screen()
         ratio = screen.devicePixelRatio()  # 1.5 at QT_SCALE_FACTOR=1.5: the grab is in device pixels
         frame = self.window.frameGeometry()
-        image = screen.grabWindow(0).copy(round(frame.x() * ratio), round(frame.y() * ratio),
-                                          round(frame.width() * ratio), round(frame.height() * ratio))
+        image = screen.grabWindow(0).copy(
+            round(frame.x() * ratio),
+            round(frame.y() * ratio),
+            round(frame.width() * ratio),
+            round(frame.height() * ratio),
+        )
         path = self.out / f"{name}.png"
         image.save(str(path))
         return str(path)
@@ -111,8 +118,16 @@ class Walk:
         except Exception:  # noqa: BLE001 - reported in the record, the walk goes on
             error = traceback.format_exc(limit=4)
         shot = self.shot(f"journey{number:02d}-{name}")
-        self.records.append({"journey": number, "name": name, "checks": checks, "error": error, "screenshot": shot,
-                             "ok": not error and all(ok for _, ok in checks)})
+        self.records.append(
+            {
+                "journey": number,
+                "name": name,
+                "checks": checks,
+                "error": error,
+                "screenshot": shot,
+                "ok": not error and all(ok for _, ok in checks),
+            }
+        )
 
 
 def j1_falling_behind(w: Walk, checks) -> None:
@@ -121,18 +136,28 @@ def j1_falling_behind(w: Walk, checks) -> None:
     from app.stages import limit_of
 
     text = w.window.summary.text()
-    checks.append(("headline names the throughput and END2END_LATENCY", "ROWS_APPLIED" in text and "END2END" in text))
+    checks.append(
+        ("headline names the throughput and END2END_LATENCY", "ROWS_APPLIED" in text and "END2END" in text)
+    )
     stage = limit_of(w.window.live.prediction).stage  # the busiest stage
     busiest = max(w.window.live.prediction.stages, key=lambda s: s.utilisation).name
-    checks.append((f"one bottleneck, the busiest stage ({busiest}), named in the headline",
-                   stage == busiest and f">{stage}<" in text and text.count("bottleneck") == 1))
+    checks.append(
+        (
+            f"one bottleneck, the busiest stage ({busiest}), named in the headline",
+            stage == busiest and f">{stage}<" in text and text.count("bottleneck") == 1,
+        )
+    )
     marked = [i for i in w.window.scene.nodes.values() if i.bottleneck]
-    checks.append(("the bottleneck is marked on the canvas, once", len(marked) == 1 and stage in marked[0].stage_names))
+    checks.append(
+        ("the bottleneck is marked on the canvas, once", len(marked) == 1 and stage in marked[0].stage_names)
+    )
     w.key("Ctrl+0")
     checks.append(("Ctrl+0 fits the canvas", w.window.view.auto_fit))
     w.shot("journey01-topology")
     w.key("Ctrl+2")
-    checks.append(("Results tab with the CAPTURE / Q / APPLY values", len(w.window.results.latency_chart.texts) == 3))
+    checks.append(
+        ("Results tab with the CAPTURE / Q / APPLY values", len(w.window.results.latency_chart.texts) == 3)
+    )
 
 
 def j2_apply_agents(w: Walk, checks) -> None:
@@ -147,8 +172,12 @@ def j2_apply_agents(w: Walk, checks) -> None:
     w.click(sweep.run_button)
     checks.append(("the sweep finishes", w.idle(120) and sweep.sweep_id is not None))
     checks.append(("the pick holds the target rate", "target rate" in sweep.pick_label.text()))
-    checks.append(("target and 90% CPU lines on screen", len(sweep.rate_chart.lines) == 1
-                   and len(sweep.cpu_chart.lines) == 1))
+    checks.append(
+        (
+            "target and 90% CPU lines on screen",
+            len(sweep.rate_chart.lines) == 1 and len(sweep.cpu_chart.lines) == 1,
+        )
+    )
     pdf = w.tmp / "agents-sweep.pdf"
     w.window.export_sweep_report(path=str(pdf))
     checks.append(("the sweep's PDF is written", w.idle(60) and pdf.is_file() and pdf.stat().st_size > 5000))
@@ -165,7 +194,9 @@ def j3_batching(w: Walk, checks) -> None:
     w.window.runs.select_ids(ids)
     w.click(w.window.runs.compare_button)
     view = w.window.view_widget("Compare")
-    checks.append(("three runs side by side", view.comparison is not None and len(view.comparison.labels) == 3))
+    checks.append(
+        ("three runs side by side", view.comparison is not None and len(view.comparison.labels) == 3)
+    )
     labels = [view.settings_table.item(r, 0).text() for r in range(view.settings_table.rowCount())]
     checks.append(("the setting is named as IBM does", any("TRANS_BATCH_SZ" in t for t in labels)))
 
@@ -181,7 +212,9 @@ def j4_outage(w: Walk, checks) -> None:
     w.click(sim.run_button)
     checks.append(("the simulation finishes", w.idle(180) and sim.outcome is not None))
     text = sim.headline.text()
-    checks.append(("catch-up time and peak backlog in the headline", "caught up" in text and "peak backlog" in text))
+    checks.append(
+        ("catch-up time and peak backlog in the headline", "caught up" in text and "peak backlog" in text)
+    )
     checks.append(("time reads in minutes", sim.depth_chart.getAxis("bottom").labelText == "elapsed minutes"))
     checks.append(("the buffer pool is drawn against the depth", len(sim.depth_chart.lines) == 1))
 
@@ -190,8 +223,12 @@ def j5_switch_over(w: Walk, checks) -> None:
     sim = w.window.view_widget("Simulation")
     w.key("F6")
     text = sim.headline.text()
-    checks.append(("switch-over headline with the time to apply everything in flight",
-                   "Planned switch-over" in text and "recovery time" in text))
+    checks.append(
+        (
+            "switch-over headline with the time to apply everything in flight",
+            "Planned switch-over" in text and "recovery time" in text,
+        )
+    )
 
 
 def j6_bidir_p2p(w: Walk, checks) -> None:
@@ -204,26 +241,45 @@ def j6_bidir_p2p(w: Walk, checks) -> None:
     w.window.runs.select_ids(ids)
     w.click(w.window.runs.compare_button)
     view = w.window.view_widget("Compare")
-    checks.append(("both topologies compared with each system's figures",
-                   view.comparison is not None and view.systems_table.rowCount() > 0))
+    checks.append(
+        (
+            "both topologies compared with each system's figures",
+            view.comparison is not None and view.systems_table.rowCount() > 0,
+        )
+    )
 
 
 def j7_mirror(w: Walk, checks) -> None:
     w.open("mirror-active-passive.json")
     w.key("Ctrl+Shift+T")
     goals = [w.window.advisor.goal_box.itemText(i) for i in range(w.window.advisor.goal_box.count())]
-    checks.append(("the advisor offers Db2 Mirror goals only", goals and all(g.startswith("mirror") for g in goals)))
+    checks.append(
+        ("the advisor offers Db2 Mirror goals only", goals and all(g.startswith("mirror") for g in goals))
+    )
     checks.append(("response time in the headline", "Response time" in w.window.summary.text()))
 
 
 def j8_monitor(w: Walk, checks) -> None:
     started = w.window.open_monitor_sample(ask=False)
     view = w.window.view_widget("Monitor")
-    checks.append(("the sample exports import in the background", started and w.wait(
-        lambda: not view.tasks.busy(), 120) and view.outcome is not None and view.outcome.imported_rows > 0))
+    checks.append(
+        (
+            "the sample exports import in the background",
+            started
+            and w.wait(lambda: not view.tasks.busy(), 120)
+            and view.outcome is not None
+            and view.outcome.imported_rows > 0,
+        )
+    )
     w.click(view.fit_button)
-    checks.append(("the fit reports the held-out error", w.wait(lambda: not view.tasks.busy(), 180)
-                   and view.outcome.fit is not None and "held out" in view.summary.text()))
+    checks.append(
+        (
+            "the fit reports the held-out error",
+            w.wait(lambda: not view.tasks.busy(), 180)
+            and view.outcome.fit is not None
+            and "held out" in view.summary.text(),
+        )
+    )
 
 
 def j9_v8_and_mq(w: Walk, checks) -> None:
@@ -242,10 +298,18 @@ def j10_evidence(w: Walk, checks) -> None:
     view = w.window.view_widget("Validation")
     t0 = time.monotonic()
     done = w.idle(60) and bool(view.checks)
-    checks.append((f"validation results within 5 s ({time.monotonic() - t0:.1f} s)",
-                   done and time.monotonic() - t0 < 5.0))
-    checks.append(("medians and 90th percentiles", "median" in view.summary_label.text()
-                   and "90th" in view.summary_label.text()))
+    checks.append(
+        (
+            f"validation results within 5 s ({time.monotonic() - t0:.1f} s)",
+            done and time.monotonic() - t0 < 5.0,
+        )
+    )
+    checks.append(
+        (
+            "medians and 90th percentiles",
+            "median" in view.summary_label.text() and "90th" in view.summary_label.text(),
+        )
+    )
 
 
 def j14_production_rate(w: Walk, checks) -> None:
@@ -255,15 +319,27 @@ def j14_production_rate(w: Walk, checks) -> None:
     w.key("Ctrl+Shift+T")  # the canvas and its headline
     w.wait(lambda: "holds" in w.window.summary.text(), 10)
     text = w.window.summary.text()
-    checks.append(("a held rate reads as headroom, not a workload bottleneck",
-                   "holds 2,000" in text and "headroom" in text and "source_workload" not in text))
+    checks.append(
+        (
+            "a held rate reads as headroom, not a workload bottleneck",
+            "holds 2,000" in text and "headroom" in text and "source_workload" not in text,
+        )
+    )
 
 
-JOURNEYS = ((1, "falling-behind", j1_falling_behind), (2, "apply-agents", j2_apply_agents),
-            (3, "batching", j3_batching), (4, "channel-outage", j4_outage), (5, "switch-over", j5_switch_over),
-            (6, "bidirectional-or-p2p", j6_bidir_p2p), (7, "db2-mirror", j7_mirror),
-            (8, "monitor-fit", j8_monitor), (9, "v8-and-mq-sizing", j9_v8_and_mq), (10, "evidence", j10_evidence),
-            (14, "production-rate", j14_production_rate))
+JOURNEYS = (
+    (1, "falling-behind", j1_falling_behind),
+    (2, "apply-agents", j2_apply_agents),
+    (3, "batching", j3_batching),
+    (4, "channel-outage", j4_outage),
+    (5, "switch-over", j5_switch_over),
+    (6, "bidirectional-or-p2p", j6_bidir_p2p),
+    (7, "db2-mirror", j7_mirror),
+    (8, "monitor-fit", j8_monitor),
+    (9, "v8-and-mq-sizing", j9_v8_and_mq),
+    (10, "evidence", j10_evidence),
+    (14, "production-rate", j14_production_rate),
+)
 
 
 def main(argv: list[str]) -> int:
@@ -276,8 +352,11 @@ def main(argv: list[str]) -> int:
         walk.journey(number, name, lambda checks, f=fn: f(walk, checks))
     geometry = walk.window.frameGeometry()
     screen = walk.window.screen().availableGeometry()
-    summary = {"window": [geometry.width(), geometry.height()], "screen": [screen.width(), screen.height()],
-               "journeys": walk.records}
+    summary = {
+        "window": [geometry.width(), geometry.height()],
+        "screen": [screen.width(), screen.height()],
+        "journeys": walk.records,
+    }
     (out / "journeys.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     walk.window.close()
     return 0 if all(r["ok"] for r in walk.records) else 1

@@ -51,23 +51,45 @@ def _set(project, *edits):
     return project
 
 
-SRC, QC, XQ, CH, RQ, QA, TGT = ("ab-0-source-db2", "ab-1-qcapture", "ab-2-queue-manager", "ab-3-channel",
-                                "ab-4-queue-manager", "ab-5-qapply", "ab-6-target-db2")
+SRC, QC, XQ, CH, RQ, QA, TGT = (
+    "ab-0-source-db2",
+    "ab-1-qcapture",
+    "ab-2-queue-manager",
+    "ab-3-channel",
+    "ab-4-queue-manager",
+    "ab-5-qapply",
+    "ab-6-target-db2",
+)
 
 
 def channel_bound(p):
     """Small OLTP messages over a slow-round-trip channel with few messages per batch."""
-    return _set(p, (CH, "network_latency_ms", 5.0), (CH, "batchsz", 50), (QC, "trans_batch_sz", 1),
-                (QA, "apply_lpar_cps", 8), (QA, "num_apply_agents", 16))
+    return _set(
+        p,
+        (CH, "network_latency_ms", 5.0),
+        (CH, "batchsz", 50),
+        (QC, "trans_batch_sz", 1),
+        (QA, "apply_lpar_cps", 8),
+        (QA, "num_apply_agents", 16),
+    )
 
 
 def drain(p):
-    return _set(p, (RQ, "initial_depth_msgs", 2_000_000), (RQ, "read_ahead", False), (XQ, "read_ahead", False))
+    return _set(
+        p, (RQ, "initial_depth_msgs", 2_000_000), (RQ, "read_ahead", False), (XQ, "read_ahead", False)
+    )
 
 
 def log_bound(p):
-    return _set(p, (SRC, "row_bytes", 4000), (SRC, "columns", {"CHAR(20)": 200}), (QC, "trans_batch_sz", 20),
-                (QA, "apply_lpar_cps", 16), (QC, "capture_lpar_cps", 16), (SRC, "source_lpar_cps", 16))
+    return _set(
+        p,
+        (SRC, "row_bytes", 4000),
+        (SRC, "columns", {"CHAR(20)": 200}),
+        (QC, "trans_batch_sz", 20),
+        (QA, "apply_lpar_cps", 16),
+        (QC, "capture_lpar_cps", 16),
+        (SRC, "source_lpar_cps", 16),
+    )
 
 
 # (rule, makes a configuration that needs it, makes one that does not)
@@ -79,15 +101,40 @@ QREP_CASES = [
     (DrainBufferPoolRule(), drain, lambda p: p),
     (ReadAheadRule(), drain, lambda p: p),
     (NonUniqueIndexRule(), lambda p: _set(p, (SRC, "unique_indexes", 3)), lambda p: p),
-    (FewerColumnsRule(), lambda p: p, lambda p: _set(p, (SRC, "columns", {"INTEGER": 4, "CHAR(20)": 4}),
-                                                     (SRC, "row_bytes", 96))),
-    (LargerSourceTxnRule(), lambda p: p, lambda p: _set(p, (SRC, "rows_per_txn", 20), (SRC, "inserts_per_txn", 4),
-                                                        (SRC, "updates_per_txn", 12), (SRC, "deletes_per_txn", 4))),
-    (MoreApplyAgentsRule(), lambda p: _set(p, (QA, "num_apply_agents", 3)), lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10))),
-    (FewerApplyAgentsRule(), lambda p: _set(p, (QA, "apply_lpar_cps", 2), (QA, "num_apply_agents", 32),
-                                            (SRC, "rows_per_txn", 50), (SRC, "inserts_per_txn", 10),
-                                            (SRC, "updates_per_txn", 30), (SRC, "deletes_per_txn", 10)),
-     lambda p: p),
+    (
+        FewerColumnsRule(),
+        lambda p: p,
+        lambda p: _set(p, (SRC, "columns", {"INTEGER": 4, "CHAR(20)": 4}), (SRC, "row_bytes", 96)),
+    ),
+    (
+        LargerSourceTxnRule(),
+        lambda p: p,
+        lambda p: _set(
+            p,
+            (SRC, "rows_per_txn", 20),
+            (SRC, "inserts_per_txn", 4),
+            (SRC, "updates_per_txn", 12),
+            (SRC, "deletes_per_txn", 4),
+        ),
+    ),
+    (
+        MoreApplyAgentsRule(),
+        lambda p: _set(p, (QA, "num_apply_agents", 3)),
+        lambda p: _set(p, (QA, "num_apply_agents", 16), (QC, "trans_batch_sz", 10)),
+    ),
+    (
+        FewerApplyAgentsRule(),
+        lambda p: _set(
+            p,
+            (QA, "apply_lpar_cps", 2),
+            (QA, "num_apply_agents", 32),
+            (SRC, "rows_per_txn", 50),
+            (SRC, "inserts_per_txn", 10),
+            (SRC, "updates_per_txn", 30),
+            (SRC, "deletes_per_txn", 10),
+        ),
+        lambda p: p,
+    ),
     (NonPersistentRule(), log_bound, lambda p: p),
     (TraceOffRule(), lambda p: _set(p, (XQ, "global_trace", True)), lambda p: p),
 ]
@@ -168,16 +215,28 @@ def _same(p):
 
 # (rule, a configuration that needs it, one that does not)
 MIRROR_CASES = [
-    (MirrorSsdRule(), lambda p: _set(p, ("mirror-source", "storage", "HDD"), ("mirror-target", "storage", "HDD")),
-     _same),
-    (MirrorCoresRule(), lambda p: _set(p, ("mirror-source", "cores", 4)), lambda p: _set(p, ("mirror-source", "cores", 64))),
+    (
+        MirrorSsdRule(),
+        lambda p: _set(p, ("mirror-source", "storage", "HDD"), ("mirror-target", "storage", "HDD")),
+        _same,
+    ),
+    (
+        MirrorCoresRule(),
+        lambda p: _set(p, ("mirror-source", "cores", 4)),
+        lambda p: _set(p, ("mirror-source", "cores", 64)),
+    ),
     (MirrorReadOnlyRule(), lambda p: _set(p, ("mirror-source", "reads_for_update", True)), _same),
-    (MirrorJobSetsRule(), lambda p: _set(p, ("mirror-source", "cores", 44)), lambda p: _set(p, ("mirror-source", "cores", 4))),
+    (
+        MirrorJobSetsRule(),
+        lambda p: _set(p, ("mirror-source", "cores", 44)),
+        lambda p: _set(p, ("mirror-source", "cores", 4)),
+    ),
 ]
 
 
-@pytest.mark.parametrize("rule,needs,fine", MIRROR_CASES,
-                         ids=["mirror_ssd", "mirror_cores", "mirror_read_only", "mirror_job_sets"])
+@pytest.mark.parametrize(
+    "rule,needs,fine", MIRROR_CASES, ids=["mirror_ssd", "mirror_cores", "mirror_read_only", "mirror_job_sets"]
+)
 def test_mirror_rules(root, rule, needs, fine):
     base = _load(root, "mirror-active-passive")
     quiet = fine(base)
@@ -189,18 +248,27 @@ def test_mirror_shared_pool_puts_replication_jobs_in_the_application_pool_in_act
     """Seed 7.3.6: active-active does best with the QDBMSRVR jobs in the application's pool."""
     rule = MirrorSharedPoolRule()
     base = _load(root, "mirror-active-active")  # both nodes *BASE, where the jobs run by default
-    project = _set(base, ("mirror-source", "memory_gb", 16.0), ("mirror-target", "memory_gb", 16.0),
-                   ("mirror-target", "memory_pool", "separate"))
+    project = _set(
+        base,
+        ("mirror-source", "memory_gb", 16.0),
+        ("mirror-target", "memory_gb", 16.0),
+        ("mirror-target", "memory_pool", "separate"),
+    )
     pred = predict_project(project)
     assert rule.applies(project, pred)
-    assert "(source) *BASE, " in rule.reason(project, pred) and "(target) separate)" in rule.reason(project, pred)
+    assert "(source) *BASE, " in rule.reason(project, pred) and "(target) separate)" in rule.reason(
+        project, pred
+    )
     rec, outcome = evaluate_rule(rule, project, pred)
     assert outcome == "recommended", outcome
     assert {n.params["memory_pool"] for n in rec.project.nodes_of("db2_mirror_node")} == {"application"}
     assert rec.after["throughput"] > rec.before["throughput"] * 1.01
     _check_effect(rec, project)
-    shared = _set(project, ("mirror-source", "memory_pool", "application"), ("mirror-target", "memory_pool",
-                                                                             "application"))
+    shared = _set(
+        project,
+        ("mirror-source", "memory_pool", "application"),
+        ("mirror-target", "memory_pool", "application"),
+    )
     assert not rule.applies(shared, predict_project(shared))
     # one node still apart from the application's pool still faults: the rule still applies
     half = _set(shared, ("mirror-target", "memory_pool", "*BASE"))
@@ -210,9 +278,11 @@ def test_mirror_shared_pool_puts_replication_jobs_in_the_application_pool_in_act
     assert not rule.applies(passive, predict_project(passive))
 
 
-MQ_CASES = [(PageFixRule(), ("qmgr-send", "pageclas", "FIXED4KB")),
-            (MoverBufferPoolRule(), ("qmgr-send", "buffpool_pages", 2_000_000)),
-            (MoverReadAheadRule(), ("qmgr-send", "read_ahead", True))]
+MQ_CASES = [
+    (PageFixRule(), ("qmgr-send", "pageclas", "FIXED4KB")),
+    (MoverBufferPoolRule(), ("qmgr-send", "buffpool_pages", 2_000_000)),
+    (MoverReadAheadRule(), ("qmgr-send", "read_ahead", True)),
+]
 
 
 @pytest.mark.parametrize("rule,fix", MQ_CASES, ids=[c[0].id for c in MQ_CASES])
@@ -228,8 +298,9 @@ def test_mq_buffer_pool_rules(root, rule, fix):
     for qm in ("qmgr-send", "qmgr-recv"):
         fine = fine.with_param(qm, param, value)
     if rule.id == "read_ahead_mq":
-        fine = fine.with_param("qmgr-send", "buffpool_pages", 2_000_000).with_param("qmgr-recv", "buffpool_pages",
-                                                                                    2_000_000)
+        fine = fine.with_param("qmgr-send", "buffpool_pages", 2_000_000).with_param(
+            "qmgr-recv", "buffpool_pages", 2_000_000
+        )
     assert not rule.applies(fine, predict_project(fine))
 
 

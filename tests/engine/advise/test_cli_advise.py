@@ -36,7 +36,9 @@ def test_advise_text_and_goal(baseline, tmp_path, capsys):
     assert "cost/risk:" in out and "rules checked:" in out and "80% band" in out
     assert main(["advise", baseline, "--db", db, "--json", "--goal", "fewest-agents:40000"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["feasible"] and doc["method"] == "exhaustive" and doc["evaluations"] == doc["grid_points"] == 64
+    assert (
+        doc["feasible"] and doc["method"] == "exhaustive" and doc["evaluations"] == doc["grid_points"] == 64
+    )
     assert doc["values"]["qapply.num_apply_agents"] >= 1
     assert doc["metrics"]["apply_lpar_busy_pct"] < 90
     assert isinstance(doc["run_id"], int)

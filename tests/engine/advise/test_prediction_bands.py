@@ -68,8 +68,11 @@ def test_v8_migration_widens_apply_cpu_band(root):
 
     project = projectfile.load(root / "sample_runs" / "redpaper-baseline.json")
     plain = predict_project(project)
-    migrated = predict_project(project.with_param("ab-6-target-db2", "v8_migration", True)
-                               .with_param("ab-6-target-db2", "v8_workload_type", "batch"))
+    migrated = predict_project(
+        project.with_param("ab-6-target-db2", "v8_migration", True).with_param(
+            "ab-6-target-db2", "v8_workload_type", "batch"
+        )
+    )
     lo, hi = plain.bands["apply_cpu_us_per_row"]
     lo8, hi8 = migrated.bands["apply_cpu_us_per_row"]
     assert lo8 == pytest.approx(min(lo, apply_cpu_band(lo, "batch")[0]))

@@ -15,8 +15,20 @@ def _run(capsys, *argv):
 
 
 def test_v8_band_catalog_and_page_fix(capsys):
-    code, out, _ = _run(capsys, "v8", "--workload", "batch", "--cpu", "200", "--catalog-gb", "2",
-                        "--pool", "BP1:1000:5000", "--pool", "BP2:1000:3")
+    code, out, _ = _run(
+        capsys,
+        "v8",
+        "--workload",
+        "batch",
+        "--cpu",
+        "200",
+        "--catalog-gb",
+        "2",
+        "--pool",
+        "BP1:1000:5000",
+        "--pool",
+        "BP2:1000:3",
+    )
     assert code == 0
     doc = json.loads(out)
     lo, hi = db2v8.cpu_change_band("batch")
@@ -26,20 +38,23 @@ def test_v8_band_catalog_and_page_fix(capsys):
     assert doc["page_fix"][0]["recommend"] and not doc["page_fix"][1]["recommend"]
 
 
-@pytest.mark.parametrize("argv, flag, value", [
-    (["v8", "--workload", "bogus"], "--workload", "bogus"),
-    (["v8", "--cpu", "-5"], "--cpu", "-5"),
-    (["v8", "--cpu", "nan"], "--cpu", "NaN"),
-    (["v8", "--catalog-gb", "inf"], "--catalog-gb", "Infinity"),
-    (["v8", "--pool", "BP1:0:5"], "--pool", "BP1:0:5"),
-    (["v8", "--pool", "BP1:10"], "--pool", "BP1:10"),
-    (["mq-calc", "--message-kb", "0"], "--message-kb", "0"),
-    (["mq-calc", "--message-kb", "1e9"], "--message-kb", "1000000000"),
-    (["mq-calc", "--compressibility", "1"], "--compressibility", "1"),
-    (["mq-calc", "--ssl", "--reneg-kb", "-1"], "--reneg-kb", "-1"),
-    (["mq-calc", "--log-tb-per-year", "0"], "--log-tb-per-year", "0"),
-    (["mq-calc", "--log-growth-pct", "nan"], "--log-growth-pct", "NaN"),
-])
+@pytest.mark.parametrize(
+    "argv, flag, value",
+    [
+        (["v8", "--workload", "bogus"], "--workload", "bogus"),
+        (["v8", "--cpu", "-5"], "--cpu", "-5"),
+        (["v8", "--cpu", "nan"], "--cpu", "NaN"),
+        (["v8", "--catalog-gb", "inf"], "--catalog-gb", "Infinity"),
+        (["v8", "--pool", "BP1:0:5"], "--pool", "BP1:0:5"),
+        (["v8", "--pool", "BP1:10"], "--pool", "BP1:10"),
+        (["mq-calc", "--message-kb", "0"], "--message-kb", "0"),
+        (["mq-calc", "--message-kb", "1e9"], "--message-kb", "1000000000"),
+        (["mq-calc", "--compressibility", "1"], "--compressibility", "1"),
+        (["mq-calc", "--ssl", "--reneg-kb", "-1"], "--reneg-kb", "-1"),
+        (["mq-calc", "--log-tb-per-year", "0"], "--log-tb-per-year", "0"),
+        (["mq-calc", "--log-growth-pct", "nan"], "--log-growth-pct", "NaN"),
+    ],
+)
 def test_bad_input_is_one_line_naming_option_value_and_allowed(capsys, argv, flag, value):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""

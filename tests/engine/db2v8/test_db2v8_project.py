@@ -24,8 +24,9 @@ def test_sample_predicts_storage_catalog_and_band():
     assert 45 <= p.metrics["catalog_migration_min"] <= 70
     assert "v8_db2_cpu_ms_per_txn" not in p.metrics
     node = project.nodes_of("db2_v8_migration")[0]
-    with_cpu = project.with_param(node.id, "v7_db2_cpu_ms_per_txn", 2.0).with_param(node.id, "workload_type",
-                                                                                     "batch")
+    with_cpu = project.with_param(node.id, "v7_db2_cpu_ms_per_txn", 2.0).with_param(
+        node.id, "workload_type", "batch"
+    )
     q = predict_project(with_cpu)
     lo, hi = db2v8.apply_cpu_band(2.0, "batch")
     assert q.bands["v8_db2_cpu_ms_per_txn"] == pytest.approx((lo, hi))

@@ -14,7 +14,13 @@ SAMPLE = Path(__file__).resolve().parents[3] / "sample_runs" / "db2-v8-migration
 
 #: Seed 004, "Estimation of V8 Below 2GB DBM1 Use": system thread storage +40%, user threads +90% (the
 #: Customer 1 assumption; +40% at the low end), stack +100%, EDM pool the same, RID pool -90%, others -100%.
-SEED_GROWTH = {"system_agents": 1.4, "user_threads": 1.9, "stack_storage": 2.0, "edm_pool": 1.0, "rid_pool": 0.1}
+SEED_GROWTH = {
+    "system_agents": 1.4,
+    "user_threads": 1.9,
+    "stack_storage": 2.0,
+    "edm_pool": 1.0,
+    "rid_pool": 0.1,
+}
 
 
 def _settings(**extra):
@@ -28,7 +34,11 @@ def test_parts_follow_the_seed_rules_of_thumb():
         assert part.v7_mb == v7[part.name]
         assert part.v8_mb == pytest.approx(v7[part.name] * SEED_GROWTH.get(part.name, 0.0))
         assert part.moves_above_bar == (part.name not in SEED_GROWTH)
-    assert [p.label for p in s.parts][:3] == ["Virtual pool", "Buffer control block", "Dataspace lookaside buffer"]
+    assert [p.label for p in s.parts][:3] == [
+        "Virtual pool",
+        "Buffer control block",
+        "Dataspace lookaside buffer",
+    ]
     assert s.v7_total_mb == 908.0  # the seed's V7 total of Customer 1
     assert s.v8_total_mb == pytest.approx(sum(v7[k] * g for k, g in SEED_GROWTH.items()))
     assert s.v8_total_mb == pytest.approx(364, abs=3)  # the seed's table, which rounds each part, says 364 MB
@@ -46,16 +56,22 @@ def test_relief_and_headroom_under_the_bar():
     tight = db2v8.summarise(_settings(extended_region_mb=360.0))  # between the band's low and high end
     assert tight.region_given and tight.v8_headroom_mb < 0 and not tight.v8_fits
     p = db2v8.predict(_settings(extended_region_mb=1600.0))
-    assert p.metrics["dbm1_region_mb"] == 1600 and p.metrics["v8_headroom_mb"] == pytest.approx(1600 - s.v8_total_mb)
+    assert p.metrics["dbm1_region_mb"] == 1600 and p.metrics["v8_headroom_mb"] == pytest.approx(
+        1600 - s.v8_total_mb
+    )
     lo, hi = p.bands["v8_headroom_mb"]
-    assert lo == pytest.approx(1600 - s.v8_total_band_mb[1]) and hi == pytest.approx(1600 - s.v8_total_band_mb[0])
+    assert lo == pytest.approx(1600 - s.v8_total_band_mb[1]) and hi == pytest.approx(
+        1600 - s.v8_total_band_mb[0]
+    )
     assert p.units["v8_headroom_mb"] == "MB" and p.units["relief_pct"] == "%"
 
 
 def test_cpu_band_and_catalog_time():
     s = db2v8.summarise(_settings(workload_type="batch", v7_db2_cpu_ms_per_txn=2.0))
     assert s.workload_type == "batch" and s.cpu_change == db2v8.cpu_change_band("batch")
-    assert s.v8_cpu_ms_per_txn_band == pytest.approx((2.0 * (1 + s.cpu_change[0]), 2.0 * (1 + s.cpu_change[1])))
+    assert s.v8_cpu_ms_per_txn_band == pytest.approx(
+        (2.0 * (1 + s.cpu_change[0]), 2.0 * (1 + s.cpu_change[1]))
+    )
     assert s.catalog_gb == 10 and s.catalog_migration_min == pytest.approx(6 + 5 * 10)  # 6 min + 5 min per GB
     bare = db2v8.summarise(_settings(catalog_gb=None))
     assert bare.catalog_migration_min is None and bare.v8_cpu_ms_per_txn_band is None

@@ -14,8 +14,14 @@ SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 
 def qrtune(*args, stdin: str | None = None):
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_version():
@@ -33,9 +39,15 @@ def test_a_project_from_standard_input_predicts_like_the_file():
 def test_validate_json_and_exit_codes_tell_a_missing_file_from_a_bad_value(tmp_path):
     ok = qrtune("validate", str(SAMPLE), "--json")
     assert ok.returncode == EXIT_OK and json.loads(ok.stdout)[0]["ok"] is True
-    bad = qrtune("validate", str(ROOT / "tests" / "data" / "projects" / "bad" / "out-of-range.json"), "--json")
+    bad = qrtune(
+        "validate", str(ROOT / "tests" / "data" / "projects" / "bad" / "out-of-range.json"), "--json"
+    )
     assert bad.returncode == EXIT_USAGE and "is not allowed" in json.loads(bad.stdout)[0]["error"]
     missing = qrtune("predict", str(tmp_path / "none.json"))
-    assert missing.returncode == EXIT_INPUT and "cannot read" in missing.stderr and "Traceback" not in missing.stderr
+    assert (
+        missing.returncode == EXIT_INPUT
+        and "cannot read" in missing.stderr
+        and "Traceback" not in missing.stderr
+    )
     broken = qrtune("predict", "-", stdin="{")
     assert broken.returncode == EXIT_INPUT and "not valid JSON" in broken.stderr

@@ -24,13 +24,17 @@ def _scen(sid, source, **measured):
 
 def _toy_doc():
     """Three published tables of a toy kind whose only coefficient is the mean of metric x."""
-    return {"format": "qrtune-scenarios/1", "scenarios": [
-        _scen("a-1", "900_x.txt (Toy), Table 1 (first)", x=10.0, lat_ms=5.0),
-        _scen("a-2", "900_x.txt (Toy), Table 1 (first)", x=12.0),
-        _scen("b-1", "900_x.txt (Toy), Table 2", x=20.0),
-        _scen("b-2", "900_x.txt (Toy), Table 2", x=30.0),
-        _scen("c-1", "901_y.txt (Other), Figure 3 (runs)", x=100.0),
-    ], "relations": [{"id": "r", "a": "b-2", "b": "b-1", "metric": "x", "ratio": 1.5}]}
+    return {
+        "format": "qrtune-scenarios/1",
+        "scenarios": [
+            _scen("a-1", "900_x.txt (Toy), Table 1 (first)", x=10.0, lat_ms=5.0),
+            _scen("a-2", "900_x.txt (Toy), Table 1 (first)", x=12.0),
+            _scen("b-1", "900_x.txt (Toy), Table 2", x=20.0),
+            _scen("b-2", "900_x.txt (Toy), Table 2", x=30.0),
+            _scen("c-1", "901_y.txt (Other), Figure 3 (runs)", x=100.0),
+        ],
+        "relations": [{"id": "r", "a": "b-2", "b": "b-1", "metric": "x", "ratio": 1.5}],
+    }
 
 
 SEEN = []
@@ -55,15 +59,20 @@ def test_tables_group_runs_of_one_published_table():
     assert cv.table_of(doc["scenarios"][0]) == "900 Table 1"
     assert cv.table_of(doc["scenarios"][4]) == "901 Figure 3"
     assert cv.table_of({"id": "lonely"}) == "lonely"
-    assert cv.groups_of(doc, ["toy"]) == {("toy", "900 Table 1"): ["a-1", "a-2"],
-                                          ("toy", "900 Table 2"): ["b-1", "b-2"],
-                                          ("toy", "901 Figure 3"): ["c-1"]}
+    assert cv.groups_of(doc, ["toy"]) == {
+        ("toy", "900 Table 1"): ["a-1", "a-2"],
+        ("toy", "900 Table 2"): ["b-1", "b-2"],
+        ("toy", "901 Figure 3"): ["c-1"],
+    }
     # the bundled measurements: the Redpaper's column-count table and dW figures 7 and 8 stay whole
     data = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
     groups = cv.groups_of(data)
     assert groups[("qrep", "000 Table 3-1")] == ["rp-t3-1-cols-12", "rp-t3-1-cols-30", "rp-t3-1-cols-60"]
-    assert groups[("qrep", "001 Figures 7 and 8")] == ["dw-unidirectional", "dw-bidirectional",
-                                                       "dw-peer-to-peer"]
+    assert groups[("qrep", "001 Figures 7 and 8")] == [
+        "dw-unidirectional",
+        "dw-bidirectional",
+        "dw-peer-to-peer",
+    ]
 
 
 def test_each_fold_fits_without_its_table_and_predicts_it():
@@ -103,8 +112,13 @@ def test_statistics_follow_the_scorer_definitions():
     scen[0]["measured"]["end2end_latency_ms"] = 100.0
     scen[1]["measured"]["zero_rate"] = 0.0
     scen[2]["measured"]["unpredicted"] = 3.0
-    preds = {"s0": {"x": 11.0, "end2end_latency_ms": 150.0}, "s1": {"x": 18.0, "zero_rate": 0.5},
-             "s2": {"x": 44.0, "unpredicted": math.nan}, "s3": {"x": 30.0}, "s4": {"x": 12.0}}
+    preds = {
+        "s0": {"x": 11.0, "end2end_latency_ms": 150.0},
+        "s1": {"x": 18.0, "zero_rate": 0.5},
+        "s2": {"x": 44.0, "unpredicted": math.nan},
+        "s3": {"x": 30.0},
+        "s4": {"x": 12.0},
+    }
     s = cv.summarise(cv.compare(scen, preds))
     rates = sorted([0.1, 0.1, 0.1, 0.25, 0.2, 0.5])  # x errors, and |0.5| for the measured zero
     assert s["rate_n"] == 6 and s["rate_median_ape"] == pytest.approx(statistics.median(rates))
@@ -123,21 +137,47 @@ def test_statistics_match_score_py(tmp_path):
     doc = _toy_doc()
     for s in doc["scenarios"][:3]:
         s["measured"]["apply_latency_ms"] = 50.0 * len(s["id"])
-    preds = {"a-1": {"x": 11.0, "apply_latency_ms": 70.0}, "a-2": {"x": 9.0, "apply_latency_ms": 150.0},
-             "b-1": {"x": 25.0, "apply_latency_ms": 140.0}, "b-2": {"x": 26.0}, "c-1": {"x": 90.0}}
+    preds = {
+        "a-1": {"x": 11.0, "apply_latency_ms": 70.0},
+        "a-2": {"x": 9.0, "apply_latency_ms": 150.0},
+        "b-1": {"x": 25.0, "apply_latency_ms": 140.0},
+        "b-2": {"x": 26.0},
+        "c-1": {"x": 90.0},
+    }
     (tmp_path / "s.json").write_text(json.dumps(doc))
     results = [{"id": k, "predicted": v} for k, v in preds.items()]
     (tmp_path / "p.json").write_text(json.dumps({"results": results}))
     fake = tmp_path / "fake.py"
     fake.write_text("import sys; print(open(sys.argv[1]).read())\n")
     out = tmp_path / "score.json"
-    subprocess.run([sys.executable, str(SCORE_PY), "--cmd", f"{sys.executable} {fake} {tmp_path / 'p.json'}",
-                    "--json", str(out), str(tmp_path / "s.json")],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            sys.executable,
+            str(SCORE_PY),
+            "--cmd",
+            f"{sys.executable} {fake} {tmp_path / 'p.json'}",
+            "--json",
+            str(out),
+            str(tmp_path / "s.json"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     ref = json.loads(out.read_text())["summary"]
     mine = cv.summarise(cv.compare(doc["scenarios"], preds, doc["relations"]))
-    for k in ("coverage", "rate_median_ape", "rate_p90_ape", "rate_n", "latency_median_ape",
-              "latency_p90_ape", "latency_n", "trend_agreement", "trend_n", "relations_median_ape"):
+    for k in (
+        "coverage",
+        "rate_median_ape",
+        "rate_p90_ape",
+        "rate_n",
+        "latency_median_ape",
+        "latency_p90_ape",
+        "latency_n",
+        "trend_agreement",
+        "trend_n",
+        "relations_median_ape",
+    ):
         assert mine[k] == pytest.approx(ref[k]), k
 
 
@@ -154,12 +194,16 @@ def test_exclusion_removes_scenarios_and_their_relations():
 def test_calibrate_qrep_fits_without_the_excluded_scenarios():
     data = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
     keep = {"rp-t3-3-txn-5", "rp-t3-3-txn-10"}
-    small = {"format": data["format"], "scenarios": [s for s in data["scenarios"] if s["id"] in keep],
-             "relations": []}
+    small = {
+        "format": data["format"],
+        "scenarios": [s for s in data["scenarios"] if s["id"] in keep],
+        "relations": [],
+    }
     doc, removed = calibrate_qrep.calibrate(small, exclude=["rp-t3-3-txn-10"], max_nfev=1)
     assert removed == ["rp-t3-3-txn-10"] and doc["fit"]["excluded"] == ["rp-t3-3-txn-10"]
-    n_fitted = sum(1 for n, p in calibrate_qrep.PARAMETERS.items()
-                   if p[3] and n not in calibrate_qrep.GEOMETRY)
+    n_fitted = sum(
+        1 for n, p in calibrate_qrep.PARAMETERS.items() if p[3] and n not in calibrate_qrep.GEOMETRY
+    )
     kept = next(s for s in small["scenarios"] if s["id"] == "rp-t3-3-txn-5")
     assert doc["fit"]["n_residuals"] == len(kept["measured"]) + n_fitted  # one scenario's metrics, the priors
     assert all(r["n"] == 1 for r in doc["residuals"].values())

@@ -6,23 +6,57 @@ from engine.metric_direction import better_direction
 from engine.metrics.catalog import delta_verdict
 
 
-@pytest.mark.parametrize("metric", [
-    "apply_rows_per_s", "capture_rows_per_s", "channel_msgs_per_s", "channel_mb_per_s", "tps", "throughput",
-    "throughput_change_pct", "system1_originated_rows_per_s", "mq_channel capacity"])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "apply_rows_per_s",
+        "capture_rows_per_s",
+        "channel_msgs_per_s",
+        "channel_mb_per_s",
+        "tps",
+        "throughput",
+        "throughput_change_pct",
+        "system1_originated_rows_per_s",
+        "mq_channel capacity",
+    ],
+)
 def test_throughput_is_better_higher(metric):
     assert better_direction(metric) == 1
 
 
-@pytest.mark.parametrize("metric", [
-    "end2end_latency_ms", "qlatency_ms", "apply_cpu_us_per_row", "system2_cpu_us_per_row", "apply_lpar_busy_pct",
-    "source_cpu_pct", "response_time_ms", "response_time_change_pct", "cpu_change_pct", "runtime_change_pct",
-    "backlog_growth_rows_per_s", "apply_db2_class2_ms", "capture_mqcommit_us", "elapsed_s"])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "end2end_latency_ms",
+        "qlatency_ms",
+        "apply_cpu_us_per_row",
+        "system2_cpu_us_per_row",
+        "apply_lpar_busy_pct",
+        "source_cpu_pct",
+        "response_time_ms",
+        "response_time_change_pct",
+        "cpu_change_pct",
+        "runtime_change_pct",
+        "backlog_growth_rows_per_s",
+        "apply_db2_class2_ms",
+        "capture_mqcommit_us",
+        "elapsed_s",
+    ],
+)
 def test_time_cpu_and_backlog_are_better_lower(metric):
     assert better_direction(metric) == -1
 
 
-@pytest.mark.parametrize("metric", ["msg_size_kb", "rows_per_msg", "msgs_per_mq_commit", "capture_mq_log_mb_per_s",
-                                    "mq_channel utilisation"])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "msg_size_kb",
+        "rows_per_msg",
+        "msgs_per_mq_commit",
+        "capture_mq_log_mb_per_s",
+        "mq_channel utilisation",
+    ],
+)
 def test_consequences_are_neutral(metric):
     assert better_direction(metric) == 0
 

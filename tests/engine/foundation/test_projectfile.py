@@ -37,7 +37,9 @@ def test_samples_round_trip(path, tmp_path):
 
 
 def test_every_format_version_has_an_example():
-    examples = {json.loads(p.read_text())["format_version"] for p in (ROOT / "tests/data/projects").glob("*.json")}
+    examples = {
+        json.loads(p.read_text())["format_version"] for p in (ROOT / "tests/data/projects").glob("*.json")
+    }
     assert examples == set(range(1, projectfile.FORMAT_VERSION + 1))
 
 
@@ -57,7 +59,11 @@ def test_v1_migrates_to_current():
         ("newer-version.json", FormatVersionError, ["99", "newer"]),
         ("unknown-version.json", FormatVersionError, ["0", "unknown"]),
         ("missing-version.json", FormatVersionError, ["format_version", "missing"]),
-        ("wrong-type.json", ValueRangeError, ["nodes[5].params.num_apply_agents", '"six"', "integer from 1 to 128"]),
+        (
+            "wrong-type.json",
+            ValueRangeError,
+            ["nodes[5].params.num_apply_agents", '"six"', "integer from 1 to 128"],
+        ),
         ("unknown-kind.json", UnknownKindError, ["nodes[2].kind", "queue_mgr", "queue_manager"]),
         ("unknown-param.json", UnknownParameterError, ["trans_batch_size", "trans_batch_sz"]),
         ("dangling-link.json", DanglingLinkError, ["links[3].target", "ab-9-nowhere"]),

@@ -8,16 +8,30 @@ from engine.sweep_pick import choose, cpu_metrics, pick_smallest, rate_metrics, 
 
 
 def point(value, rate, cpu=50.0, capture_cpu=20.0, error=""):
-    metrics = {} if error else {"apply_rows_per_s": rate, "capture_rows_per_s": rate,
-                                "apply_lpar_busy_pct": cpu, "capture_lpar_busy_pct": capture_cpu,
-                                "end2end_latency_ms": 500.0}
+    metrics = (
+        {}
+        if error
+        else {
+            "apply_rows_per_s": rate,
+            "capture_rows_per_s": rate,
+            "apply_lpar_busy_pct": cpu,
+            "capture_lpar_busy_pct": capture_cpu,
+            "end2end_latency_ms": 500.0,
+        }
+    )
     units = {k: "rows/s" if k.endswith("per_s") else "%" for k in metrics}
     return SimpleNamespace(value=value, metrics=metrics, units=units, error=error)
 
 
 def test_fewest_value_reaching_the_best_throughput_with_every_cpu_under_the_limit():
-    points = [point(1, 500), point(2, 900), point(3, 995, cpu=91), point(4, 1000, cpu=89.9),
-              point(5, 1000, capture_cpu=95), point(6, 1000)]
+    points = [
+        point(1, 500),
+        point(2, 900),
+        point(3, 995, cpu=91),
+        point(4, 1000, cpu=89.9),
+        point(5, 1000, capture_cpu=95),
+        point(6, 1000),
+    ]
     pick = choose(points, "NUM_APPLY_AGENTS")
     assert pick.value == 4  # 3 reaches 99.5% of the best but its apply LPAR is 91% busy
     assert pick.rate_metric == "apply_rows_per_s" and pick.unit == "rows/s" and pick.best == 1000
@@ -37,8 +51,10 @@ def test_the_target_rate_replaces_the_best_throughput_as_the_goal():
     assert "99% of the target rate (2,400 rows/s)" in pick.describe()
     missed = choose(points, "NUM_APPLY_AGENTS", target=5000.0)
     assert missed is not None and missed.point is None
-    assert missed.describe() == ("No NUM_APPLY_AGENTS value reaches 99% of the target rate (5,000 rows/s) with every "
-                                 "CPU under 90% (the best is 3,000 rows/s).")
+    assert missed.describe() == (
+        "No NUM_APPLY_AGENTS value reaches 99% of the target rate (5,000 rows/s) with every "
+        "CPU under 90% (the best is 3,000 rows/s)."
+    )
 
 
 def test_a_target_in_another_unit_than_the_throughput_is_ignored():
@@ -58,11 +74,15 @@ def test_no_pick_for_failed_points_non_numbers_or_no_throughput():
 
 
 def test_metric_choice_and_pick_smallest_keep_the_sweep_views_rules():
-    assert rate_metrics({"tps", "apply_rows_per_s", "capture_rows_per_s"}) == ["apply_rows_per_s",
-                                                                                "capture_rows_per_s"]
+    assert rate_metrics({"tps", "apply_rows_per_s", "capture_rows_per_s"}) == [
+        "apply_rows_per_s",
+        "capture_rows_per_s",
+    ]
     assert rate_metrics({"tps", "transfer_mb_per_s"}) == ["tps", "transfer_mb_per_s"]
     assert cpu_metrics({"apply_lpar_busy_pct", "source_cpu_pct", "apply_cpu_us_per_row"}) == [
-        "apply_lpar_busy_pct", "source_cpu_pct"]
+        "apply_lpar_busy_pct",
+        "source_cpu_pct",
+    ]
     pts = [point(1, 500, 40), point(2, 990, 95), point(3, 1000, 92), point(4, 1000, 80)]
     assert pick_smallest(pts, "apply_rows_per_s", ["apply_lpar_busy_pct"]).value == 4
     assert pick_smallest(pts, "apply_rows_per_s", []).value == 2

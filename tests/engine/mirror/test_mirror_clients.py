@@ -59,7 +59,9 @@ def test_preloading_the_target_removes_lock_reads(calibration):
 def test_lock_flows_and_target_read_in_demands():
     coeffs = load("mirror")
     g = coeffs["global"]
-    base = mirror.MirrorConfig(write_frac=0.0, commitment_control=False, job_sets=1, target_pool_separate=False)
+    base = mirror.MirrorConfig(
+        write_frac=0.0, commitment_control=False, job_sets=1, target_pool_separate=False
+    )
     rfu = mirror.replace(base, reads_for_update=True)
     d0, d1 = mirror.demands(base, coeffs), mirror.demands(rfu, coeffs)
     locks = coeffs["profiles"]["native"]["ops_per_txn"] * g["rfu_share"]

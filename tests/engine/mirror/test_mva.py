@@ -61,6 +61,7 @@ def test_mirroring_slows_and_costs_cpu(calibration):
 def test_hdd_saturates_shared_storage_when_mirrored(calibration):
     """Case Study #1: one Storwize V7000 'was used as storage for both nodes' (stated, never
     inferred from how the scenario names its storage)."""
+
     def shared(sid):
         s = json.loads(json.dumps(_cal(calibration, sid)))
         s["hardware"]["shared_storage"] = True

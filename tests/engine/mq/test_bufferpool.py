@@ -43,9 +43,18 @@ def test_pageset_gets_are_slower_and_read_ahead_helps():
 
 
 def _mover(**kw):
-    s = {"kind": "mq-mover", "messages": 819200, "message_bytes": 2048, "persistent": False,
-         "msgs_per_put_commit": 200, "batchsz": 200, "buffpool_buffers": 200_000, "pageclas": "4KB",
-         "dwp_start_pct": 85, "dwp_target_pct": [75, 85]}
+    s = {
+        "kind": "mq-mover",
+        "messages": 819200,
+        "message_bytes": 2048,
+        "persistent": False,
+        "msgs_per_put_commit": 200,
+        "batchsz": 200,
+        "buffpool_buffers": 200_000,
+        "pageclas": "4KB",
+        "dwp_start_pct": 85,
+        "dwp_target_pct": [75, 85],
+    }
     s.update(kw)
     return mqmover.predict(s).metrics
 

@@ -66,6 +66,8 @@ def test_coefficient_files_are_written_atomically(tmp_path, monkeypatch):
         m.setattr("os.fsync", failing_fsync)
         with pytest.raises(OSError, match="No space"):
             cal_db2v8.main([])
-    assert out.read_text() == '{"committed": true}\n' and [p.name for p in tmp_path.iterdir()] == ["db2v8.json"]
+    assert out.read_text() == '{"committed": true}\n' and [p.name for p in tmp_path.iterdir()] == [
+        "db2v8.json"
+    ]
     assert cal_db2v8.main([]) == 0
     assert json.loads(out.read_text()) == cal_db2v8.derive(seeds_dir())

@@ -61,8 +61,9 @@ def test_the_pool_that_holds_the_backlog_ends_page_set_reads():
     assert short.metrics["pageset_get_fraction"] > 0
 
 
-@pytest.mark.parametrize("share, storage_kb, csa_kb", [("local", 14, 2.43), ("0", 14, 2.43), ("1", 21, 4.9),
-                                                        ("10", 15, 2.7)])
+@pytest.mark.parametrize(
+    "share, storage_kb, csa_kb", [("local", 14, 2.43), ("0", 14, 2.43), ("1", 21, 4.9), ("10", 15, 2.7)]
+)
 def test_storage_per_connection_follows_the_seed(share, storage_kb, csa_kb):
     # seed 003, "How much storage does a connection use?" and "CSA usage per connection"
     project = _project()

@@ -23,8 +23,13 @@ def test_ssl_adds_segments_and_ssl_task_cpu(calibration):
     k = bp.coefficients()
     kb = (s["message_bytes"] + k["header_bytes"]) / 1024.0
     assert ssl["ssl_cpu_us_per_msg"] == pytest.approx(k["calculators"]["ssl"]["ssl_task_us_per_kb"] * kb)
-    parts = ("putter_cpu_us_per_msg", "dwp_cpu_us_per_msg", "adaptor_cpu_us_per_msg", "dispatcher_cpu_us_per_msg",
-             "ssl_cpu_us_per_msg")
+    parts = (
+        "putter_cpu_us_per_msg",
+        "dwp_cpu_us_per_msg",
+        "adaptor_cpu_us_per_msg",
+        "dispatcher_cpu_us_per_msg",
+        "ssl_cpu_us_per_msg",
+    )
     assert ssl["total_cpu_us_per_msg"] == pytest.approx(sum(ssl[p] for p in parts))
     assert ssl["total_cpu_us_per_msg"] > plain["total_cpu_us_per_msg"] + 0.9 * ssl["ssl_cpu_us_per_msg"]
     assert ssl["get_rate_from_bufferpool_msgs_per_s"] < plain["get_rate_from_bufferpool_msgs_per_s"]
@@ -55,7 +60,10 @@ def test_compression_costs_sender_cpu_and_saves_wire_bytes(calibration):
     assert comp.metrics["receiver_inflate_cpu_us_per_msg"] == pytest.approx(expected["inflate_us"])
     assert comp.metrics["total_cpu_us_per_msg"] > plain.metrics["total_cpu_us_per_msg"]
     # half the bytes on a 100 Mb/s link: the channel moves messages faster
-    assert comp.metrics["get_rate_from_bufferpool_msgs_per_s"] > 1.5 * plain.metrics["get_rate_from_bufferpool_msgs_per_s"]
+    assert (
+        comp.metrics["get_rate_from_bufferpool_msgs_per_s"]
+        > 1.5 * plain.metrics["get_rate_from_bufferpool_msgs_per_s"]
+    )
     assert "compmsg" not in comp.ignored and "compressibility" not in comp.ignored
     s["compmsg"] = "LZ4"
     with pytest.raises(FieldError, match="compmsg"):

@@ -100,5 +100,13 @@ def test_the_bottleneck_has_one_name_in_predict_the_stage_table_and_the_advisor(
         assert marked == [p.bottleneck]
         assert max(p.stages, key=lambda s: s.utilisation).name == p.bottleneck
         assert advise(project).prediction.bottleneck == p.bottleneck
-        assert published_bottleneck(p) in {"cpu", "qcapture", "mq_log", "mq_channel", "qapply_agents",
-                                           "qapply_cpu", "qapply_browser", "source_workload"}
+        assert published_bottleneck(p) in {
+            "cpu",
+            "qcapture",
+            "mq_log",
+            "mq_channel",
+            "qapply_agents",
+            "qapply_cpu",
+            "qapply_browser",
+            "source_workload",
+        }

@@ -19,13 +19,23 @@ from engine.projectfile import load as load_project
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
-QREP_SAMPLES = ("redpaper-baseline", "redpaper-bidirectional", "redpaper-peer-to-peer",
-                "dw2005-zos-unidirectional", "dw2005-zos-bidirectional", "dw2005-zos-peer-to-peer")
+QREP_SAMPLES = (
+    "redpaper-baseline",
+    "redpaper-bidirectional",
+    "redpaper-peer-to-peer",
+    "dw2005-zos-unidirectional",
+    "dw2005-zos-bidirectional",
+    "dw2005-zos-peer-to-peer",
+)
 LATENCIES = ("capture_latency_ms", "qlatency_ms", "apply_latency_ms", "end2end_latency_ms")
 #: Offered load as a share of the sample's capacity, 0.1% .. 99%: neighbours differ by 20% in the
 #: load and, near capacity, by 20% in the remaining headroom (where M/M/c waits grow as 1 / (1 - rho)).
-LOAD_SHARES = tuple(sorted({round(0.001 * 1.2 ** k, 6) for k in range(35) if 0.001 * 1.2 ** k <= 0.5}
-                           | {round(1.0 - 0.5 / 1.2 ** k, 6) for k in range(22) if 0.5 / 1.2 ** k >= 0.0099}))
+LOAD_SHARES = tuple(
+    sorted(
+        {round(0.001 * 1.2**k, 6) for k in range(35) if 0.001 * 1.2**k <= 0.5}
+        | {round(1.0 - 0.5 / 1.2**k, 6) for k in range(22) if 0.5 / 1.2**k >= 0.0099}
+    )
+)
 
 
 def _scenario(name: str) -> dict:

@@ -19,8 +19,11 @@ from engine.scenario import set_path
 MINIMAL = {"kind": "qrep", "table": {"columns": {"INTEGER": 10, "CHAR(20)": 10}}}
 #: Settings whose absence is derived from others, not defaulted: the row length from the column types.
 DERIVED = {"table.columns", "table.row_bytes"}
-SPECS = {path: spec for path, spec in scenario_specs("qrep").items()
-         if path not in DERIVED and spec.default is not None and spec.type in ("int", "float", "bool", "enum")}
+SPECS = {
+    path: spec
+    for path, spec in scenario_specs("qrep").items()
+    if path not in DERIVED and spec.default is not None and spec.type in ("int", "float", "bool", "enum")
+}
 
 
 @pytest.mark.parametrize("path", sorted(SPECS))

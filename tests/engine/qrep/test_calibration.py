@@ -42,7 +42,9 @@ def test_derived_coefficients_come_from_the_data():
     assert values["src_row_us"] == pytest.approx(100 * 200 / 1202)
     mover = next(s for s in doc["scenarios"] if s["kind"] == "mq-mover" and s["message_bytes"] <= 4096)
     m = mover["measured"]
-    assert values["page_read_us_ds8000"] == pytest.approx(m["adaptor_elapsed_us_per_msg"] - m["adaptor_cpu_us_per_msg"])
+    assert values["page_read_us_ds8000"] == pytest.approx(
+        m["adaptor_elapsed_us_per_msg"] - m["adaptor_cpu_us_per_msg"]
+    )
 
 
 def test_residual_vector_is_finite_and_smaller_at_the_fitted_point():

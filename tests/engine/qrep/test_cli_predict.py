@@ -18,8 +18,17 @@ def test_predict_prints_a_readable_breakdown():
     out = qrtune("predict", "sample_runs/redpaper-baseline.json")
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    for needle in ("Throughput", "CAPTURE_LATENCY", "QLATENCY", "APPLY_LATENCY", "END2END_LATENCY",
-                   "CPU", "qapply_agents", "bottleneck", "rows/s"):
+    for needle in (
+        "Throughput",
+        "CAPTURE_LATENCY",
+        "QLATENCY",
+        "APPLY_LATENCY",
+        "END2END_LATENCY",
+        "CPU",
+        "qapply_agents",
+        "bottleneck",
+        "rows/s",
+    ):
         assert needle in text, needle
 
 
@@ -33,8 +42,11 @@ def test_predict_json_has_stages_with_message_capacities():
 
 def test_evaluate_reports_every_qrep_scenario(tmp_path):
     cal = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
-    scen = [{k: v for k, v in s.items() if not k.startswith("measured")} for s in cal["scenarios"]
-            if s["kind"] == "qrep"]
+    scen = [
+        {k: v for k, v in s.items() if not k.startswith("measured")}
+        for s in cal["scenarios"]
+        if s["kind"] == "qrep"
+    ]
     f = tmp_path / "s.json"
     f.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scen}))
     out = qrtune("evaluate", str(f))
@@ -47,7 +59,9 @@ def test_evaluate_reports_every_qrep_scenario(tmp_path):
 @pytest.mark.slow
 def test_predict_set_is_a_what_if_without_editing_the_file():
     base = json.loads(qrtune("predict", "--json", "sample_runs/redpaper-baseline.json").stdout)
-    fewer = qrtune("predict", "--json", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=2")
+    fewer = qrtune(
+        "predict", "--json", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=2"
+    )
     assert fewer.returncode == 0, fewer.stderr
     fewer = json.loads(fewer.stdout)
     # the baseline's 6 apply agents run near their limit: a third of them carry fewer rows

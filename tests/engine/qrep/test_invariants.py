@@ -40,7 +40,9 @@ def test_rows_and_messages_are_conserved(sid):
     if "capture_rows_per_s" in m:
         assert m["capture_rows_per_s"] == pytest.approx(m["apply_rows_per_s"], rel=1e-12)
         assert m["channel_msgs_per_s"] * m["rows_per_msg"] == pytest.approx(m["apply_rows_per_s"], rel=1e-12)
-        assert m["channel_mb_per_s"] == pytest.approx(m["channel_msgs_per_s"] * m["msg_size_kb"] / 1000, rel=1e-12)
+        assert m["channel_mb_per_s"] == pytest.approx(
+            m["channel_msgs_per_s"] * m["msg_size_kb"] / 1000, rel=1e-12
+        )
     for st in p.stages:
         assert st.capacity == pytest.approx(st.capacity_msgs_per_s * m["rows_per_msg"], rel=1e-12)
 

@@ -10,12 +10,23 @@ def rate(settings):
     return predict(settings).metrics["apply_rows_per_s"]
 
 
-CASES = ["rp-t2-4-baseline", "rp-t3-3-txn-50", "rp-t4-3-tbs-1", "rp-t4-5-commit-500", "dw-zos-max",
-         "dw-unidirectional", "dw-bidirectional", "dw-peer-to-peer", "dw-zos-apply-16-agents"]
+CASES = [
+    "rp-t2-4-baseline",
+    "rp-t3-3-txn-50",
+    "rp-t4-3-tbs-1",
+    "rp-t4-5-commit-500",
+    "dw-zos-max",
+    "dw-unidirectional",
+    "dw-bidirectional",
+    "dw-peer-to-peer",
+    "dw-zos-apply-16-agents",
+]
 
 
 @pytest.mark.parametrize("sid", CASES)
-@pytest.mark.parametrize("path", ["hardware.source_lpar_cps", "hardware.capture_lpar_cps", "hardware.apply_lpar_cps"])
+@pytest.mark.parametrize(
+    "path", ["hardware.source_lpar_cps", "hardware.capture_lpar_cps", "hardware.apply_lpar_cps"]
+)
 def test_more_cps_never_lower_throughput(sid, path):
     s = SCENARIOS[sid]
     rates = [rate(with_setting(s, path, n)) for n in (1, 2, 3, 4, 6, 9, 16, 32)]
@@ -34,13 +45,17 @@ def test_trans_batch_sz_grows_messages_and_throughput(baseline):
     assert [p["rows_per_msg"] for p in preds] == [5, 15, 25]
     assert preds[0]["msg_size_kb"] < preds[1]["msg_size_kb"] < preds[2]["msg_size_kb"]
     assert preds[0]["apply_rows_per_s"] < preds[1]["apply_rows_per_s"] < preds[2]["apply_rows_per_s"]
-    assert preds[0]["apply_cpu_us_per_row"] > preds[1]["apply_cpu_us_per_row"] > preds[2]["apply_cpu_us_per_row"]
+    assert (
+        preds[0]["apply_cpu_us_per_row"] > preds[1]["apply_cpu_us_per_row"] > preds[2]["apply_cpu_us_per_row"]
+    )
 
 
 def test_column_suppression_needs_a_conflict_action_other_than_force(baseline):
     off = predict(baseline).metrics["msg_size_kb"]
     forced = predict(with_setting(baseline, "qcapture.changed_cols_only", True)).metrics["msg_size_kb"]
-    on = with_setting(with_setting(baseline, "qcapture.changed_cols_only", True), "qapply.conflict_action", "I")
+    on = with_setting(
+        with_setting(baseline, "qcapture.changed_cols_only", True), "qapply.conflict_action", "I"
+    )
     assert forced == pytest.approx(off)  # F needs every column
     assert predict(on).metrics["msg_size_kb"] < 0.7 * off
 
@@ -89,8 +104,9 @@ def test_read_ahead_speeds_a_drain_from_the_page_set():
 
 
 def test_bidirectional_and_peer_to_peer_cost_more_per_row():
-    uni, bi, p2p = (predict(SCENARIOS[k]).metrics for k in ("dw-unidirectional", "dw-bidirectional",
-                                                             "dw-peer-to-peer"))
+    uni, bi, p2p = (
+        predict(SCENARIOS[k]).metrics for k in ("dw-unidirectional", "dw-bidirectional", "dw-peer-to-peer")
+    )
     assert uni["total_cpu_us_per_row"] < bi["total_cpu_us_per_row"] < p2p["total_cpu_us_per_row"]
     assert p2p["apply_rows_per_s"] < bi["apply_rows_per_s"]
     assert p2p["source_response_time_ms"] > bi["source_response_time_ms"]

@@ -8,8 +8,22 @@ from hypothesis import strategies as st
 
 from engine.perf.qrep import predict
 
-TYPES = ["INTEGER", "SMALLINT", "BIGINT", "DECIMAL(20,0)", "DECIMAL(7,2)", "CHAR(4)", "CHAR(20)", "CHAR(67)",
-         "VARCHAR(200)", "DATE", "TIME", "TIMESTAMP", "FLOAT", "unspecified"]
+TYPES = [
+    "INTEGER",
+    "SMALLINT",
+    "BIGINT",
+    "DECIMAL(20,0)",
+    "DECIMAL(7,2)",
+    "CHAR(4)",
+    "CHAR(20)",
+    "CHAR(67)",
+    "VARCHAR(200)",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "FLOAT",
+    "unspecified",
+]
 
 
 @st.composite
@@ -20,39 +34,66 @@ def configs(draw):
     mode = draw(st.sampled_from(["steady", "steady", "drain"]))
     drive = draw(st.sampled_from(["max", "offered", "closed"]))
     s = {
-        "id": "random", "kind": "qrep",
+        "id": "random",
+        "kind": "qrep",
         "topology": draw(st.sampled_from(["unidirectional", "bidirectional", "peer-to-peer"])),
         "hardware": {
             "cpu_model": draw(st.sampled_from(["z900-2064-216", "z196-2817-778", "zEC12-2827", "z13-2964"])),
-            "source_lpar_cps": draw(st.integers(1, 32)), "capture_lpar_cps": draw(st.integers(1, 32)),
+            "source_lpar_cps": draw(st.integers(1, 32)),
+            "capture_lpar_cps": draw(st.integers(1, 32)),
             "apply_lpar_cps": draw(st.integers(1, 32)),
             "capture_colocated_with_source": draw(st.booleans()),
             "apply_colocated_with_target": draw(st.booleans()),
             "network_latency_ms": draw(st.floats(0, 100)),
             "network_mbps": draw(st.one_of(st.none(), st.floats(1, 100_000))),
         },
-        "table": {"columns": columns, "unique_indexes": draw(st.integers(0, 10)),
-                  "index_column_type": draw(st.sampled_from(["INTEGER", "CHAR", "DECIMAL", "DATE"]))},
-        "workload": {"rows_per_txn": rows, "inserts_per_txn": ins, "updates_per_txn": upd, "deletes_per_txn": dele,
-                     "columns_changed_per_update": draw(st.integers(0, 5)),
-                     "dependent_txn_pct": draw(st.floats(0, 100)),
-                     "offered_rows_per_s": draw(st.floats(1, 200_000)) if drive == "offered" else None,
-                     "jobs": draw(st.integers(1, 64)) if drive == "closed" else None,
-                     "think_time_ms": draw(st.floats(0, 100)) if drive == "closed" else None},
-        "qcapture": {"memory_limit_mb": draw(st.integers(1, 2000)), "commit_interval_ms": draw(st.integers(100, 5000)),
-                     "sleep_interval_ms": draw(st.integers(1, 5000)), "trans_batch_sz": draw(st.integers(1, 50)),
-                     "msg_persistence": draw(st.booleans()), "max_message_size_kb": draw(st.integers(1, 20000)),
-                     "changed_cols_only": draw(st.booleans())},
-        "qapply": {"num_apply_agents": draw(st.integers(1, 64)), "memory_limit_mb": draw(st.integers(1, 2000)),
-                   "conflict_action": draw(st.sampled_from(["I", "F", "D", "Q"])),
-                   "commit_count": draw(st.integers(1, 20)), "maxagents_correlid": draw(st.integers(0, 8))},
-        "mq": {"batchsz": draw(st.integers(1, 9999)), "maxmsgl": draw(st.integers(1024, 104_857_600)),
-               "maxshortmsgs": draw(st.sampled_from([-1, 0])), "security": draw(st.booleans()),
-               "read_ahead": draw(st.booleans()), "logload": draw(st.integers(200, 16_000_000)),
-               "buffpool_pages": draw(st.integers(1000, 10_000_000)), "global_trace": draw(st.booleans()),
-               "chinit_trace": draw(st.booleans()), "shared_queue": draw(st.booleans()),
-               "compmsg": draw(st.sampled_from(["NONE", "ZLIBFAST", "ZLIBHIGH"])), "ssl": draw(st.booleans()),
-               "compressibility": draw(st.floats(0, 0.95))},
+        "table": {
+            "columns": columns,
+            "unique_indexes": draw(st.integers(0, 10)),
+            "index_column_type": draw(st.sampled_from(["INTEGER", "CHAR", "DECIMAL", "DATE"])),
+        },
+        "workload": {
+            "rows_per_txn": rows,
+            "inserts_per_txn": ins,
+            "updates_per_txn": upd,
+            "deletes_per_txn": dele,
+            "columns_changed_per_update": draw(st.integers(0, 5)),
+            "dependent_txn_pct": draw(st.floats(0, 100)),
+            "offered_rows_per_s": draw(st.floats(1, 200_000)) if drive == "offered" else None,
+            "jobs": draw(st.integers(1, 64)) if drive == "closed" else None,
+            "think_time_ms": draw(st.floats(0, 100)) if drive == "closed" else None,
+        },
+        "qcapture": {
+            "memory_limit_mb": draw(st.integers(1, 2000)),
+            "commit_interval_ms": draw(st.integers(100, 5000)),
+            "sleep_interval_ms": draw(st.integers(1, 5000)),
+            "trans_batch_sz": draw(st.integers(1, 50)),
+            "msg_persistence": draw(st.booleans()),
+            "max_message_size_kb": draw(st.integers(1, 20000)),
+            "changed_cols_only": draw(st.booleans()),
+        },
+        "qapply": {
+            "num_apply_agents": draw(st.integers(1, 64)),
+            "memory_limit_mb": draw(st.integers(1, 2000)),
+            "conflict_action": draw(st.sampled_from(["I", "F", "D", "Q"])),
+            "commit_count": draw(st.integers(1, 20)),
+            "maxagents_correlid": draw(st.integers(0, 8)),
+        },
+        "mq": {
+            "batchsz": draw(st.integers(1, 9999)),
+            "maxmsgl": draw(st.integers(1024, 104_857_600)),
+            "maxshortmsgs": draw(st.sampled_from([-1, 0])),
+            "security": draw(st.booleans()),
+            "read_ahead": draw(st.booleans()),
+            "logload": draw(st.integers(200, 16_000_000)),
+            "buffpool_pages": draw(st.integers(1000, 10_000_000)),
+            "global_trace": draw(st.booleans()),
+            "chinit_trace": draw(st.booleans()),
+            "shared_queue": draw(st.booleans()),
+            "compmsg": draw(st.sampled_from(["NONE", "ZLIBFAST", "ZLIBHIGH"])),
+            "ssl": draw(st.booleans()),
+            "compressibility": draw(st.floats(0, 0.95)),
+        },
         "target_db2": {"locking": draw(st.sampled_from(["row", "page"]))},
         "run": {"mode": mode},
     }
@@ -76,7 +117,9 @@ def test_random_configurations_are_finite_non_negative_and_stable(s):
         assert 0 <= stage.utilisation <= 1
     if "end2end_latency_ms" in p.metrics:
         m = p.metrics
-        assert abs(m["end2end_latency_ms"] - m["capture_latency_ms"] - m["qlatency_ms"] - m["apply_latency_ms"]) \
+        assert (
+            abs(m["end2end_latency_ms"] - m["capture_latency_ms"] - m["qlatency_ms"] - m["apply_latency_ms"])
             <= 1e-9 * m["end2end_latency_ms"]
+        )
     again = predict(s)
     assert again.metrics == p.metrics and again.bottleneck == p.bottleneck

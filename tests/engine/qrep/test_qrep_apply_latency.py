@@ -18,16 +18,24 @@ def test_apply_latency_is_service_plus_wait_plus_batch_arrivals(baseline):
     sol = solve_settings(with_setting(baseline, "workload.offered_rows_per_s", 20_000))
     ag = _agents(sol)
     burst_txns = min(sol.msgs_per_commit, baseline["mq"]["batchsz"]) / sol.geometry.msgs_per_target_txn
-    expected = (ag.service_ms + mmc_wait(ag.servers, ag.utilisation, ag.service_ms)
-                + sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s * (burst_txns - 1.0)
-                / (2.0 * (1.0 - ag.utilisation)))
+    expected = (
+        ag.service_ms
+        + mmc_wait(ag.servers, ag.utilisation, ag.service_ms)
+        + sol.geometry.rows_per_target_txn
+        * 1000.0
+        / ag.capacity_rows_per_s
+        * (burst_txns - 1.0)
+        / (2.0 * (1.0 - ag.utilisation))
+    )
     assert sol.apply_latency_ms == pytest.approx(expected, rel=1e-9)
     assert sol.apply_latency_ms > ag.service_ms
 
 
 def test_apply_latency_grows_with_load(baseline):
-    lat = [solve_settings(with_setting(baseline, "workload.offered_rows_per_s", r)).apply_latency_ms
-           for r in (5_000, 20_000, 35_000, 42_000)]
+    lat = [
+        solve_settings(with_setting(baseline, "workload.offered_rows_per_s", r)).apply_latency_ms
+        for r in (5_000, 20_000, 35_000, 42_000)
+    ]
     assert lat == sorted(lat) and lat[-1] > 3.0 * lat[1]
 
 
@@ -58,7 +66,9 @@ def test_apply_memory_limit_caps_the_queued_part(baseline):
     sol = solve_settings(s)
     ag = _agents(sol)
     held_txns = 1048576.0 / (sol.geometry.msg_bytes * sol.geometry.msgs_per_target_txn)
-    queued = sol.apply_latency_ms - ag.service_ms - mmc_wait(ag.servers, min(ag.utilisation, 0.995), ag.service_ms)
+    queued = (
+        sol.apply_latency_ms - ag.service_ms - mmc_wait(ag.servers, min(ag.utilisation, 0.995), ag.service_ms)
+    )
     per_txn_ms = sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s
     assert queued == pytest.approx(held_txns * per_txn_ms, rel=1e-9)  # the cap binds
     assert sol.apply_latency_ms < solve_settings(baseline).apply_latency_ms
@@ -81,7 +91,10 @@ def test_dependent_transactions_serialise_the_agents(baseline):
     assert dep.rows_per_s < free.rows_per_s
     one = with_setting(baseline, "qapply.num_apply_agents", 1)
     assert solve_settings(with_setting(one, "workload.dependent_txn_pct", 50.0)).rows_per_s == pytest.approx(
-        solve_settings(one).rows_per_s, rel=0.02)  # one agent applies in order anyway
+        solve_settings(one).rows_per_s, rel=0.02
+    )  # one agent applies in order anyway
     light = with_setting(baseline, "workload.offered_rows_per_s", 10_000)
-    assert solve_settings(with_setting(light, "workload.dependent_txn_pct", 10.0)).apply_latency_ms > \
-        solve_settings(light).apply_latency_ms
+    assert (
+        solve_settings(with_setting(light, "workload.dependent_txn_pct", 10.0)).apply_latency_ms
+        > solve_settings(light).apply_latency_ms
+    )

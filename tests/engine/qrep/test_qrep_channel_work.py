@@ -42,8 +42,9 @@ def test_tls_costs_channel_time_and_cpu_on_both_sides(baseline):
     assert tls.demands.channel_send_us > tls.demands.channel_receive_us > 0.0  # renegotiation on the sender
     assert tls.demands.capture_mq_other_msg_us > plain.demands.capture_mq_other_msg_us
     assert tls.demands.apply_mq_other_msg_us > plain.demands.apply_mq_other_msg_us
-    assert {s.name: s for s in tls.stages}["mq_channel"].service_ms > \
-        {s.name: s for s in plain.stages}["mq_channel"].service_ms
+    assert {s.name: s for s in tls.stages}["mq_channel"].service_ms > {s.name: s for s in plain.stages}[
+        "mq_channel"
+    ].service_ms
     assert tls.qlatency_ms > plain.qlatency_ms
 
 

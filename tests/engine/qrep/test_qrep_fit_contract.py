@@ -25,8 +25,13 @@ from engine.store import Store
 
 PROJECT = ROOT / "sample_runs" / "redpaper-baseline.json"
 #: Multiples of the calibrated coefficients that generate the "observed" intervals.
-PERTURB = {"log_merge_delay_ms": 0.6, "ch_batch_us": 1.8, "maxtrans_per_commit": 2.5, "class2_commit_ms": 1.5,
-           "msg_header_bytes": 1.4}
+PERTURB = {
+    "log_merge_delay_ms": 0.6,
+    "ch_batch_us": 1.8,
+    "maxtrans_per_commit": 2.5,
+    "class2_commit_ms": 1.5,
+    "msg_header_bytes": 1.4,
+}
 
 
 def test_fit_parameters_offer_positive_bounds_around_the_current_values(baseline):
@@ -76,8 +81,15 @@ def imported_monitor_rows(tmp_path):
 def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_monitor_rows):
     db, true, _ = imported_monitor_rows
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-m", "engine", "fit", str(PROJECT), "--db", str(db), "--json"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "engine", "fit", str(PROJECT), "--db", str(db), "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["model"] == "engine.perf.qrep"
@@ -98,7 +110,9 @@ def test_registry_knobs_reach_the_engine_from_project_files():
 
     # COMMIT_COUNT: bigger target transactions, longer class 2 elapsed per commit
     grouped = project_to_scenario(project.with_param(qapply.id, "commit_count", 4))
-    assert predict(grouped).metrics["apply_db2_class2_ms"] > 1.8 * predict(base).metrics["apply_db2_class2_ms"]
+    assert (
+        predict(grouped).metrics["apply_db2_class2_ms"] > 1.8 * predict(base).metrics["apply_db2_class2_ms"]
+    )
 
     # network bandwidth: a thin link limits the channel
     thin = project_to_scenario(project.with_param(channel.id, "network_mbps", 10.0))
@@ -110,8 +124,10 @@ def test_registry_knobs_reach_the_engine_from_project_files():
     # MAXAGENTS_CORRELID: ignored (and said so) with an offered rate, limits agents for a closed workload
     limited = project_to_scenario(project.with_param(qapply.id, "maxagents_correlid", 1))
     assert "qapply.maxagents_correlid" in predict(limited).ignored
-    closed = {**limited, "workload": {**limited["workload"], "offered_rows_per_s": None, "jobs": 2,
-                                      "think_time_ms": 0.0}}
+    closed = {
+        **limited,
+        "workload": {**limited["workload"], "offered_rows_per_s": None, "jobs": 2, "think_time_ms": 0.0},
+    }
     unlimited = {**closed, "qapply": {**closed["qapply"], "maxagents_correlid": 0}}
     p_lim, p_free = predict(closed), predict(unlimited)
     assert "qapply.maxagents_correlid" not in p_lim.ignored
@@ -121,11 +137,14 @@ def test_registry_knobs_reach_the_engine_from_project_files():
 
 
 def test_predict_does_not_import_scipy():
-    code = ("import json, sys; from engine.perf.qrep import predict; "
-            "doc = json.load(open('assets/validation/calibration.json')); "
-            "predict(next(s for s in doc['scenarios'] if s['kind'] == 'qrep')); "
-            "print(any(m == 'scipy' or m.startswith('scipy.') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                         check=False)
+    code = (
+        "import json, sys; from engine.perf.qrep import predict; "
+        "doc = json.load(open('assets/validation/calibration.json')); "
+        "predict(next(s for s in doc['scenarios'] if s['kind'] == 'qrep')); "
+        "print(any(m == 'scipy' or m.startswith('scipy.') for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -29,14 +29,26 @@ PINNED = {
     "apply_db2_class2_ms": 1.831378914938751,
     "msgs_per_mq_commit": 43.367438666666665,
 }
-PINNED_BOTTLENECK = 'qapply_agents'
+PINNED_BOTTLENECK = "qapply_agents"
 
 
 def current():
     p = predict_project(projectfile.load(SAMPLE))
-    keys = ("apply_rows_per_s", "msg_size_kb", "channel_msgs_per_s", "end2end_latency_ms", "capture_latency_ms",
-            "qlatency_ms", "apply_latency_ms", "capture_cpu_us_per_row", "apply_cpu_us_per_row",
-            "apply_lpar_busy_pct", "capture_lpar_busy_pct", "apply_db2_class2_ms", "msgs_per_mq_commit")
+    keys = (
+        "apply_rows_per_s",
+        "msg_size_kb",
+        "channel_msgs_per_s",
+        "end2end_latency_ms",
+        "capture_latency_ms",
+        "qlatency_ms",
+        "apply_latency_ms",
+        "capture_cpu_us_per_row",
+        "apply_cpu_us_per_row",
+        "apply_lpar_busy_pct",
+        "capture_lpar_busy_pct",
+        "apply_db2_class2_ms",
+        "msgs_per_mq_commit",
+    )
     return p, {k: p.metrics[k] for k in keys}
 
 

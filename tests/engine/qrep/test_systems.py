@@ -15,11 +15,16 @@ import pytest
 from engine import projectfile
 from engine.perf.qrep import predict, solve_settings
 from engine.perf.qrep.coefficients import load
-from engine.perf.qrep.systems import (FIGURE_NAMES, metric_name, symmetry_note, system_metrics, systems_of)
+from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, symmetry_note, system_metrics, systems_of
 from engine.predict import predict_project
 from engine.scenario import flow_differences, project_to_scenario
 
-TWO_WAY = ("redpaper-bidirectional", "redpaper-peer-to-peer", "dw2005-zos-bidirectional", "dw2005-zos-peer-to-peer")
+TWO_WAY = (
+    "redpaper-bidirectional",
+    "redpaper-peer-to-peer",
+    "dw2005-zos-bidirectional",
+    "dw2005-zos-peer-to-peer",
+)
 
 
 def _project(root, name):
@@ -39,12 +44,18 @@ def test_system_cpu_adds_up_to_its_parts_the_flow_total_and_the_solver_lpars(roo
     s = _system(m)
     o, a = s["originated_rows_per_s"], s["applied_rows_per_s"]
     assert o == pytest.approx(m["capture_rows_per_s"]) and a == pytest.approx(m["apply_rows_per_s"]) and o > 0
-    parts = (s["source_cpu_us_per_row"] * o + s["capture_cpu_us_per_row"] * o + s["apply_cpu_us_per_row"] * a
-             + s["trigger_cpu_us_per_row"] * (o + a) + s["recursion_cpu_us_per_row"] * a)
+    parts = (
+        s["source_cpu_us_per_row"] * o
+        + s["capture_cpu_us_per_row"] * o
+        + s["apply_cpu_us_per_row"] * a
+        + s["trigger_cpu_us_per_row"] * (o + a)
+        + s["recursion_cpu_us_per_row"] * a
+    )
     assert s["cpu_us_per_row"] * (o + a) == pytest.approx(parts, rel=1e-12)
     assert s["replication_cpu_us_per_row"] * (o + a) == pytest.approx(m["total_cpu_us_per_row"] * o, rel=1e-9)
-    assert s["cpu_us_per_row"] * (o + a) == pytest.approx(sol.rows_per_s * sum(lp.cpu_us_per_row for lp in sol.lpars),
-                                                          rel=1e-9)
+    assert s["cpu_us_per_row"] * (o + a) == pytest.approx(
+        sol.rows_per_s * sum(lp.cpu_us_per_row for lp in sol.lpars), rel=1e-9
+    )
     busiest = max(min(lp.busy, 1.0) for lp in sol.lpars)
     assert s["busiest_lpar_busy_pct"] == pytest.approx(100 * busiest)
     assert 0 < s["lpar_busy_pct"] <= s["busiest_lpar_busy_pct"] + 1e-9
@@ -71,7 +82,9 @@ def test_redpaper_samples_differ_by_exactly_the_trigger_cost(root):
     """Both Redpaper runs fill their MQ commits alike, so the triggers are the whole difference."""
     bidir = _system(predict_project(_project(root, "redpaper-bidirectional")).metrics)
     p2p = _system(predict_project(_project(root, "redpaper-peer-to-peer")).metrics)
-    assert p2p["cpu_us_per_row"] - bidir["cpu_us_per_row"] == pytest.approx(p2p["trigger_cpu_us_per_row"], rel=1e-9)
+    assert p2p["cpu_us_per_row"] - bidir["cpu_us_per_row"] == pytest.approx(
+        p2p["trigger_cpu_us_per_row"], rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("name", TWO_WAY)
@@ -80,8 +93,10 @@ def test_symmetric_samples_give_equal_systems_named_after_their_source_db2(root,
     pred = predict_project(project)
     assert _system(pred.metrics, 1) == _system(pred.metrics, 2)
     systems = systems_of(pred.metrics, project)
-    assert [(s.index, s.node_id, s.label) for s in systems] == [(1, "ab-0-source-db2", "Db2 A"),
-                                                                (2, "ba-0-source-db2", "Db2 B")]
+    assert [(s.index, s.node_id, s.label) for s in systems] == [
+        (1, "ab-0-source-db2", "Db2 A"),
+        (2, "ba-0-source-db2", "Db2 B"),
+    ]
     assert systems[0].values == systems[1].values and list(systems[0].values) == list(FIGURE_NAMES)
     assert flow_differences(project) == []
     assert "set up alike" in symmetry_note(project)
@@ -94,14 +109,18 @@ def test_unidirectional_and_drain_runs_have_no_systems(root, baseline):
     project = _project(root, "redpaper-baseline")
     assert systems_of(predict_project(project).metrics, project) == ()
     assert symmetry_note(project) == ""
-    drain = dict(project_to_scenario(_project(root, "redpaper-bidirectional")),
-                 run={"mode": "drain", "initial_receive_queue_depth": 10000})
+    drain = dict(
+        project_to_scenario(_project(root, "redpaper-bidirectional")),
+        run={"mode": "drain", "initial_receive_queue_depth": 10000},
+    )
     assert system_metrics(solve_settings(drain), load()) == {}
 
 
 def test_a_second_flow_set_up_differently_is_named_in_the_note(root):
     project = _project(root, "redpaper-peer-to-peer")
-    changed = project.with_param("ba-5-qapply", "num_apply_agents", 12).with_param("ba-0-source-db2", "jobs", 4)
+    changed = project.with_param("ba-5-qapply", "num_apply_agents", 12).with_param(
+        "ba-0-source-db2", "jobs", 4
+    )
     assert flow_differences(changed) == [("qapply.num_apply_agents", 6, 12), ("workload.jobs", None, 4)]
     note = symmetry_note(changed)
     assert "Db2 B -> Db2 A" in note and "qapply.num_apply_agents (12 vs 6)" in note and "not used" in note
@@ -142,7 +161,9 @@ def test_stored_runs_compare_system_by_system(root, tmp_path):
     with Store.open(tmp_path / "runs.duckdb") as store:
         for name in ("redpaper-bidirectional", "redpaper-peer-to-peer"):
             project = _project(root, name)
-            runs.append((store.record_prediction(project, predict_project(project)), predict_project(project)))
+            runs.append(
+                (store.record_prediction(project, predict_project(project)), predict_project(project))
+            )
         cmp = compare_runs(store, [r for r, _ in runs])
     assert not any(m.metric.startswith("system") for m in cmp.metrics)
     assert [m.system for m in cmp.systems] == ["Db2 A"] * len(FIGURE_NAMES) + ["Db2 B"] * len(FIGURE_NAMES)
@@ -152,6 +173,9 @@ def test_stored_runs_compare_system_by_system(root, tmp_path):
     cpu = next(m for m in cmp.systems if m.metric == "system2_cpu_us_per_row")
     assert cpu.abs_delta[1] == pytest.approx(trig.values[1], rel=1e-9)
     doc = json.loads(json.dumps(cmp.to_json()))
-    assert doc["systems"][0]["system"] == "Db2 A" and doc["systems"][0]["metric"] == "system1_originated_rows_per_s"
+    assert (
+        doc["systems"][0]["system"] == "Db2 A"
+        and doc["systems"][0]["metric"] == "system1_originated_rows_per_s"
+    )
     assert "Db2 B   peer-to-peer triggers per changed row" in format_table(cmp)
     assert "system,system2_cpu_us_per_row,us/row" in format_csv(cmp)

@@ -32,12 +32,25 @@ def fake_predict(settings):
     caps = {"qcapture": 20000.0, "mq_channel": 3000.0 * batch, "qapply_agents": 800.0 * agents}
     rate = min(caps.values())
     stages = tuple(StageResult(n, c, rate / c, "rows/s", 1000.0 / c) for n, c in caps.items())
-    metrics = {"apply_rows_per_s": rate, "capture_latency_ms": 100.0, "qlatency_ms": 50.0 * batch,
-               "apply_latency_ms": 4000.0 / agents, "end2end_latency_ms": 100.0 + 50.0 * batch + 4000.0 / agents,
-               "apply_cpu_us_per_row": 40.0 / batch}
+    metrics = {
+        "apply_rows_per_s": rate,
+        "capture_latency_ms": 100.0,
+        "qlatency_ms": 50.0 * batch,
+        "apply_latency_ms": 4000.0 / agents,
+        "end2end_latency_ms": 100.0 + 50.0 * batch + 4000.0 / agents,
+        "apply_cpu_us_per_row": 40.0 / batch,
+    }
     units = {k: "rows/s" if k.endswith("per_s") else "ms" if k.endswith("_ms") else "us/row" for k in metrics}
-    return Prediction("qrep", metrics, units, stages, min(caps, key=caps.get), (), "fake-1",
-                      {"apply_rows_per_s": (0.9 * rate, 1.1 * rate)})
+    return Prediction(
+        "qrep",
+        metrics,
+        units,
+        stages,
+        min(caps, key=caps.get),
+        (),
+        "fake-1",
+        {"apply_rows_per_s": (0.9 * rate, 1.1 * rate)},
+    )
 
 
 @pytest.fixture
@@ -81,12 +94,17 @@ def test_run_from_project_groups_the_engine_results_under_ibm_names(fake_engine)
     assert run.metrics["apply_rows_per_s"] == 4800.0 and run.bottleneck == "qapply_agents"
     latency = next(g for g in run.groups if g.heading == "Latency")
     assert [(m.label, m.value) for m in latency.rows] == [
-        ("CAPTURE_LATENCY", 100.0), ("QLATENCY", 150.0), ("APPLY_LATENCY", 4000.0 / 6),
-        ("END2END_LATENCY", 100.0 + 150.0 + 4000.0 / 6)]
+        ("CAPTURE_LATENCY", 100.0),
+        ("QLATENCY", 150.0),
+        ("APPLY_LATENCY", 4000.0 / 6),
+        ("END2END_LATENCY", 100.0 + 150.0 + 4000.0 / 6),
+    ]
     parts = run.latency_breakdown()
     assert sum(v for _, v in parts) == pytest.approx(run.metrics["end2end_latency_ms"])
     throughput = next(g for g in run.groups if g.heading == "Throughput")
-    band = throughput.rows[0].band  # the engine's band around the value (bands are attached by predict_settings)
+    band = throughput.rows[
+        0
+    ].band  # the engine's band around the value (bands are attached by predict_settings)
     assert band is None or band[0] <= 4800.0 <= band[1]
     assert [s.name for s in run.stages if s.bottleneck] == ["qapply_agents"]
     assert next(s for s in run.stages if s.name == "qapply_agents").utilisation == pytest.approx(1.0)
@@ -117,25 +135,39 @@ def test_report_reads_stored_runs_back_with_project_and_settings(fake_engine, tm
     assert runs[1].metrics["apply_rows_per_s"] == 1600.0 and runs[1].bottleneck == "qapply_agents"
     assert runs[0].project is not None
     assert [(r.node, r.name, r.changed) for r in rows_from_project(p1)] == [
-        (r.node, r.name, r.changed) for r in runs[0].setting_rows]
+        (r.node, r.name, r.changed) for r in runs[0].setting_rows
+    ]
     report = build_report(runs, validation=False)
     assert report.title == "Report test: 2 runs compared" and report.coefficient_versions == ("fake-1",)
-    assert next(m for m in report.comparison.metrics if m.metric == "apply_rows_per_s").pct_delta[1] == pytest.approx(
-        100.0 * (1600 - 4800) / 4800)
+    assert next(m for m in report.comparison.metrics if m.metric == "apply_rows_per_s").pct_delta[
+        1
+    ] == pytest.approx(100.0 * (1600 - 4800) / 4800)
 
 
 def test_validation_score_from_known_errors(fake_engine, tmp_path):
     base = project_to_scenario(project(agents=10, batch=3))  # fake: 8000 rows/s, END2END 650 ms
     scen = [
-        {**base, "id": "s1", "measured": {"apply_rows_per_s": 10000.0, "end2end_latency_ms": 650.0},
-         "measured_bottleneck": "qapply_agents"},
-        {**base, "id": "s2", "measured": {"apply_rows_per_s": 8000.0, "capture_rows_per_s": 1.0},
-         "measured_bottleneck": "mq_channel"},
+        {
+            **base,
+            "id": "s1",
+            "measured": {"apply_rows_per_s": 10000.0, "end2end_latency_ms": 650.0},
+            "measured_bottleneck": "qapply_agents",
+        },
+        {
+            **base,
+            "id": "s2",
+            "measured": {"apply_rows_per_s": 8000.0, "capture_rows_per_s": 1.0},
+            "measured_bottleneck": "mq_channel",
+        },
     ]
     path = tmp_path / "scen.json"
     path.write_text(json.dumps({"format": "qrtune-scenarios/1", "scenarios": scen}))
     score = score_scenarios(path)
-    assert (score.n_scenarios, score.n_measured, score.n_predicted) == (2, 4, 3)  # no capture rate from the fake
+    assert (score.n_scenarios, score.n_measured, score.n_predicted) == (
+        2,
+        4,
+        3,
+    )  # no capture rate from the fake
     assert score.rate_median_abs_pct == pytest.approx(10.0)  # errors 20% and 0%
     assert score.latency_median_abs_pct == pytest.approx(0.0)
     assert (score.bottlenecks_right, score.bottlenecks_named) == (1, 2)
@@ -147,8 +179,14 @@ def test_report_needs_a_run_and_formats_numbers():
 
     with pytest.raises(QrtuneError, match="at least one"):
         build_report([], validation=False)
-    assert format_value(43404.2) == "43,404" and format_value(43.906) == "43.91" and format_value(5.8183) == "5.818"
-    assert format_value(True) == "yes" and format_value(None) == "not set" and format_value(240000) == "240,000"
+    assert (
+        format_value(43404.2) == "43,404"
+        and format_value(43.906) == "43.91"
+        and format_value(5.8183) == "5.818"
+    )
+    assert (
+        format_value(True) == "yes" and format_value(None) == "not set" and format_value(240000) == "240,000"
+    )
     assert format_value({"INTEGER": 10}) == "INTEGER x10" and format_value([75, 85]) == "75 .. 85"
     assert format_delta(-2400.0) == "-2,400" and format_delta(12.34, pct=True) == "+12.3%"
     assert format_delta(None) == "-" and format_delta(math.nan, pct=True) == "-"

@@ -15,7 +15,10 @@ SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"
 def test_a_peer_to_peer_report_has_its_systems_and_no_loose_system_metrics():
     project = projectfile.load(SAMPLES / "redpaper-peer-to-peer.json")
     run = run_from_project(project)
-    assert [(s.label, s.node_id) for s in run.systems] == [("Db2 A", "ab-0-source-db2"), ("Db2 B", "ba-0-source-db2")]
+    assert [(s.label, s.node_id) for s in run.systems] == [
+        ("Db2 A", "ab-0-source-db2"),
+        ("Db2 B", "ba-0-source-db2"),
+    ]
     pred = predict_project(project)
     assert run.systems[1].values == {f: pred.metrics[f"system2_{f}"] for f in FIGURE_NAMES}
     assert "set up alike" in run.systems_note
@@ -28,8 +31,12 @@ def test_a_comparison_report_of_stored_runs_puts_the_systems_side_by_side(tmp_pa
     from engine.store import Store
 
     with Store.open(tmp_path / "runs.duckdb") as store:
-        ids = [store.record_prediction(p, predict_project(p)) for p in
-               (projectfile.load(SAMPLES / f"redpaper-{t}.json") for t in ("bidirectional", "peer-to-peer"))]
+        ids = [
+            store.record_prediction(p, predict_project(p))
+            for p in (
+                projectfile.load(SAMPLES / f"redpaper-{t}.json") for t in ("bidirectional", "peer-to-peer")
+            )
+        ]
         runs = runs_from_store(store, ids)
     assert [s.label for s in runs[1].systems] == ["Db2 A", "Db2 B"]  # named from the stored project
     report = build_report(runs, validation=False)

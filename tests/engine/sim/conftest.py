@@ -15,8 +15,14 @@ SETTINGS = {
     "topology": "unidirectional",
     "table": {"row_bytes": 300},
     "workload": {"rows_per_txn": 5, "offered_rows_per_s": None},
-    "qcapture": {"memory_limit_mb": 500, "commit_interval_ms": 500, "sleep_interval_ms": 50, "trans_batch_sz": 3,
-                 "monitor_interval_ms": 10000, "max_message_size_kb": 10240},
+    "qcapture": {
+        "memory_limit_mb": 500,
+        "commit_interval_ms": 500,
+        "sleep_interval_ms": 50,
+        "trans_batch_sz": 3,
+        "monitor_interval_ms": 10000,
+        "max_message_size_kb": 10240,
+    },
     "mq": {"buffpool_pages": 240000, "maxmsgl": 20971520, "batchsz": 200},
     "qapply": {"num_apply_agents": 6, "memory_limit_mb": 200, "monitor_interval_ms": 10000},
     "hardware": {"network_latency_ms": 2.0},
@@ -34,8 +40,13 @@ def fake_prediction(channel_msgs_per_s=3000.0, apply_rows_per_s=32000.0, pageset
     ]
     if pageset_rows_per_s:
         stages.insert(4, StageResult("mq_pageset", pageset_rows_per_s, 0.1))
-    return Prediction("qrep", {"msg_size_kb": 5.0, "apply_rows_per_s": apply_rows_per_s}, stages=tuple(stages),
-                      bottleneck="qapply_agents", coefficients_version="test")
+    return Prediction(
+        "qrep",
+        {"msg_size_kb": 5.0, "apply_rows_per_s": apply_rows_per_s},
+        stages=tuple(stages),
+        bottleneck="qapply_agents",
+        coefficients_version="test",
+    )
 
 
 @pytest.fixture

@@ -32,7 +32,9 @@ def test_mmc_mean_wait_within_3pct_of_theory_over_a_million_customers(servers):
     mu, rho = 1.0, 0.75
     lam = rho * servers * mu
     arr = np.cumsum(rng.exponential(1 / lam, N))
-    _, start, _, _, _ = multi_server_memory(arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers))
+    _, start, _, _, _ = multi_server_memory(
+        arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers)
+    )
     theory = mmc_mean_wait_s(lam, mu, servers)
     assert abs((start - arr).mean() / theory - 1) < 0.03
 
@@ -66,7 +68,9 @@ def test_fifo_scan_equals_the_plain_recursion_and_chunks_carry_state():
         d.append(last)
     whole = fifo_departures(arr, s)
     np.testing.assert_array_equal(whole, d)  # the compiled loop is the recursion itself
-    np.testing.assert_allclose(fifo_departures(arr, s, vectorised=True), d, rtol=0, atol=1e-9)  # its closed form
+    np.testing.assert_allclose(
+        fifo_departures(arr, s, vectorised=True), d, rtol=0, atol=1e-9
+    )  # its closed form
     for vectorised in (False, True):
         first = fifo_departures(arr[:1234], s[:1234], vectorised=vectorised)
         second = fifo_departures(arr[1234:], s[1234:], first[-1], vectorised=vectorised)
@@ -85,22 +89,49 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
     outs = []
     for python in (False, True):
         st = MultiServerState(3)
-        kw = {"extra": np.full(n, 0.05), "queue_cap": 4.0,  # customers behind 4 waiting ones enter 0.05 s later
-              "dependent": dependent}
-        a = multi_server_memory(arr[:1000], work[:1000], size[:1000], st, mem_limit, python=python,
-                                **{k: (v[:1000] if k in ("extra", "dependent") else v) for k, v in kw.items()})
-        b = multi_server_memory(arr[1000:], work[1000:], size[1000:], st, mem_limit, python=python,
-                                **{k: (v[1000:] if k in ("extra", "dependent") else v) for k, v in kw.items()})
+        kw = {
+            "extra": np.full(n, 0.05),
+            "queue_cap": 4.0,  # customers behind 4 waiting ones enter 0.05 s later
+            "dependent": dependent,
+        }
+        a = multi_server_memory(
+            arr[:1000],
+            work[:1000],
+            size[:1000],
+            st,
+            mem_limit,
+            python=python,
+            **{k: (v[:1000] if k in ("extra", "dependent") else v) for k, v in kw.items()},
+        )
+        b = multi_server_memory(
+            arr[1000:],
+            work[1000:],
+            size[1000:],
+            st,
+            mem_limit,
+            python=python,
+            **{k: (v[1000:] if k in ("extra", "dependent") else v) for k, v in kw.items()},
+        )
         outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
     entry, _start, dep, _block, slow = outs[0]
     assert (slow.any() and not slow.all()) if mem_limit < math.inf else not slow.any()
     assert np.all(entry >= arr) and np.all(_start >= entry) and np.all(dep > _start)
-    whole = multi_server_memory(arr, work, size, MultiServerState(3), mem_limit, extra=np.full(n, 0.05), queue_cap=4.0,
-                                dependent=dependent)
+    whole = multi_server_memory(
+        arr,
+        work,
+        size,
+        MultiServerState(3),
+        mem_limit,
+        extra=np.full(n, 0.05),
+        queue_cap=4.0,
+        dependent=dependent,
+    )
     np.testing.assert_allclose(whole[2], dep, rtol=0, atol=1e-12)  # chunking carries the queue state
-    assert np.all(_start[1:][dependent[1:]] >= dep[:-1][dependent[1:]])  # a dependent one starts after the one before
+    assert np.all(
+        _start[1:][dependent[1:]] >= dep[:-1][dependent[1:]]
+    )  # a dependent one starts after the one before
     if mem_limit < math.inf:
         # memory held at every entry never exceeds the limit, except by a lone monster
         for i in range(0, n, 97):
@@ -138,7 +169,9 @@ def test_a_dependent_customer_waits_for_the_one_before_without_holding_up_the_ne
 
 def test_memory_limit_blocks_entry_until_a_departure():
     st = MultiServerState(2)
-    entry, _start, dep, block, _ = multi_server_memory([0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0)
+    entry, _start, dep, block, _ = multi_server_memory(
+        [0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0
+    )
     assert entry.tolist() == [0.0, 0.0, 1.0]  # the third waits for the first to leave memory
     assert block.tolist() == [0.0, 0.0, 0.0]
     assert dep.tolist() == [1.0, 2.0, 2.0]

@@ -22,7 +22,9 @@ def _calls(tree, name):
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             f = node.func
-            if (isinstance(f, ast.Name) and f.id == name) or (isinstance(f, ast.Attribute) and f.attr == name):
+            if (isinstance(f, ast.Name) and f.id == name) or (
+                isinstance(f, ast.Attribute) and f.attr == name
+            ):
                 yield node
 
 
@@ -32,23 +34,30 @@ def test_every_knob_read_takes_the_registry_default(path):
     paths = _registry_paths()
     leaves = {p.rsplit(".", 1)[-1] for p in paths}
     for call in _calls(tree, "knob"):
-        assert len(call.args) == 2 and not call.keywords, f"{path.name}:{call.lineno}: knob() takes no default"
+        assert len(call.args) == 2 and not call.keywords, (
+            f"{path.name}:{call.lineno}: knob() takes no default"
+        )
         literal = call.args[1]
         if isinstance(literal, ast.Constant):
-            assert literal.value in paths, f"{path.name}:{call.lineno}: {literal.value} is not a registry path"
+            assert literal.value in paths, (
+                f"{path.name}:{call.lineno}: {literal.value} is not a registry path"
+            )
     for call in _calls(tree, "get"):
         # settings.get("sleep_interval_ms", 50) would be a default of the simulation's own
         if len(call.args) == 2 and isinstance(call.args[0], ast.Constant) and call.args[0].value in leaves:
             default = call.args[1]
             assert not (isinstance(default, ast.Constant) and default.value is not None), (
-                f"{path.name}:{call.lineno}: {call.args[0].value} read with its own default {default.value!r}")
+                f"{path.name}:{call.lineno}: {call.args[0].value} read with its own default {default.value!r}"
+            )
 
 
 def test_pipeline_config_has_no_default_for_a_knob():
     knob_names = set(knob_fields({}))
     for f in dataclasses.fields(PipelineConfig):
         if f.name in knob_names:
-            assert f.default is dataclasses.MISSING, f"PipelineConfig.{f.name} has its own default {f.default!r}"
+            assert f.default is dataclasses.MISSING, (
+                f"PipelineConfig.{f.name} has its own default {f.default!r}"
+            )
 
 
 def test_a_scenario_without_knobs_simulates_the_registry_defaults(make_prediction):
@@ -72,8 +81,11 @@ def test_a_scenario_without_knobs_simulates_the_registry_defaults(make_predictio
 
 def test_a_value_in_the_settings_wins_over_the_default():
     assert knob({"qapply": {"num_apply_agents": 6}}, "qapply.num_apply_agents") == 6
-    assert knob({"qapply": {"num_apply_agents": None}}, "qapply.num_apply_agents") == 16 == \
-        spec("qapply.num_apply_agents").default
+    assert (
+        knob({"qapply": {"num_apply_agents": None}}, "qapply.num_apply_agents")
+        == 16
+        == spec("qapply.num_apply_agents").default
+    )
 
 
 def test_an_unknown_path_is_a_programming_error():

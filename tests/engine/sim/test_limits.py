@@ -43,8 +43,9 @@ def test_too_many_transactions_are_refused_with_the_rate_and_duration_that_fit()
 
 def test_a_preloaded_queue_too_deep_to_simulate_is_refused_before_anything_is_allocated():
     with pytest.raises(ValueRangeError) as e:
-        check_simulation_budget(600.0, profiles.constant(0.0), 5, 1.0, initial_msgs=1_000_000_000,
-                                trans_batch_sz=10_000)
+        check_simulation_budget(
+            600.0, profiles.constant(0.0), 5, 1.0, initial_msgs=1_000_000_000, trans_batch_sz=10_000
+        )
     assert "INITIAL_DEPTH_MSGS" in e.value.path and e.value.value == 1_000_000_000
 
 

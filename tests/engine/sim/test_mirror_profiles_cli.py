@@ -22,7 +22,8 @@ def test_mirror_suspend_tracks_changes_and_resyncs_at_the_resync_rate():
     assert tracked[:59].max() == 0 and tracked[-1] == 0
     # every tracked change is resynchronised once
     assert res.timeseries["mirror.resync_changes_per_s"].sum() == pytest.approx(
-        (res.timeseries["mirror.changes_per_s"] * res.timeseries["mirror.suspended_fraction"]).sum(), rel=0.05)
+        (res.timeseries["mirror.changes_per_s"] * res.timeseries["mirror.suspended_fraction"]).sum(), rel=0.05
+    )
 
 
 def test_mirror_refuses_qrep_events():
@@ -31,19 +32,30 @@ def test_mirror_refuses_qrep_events():
 
 
 def test_profiles_rates_and_poisson_counts():
-    p = profiles.from_dict({"kind": "bursts", "base_rows_per_s": 1000, "burst_rows_per_s": 9000, "period_s": 60,
-                            "burst_s": 10})
+    p = profiles.from_dict(
+        {"kind": "bursts", "base_rows_per_s": 1000, "burst_rows_per_s": 9000, "period_s": 60, "burst_s": 10}
+    )
     assert p.rate_at([5, 15, 65, 75]).tolist() == [9000, 1000, 9000, 1000]
     assert p.mean_rows_per_s(600) == pytest.approx((9000 * 10 + 1000 * 50) / 60)
     rng = np.random.default_rng(0)
     tx = profiles.generate(p, 0, 600, 5, rng)
     assert np.all(np.diff(tx.commit_s) >= 0)
     assert tx.rows.sum() == pytest.approx(p.mean_rows_per_s(600) * 600, rel=0.02)
-    b = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 100, "start_s": 10, "duration_s": 20,
-                            "batch_rows_per_s": 5000, "batch_rows_per_txn": 1000})
+    b = profiles.from_dict(
+        {
+            "kind": "batch_window",
+            "base_rows_per_s": 100,
+            "start_s": 10,
+            "duration_s": 20,
+            "batch_rows_per_s": 5000,
+            "batch_rows_per_txn": 1000,
+        }
+    )
     tx = profiles.generate(b, 0, 60, 5, rng)
     big = tx.rows == 1000
-    assert big.sum() == pytest.approx(100, abs=35) and np.all((tx.commit_s[big] >= 10) & (tx.commit_s[big] < 30))
+    assert big.sum() == pytest.approx(100, abs=35) and np.all(
+        (tx.commit_s[big] >= 10) & (tx.commit_s[big] < 30)
+    )
     assert np.allclose(tx.commit_s[big] - tx.begin_s[big], 0.2)  # 1000 rows at 5000 rows/s
 
 
@@ -62,7 +74,9 @@ def test_profile_csv_and_errors(tmp_path):
 
 
 def test_event_and_duration_parsing():
-    assert parse_duration_s("10m") == 600 and parse_duration_s("500ms") == 0.5 and parse_duration_s("90") == 90
+    assert (
+        parse_duration_s("10m") == 600 and parse_duration_s("500ms") == 0.5 and parse_duration_s("90") == 90
+    )
     e = parse_event("target-slow@1m+5m*0.25")
     assert (e.kind, e.start_s, e.duration_s, e.factor) == ("target_slow", 60, 300, 0.25)
     with pytest.raises(FieldError, match="--event"):
@@ -76,8 +90,23 @@ def test_event_and_duration_parsing():
 def test_cli_simulate_json_and_monitor_csv(fake_engine, tmp_path, capsys):
     from engine.cli import main
 
-    code = main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "60s", "--seed", "3",
-                 "--rate", "20000", "--event", "channel-stop@20+10", "--json", "--monitor-csv", str(tmp_path)])
+    code = main(
+        [
+            "simulate",
+            "sample_runs/redpaper-baseline.json",
+            "--duration",
+            "60s",
+            "--seed",
+            "3",
+            "--rate",
+            "20000",
+            "--event",
+            "channel-stop@20+10",
+            "--json",
+            "--monitor-csv",
+            str(tmp_path),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0
     doc = json.loads(out)
@@ -102,8 +131,22 @@ def test_cli_simulate_records_in_the_store(fake_engine, tmp_path, capsys):
     from engine.store import Store
 
     db = tmp_path / "runs.duckdb"
-    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--seed", "9",
-                 "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "sample_runs/redpaper-baseline.json",
+                "--duration",
+                "30s",
+                "--quiet",
+                "--seed",
+                "9",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     assert "recorded as run" in capsys.readouterr().out
     with Store.open(db, read_only=True) as store:
         runs = store.list_runs(kind="simulate")
@@ -119,8 +162,24 @@ def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
 
     db = tmp_path / "runs.duckdb"
     # a Q Replication project cannot have its Db2 Mirror suspended: the simulator raises
-    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--seed", "4",
-                 "--event", "mirror-suspend@5s+5s", "--db", str(db)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "sample_runs/redpaper-baseline.json",
+                "--duration",
+                "30s",
+                "--quiet",
+                "--seed",
+                "4",
+                "--event",
+                "mirror-suspend@5s+5s",
+                "--db",
+                str(db),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "recorded as failed run 1 in" in err and "mirror" in err.splitlines()[-1]
     # a kind the simulator does not handle at all
@@ -133,10 +192,15 @@ def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
         assert first.seed == 4 and first.label == "simulate 30s seed 4 mirror-suspend@5s+5s"
         assert first.scenario_kind == "qrep" and "mirror" in first.error
         settings = json.loads(first.settings_json)
-        assert settings["simulation"]["events"] == ["mirror-suspend@5s+5s"] and settings["simulation"]["seed"] == 4
+        assert (
+            settings["simulation"]["events"] == ["mirror-suspend@5s+5s"]
+            and settings["simulation"]["seed"] == 4
+        )
         assert runs[0].scenario_kind == "db2-v8-storage" and "cannot simulate" in runs[0].error
     # bad input of the command itself is not a run
-    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--event", "nonsense", "--db", str(db)]) == 2
+    assert (
+        main(["simulate", "sample_runs/redpaper-baseline.json", "--event", "nonsense", "--db", str(db)]) == 2
+    )
     with Store.open(db, read_only=True) as store:
         assert store.count_runs() == 2
 
@@ -147,11 +211,15 @@ def test_mirror_project_through_the_engine():
     from engine import projectfile
     from engine.sim import simulate
 
-    project = projectfile.load(Path(__file__).resolve().parents[3] / "sample_runs" / "mirror-active-passive.json")
+    project = projectfile.load(
+        Path(__file__).resolve().parents[3] / "sample_runs" / "mirror-active-passive.json"
+    )
     res = simulate(project, 300, seed=1, events=[parse_event("mirror-suspend@1m+2m")])
     e = res.summary["events"][0]
     assert e["tracked_changes_at_resume"] == pytest.approx(res.summary["changes_per_s"] * 120, rel=0.05)
-    assert e["resync_time_s"] == pytest.approx(e["tracked_changes_at_resume"] / res.summary["resync_changes_per_s"])
+    assert e["resync_time_s"] == pytest.approx(
+        e["tracked_changes_at_resume"] / res.summary["resync_changes_per_s"]
+    )
 
 
 def test_cli_simulate_set_changes_a_knob_for_the_run(fake_engine, capsys):
@@ -181,6 +249,19 @@ def test_cli_simulate_names_the_kinds_it_handles(capsys):
 def test_cli_simulate_text_reports_the_switch_over_drain(fake_engine, capsys):
     from engine.cli import main
 
-    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--rate", "5000"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "sample_runs/redpaper-baseline.json",
+                "--duration",
+                "30s",
+                "--quiet",
+                "--rate",
+                "5000",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "switch-over" in out and "in flight is applied" in out

@@ -15,9 +15,15 @@ from engine.sim.run import simulate_config
 
 def _stressed(cfg):
     """A small pipeline where the buffer pool overflows, memory fills and batches spill."""
-    return dataclasses.replace(cfg, xmitq_buffer_msgs=400.0, apply_memory_bytes=120_000.0,
-                               capture_memory_bytes=120_000.0, max_message_bytes=50_000.0,
-                               recvq_buffer_msgs=300.0, recvq_pageset_s_per_msg=0.0004)
+    return dataclasses.replace(
+        cfg,
+        xmitq_buffer_msgs=400.0,
+        apply_memory_bytes=120_000.0,
+        capture_memory_bytes=120_000.0,
+        max_message_bytes=50_000.0,
+        recvq_buffer_msgs=300.0,
+        recvq_pageset_s_per_msg=0.0004,
+    )
 
 
 #: The mechanisms that come from fitted coefficients and the steady-state engine's latencies:
@@ -25,43 +31,98 @@ def _stressed(cfg):
 #: browser as its own server, variable agent service times (hyperexponential or below 1).
 MECHANISMS = {
     "plain": {},
-    "batches-h2": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "network_latency_s": 0.002,
-                   "maxtrans_per_commit": 25.0, "browser_rows_per_s": 20000.0, "agent_service_cv2": 4.0},
+    "batches-h2": {
+        "channel_batch_msgs": 40.0,
+        "channel_sync_s": 0.003,
+        "network_latency_s": 0.002,
+        "maxtrans_per_commit": 25.0,
+        "browser_rows_per_s": 20000.0,
+        "agent_service_cv2": 4.0,
+    },
     "big-batches": {"channel_batch_msgs": 3000.0, "channel_sync_s": 0.004, "agent_service_cv2": 2.0},
-    "batches-low-cv": {"channel_batch_msgs": 7.0, "channel_sync_s": 0.001, "maxtrans_per_commit": 7.5,
-                       "browser_rows_per_s": 12000.0, "agent_service_cv2": 0.5},
+    "batches-low-cv": {
+        "channel_batch_msgs": 7.0,
+        "channel_sync_s": 0.001,
+        "maxtrans_per_commit": 7.5,
+        "browser_rows_per_s": 12000.0,
+        "agent_service_cv2": 0.5,
+    },
     # Q Apply dependencies (a share of target transactions wait for the one before) and COMMIT_COUNT
-    "dependencies": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "maxtrans_per_commit": 25.0,
-                     "browser_rows_per_s": 20000.0, "agent_service_cv2": 4.0, "dependent_share": 0.4},
-    "commit-count": {"channel_batch_msgs": 40.0, "channel_sync_s": 0.003, "browser_rows_per_s": 20000.0,
-                     "agent_service_cv2": 0.5, "commit_count": 3, "dependent_share": 0.3},
+    "dependencies": {
+        "channel_batch_msgs": 40.0,
+        "channel_sync_s": 0.003,
+        "maxtrans_per_commit": 25.0,
+        "browser_rows_per_s": 20000.0,
+        "agent_service_cv2": 4.0,
+        "dependent_share": 0.4,
+    },
+    "commit-count": {
+        "channel_batch_msgs": 40.0,
+        "channel_sync_s": 0.003,
+        "browser_rows_per_s": 20000.0,
+        "agent_service_cv2": 0.5,
+        "commit_count": 3,
+        "dependent_share": 0.3,
+    },
 }
 
-EVENTS = (parse_event("channel-stop@20+15"), parse_event("apply-stop@50+10"), parse_event("target-slow@70+20*0.3"))
-PROFILE = profiles.from_dict({"kind": "batch_window", "base_rows_per_s": 3000, "start_s": 10, "duration_s": 30,
-                              "batch_rows_per_s": 2000, "batch_rows_per_txn": 400})
+EVENTS = (
+    parse_event("channel-stop@20+15"),
+    parse_event("apply-stop@50+10"),
+    parse_event("target-slow@70+20*0.3"),
+)
+PROFILE = profiles.from_dict(
+    {
+        "kind": "batch_window",
+        "base_rows_per_s": 3000,
+        "start_s": 10,
+        "duration_s": 30,
+        "batch_rows_per_s": 2000,
+        "batch_rows_per_txn": 400,
+    }
+)
 
 
 @pytest.mark.parametrize("mechanisms", list(MECHANISMS))
 def test_vectorised_pipeline_equals_the_reference_loop_on_the_same_transactions(cfg, mechanisms):
-    cfg = dataclasses.replace(_stressed(cfg), channel_stages=(("mq_channel", 9000.0),),
-                              apply_stages=(("qapply_agents", 8000.0),), pageset_rows_per_s=2500.0,
-                              log_delay_s=0.3, mq_staging_s=0.02, **MECHANISMS[mechanisms])
+    cfg = dataclasses.replace(
+        _stressed(cfg),
+        channel_stages=(("mq_channel", 9000.0),),
+        apply_stages=(("qapply_agents", 8000.0),),
+        pageset_rows_per_s=2500.0,
+        log_delay_s=0.3,
+        mq_staging_s=0.02,
+        **MECHANISMS[mechanisms],
+    )
     res = simulate_config(cfg, 120, seed=4, profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000)
     tr = res.trace
     assert res.summary["pageset_msgs"] > 0, "the test must exercise the page set"
     assert res.summary["mem_full_time_s"] > 0, "the test must exercise apply memory back-pressure"
     assert res.summary["trans_spilled"] > 0
     assert res.summary["recvq_pageset_msgs"] > 0, "the test must exercise the receive queue's page set"
-    ref = run_reference(cfg, tr["commit"].tolist(), tr["rows"].tolist(), Warp.from_events(EVENTS, "channel"),
-                        Warp.from_events(EVENTS, "apply"), u=tr["u"].tolist(), v=tr["v"].tolist())
+    ref = run_reference(
+        cfg,
+        tr["commit"].tolist(),
+        tr["rows"].tolist(),
+        Warp.from_events(EVENTS, "channel"),
+        Warp.from_events(EVENTS, "apply"),
+        u=tr["u"].tolist(),
+        v=tr["v"].tolist(),
+    )
     for key in ("cap_dep", "put", "visible", "ch_dep", "get", "done"):
         np.testing.assert_allclose(tr[key], ref[key], rtol=0, atol=1e-7, err_msg=key)
     assert tr["pageset"].tolist() == ref["pageset"]
     if cfg.dependent_share or cfg.commit_count > 1:
         # the mechanism changed the times the reference agrees with
-        plain = simulate_config(dataclasses.replace(cfg, dependent_share=0.0, commit_count=1), 120, seed=4,
-                                profile=PROFILE, events=EVENTS, trace=True, chunk_txns=2000).trace
+        plain = simulate_config(
+            dataclasses.replace(cfg, dependent_share=0.0, commit_count=1),
+            120,
+            seed=4,
+            profile=PROFILE,
+            events=EVENTS,
+            trace=True,
+            chunk_txns=2000,
+        ).trace
         np.testing.assert_allclose(plain["put"], tr["put"], rtol=0, atol=0)
         assert np.abs(plain["done"] - tr["done"]).max() > 0.01
 
@@ -87,8 +148,13 @@ def test_same_seed_same_numbers_other_seed_other_numbers(cfg):
 
 @pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
 def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
-    res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=1, profile=PROFILE,
-                          events=EVENTS)
+    res = simulate_config(
+        dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]),
+        90,
+        seed=1,
+        profile=PROFILE,
+        events=EVENTS,
+    )
     s = res.summary
     assert s["rows_generated"] == pytest.approx(s["rows_applied"] + s["rows_in_flight_at_end"], abs=1e-6)
     ts = res.timeseries
@@ -98,20 +164,31 @@ def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
     # rows in flight are in exactly one of capture, MQ and apply
     cap = res.monitor["IBMQREP_CAPMON"]
     app = res.monitor["IBMQREP_APPLYMON"]
-    assert cap["ROWS_PROCESSED"].sum() >= res.monitor["IBMQREP_CAPQMON"]["ROWS_PUBLISHED"].sum() >= \
-        app["ROWS_APPLIED"].sum()
+    assert (
+        cap["ROWS_PROCESSED"].sum()
+        >= res.monitor["IBMQREP_CAPQMON"]["ROWS_PUBLISHED"].sum()
+        >= app["ROWS_APPLIED"].sum()
+    )
     assert app["ROWS_APPLIED"].sum() == s["rows_applied"]
 
 
 @pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
 def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg, mechanisms):
-    res = simulate_config(dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]), 90, seed=3, profile=PROFILE,
-                          events=EVENTS)
+    res = simulate_config(
+        dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]),
+        90,
+        seed=3,
+        profile=PROFILE,
+        events=EVENTS,
+    )
     m = res.monitor["IBMQREP_APPLYMON"]
     assert (m["TRANS_APPLIED"] > 0).sum() >= 5
-    np.testing.assert_allclose(m["END2END_LATENCY"], m["CAPTURE_LATENCY"] + m["QLATENCY"] + m["APPLY_LATENCY"],
-                               rtol=1e-9, atol=1e-6)
-    assert np.all(m["CAPTURE_LATENCY"] >= 0) and np.all(m["QLATENCY"] >= 0) and np.all(m["APPLY_LATENCY"] >= 0)
+    np.testing.assert_allclose(
+        m["END2END_LATENCY"], m["CAPTURE_LATENCY"] + m["QLATENCY"] + m["APPLY_LATENCY"], rtol=1e-9, atol=1e-6
+    )
+    assert (
+        np.all(m["CAPTURE_LATENCY"] >= 0) and np.all(m["QLATENCY"] >= 0) and np.all(m["APPLY_LATENCY"] >= 0)
+    )
 
 
 def test_littles_law_on_the_pipeline(cfg):
@@ -140,13 +217,17 @@ def test_steady_throughput_within_2pct_of_the_steady_state_prediction(cfg):
 def test_dependent_transactions_wait_for_the_one_before_and_raise_apply_latency(cfg):
     rate = profiles.constant(0.7 * cfg.max_rows_per_s)
     base = simulate_config(cfg, 120, seed=8, profile=rate, trace=True)
-    dep = simulate_config(dataclasses.replace(cfg, dependent_share=0.6), 120, seed=8, profile=rate, trace=True)
+    dep = simulate_config(
+        dataclasses.replace(cfg, dependent_share=0.6), 120, seed=8, profile=rate, trace=True
+    )
     # the same transactions and the same work reach Q Apply
     np.testing.assert_array_equal(base.trace["recv"], dep.trace["recv"])
     lat0, lat1 = base.summary["apply_latency_ms"], dep.summary["apply_latency_ms"]
     assert lat1 > 1.2 * lat0, (lat0, lat1)
     # the waits do not hold up the others: below capacity the throughput is what is offered
-    assert dep.summary["throughput_rows_per_s"] == pytest.approx(base.summary["throughput_rows_per_s"], rel=0.01)
+    assert dep.summary["throughput_rows_per_s"] == pytest.approx(
+        base.summary["throughput_rows_per_s"], rel=0.01
+    )
     # a dependent message (its first transaction drew v below the share) starts after the one before commits ...
     tr = dep.trace
     dependent = np.flatnonzero(tr["m_v"][1:] < 0.6) + 1
@@ -172,7 +253,9 @@ def test_commit_count_groups_messages_into_one_target_transaction(cfg):
     # a message waits for the others of its target transaction: APPLY plus Q latency grows
     s1, s3 = one.summary, three.summary
     assert s3["qlatency_ms"] + s3["apply_latency_ms"] > s1["qlatency_ms"] + s1["apply_latency_ms"]
-    assert s3["rows_applied"] + s3["rows_in_flight_at_end"] == s1["rows_applied"] + s1["rows_in_flight_at_end"]
+    assert (
+        s3["rows_applied"] + s3["rows_in_flight_at_end"] == s1["rows_applied"] + s1["rows_in_flight_at_end"]
+    )
 
 
 def test_commit_count_counts_mem_full_time_once_per_target_transaction(cfg):
@@ -206,8 +289,19 @@ def test_monitor_rows_have_the_product_columns_and_units(cfg):
     assert set(rows) == {"IBMQREP_CAPMON", "IBMQREP_CAPQMON", "IBMQREP_APPLYMON"}
     assert len(rows["IBMQREP_APPLYMON"]) == 6  # 60 s at MONITOR_INTERVAL 10000 ms
     a = rows["IBMQREP_APPLYMON"][3]
-    for col in ("END2END_LATENCY", "QLATENCY", "APPLY_LATENCY", "CAPTURE_LATENCY", "ROWS_APPLIED", "TRANS_APPLIED",
-                "MEM_FULL_TIME", "OLDEST_TRANS", "QDEPTH", "CURRENT_MEMORY", "MONITOR_TIME"):
+    for col in (
+        "END2END_LATENCY",
+        "QLATENCY",
+        "APPLY_LATENCY",
+        "CAPTURE_LATENCY",
+        "ROWS_APPLIED",
+        "TRANS_APPLIED",
+        "MEM_FULL_TIME",
+        "OLDEST_TRANS",
+        "QDEPTH",
+        "CURRENT_MEMORY",
+        "MONITOR_TIME",
+    ):
         assert col in a
     assert a["MONITOR_TIME"] == "2024-01-01-00.00.40.000000"
     assert a["ROWS_APPLIED"] == pytest.approx(100000, rel=0.05)  # 10 s at 10,000 rows/s
@@ -236,7 +330,9 @@ def test_a_preloaded_receive_queue_drains_at_the_apply_rate(cfg):
     assert s["rows_generated"] == rows and s["rows_applied"] == rows
     assert s["initial_queue_applied_s"] == pytest.approx(rows / cfg.apply_rows_per_s, rel=0.01)
     depth = res.timeseries["recvq.depth_msgs"]  # at the end of each second
-    assert depth[4] == pytest.approx(n_msgs - 5 * cfg.apply_rows_per_s / 15 - 2e6 / (15 * cfg.bytes_per_row), abs=30)
+    assert depth[4] == pytest.approx(
+        n_msgs - 5 * cfg.apply_rows_per_s / 15 - 2e6 / (15 * cfg.bytes_per_row), abs=30
+    )
     assert res.monitor["IBMQREP_APPLYMON"]["QDEPTH"][0] == 0
     assert res.monitor["IBMQREP_APPLYMON"]["MEM_FULL_TIME"][0] > 9
 
@@ -258,8 +354,9 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead(make_pre
         p = project.with_param(qm.id, "read_ahead", read_ahead).with_param(qm.id, "buffpool_pages", 20000)
         cfg = build_config(project_to_scenario(p), make_prediction(), p, delays={})
         assert cfg.xmitq_buffer_msgs < 20000 and cfg.pageset_rows_per_s < cfg.channel_stages[0][1]
-        res = simulate_config(cfg, 1800, seed=1, profile=profiles.constant(12000),
-                              events=[Event("channel_stop", 60.0, 600.0)])
+        res = simulate_config(
+            cfg, 1800, seed=1, profile=profiles.constant(12000), events=[Event("channel_stop", 60.0, 600.0)]
+        )
         out[read_ahead] = (res.summary["events"][0]["catch_up_s"], res.summary["pageset_msgs"], cfg)
     (slow, ps_slow, cfg_off), (fast, ps_fast, cfg_on) = out[False], out[True]
     assert cfg_on.pageset_rows_per_s > cfg_off.pageset_rows_per_s
@@ -270,7 +367,9 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead(make_pre
 def test_fixed_delays_shift_capture_and_q_latency(cfg):
     p = profiles.constant(5000)
     base = simulate_config(cfg, 60, seed=1, profile=p).summary
-    late = simulate_config(dataclasses.replace(cfg, log_delay_s=0.5, mq_staging_s=0.03), 60, seed=1, profile=p).summary
+    late = simulate_config(
+        dataclasses.replace(cfg, log_delay_s=0.5, mq_staging_s=0.03), 60, seed=1, profile=p
+    ).summary
     # the log delay is a multiple of SLEEP_INTERVAL here, so it shifts CAPTURE_LATENCY exactly
     assert late["capture_latency_ms"] - base["capture_latency_ms"] == pytest.approx(500.0, abs=1.0)
     assert late["qlatency_ms"] - base["qlatency_ms"] == pytest.approx(30.0, abs=2.0)
@@ -280,7 +379,9 @@ def test_switch_over_drain_time_is_the_backlog_at_the_apply_rate(cfg):
     """Journey 5: Q Apply stopped for the last 20 s; stopping the source at the end, everything in
     flight is applied after about backlog / apply capacity."""
     rate = 16000.0
-    res = simulate_config(cfg, 60, seed=1, profile=profiles.constant(rate), events=[Event("apply_stop", 40.0, 20.0)])
+    res = simulate_config(
+        cfg, 60, seed=1, profile=profiles.constant(rate), events=[Event("apply_stop", 40.0, 20.0)]
+    )
     s = res.summary
     backlog = s["rows_in_flight_at_end"]
     assert backlog == pytest.approx(rate * 20, rel=0.1)
@@ -293,8 +394,14 @@ def test_channel_batches_deliver_together_and_cost_a_sync_each(cfg):
     """Messages of one batch reach the receive queue at the same time, at most BATCHSZ per batch,
     the sync time after the batch's last message; at full batches the channel keeps its capacity."""
     cfg = dataclasses.replace(cfg, channel_batch_msgs=50.0, channel_sync_s=0.004)
-    res = simulate_config(cfg, 60, seed=2, profile=profiles.constant(20000), trace=True,
-                          events=[Event("channel_stop", 10.0, 10.0)])
+    res = simulate_config(
+        cfg,
+        60,
+        seed=2,
+        profile=profiles.constant(20000),
+        trace=True,
+        events=[Event("channel_stop", 10.0, 10.0)],
+    )
     tr = res.trace
     # per message: its first transaction's index
     first = np.flatnonzero(np.diff(tr["put"], prepend=-1.0) != 0)
@@ -305,7 +412,9 @@ def test_channel_batches_deliver_together_and_cost_a_sync_each(cfg):
     assert sizes.max() == 50 and (sizes < 50).any() and len(sizes) > 100
     # a batch's messages arrive the sync time plus the network delay after its last one was sent
     last = np.append(starts[1:], len(recv)) - 1
-    np.testing.assert_allclose(recv[starts], sent[last] + cfg.channel_sync_s + cfg.network_latency_s, atol=1e-9)
+    np.testing.assert_allclose(
+        recv[starts], sent[last] + cfg.channel_sync_s + cfg.network_latency_s, atol=1e-9
+    )
     # after the outage the backlog is sent in full batches: the channel drains at its capacity
     drain = (tr["ch_dep"] > 21) & (tr["ch_dep"] < 24)
     rows_per_s = tr["rows"][drain].sum() / 3.0

@@ -34,15 +34,20 @@ LOADS = (0.5, 0.8)
 
 
 def _qrep_samples() -> list[Path]:
-    return [path for path in sorted((ROOT / "sample_runs").glob("*.json"))
-            if project_to_scenario(projectfile.load(path)).get("kind") == "qrep"]
+    return [
+        path
+        for path in sorted((ROOT / "sample_runs").glob("*.json"))
+        if project_to_scenario(projectfile.load(path)).get("kind") == "qrep"
+    ]
 
 
 SAMPLES = _qrep_samples()
 
 #: Settings changed for the runs with the simulation's dependency and COMMIT_COUNT mechanisms.
-VARIANTS = {"dependent-30pct": {"workload": {"dependent_txn_pct": 30.0}},
-            "commit-count-4": {"qapply": {"commit_count": 4}}}
+VARIANTS = {
+    "dependent-30pct": {"workload": {"dependent_txn_pct": 30.0}},
+    "commit-count-4": {"qapply": {"commit_count": 4}},
+}
 
 
 def _agreement(path: Path, load: float, changes: dict | None = None):
@@ -59,7 +64,9 @@ def _within(sim: float, steady: float, factor: float, abs_ms: float) -> bool:
 
 def _assert_apply_latency(a, name):
     sim, steady = a.simulated["APPLY_LATENCY"], a.steady["APPLY_LATENCY"]
-    assert _within(sim, steady, 5.0, 20.0), f"{name}: APPLY_LATENCY {sim:.1f} ms simulated vs {steady:.1f} ms steady"
+    assert _within(sim, steady, 5.0, 20.0), (
+        f"{name}: APPLY_LATENCY {sim:.1f} ms simulated vs {steady:.1f} ms steady"
+    )
 
 
 def test_there_are_qrep_samples_to_compare():

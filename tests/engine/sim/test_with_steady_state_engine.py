@@ -32,8 +32,15 @@ def test_baseline_steady_throughput_within_2pct_of_the_prediction(baseline):
 def test_baseline_channel_outage_catch_up_is_finite_below_the_maximum(baseline):
     project, settings, pred = baseline
     rate = 0.6 * pred.metrics["apply_rows_per_s"]
-    res = simulate_settings(settings, 600, prediction=pred, project=project, seed=2,
-                            profile=profiles.constant(rate), events=[Event("channel_stop", 60, 120)])
+    res = simulate_settings(
+        settings,
+        600,
+        prediction=pred,
+        project=project,
+        seed=2,
+        profile=profiles.constant(rate),
+        events=[Event("channel_stop", 60, 120)],
+    )
     e = res.summary["events"][0]
     assert e["backlog_at_end_of_event_rows"] == pytest.approx(rate * 120, rel=0.05)
     assert e["catch_up_s"] is not None and 0 < e["catch_up_s"] < 480
@@ -50,8 +57,9 @@ def test_overridden_coefficients_reach_the_simulation(baseline):
     runs = {}
     for extra_ms in (0.0, 50.0):
         over = {"log_merge_delay_ms": delay + extra_ms}
-        res = simulate_settings(settings, 60, project=project, seed=1, coefficients=over,
-                                profile=profiles.constant(20000))
+        res = simulate_settings(
+            settings, 60, project=project, seed=1, coefficients=over, profile=profiles.constant(20000)
+        )
         assert res.config.log_delay_s == pytest.approx((delay + extra_ms) / 1000.0)
         runs[extra_ms] = res.summary["capture_latency_ms"]
     assert runs[50.0] - runs[0.0] == pytest.approx(50.0, abs=3.0)

@@ -63,13 +63,20 @@ def predict(settings: dict, coefficients: dict | None = None) -> Prediction:
     a = rate / rows_per_txn * c["apply_ms_per_txn"] / 1000.0
     wait_ms = _erlang_c(agents, a) * c["apply_ms_per_txn"] / (agents - a)
     apply_ms = c["apply_ms_per_txn"] + wait_ms
-    stages = (StageResult("qcapture", capture_cap, rho_c, "rows/s", capture_ms),
-              StageResult("mq_channel", mq_cap, rate / mq_cap, "rows/s", q_ms),
-              StageResult("qapply_agents", apply_cap, rate / apply_cap, "rows/s", apply_ms))
-    metrics = {"capture_rows_per_s": rate, "apply_rows_per_s": rate, "capture_latency_ms": capture_ms,
-               "qlatency_ms": q_ms, "apply_latency_ms": apply_ms,
-               "end2end_latency_ms": capture_ms + q_ms + apply_ms,
-               "msg_size_kb": batch * rows_per_txn * settings["table"]["row_bytes"] / 1024.0}
+    stages = (
+        StageResult("qcapture", capture_cap, rho_c, "rows/s", capture_ms),
+        StageResult("mq_channel", mq_cap, rate / mq_cap, "rows/s", q_ms),
+        StageResult("qapply_agents", apply_cap, rate / apply_cap, "rows/s", apply_ms),
+    )
+    metrics = {
+        "capture_rows_per_s": rate,
+        "apply_rows_per_s": rate,
+        "capture_latency_ms": capture_ms,
+        "qlatency_ms": q_ms,
+        "apply_latency_ms": apply_ms,
+        "end2end_latency_ms": capture_ms + q_ms + apply_ms,
+        "msg_size_kb": batch * rows_per_txn * settings["table"]["row_bytes"] / 1024.0,
+    }
     units = {k: ("rows/s" if k.endswith("per_s") else "KB" if k.endswith("kb") else "ms") for k in metrics}
     bottleneck = min(stages, key=lambda s: s.capacity).name
     return Prediction("qrep", metrics, units, stages, bottleneck, (), "fitfake-1")

@@ -11,16 +11,36 @@ from store_fakes import ROOT
 
 
 def qrtune(env, *args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.slow
 def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     env = env_with_fakes
-    out = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=1,4,8,16",
-                 "--set", "qcapture.trans_batch_sz=1,3,5", "--db", str(db), "--workers", "0",
-                 "--predictor", "store_fakes:predict", "--json")
+    out = qrtune(
+        env,
+        "sweep",
+        "sample_runs/redpaper-baseline.json",
+        "--set",
+        "qapply.num_apply_agents=1,4,8,16",
+        "--set",
+        "qcapture.trans_batch_sz=1,3,5",
+        "--db",
+        str(db),
+        "--workers",
+        "0",
+        "--predictor",
+        "store_fakes:predict",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["points"] == 12 and summary["run_now"] == 12 and summary["failed"] == 0
@@ -51,8 +71,15 @@ def test_sweep_runs_compare_round_trip(db, env_with_fakes):
 
 def test_user_errors_are_one_line(db, env_with_fakes):
     env = env_with_fakes
-    bad = qrtune(env, "sweep", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=0..2",
-                 "--db", str(db))
+    bad = qrtune(
+        env,
+        "sweep",
+        "sample_runs/redpaper-baseline.json",
+        "--set",
+        "qapply.num_apply_agents=0..2",
+        "--db",
+        str(db),
+    )
     assert bad.returncode == 2 and "0 is not allowed" in bad.stderr and "Traceback" not in bad.stderr
     missing = qrtune(env, "compare", "1", "2", "--db", str(db.parent / "none.duckdb"))
     assert missing.returncode == 3 and "no results store at" in missing.stderr  # EXIT_INPUT
@@ -64,10 +91,19 @@ def test_user_errors_are_one_line(db, env_with_fakes):
 
 def test_import_monitor_command(db, env_with_fakes, tmp_path):
     f = tmp_path / "IBMQREP_APPLYMON.csv"
-    f.write_text("MONITOR_TIME,RECVQ,ROWS_APPLIED,END2END_LATENCY,NOTE\n"
-                 "2013-04-02-10.00.10.000000,Q,5000,40,a\n2013-04-02-10.00.20.000000,Q,5100,42,b\n")
-    out = qrtune(env_with_fakes, "import-monitor", str(f), "--db", str(db), "--project",
-                 "sample_runs/redpaper-baseline.json")
+    f.write_text(
+        "MONITOR_TIME,RECVQ,ROWS_APPLIED,END2END_LATENCY,NOTE\n"
+        "2013-04-02-10.00.10.000000,Q,5000,40,a\n2013-04-02-10.00.20.000000,Q,5100,42,b\n"
+    )
+    out = qrtune(
+        env_with_fakes,
+        "import-monitor",
+        str(f),
+        "--db",
+        str(db),
+        "--project",
+        "sample_runs/redpaper-baseline.json",
+    )
     assert out.returncode == 0, out.stderr
     assert "2 rows of IBMQREP_APPLYMON" in out.stdout and "text columns not imported: NOTE" in out.stdout
     assert "for project 'Redpaper baseline" in out.stdout

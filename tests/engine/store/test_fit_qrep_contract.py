@@ -80,16 +80,25 @@ def test_fit_to_simulated_rows_recovers_the_coefficients_the_simulator_reproduce
     assert result.fitted["log_merge_delay_ms"] == pytest.approx(true["log_merge_delay_ms"], rel=0.05)
     assert result.fitted["msg_header_bytes"] == pytest.approx(true["msg_header_bytes"], rel=0.15)
     assert result.after["mean_metric_pct"] < result.before["mean_metric_pct"]
-    assert result.after["by_metric"]["capture_latency_ms"] < 2.0 < result.before["by_metric"]["capture_latency_ms"]
+    assert (
+        result.after["by_metric"]["capture_latency_ms"]
+        < 2.0
+        < result.before["by_metric"]["capture_latency_ms"]
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the simulator and the steady-state engine split Q Apply's and the channel's time differently (within the "
-    "tolerances tests/engine/sim/test_sim_agrees_with_qrep.py states), so the fit to simulated rows does not "
-    "recover every coefficient: class2_commit_ms comes out 0.08 ms for 0.65 (APPLY_LATENCY) and ch_batch_us "
-    "8,672 us for 5,305 (QLATENCY), while log_merge_delay_ms, maxtrans_per_commit and msg_header_bytes are "
-    "within 8 %"))
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason=(
+        "the simulator and the steady-state engine split Q Apply's and the channel's time differently (within the "
+        "tolerances tests/engine/sim/test_sim_agrees_with_qrep.py states), so the fit to simulated rows does not "
+        "recover every coefficient: class2_commit_ms comes out 0.08 ms for 0.65 (APPLY_LATENCY) and ch_batch_us "
+        "8,672 us for 5,305 (QLATENCY), while log_merge_delay_ms, maxtrans_per_commit and msg_header_bytes are "
+        "within 8 %"
+    ),
+)
 def test_fit_to_simulated_rows_recovers_every_coefficient(simulated):
     true, result = simulated
     for name, value in true.items():

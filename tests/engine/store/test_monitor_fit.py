@@ -38,7 +38,9 @@ OFFERED = np.concatenate([np.linspace(300, 2200, 24), np.linspace(2200, 300, 24)
 def imported(db, tmp_path, baseline):
     settings = project_to_scenario(baseline)
     model = engine_fit_model(settings, "fit_fakes")
-    rows = synthesize_intervals(model, settings, fit_fakes.TRUE, OFFERED, 10.0, np.random.default_rng(7), 0.03)
+    rows = synthesize_intervals(
+        model, settings, fit_fakes.TRUE, OFFERED, 10.0, np.random.default_rng(7), 0.03
+    )
     files = []
     for table, table_rows in rows.items():
         f = tmp_path / f"{table}.csv"
@@ -56,8 +58,15 @@ def test_intervals_from_imported_rows(imported, baseline):
     assert len(ivs) == len(OFFERED)
     assert all(iv.interval_s == 10.0 for iv in ivs)
     assert ivs[0].offered_rows_per_s == pytest.approx(OFFERED[0], rel=0.15)
-    assert set(ivs[0].measured) >= {"apply_rows_per_s", "apply_latency_ms", "qlatency_ms", "capture_latency_ms",
-                                    "end2end_latency_ms", "capture_rows_per_s", "msg_size_kb"}
+    assert set(ivs[0].measured) >= {
+        "apply_rows_per_s",
+        "apply_latency_ms",
+        "qlatency_ms",
+        "capture_latency_ms",
+        "end2end_latency_ms",
+        "capture_rows_per_s",
+        "msg_size_kb",
+    }
     fit_set, held = split(ivs, 4)
     assert len(held) == len(OFFERED) // 4 and not set(map(id, fit_set)) & set(map(id, held))
 
@@ -94,13 +103,23 @@ def test_interval_length_from_monitor_time_when_column_missing(baseline):
     from datetime import datetime, timedelta
 
     t = np.array([datetime(2024, 1, 1) + timedelta(seconds=30 * k) for k in range(3)], dtype="datetime64[us]")
-    tables = {"IBMQREP_APPLYMON": {"monitor_time": t, "queue": np.array(["Q"] * 3, dtype=object),
-                                   "ROWS_APPLIED": np.array([300.0, 600.0, 0.0])}}
+    tables = {
+        "IBMQREP_APPLYMON": {
+            "monitor_time": t,
+            "queue": np.array(["Q"] * 3, dtype=object),
+            "ROWS_APPLIED": np.array([300.0, 600.0, 0.0]),
+        }
+    }
     ivs = intervals_from_monitor(tables, default_interval_s=10.0)
     assert [iv.interval_s for iv in ivs] == [30.0, 30.0]  # the first takes the spacing, not the default
     assert [iv.measured["apply_rows_per_s"] for iv in ivs] == [10.0, 20.0]  # the idle interval is left out
-    single = {"IBMQREP_APPLYMON": {"monitor_time": t[:1], "queue": np.array(["Q"], dtype=object),
-                                   "ROWS_APPLIED": np.array([300.0])}}
+    single = {
+        "IBMQREP_APPLYMON": {
+            "monitor_time": t[:1],
+            "queue": np.array(["Q"], dtype=object),
+            "ROWS_APPLIED": np.array([300.0]),
+        }
+    }
     assert [iv.interval_s for iv in intervals_from_monitor(single, default_interval_s=10.0)] == [10.0]
 
 
@@ -131,7 +150,9 @@ def test_fit_command_records_the_fit_and_predict_uses_it(imported, baseline, cap
     pred = json.loads(capsys.readouterr().out)
     expected = fit_fakes.predict(settings, fit["coefficients"]).metrics
     assert pred["metrics"]["apply_latency_ms"] == pytest.approx(expected["apply_latency_ms"])
-    assert pred["metrics"]["apply_latency_ms"] != pytest.approx(fit_fakes.predict(settings).metrics["apply_latency_ms"])
+    assert pred["metrics"]["apply_latency_ms"] != pytest.approx(
+        fit_fakes.predict(settings).metrics["apply_latency_ms"]
+    )
     with Store.open(db, read_only=True) as s:
         (run,) = s.list_runs(kind="predict")
     assert run.id == pred["run_id"] and run.label == f"fitted (fit {fit['id']})"
@@ -142,13 +163,30 @@ def test_fit_command_records_the_fit_and_predict_uses_it(imported, baseline, cap
 def test_fit_table_output_and_overlay_export(imported, capsys, tmp_path):
     db, _, _ = imported
     export = tmp_path / "overlay.csv"
-    assert qrtune_main(["fit", "sample_runs/redpaper-baseline.json", "--db", str(db), "--model", "fit_fakes",
-                        "--only", "apply_ms_per_txn", "--export", str(export)]) == 0
+    assert (
+        qrtune_main(
+            [
+                "fit",
+                "sample_runs/redpaper-baseline.json",
+                "--db",
+                str(db),
+                "--model",
+                "fit_fakes",
+                "--only",
+                "apply_ms_per_txn",
+                "--export",
+                str(export),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "error on held-out intervals" in out and "apply_ms_per_txn" in out
     rows = list(csv.DictReader(export.open()))
     assert len({r["monitor_time"] for r in rows}) == len(OFFERED)
-    assert sum(r["held_out"] == "True" for r in rows if r["metric"] == "apply_latency_ms") == len(OFFERED) // 4
+    assert (
+        sum(r["held_out"] == "True" for r in rows if r["metric"] == "apply_latency_ms") == len(OFFERED) // 4
+    )
     lat = [r for r in rows if r["metric"] == "apply_latency_ms"]
     after = np.median([abs(float(r["predicted_after"]) / float(r["measured"]) - 1) for r in lat])
     before = np.median([abs(float(r["predicted_before"]) / float(r["measured"]) - 1) for r in lat])
@@ -168,25 +206,42 @@ def test_engine_contract_check_accepts_a_conforming_engine(baseline):
 
 
 def _engine(parameters, predict):
-    return types.SimpleNamespace(__name__="engine.perf.fake", fit_parameters=lambda settings: parameters,
-                                 predict=predict)
+    return types.SimpleNamespace(
+        __name__="engine.perf.fake", fit_parameters=lambda settings: parameters, predict=predict
+    )
 
 
 def test_engine_contract_entries_in_coefficient_file_layout(baseline):
     settings = project_to_scenario(baseline)
-    layout = {"apply_ms_per_txn": {"value": 8.0, "bounds": [0.1, 1000.0], "unit": "ms/txn"},
-              "mq_ms_per_msg": {"value": 5.0, "low": 0.05, "high": 100.0}}
+    layout = {
+        "apply_ms_per_txn": {"value": 8.0, "bounds": [0.1, 1000.0], "unit": "ms/txn"},
+        "mq_ms_per_msg": {"value": 5.0, "low": 0.05, "high": 100.0},
+    }
     params = check_engine_contract(_engine(layout, fit_fakes.predict), settings)
-    assert params == {"apply_ms_per_txn": (8.0, 0.1, 1000.0, "ms/txn"), "mq_ms_per_msg": (5.0, 0.05, 100.0, "")}
+    assert params == {
+        "apply_ms_per_txn": (8.0, 0.1, 1000.0, "ms/txn"),
+        "mq_ms_per_msg": (5.0, 0.05, 100.0, ""),
+    }
 
 
-@pytest.mark.parametrize("parameters, predict, fragment", [
-    ({"apply_ms_per_txn": (8.0, 9.0, 20.0, "ms")}, fit_fakes.predict, "expected 0 < low <= value <= high"),
-    ({"apply_ms_per_txn": (8.0, 0.1)}, fit_fakes.predict, "expected (value, low, high, unit)"),
-    ({"apply_ms_per_txn": (9.0, 0.1, 100.0, "ms")}, fit_fakes.predict, "must be the ones in use"),
-    ({"apply_ms_per_txn": (8.0, 0.1, 100.0, "ms")}, lambda s, c=None: fit_fakes.predict(s), "ignores coefficient"),
-    ({}, fit_fakes.predict, "offers no coefficient"),
-])
+@pytest.mark.parametrize(
+    "parameters, predict, fragment",
+    [
+        (
+            {"apply_ms_per_txn": (8.0, 9.0, 20.0, "ms")},
+            fit_fakes.predict,
+            "expected 0 < low <= value <= high",
+        ),
+        ({"apply_ms_per_txn": (8.0, 0.1)}, fit_fakes.predict, "expected (value, low, high, unit)"),
+        ({"apply_ms_per_txn": (9.0, 0.1, 100.0, "ms")}, fit_fakes.predict, "must be the ones in use"),
+        (
+            {"apply_ms_per_txn": (8.0, 0.1, 100.0, "ms")},
+            lambda s, c=None: fit_fakes.predict(s),
+            "ignores coefficient",
+        ),
+        ({}, fit_fakes.predict, "offers no coefficient"),
+    ],
+)
 def test_engine_contract_violations_are_named(baseline, parameters, predict, fragment):
     with pytest.raises(FitError) as e:
         check_engine_contract(_engine(parameters, predict), project_to_scenario(baseline))

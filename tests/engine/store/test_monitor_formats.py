@@ -76,8 +76,10 @@ def del_bytes(rows, bit: str = "raw", delimiter: bytes = b",") -> bytes:
 
 def clp_text(columns, rows, header: bool = True) -> str:
     """``db2 "SELECT * FROM ..."`` (header, dashes, footer) or ``db2 -x`` (rows only)."""
-    cells = [["-" if v is None else f"x'{v.hex().upper()}'" if isinstance(v, bytes) else _db2_text(v) for v in row]
-             for row in rows]
+    cells = [
+        ["-" if v is None else f"x'{v.hex().upper()}'" if isinstance(v, bytes) else _db2_text(v) for v in row]
+        for row in rows
+    ]
     widths = [max(len(c), *(len(r[k]) for r in cells)) for k, c in enumerate(columns)]
 
     def line(values, numeric):
@@ -87,8 +89,17 @@ def clp_text(columns, rows, header: bool = True) -> str:
     body = [line(r, numeric) for r in cells]
     if not header:
         return "\n".join(body) + "\n"
-    return "\n".join(["", line(columns, [False] * len(columns)), " ".join("-" * w for w in widths), *body, "",
-                      f"  {len(rows)} record(s) selected.", ""])
+    return "\n".join(
+        [
+            "",
+            line(columns, [False] * len(columns)),
+            " ".join("-" * w for w in widths),
+            *body,
+            "",
+            f"  {len(rows)} record(s) selected.",
+            "",
+        ]
+    )
 
 
 def _rates(db, paths):
@@ -139,8 +150,11 @@ def test_clp_output_of_each_monitor_table(tmp_path, header):
         f.write_text(clp_text(columns, _rows(table, columns), header=header))
         pf = parse_file(f)
         assert pf.table is table and pf.shape == ("clp" if header else "clp-x")
-        rows_col = {"IBMQREP_APPLYMON": "ROWS_APPLIED", "IBMQREP_CAPQMON": "ROWS_PUBLISHED",
-                    "IBMQREP_CAPMON": "ROWS_PROCESSED"}[table.name]
+        rows_col = {
+            "IBMQREP_APPLYMON": "ROWS_APPLIED",
+            "IBMQREP_CAPQMON": "ROWS_PUBLISHED",
+            "IBMQREP_CAPMON": "ROWS_PROCESSED",
+        }[table.name]
         per_s = pf.value[pf.col == rows_col] / (pf.value[pf.col == "MONITOR_INTERVAL"] / 1000.0)
         assert np.all(np.abs(per_s / ROWS_PER_S - 1) < 0.10), (table.name, per_s)
 
@@ -167,7 +181,9 @@ def test_headerless_file_with_an_undocumented_column_count_names_what_was_expect
     columns = layouts(APPLYMON)["9.7.3"] + ("SOMETHING_NEW",)
     f = tmp_path / "x_APPLYMON.del"
     f.write_bytes(del_bytes([r + [1] for r in _rows(APPLYMON, columns[:-1])]))
-    with pytest.raises(MonitorImportError, match=r"36 columns; the documented layouts have 26 \(9.1\).*--columns"):
+    with pytest.raises(
+        MonitorImportError, match=r"36 columns; the documented layouts have 26 \(9.1\).*--columns"
+    ):
         parse_file(f)
     pf = parse_file(f, columns=columns)
     assert "SOMETHING_NEW" in pf.numeric_columns
@@ -186,7 +202,9 @@ def test_header_csv_with_hex_bit_data_is_still_read_by_its_header(tmp_path):
     w = csv.writer(buf)
     w.writerow(columns)
     for i in range(4):
-        w.writerow([QUEUES[0], _db2_text(T0 + timedelta(seconds=INTERVAL_S * i)), 690_000, BIT_VALUES[1].hex()])
+        w.writerow(
+            [QUEUES[0], _db2_text(T0 + timedelta(seconds=INTERVAL_S * i)), 690_000, BIT_VALUES[1].hex()]
+        )
     f = tmp_path / "export.csv"
     f.write_text(buf.getvalue())
     pf = parse_file(f)
@@ -199,7 +217,21 @@ def test_cli_import_of_a_del_export_and_its_parameters(tmp_path, root):
     f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7.3"])))
     parms = tmp_path / "applyparms.del"
     parms.write_text('"QM1",10080,10080,30000\n')
-    out = subprocess.run([sys.executable, "-m", "engine", "import-monitor", str(f), str(parms), "--db",
-                          str(tmp_path / "r.duckdb"), "--json"], cwd=root, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "import-monitor",
+            str(f),
+            str(parms),
+            "--db",
+            str(tmp_path / "r.duckdb"),
+            "--json",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert '"shape": "del"' in out.stdout and "parameter table" in out.stdout

@@ -26,10 +26,20 @@ T0 = datetime(2013, 4, 2, 10, 0, 0)
 def _applymon_rows(n=3, with_interval=True):
     rows = []
     for i in range(n):
-        r = {"MONITOR_TIME": T0 + timedelta(seconds=10 * i), "RECVQ": "QA.TO.QB.RECVQ",
-             "QSTART_TIME": T0 - timedelta(hours=1), "CURRENT_MEMORY": 2_097_152, "QDEPTH": 40 + i,
-             "END2END_LATENCY": 520 + i, "QLATENCY": 300, "APPLY_LATENCY": 200 + i, "CAPTURE_LATENCY": 20,
-             "TRANS_APPLIED": 1000, "ROWS_APPLIED": 5000 + i, "OLDEST_COMMIT_LSN": "x'00AB'"}
+        r = {
+            "MONITOR_TIME": T0 + timedelta(seconds=10 * i),
+            "RECVQ": "QA.TO.QB.RECVQ",
+            "QSTART_TIME": T0 - timedelta(hours=1),
+            "CURRENT_MEMORY": 2_097_152,
+            "QDEPTH": 40 + i,
+            "END2END_LATENCY": 520 + i,
+            "QLATENCY": 300,
+            "APPLY_LATENCY": 200 + i,
+            "CAPTURE_LATENCY": 20,
+            "TRANS_APPLIED": 1000,
+            "ROWS_APPLIED": 5000 + i,
+            "OLDEST_COMMIT_LSN": "x'00AB'",
+        }
         if with_interval:
             r["MONITOR_INTERVAL"] = 10_000
         rows.append(r)
@@ -66,8 +76,10 @@ def test_applymon_values_units_and_text_columns(tmp_path):
 
 
 def test_older_and_newer_releases_columns(tmp_path, db):
-    old = [{k: v for k, v in r.items() if k not in ("MONITOR_INTERVAL", "CAPTURE_LATENCY", "QSTART_TIME")}
-           for r in _applymon_rows()]
+    old = [
+        {k: v for k, v in r.items() if k not in ("MONITOR_INTERVAL", "CAPTURE_LATENCY", "QSTART_TIME")}
+        for r in _applymon_rows()
+    ]
     new = [dict(r, MQ_BYTES=123456, FUTURE_COUNTER=7, FUTURE_NOTE="hello") for r in _applymon_rows()]
     (tmp_path / "old_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", old))
     (tmp_path / "new_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", new))
@@ -97,7 +109,11 @@ def test_capqmon_and_capmon_semicolon_quoted(tmp_path, db):
         import_files(s, [tmp_path / "q.csv", tmp_path / "c.csv"])
         wide = load_monitor_rows(s)
     q = wide["IBMQREP_CAPQMON"]
-    assert q["queue"][0] == "QA.TO.QB.SENDQ" and q["ROWS_PUBLISHED"][0] == 50000 and q["TRANS_PUBLISHED"][0] == 10000
+    assert (
+        q["queue"][0] == "QA.TO.QB.SENDQ"
+        and q["ROWS_PUBLISHED"][0] == 50000
+        and q["TRANS_PUBLISHED"][0] == 10000
+    )
     assert "CURRENT_SEQ" not in q
     assert wide["IBMQREP_CAPMON"]["CURRENT_MEMORY"][0] == 52428800
 
@@ -106,12 +122,14 @@ def test_malformed_rows_name_file_and_line_and_import_nothing(tmp_path, db):
     good = tmp_path / "good_APPLYMON.csv"
     good.write_text(to_csv_text("IBMQREP_APPLYMON", _applymon_rows()))
     bad = tmp_path / "bad_CAPQMON.csv"
-    bad.write_text("MONITOR_TIME,SENDQ,ROWS_PUBLISHED,TRANS_PUBLISHED\n"
-                   "2013-04-02 10:00:10,QA,50000,10000\n"
-                   "2013-04-02 10:00:20,QA,5O000,10000\n"
-                   "2013-04-02 10:00:30,QA,50000\n"
-                   "02/04/2013,QA,1,1\n"
-                   "2013-04-02 10:00:50,,1,1\n")
+    bad.write_text(
+        "MONITOR_TIME,SENDQ,ROWS_PUBLISHED,TRANS_PUBLISHED\n"
+        "2013-04-02 10:00:10,QA,50000,10000\n"
+        "2013-04-02 10:00:20,QA,5O000,10000\n"
+        "2013-04-02 10:00:30,QA,50000\n"
+        "02/04/2013,QA,1,1\n"
+        "2013-04-02 10:00:50,,1,1\n"
+    )
     with Store.open(db) as s:
         with pytest.raises(MonitorImportError) as e:
             import_files(s, [good, bad])
@@ -129,7 +147,9 @@ def test_malformed_rows_name_file_and_line_and_import_nothing(tmp_path, db):
 def test_missing_required_column(tmp_path):
     f = tmp_path / "x_APPLYMON.csv"
     f.write_text("MONITOR_TIME,ROWS_APPLIED\n2013-04-02 10:00:10,5\n")
-    with pytest.raises(MonitorImportError, match=r"x_APPLYMON.csv:1: IBMQREP_APPLYMON export lacks column RECVQ"):
+    with pytest.raises(
+        MonitorImportError, match=r"x_APPLYMON.csv:1: IBMQREP_APPLYMON export lacks column RECVQ"
+    ):
         parse_file(f)
 
 

@@ -41,8 +41,10 @@ def test_version_1_store_is_migrated_and_keeps_its_runs(db):
     for stmt in MIGRATIONS[1]:
         con.execute(stmt)
     con.execute("INSERT INTO schema_info VALUES (1, now()::TIMESTAMP)")
-    con.execute("INSERT INTO runs VALUES (7, 'p', 'h', '{}', '0.1', '', NULL, 'predict', now()::TIMESTAMP, 'ok', "
-                "'qrep', NULL, NULL, NULL, '', '')")
+    con.execute(
+        "INSERT INTO runs VALUES (7, 'p', 'h', '{}', '0.1', '', NULL, 'predict', now()::TIMESTAMP, 'ok', "
+        "'qrep', NULL, NULL, NULL, '', '')"
+    )
     con.close()
     with pytest.raises(StoreError, match="open it once for writing"):
         Store.open(db, read_only=True)
@@ -111,8 +113,13 @@ def test_simulation_round_trip_with_timeseries(db, baseline):
     t = np.arange(0.0, 60.0, 10.0)
     depth = np.array([0, 5, 50, 20, 3, 0.0])
     with Store.open(db) as s:
-        run_id = s.record_simulation(baseline, {"peak_depth": 50.0, "catch_up_s": 30.0}, {"peak_depth": "msgs"},
-                                     timeseries={"qdepth": (t[::-1], depth[::-1]), "rate": (t, t * 2)}, seed=42)
+        run_id = s.record_simulation(
+            baseline,
+            {"peak_depth": 50.0, "catch_up_s": 30.0},
+            {"peak_depth": "msgs"},
+            timeseries={"qdepth": (t[::-1], depth[::-1]), "rate": (t, t * 2)},
+            seed=42,
+        )
         data = s.load_run(run_id)
     assert data.run.kind == "simulate" and data.run.seed == 42
     assert data.metric("peak_depth") == 50.0
@@ -166,7 +173,9 @@ s.close()
 @pytest.mark.slow
 def test_second_process_gets_clear_message_or_waits(db, tmp_path, baseline):
     Store.open(db).close()
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db), "1.5"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(db), "1.5"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(StoreLockedError) as e:
@@ -188,8 +197,12 @@ def test_second_process_gets_clear_message_or_waits(db, tmp_path, baseline):
 def test_bulk_metric_columns(db):
     n = 10_000
     with Store.open(db) as s:
-        s.record_metrics_columns(np.arange(n) // 10, np.array([f"m{i % 10}" for i in range(n)], dtype=object),
-                                 np.arange(n, dtype=float), np.full(n, "ms", dtype=object))
-        total, = s.con.execute("SELECT sum(value) FROM metrics").fetchall()[0]
+        s.record_metrics_columns(
+            np.arange(n) // 10,
+            np.array([f"m{i % 10}" for i in range(n)], dtype=object),
+            np.arange(n, dtype=float),
+            np.full(n, "ms", dtype=object),
+        )
+        (total,) = s.con.execute("SELECT sum(value) FROM metrics").fetchall()[0]
     assert total == n * (n - 1) / 2
     assert json.loads(json.dumps({"ok": True}))

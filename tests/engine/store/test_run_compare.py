@@ -52,14 +52,20 @@ def test_stage_utilisation_and_capacity_side_by_side(three_runs):
     with Store.open(db, read_only=True) as s:
         cmp = compare_runs(s, [a, b, c])
     names = [m.metric for m in cmp.stages]
-    assert names == ["qcapture utilisation", "qcapture capacity", "qapply_agents utilisation",
-                     "qapply_agents capacity"]
+    assert names == [
+        "qcapture utilisation",
+        "qcapture capacity",
+        "qapply_agents utilisation",
+        "qapply_agents capacity",
+    ]
     agents = cmp.stages[3]  # capacity 900 rows/s per agent: 6, 12, 6 agents
     assert agents.unit == "rows/s" and agents.values == pytest.approx((5400, 10800, 5400))
     assert agents.pct_delta[1] == pytest.approx(100.0)
     util = cmp.stages[2]  # rate / capacity, in %
     rate = cmp.metric("apply_rows_per_s").values
-    assert util.unit == "%" and util.values == pytest.approx(tuple(100 * r / cap for r, cap in zip(rate, agents.values)))
+    assert util.unit == "%" and util.values == pytest.approx(
+        tuple(100 * r / cap for r, cap in zip(rate, agents.values))
+    )
     table = format_table(cmp)
     assert "Stages" in table and "qapply_agents capacity" in table and "10,800" in table
     rows = list(csv.reader(io.StringIO(format_csv(cmp))))
@@ -85,7 +91,9 @@ def test_formats(three_runs):
     with Store.open(db, read_only=True) as s:
         cmp = compare_runs(s, ids)
     table = format_table(cmp)
-    assert "qapply.num_apply_agents" in table and "d% 2" in table and "-50.0%" not in table.split("Metrics")[0]
+    assert (
+        "qapply.num_apply_agents" in table and "d% 2" in table and "-50.0%" not in table.split("Metrics")[0]
+    )
     rows = list(csv.reader(io.StringIO(format_csv(cmp))))
     assert rows[0][:6] == ["section", "name", "unit", "run_1", "run_2", "run_3"]
     lat = next(r for r in rows if r[1] == "apply_latency_ms")

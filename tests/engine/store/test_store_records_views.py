@@ -20,13 +20,18 @@ from engine.sweep import parse_axes, run_sweep
 def test_every_record_type_is_its_table_column_for_column(db):
     with Store.open(db) as s:
         for record_type, table in TABLE_OF.items():
-            rows = s.con.execute("SELECT column_name, is_nullable FROM information_schema.columns "
-                                 "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+            rows = s.con.execute(
+                "SELECT column_name, is_nullable FROM information_schema.columns "
+                "WHERE table_name = ? ORDER BY ordinal_position",
+                [table],
+            ).fetchall()
             assert tuple(r[0] for r in rows) == column_names(record_type), table
             hints = typing.get_type_hints(record_type)
             for (column, nullable), name in zip(rows, (f for f in hints)):
                 if nullable == "NO":
-                    assert "None" not in str(hints[name]), f"{table}.{column} is NOT NULL but {name} is optional"
+                    assert "None" not in str(hints[name]), (
+                        f"{table}.{column} is NOT NULL but {name} is optional"
+                    )
 
 
 def test_merge_patch_round_trip_and_what_it_cannot_express():
@@ -53,7 +58,10 @@ def test_sweep_points_store_a_patch_and_read_back_their_full_settings(baseline, 
     for run in runs:
         settings = json.loads(run.settings_json)
         agents, batch = (int(v.split("=")[1]) for v in run.label.split())
-        assert settings["qapply"]["num_apply_agents"] == agents and settings["qcapture"]["trans_batch_sz"] == batch
+        assert (
+            settings["qapply"]["num_apply_agents"] == agents
+            and settings["qcapture"]["trans_batch_sz"] == batch
+        )
         assert settings.keys() == base.keys()
     patched = [t for t in stored.values() if t.startswith('{"$patch"')]
     assert len(patched) == 12 and max(map(len, patched)) < 150 < 1000 < len(json.dumps(base))
@@ -63,7 +71,9 @@ def test_a_point_a_patch_cannot_express_keeps_its_full_settings(baseline, db):
     with Store.open(db) as s:
         r = _sweep(baseline, s, ["source_db2.offered_rows_per_s=1000,null"])
         runs = s.list_runs(sweep_id=r.sweep_id)
-        stored = [t for (t,) in s.con.execute("SELECT settings_json FROM runs ORDER BY point_index").fetchall()]
+        stored = [
+            t for (t,) in s.con.execute("SELECT settings_json FROM runs ORDER BY point_index").fetchall()
+        ]
     assert stored[0].startswith('{"$patch"') and not stored[1].startswith('{"$patch"')
     assert [json.loads(r.settings_json)["workload"]["offered_rows_per_s"] for r in runs] == [1000.0, None]
 
@@ -74,15 +84,20 @@ def test_run_summary_view_has_one_row_per_run_with_settings_and_metrics(baseline
         full = {run.id: json.loads(run.settings_json) for run in s.list_runs(sweep_id=r.sweep_id)}
         metrics = s.metrics_of(list(full))
     con = duckdb.connect(str(db), read_only=True)  # what a user does
-    rows = con.execute("SELECT run_id, NUM_APPLY_AGENTS, TRANS_BATCH_SZ, apply_rows_per_s, apply_latency_ms "
-                       "FROM run_summary ORDER BY point_index").fetchall()
+    rows = con.execute(
+        "SELECT run_id, NUM_APPLY_AGENTS, TRANS_BATCH_SZ, apply_rows_per_s, apply_latency_ms "
+        "FROM run_summary ORDER BY point_index"
+    ).fetchall()
     settings = dict(con.execute("SELECT run_id, settings_json FROM run_settings").fetchall())
     con.close()
     assert [row[1] for row in rows] == [1, 2, 3, 4]
     for run_id, agents, batch, rate, latency in rows:
         assert json.loads(settings[run_id]) == full[run_id]
         assert batch == full[run_id]["qcapture"]["trans_batch_sz"]
-        assert (rate, latency) == (metrics[run_id]["apply_rows_per_s"][0], metrics[run_id]["apply_latency_ms"][0])
+        assert (rate, latency) == (
+            metrics[run_id]["apply_rows_per_s"][0],
+            metrics[run_id]["apply_latency_ms"][0],
+        )
 
 
 def test_export_csv_and_parquet_of_a_sweep(baseline, db, tmp_path):
@@ -93,16 +108,20 @@ def test_export_csv_and_parquet_of_a_sweep(baseline, db, tmp_path):
     rows = list(csv.DictReader((tmp_path / "s.csv").open()))
     assert [int(r["NUM_APPLY_AGENTS"]) for r in rows] == [1, 2, 3, 4, 5]
     assert all(float(r["msg_size_kb"]) > 0 for r in rows)  # a metric outside the view's list is there too
-    pq = duckdb.sql(f"SELECT NUM_APPLY_AGENTS, apply_rows_per_s FROM '{tmp_path / 's.parquet'}' ORDER BY 1").fetchall()
-    assert [p[0] for p in pq] == [1, 2, 3, 4, 5] and [p[1] for p in pq] == [float(r["apply_rows_per_s"]) for r in rows]
+    pq = duckdb.sql(
+        f"SELECT NUM_APPLY_AGENTS, apply_rows_per_s FROM '{tmp_path / 's.parquet'}' ORDER BY 1"
+    ).fetchall()
+    assert [p[0] for p in pq] == [1, 2, 3, 4, 5] and [p[1] for p in pq] == [
+        float(r["apply_rows_per_s"]) for r in rows
+    ]
 
 
 def test_csv_export_neutralises_formula_cells(baseline, db, tmp_path):
     with Store.open(db) as s:
-        run_id = s.record_failure(baseline, "=HYPERLINK(\"http://x\")", label="@SUM(A1)")
+        run_id = s.record_failure(baseline, '=HYPERLINK("http://x")', label="@SUM(A1)")
         export_runs(s, tmp_path / "r.csv", "csv", run_ids=[run_id])
     row = next(csv.DictReader((tmp_path / "r.csv").open()))
-    assert row["error"] == "'=HYPERLINK(\"http://x\")" and row["label"] == "'@SUM(A1)"
+    assert row["error"] == '\'=HYPERLINK("http://x")' and row["label"] == "'@SUM(A1)"
     assert safe_cell(-5.0) == -5.0 and safe_cell("-x") == "'-x" and safe_cell(None) == ""
 
 

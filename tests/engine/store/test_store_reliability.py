@@ -41,12 +41,14 @@ def test_old_v1_store_file_migrates_and_keeps_everything(old_store):
         assert runs[4].status == "failed" and "0 is not allowed" in runs[4].error
         assert [r.point_index for r in s.list_runs(sweep_id=1)] == [0, 1]
         run3 = s.load_run(3)
-        assert run3.metric("apply_rows_per_s") == pytest.approx(10000 * 8 ** 0.5)
+        assert run3.metric("apply_rows_per_s") == pytest.approx(10000 * 8**0.5)
         assert run3.metric("end2end_latency_ms") == pytest.approx(125.0)
         assert run3.stages[0].stage == "qapply_agents" and run3.run.bottleneck == "qapply_cpu"
         sim = s.load_run(5)
         assert sim.run.seed == 7 and list(sim.timeseries["xmitq_depth"][1]) == [0, 1, 4, 9, 16, 25]
-        assert [(m.table_name, m.n_rows) for m in s.list_monitor_imports("Old baseline")] == [("IBMQREP_APPLYMON", 2)]
+        assert [(m.table_name, m.n_rows) for m in s.list_monitor_imports("Old baseline")] == [
+            ("IBMQREP_APPLYMON", 2)
+        ]
         assert s.latest_fit("Old baseline") is None  # the version-2 table exists and is empty
         from engine.compare import compare_runs
 
@@ -83,12 +85,15 @@ def _settings():
 def test_record_failure_keeps_the_run_and_its_error(db, baseline):
     with Store.open(db) as s:
         ok = s.record_prediction(baseline, store_fakes.predict(_settings()))
-        bad = s.record_failure(baseline, ValueRangeError("qapply.num_apply_agents", 0, "an integer from 1 to 128"), kind="gui")
+        bad = s.record_failure(
+            baseline, ValueRangeError("qapply.num_apply_agents", 0, "an integer from 1 to 128"), kind="gui"
+        )
         data = s.load_run(bad)
     assert bad == ok + 1
     assert data.run.status == "failed" and data.run.kind == "gui" and data.metrics == ()
     assert data.run.error == (
-        "ValueRangeError: qapply.num_apply_agents: 0 is not allowed; expected an integer from 1 to 128")
+        "ValueRangeError: qapply.num_apply_agents: 0 is not allowed; expected an integer from 1 to 128"
+    )
     assert data.settings["qapply"]["num_apply_agents"] == 6  # what was run is kept
 
 
@@ -125,9 +130,12 @@ def test_release_lets_another_process_in_and_ids_stay_unique(db, baseline):
         s.record_prediction(baseline, pred)
         s.release()
         other = subprocess.run(
-            [sys.executable, "-c", _WRITE_ONE,
-             str(db), str(ROOT / "sample_runs" / "redpaper-baseline.json")],
-            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+            [sys.executable, "-c", _WRITE_ONE, str(db), str(ROOT / "sample_runs" / "redpaper-baseline.json")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
             env={"PYTHONPATH": f"{ROOT / 'tests' / 'engine' / 'store'}:{ROOT}", "PATH": "/usr/bin:/bin"},
         )
         assert other.returncode == 0, other.stderr
@@ -150,8 +158,13 @@ s.close()
 
 
 def _holder(db):
-    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(db)], cwd=ROOT, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(db)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "locked"
     return holder
 
@@ -161,12 +174,23 @@ def test_cli_names_the_file_and_process_then_waits(db, baseline):
     Store.open(db).close()
     holder = _holder(db)
     try:
-        quick = subprocess.run([sys.executable, "-m", "engine", "runs", "--db", str(db), "--wait", "0"], cwd=ROOT,
-                               capture_output=True, text=True, timeout=60, check=False)
+        quick = subprocess.run(
+            [sys.executable, "-m", "engine", "runs", "--db", str(db), "--wait", "0"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert quick.returncode == 2 and "Traceback" not in quick.stderr
         assert f"the results store {db} is in use by another process (process {holder.pid})" in quick.stderr
-        waiting = subprocess.Popen([sys.executable, "-m", "engine", "runs", "--db", str(db)], cwd=ROOT,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # waits up to 10 s
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "engine", "runs", "--db", str(db)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # waits up to 10 s
         note = waiting.stderr.readline()
         assert f"the results store {db} is in use" in note and "waiting up to 10 s" in note
         holder.communicate("go\n", timeout=20)  # let go: the waiting command gets the file
@@ -197,10 +221,29 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
     """The workbench records a run while a command-line sweep writes the same file."""
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
     sweep = subprocess.Popen(
-        [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", "--set",
-         "qapply.num_apply_agents=1..40", "--db", str(db), "--workers", "0", "--batch-size", "2",
-         "--predictor", "store_fakes:predict_slow"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "sweep",
+            "sample_runs/redpaper-baseline.json",
+            "--set",
+            "qapply.num_apply_agents=1..40",
+            "--db",
+            str(db),
+            "--workers",
+            "0",
+            "--batch-size",
+            "2",
+            "--predictor",
+            "store_fakes:predict_slow",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = ""
         while "/40" not in line:  # the first points are written
@@ -227,11 +270,29 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
 @pytest.mark.slow
 def test_the_same_sweep_run_twice_at_once_records_each_point_once(db, env_with_fakes):
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.03")
-    cmd = [sys.executable, "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", "--set",
-           "qapply.num_apply_agents=1..40", "--db", str(db), "--workers", "0", "--batch-size", "4",
-           "--predictor", "store_fakes:predict_slow", "--no-progress", "--json"]
-    runs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "engine",
+        "sweep",
+        "sample_runs/redpaper-baseline.json",
+        "--set",
+        "qapply.num_apply_agents=1..40",
+        "--db",
+        str(db),
+        "--workers",
+        "0",
+        "--batch-size",
+        "4",
+        "--predictor",
+        "store_fakes:predict_slow",
+        "--no-progress",
+        "--json",
+    ]
+    runs = [
+        subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=120) for p in runs]
     assert [p.returncode for p in runs] == [0, 0], [err for _, err in outs]
     import json

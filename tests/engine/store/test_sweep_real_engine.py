@@ -32,9 +32,13 @@ def _points(db, sweep_id) -> dict:
         for r in s.list_runs(sweep_id=sweep_id):
             data = s.load_run(r.id)
             assert r.status == "ok", r.error
-            out[r.point_index] = (r.settings_json, {m.metric: m.value for m in data.metrics},
-                                  [(x.stage, x.capacity, x.utilisation, x.latency_ms) for x in data.stages],
-                                  r.bottleneck, r.coefficients_version)
+            out[r.point_index] = (
+                r.settings_json,
+                {m.metric: m.value for m in data.metrics},
+                [(x.stage, x.capacity, x.utilisation, x.latency_ms) for x in data.stages],
+                r.bottleneck,
+                r.coefficients_version,
+            )
     return out
 
 
@@ -62,10 +66,15 @@ def test_every_point_equals_a_plain_prediction(in_process):
         pred = predict_project(project)
         settings, metrics, stages, bottleneck, version = points[index]
         assert metrics == pred.metrics
-        assert bottleneck == pred.bottleneck and version == pred.coefficients_version == result.coefficients_version
+        assert (
+            bottleneck == pred.bottleneck
+            and version == pred.coefficients_version == result.coefficients_version
+        )
         assert stages == [(x.name, x.capacity, x.utilisation, x.latency_ms) for x in pred.stages]
-        assert json.loads(settings)["qapply"]["num_apply_agents"] == project.node("ab-5-qapply").params[
-            "num_apply_agents"]
+        assert (
+            json.loads(settings)["qapply"]["num_apply_agents"]
+            == project.node("ab-5-qapply").params["num_apply_agents"]
+        )
 
 
 def test_the_sweep_answers_the_journeys_questions(in_process):
@@ -96,11 +105,19 @@ def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch)
     import engine.store
 
     baseline, axes, reference, _ = in_process
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                                  dashboard_address=None, silence_logs=40) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        processes=True,
+        dashboard_address=None,
+        silence_logs=40,
+    ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         with Store.open(db) as s:
-            r = run_sweep(baseline, axes, s, scheduler=cluster.scheduler_address, batch_size=3, progress=False)
+            r = run_sweep(
+                baseline, axes, s, scheduler=cluster.scheduler_address, batch_size=3, progress=False
+            )
         # a cluster running another qrtune would give other numbers: refused before any point runs
         monkeypatch.setattr(engine.store, "engine_version", lambda: "9.9")
         with pytest.raises(QrtuneError, match=r"run different versions: qrtune .* \(here 9.9\)"):
@@ -110,7 +127,21 @@ def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch)
 
 
 def _sweep_cmd(db, *extra):
-    return [sys.executable, "-X", "faulthandler", "-m", "engine", "sweep", "sample_runs/redpaper-baseline.json", *[x for a in AXES for x in ("--set", a)], "--db", str(db), "--predictor", "store_fakes:predict_real_slow", *extra]
+    return [
+        sys.executable,
+        "-X",
+        "faulthandler",
+        "-m",
+        "engine",
+        "sweep",
+        "sample_runs/redpaper-baseline.json",
+        *[x for a in AXES for x in ("--set", a)],
+        "--db",
+        str(db),
+        "--predictor",
+        "store_fakes:predict_real_slow",
+        *extra,
+    ]
 
 
 def _env(delay_s: str) -> dict:
@@ -134,8 +165,15 @@ def _wait_for_progress(proc, at_least: int) -> int:
 @pytest.mark.parametrize("how", ["sigkill", "ctrl-c"])
 def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numbers(in_process, db, how):
     _, _, reference, _ = in_process
-    proc = subprocess.Popen(_sweep_cmd(db, "--workers", "2", "--batch-size", "1"), cwd=ROOT, env=_env("0.3"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        _sweep_cmd(db, "--workers", "2", "--batch-size", "1"),
+        cwd=ROOT,
+        env=_env("0.3"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         seen = _wait_for_progress(proc, 3)
         if how == "sigkill":
@@ -159,8 +197,15 @@ def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numb
     assert (sweep["n_done"], sweep["n_points"], sweep["n_failed"]) == (kept, 12, 0)
     if how == "ctrl-c":
         assert proc.returncode == 130 and "run the same command again to resume" in err
-    resumed = subprocess.run(_sweep_cmd(db, "--workers", "0", "--no-progress", "--json"), cwd=ROOT, env=_env("0"),
-                             capture_output=True, text=True, timeout=120, check=False)
+    resumed = subprocess.run(
+        _sweep_cmd(db, "--workers", "0", "--no-progress", "--json"),
+        cwd=ROOT,
+        env=_env("0"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert (summary["already_stored"], summary["run_now"]) == (kept, 12 - kept)
@@ -172,5 +217,7 @@ def _assert_same(points: dict, reference: dict) -> None:
     versions = {p[4] for p in points.values()}
     assert len(versions) == 1  # never a mix of coefficient sets in one sweep
     if versions != {reference[0][4]}:
-        pytest.skip(f"assets/coefficients/qrep.json changed during the test ({reference[0][4]} -> {versions})")
+        pytest.skip(
+            f"assets/coefficients/qrep.json changed during the test ({reference[0][4]} -> {versions})"
+        )
     assert points == reference

@@ -54,18 +54,21 @@ def test_dedupe_is_linear_in_the_number_of_values(baseline, monkeypatch):
     assert calls[0] <= 2 * n  # the list scan made about n^2 / 2 = 4.5 million
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("qapply.num_apply_agents=0..3", "0 is not allowed; expected an integer from 1 to 128"),
-    ("qapply.num_apply_agentz=1", "a knob of qapply"),
-    ("nosuch.num_apply_agents=1", "a node kind (channel"),
-    ("db2_mirror_node.cores=1", "a node kind present in the project"),
-    ("qapply.num_apply_agents", "TARGET.PARAM=VALUES"),
-    ("qapply.num_apply_agents=4..1", "LOW <= HIGH"),
-    ("qapply.num_apply_agents=a..b", "a range of integers"),
-    ("qapply.num_apply_agents=1,,2", "without empty items"),
-    ("queue_manager.read_ahead=maybe", "true or false"),
-    ("source_db2.columns=1", "single values"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("qapply.num_apply_agents=0..3", "0 is not allowed; expected an integer from 1 to 128"),
+        ("qapply.num_apply_agentz=1", "a knob of qapply"),
+        ("nosuch.num_apply_agents=1", "a node kind (channel"),
+        ("db2_mirror_node.cores=1", "a node kind present in the project"),
+        ("qapply.num_apply_agents", "TARGET.PARAM=VALUES"),
+        ("qapply.num_apply_agents=4..1", "LOW <= HIGH"),
+        ("qapply.num_apply_agents=a..b", "a range of integers"),
+        ("qapply.num_apply_agents=1,,2", "without empty items"),
+        ("queue_manager.read_ahead=maybe", "true or false"),
+        ("source_db2.columns=1", "single values"),
+    ],
+)
 def test_bad_axes_name_field_value_and_allowed(baseline, text, fragment):
     with pytest.raises(FieldError) as e:
         parse_axis(text, baseline)
@@ -81,7 +84,10 @@ def test_cartesian_product_order(baseline):
     axes = parse_axes(["qapply.num_apply_agents=1,4", "qcapture.trans_batch_sz=1..3"], baseline)
     assert n_points(axes) == 6
     assert [point_values(axes, i) for i in range(6)] == [(1, 1), (1, 2), (1, 3), (4, 1), (4, 2), (4, 3)]
-    assert point_changes(axes, 4) == [("ab-5-qapply", "num_apply_agents", 4), ("ab-1-qcapture", "trans_batch_sz", 2)]
+    assert point_changes(axes, 4) == [
+        ("ab-5-qapply", "num_apply_agents", 4),
+        ("ab-1-qcapture", "trans_batch_sz", 2),
+    ]
     assert point_label(axes, 4) == "qapply.num_apply_agents=4 qcapture.trans_batch_sz=2"
 
 

@@ -23,8 +23,12 @@ def test_nearest_rank_percentiles_count_a_missing_value_as_the_largest():
 
 def test_plan_indexes_every_combination_once(root):
     project = projectfile.load(root / "sample_runs" / "redpaper-baseline.json")
-    plan = StudyPlan(tuple(parse_axes(["qapply.num_apply_agents=2,4,8"], project)),
-                     parse_scenarios(["none", "channel-stop@1m+1m,apply-stop@3m+30s"]), parse_seeds(4), 60.0)
+    plan = StudyPlan(
+        tuple(parse_axes(["qapply.num_apply_agents=2,4,8"], project)),
+        parse_scenarios(["none", "channel-stop@1m+1m,apply-stop@3m+30s"]),
+        parse_seeds(4),
+        60.0,
+    )
     points = [plan.point(i) for i in range(plan.n_runs)]
     assert plan.n_runs == 24 and len(set(points)) == 24
     assert plan.scenarios[1] == ("channel-stop@1m+1m", "apply-stop@3m+30s")
