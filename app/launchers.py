@@ -52,7 +52,12 @@ class TaskLaunchers:
 
         view = self.view_widget("Sweep")
         try:
-            fn, total = sweep_task(self.document.project, axis_text, str(self.history.db_path))
+            fn, total = sweep_task(
+                self.document.project,
+                axis_text,
+                str(self.history.db_path),
+                scheduler=view.scheduler_address(),
+            )
         except QrtuneError as e:
             view.status.setText(str(e))
             return False

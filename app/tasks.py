@@ -184,7 +184,13 @@ def load_sweep_points(store, sweep_id: int, axes) -> dict[int, SweepPoint]:
     return out
 
 
-def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: int = 16):
+def sweep_task(
+    project: Project,
+    axis_text,
+    db_path: str | Path | None,
+    batch: int = 16,
+    scheduler: str | None = None,
+):
     """A sweep of one or more knobs: ``qapply.num_apply_agents=1..16`` (the CLI's ``--set`` syntax),
     several separated by ``;`` (the cartesian product, the first knob on the x axis).
 
@@ -197,6 +203,10 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
     recorded as runs of one sweep, and Cancel stops after the current batch with every
     finished point kept. Running the same sweep again on the same project resumes it:
     stored points are shown, not predicted again.
+
+    With ``scheduler`` (``tcp://HOST:PORT`` of a Dask scheduler) the points are predicted
+    on that cluster's workers (:func:`engine.sweep.run_sweep`'s ``scheduler``); a scheduler
+    that cannot be reached fails the task with the reason, before anything is recorded.
 
     Returns
     -------
@@ -216,7 +226,15 @@ def sweep_task(project: Project, axis_text, db_path: str | Path | None, batch: i
         with Store.open(db_path, wait_s=5.0) as store:
             reporting = _ReportingStore(store, axes, total, progress, cancelled, partial)
             size = max(batch, total // 64)  # at most ~64 store writes however big the sweep
-            result = run_sweep(project, axes, reporting, workers=0, batch_size=size, progress=False)
+            result = run_sweep(
+                project,
+                axes,
+                reporting,
+                workers=0,
+                batch_size=size,
+                progress=False,
+                scheduler=scheduler,
+            )
             points = load_sweep_points(store, result.sweep_id, axes)
         return SweepOutcome(
             result.sweep_id,

@@ -13,6 +13,7 @@ seeds' tuning goal: the fewest agents that handle the workload); the pick is
 
 from __future__ import annotations
 
+import argparse
 import math
 
 from PySide6.QtCore import Qt, Signal
@@ -37,6 +38,7 @@ from app.charts import LineChart
 from app.panels.results import format_number
 from engine.metrics import knob_label
 from engine.metrics import label as metric_label
+from engine.errors import FieldError
 from engine.model import Project
 from engine.registry import KINDS
 from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
@@ -238,6 +240,15 @@ class SweepView(QWidget):
         )
         grid_axes.addWidget(QLabel("Target rate"), 2, 0)
         grid_axes.addWidget(self.target_rate, 2, 1)
+        self.scheduler = QLineEdit()
+        self.scheduler.setPlaceholderText("this computer (or a Dask scheduler: tcp://HOST:8786)")
+        self.scheduler.setToolTip(
+            "Where the points are predicted: empty runs them here; the address of a Dask scheduler "
+            "(dask scheduler / dask worker, see the README) spreads them over its workers "
+            "(the same as qrtune sweep --scheduler)"
+        )
+        grid_axes.addWidget(QLabel("Run on"), 3, 0)
+        grid_axes.addWidget(self.scheduler, 3, 1)
         grid_axes.setColumnStretch(1, 1)
         layout.addLayout(grid_axes)
         buttons = QHBoxLayout()  # under the axes: the view fits a narrow window (150% scaling)
@@ -286,6 +297,26 @@ class SweepView(QWidget):
         self.base_project: Project | None = None
         #: The store id of the finished sweep shown (what Export PDF... writes), or None.
         self.sweep_id: int | None = None
+
+    def scheduler_address(self) -> str | None:
+        """The Dask scheduler the user named (``tcp://HOST:PORT``), or None to run here.
+
+        Raises
+        ------
+        FieldError
+            The text is not a scheduler address.
+        """
+        from engine.cli.argtypes import scheduler_address
+
+        text = self.scheduler.text().strip()
+        if not text:
+            return None
+        try:
+            return scheduler_address(text)
+        except argparse.ArgumentTypeError:
+            raise FieldError(
+                "Run on", text[:60], "the address of a Dask scheduler, tcp://HOST:PORT"
+            ) from None
 
     # -- axis editor ---------------------------------------------------------------------
     def set_project(self, project: Project) -> None:

@@ -128,3 +128,28 @@ def test_validation_filters_by_document_and_table_worst_first_and_is_cached(
 
     first = run()
     assert first is run() and first[0] == view.checks  # a second look is the cached result, not a new run
+
+
+def test_sweep_tab_refuses_a_scheduler_that_is_not_an_address(fake_engine, window):
+    view = window.view_widget("Sweep")
+    view.scheduler.setText("notaurl")
+    assert not window.sweep("qapply.num_apply_agents=1..3")
+    assert "Run on" in view.status.text() and "tcp://HOST:PORT" in view.status.text()
+    assert window.history.list_runs() == []
+
+
+def test_sweep_tab_runs_the_points_on_a_dask_scheduler(fake_engine, window, qtbot):
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    # threads, not processes: never fork once a QApplication exists (the fake engine is patched in here)
+    with distributed.LocalCluster(
+        n_workers=1, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        view = window.view_widget("Sweep")
+        view.scheduler.setText(cluster.scheduler_address)
+        with qtbot.waitSignal(window.tasks.finished, timeout=60000):
+            assert window.sweep("qapply.num_apply_agents=1..4")
+        assert [p.value for p in view.points] == [1, 2, 3, 4]
+        _, y = view.rate_chart.curves["ROWS_APPLIED"].getData()
+        assert list(y) == [min(800.0 * a, 3000.0) for a in range(1, 5)]
+        assert len(window.history.list_runs()) == 4
+        assert cluster.scheduler.transition_counter > 0  # the points went through the cluster
