@@ -196,27 +196,12 @@ def bench_monitor_week(tmp: Path) -> dict:
 
     from engine.fit import intervals_from_monitor
     from engine.monitor_import import load_monitor_rows, parse_file, write_parsed
+    from engine.sim.monitor import APPLYMON_COLUMNS
     from engine.store import Store
 
     n = 60_480
     rng = np.random.default_rng(1)
-    cols = [
-        "MONITOR_TIME",
-        "RECVQ",
-        "QSTART_TIME",
-        "CURRENT_MEMORY",
-        "QDEPTH",
-        "END2END_LATENCY",
-        "CAPTURE_LATENCY",
-        "QLATENCY",
-        "APPLY_LATENCY",
-        "ROWS_APPLIED",
-        "TRANS_APPLIED",
-        "MONSTER_TRANS",
-        "MEM_FULL_TIME",
-        "OLDEST_TRANS",
-        "MONITOR_INTERVAL",
-    ]
+    cols = [*APPLYMON_COLUMNS, "MONITOR_INTERVAL"]
     lines = [",".join(cols)]
     t0 = datetime(2024, 1, 1)
     for i in range(n):

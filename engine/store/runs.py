@@ -109,22 +109,18 @@ class RunsMixin:
         label : str
             Text shown in run lists.
         """
-        self._check_writable()
-        if settings is None:
-            from engine.scenario import project_to_scenario
-
-            settings = project_to_scenario(project)
-        with self.transaction():
-            digest = self._save_project(project)
-            bundle = bundle_from_prediction(
+        return self._record_one(
+            project,
+            settings,
+            lambda digest, settings: bundle_from_prediction(
                 project_name=project.name,
                 project_hash_=digest,
                 settings=settings,
                 prediction=prediction,
                 kind=kind,
                 label=label,
-            )
-            return self.record_runs([bundle])[0]
+            ),
+        )
 
     def record_simulation(
         self,
@@ -158,14 +154,10 @@ class RunsMixin:
         stages : iterable of StageResult-like objects
             Objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms`` and ``unit``.
         """
-        self._check_writable()
-        if settings is None:
-            from engine.scenario import project_to_scenario
-
-            settings = project_to_scenario(project)
-        with self.transaction():
-            digest = self._save_project(project)
-            bundle = bundle_simulation(
+        return self._record_one(
+            project,
+            settings,
+            lambda digest, settings: bundle_simulation(
                 project_name=project.name,
                 project_hash_=digest,
                 settings=settings,
@@ -178,8 +170,22 @@ class RunsMixin:
                 scenario_kind=scenario_kind,
                 bottleneck=bottleneck,
                 label=label,
-            )
-            return self.record_runs([bundle])[0]
+            ),
+        )
+
+    def _record_one(self, project, settings: Mapping | None, make_bundle) -> int:
+        """Save ``project`` and record the one run ``make_bundle(digest, settings)`` builds; its id.
+
+        ``settings`` defaults to ``project_to_scenario(project)``; all in one transaction.
+        """
+        self._check_writable()
+        if settings is None:
+            from engine.scenario import project_to_scenario
+
+            settings = project_to_scenario(project)
+        with self.transaction():
+            digest = self._save_project(project)
+            return self.record_runs([make_bundle(digest, settings)])[0]
 
     def record_failure(
         self,
