@@ -1083,6 +1083,19 @@ MQ_APPLICATION = NodeKind(
             null_meaning="enough to fill the buffer pool",
         ),
         _p(
+            "backlog_mb",
+            "float",
+            2048.0,
+            "MB",
+            "With messages not set: the standing backlog of message data the putter keeps on the "
+            "transmission queue (the seed's tests let queues build to 2 GB before the channel started); "
+            "deeper than the buffer pool holds, the channel reads it back from the page set.",
+            f"{SEED_MQ_V8}, Example: Benefits of larger buffer pools for transmission queues",
+            {MOV: "backlog_mb"},
+            minimum=0.001,
+            maximum=10_000_000,
+        ),
+        _p(
             "message_bytes",
             "int",
             2048,
