@@ -57,6 +57,9 @@ class ParamSpec:
         ``None`` is allowed and means what ``null_meaning`` says.
     null_meaning : str
         What ``None`` means, e.g. ``"drive to the maximum"``.
+    integer_step : str
+        Empty, or the product's integer step that makes results jump at some values of this knob
+        (a transaction split into one message fewer); the knob walk accepts such jumps.
     scenario_paths : dict
         Where the value lives in a scenario of ../shared/validation's format,
         keyed by scenario kind (``{"qrep": "qcapture.trans_batch_sz"}``). A path
@@ -75,6 +78,7 @@ class ParamSpec:
     nullable: bool = False
     null_meaning: str = ""
     scenario_paths: dict = field(default_factory=dict)
+    integer_step: str = ""
 
     @property
     def label(self) -> str:
