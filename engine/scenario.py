@@ -50,15 +50,17 @@ def set_path(doc: dict, path: str, value: Any) -> None:
     cur[last] = value
 
 
-def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: dict | None = None) -> None:
-    """Set every path the ``nodes``' knobs map to that ``settings`` does not hold yet.
+def _fill(
+    settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: dict | None = None, prefix: str = ""
+) -> None:
+    """Set every path (starting with ``prefix``) the ``nodes``' knobs map to that ``settings`` does not hold yet.
 
     The first node supplying a path wins; ``sources`` (when given) records path -> node id.
     """
     for node in nodes:
         for spec in KINDS[node.kind].params:
             template = spec.scenario_paths.get(scenario_kind)
-            if template is None:
+            if template is None or not template.startswith(prefix):
                 continue
             path = _node_path(node, template)
             try:
@@ -72,13 +74,11 @@ def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: di
 def _scenario_nodes(project: Project, kind: str) -> list[Node]:
     """The nodes whose knobs fill the scenario, in the order they are read.
 
-    Q Replication: the first flow, its receive queue manager first (it holds the run's mode and
-    the pre-loaded depth); Db2 Mirror: the source node, the target node, the link; others: all.
+    Q Replication: the first flow; Db2 Mirror: the source node, the target node, the link;
+    others: all.
     """
     if kind == "qrep":
-        flow = list(flows(project, limit=1)[0])
-        qms = [n for n in flow if n.kind == "queue_manager"]
-        return ([qms[-1]] if qms else []) + flow
+        return list(flows(project, limit=1)[0])
     if kind == "db2mirror":
         nodes = sorted(project.nodes_of("db2_mirror_node"), key=lambda n: n.params["role"] != "source")
         return nodes + list(project.nodes_of("roce_link"))
@@ -92,7 +92,11 @@ def _build(project: Project) -> tuple[dict, dict]:
     if kind in ("qrep", "db2mirror"):
         settings["topology"] = project.topology
     sources: dict = {}
-    _fill(settings, _scenario_nodes(project, kind), kind, sources)
+    nodes = _scenario_nodes(project, kind)
+    if kind == "qrep":
+        # the run's mode and pre-loaded depth belong to the receive queue (the flow's last queue manager)
+        _fill(settings, [n for n in nodes if n.kind == "queue_manager"][-1:], kind, sources, prefix="run.")
+    _fill(settings, nodes, kind, sources)
     return settings, sources
 
 
