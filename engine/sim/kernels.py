@@ -34,7 +34,10 @@ All times are floats in seconds of *work time* (see :class:`engine.sim.events.Wa
 
 from __future__ import annotations
 
+import importlib.abc
 import math
+import sys
+import threading
 
 import numpy as np
 
@@ -268,15 +271,55 @@ _compiled_batch = None
 _compiled_fifo = None
 
 
+class _RefuseScipyLinalg(importlib.abc.MetaPathFinder):
+    """Refuses ``scipy.linalg`` to one thread (the one importing numba), as if SciPy had no BLAS."""
+
+    def __init__(self):
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "scipy.linalg" and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError("scipy.linalg not needed by the simulation's kernels", name=fullname)
+        return None
+
+
+def _import_numba():
+    """numba with its compiled-code registries, imported without probing SciPy's BLAS.
+
+    numba looks for ``scipy.linalg.cython_blas`` when it first loads its array functions
+    (``numba.np.arraymath``), only to offer ``np.dot`` and ``np.linalg`` in compiled code;
+    importing ``scipy.linalg`` costs about 0.15 s of CPU, a tenth of a short simulation.
+    The kernels use no linear algebra, so the importing thread is refused ``scipy.linalg``
+    until numba has loaded (other threads import it as usual). When ``scipy.linalg`` was
+    already imported, numba finds it.
+
+    Raises
+    ------
+    ImportError
+        numba is not installed.
+    """
+    if "numba.np.arraymath" not in sys.modules:
+        refuse = _RefuseScipyLinalg()
+        sys.meta_path.insert(0, refuse)
+        try:
+            import numba.np.arraymath  # noqa: F401 - the module probing BLAS
+        finally:
+            sys.meta_path.remove(refuse)
+    import numba
+
+    return numba
+
+
 def _jit(*functions) -> list | None:
     """``functions`` compiled with numba, or None without numba.
 
-    The machine code is cached next to the module; a read-only install (where numba cannot
-    cache) compiles once per process. Compilation itself happens at the first call, so a
-    kernel's helpers can be rebound to their compiled versions before it runs.
+    The machine code is cached next to the module (or, in a read-only install, in numba's
+    per-user cache folder); when no cache can be written numba compiles once per process.
+    Compilation itself happens at the first call, so a kernel's helpers can be rebound to
+    their compiled versions before it runs.
     """
     try:
-        import numba
+        numba = _import_numba()
     except ImportError:  # pragma: no cover - numba is a declared dependency
         return None
     try:
@@ -424,8 +467,6 @@ def warm_up_in_background() -> None:
     """
     global _warm_up_thread
     if _warm_up_thread is None:
-        import threading
-
         _warm_up_thread = threading.Thread(target=_load_quietly, name="qrtune-sim-kernels", daemon=True)
         _warm_up_thread.start()
 
