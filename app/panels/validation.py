@@ -68,6 +68,13 @@ class NumericItem(QTableWidgetItem):
         return a < b
 
 
+def _dots(colour: str, name: str) -> pg.PlotDataItem:
+    """An empty series drawn as dots of ``colour`` only (no line), named ``name`` in the legend."""
+    return pg.PlotDataItem(
+        [], [], pen=None, symbol="o", symbolSize=7, symbolPen=None, symbolBrush=pg.mkBrush(colour), name=name
+    )
+
+
 class ValidationView(QWidget):
     """Per-metric error table and a predicted-against-measured plot.
 
@@ -122,26 +129,8 @@ class ValidationView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         # PlotDataItems (not bare scatter items) so the plot's log mode transforms them
-        self.rates = pg.PlotDataItem(
-            [],
-            [],
-            pen=None,
-            symbol="o",
-            symbolSize=7,
-            symbolPen=None,
-            symbolBrush=pg.mkBrush(style.CAPTURE),
-            name="rates",
-        )
-        self.latencies = pg.PlotDataItem(
-            [],
-            [],
-            pen=None,
-            symbol="o",
-            symbolSize=7,
-            symbolPen=None,
-            symbolBrush=pg.mkBrush(style.QUEUE),
-            name="latencies",
-        )
+        self.rates = _dots(style.CAPTURE, "rates")
+        self.latencies = _dots(style.QUEUE, "latencies")
         self.identity = pg.PlotDataItem([], [], pen=pg.mkPen(style.REFERENCE_LINE, style=Qt.DashLine))
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)

@@ -263,7 +263,8 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         No such sweep, or none of its points is recorded yet (the message names the id).
     """
     info = _find_sweep(store, int(sweep_id))
-    runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
+    stored = store.sweep_points(info["id"])
+    runs = [p.run for p in stored]
     if not runs:
         raise UnknownSweepError(
             f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
@@ -271,7 +272,18 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         )
     project = _stored_project(store, runs[0].project_hash)
     axes = tuple(_axis_info(a, project) for a in info["axes"])
-    points = _point_rows(runs, axes, store.metrics_of([r.id for r in runs]))
+    points = [
+        SweepPointRow(
+            p.run.point_index,
+            point_values(axes, p.run.point_index),
+            p.run.id,
+            p.metrics,
+            p.units,
+            p.run.bottleneck,
+            p.run.failure,
+        )
+        for p in stored
+    ]
     ok = [p for p in points if not p.error]
     names = {k for p in ok for k in p.metrics}
     rate, latency, lats, cpus = _chart_metrics(names)
@@ -309,29 +321,6 @@ def _stored_project(store, project_hash: str):
         return store.load_project(project_hash)
     except QrtuneError:
         return None
-
-
-def _point_rows(runs: list, axes: tuple, metrics: dict) -> list[SweepPointRow]:
-    """One row per recorded point (two writers of the same sweep: the first run of a point counts)."""
-    seen: set[int] = set()
-    points = []
-    for r in runs:
-        if r.point_index in seen:
-            continue
-        seen.add(r.point_index)
-        m = metrics.get(r.id, {})
-        points.append(
-            SweepPointRow(
-                r.point_index,
-                point_values(axes, r.point_index),
-                r.id,
-                {k: v for k, (v, _) in m.items()},
-                {k: u for k, (_, u) in m.items()},
-                r.bottleneck,
-                r.error if r.status != "ok" else "",
-            )
-        )
-    return points
 
 
 def _first_units(points: list) -> dict:
