@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
@@ -107,8 +108,7 @@ class CompareView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         self.title = QLabel("Pick two or more runs in the Runs panel and press Compare selected.")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)

@@ -53,6 +53,7 @@ from app.panels.headlines import (  # noqa: F401 - re-exported: the results view
     pipeline_headline,
     v8_headline,
 )
+from app.panels.tables import panel_column
 from app.stages import limit_of
 from engine.bands import band_label
 from engine.metrics import label as metric_label
@@ -126,8 +127,7 @@ class ResultsPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         self.headline = QLabel("No prediction yet")
         self.headline.setTextFormat(Qt.RichText)
         self.headline.setStyleSheet(f"font-size: {style.HEADLINE_PT}pt;")

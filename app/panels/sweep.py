@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
@@ -199,8 +199,7 @@ class SweepView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.project: Project | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         grid_axes = QGridLayout()
         self.axis = AxisEditor()
         self.by = AxisEditor()

@@ -14,13 +14,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import style
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import panel_column, message_label, read_only_table
 from engine.metrics import label as metric_label
 from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
@@ -88,8 +87,7 @@ class ValidationView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         top = QHBoxLayout()
         self.run_button = QPushButton("Run validation")
         self.run_button.clicked.connect(self.run_requested)
