@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.registry import KINDS
-from engine.report.build import _engine_version, _metric_label, compare
+from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow, format_value
 from engine.report.settings import rows_from_project
 from engine.sweep import point_values
@@ -408,26 +408,13 @@ def build_sweep_report(
     validation : bool
         Score the engine against the published measurements (about half a second).
     """
-    runs = tuple(runs)
-    score = None
-    if validation:
-        from engine.report.validation import score_scenarios  # runs the engines
-
-        score = score_scenarios(scenarios_path)
-    versions = tuple(
-        dict.fromkeys(
-            list(section.coefficients_versions)
-            + [r.coefficients_version for r in runs if r.coefficients_version]
-        )
-    )
-    return Report(
-        title=title or f"{section.project_name}: {section.knob_names} sweep",
-        created=created or datetime.now().replace(microsecond=0),
-        engine_version=_engine_version(),
-        coefficient_versions=versions,
-        runs=runs,
-        comparison=compare(runs) if len(runs) > 1 else None,
-        validation=score,
+    return assemble_report(
+        title or f"{section.project_name}: {section.knob_names} sweep",
+        tuple(runs),
+        validation,
+        scenarios_path,
+        created,
+        section.coefficients_versions,
         sweep=section,
     )
 
