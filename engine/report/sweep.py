@@ -125,6 +125,7 @@ class SweepSection:
     Attributes
     ----------
     sweep_id : int
+        The sweep's id in the store (``qrtune runs --sweeps`` lists them).
     store : str
         File name of the results store.
     project_name : str
