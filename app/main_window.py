@@ -464,10 +464,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Start a new unsaved project from ``engine.templates.TEMPLATES[key]``."""
         if not self.confirm_discard():
             return False
-        self.autosaver.discard()
-        self.document.reset(templates.TEMPLATES[key](), None)
-        self.advisor.reset()
-        self.view.fit_to_view()
+        self._replace_project(templates.TEMPLATES[key](), None)
         return True
 
     def open_dialog(self) -> bool:
@@ -492,17 +489,23 @@ class MainWindow(TaskLaunchers, QMainWindow):
             if ask:
                 QMessageBox.warning(self, "Cannot open project", text)
             return False
-        self.autosaver.discard()
-        self.document.reset(project, str(Path(path).resolve()))
-        self.advisor.reset()
+        self._replace_project(project, str(Path(path).resolve()))
         self._add_recent(str(Path(path).resolve()))
         from app.workload_mix import mix_problems
 
         problems = mix_problems(project)
         if problems:
             self.show_message("The workload mix disagrees: " + "; ".join(problems))
-        self.view.fit_to_view()
         return True
+
+    def _replace_project(self, project: Project, path: str | None) -> None:
+        """Work on ``project`` (from ``path``, None for a new one): what was shown of the last one goes."""
+        self.autosaver.discard()
+        self.document.reset(project, path)
+        self.advisor.reset()
+        if "Monitor" in self._lazy_views:
+            self._lazy_views["Monitor"].clear()
+        self.view.fit_to_view()
 
     def open_monitor_sample(self, ask: bool = True) -> bool:
         """Open the baseline sample and import its monitor exports in the background (journey 8)."""
