@@ -11,6 +11,7 @@ scenarios feed the same engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.registry.params import (
     SEED_DB2_V8,
@@ -38,12 +39,13 @@ class NodeKind:
     links_to: tuple[str, ...]
     params: tuple[ParamSpec, ...]
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, ParamSpec]:
+        return {p.name: p for p in self.params}
+
     def param(self, name: str) -> ParamSpec:
         """Return the spec named ``name``; raises KeyError if the kind lacks it."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._params_by_name[name]
 
     def defaults(self) -> dict:
         """Every parameter at its product default."""
