@@ -14,7 +14,8 @@ from typing import Any, Iterable
 
 from engine.model import Node, Project
 from engine.registry import KINDS
-from engine.topology import check_complete, flows
+from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF
+from engine.topology import RECEIVE_QM, check_complete, flows
 
 #: Project topology -> scenario kind.
 SCENARIO_KIND = {
@@ -82,6 +83,11 @@ def project_to_scenario(project: Project) -> dict:
         settings["topology"] = project.topology
         flow = flows(project, limit=1)[0]
         _fill(settings, flow, kind)
+        for (
+            name,
+            path,
+        ) in RECEIVE_QM_PATH_OF.items():  # the registry's queue manager paths are the sending one's
+            set_path(settings, path, flow[RECEIVE_QM].params[name])
         depth = max(n.params["initial_depth_msgs"] for n in flow if n.kind == "queue_manager")
         settings["run"] = (
             {"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}
@@ -168,6 +174,20 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
         if depth:
             target_qm = [n for n in flows(project, limit=1)[0] if n.kind == "queue_manager"][-1]
             project = project.with_param(target_qm.id, "initial_depth_msgs", depth)
+        project = _apply_receive_qm(project, scenario)
+    return project
+
+
+def _apply_receive_qm(project: Project, scenario: dict) -> Project:
+    """Set the receiving queue manager's platform knobs from the scenario's ``recv_qm`` settings."""
+    found = flows(project, limit=1)
+    for name, path in RECEIVE_QM_PATH_OF.items():
+        try:
+            value = get_path(scenario, path)
+        except KeyError:
+            continue
+        if found and value is not None:
+            project = project.with_param(found[0][RECEIVE_QM].id, name, value)
     return project
 
 
@@ -184,6 +204,8 @@ def known_paths(scenario_kind: str) -> set[str]:
             if template:
                 for role in ("source", "target"):
                     paths.add(template.replace("{role}", role))
+    if scenario_kind == "qrep":
+        paths.update(RECEIVE_QM_PATH_OF.values())
     return paths
 
 
