@@ -16,9 +16,10 @@ the assumptions of ``assets/coefficients/platforms.json``:
 * **Receiving queue manager**: the receiver channel and the agents' gets commit concurrently, so
   the log writer writes full buffers back to back (group commit): at most
   ``buffer / (latency + buffer * f / bandwidth)`` bytes/s, the ``apply_mq_log_disk`` stage.
-* **Channel batches**: each distributed side of a persistent batch forces its log once per batch
-  (one write latency, replacing that side's share of the fitted z/OS per-batch log time), and the
-  receiver writes each message's log bytes over the disk bandwidth.
+* **Channel batches**: each distributed side of a persistent batch forces its log once per batch:
+  one write latency, replacing that side's share of the fitted z/OS per-batch log time. The log
+  writer writes the batch's records as the buffer fills, apart from the channel's thread, so the
+  bytes load the log-disk stage, not the channel.
 * **Queue buffers**: a queue holds DefaultPQBufferSize (persistent) or DefaultQBufferSize bytes
   in memory; the share of the modelled depth beyond it is written to the queue file and read
   back at the get (``queue_file_page_us`` per 4 KB page, half for the write and half for the
@@ -83,10 +84,6 @@ def adjust(flow, fp) -> None:
         for qm in (send, recv):
             if qm.distributed:
                 flow.batch_end_us += qm.log_write_us - k["zos_batch_log_share"] * flow.c.ch_batch_log_us
-        if recv.distributed:
-            flow.wire_us_per_msg += (
-                flow.demands.apply_log_bytes_per_msg * _disk_bytes_factor(recv, k) / recv.log_disk_mb_per_s
-            )
     if send.distributed and not flow.drain:
         fp.send_spill = spill_share(send, persistent, flow.steady_depth_msgs * g.msg_bytes)
         flow.wire_us_per_msg += fp.send_spill * page_us
