@@ -23,23 +23,31 @@ def _flow_queue_manager(project, position: int):
     return found[0][position] if found else None
 
 
+#: Stages of a client connection (:mod:`engine.perf.qrep.client_apply`).
+CLIENT_STAGES = ("mq_client", "mq_svrconn")
+_LOCAL_QM_RISK = (
+    "A queue manager on Q Apply's server to run and monitor, with its own log disk (persistent messages "
+    "are logged there), and a sender-receiver channel from the source queue manager to it."
+)
+
+
+_LOG_BUFFER_RISK = (
+    "16 MB of queue manager memory for the log buffer; a faster log disk helps where this does not."
+)
+
+
+def _is_client(project) -> bool:
+    qapply = first(project, "qapply")
+    return qapply is not None and qapply.params.get("mq_connection") == "client"
+
+
 class BindingsRule(Rule):
     """Q Apply as an MQ client, limited by the client connection: bindings mode to a local queue manager."""
 
-    id = "bindings_apply"
-    knob = ("qapply", "mq_connection")
-    cost_risk = (
-        "A queue manager on Q Apply's server to run and monitor, with its own log disk (persistent messages "
-        "are logged there), and a sender-receiver channel from the source queue manager to it."
-    )
+    id, knob, cost_risk = "bindings_apply", ("qapply", "mq_connection"), _LOCAL_QM_RISK
 
     def applies(self, project, prediction) -> bool:
-        qapply = first(project, "qapply")
-        return (
-            prediction.bottleneck in ("mq_client", "mq_svrconn")
-            and qapply is not None
-            and qapply.params.get("mq_connection") == "client"
-        )
+        return prediction.bottleneck in CLIENT_STAGES and _is_client(project)
 
     def reason(self, project, prediction) -> str:
         rtt = first(project, "qapply").params["client_rtt_us"]
@@ -63,11 +71,7 @@ class BindingsRule(Rule):
 class LogBufferRule(Rule):
     """A distributed queue manager limited by its log disk: the largest log buffer."""
 
-    id = "logbufferpages"
-    knob = ("queue_manager", "logbufferpages")
-    cost_risk = (
-        "16 MB of queue manager memory for the log buffer; a faster log disk helps where this does not."
-    )
+    id, knob, cost_risk = "logbufferpages", ("queue_manager", "logbufferpages"), _LOG_BUFFER_RISK
 
     def _queue_manager(self, project, prediction):
         if prediction.bottleneck == "mq_log_disk":

@@ -26,7 +26,7 @@ must name the same platform, or the error names the setting.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.errors import ValueRangeError
@@ -43,15 +43,20 @@ MIN_LOGBUFFERPAGES = 18
 
 @dataclass(frozen=True)
 class QueueManagerPlatform:
-    """One queue manager's platform and, on Linux/UNIX/Windows, its qm.ini log and queue buffers."""
+    """One queue manager's platform (``os``) and, on Linux/UNIX/Windows, its qm.ini settings.
 
-    os: str = ZOS
-    logtype: str = "CIRCULAR"
-    logbufferpages: int = 0
-    log_disk_mb_per_s: float = 200.0
-    log_write_us: float = 1000.0
-    pq_buffer_bytes: float = 131_072.0
-    q_buffer_bytes: float = 65_536.0
+    ``logtype`` (CIRCULAR or LINEAR), ``logbufferpages`` (LogBufferPages, 0 for the default), the log
+    disk's ``log_disk_mb_per_s`` (MB/s) and ``log_write_us`` (us per write), and the queue buffers
+    DefaultPQBufferSize and DefaultQBufferSize as ``pq_buffer_bytes`` and ``q_buffer_bytes``.
+    """
+
+    os: str
+    logtype: str
+    logbufferpages: int
+    log_disk_mb_per_s: float
+    log_write_us: float
+    pq_buffer_bytes: float
+    q_buffer_bytes: float
 
     @property
     def distributed(self) -> bool:
@@ -61,20 +66,19 @@ class QueueManagerPlatform:
 
 @dataclass(frozen=True)
 class PlatformInputs:
-    """Platforms of a flow's nodes (IBM's names), the servers' core clocks and Q Apply's connection."""
+    """Platforms of a flow's nodes (IBM's names), the servers' core clocks and Q Apply's connection.
 
-    source_os: str = ZOS
-    capture_os: str = ZOS
-    apply_os: str = ZOS
-    target_os: str = ZOS
-    source_core_ghz: float = 2.5
-    capture_core_ghz: float = 2.5
-    apply_core_ghz: float = 2.5
-    send_qm: QueueManagerPlatform = field(default_factory=QueueManagerPlatform)
-    recv_qm: QueueManagerPlatform = field(default_factory=QueueManagerPlatform)
-    connection: str = "bindings"
-    client_rtt_us: float = 500.0
-    sharecnv: int = 10
+    ``oses`` maps the roles ``S`` (source Db2), ``C`` (Q Capture), ``A`` (Q Apply) and ``T``
+    (target Db2) to their platform, ``core_ghz`` the roles S, C and A to their cores' clock.
+    """
+
+    oses: dict
+    core_ghz: dict
+    send_qm: QueueManagerPlatform
+    recv_qm: QueueManagerPlatform
+    connection: str
+    client_rtt_us: float
+    sharecnv: int
 
     @property
     def client(self) -> bool:
@@ -82,15 +86,23 @@ class PlatformInputs:
         return self.connection == "client"
 
     def os_of(self, role: str) -> str:
-        """Platform of the server hosting role ``S`` (source), ``C`` (Q Capture) or ``A`` (Q Apply)."""
-        return {"S": self.source_os, "C": self.capture_os, "A": self.apply_os}[role]
+        """Platform of the server hosting role ``S`` (source), ``C`` (Q Capture), ``A`` (Q Apply) or ``T``."""
+        return self.oses[role]
 
-    def ghz_of(self, role: str) -> float:
-        """Core clock (GHz) of the server hosting ``role`` (used off z/OS only)."""
-        return {"S": self.source_core_ghz, "C": self.capture_core_ghz, "A": self.apply_core_ghz}[role]
+    @property
+    def source_os(self) -> str:
+        """Platform of the source Db2 (and so of Q Capture)."""
+        return self.oses["S"]
 
+    @property
+    def capture_os(self) -> str:
+        """Platform of Q Capture."""
+        return self.oses["C"]
 
-ALL_ZOS = PlatformInputs()
+    @property
+    def apply_os(self) -> str:
+        """Platform of Q Apply (and of the target Db2)."""
+        return self.oses["A"]
 
 
 @lru_cache(maxsize=1)
@@ -106,6 +118,20 @@ def assumptions() -> dict:
         ASSUMPTIONS_PATH, "the platform assumptions", "restore assets/coefficients/platforms.json"
     )
     return {name: float(spec["value"]) for name, spec in doc["parameters"].items()}
+
+
+#: Role letter -> the setting naming its platform, and -> the setting of its cores' clock.
+_OS_PATHS = {
+    "S": "platform.source_db2",
+    "C": "platform.qcapture",
+    "A": "platform.qapply",
+    "T": "platform.target_db2",
+}
+_GHZ_PATHS = {
+    "S": "hardware.source_core_ghz",
+    "C": "hardware.capture_core_ghz",
+    "A": "hardware.apply_core_ghz",
+}
 
 
 def _queue_manager(r, group: str) -> QueueManagerPlatform:
@@ -153,13 +179,8 @@ def read_platform(r) -> PlatformInputs:
         the setting and the platform it must match).
     """
     p = PlatformInputs(
-        source_os=r.choice("platform.source_db2"),
-        capture_os=r.choice("platform.qcapture"),
-        apply_os=r.choice("platform.qapply"),
-        target_os=r.choice("platform.target_db2"),
-        source_core_ghz=r.number("hardware.source_core_ghz"),
-        capture_core_ghz=r.number("hardware.capture_core_ghz"),
-        apply_core_ghz=r.number("hardware.apply_core_ghz"),
+        oses={role: r.choice(path) for role, path in _OS_PATHS.items()},
+        core_ghz={role: r.number(path) for role, path in _GHZ_PATHS.items()},
         send_qm=_queue_manager(r, "send_qm"),
         recv_qm=_queue_manager(r, "recv_qm"),
         connection=r.choice("qapply.mq_connection"),
@@ -168,7 +189,7 @@ def read_platform(r) -> PlatformInputs:
     )
     _same("platform.qcapture", p.capture_os, p.source_os, "the source Db2 whose log Q Capture reads")
     _same("platform.send_qm", p.send_qm.os, p.capture_os, "Q Capture, which puts to it in bindings mode")
-    _same("platform.target_db2", p.target_os, p.apply_os, "Q Apply, which runs with its target Db2")
+    _same("platform.target_db2", p.oses["T"], p.apply_os, "Q Apply, which runs with its target Db2")
     if not p.client:
         _same("platform.recv_qm", p.recv_qm.os, p.apply_os, "Q Apply, connected in bindings mode")
     return p
@@ -195,7 +216,7 @@ class FlowPlatform:
             return 1.0
         family = PROCESSOR_FAMILY[os_name].lower()
         per_cycle = self.k[f"work_per_cycle_{family}"]
-        time_factor = self.k["reference_cp_ghz"] / (self.inputs.ghz_of(role) * per_cycle)
+        time_factor = self.k["reference_cp_ghz"] / (self.inputs.core_ghz[role] * per_cycle)
         return time_factor / zos_time_factor
 
     def speed(self, roles: str) -> float:
@@ -206,9 +227,31 @@ class FlowPlatform:
     def all_zos(self) -> bool:
         """Every node on z/OS and Q Apply in bindings mode (the engine's behaviour before platforms existed)."""
         p = self.inputs
-        oses = (p.source_os, p.capture_os, p.apply_os, p.target_os, p.send_qm.os, p.recv_qm.os)
+        oses = (*p.oses.values(), p.send_qm.os, p.recv_qm.os)
         return all(o == ZOS for o in oses) and not p.client
 
     def log_merge_delay_ms(self, zos_delay_ms: float) -> float:
         """The merged-log read delay: z/OS data sharing only (db2ReadLog reads the database's own log)."""
         return zos_delay_ms if self.inputs.source_os == ZOS else 0.0
+
+
+class _RegistryDefaults:
+    """A settings reader over no settings: every value is the registry's default (see :func:`read_platform`)."""
+
+    def __init__(self):
+        from engine.registry import scenario_specs
+
+        self.specs = scenario_specs("qrep")
+
+    def raw(self, path: str, default=None):
+        return default
+
+    def choice(self, path: str):
+        return self.specs[path].default
+
+    def number(self, path: str, **_):
+        return self.specs[path].default
+
+
+#: Every node on z/OS, Q Apply in bindings mode: the registry's defaults (inputs without platform settings).
+ALL_ZOS = read_platform(_RegistryDefaults())
