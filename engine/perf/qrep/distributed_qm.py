@@ -81,9 +81,8 @@ def adjust(flow, fp) -> None:
     g, persistent = flow.geometry, flow.inp.persistent
     page_us = g.pages_per_msg * k["queue_file_page_us"]
     if persistent and not flow.drain:
-        for qm in (send, recv):
-            if qm.distributed:
-                flow.batch_end_us += qm.log_write_us - k["zos_batch_log_share"] * flow.c.ch_batch_log_us
+        zos_us = flow.c.ch_batch_log_us
+        flow.batch_end_us += channel_batch_log_us(fp.inputs, True, zos_us, k) - zos_us
     if send.distributed and not flow.drain:
         fp.send_spill = spill_share(send, persistent, flow.steady_depth_msgs * g.msg_bytes)
         flow.wire_us_per_msg += fp.send_spill * page_us
@@ -121,3 +120,44 @@ def capacities(flow, fp, point) -> None:
                 1000.0 * d.apply_log_bytes_per_msg / bytes_per_s,
             )
         )
+
+
+def channel_batch_log_us(platform, persistent: bool, zos_batch_log_us: float, k: dict) -> float:
+    """Log time (us) ending a persistent channel batch: each z/OS side's share, each distributed side's write."""
+    if not persistent:
+        return 0.0
+    return sum(
+        qm.log_write_us if qm.distributed else k["zos_batch_log_share"] * zos_batch_log_us
+        for qm in (platform.send_qm, platform.recv_qm)
+    )
+
+
+def queue_file_backlog(
+    qm_params: dict, persistent: bool, msg_bytes: float, k: dict
+) -> tuple[float, float, str]:
+    """What a distributed queue holds in memory and the wait to read a message back from its queue file.
+
+    Parameters
+    ----------
+    qm_params : dict
+        The queue manager node's parameters (``defaultpqbuffersize``, ``defaultqbuffersize``).
+    persistent : bool
+        Persistent messages (DefaultPQBufferSize) or not (DefaultQBufferSize).
+    msg_bytes : float
+        Bytes of a typical message.
+    k : dict
+        :func:`engine.perf.qrep.platforms.assumptions`.
+
+    Returns
+    -------
+    (messages held in the queue buffer, s to read one back from the queue file, note)
+    """
+    memory = float(qm_params["defaultpqbuffersize" if persistent else "defaultqbuffersize"])
+    pages = max(1.0, msg_bytes / LOG_PAGE_BYTES)
+    read_s = 0.5 * pages * k["queue_file_page_us"] * 1e-6  # the read half of a write and read back
+    held = memory / max(msg_bytes, 1.0)
+    note = (
+        f"a distributed queue manager ({qm_params.get('os_platform')}) holds {held:,.1f} messages in its queue "
+        f"buffer; a message beyond that is read back from the queue file in {1000 * read_s:.3g} ms"
+    )
+    return held, read_s, note
