@@ -377,6 +377,8 @@ QCAPTURE = NodeKind(
             {Q: "qcapture.max_message_size_kb"},
             minimum=1,
             maximum=102_400,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "changed_cols_only",
@@ -472,6 +474,8 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.maxmsgl"},
             minimum=1024,
             maximum=104_857_600,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "security",
@@ -530,11 +534,23 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.shared_queue"},
         ),
         _p(
+            "run_mode",
+            "enum",
+            "steady",
+            "",
+            "What the run measures, set on the receive queue manager: steady (the flow at its steady "
+            "state; initial_depth_msgs is not used) or drain (Q Apply empties a receive queue pre-loaded "
+            "with initial_depth_msgs messages; the capture side is not modelled).",
+            f"{SEED_QREP_2005}, Figure 6",
+            {Q: "run.mode"},
+            choices=("steady", "drain"),
+        ),
+        _p(
             "initial_depth_msgs",
             "int",
             0,
             "messages",
-            "Messages already on the queue when the run starts (a pre-loaded receive queue).",
+            "Messages already on the receive queue when a drain run starts (run_mode drain).",
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.initial_receive_queue_depth"},
             minimum=0,
@@ -1087,6 +1103,19 @@ MQ_APPLICATION = NodeKind(
             maximum=1_000_000_000,
             nullable=True,
             null_meaning="enough to fill the buffer pool",
+        ),
+        _p(
+            "backlog_mb",
+            "float",
+            2048.0,
+            "MB",
+            "With messages not set: the standing backlog of message data the putter keeps on the "
+            "transmission queue (the seed's tests let queues build to 2 GB before the channel started); "
+            "deeper than the buffer pool holds, the channel reads it back from the page set.",
+            f"{SEED_MQ_V8}, Example: Benefits of larger buffer pools for transmission queues",
+            {MOV: "backlog_mb"},
+            minimum=0.001,
+            maximum=10_000_000,
         ),
         _p(
             "message_bytes",

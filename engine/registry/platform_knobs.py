@@ -206,6 +206,8 @@ def _qm_knobs(group: str) -> tuple:
 
 
 QUEUE_MANAGER_KNOBS = _qm_knobs("send_qm")
+#: Knob name of a queue manager -> its path under ``send_qm`` in a scenario (the registry's own paths).
+SEND_QM_PATH_OF = {spec.name: spec.scenario_paths[Q] for spec in QUEUE_MANAGER_KNOBS}
 #: The receiving queue manager's knobs by scenario path (the registry's specs map the sending one).
 RECEIVE_QM_PATHS = {spec.scenario_paths[Q]: spec for spec in _qm_knobs("recv_qm")}
 #: Knob name of a queue manager -> its path under ``recv_qm`` in a scenario.
