@@ -10,10 +10,10 @@ registry only, so adding a knob needs no code here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from engine.model import Node, Project
-from engine.registry import KINDS
+from engine.registry import KINDS, ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF, SEND_QM_PATH_OF
 from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows
 
@@ -133,6 +133,25 @@ def _unread_reason(project: Project, kind: str, path: str, source: str | None) -
     return why
 
 
+def knob_paths(project: Project) -> Iterator[tuple[Node, ParamSpec, str]]:
+    """``(node, spec, settings path)`` of every knob of ``project`` that maps to its scenario kind.
+
+    The path is the knob's registry path with ``{role}`` filled in; the receiving queue manager of
+    a Q Replication flow has its platform knobs under ``recv_qm`` (the registry's are ``send_qm``).
+    """
+    kind = SCENARIO_KIND[project.topology]
+    receive_qm = flows(project, limit=1)[0][RECEIVE_QM].id if kind == "qrep" else None
+    for node in project.nodes:
+        for spec in KINDS[node.kind].params:
+            template = spec.scenario_paths.get(kind)
+            if template is None:
+                continue
+            if node.id == receive_qm and spec.name in RECEIVE_QM_PATH_OF:
+                yield node, spec, RECEIVE_QM_PATH_OF[spec.name]
+            else:
+                yield node, spec, _node_path(node, template)
+
+
 def unread_params(project: Project) -> dict[str, str]:
     """Knobs of ``project`` that do not reach the engine: ``"<node id>.<param>"`` -> why.
 
@@ -147,19 +166,10 @@ def unread_params(project: Project) -> dict[str, str]:
     """
     kind = SCENARIO_KIND[project.topology]
     _settings, sources = _build(project)
-    receive_qm = flows(project, limit=1)[0][RECEIVE_QM].id if kind == "qrep" else None
     out = {}
-    for node in project.nodes:
-        for spec in KINDS[node.kind].params:
-            template = spec.scenario_paths.get(kind)
-            if template is None:
-                continue
-            path = _node_path(node, template)
-            if node.id == receive_qm and spec.name in RECEIVE_QM_PATH_OF:
-                path = RECEIVE_QM_PATH_OF[spec.name]
-            source = sources.get(path)
-            if source == node.id:
-                continue
+    for node, spec, path in knob_paths(project):
+        source = sources.get(path)
+        if source != node.id:
             out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, path, source)
     return out
 

@@ -129,7 +129,7 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     out.update(_mix(inp))
     out.update(_layout(inp))
     out.update(_mq(flow, rows_per_s))
-    out.update(platform_flow.inert_settings(flow))
+    out.update(platform_flow.inert_settings(flow, rows_per_s))
     if flow.drain:
         return {
             k: v for k, v in out.items() if k.startswith(("table.", "workload.", "qapply.", "hardware.apply"))

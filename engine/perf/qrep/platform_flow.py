@@ -9,7 +9,10 @@ on z/OS and Q Apply in bindings mode they change nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.perf.qrep import client_apply, distributed_qm
+from engine.perf.qrep.platforms import MIN_LOGBUFFERPAGES
 from engine.registry.platform_knobs import ZOS
 
 #: New stages -> bottleneck vocabulary of ../shared/validation/README.md.
@@ -79,8 +82,32 @@ def _queue_manager(group: str, qm, persistent: bool, used: bool) -> dict:
     return out
 
 
-def inert_settings(flow) -> dict:
-    """Platform settings path -> why it cannot change this flow's results."""
+def _receive_log_inert(flow, rows_per_s: float) -> dict:
+    """The receiving queue manager's log buffer and log type, when its log disk cannot limit the flow.
+
+    Its log writes are off the channel's path (group commit), so they act only through the
+    ``apply_mq_log_disk`` stage: when that stage carries more than the flow even with the smallest
+    log buffer and linear logging, neither knob changes a result.
+    """
+    recv, k = flow.platform.inputs.recv_qm, flow.platform.k
+    log_bytes_per_msg = flow.demands.apply_log_bytes_per_msg
+    if not (recv.distributed and flow.inp.persistent and log_bytes_per_msg > 0.0):
+        return {}
+    worst = replace(recv, logbufferpages=MIN_LOGBUFFERPAGES, logtype="LINEAR")
+    worst_rows_per_s = (
+        distributed_qm.group_commit_bytes_per_s(worst, k) * flow.geometry.rows_per_msg / log_bytes_per_msg
+    )
+    if worst_rows_per_s * flow.c.max_drive_utilisation <= rows_per_s:
+        return {}
+    why = (
+        f"the receiving queue manager's log disk carries {worst_rows_per_s:,.0f} rows/s even with LogBufferPages "
+        f"{MIN_LOGBUFFERPAGES} and linear logging, more than this flow's {rows_per_s:,.0f} rows/s"
+    )
+    return {"recv_qm.logbufferpages": why, "recv_qm.logtype": why}
+
+
+def inert_settings(flow, rows_per_s: float) -> dict:
+    """Platform settings path -> why it cannot change this flow's results at ``rows_per_s``."""
     p, inp = flow.platform.inputs, flow.inp
     out = _servers(p, inp.capture_colocated_with_source)
     persistent = inp.persistent
@@ -90,6 +117,7 @@ def inert_settings(flow) -> dict:
         why = "Q Apply connects in bindings mode (qapply.mq_connection)"
         out["hardware.client_rtt_us"] = why
         out["qapply.sharecnv"] = why
+    out.update(_receive_log_inert(flow, rows_per_s))
     if p.recv_qm.distributed and p.send_qm.distributed:
         why = "both queue managers run on Linux/UNIX/Windows: queue buffers and files, not buffer pools"
         out["mq.buffpool_pages"] = why
