@@ -28,6 +28,11 @@ the assumptions of ``assets/coefficients/platforms.json``:
   path, which follows the put).
 
 Non-persistent messages are not logged: no log-disk stage, no forces.
+
+The queue manager's CPU per message (MQPUT, MQGET, MQCMIT, channel work per message and segment)
+keeps the path lengths the Q Replication calibration fits on MQ for z/OS, run on the cores of
+the server it shares with Q Capture or Q Apply (:mod:`engine.perf.qrep.platforms` scales them by
+those cores' clock): the seeds publish no distributed MQ CPU figure to fit another.
 """
 
 from __future__ import annotations
