@@ -286,7 +286,6 @@ def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start
 
 
 _compiled = None
-_compiled_batch = None
 _compiled_fifo = None
 
 
@@ -356,13 +355,17 @@ def _fifo_kernel():
     return _compiled_fifo or None
 
 
-def _batch_kernel():
-    """The compiled batch-channel kernel if numba is available, else the plain-Python one."""
-    global _compiled_batch
-    if _compiled_batch is None:
-        compiled = jit_kernels(_batch_channel_py)
-        _compiled_batch = compiled[0] if compiled else _batch_channel_py
-    return _compiled_batch
+#: Plain-Python kernel -> the kernel to run (compiled with numba, or itself without numba).
+_KERNELS: dict = {}
+
+
+def compiled_or_plain(function):
+    """``function`` compiled with numba (once per process), or ``function`` itself without numba."""
+    kernel = _KERNELS.get(function)
+    if kernel is None:
+        compiled = jit_kernels(function)
+        kernel = _KERNELS[function] = compiled[0] if compiled else function
+    return kernel
 
 
 class BatchState:
@@ -446,7 +449,7 @@ def batch_channel(
     start, end = np.empty(n), np.empty(n)
     close = np.full(n, np.nan)
     open_before = state.open_msgs > 0
-    fn = _batch_channel_py if python else _batch_kernel()
+    fn = _batch_channel_py if python else compiled_or_plain(_batch_channel_py)
     first, prev_close = fn(
         arr, work, count, float(batch_msgs), float(sync_s), float(free_s), state.values, start, end, close
     )

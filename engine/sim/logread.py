@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from engine.sim.kernels import jit_kernels
+from engine.sim.kernels import compiled_or_plain
 
 
 class LogReadState:
@@ -74,18 +74,6 @@ def _log_passes_py(avail, work, sleep_s, state, pass_id, wake, read_end):
         state[3] = 1.0  # the next chunk's first transactions may still be read in this pass
 
 
-_compiled = None
-
-
-def _kernel():
-    """The compiled pass kernel if numba is available, else the plain-Python one."""
-    global _compiled
-    if _compiled is None:
-        compiled = jit_kernels(_log_passes_py)
-        _compiled = compiled[0] if compiled else _log_passes_py
-    return _compiled
-
-
 def log_read_passes(avail_s, work_s, sleep_s: float, state: LogReadState, python: bool = False):
     """The log-read pass that reads each transaction, when it began and when the reader finished it.
 
@@ -113,6 +101,6 @@ def log_read_passes(avail_s, work_s, sleep_s: float, state: LogReadState, python
     w = np.ascontiguousarray(work_s, dtype=float)
     n = a.shape[0]
     pass_id, wake, read_end = np.empty(n), np.empty(n), np.empty(n)
-    fn = _log_passes_py if python else _kernel()
+    fn = _log_passes_py if python else compiled_or_plain(_log_passes_py)
     fn(a, w, float(sleep_s), state.values, pass_id, wake, read_end)
     return pass_id, wake, read_end

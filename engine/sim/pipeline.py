@@ -231,14 +231,14 @@ class QrepPipeline:
         return math.isfinite(self.cfg.channel_batch_msgs)
 
     # ------------------------------------------------------------------ capture
-    def _whole_passes(self, tx: Transactions, final: bool):
-        """Rule 1 for ``tx`` after the transactions held from the last chunk: each one's log-read
+    def _whole_passes(self, parts: list[Transactions], final: bool):
+        """Rule 1 for ``parts`` after the transactions held from the last chunk: each one's log-read
         pass and when the reader gets to it (:func:`engine.sim.logread.log_read_passes`). The
         last pass may go on in the next chunk: its transactions are held for it (unless
         ``final``, or the pass is the whole chunk: it then goes on with the next one)."""
         cfg = self.cfg
-        if self.held_tx is not None:
-            tx, self.held_tx = _profiles.concat([self.held_tx, tx]), None
+        held, self.held_tx = self.held_tx, None
+        tx = _profiles.concat(([held] if held is not None else []) + list(parts))  # one copy
         avail = tx.commit_s + cfg.log_delay_s
         read_pass, wake, read_end = log_read_passes(
             avail, tx.rows / cfg.reader_rows_per_s, cfg.sleep_interval_s, self.log_state, self.python_kernel
@@ -530,15 +530,15 @@ class QrepPipeline:
         for first in range(0, n_msgs, per_part):
             yield self.preload(min(per_part, n_msgs - first), first)
 
-    def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
-        """Push one chunk of transactions through every stage.
+    def run_chunk(self, tx: Transactions | list[Transactions], final: bool) -> list[ChunkResult]:
+        """Push one chunk of transactions (or consecutive parts of one) through every stage.
 
         Transactions of the last log-read pass of a chunk are held back and come out with the
         next chunk, and so are messages whose channel batch has not ended yet. Returns the
         results in order: first the messages carried from the previous chunk whose batch has
         now ended (if any), then this chunk's (``msg`` may be empty).
         """
-        tx, read_pass, arrive = self._whole_passes(tx, final)
+        tx, read_pass, arrive = self._whole_passes([tx] if isinstance(tx, Transactions) else tx, final)
         t = self._capture(tx, read_pass, arrive)
         busy = dict(self.capture_busy) if len(tx) else {}
         t, m = self._group(t)
