@@ -11,7 +11,9 @@ scenarios feed the same engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+from engine.registry import platform_knobs as pk
 from engine.registry.params import (
     SEED_DB2_V8,
     SEED_MIRROR,
@@ -38,12 +40,13 @@ class NodeKind:
     links_to: tuple[str, ...]
     params: tuple[ParamSpec, ...]
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, ParamSpec]:
+        return {p.name: p for p in self.params}
+
     def param(self, name: str) -> ParamSpec:
         """Return the spec named ``name``; raises KeyError if the kind lacks it."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._params_by_name[name]
 
     def defaults(self) -> dict:
         """Every parameter at its product default."""
@@ -89,7 +92,7 @@ SOURCE_DB2 = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running the source workload.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running the source workload.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.source_lpar_cps"},
             minimum=1,
@@ -261,7 +264,8 @@ SOURCE_DB2 = NodeKind(
             nullable=True,
             null_meaning="no think time",
         ),
-    ),
+    )
+    + pk.SOURCE_DB2_KNOBS,
 )
 
 QCAPTURE = NodeKind(
@@ -275,7 +279,7 @@ QCAPTURE = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Capture and its queue manager.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Capture and its queue manager.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.capture_lpar_cps"},
             minimum=1,
@@ -388,7 +392,8 @@ QCAPTURE = NodeKind(
             f"{_RP}, Table 4-1 Column suppression",
             {Q: "qcapture.changed_cols_only"},
         ),
-    ),
+    )
+    + pk.QCAPTURE_KNOBS,
 )
 
 QUEUE_MANAGER = NodeKind(
@@ -553,7 +558,8 @@ QUEUE_MANAGER = NodeKind(
             minimum=0,
             maximum=1_000_000_000,
         ),
-    ),
+    )
+    + pk.QUEUE_MANAGER_KNOBS,
 )
 
 CHANNEL = NodeKind(
@@ -651,7 +657,7 @@ QAPPLY = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Apply and the target Db2.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Apply and the target Db2.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.apply_lpar_cps"},
             minimum=1,
@@ -735,7 +741,8 @@ QAPPLY = NodeKind(
             minimum=1,
             maximum=10_000,
         ),
-    ),
+    )
+    + pk.QAPPLY_KNOBS,
 )
 
 TARGET_DB2 = NodeKind(
@@ -779,7 +786,8 @@ TARGET_DB2 = NodeKind(
             f"{SEED_DB2_V8}, CPU",
             choices=("online", "batch", "query", "utility", "data_sharing", "drda"),
         ),
-    ),
+    )
+    + pk.TARGET_DB2_KNOBS,
 )
 
 MIRROR_NODE = NodeKind(

@@ -329,7 +329,7 @@ def _import_numba():
     return numba
 
 
-def _jit(*functions) -> list | None:
+def jit_kernels(*functions) -> list | None:
     """``functions`` compiled with numba, or None without numba.
 
     The machine code is cached next to the module (or, in a read-only install, in numba's
@@ -351,7 +351,7 @@ def _fifo_kernel():
     """The compiled FIFO loop, or None without numba (:func:`fifo_departures` then uses its closed form)."""
     global _compiled_fifo
     if _compiled_fifo is None:
-        compiled = _jit(_fifo_py)
+        compiled = jit_kernels(_fifo_py)
         _compiled_fifo = compiled[0] if compiled else False
     return _compiled_fifo or None
 
@@ -360,7 +360,7 @@ def _batch_kernel():
     """The compiled batch-channel kernel if numba is available, else the plain-Python one."""
     global _compiled_batch
     if _compiled_batch is None:
-        compiled = _jit(_batch_channel_py)
+        compiled = jit_kernels(_batch_channel_py)
         _compiled_batch = compiled[0] if compiled else _batch_channel_py
     return _compiled_batch
 
@@ -474,6 +474,9 @@ def _load_compiled_kernels() -> None:
     fifo_departures(z, z)
     batch_channel(z, z, np.ones(1), BatchState(), 1.0, 0.0, 0.0, True)
     multi_server_memory(z, z, z, MultiServerState(1), 1.0)
+    from engine.sim.logread import LogReadState, log_read_passes  # imports this module
+
+    log_read_passes(z, z, 1.0, LogReadState(1.0))
 
 
 def warm_up_in_background() -> None:
@@ -501,7 +504,7 @@ def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
     global _compiled, _ring_first, _ring_pop_departed, _ring_grow
     if _compiled is None:
-        compiled = _jit(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
+        compiled = jit_kernels(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
         if compiled is None:
             _compiled = _multi_server_memory_py
         else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)
