@@ -21,14 +21,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import panel_column, message_label, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
@@ -61,6 +60,10 @@ def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
     return text
 
 
+#: What the view says before anything is imported or shown.
+START_TEXT = "Import a week of monitor exports to see how well the engine matches your system."
+
+
 class MonitorView(QWidget):
     """Import, overlay, fit.
 
@@ -84,8 +87,7 @@ class MonitorView(QWidget):
         self.project_fn, self.db_path_fn = project_fn, db_path_fn
         self.tasks = TaskRunner(self)
         self.outcome = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         row = QHBoxLayout()
         self.import_button = QPushButton("Import monitor CSVs...")
         self.import_button.setToolTip(
@@ -117,9 +119,7 @@ class MonitorView(QWidget):
         fit_row.addWidget(self.cancel_button)
         layout.addLayout(row)
         layout.addLayout(fit_row)
-        self.status = message_label(
-            "Import a week of monitor exports to see how well the engine matches your system."
-        )
+        self.status = message_label(START_TEXT)
         layout.addWidget(self.status)
         self.summary = message_label(rich=True)
         layout.addWidget(self.summary)
@@ -198,6 +198,18 @@ class MonitorView(QWidget):
             self.recorded.emit()
 
     # -- showing -------------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Back to the view as it starts (another project was opened): no overlay, no fit; a running task is cancelled."""
+        if self.tasks.busy():
+            self.tasks.cancel()
+        self.outcome = None
+        self.status.setText(START_TEXT)
+        self.summary.clear()
+        for chart in self.charts.values():
+            chart.set_series({})
+        self.coefficients.setRowCount(0)
+        self.errors.setRowCount(0)
+
     def show_outcome(self, outcome) -> None:
         """Overlay measured and predicted values and show the fit of a :class:`app.monitoring.MonitorOutcome`."""
         self.outcome = outcome

@@ -11,7 +11,9 @@ scenarios feed the same engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+from engine.registry import platform_knobs as pk
 from engine.registry.params import (
     SEED_DB2_V8,
     SEED_MIRROR,
@@ -38,12 +40,13 @@ class NodeKind:
     links_to: tuple[str, ...]
     params: tuple[ParamSpec, ...]
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, ParamSpec]:
+        return {p.name: p for p in self.params}
+
     def param(self, name: str) -> ParamSpec:
         """Return the spec named ``name``; raises KeyError if the kind lacks it."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._params_by_name[name]
 
     def defaults(self) -> dict:
         """Every parameter at its product default."""
@@ -89,7 +92,7 @@ SOURCE_DB2 = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running the source workload.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running the source workload.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.source_lpar_cps"},
             minimum=1,
@@ -261,7 +264,8 @@ SOURCE_DB2 = NodeKind(
             nullable=True,
             null_meaning="no think time",
         ),
-    ),
+    )
+    + pk.SOURCE_DB2_KNOBS,
 )
 
 QCAPTURE = NodeKind(
@@ -275,7 +279,7 @@ QCAPTURE = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Capture and its queue manager.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Capture and its queue manager.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.capture_lpar_cps"},
             minimum=1,
@@ -375,6 +379,8 @@ QCAPTURE = NodeKind(
             {Q: "qcapture.max_message_size_kb"},
             minimum=1,
             maximum=102_400,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "changed_cols_only",
@@ -386,7 +392,8 @@ QCAPTURE = NodeKind(
             f"{_RP}, Table 4-1 Column suppression",
             {Q: "qcapture.changed_cols_only"},
         ),
-    ),
+    )
+    + pk.QCAPTURE_KNOBS,
 )
 
 QUEUE_MANAGER = NodeKind(
@@ -469,6 +476,8 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.maxmsgl"},
             minimum=1024,
             maximum=104_857_600,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "security",
@@ -527,17 +536,30 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.shared_queue"},
         ),
         _p(
+            "run_mode",
+            "enum",
+            "steady",
+            "",
+            "What the run measures, set on the receive queue manager: steady (the flow at its steady "
+            "state; initial_depth_msgs is not used) or drain (Q Apply empties a receive queue pre-loaded "
+            "with initial_depth_msgs messages; the capture side is not modelled).",
+            f"{SEED_QREP_2005}, Figure 6",
+            {Q: "run.mode"},
+            choices=("steady", "drain"),
+        ),
+        _p(
             "initial_depth_msgs",
             "int",
             0,
             "messages",
-            "Messages already on the queue when the run starts (a pre-loaded receive queue).",
+            "Messages already on the receive queue when a drain run starts (run_mode drain).",
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.initial_receive_queue_depth"},
             minimum=0,
             maximum=1_000_000_000,
         ),
-    ),
+    )
+    + pk.QUEUE_MANAGER_KNOBS,
 )
 
 CHANNEL = NodeKind(
@@ -635,7 +657,7 @@ QAPPLY = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Apply and the target Db2.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Apply and the target Db2.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.apply_lpar_cps"},
             minimum=1,
@@ -719,7 +741,8 @@ QAPPLY = NodeKind(
             minimum=1,
             maximum=10_000,
         ),
-    ),
+    )
+    + pk.QAPPLY_KNOBS,
 )
 
 TARGET_DB2 = NodeKind(
@@ -763,7 +786,8 @@ TARGET_DB2 = NodeKind(
             f"{SEED_DB2_V8}, CPU",
             choices=("online", "batch", "query", "utility", "data_sharing", "drda"),
         ),
-    ),
+    )
+    + pk.TARGET_DB2_KNOBS,
 )
 
 MIRROR_NODE = NodeKind(
@@ -1081,6 +1105,19 @@ MQ_APPLICATION = NodeKind(
             maximum=1_000_000_000,
             nullable=True,
             null_meaning="enough to fill the buffer pool",
+        ),
+        _p(
+            "backlog_mb",
+            "float",
+            2048.0,
+            "MB",
+            "With messages not set: the standing backlog of message data the putter keeps on the "
+            "transmission queue (the seed's tests let queues build to 2 GB before the channel started); "
+            "deeper than the buffer pool holds, the channel reads it back from the page set.",
+            f"{SEED_MQ_V8}, Example: Benefits of larger buffer pools for transmission queues",
+            {MOV: "backlog_mb"},
+            minimum=0.001,
+            maximum=10_000_000,
         ),
         _p(
             "message_bytes",

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
+from engine.perf.qrep.platforms import ALL_ZOS, PlatformInputs, read_platform
 from engine.registry import scenario_specs
 
 TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer")
@@ -110,6 +111,7 @@ class QrepInputs:
     locking: str
     mode: str
     initial_depth_msgs: float
+    platform: PlatformInputs = ALL_ZOS
 
     @property
     def n_columns(self) -> int:
@@ -345,5 +347,6 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         locking=r.choice("target_db2.locking"),
         mode=mode,
         initial_depth_msgs=depth,
+        platform=read_platform(r),
     )
     return inputs, r.used
