@@ -591,11 +591,6 @@ class IntervalSample:
     n_fit_total: int
     n_holdout_total: int
 
-    @property
-    def n_total(self) -> int:
-        """All usable intervals."""
-        return self.n_fit_total + self.n_holdout_total
-
 
 def _split_positions(n: int, holdout_every: int, max_intervals: int) -> tuple[list[int], list[int], int, int]:
     """Time-order positions of the fitted and held-out intervals :func:`sample_of` would take out of ``n``."""
@@ -727,8 +722,9 @@ def fit_sample(
     """
     from scipy.optimize import least_squares
 
-    if sample.n_total < 4:
-        raise FitError(f"{sample.n_total} usable interval(s); at least 4 are needed to fit and hold some out")
+    n_total = sample.n_fit_total + sample.n_holdout_total
+    if n_total < 4:
+        raise FitError(f"{n_total} usable interval(s); at least 4 are needed to fit and hold some out")
     names = _fitted_names(model, only)
     fit_set, held = sample.fit, sample.held
     base = {k: float(v[0]) for k, v in model.parameters.items()}

@@ -35,7 +35,7 @@ import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 
@@ -70,54 +70,6 @@ _ROW_KEYS = "_qrtune_monitor_row_keys"
 
 
 @dataclass(frozen=True)
-class ParsedFile:
-    """One monitor CSV parsed into long-form columns, ready to write.
-
-    Attributes
-    ----------
-    file : str
-    table : TableSpec
-    n_rows : int
-        Data rows.
-    numeric_columns : tuple[str, ...]
-        Columns stored.
-    ignored_columns : tuple[str, ...]
-        Text columns skipped.
-    line, monitor_time, queue, col, value : numpy.ndarray
-        One entry per stored cell.
-    shape : str
-        The file's shape (``csv``, ``del``, ``clp``, ``clp-x``; :mod:`engine.monitor_formats`).
-    interval_source : str
-        Where MONITOR_INTERVAL came from (the file's column, or the spacing of MONITOR_TIME).
-    """
-
-    file: str
-    table: TableSpec
-    n_rows: int
-    numeric_columns: tuple
-    ignored_columns: tuple
-    line: np.ndarray
-    monitor_time: np.ndarray
-    queue: np.ndarray
-    col: np.ndarray
-    value: np.ndarray
-    shape: str = "csv"
-    interval_source: str = "file's MONITOR_INTERVAL column"
-
-    def columns(self) -> dict:
-        """The arrays :meth:`engine.store.Store.record_monitor_import` takes."""
-        return {
-            "n_rows": self.n_rows,
-            "numeric_columns": self.numeric_columns,
-            "line": self.line,
-            "monitor_time": self.monitor_time,
-            "queue": self.queue,
-            "col": self.col,
-            "value": self.value,
-        }
-
-
-@dataclass(frozen=True)
 class ImportedFile:
     """What the import of one file wrote (``qrtune import-monitor`` prints it).
 
@@ -148,6 +100,35 @@ class ImportedFile:
     interval_source: str
     first_monitor_time: datetime | None = None
     last_monitor_time: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ParsedFile(ImportedFile):
+    """One monitor file parsed into long-form columns in memory (:func:`parse_file`), ready to write.
+
+    Attributes
+    ----------
+    line, monitor_time, queue, col, value : numpy.ndarray
+        One entry per stored cell (besides those of :class:`ImportedFile`).
+    """
+
+    line: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    monitor_time: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="datetime64[us]"))
+    queue: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    col: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    value: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def columns(self) -> dict:
+        """The arrays :meth:`engine.store.Store.record_monitor_import` takes."""
+        return {
+            "n_rows": self.n_rows,
+            "numeric_columns": self.numeric_columns,
+            "line": self.line,
+            "monitor_time": self.monitor_time,
+            "queue": self.queue,
+            "col": self.col,
+            "value": self.value,
+        }
 
 
 def _table_from_name(path: str) -> TableSpec | None:
@@ -628,18 +609,12 @@ def parse_file(
             [import_id, list(job.names)],
         ).fetchnumpy()
     return ParsedFile(
-        str(path),
-        done.table,
-        done.n_rows,
-        done.numeric_columns,
-        done.ignored_columns,
-        np.asarray(cells["line"], dtype=np.int32),
-        np.asarray(cells["monitor_time"]).astype("datetime64[us]"),
-        np.asarray(cells["queue"], dtype=object),
-        np.asarray(cells["col"], dtype=object),
-        np.asarray(cells["value"], dtype=np.float64),
-        shape=done.shape,
-        interval_source=done.interval_source,
+        **{f.name: getattr(done, f.name) for f in fields(ImportedFile)},
+        line=np.asarray(cells["line"], dtype=np.int32),
+        monitor_time=np.asarray(cells["monitor_time"]).astype("datetime64[us]"),
+        queue=np.asarray(cells["queue"], dtype=object),
+        col=np.asarray(cells["col"], dtype=object),
+        value=np.asarray(cells["value"], dtype=np.float64),
     )
 
 
