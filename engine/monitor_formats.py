@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import codecs
 import csv
+import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -118,6 +120,8 @@ def file_encoding(path: str) -> str:
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero or a pipe would never end
+            raise MonitorImportError(f"{path}: not a regular file (expected an export of a monitor table)")
         with open(path, "rb") as f:
             head = block = f.read(BLOCK_CHARS)
             try:

@@ -197,3 +197,14 @@ def test_the_fit_sample_drawn_by_duckdb_is_the_one_drawn_from_all_intervals(tmp_
     assert len(every) == 59 and any("capture_rows_per_s" in iv.measured for iv in every)
     assert sample == sample_of(every, holdout_every=3, max_intervals=7)
     assert (sample.n_fit_total, sample.n_holdout_total, len(sample.fit), len(sample.held)) == (40, 19, 7, 7)
+
+
+def test_a_field_over_the_csv_limit_or_a_device_is_a_clean_error(tmp_path):
+    f = tmp_path / "huge_APPLYMON.csv"
+    f.write_text("MONITOR_TIME,RECVQ,ROWS_APPLIED\n2024-01-01-00.00.10.000000,Q," + "9" * 200_000 + "\n")
+    with pytest.raises(
+        MonitorImportError, match=r"huge_APPLYMON.csv:2: not a valid delimited row \(field larger"
+    ):
+        parse_file(f)
+    with pytest.raises(MonitorImportError, match="/dev/zero: not a regular file"):
+        parse_file("/dev/zero")
