@@ -37,6 +37,18 @@ class RunsMixin:
         ).fetchall()
         return digest
 
+    def _insert_for_project(self, table: str, project, make_record) -> int:
+        """Save ``project`` and add the record ``make_record(new_id, project_digest)`` builds to ``table``.
+
+        All in one transaction; returns the new record's id.
+        """
+        self._check_writable()
+        with self.transaction():
+            digest = self._save_project(project)
+            new_id = self.next_id(table)
+            self.insert_records([make_record(new_id, digest)])
+        return new_id
+
     def record_runs(self, bundles: Sequence[RunBundle]) -> list[int]:
         """Write runs with their metrics, stages and time series in one transaction.
 

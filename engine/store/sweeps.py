@@ -29,18 +29,13 @@ class SweepsMixin:
 
     def create_sweep(self, sweep_key: str, project, axes: Any, n_points: int) -> int:
         """Register a new sweep (and its project); returns its id."""
-        self._check_writable()
-        with self.transaction():
-            digest = self._save_project(project)
-            new_id = self.next_id("sweeps")
-            self.insert_records(
-                [
-                    SweepRecord(
-                        new_id, sweep_key, project.name, digest, canonical_json(axes), n_points, utc_now()
-                    )
-                ]
-            )
-        return new_id
+        return self._insert_for_project(
+            "sweeps",
+            project,
+            lambda new_id, digest: SweepRecord(
+                new_id, sweep_key, project.name, digest, canonical_json(axes), n_points, utc_now()
+            ),
+        )
 
     def list_sweeps(self, project_name: str | None = None) -> list[dict]:
         """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
