@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from engine.store.base import where_equal
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import RunRecord, StoredPoint, SweepRecord
 from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
@@ -40,16 +41,12 @@ class SweepsMixin:
     def list_sweeps(self, project_name: str | None = None) -> list[dict]:
         """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
         ``n_done`` (points recorded), ``n_failed`` and ``started``."""
+        where, args = where_equal({"s.project_name": project_name})
         sql = (
             "SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
             "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
-            "LEFT JOIN runs r ON r.sweep_id = s.id"
+            f"LEFT JOIN runs r ON r.sweep_id = s.id{where} GROUP BY ALL ORDER BY s.id DESC"
         )
-        args: list = []
-        if project_name is not None:
-            sql += " WHERE s.project_name = ?"
-            args.append(project_name)
-        sql += " GROUP BY ALL ORDER BY s.id DESC"
         return [
             {
                 "id": int(i),
