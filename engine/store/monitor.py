@@ -1,9 +1,11 @@
 """Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in ``monitor_rows``.
 
 A file is written batch by batch (:meth:`MonitorMixin.begin_monitor_import`,
-:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`) inside
-one :meth:`~engine.store.base.StoreBase.transaction`, so an import that fails half way leaves
-nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
+:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`), each
+batch committed so that DuckDB's memory stays bounded. Until it is finished an import has
+``n_rows = -1`` (:data:`UNFINISHED`): readers skip it, a failed import is removed
+(:meth:`~MonitorMixin.discard_monitor_imports`) and one left by a killed process is removed by the
+next import, so an import that fails half way leaves nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
 and MONITOR_TIME, aggregated by DuckDB, so a reader never holds the long form in memory.
 """
 
@@ -29,6 +31,12 @@ MONITOR_MEMORY_LIMIT = "384MB"
 to disk, so a large import or fit does not hold the file's rows in memory."""
 
 
+UNFINISHED = -1
+"""``monitor_imports.n_rows`` of an import still being written (or left by a killed process)."""
+CHECKPOINT_EVERY = 4
+"""Batches of an import between checkpoints (DuckDB lets go of the memory of written rows at one)."""
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -47,14 +55,30 @@ class MonitorMixin:
             self.con.execute("SET memory_limit = ?", [before]).fetchall()
 
     def begin_monitor_import(self, project_name: str, file: str, table_name: str) -> int:
-        """Start writing one monitor file; returns its import id (rows and columns set by :meth:`finish_monitor_import`).
-
-        Call inside :meth:`transaction` so that a failed file leaves no trace.
-        """
+        """Start writing one monitor file; returns its import id, unfinished until :meth:`finish_monitor_import`."""
         self._check_writable()
-        new_id = self.next_id("monitor_imports")
-        self.insert_records([MonitorImport(new_id, project_name, file, table_name, utc_now(), 0, ())])
+        with self.transaction():
+            new_id = self.next_id("monitor_imports")
+            self.insert_records(
+                [MonitorImport(new_id, project_name, file, table_name, utc_now(), UNFINISHED, ())]
+            )
         return new_id
+
+    def discard_monitor_imports(self, import_ids=None) -> None:
+        """Remove imports and their cells: those of ``import_ids``, or (None) every unfinished one."""
+        where = "id = ANY(?::BIGINT[])" if import_ids is not None else f"n_rows = {UNFINISHED}"
+        args = [[int(i) for i in import_ids]] if import_ids is not None else []
+        with self.transaction():
+            self.con.execute(
+                f"DELETE FROM monitor_rows WHERE import_id IN (SELECT id FROM monitor_imports WHERE {where})",
+                args,
+            ).fetchall()
+            self.con.execute(f"DELETE FROM monitor_imports WHERE {where}", args).fetchall()
+
+    def checkpoint_monitor_rows(self, batches_written: int) -> None:
+        """Checkpoint every :data:`CHECKPOINT_EVERY` batches (not inside a caller's transaction)."""
+        if batches_written % CHECKPOINT_EVERY == 0 and not self._in_tx:
+            self.con.execute("CHECKPOINT").fetchall()
 
     def append_monitor_cells(
         self,
@@ -141,10 +165,13 @@ class MonitorMixin:
 
     def monitor_columns(self, project_name: str | None = None) -> dict[str, tuple[str, ...]]:
         """Table -> the columns with at least one imported cell (for ``project_name``, or all imports)."""
-        sql = "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id"
+        sql = (
+            "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id "
+            f"WHERE i.n_rows != {UNFINISHED}"
+        )
         args: list = []
         if project_name is not None:
-            sql += " WHERE i.project_name = ?"
+            sql += " AND i.project_name = ?"
             args.append(project_name)
         out: dict[str, list] = {}
         for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
@@ -163,7 +190,7 @@ class MonitorMixin:
         )
         sql = (
             f"SELECT r.queue, r.monitor_time{', ' + picks if picks else ''} FROM monitor_rows r "
-            "JOIN monitor_imports i ON i.id = r.import_id WHERE r.table_name = ?"
+            f"JOIN monitor_imports i ON i.id = r.import_id WHERE i.n_rows != {UNFINISHED} AND r.table_name = ?"
         )
         args: list = [*columns, table_name]
         if project_name is not None:
@@ -172,11 +199,14 @@ class MonitorMixin:
         return sql + " GROUP BY r.queue, r.monitor_time", args
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
-        """Imported monitor files, oldest first."""
-        sql = "SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports"
+        """Imported monitor files, oldest first (not those still being written)."""
+        sql = (
+            "SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports "
+            f"WHERE n_rows != {UNFINISHED}"
+        )
         args: list = []
         if project_name is not None:
-            sql += " WHERE project_name = ?"
+            sql += " AND project_name = ?"
             args.append(project_name)
         rows = self.con.execute(sql + " ORDER BY id", args).fetchall()
         return [MonitorImport(*r[:6], tuple(json.loads(r[6]))) for r in rows]
