@@ -15,7 +15,6 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QProgressBar,
     QPushButton,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import panel_column, message_label, read_only_table
+from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
@@ -123,19 +122,14 @@ class MonitorView(QWidget):
         layout.addWidget(self.status)
         self.summary = message_label(rich=True)
         layout.addWidget(self.summary)
-        grid = QGridLayout()
         self.charts = {
             m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID
         }
-        for c, chart in enumerate(self.charts.values()):
-            grid.addWidget(chart, 0, c)
         self.coefficients = read_only_table(
             ["Coefficient", "Unit", "Before", "Fitted", "Change"], resize_to_contents=True
         )
         self.errors = read_only_table(["Held-out error (median)", "Before", "After"], stretch_column=0)
-        grid.addWidget(self.coefficients, 1, 0)
-        grid.addWidget(self.errors, 1, 1)
-        layout.addLayout(grid, 1)
+        add_grid(layout, [list(self.charts.values()), [self.coefficients, self.errors]])
         self.import_button.clicked.connect(self._import_dialog)
         self.show_button.clicked.connect(lambda: self.run())
         self.fit_button.clicked.connect(lambda: self.run(fit=True))

@@ -983,8 +983,9 @@ MIRROR_NODE = NodeKind(
             "enum",
             "auto",
             "",
-            "A job stream without users or job sets: interactive or batch "
-            "(application CPU and waits per operation differ); auto reads it from the workload name.",
+            "A job stream without users or job sets: interactive or batch. A label for now: one "
+            "application profile serves every stream (no published run states its style), so predictions "
+            "report it in ignored; the workload name is never read.",
             f"{SEED_MIRROR}, 7.4 Client scenarios",
             {MIR: "workload.style"},
             choices=("auto", "interactive", "batch"),

@@ -17,7 +17,7 @@ transmission queue's) under ``send_qm.*``, the receiving one under ``recv_qm.*``
 
 from __future__ import annotations
 
-from engine.registry.params import SEED_QREP_2005, ParamSpec
+from engine.registry.params import SEED_MQ_V8, SEED_QREP_2005, ParamSpec
 
 #: Operating systems a node may run on (IBM's names); the first is the default.
 PLATFORMS = ("z/OS", "AIX", "Linux on POWER", "Linux x86-64", "Windows x86-64")
@@ -33,8 +33,11 @@ ZOS = PLATFORMS[0]
 CONNECTIONS = ("bindings", "client")
 LOG_TYPES = ("CIRCULAR", "LINEAR")
 Q = "qrep"
-_MQ_DOC = "IBM MQ documentation, qm.ini Log and TuningParameters stanzas"
-_CLIENT_DOC = "IBM MQ documentation, MQ client connections and SHARECNV"
+#: Seeds discussing the knobs (the qm.ini names themselves are IBM MQ's documented ones).
+_MQ_DOC = f"{SEED_QREP_2005}, How does Q replication work? (MQ log files and data files)"
+_LOG_RATE_DOC = f"{SEED_MQ_V8}, Upper bounds of persistent message logging rate"
+_CLIENT_DOC = f"{SEED_MQ_V8}, How much storage does a connection use? (client channels, SHARECNV)"
+_NETWORK_DOC = f"{SEED_QREP_2005}, Latency (long network distances)"
 
 
 def _p(name, type_, default, unit, help_, seed, path, **kw) -> ParamSpec:
@@ -100,7 +103,7 @@ QAPPLY_KNOBS = (
         "us",
         "Network round-trip time between Q Apply and the remote queue manager of a client connection "
         "(scenarios may give hardware.client_rtt_ms instead).",
-        _CLIENT_DOC,
+        _NETWORK_DOC,
         "hardware.client_rtt_us",
         minimum=1.0,
         maximum=1_000_000.0,
@@ -162,7 +165,7 @@ def _qm_knobs(group: str) -> tuple:
             200.0,
             "MB/s",
             "Sequential write bandwidth of the queue manager's log disk (Linux/UNIX/Windows).",
-            _MQ_DOC,
+            _LOG_RATE_DOC,
             f"{group}.log_disk_mb_per_s",
             minimum=1.0,
             maximum=100_000.0,
@@ -174,7 +177,7 @@ def _qm_knobs(group: str) -> tuple:
             "us",
             "Latency of one log write to the log disk (local NVMe tens of us, cached SAN a few hundred, "
             "disk without write cache several ms).",
-            _MQ_DOC,
+            _LOG_RATE_DOC,
             f"{group}.log_write_us",
             minimum=1.0,
             maximum=100_000.0,

@@ -12,8 +12,7 @@ pytestmark = pytest.mark.skipif(bool(simulation_available()), reason=simulation_
 
 
 def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
-    # the receive queue manager's (the scenario reads the receive side's MQ knobs since the knob walk)
-    qm = window.document.project.nodes_of("queue_manager")[-1].id
+    qm = window.document.project.nodes_of("queue_manager")[0].id
     window.document.set_param(qm, "read_ahead", True)  # what changed since saving ends the run's label
     view = window.view_widget("Simulation")
     view.duration.setText("2m")
