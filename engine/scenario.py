@@ -83,9 +83,10 @@ def project_to_scenario(project: Project) -> dict:
         flow = flows(project, limit=1)[0]
         _fill(settings, flow, kind)
         depth = max(n.params["initial_depth_msgs"] for n in flow if n.kind == "queue_manager")
-        settings["run"] = (
-            {"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}
-        )
+        settings["run"] = {
+            **settings.get("run", {}),  # run.catch_up (Q Apply's knob)
+            **({"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}),
+        }
     else:
         if kind == "db2mirror":
             settings["topology"] = "db2-mirror-pair"

@@ -20,6 +20,13 @@ from engine.registry.params import (
     SEED_QREP_ZOS,
     ParamSpec,
 )
+from engine.registry.topology_knobs import (
+    CATCH_UP_PARAMS,
+    DATA_SHARING_PARAMS,
+    QSG_PARAMS,
+    QUEUE_MAP_PARAMS,
+    SQL_APPLY_PARAMS,
+)
 
 CPU_MODELS = ("z900-2064-216", "z196-2817-778", "zEC12-2827", "z13-2964", "POWER9", "POWER10")
 Q = "qrep"
@@ -261,7 +268,8 @@ SOURCE_DB2 = NodeKind(
             nullable=True,
             null_meaning="no think time",
         ),
-    ),
+    )
+    + DATA_SHARING_PARAMS,
 )
 
 QCAPTURE = NodeKind(
@@ -386,7 +394,8 @@ QCAPTURE = NodeKind(
             f"{_RP}, Table 4-1 Column suppression",
             {Q: "qcapture.changed_cols_only"},
         ),
-    ),
+    )
+    + QUEUE_MAP_PARAMS,
 )
 
 QUEUE_MANAGER = NodeKind(
@@ -537,7 +546,8 @@ QUEUE_MANAGER = NodeKind(
             minimum=0,
             maximum=1_000_000_000,
         ),
-    ),
+    )
+    + QSG_PARAMS,
 )
 
 CHANNEL = NodeKind(
@@ -719,7 +729,9 @@ QAPPLY = NodeKind(
             minimum=1,
             maximum=10_000,
         ),
-    ),
+    )
+    + CATCH_UP_PARAMS
+    + SQL_APPLY_PARAMS,
 )
 
 TARGET_DB2 = NodeKind(

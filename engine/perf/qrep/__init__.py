@@ -89,13 +89,19 @@ avoidance apart, LPAR busy), from :mod:`.systems`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.errors import ValueRangeError
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
+from engine.perf.qrep import sql_replication, topology_coefficients
+from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
+from engine.perf.qrep.queue_maps import base_name
+from engine.perf.qrep.shared_queue import UNITS as SHARED_QUEUE_UNITS
 from engine.perf.qrep.systems import metric_units, system_metrics
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import setting_paths, unused_settings
@@ -162,6 +168,9 @@ UNITS = {
     "backlog_growth_rows_per_s": "rows/s",
     "tps": "txns/s",
     **metric_units(),  # per system of a bidirectional or peer-to-peer configuration (.systems)
+    **sql_replication.COMPARISON_UNITS,  # SQL Replication side by side (sql_apply.compare)
+    **SHARED_QUEUE_UNITS,
+    **CATCH_UP_UNITS,
 }
 
 #: Settings that only matter when Q Capture and the channel run (not in a drain).
@@ -200,6 +209,12 @@ def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> 
         The coefficient file is missing or malformed.
     """
     inputs, _ = read_inputs(settings)
+    if inputs.topology == "sql-replication":
+        raise ValueRangeError(
+            "topology",
+            inputs.topology,
+            "a Q Replication topology (SQL Replication is predicted, not solved per stage)",
+        )
     return solve(inputs, coefficients or load())
 
 
@@ -210,7 +225,8 @@ def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
     else:
         if inputs.topology == "unidirectional":
             used.discard("hardware.apply_colocated_with_target")
-        used.discard("run.initial_receive_queue_depth")
+        if inputs.mode == "steady":
+            used.discard("run.initial_receive_queue_depth")
         if inputs.offered_rows_per_s is not None or inputs.jobs is None:
             used.discard("workload.think_time_ms")
         if inputs.jobs is not None:
@@ -285,7 +301,7 @@ def _stage_results(sol: Solution) -> tuple:
             servers=s.servers,
             service_ms=s.service_ms,
             fixed_delay_ms=fixed.get(s.name, 0.0),
-            bottleneck_name=VOCABULARY[s.name],
+            bottleneck_name=VOCABULARY[base_name(s.name)],
             is_bottleneck=s.name == sol.limiting_stage,
         )
         for s in sol.stages
@@ -367,6 +383,16 @@ def _coefficients(coefficients) -> Coefficients:
     return base.with_values(**coefficients)
 
 
+def _sql_comparison(inputs: QrepInputs, c: Coefficients, sol: Solution) -> dict:
+    """SQL Replication's figures beside a Q Replication flow's (``sql_apply.compare``), else {}."""
+    if not inputs.topo.compare_sql:
+        return {}
+    driven = sol if sol.inputs.offered_rows_per_s is None and sol.inputs.jobs is None else None
+    if driven is None:
+        driven = solve(dataclasses.replace(inputs, offered_rows_per_s=None, jobs=None), c)
+    return sql_replication.comparison_metrics(inputs, c, topology_coefficients.load(), driven.rows_per_s)
+
+
 def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | None = None) -> Prediction:
     """Predict a ``kind: qrep`` scenario at steady state (or the drain of a pre-loaded queue).
 
@@ -391,12 +417,16 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     """
     c = _coefficients(coefficients)
     inputs, used = read_inputs(settings)
+    if inputs.topology == "sql-replication":
+        return sql_replication.prediction(settings, inputs, c, topology_coefficients.load())
     sol = solve(inputs, c)
     unused = unused_settings(settings, _used_paths(inputs, used))
     present = set(setting_paths(settings))
     inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
+    metrics.update(sol.topology_metrics)
+    metrics.update(_sql_comparison(inputs, c, sol))
     return Prediction(
         kind="qrep",
         metrics=metrics,

@@ -40,6 +40,7 @@ load falls and rises only through queueing as the load grows:
 
 from __future__ import annotations
 
+from engine.perf.qrep import data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
 
 
@@ -68,10 +69,12 @@ def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
 def log_merge_delay_ms(flow) -> float:
     """Delay before a change is readable through a data-sharing group's merged log (ms).
 
-    Only when Q Capture runs on another LPAR than the source workload (and so reads that
-    member's log through the merged IFI read); 0 when it reads its own member's log.
+    When Q Capture runs on another LPAR than the source workload (and so reads that member's
+    log through the merged IFI read), or the source is a data-sharing group: the wait for the
+    slowest other member (:mod:`engine.perf.qrep.data_sharing`); 0 when it reads its own
+    member's log alone.
     """
-    return 0.0 if flow.inp.capture_colocated_with_source else flow.c.log_merge_delay_ms
+    return flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
 
 
 def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
