@@ -168,6 +168,22 @@ DB2_V8 = {
 }
 
 
+#: Topologies of issue 14 (part 2) built on the seeds' configurations: the settings added to each.
+#: A shared capture and receive queue in a CF list structure (seed 003's CFLEVEL(5) with SMDS, MQ's
+#: default OFFLD tiers), with TRANS_BATCH_SZ 50 for ~80 KB messages (over 63 KB: always offloaded).
+QSG = {
+    "qcapture": dict(trans_batch_sz=50),
+    "queue_manager": dict(shared_queue=True, cf_structure_size_mb=512, offload="SMDS", cf_cps=2),
+}
+#: The Redpaper's tables spread evenly over four replication queue maps.
+FOUR_QUEUE_MAPS = {"qcapture": dict(queue_maps=4)}
+#: The 2005 study's workload at 3,000 rows/s (a rate the seed calls low) with SQL Replication beside it.
+SQL_VS_Q = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=3000.0),
+    "qapply": dict(compare_sql_replication=True, sleep_minutes=0.0),
+}
+
+
 def configure(project: Project, by_kind: dict) -> Project:
     """Set every node of each kind in ``by_kind`` to the given parameters."""
     for node in project.nodes:
@@ -214,6 +230,20 @@ def samples() -> dict[str, Project]:
         ),
         "db2-v8-migration.json": configure(
             templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"), DB2_V8
+        ),
+        "qsg-shared-capture-queue.json": configure(
+            configure(
+                templates.unidirectional("Redpaper baseline, shared queues in a CF structure"), REDPAPER
+            ),
+            QSG,
+        ),
+        "four-queue-maps.json": configure(
+            configure(templates.unidirectional("Redpaper baseline over four queue maps"), REDPAPER),
+            FOUR_QUEUE_MAPS,
+        ),
+        "sql-replication-vs-q.json": configure(
+            configure(templates.unidirectional("2005 z/OS study: Q against SQL Replication"), DW2005),
+            SQL_VS_Q,
         ),
     }
 

@@ -79,7 +79,9 @@ def one_map_view(stages_by_name: dict, point, inp) -> tuple[dict, object]:
         return stages_by_name, point
     view = dict(stages_by_name)
     for name in PER_MAP_STAGES:
-        st = stages_by_name[f"{name}_map1"]
+        st = stages_by_name.get(f"{name}_map1")
+        if st is None:  # a drain has no channel
+            continue
         view[name] = type(st)(
             name,
             st.capacity_rows_per_s / maps,
