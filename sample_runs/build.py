@@ -175,8 +175,11 @@ QSG = {
     "qcapture": dict(trans_batch_sz=50),
     "queue_manager": dict(shared_queue=True, cf_structure_size_mb=512, offload="SMDS", cf_cps=2),
 }
-#: The Redpaper's tables spread evenly over four replication queue maps.
-FOUR_QUEUE_MAPS = {"qcapture": dict(queue_maps=4)}
+#: The 2005 study's tables spread evenly over four replication queue maps, driven to the maximum.
+FOUR_QUEUE_MAPS = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=None),
+    "qcapture": dict(queue_maps=4),
+}
 #: The 2005 study's workload at 3,000 rows/s (a rate the seed calls low) with SQL Replication beside it.
 SQL_VS_Q = {
     "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=3000.0),
@@ -238,7 +241,7 @@ def samples() -> dict[str, Project]:
             QSG,
         ),
         "four-queue-maps.json": configure(
-            configure(templates.unidirectional("Redpaper baseline over four queue maps"), REDPAPER),
+            configure(templates.unidirectional("2005 z/OS study over four queue maps"), DW2005),
             FOUR_QUEUE_MAPS,
         ),
         "sql-replication-vs-q.json": configure(

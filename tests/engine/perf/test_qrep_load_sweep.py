@@ -26,6 +26,9 @@ QREP_SAMPLES = (
     "dw2005-zos-unidirectional",
     "dw2005-zos-bidirectional",
     "dw2005-zos-peer-to-peer",
+    "qsg-shared-capture-queue",
+    "four-queue-maps",
+    "sql-replication-vs-q",
 )
 LATENCIES = ("capture_latency_ms", "qlatency_ms", "apply_latency_ms", "end2end_latency_ms")
 #: Offered load as a share of the sample's capacity, 0.1% .. 99%: neighbours differ by 20% in the
