@@ -13,6 +13,7 @@ import math
 from engine.advise.base import Rule, first, metric, nodes, set_all
 from engine.advise.goalseek import Constraint, make_goal, seek
 from engine.advise.outage import outage_metrics, transmit_queue_manager
+from engine.advise.queue_map_rule import QueueMapsRule
 from engine.model import Project
 from engine.sweep import Axis
 
@@ -497,4 +498,5 @@ def qrep_rules(outage_min: float = OUTAGE_MIN) -> list:
         FewerApplyAgentsRule(),
         NonPersistentRule(),
         TraceOffRule(),
+        QueueMapsRule(),
     ]
