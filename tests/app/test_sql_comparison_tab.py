@@ -32,3 +32,27 @@ def test_the_tab_appears_with_sql_figures_and_goes_without_them(qtbot):
     plain = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     panel.show_prediction(predict_project(plain), plain)
     assert TAB_TITLE not in _tabs(panel)
+
+
+def test_the_canvas_places_cf_smds_and_per_map_stages_on_their_nodes():
+    from app.stages import node_loads
+
+    for sample, stages in (
+        ("qsg-shared-capture-queue", ("cf_structure", "smds")),
+        ("four-queue-maps", ("qapply_browser_map4", "mq_channel_map1")),
+    ):
+        project = projectfile.load(ROOT / "sample_runs" / f"{sample}.json")
+        p = predict_project(project)
+        loads = node_loads(project, p)
+        names = {st.name for st in p.stages}
+        assert set(stages) <= names
+        kinds = {n.kind for n in project.nodes if n.id in loads and loads[n.id].utilisation > 0}
+        assert {"queue_manager", "channel", "qapply"} <= kinds
+        assert any(loads[n].bottleneck for n in loads)
+        by_kind = {}
+        for n in project.nodes:
+            by_kind.setdefault(n.kind, set()).update(loads[n.id].stages if n.id in loads else ())
+        for stage in stages:
+            expected = "queue_manager" if stage in ("cf_structure", "smds") else None
+            expected = expected or ("qapply" if stage.startswith("qapply") else "channel")
+            assert stage in by_kind[expected], (stage, by_kind)
