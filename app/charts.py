@@ -163,34 +163,44 @@ class StageChart(pg.PlotWidget):
         self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
 
-class BarChart(pg.PlotWidget):
-    """Named values as vertical bars (several series side by side)."""
+class _Bars(pg.PlotWidget):
+    """Named values as bars, several series side by side: what vertical and horizontal bars share.
 
-    def __init__(self, title: str, unit: str = "", parent=None):
+    Subclasses make a bar item (:meth:`_new_item`), place one series' bars (:meth:`_place`) and
+    label the category axis (:meth:`_label_categories`).
+    """
+
+    #: Index in ``style.PALETTE`` of the first series' colour.
+    first_colour = 0
+    #: Between the title and the colour key of the series.
+    key_separator = "<br>"
+
+    def __init__(self, title: str, unit: str, unit_axis: str, grid_x: bool = False, parent=None):
         super().__init__(parent)
-        _frame(self, title)
+        _frame(self, title, grid_x=grid_x)
         if unit:
-            self.setLabel("left", unit)
+            self.setLabel(unit_axis, unit)
         self.legend = _legend(self)
         self.items: list[pg.BarGraphItem] = []
         self.categories: list[str] = []
         self.series: dict[str, np.ndarray] = {}
 
+    def _colour(self, index: int) -> str:
+        return style.PALETTE[(index + self.first_colour) % len(style.PALETTE)]
+
     def set_data(
         self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = ""
     ) -> None:
-        """Bars for each category, one colour per series name.
+        """Bars for each category (in the given order), one colour per series name.
 
         With ``key_title`` the title is that text followed by the colour key of the series, in
-        place of the legend box (which would cover the bars of the last categories).
+        place of the legend box (which would cover bars).
         """
         self.categories = list(categories)
         self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
-        n = max(len(series), 1)
-        width = 0.8 / n
+        thickness = 0.8 / max(len(series), 1)
         while len(self.items) < len(series):
-            colour = style.PALETTE[len(self.items) % len(style.PALETTE)]
-            item = pg.BarGraphItem(x=[0], height=[0], width=width, brush=colour)
+            item = self._new_item(thickness, self._colour(len(self.items)))
             self.addItem(item)
             self.items.append(item)
         self.legend.clear()
@@ -198,84 +208,73 @@ class BarChart(pg.PlotWidget):
         self.legend.setVisible(legend)  # one series needs no key (an empty box otherwise)
         if key_title:
             keys = " ".join(
-                f"<span style='color:{style.PALETTE[i % len(style.PALETTE)]}'>\u25a0</span> {name}"
-                for i, name in enumerate(series)
+                f"<span style='color:{self._colour(i)}'>\u25a0</span> {name}" for i, name in enumerate(series)
             )
-            self.setTitle(f"{key_title}<br>{keys}", size=style.CHART_TITLE_SIZE)
-        x = np.arange(len(categories), dtype=float)
+            self.setTitle(f"{key_title}{self.key_separator}{keys}", size=style.CHART_TITLE_SIZE)
+        names = list(series)
         for i, item in enumerate(self.items):
-            if i < len(series):
-                name = list(series)[i]
-                values = np.nan_to_num(self.series[name])
-                item.setOpts(x=x - 0.4 + width * (i + 0.5), height=values, width=width)
-                item.setVisible(True)
+            item.setVisible(i < len(names))
+            if i < len(names):
+                self._place(item, i, thickness, np.nan_to_num(self.series[names[i]]))
                 if legend:
-                    self.legend.addItem(item, name)
-            else:
-                item.setVisible(False)
-        self.getAxis("bottom").setTicks([[(i, c) for i, c in enumerate(categories)]])
-        self.setXRange(-0.6, max(len(categories) - 0.4, 0.4), padding=0)
+                    self.legend.addItem(item, names[i])
+        self._label_categories()
+
+    def _new_item(self, thickness: float, colour: str) -> pg.BarGraphItem:
+        raise NotImplementedError
+
+    def _place(self, item: pg.BarGraphItem, index: int, thickness: float, values: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _label_categories(self) -> None:
+        raise NotImplementedError
 
 
-class HBarChart(pg.PlotWidget):
-    """Horizontal bars: one row per category (readable long names), one colour per series."""
+class BarChart(_Bars):
+    """Named values as vertical bars (several series side by side)."""
 
     def __init__(self, title: str, unit: str = "", parent=None):
-        super().__init__(parent)
-        _frame(self, title, grid_x=True)
-        if unit:
-            self.setLabel("bottom", unit)
-        self.legend = _legend(self)
-        self.items: list[pg.BarGraphItem] = []
+        super().__init__(title, unit, "left", parent=parent)
+
+    def _new_item(self, thickness: float, colour: str) -> pg.BarGraphItem:
+        return pg.BarGraphItem(x=[0], height=[0], width=thickness, brush=colour)
+
+    def _place(self, item: pg.BarGraphItem, index: int, thickness: float, values: np.ndarray) -> None:
+        x = np.arange(len(self.categories), dtype=float)
+        item.setOpts(x=x - 0.4 + thickness * (index + 0.5), height=values, width=thickness)
+
+    def _label_categories(self) -> None:
+        self.getAxis("bottom").setTicks([list(enumerate(self.categories))])
+        self.setXRange(-0.6, max(len(self.categories) - 0.4, 0.4), padding=0)
+
+
+class HBarChart(_Bars):
+    """Horizontal bars: one row per category (readable long names), one colour per series."""
+
+    first_colour = 1
+    key_separator = " &nbsp; "
+
+    def __init__(self, title: str, unit: str = "", parent=None):
+        super().__init__(title, unit, "bottom", grid_x=True, parent=parent)
         self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.REFERENCE_LINE))
         self.addItem(self.zero)
-        self.categories: list[str] = []
-        self.series: dict[str, np.ndarray] = {}
 
-    def set_data(
-        self, categories: Sequence[str], series: dict[str, Sequence[float]], key_title: str = ""
-    ) -> None:
-        """Bars for each category (top to bottom in the given order), one colour per series name.
+    def _new_item(self, thickness: float, colour: str) -> pg.BarGraphItem:
+        return pg.BarGraphItem(x0=[0], y=[0], width=[0], height=thickness, brush=colour)
 
-        With ``key_title`` the title is that text followed by the colour key of the series, in
-        place of the legend box (which would cover the longest bars).
-        """
-        self.categories = list(categories)
-        self.series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
-        n = max(len(series), 1)
-        height = 0.8 / n
-        while len(self.items) < len(series):
-            colour = style.PALETTE[(len(self.items) + 1) % len(style.PALETTE)]
-            item = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=height, brush=colour)
-            self.addItem(item)
-            self.items.append(item)
-        self.legend.clear()
-        legend = len(series) > 1 and not key_title
-        self.legend.setVisible(legend)
-        if key_title:
-            keys = " ".join(
-                f"<span style='color:{style.PALETTE[(i + 1) % len(style.PALETTE)]}'>\u25a0</span> {name}"
-                for i, name in enumerate(series)
-            )
-            self.setTitle(f"{key_title} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
-        y = -np.arange(len(categories), dtype=float)
-        for i, item in enumerate(self.items):
-            if i < len(series):
-                name = list(series)[i]
-                values = np.nan_to_num(self.series[name])
-                item.setOpts(
-                    x0=np.minimum(values, 0),
-                    width=np.abs(values),
-                    y=y + 0.4 - height * (i + 0.5),
-                    height=height,
-                )
-                item.setVisible(True)
-                if legend:
-                    self.legend.addItem(item, name)
-            else:
-                item.setVisible(False)
-        self.getAxis("left").setTicks([[(float(-i), c) for i, c in enumerate(categories)]])
-        self.setYRange(-len(categories) + 0.4, 0.6, padding=0)
+    def _place(self, item: pg.BarGraphItem, index: int, thickness: float, values: np.ndarray) -> None:
+        y = -np.arange(len(self.categories), dtype=float)
+        item.setOpts(
+            x0=np.minimum(values, 0),
+            width=np.abs(values),
+            y=y + 0.4 - thickness * (index + 0.5),
+            height=thickness,
+        )
+
+    def _label_categories(self) -> None:
+        """Categories top to bottom in the given order."""
+        self.getAxis("left").setTicks([[(float(-i), c) for i, c in enumerate(self.categories)]])
+        self.setYRange(-len(self.categories) + 0.4, 0.6, padding=0)
         self.enableAutoRange(axis="x")
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
 
 from engine.errors import QrtuneError
 
@@ -28,7 +27,7 @@ class TaskLaunchers:
 
     def simulate(self, duration_s: float, seed: int, events: list) -> bool:
         """Run a simulation of the current project in the background."""
-        from app.tasks import simulation_task
+        from app.simadapter import simulation_task
 
         view = self.view_widget("Simulation")
         try:
@@ -88,8 +87,7 @@ class TaskLaunchers:
         from app.report.export import report_task
 
         if path is None:
-            default = str(Path(self._last_dir()) / f"{self.document.project.name}.pdf")
-            path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "PDF files (*.pdf)")
+            path = self._ask_pdf_path("Export report", f"{self.document.project.name}.pdf")
             if not path:
                 return False
         return self._start("report", f"Exporting {Path(path).name}", report_task(self.document.project, path))
@@ -105,18 +103,22 @@ class TaskLaunchers:
             self.show_message("Run a sweep first: Export PDF writes the report of a finished sweep.")
             return False
         if path is None:
-            default = str(Path(self._last_dir()) / f"{self.document.project.name} sweep {sweep_id}.pdf")
-            path, _ = QFileDialog.getSaveFileName(self, "Export sweep report", default, "PDF files (*.pdf)")
+            path = self._ask_pdf_path(
+                "Export sweep report", f"{self.document.project.name} sweep {sweep_id}.pdf"
+            )
             if not path:
                 return False
-            if not path.lower().endswith(".pdf"):
-                path += ".pdf"
         fn = sweep_report_task(sweep_id, str(self.history.db_path), path)
         if not self._start("sweep-report", f"Exporting {Path(path).name}", fn):
             return False
         view.show_running(True)
         view.status.setText(f"Writing the report of sweep #{sweep_id} to {path}...")
         return True
+
+    def _ask_pdf_path(self, title: str, file_name: str) -> str:
+        """The PDF file the user picks (``.pdf`` added when the name has no such suffix; "" if cancelled)."""
+        path = self._ask_save_path(title, file_name, "PDF files (*.pdf)")
+        return path if not path or path.lower().endswith(".pdf") else path + ".pdf"
 
     def _task_started(self, title: str) -> None:
         self.progress.setValue(0)

@@ -47,7 +47,8 @@ def smoke_test(project_path: str | None, out: Path) -> int:
     app = _app()
     QStandardPaths.setTestModeEnabled(True)  # autosaves and settings go to a test location
     from app.main_window import MainWindow
-    from app.tasks import simulation_available, simulation_task, sweep_task, validation_task
+    from app.simadapter import simulation_task
+    from app.tasks import simulation_available, sweep_task, validation_task
     from engine.validation_summary import BUNDLED_SCENARIOS
 
     out.mkdir(parents=True, exist_ok=True)

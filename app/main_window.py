@@ -524,8 +524,9 @@ class MainWindow(TaskLaunchers, QMainWindow):
 
     def save_as(self, path: str | None = None) -> bool:
         if path is None:
-            default = str(Path(self._last_dir()) / f"{self.document.project.name}.json")
-            path, _ = QFileDialog.getSaveFileName(self, "Save project", default, "qrtune projects (*.json)")
+            path = self._ask_save_path(
+                "Save project", f"{self.document.project.name}.json", "qrtune projects (*.json)"
+            )
             if not path:
                 return False
         return self._save_to(path)
@@ -544,6 +545,13 @@ class MainWindow(TaskLaunchers, QMainWindow):
     def _last_dir(self) -> str:
         recent = self.recent_files()
         return str(Path(recent[0]).parent) if recent else str(Path.cwd())
+
+    def _ask_save_path(self, title: str, file_name: str, file_filter: str) -> str:
+        """The file the user picks in a save dialog proposing ``file_name`` in the last folder ("" if cancelled)."""
+        path, _ = QFileDialog.getSaveFileName(
+            self, title, str(Path(self._last_dir()) / file_name), file_filter
+        )
+        return path
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent_files", [])

@@ -12,9 +12,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.tasks import simulation_available
+from engine.errors import QrtuneError
 from engine.model import Project
 from engine.scenario import project_to_scenario
-from engine.sim.result import flat_metrics
 
 
 @dataclass
@@ -31,7 +32,7 @@ class SimulationOutcome:
     buffer_pool_msgs: float | None = None  # messages the transmit queue's buffer pool holds (None: unbounded)
 
 
-def make_task(
+def simulation_task(
     project: Project,
     duration_s: float,
     seed: int,
@@ -39,7 +40,15 @@ def make_task(
     db_path: str | Path | None,
     note: str = "",
 ):
-    """The simulation task; raises FieldError (bad event) or TopologyError (incomplete) before it starts."""
+    """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``).
+
+    ``note`` (the settings changed since saving) ends the run's label. Raises QrtuneError when
+    this build has no simulator, FieldError (bad event) or TopologyError (incomplete) before
+    the task starts.
+    """
+    reason = simulation_available()
+    if reason:
+        raise QrtuneError(reason)
     from engine.sim.events import parse_event
 
     parsed = [parse_event(text) for text in events]
@@ -47,6 +56,7 @@ def make_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled  # Qt: imported when the task runs in the window
+        from engine.sim.result import flat_metrics
         from engine.sim.run import SimulationCancelled, simulate_settings
         from engine.store import Store
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import QrtuneError
 from engine.model import Project
 
 
@@ -83,18 +82,19 @@ def split_axes(axis_text) -> list[str]:
     return [t.strip() for t in texts if t.strip()]
 
 
-def _point(axes, index: int, run_id, metrics: dict, units: dict, bottleneck, error: str) -> SweepPoint:
+def _point(axes, run, run_id: int, metrics: dict, units: dict) -> SweepPoint:
+    """The point ``run`` (a RunRecord, recorded as ``run_id``) with its metrics' values and units."""
     from engine.sweep import point_label, point_values
 
-    values = point_values(axes, index)
+    values = point_values(axes, run.point_index)
     return SweepPoint(
-        index,
+        run.point_index,
         values[0],
-        point_label(axes, index),
+        point_label(axes, run.point_index),
         metrics,
         units,
-        bottleneck,
-        error,
+        run.bottleneck,
+        run.failure,
         tuple(values[1:]),
         run_id,
     )
@@ -137,18 +137,9 @@ class _ReportingStore:
             raise _cancelled_error()
         ids = self.store.record_runs(bundles)
         for run_id, b in zip(ids, bundles):
-            r = b.run
             metrics = {m.metric: m.value for m in b.metrics}
             units = {m.metric: m.unit for m in b.metrics}
-            self.points[r.point_index] = _point(
-                self.axes,
-                r.point_index,
-                run_id,
-                metrics,
-                units,
-                r.bottleneck,
-                r.error if r.status != "ok" else "",
-            )
+            self.points[b.run.point_index] = _point(self.axes, b.run, run_id, metrics, units)
         self._report()
         return ids
 
@@ -167,21 +158,10 @@ class _ReportingStore:
 
 def load_sweep_points(store, sweep_id: int, axes) -> dict[int, SweepPoint]:
     """The stored points of sweep ``sweep_id`` by point index."""
-    runs = [r for r in store.list_runs(sweep_id=sweep_id) if r.point_index is not None]
-    metrics = store.metrics_of([r.id for r in runs]) if runs else {}
-    out = {}
-    for r in runs:
-        m = metrics.get(r.id, {})
-        out[r.point_index] = _point(
-            axes,
-            r.point_index,
-            r.id,
-            {k: v for k, (v, _) in m.items()},
-            {k: u for k, (_, u) in m.items()},
-            r.bottleneck,
-            r.error if r.status != "ok" else "",
-        )
-    return out
+    return {
+        p.run.point_index: _point(axes, p.run, p.run.id, p.metrics, p.units)
+        for p in store.sweep_points(sweep_id)
+    }
 
 
 def sweep_task(
@@ -291,21 +271,3 @@ def simulation_available() -> str:
     except ImportError as e:
         return f"The time-domain simulator is not available in this build ({e})."
     return ""
-
-
-def simulation_task(
-    project: Project,
-    duration_s: float,
-    seed: int,
-    events: list[str],
-    db_path: str | Path | None,
-    note: str = "",
-):
-    """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``);
-    ``note`` (the settings changed since saving) ends the run's label."""
-    reason = simulation_available()
-    if reason:
-        raise QrtuneError(reason)
-    from app import simadapter
-
-    return simadapter.make_task(project, duration_s, seed, events, db_path, note)

@@ -278,6 +278,7 @@ class MetricCoverage:
     Attributes
     ----------
     metric : str
+        The metric's catalogue name (``apply_rows_per_s``).
     n : int
         Published values with a band.
     inside : int

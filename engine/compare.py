@@ -47,7 +47,9 @@ class MetricDelta:
     Attributes
     ----------
     metric : str
+        The metric's catalogue name (``end2end_latency_ms``).
     unit : str
+        Unit of ``values`` and ``abs_delta`` (``ms``).
     values : tuple[float | None, ...]
         Value per run (None when a run lacks the metric).
     abs_delta : tuple[float | None, ...]

@@ -8,10 +8,12 @@ kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attac
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
-from engine.scenario import project_to_scenario
+from engine.scenario import project_to_scenario, unread_params
 
 __all__ = ["for_project", "predict_project", "predict_settings", "project_to_scenario"]
 
@@ -32,6 +34,9 @@ def predict_settings(settings: dict) -> Prediction:
 def predict_project(project: Project) -> Prediction:
     """Predict ``project`` at steady state, with its bands.
 
+    Knobs of nodes the scenario does not read (:func:`engine.scenario.unread_params`) are added
+    to the prediction's ``ignored`` as ``"<node id>.<param>"`` with the reason.
+
     Raises
     ------
     TopologyError
@@ -39,4 +44,10 @@ def predict_project(project: Project) -> Prediction:
     UnsupportedKindError
         No engine exists for the project's topology.
     """
-    return for_project(project, predict_settings(project_to_scenario(project)))
+    p = predict_settings(project_to_scenario(project))
+    unread = unread_params(project)
+    if unread:
+        # knobs of nodes the scenario does not read from (the second flow of a two-way project)
+        reasons = {**p.ignored_reasons, **unread}
+        p = replace(p, ignored=tuple(sorted(set(p.ignored) | set(unread))), ignored_reasons=reasons)
+    return for_project(project, p)

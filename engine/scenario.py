@@ -50,7 +50,11 @@ def set_path(doc: dict, path: str, value: Any) -> None:
     cur[last] = value
 
 
-def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str) -> None:
+def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: dict | None = None) -> None:
+    """Set every path the ``nodes``' knobs map to that ``settings`` does not hold yet.
+
+    The first node supplying a path wins; ``sources`` (when given) records path -> node id.
+    """
     for node in nodes:
         for spec in KINDS[node.kind].params:
             template = spec.scenario_paths.get(scenario_kind)
@@ -61,41 +65,88 @@ def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str) -> None:
                 get_path(settings, path)
             except KeyError:
                 set_path(settings, path, node.params[spec.name])
+                if sources is not None:
+                    sources[path] = node.id
+
+
+def _scenario_nodes(project: Project, kind: str) -> list[Node]:
+    """The nodes whose knobs fill the scenario, in the order they are read.
+
+    Q Replication: the first flow, its receive queue manager first (it holds the run's mode and
+    the pre-loaded depth); Db2 Mirror: the source node, the target node, the link; others: all.
+    """
+    if kind == "qrep":
+        flow = list(flows(project, limit=1)[0])
+        qms = [n for n in flow if n.kind == "queue_manager"]
+        return ([qms[-1]] if qms else []) + flow
+    if kind == "db2mirror":
+        nodes = sorted(project.nodes_of("db2_mirror_node"), key=lambda n: n.params["role"] != "source")
+        return nodes + list(project.nodes_of("roce_link"))
+    return list(project.nodes)
+
+
+def _build(project: Project) -> tuple[dict, dict]:
+    check_complete(project)
+    kind = SCENARIO_KIND[project.topology]
+    settings: dict = {"id": project.name, "kind": kind}
+    if kind in ("qrep", "db2mirror"):
+        settings["topology"] = project.topology
+    sources: dict = {}
+    _fill(settings, _scenario_nodes(project, kind), kind, sources)
+    return settings, sources
 
 
 def project_to_scenario(project: Project) -> dict:
     """The scenario settings the engine predicts from, for a complete project.
 
-    For Q Replication topologies the first flow supplies the settings (both
-    directions of a bidirectional or peer-to-peer project are set up alike in
-    the seeds); a pre-loaded receive queue makes the run a ``drain``.
+    For Q Replication topologies the first flow supplies the settings (both directions of a
+    bidirectional or peer-to-peer project are set up alike in the seeds); whether the run is
+    a steady state or a drain is the receive queue manager's explicit ``run_mode`` knob
+    (``run.mode``), never inferred from a queue depth.
 
     Raises
     ------
     TopologyError
         The project is not complete enough to predict.
     """
-    check_complete(project)
+    return _build(project)[0]
+
+
+def _unread_reason(project: Project, kind: str, path: str, source: str | None) -> str:
+    if source is None:
+        return f"{path}: this node is not on the path the engine models"
+    why = f"{path} is read from node {source}"
+    if kind == "qrep" and project.topology != "unidirectional":
+        why += " (the engine models both directions of a two-way project with the first flow's settings)"
+    return why
+
+
+def unread_params(project: Project) -> dict[str, str]:
+    """Knobs of ``project`` that do not reach the engine: ``"<node id>.<param>"`` -> why.
+
+    A knob maps to a scenario path, and each path is read from one node (:func:`_scenario_nodes`):
+    the second flow of a two-way project, and a second node on the same path (the transmit
+    queue manager's ``run_mode``), are not read. Reported in a prediction's ``ignored``.
+
+    Raises
+    ------
+    TopologyError
+        The project is not complete enough to predict.
+    """
     kind = SCENARIO_KIND[project.topology]
-    settings: dict = {"id": project.name, "kind": kind}
-    if kind == "qrep":
-        settings["topology"] = project.topology
-        flow = flows(project, limit=1)[0]
-        _fill(settings, flow, kind)
-        depth = max(n.params["initial_depth_msgs"] for n in flow if n.kind == "queue_manager")
-        settings["run"] = {
-            **settings.get("run", {}),  # run.catch_up (Q Apply's knob)
-            **({"mode": "drain", "initial_receive_queue_depth": depth} if depth else {"mode": "steady"}),
-        }
-    else:
-        if kind == "db2mirror":
-            settings["topology"] = "db2-mirror-pair"
-            nodes = sorted(project.nodes_of("db2_mirror_node"), key=lambda n: n.params["role"] != "source")
-            nodes += project.nodes_of("roce_link")
-        else:
-            nodes = list(project.nodes)
-        _fill(settings, nodes, kind)
-    return settings
+    _settings, sources = _build(project)
+    out = {}
+    for node in project.nodes:
+        for spec in KINDS[node.kind].params:
+            template = spec.scenario_paths.get(kind)
+            if template is None:
+                continue
+            path = _node_path(node, template)
+            source = sources.get(path)
+            if source == node.id:
+                continue
+            out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, path, source)
+    return out
 
 
 def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
@@ -164,16 +215,11 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
             if value is None and not spec.nullable:
                 continue
             project = project.with_param(node.id, spec.name, value)
-    if kind == "qrep":
-        depth = scenario.get("run", {}).get("initial_receive_queue_depth")
-        if depth:
-            target_qm = [n for n in flows(project, limit=1)[0] if n.kind == "queue_manager"][-1]
-            project = project.with_param(target_qm.id, "initial_depth_msgs", depth)
     return project
 
 
-#: Settings derived from knobs rather than set by one (``run.mode`` follows the receive queue's initial depth).
-DERIVED_PATHS = {"qrep": {"run.mode"}, "db2mirror": {"topology"}}
+#: Settings derived from the project rather than set by a knob.
+DERIVED_PATHS = {"db2mirror": {"topology"}}
 
 
 def known_paths(scenario_kind: str) -> set[str]:

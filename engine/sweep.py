@@ -313,6 +313,7 @@ class SweepResult:
     Attributes
     ----------
     sweep_id : int
+        The sweep's id in the store (the same for a resumed sweep).
     n_points : int
         Size of the cartesian product.
     n_skipped : int

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTextBrowser,
-    QVBoxLayout,
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
@@ -150,8 +150,7 @@ class AdvisorPanel(QWidget):
         self.tasks = TaskRunner(self)
         self.results: list = []  # Recommendation or GoalResult, in list order
         self.advice = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         row = QHBoxLayout()
         self.advise_button = QPushButton("Advise")
         self.advise_button.setToolTip("Check every tuning rule against the project with the engine")

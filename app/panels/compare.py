@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
@@ -107,8 +108,7 @@ class CompareView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         self.title = QLabel("Pick two or more runs in the Runs panel and press Compare selected.")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
@@ -274,26 +274,38 @@ class CompareView(QWidget):
         )
 
     def _charts(self, cmp: ComparisonView) -> None:
+        """The latency breakdown, the key deltas and the time series of the runs; the charts that apply shown."""
         by_name = {m.metric: m for m in cmp.metrics}
-        latency = [
-            {
-                k: (by_name[k].values[i] if k in by_name else None)
-                for k in ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")
-            }
-            for i in range(len(cmp.labels))
-        ]
-        has_latency = any(v for d in latency for v in d.values())
-        self.latency_chart.set_data(
-            [f"#{i}" for i in cmp.run_ids] if has_latency else [], latency if has_latency else []
-        )
+        self._show_latency(cmp, by_name)
         keys = [k for k in KEY_METRICS if k in by_name and by_name[k].values[0]][:8]
-        series = {
+        deltas_pct = {
             f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
             for i in range(1, len(cmp.labels))
         }
         self.delta_chart.set_data(
-            [metric_label(k) for k in keys], series, key_title="Change against the first run (%)"
+            [metric_label(k) for k in keys], deltas_pct, key_title="Change against the first run (%)"
         )  # keys in the title, not over bars
+        names = self._offer_series(cmp)
+        has_systems = bool(getattr(cmp.comparison, "systems", ()))
+        self.series_box.setVisible(bool(names))
+        self.systems_chart.setVisible(has_systems and not names)
+        self.latency_chart.setVisible(not names and not has_systems)
+        self._plot_series()
+
+    def _show_latency(self, cmp: ComparisonView, by_name: dict) -> None:
+        """CAPTURE / Q / APPLY latency of each run (none drawn when no run has them)."""
+        parts = ("capture_latency_ms", "qlatency_ms", "apply_latency_ms")
+        latency_ms = [
+            {k: (by_name[k].values[i] if k in by_name else None) for k in parts}
+            for i in range(len(cmp.labels))
+        ]
+        has_latency = any(v for d in latency_ms for v in d.values())
+        self.latency_chart.set_data(
+            [f"#{i}" for i in cmp.run_ids] if has_latency else [], latency_ms if has_latency else []
+        )
+
+    def _offer_series(self, cmp: ComparisonView) -> list:
+        """Offer the time series the runs have (the usual ones first), keeping the one chosen; their names."""
         names = list(dict.fromkeys(n for run in cmp.data for n in getattr(run, "timeseries", {})))
         ordered = [n for n in PREFERRED_SERIES if n in names] + sorted(
             n for n in names if n not in PREFERRED_SERIES
@@ -305,11 +317,7 @@ class CompareView(QWidget):
         if keep in ordered:
             self.series_pick.setCurrentText(keep)
         self.series_pick.blockSignals(False)
-        has_systems = bool(getattr(cmp.comparison, "systems", ()))
-        self.series_box.setVisible(bool(ordered))
-        self.systems_chart.setVisible(has_systems and not ordered)
-        self.latency_chart.setVisible(not ordered and not has_systems)
-        self._plot_series()
+        return ordered
 
     def _plot_series(self) -> None:
         """Overlay the chosen time series of every run that has it, one curve per run."""

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QScrollArea,
-    QVBoxLayout,
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app import style
 from app.document import Document
 from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
@@ -43,8 +43,7 @@ class Inspector(QWidget):
         self.fields: dict[str, ParamField] = {}
         #: Refused input kept per (node id, knob): (what was typed, the model's message).
         self.pending: dict[tuple[str, str], tuple] = {}
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(4, 4, 4, 4)
+        outer = panel_column(self)
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.RichText)

@@ -21,14 +21,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import panel_column, message_label, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
@@ -84,8 +83,7 @@ class MonitorView(QWidget):
         self.project_fn, self.db_path_fn = project_fn, db_path_fn
         self.tasks = TaskRunner(self)
         self.outcome = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         row = QHBoxLayout()
         self.import_button = QPushButton("Import monitor CSVs...")
         self.import_button.setToolTip(

@@ -55,6 +55,7 @@ from app.panels.headlines import (  # noqa: F401 - re-exported: the results view
 )
 from app.panels.sql_comparison import TAB_TITLE as SQL_TAB_TITLE
 from app.panels.sql_comparison import SqlComparisonTable
+from app.panels.tables import panel_column
 from app.stages import limit_of
 from engine.bands import band_label
 from engine.metrics import label as metric_label
@@ -120,6 +121,38 @@ def main_unit_metrics(metrics: dict, units: dict, limit: int = 10) -> tuple[str,
 
 
 #: The results view of each engine kind that is not a pipeline: prediction kind -> ResultsPanel method.
+def _v8_summary(project):
+    """The V7 -> V8 storage summary of ``project``, or None when there is no project or it cannot say."""
+    if project is None:
+        return None
+    from engine.errors import QrtuneError
+    from engine.perf import db2v8
+    from engine.scenario import project_to_scenario
+
+    try:
+        return db2v8.summarise(project_to_scenario(project))
+    except (QrtuneError, KeyError):  # the project cannot say: the metrics only
+        return None
+
+
+def _v8_total_rows(prediction) -> list:
+    """Span rows of DBM1 storage below the bar: V7 measured and V8 estimated (with its band and headroom), MB."""
+    metrics = prediction.metrics
+    rows = []
+    v7_mb, v8_mb = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
+    if v7_mb is not None:
+        rows.append(("V7 measured", 0.0, v7_mb, OLD, f"{_whole(v7_mb)} MB"))
+    if v8_mb is not None:
+        band = prediction.bands.get("v8_estimated_total_mb")
+        spread = (
+            f" ({_whole(band[0])} .. {_whole(band[1])})" if band and abs(band[1] - band[0]) >= 0.5 else ""
+        )
+        room_mb = _n(metrics, "v8_headroom_mb")
+        headroom = f", {_whole(room_mb)} MB headroom" if room_mb is not None and room_mb >= 0 else ""
+        rows.append(("V8 estimated", 0.0, v8_mb, NEW, f"{_whole(v8_mb)} MB{spread}{headroom}"))
+    return rows
+
+
 KIND_VIEWS = {"db2-v8-storage": "_show_v8", "mq-mover": "_show_mover"}
 
 
@@ -128,8 +161,7 @@ class ResultsPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         self.headline = QLabel("No prediction yet")
         self.headline.setTextFormat(Qt.RichText)
         self.headline.setStyleSheet(f"font-size: {style.HEADLINE_PT}pt;")
@@ -312,20 +344,27 @@ class ResultsPanel(QWidget):
 
     def _show_v8(self, prediction, project=None) -> None:
         """DBM1 storage V7 -> V8 by part and against the bar; CPU band and catalog time in the headline."""
-        from engine.errors import QrtuneError
         from engine.perf import db2v8
 
         metrics = prediction.metrics
-        summary = None
-        if project is not None:
-            from engine.scenario import project_to_scenario
-
-            try:
-                summary = db2v8.summarise(project_to_scenario(project))
-            except (QrtuneError, KeyError):  # the project cannot say: the metrics only
-                summary = None
+        summary = _v8_summary(project)
         self._use_layout("db2-v8-storage")
         self.headline.setText(v8_headline(metrics, summary) or "<b>Predicted</b>")
+        self._show_v8_parts(metrics, summary)
+        lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
+        region_mb = _n(metrics, "dbm1_region_mb")
+        if region_mb is not None and region_mb < db2v8.BAR_MB:
+            lines.append((region_mb, "extended region", style.NOTE_TEXT))
+        self.sizing_chart.setTitle("DBM1 below the bar, V7 and V8, against the 2 GB bar (MB)", size="9pt")
+        self.sizing_chart.set_unit("MB")
+        self.sizing_chart.set_data(_v8_total_rows(prediction), lines)
+        self._fill_table(metrics, prediction.units)
+        self._show_systems((), "")
+
+    def _show_v8_parts(self, metrics: dict, summary) -> None:
+        """DBM1 storage below the bar by part: V7 and V8 from the project's ``summary``, else V8's metrics only."""
+        from engine.perf import db2v8
+
         if summary is not None:
             parts = [(p.label, p.v7_mb, p.v8_mb) for p in summary.parts if p.v7_mb or p.v8_mb]
             parts.sort(key=lambda r: -max(r[1], r[2]))
@@ -334,51 +373,19 @@ class ResultsPanel(QWidget):
                 {"V7": [r[1] for r in parts], "V8 (none: moved above)": [r[2] for r in parts]},
                 key_title="DBM1 below the bar by part (MB)",
             )
-        else:  # the V8 estimate of each part only
-            names = [
-                k
-                for k in metrics
-                if k.startswith("v8_")
-                and k.endswith("_mb")
-                and k != "v8_headroom_mb"
-                and k != "v8_estimated_total_mb"
-                and _n(metrics, k)
-            ]
-            names.sort(key=lambda k: -metrics[k])
-            self.storage_chart.set_data(
-                [db2v8.part_label(k[3:-3]) for k in names],
-                {"V8 estimated": [metrics[k] for k in names]},
-                key_title="DBM1 storage below the bar by part, V8 (MB)",
-            )
-        rows = []
-        v7, v8 = _n(metrics, "v7_total_mb"), _n(metrics, "v8_estimated_total_mb")
-        band = prediction.bands.get("v8_estimated_total_mb")
-        if v7 is not None:
-            rows.append(("V7 measured", 0.0, v7, OLD, f"{_whole(v7)} MB"))
-        if v8 is not None:
-            spread = (
-                f" ({_whole(band[0])} .. {_whole(band[1])})" if band and abs(band[1] - band[0]) >= 0.5 else ""
-            )
-            room = _n(metrics, "v8_headroom_mb")
-            rows.append(
-                (
-                    "V8 estimated",
-                    0.0,
-                    v8,
-                    NEW,
-                    f"{_whole(v8)} MB{spread}"
-                    + (f", {_whole(room)} MB headroom" if room is not None and room >= 0 else ""),
-                )
-            )
-        lines = [(db2v8.BAR_MB, "2 GB bar", LIMIT)]
-        region = _n(metrics, "dbm1_region_mb")
-        if region is not None and region < db2v8.BAR_MB:
-            lines.append((region, "extended region", style.NOTE_TEXT))
-        self.sizing_chart.setTitle("DBM1 below the bar, V7 and V8, against the 2 GB bar (MB)", size="9pt")
-        self.sizing_chart.set_unit("MB")
-        self.sizing_chart.set_data(rows, lines)
-        self._fill_table(metrics, prediction.units)
-        self._show_systems((), "")
+            return
+        totals = ("v8_headroom_mb", "v8_estimated_total_mb")
+        names = [
+            k
+            for k in metrics
+            if k.startswith("v8_") and k.endswith("_mb") and k not in totals and _n(metrics, k)
+        ]
+        names.sort(key=lambda k: -metrics[k])
+        self.storage_chart.set_data(
+            [db2v8.part_label(k[3:-3]) for k in names],
+            {"V8 estimated": [metrics[k] for k in names]},
+            key_title="DBM1 storage below the bar by part, V8 (MB)",
+        )
 
     def _show_mover(self, prediction, project=None) -> None:
         """Time per message by stage, the buffer pool against the backlog, CPU per message by task."""

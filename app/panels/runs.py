@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.panels.tables import read_only_table
+from app.panels.tables import panel_column, read_only_table
 
 COLUMNS = ("Run", "Label", "Kind", "Bottleneck", "Started (UTC)", "Project")
 
@@ -33,8 +33,7 @@ class RunsPanel(QWidget):
         super().__init__(parent)
         self.history = history
         self.project_name_fn = project_name_fn
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         top = QVBoxLayout()  # buttons stacked: the dock stays narrow at 150% scaling
         self.only_project = QCheckBox("This project only")
         self.only_project.setChecked(True)

@@ -12,14 +12,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import message_label, metric_cells, metric_item, read_only_table
+from app.panels.tables import panel_column, message_label, metric_cells, metric_item, read_only_table
 from engine.errors import QrtuneError
 
 
@@ -105,8 +104,7 @@ class SimulationView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         row = QHBoxLayout()
         self.duration = QLineEdit("10m")
         self.duration.setMaximumWidth(80)

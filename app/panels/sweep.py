@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
+from app.panels.tables import panel_column
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
@@ -199,8 +199,7 @@ class SweepView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.project: Project | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         grid_axes = QGridLayout()
         self.axis = AxisEditor()
         self.by = AxisEditor()
@@ -367,76 +366,72 @@ class SweepView(QWidget):
         self._axis_name = axis_name
         self.points = sorted(points, key=lambda p: p.index)
         ok = [p for p in self.points if not p.error]
-        numeric = all(
-            isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in self.points
-        )
-        values = list(dict.fromkeys(p.value for p in self.points))
-
-        def x_of(p):
-            return float(p.value) if numeric else float(values.index(p.value))
-
-        if not numeric:
-            ticks = [(float(i), str(v)) for i, v in enumerate(values)]
+        x = _XPositions(self.points)
+        if not x.numeric:
             for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
-                chart.getAxis("bottom").setTicks([ticks])
+                chart.getAxis("bottom").setTicks([x.ticks()])
         names = {k for p in ok for k in p.metrics}
-        rates = rate_metrics(names)  # one unit per chart
-        lats = [m for m in LATENCY_METRICS if m in names]
-        cpus = cpu_metrics(names)
+        rates, lats, cpus = (
+            rate_metrics(names),
+            [m for m in LATENCY_METRICS if m in names],
+            cpu_metrics(names),
+        )
         groups = list(dict.fromkeys(p.series for p in ok))
-        by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
         two = groups not in ([()], [])
-        if not two:
-            shown = {"rate": rates[:3], "lat": lats[:4], "cpu": cpus[:4]}
-        else:  # one curve per value of the second knob: the headline metric of each chart only
-            busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
-            shown = {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
-        no_latency = sum(1 for p in ok if lats and not any(m in p.metrics for m in lats))
-        gap = (
-            f" <span style='color:#8a4a00'>(none at {no_latency} point(s): the offered rate is above capacity and "
-            "the queues grow)</span>"
-            if no_latency
-            else ""
-        )  # a gap in the curve is said, never silent
-        for chart, title, key in (
-            (self.rate_chart, "Throughput", "rate"),
-            (self.latency_chart, "Latency", "lat"),
-            (self.cpu_chart, "CPU busy (%)", "cpu"),
-        ):
-            text = f"{title}: {metric_label(shown[key][0])}" if two and shown[key] else title
-            chart.setTitle(text + (gap if key == "lat" else ""), size="9pt")
+        by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
+        shown = _charted_metrics(ok, rates, lats, cpus, two)
+        self._title_charts(shown, two, _latency_gap_note(ok, lats))
 
-        def series(metric_names):
+        def series(metric_names) -> dict:
+            """Curve name -> (x, y): one curve per metric, or with a second knob one per value of it."""
             out = {}
             for g in groups or [()]:
                 pts = [p for p in ok if p.series == g]
                 for m in metric_names:  # with a second knob the chart title names the metric
                     name = f"{knob_label(by_name)}={_values_text(g)}" if two else metric_label(m)
-                    out[name] = ([x_of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
+                    out[name] = ([x.of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
             return out
 
-        unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
-        self.rate_chart.setLabel("left", unit)
+        rate_unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
+        self.rate_chart.setLabel("left", rate_unit)
         symbols = len(ok) <= MAX_SYMBOLS  # markers help few points; thousands only slow the drawing
         self.rate_chart.set_series(series(shown["rate"]), symbols=symbols)
         self.latency_chart.set_series(series(shown["lat"]), symbols=symbols, unit="ms")
         self.cpu_chart.set_series(series(shown["cpu"]), symbols=symbols)
         target = self.goal_rate(axis_name)
         self.rate_chart.set_lines(
-            [(target, f"target {format_number(target)} {unit}", "#c0202a")] if target else []
+            [(target, f"target {format_number(target)} {rate_unit}", style.BOTTLENECK)] if target else []
         )
-        self.cpu_chart.set_lines([(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:.0f}% CPU", "#c0202a")] if cpus else [])
+        self.cpu_chart.set_lines(
+            [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:.0f}% CPU", style.BOTTLENECK)] if cpus else []
+        )
+        self._fill_table()
+        self._label_table(two, by_name, axis_name)
+        self._show_pick(ok, rates, cpus, x.numeric and groups in ([()], []), axis_name)
+
+    def _title_charts(self, shown: dict, two: bool, latency_note: str) -> None:
+        """Each chart's title; with a second knob it names the one metric charted."""
+        for chart, title, key in (
+            (self.rate_chart, "Throughput", "rate"),
+            (self.latency_chart, "Latency", "lat"),
+            (self.cpu_chart, "CPU busy (%)", "cpu"),
+        ):
+            text = f"{title}: {metric_label(shown[key][0])}" if two and shown[key] else title
+            chart.setTitle(text + (latency_note if key == "lat" else ""), size="9pt")
+
+    def _fill_table(self) -> None:
+        """One row per point; streamed points arrive in order, so only the new rows are filled."""
         keys = [(p.index, p.run_id) for p in self.points]
         start = len(self._table_keys) if keys[: len(self._table_keys)] == self._table_keys else 0
-        self._table_keys = keys  # streamed points arrive in order: only the new rows are filled
+        self._table_keys = keys
         self.table.setUpdatesEnabled(False)
         self.table.setRowCount(len(self.points))
         for r, p in enumerate(self.points[start:], start=start):
-            head = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
+            rows_per_s = next((p.metrics[m] for m in RATE_METRICS if m in p.metrics), None)
             cells = [
                 _values_text((p.value,)),
                 _values_text(p.series),
-                "" if head is None else format_number(head),
+                "" if rows_per_s is None else format_number(rows_per_s),
                 format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
                 p.error or (p.bottleneck or ""),
             ]
@@ -446,6 +441,9 @@ class SweepView(QWidget):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
         self.table.setUpdatesEnabled(True)
+
+    def _label_table(self, two: bool, by_name: str, axis_name: str) -> None:
+        """Column titles naming the swept knobs by IBM's names, each column wide enough for its whole title."""
         self.table.setColumnHidden(1, not two)
         x_name = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
         self.table.setHorizontalHeaderLabels(
@@ -457,8 +455,9 @@ class SweepView(QWidget):
                 "Bottleneck",
             ]
         )
-
-        self._show_pick(ok, rates, cpus, numeric and groups in ([()], []), axis_name)
+        header = self.table.horizontalHeader()
+        for c in range(1, self.table.columnCount()):  # column 0 stretches
+            header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeHint(c)))
 
     def goal_rate(self, axis_name: str = "") -> float | None:
         """The target rate (rows/s) the pick holds: the Target rate field, unless the sweep varies the rate."""
@@ -478,6 +477,44 @@ class SweepView(QWidget):
             return
         self.pick_label.setText(pick.describe(format_number))
         self.pick_label.show()
+
+
+class _XPositions:
+    """Where each sweep point stands on the x axis: its value when every value is a number, else the
+    position of its value among the distinct values (in sweep order), labelled by the value."""
+
+    def __init__(self, points: list):
+        self.numeric = all(
+            isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in points
+        )
+        self.values = list(dict.fromkeys(p.value for p in points))
+
+    def of(self, point) -> float:
+        return float(point.value) if self.numeric else float(self.values.index(point.value))
+
+    def ticks(self) -> list:
+        """``(x, text)`` of every distinct value (for values that are not numbers)."""
+        return [(float(i), str(v)) for i, v in enumerate(self.values)]
+
+
+def _charted_metrics(ok: list, rates: list, lats: list, cpus: list, two: bool) -> dict:
+    """The metrics each chart draws (``rate``, ``lat``, ``cpu``): a few of each, or, with a second knob
+    (one curve per value of it), the headline metric of each chart only (the busiest CPU)."""
+    if not two:
+        return {"rate": rates[:3], "lat": lats[:4], "cpu": cpus[:4]}
+    busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
+    return {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
+
+
+def _latency_gap_note(ok: list, lats: list) -> str:
+    """A note for the latency chart's title where points have no latency: a gap in a curve is said, never silent."""
+    n_missing = sum(1 for p in ok if lats and not any(m in p.metrics for m in lats))
+    if not n_missing:
+        return ""
+    return (
+        f" <span style='color:{style.NOTE_TEXT}'>(none at {n_missing} point(s): the offered rate is above "
+        "capacity and the queues grow)</span>"
+    )
 
 
 def _values_text(values) -> str:

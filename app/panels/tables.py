@@ -1,11 +1,30 @@
-"""Small widget builders the views share: read-only result tables and wrapped message labels."""
+"""Small widget builders the views share: a panel's column layout, read-only result tables, wrapped labels."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: Space between a panel's edge and its contents, px.
+PANEL_MARGIN_PX = 4
+
+
+def panel_column(panel: QWidget) -> QVBoxLayout:
+    """The layout of ``panel``: its contents top to bottom, ``PANEL_MARGIN_PX`` from its edges."""
+    layout = QVBoxLayout(panel)
+    m = PANEL_MARGIN_PX
+    layout.setContentsMargins(m, m, m, m)
+    return layout
 
 
 def read_only_table(

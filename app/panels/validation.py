@@ -14,13 +14,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import style
 from app.panels.results import format_number
-from app.panels.tables import message_label, read_only_table
+from app.panels.tables import panel_column, message_label, read_only_table
 from engine.metrics import label as metric_label
 from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe
@@ -68,6 +67,49 @@ class NumericItem(QTableWidgetItem):
         return a < b
 
 
+def _dots(colour: str, name: str) -> pg.PlotDataItem:
+    """An empty series drawn as dots of ``colour`` only (no line), named ``name`` in the legend."""
+    return pg.PlotDataItem(
+        [], [], pen=None, symbol="o", symbolSize=7, symbolPen=None, symbolBrush=pg.mkBrush(colour), name=name
+    )
+
+
+#: Error (%, either way) up to which a prediction reads as good, then as fair; beyond: poor.
+GOOD_ERROR_PCT, FAIR_ERROR_PCT = 10.0, 25.0
+
+
+def _check_cells(c) -> list:
+    """The table cells of check ``c``: scenario, metric, measured, predicted, error, source.
+
+    The number cells sort by their value (kept in ``Qt.UserRole``; the error by its size) and
+    the error is coloured good, fair or poor.
+    """
+    cells = [
+        QTableWidgetItem(c.scenario_id),
+        QTableWidgetItem(metric_label(c.metric)),
+        NumericItem(format_number(c.measured)),
+        NumericItem("not predicted" if c.predicted is None else format_number(c.predicted)),
+        NumericItem("" if c.error_pct is None else f"{c.error_pct:+.1f}%"),
+        QTableWidgetItem(source_title(c.source)),
+    ]
+    cells[2].setData(Qt.UserRole, c.measured)
+    cells[3].setData(Qt.UserRole, c.predicted)
+    if c.error_pct is not None:
+        size_pct = abs(c.error_pct)
+        cells[4].setData(Qt.UserRole, size_pct)
+        colour = (
+            style.GOOD
+            if size_pct <= GOOD_ERROR_PCT
+            else style.MODIFIED
+            if size_pct <= FAIR_ERROR_PCT
+            else style.BOTTLENECK
+        )
+        cells[4].setForeground(QColor(colour))
+    for item in cells[2:5]:
+        item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    return cells
+
+
 class ValidationView(QWidget):
     """Per-metric error table and a predicted-against-measured plot.
 
@@ -81,8 +123,7 @@ class ValidationView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = panel_column(self)
         top = QHBoxLayout()
         self.run_button = QPushButton("Run validation")
         self.run_button.clicked.connect(self.run_requested)
@@ -122,26 +163,8 @@ class ValidationView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         # PlotDataItems (not bare scatter items) so the plot's log mode transforms them
-        self.rates = pg.PlotDataItem(
-            [],
-            [],
-            pen=None,
-            symbol="o",
-            symbolSize=7,
-            symbolPen=None,
-            symbolBrush=pg.mkBrush(style.CAPTURE),
-            name="rates",
-        )
-        self.latencies = pg.PlotDataItem(
-            [],
-            [],
-            pen=None,
-            symbol="o",
-            symbolSize=7,
-            symbolPen=None,
-            symbolBrush=pg.mkBrush(style.QUEUE),
-            name="latencies",
-        )
+        self.rates = _dots(style.CAPTURE, "rates")
+        self.latencies = _dots(style.QUEUE, "latencies")
         self.identity = pg.PlotDataItem([], [], pen=pg.mkPen(style.REFERENCE_LINE, style=Qt.DashLine))
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
@@ -190,39 +213,32 @@ class ValidationView(QWidget):
         ]
 
     def _refill(self) -> None:
+        """Show the checks of the chosen kind: the table (worst misses first), the plot, the summary line."""
         kind = self.kind_filter.currentData()
         checks = self.filtered()
+        self._fill_table(checks)
+        self._plot(checks)
+        if kind and not checks:
+            self.summary_label.setText(f"No measured metrics for kind {kind}.")
+        elif self.summary and self.summary.errors and not any(c.predicted is not None for c in checks):
+            first = self.summary.errors[0][1]
+            self.summary_label.setText(describe(self.summary) + f". The engine says: {first}")
+
+    def _fill_table(self, checks: list) -> None:
+        """One row per check, sorted by the size of its error, the Source column kept narrow enough."""
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
-            cells = [
-                c.scenario_id,
-                metric_label(c.metric),
-                format_number(c.measured),
-                "not predicted" if c.predicted is None else format_number(c.predicted),
-                "" if c.error_pct is None else f"{c.error_pct:+.1f}%",
-                source_title(c.source),
-            ]
-            for col, text in enumerate(cells):
-                item = NumericItem(text) if col in (2, 3, 4) else QTableWidgetItem(text)
-                if col == 2:
-                    item.setData(Qt.UserRole, c.measured)
-                if col == 3:
-                    item.setData(Qt.UserRole, c.predicted)
-                if col == 4 and c.error_pct is not None:
-                    item.setData(Qt.UserRole, abs(c.error_pct))
-                    a = abs(c.error_pct)
-                    item.setForeground(
-                        QColor(style.GOOD if a <= 10 else style.MODIFIED if a <= 25 else style.BOTTLENECK)
-                    )
-                if col in (2, 3, 4):
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            for col, item in enumerate(_check_cells(c)):
                 self.table.setItem(r, col, item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(4, Qt.DescendingOrder)  # worst misses first
         self.table.resizeColumnsToContents()
-        for col, cap in ((0, 150), (1, 125), (5, 260)):  # the error column stays in view
-            self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
+        for col, cap_px in ((0, 150), (1, 125), (5, 260)):  # the error column stays in view
+            self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap_px))
+
+    def _plot(self, checks: list) -> None:
+        """Predicted against measured, rates and latencies apart, with the line where they agree."""
         both = [c for c in checks if c.predicted and c.measured and c.predicted > 0 and c.measured > 0]
         for item, flag in ((self.rates, False), (self.latencies, True)):
             pts = [c for c in both if c.is_latency == flag]
@@ -236,8 +252,3 @@ class ValidationView(QWidget):
             self.identity.setData([lo, hi], [lo, hi])
         else:
             self.identity.setData([], [])
-        if kind and not checks:
-            self.summary_label.setText(f"No measured metrics for kind {kind}.")
-        elif self.summary and self.summary.errors and not any(c.predicted is not None for c in checks):
-            first = self.summary.errors[0][1]
-            self.summary_label.setText(describe(self.summary) + f". The engine says: {first}")

@@ -79,6 +79,23 @@ def _x_axis(painter, plot: QRectF, ticks: list[float], unit: str, ctx: Context) 
     painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
 
 
+def _bar_plot_area(
+    rect: QRectF, head: float, label_w: float, value_w: float, fm: QFontMetricsF, ctx: Context
+) -> QRectF:
+    """Where horizontal bars are drawn inside ``rect``.
+
+    Below the legend (``head`` high), right of the row labels (``label_w`` wide), left of the
+    values written after the bars (``value_w`` wide) and above the x axis' ticks and unit
+    (two and a half lines of ``fm``); every length in device units.
+    """
+    return QRectF(
+        rect.left() + label_w,
+        rect.top() + head + ctx.mm(2),
+        rect.width() - label_w - value_w,
+        rect.height() - head - ctx.mm(2) - 2.4 * fm.height(),
+    )
+
+
 def draw_latency_bars(
     painter: QPainter,
     rect: QRectF,
@@ -93,12 +110,7 @@ def draw_latency_bars(
     fm = QFontMetricsF(painter.font(), painter.device())
     label_w = max((fm.horizontalAdvance(lab) for lab, _, _ in bars), default=0) + ctx.mm(2)
     end_w = fm.horizontalAdvance("END2END_LATENCY 99,999 ms") + ctx.mm(1)
-    plot = QRectF(
-        rect.left() + label_w,
-        rect.top() + head + ctx.mm(2),
-        rect.width() - label_w - end_w,
-        rect.height() - head - ctx.mm(2) - 2.4 * fm.height(),
-    )
+    plot = _bar_plot_area(rect, head, label_w, end_w, fm, ctx)
     totals = [sum(v for _, v in parts) for _, parts, _ in bars]
     ticks = nice_ticks(max(totals + [e for _, _, e in bars if e], default=1.0))
     _x_axis(painter, plot, ticks, "ms", ctx)
@@ -162,12 +174,7 @@ def draw_utilisation(
     fm = QFontMetricsF(painter.font(), painter.device())
     label_w = max((fm.horizontalAdvance(s) for s in stages), default=0) + ctx.mm(2)
     value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)
-    plot = QRectF(
-        rect.left() + label_w,
-        rect.top() + head + ctx.mm(2),
-        rect.width() - label_w - value_w,
-        rect.height() - head - ctx.mm(2) - 2.4 * fm.height(),
-    )
+    plot = _bar_plot_area(rect, head, label_w, value_w, fm, ctx)
     top_u = max([1.0] + [u for _, us, _ in series for u in us.values() if math.isfinite(u)])
     ticks = [t / 100 for t in nice_ticks(min(top_u, 3.0) * 100)]
     _x_axis(painter, plot, [t * 100 for t in ticks], "% busy", ctx)

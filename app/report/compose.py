@@ -264,34 +264,46 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
 
 
 def comparison_blocks(report: Report) -> list[Block]:
+    """The comparison of the report's runs against the first: settings, results, systems and charts."""
     cmp = report.comparison
-    runs = report.runs
     labels = list(cmp.labels)
-    ref = labels[0]
     out: list[Block] = [
         Html(
-            f"<h2>Comparison</h2><p>Every run against <b>{esc(ref)}</b> (the reference): "
+            f"<h2>Comparison</h2><p>Every run against <b>{esc(labels[0])}</b> (the reference): "
             "absolute and percent deltas.</p>",
             keep_with_next=True,
-        )
+        ),
+        _settings_difference_block(cmp, labels),
+        _results_comparison_table(cmp, labels),
     ]
-    if cmp.settings:
-        rows = [
-            _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
-            for s in cmp.settings
-        ]
-        w = max(8, 46 // len(labels))
-        out.append(
-            Table(
-                ["Parameter", "Settings path", *map(esc, labels)],
-                rows,
-                [24, 30] + [w] * len(labels),
-                caption="Settings that differ",
-            )
-        )
-    else:
-        out.append(Html("<p>The runs have identical settings.</p>"))
-    right = set(range(2, 2 + 2 * len(labels)))
+    out += comparison_systems_blocks(report)
+    out += _key_result_panels(cmp, labels)
+    out += _latency_comparison(report.runs, labels)
+    out += _utilisation_comparison(report.runs, labels)
+    return out
+
+
+def _settings_difference_block(cmp, labels: list) -> Block:
+    """The settings that differ between the runs (or a line saying none does)."""
+    if not cmp.settings:
+        return Html("<p>The runs have identical settings.</p>")
+    rows = [
+        _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
+        for s in cmp.settings
+    ]
+    value_pct = max(8, 46 // len(labels))
+    return Table(
+        ["Parameter", "Settings path", *map(esc, labels)],
+        rows,
+        [24, 30] + [value_pct] * len(labels),
+        caption="Settings that differ",
+    )
+
+
+def _results_comparison_table(cmp, labels: list) -> Table:
+    """Every metric of every run, with deltas against the first run, and each run's bottleneck."""
+    n = len(labels)
+    right = set(range(2, 2 + 2 * n))
     rows = []
     for m in cmp.metrics:
         cells = [
@@ -299,81 +311,77 @@ def comparison_blocks(report: Report) -> list[Block]:
             esc(m.unit),
             *(format_value(v) for v in m.values),
         ]
-        for a, p in zip(m.abs_delta[1:], m.pct_delta[1:]):
-            cells.append(f"{format_delta(a)} ({format_delta(p, pct=True)})")
+        cells += [
+            f"{format_delta(a)} ({format_delta(p, pct=True)})"
+            for a, p in zip(m.abs_delta[1:], m.pct_delta[1:])
+        ]
         rows.append(_row(cells, right=right))
-    rows.append(
-        _row(
-            [
-                "<b>bottleneck</b>",
-                "",
-                *(esc(b or "none") for b in cmp.bottlenecks),
-                *([""] * (len(labels) - 1)),
-            ],
-            right=right,
-        )
+    bottlenecks = [esc(b or "none") for b in cmp.bottlenecks]
+    rows.append(_row(["<b>bottleneck</b>", "", *bottlenecks, *([""] * (n - 1))], right=right))
+    value_pct = max(7, 40 // n)
+    delta_pct = max(10, (100 - 30 - 9 - value_pct * n) // max(n - 1, 1))
+    return Table(
+        ["Metric", "Unit", *map(esc, labels), *(f"delta {esc(lab)}" for lab in labels[1:])],
+        rows,
+        [30, 9] + [value_pct] * n + [delta_pct] * (n - 1),
+        right=right,
+        caption=f"Results (deltas against {esc(labels[0])})",
     )
-    n = len(labels)
-    val_w = max(7, 40 // n)
-    delta_w = max(10, (100 - 30 - 9 - val_w * n) // max(n - 1, 1))
-    out.append(
-        Table(
-            ["Metric", "Unit", *map(esc, labels), *(f"delta {esc(lab)}" for lab in labels[1:])],
-            rows,
-            [30, 9] + [val_w] * n + [delta_w] * (n - 1),
-            right=right,
-            caption=f"Results (deltas against {esc(ref)})",
-        )
-    )
-    out += comparison_systems_blocks(report)
+
+
+def _key_result_panels(cmp, labels: list) -> list[Block]:
+    """Up to six key metrics (:data:`COMPARE_PANELS`) side by side, where two or more runs have them."""
     panels = []
     for name in COMPARE_PANELS:
         m = next((x for x in cmp.metrics if x.metric == name), None)
         if m is not None and sum(v is not None for v in m.values) >= 2:
             panels.append((m.label, m.unit, m.values, m.pct_delta))
     panels = panels[:6]
-    if panels:
-        out.append(Html("<h3>Key results side by side</h3>", keep_with_next=True, space_after_mm=1))
-        n_rows = (len(panels) + 2) // 3
-        out.append(
-            Drawing(
-                10 + 40 * n_rows,
-                lambda p, rect, ctx, pn=panels: charts.draw_metric_panels(p, rect, ctx, labels, pn),
-            )
-        )
+    if not panels:
+        return []
+    n_rows = (len(panels) + 2) // 3
+    return [
+        Html("<h3>Key results side by side</h3>", keep_with_next=True, space_after_mm=1),
+        Drawing(
+            10 + 40 * n_rows, lambda p, rect, ctx: charts.draw_metric_panels(p, rect, ctx, labels, panels)
+        ),
+    ]
+
+
+def _latency_comparison(runs, labels: list) -> list[Block]:
+    """The CAPTURE / Q / APPLY latency bars of the runs that have them (two or more)."""
     bars = [
         (lab, r.latency_breakdown(), r.metrics.get(END2END[0]))
         for lab, r in zip(labels, runs)
         if r.latency_breakdown()
     ]
-    if len(bars) >= 2:
-        out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
-        out.append(
-            Drawing(
-                14 + 9 * len(bars), lambda p, rect, ctx, b=bars: charts.draw_latency_bars(p, rect, ctx, b)
-            )
-        )
+    if len(bars) < 2:
+        return []
+    return [
+        Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1),
+        Drawing(14 + 9 * len(bars), lambda p, rect, ctx: charts.draw_latency_bars(p, rect, ctx, bars)),
+    ]
+
+
+def _utilisation_comparison(runs, labels: list) -> list[Block]:
+    """Every stage's utilisation in each run (two or more runs with stages), each run's bottleneck outlined."""
     stage_names: list[str] = []
     for r in runs:
         stage_names += [s.name for s in r.stages if s.name not in stage_names]
-    if stage_names and sum(bool(r.stages) for r in runs) >= 2:
-        series = [
-            (lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)
-        ]
-        out.append(
-            Html(
-                "<h3>Stage utilisation</h3><p class='muted small'>Each run's bottleneck outlined in red.</p>",
-                keep_with_next=True,
-                space_after_mm=1,
-            )
-        )
-        out.append(
-            Drawing(
-                12 + min(3.2 * len(runs) + 1.5, 8) * len(stage_names),
-                lambda p, rect, ctx, n=stage_names, s=series: charts.draw_utilisation(p, rect, ctx, n, s),
-            )
-        )
-    return out
+    if not stage_names or sum(bool(r.stages) for r in runs) < 2:
+        return []
+    series = [(lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)]
+    return [
+        Html(
+            "<h3>Stage utilisation</h3><p class='muted small'>Each run's bottleneck outlined in red.</p>",
+            keep_with_next=True,
+            space_after_mm=1,
+        ),
+        Drawing(
+            12 + min(3.2 * len(runs) + 1.5, 8) * len(stage_names),
+            lambda p, rect, ctx: charts.draw_utilisation(p, rect, ctx, stage_names, series),
+        ),
+    ]
 
 
 def validation_blocks(report: Report) -> list[Block]:

@@ -246,55 +246,17 @@ class PointsTable(Table):
 
 
 def points_table(s: SweepSection) -> Table:
-    # every column as wide as its longest word (IBM names do not wrap); the bottleneck takes the rest
+    """The table of every point: the swept values, throughput, latencies, CPU busy and the bottleneck."""
     head_pt = TABLE_PT - 0.7
-    texts = [[a.label, a.unit] for a in s.axes]
-    if s.rate_metric:
-        texts.append(
-            [f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")]
-        )
-    texts += [[s.labels.get(m, m), "ms"] for m in s.latency_metrics]
-    bott_words = {w for p in s.points for w in (p.bottleneck or "").split()} | {"Bottleneck"}
-    bott_w = max(_word_pct(w, TABLE_PT, False) for w in bott_words)
-
-    def col_widths(cols):
-        pairs = texts + [[f"{label} CPU", "% busy"] for _, label in cols]
-        return pairs, [
-            max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split())) for pair in pairs
-        ] + [bott_w]
-
-    # each LPAR's CPU busy when the columns fit the page, else the busiest LPAR's (as the two-knob chart)
-    cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in s.cpu_metrics]
-    one_by_one = len(cpu_cols) <= MAX_CPU_COLUMNS
-    pairs, widths = col_widths(cpu_cols)
-    if not one_by_one or sum(widths) > 100.0:
-        one_by_one, cpu_cols = False, [("", "busiest LPAR")]
-        pairs, widths = col_widths(cpu_cols)
-    headers = ["<br>".join(esc(t) for t in pair if t) for pair in pairs]
-    total = sum(widths)
-    widths[-1] += max(0.0, 100.0 - total)
-    widths = [round(w * min(1.0, 100.0 / total), 1) for w in widths]
-    headers += ["Bottleneck"]
+    pairs, widths, cpu_cols = _points_columns(s, head_pt)
+    headers = ["<br>".join(esc(t) for t in pair if t) for pair in pairs] + ["Bottleneck"]
     right = set(range(len(headers) - 1))
     picked = s.picked_indexes
     rows = []
     for p in s.points:
-        cells = [esc(value_text(v)) for v in p.values]
-        if p.error:
-            n_metrics = len(headers) - len(s.axes) - 1
-            cells += ["-"] * n_metrics + [
-                f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"
-            ]
-        else:
-            if s.rate_metric:
-                cells.append(_num(p.metrics.get(s.rate_metric)))
-            cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
-            cpu_values = [p.metrics.get(m) for m, _ in cpu_cols] if one_by_one else [s.busiest_cpu(p)]
-            cells += [_cpu(v) for v in cpu_values]
-            cells.append(
-                esc(p.bottleneck or "")
-                + (f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else "")
-            )
+        cells = [esc(value_text(v)) for v in p.values] + _point_cells(
+            s, p, cpu_cols, len(headers) - len(s.axes) - 1, picked
+        )
         bg = f' bgcolor="{style.PICKED_BACKGROUND}"' if p.index in picked else ""
         rows.append(
             f"<tr{bg}>"
@@ -307,6 +269,60 @@ def points_table(s: SweepSection) -> Table:
         "the pick highlighted)"
     )
     return PointsTable(headers, rows, widths, right=right, caption=caption)
+
+
+#: The one CPU column of a points table too narrow for a column per LPAR: the busiest LPAR's.
+BUSIEST_CPU_COLUMN = ("", "busiest LPAR")
+
+
+def _points_columns(s: SweepSection, head_pt: float) -> tuple:
+    """The points table's column titles (pairs of name and unit), widths (% of the page) and CPU columns.
+
+    Every column is as wide as its longest word (IBM names do not wrap) and the bottleneck takes
+    the rest. Each LPAR's CPU busy has a column when they fit the page, else one column holds
+    the busiest LPAR's (as the two-knob chart); a CPU column is ``(metric, label)``, metric ""
+    for the busiest (:data:`BUSIEST_CPU_COLUMN`).
+    """
+    texts = [[a.label, a.unit] for a in s.axes]
+    if s.rate_metric:
+        texts.append(
+            [f"{s.labels.get(s.rate_metric, s.rate_metric)} throughput", s.units.get(s.rate_metric, "")]
+        )
+    texts += [[s.labels.get(m, m), "ms"] for m in s.latency_metrics]
+    bottleneck_words = {w for p in s.points for w in (p.bottleneck or "").split()} | {"Bottleneck"}
+    bottleneck_pct = max(_word_pct(w, TABLE_PT, False) for w in bottleneck_words)
+
+    def columns(cpu_cols):
+        pairs = texts + [[f"{label} CPU", "% busy"] for _, label in cpu_cols]
+        widths = [
+            max(9.0, max(_word_pct(w, head_pt, True) for t in pair for w in t.split())) for pair in pairs
+        ]
+        return pairs, widths + [bottleneck_pct]
+
+    cpu_cols = [(m, s.labels.get(m, m).replace(" busy", "")) for m in s.cpu_metrics]
+    pairs, widths = columns(cpu_cols)
+    if len(cpu_cols) > MAX_CPU_COLUMNS or sum(widths) > 100.0:
+        cpu_cols = [BUSIEST_CPU_COLUMN]
+        pairs, widths = columns(cpu_cols)
+    total_pct = sum(widths)
+    widths[-1] += max(0.0, 100.0 - total_pct)
+    return pairs, [round(w * min(1.0, 100.0 / total_pct), 1) for w in widths], cpu_cols
+
+
+def _point_cells(s: SweepSection, p, cpu_cols: list, n_metric_cells: int, picked: set) -> list:
+    """The cells of point ``p`` after its swept values: its figures and bottleneck, or why it failed."""
+    if p.error:
+        return ["-"] * n_metric_cells + [
+            f"<span style='color:{style.BOTTLENECK}'>failed: {esc(p.error)}</span>"
+        ]
+    cells = [_num(p.metrics.get(s.rate_metric))] if s.rate_metric else []
+    cells += [_num(p.metrics.get(m)) for m in s.latency_metrics]
+    cpu_values = (
+        [s.busiest_cpu(p)] if cpu_cols == [BUSIEST_CPU_COLUMN] else [p.metrics.get(m) for m, _ in cpu_cols]
+    )
+    cells += [_cpu(v) for v in cpu_values]
+    pick = f" <b style='color:{style.GOOD}'>PICK</b>" if p.index in picked else ""
+    return cells + [esc(p.bottleneck or "") + pick]
 
 
 @functools.lru_cache(maxsize=512)
@@ -755,127 +771,139 @@ def legend_rows(
 
 
 def chart_blocks(s: SweepSection) -> list[Block]:
-    ok = s.ok_points
-    if not ok:
+    """The charts of sweep ``s`` against its first knob: throughput, latency and CPU busy, with a heading."""
+    if not s.ok_points:
         return [Html("<p>Every point failed: nothing to chart (the table below says why).</p>")]
-    axis0 = s.axes[0]
-    x = XScale.of([p.value for p in s.points], f"{axis0.label}{_unit_text(axis0.unit)}")
-    series = s.series
-    two = series != [()]
-    picks = {ser: p for ser, p in s.picks if p is not None and p.point is not None}
+    charts = _SweepCharts(s)
+    blocks = [charts.heading()]
+    if s.rate_metric:
+        blocks.append(charts.rate_panel())
+    if s.latency_metric:
+        blocks.append(charts.latency_panel())
+    if s.cpu_metrics:
+        blocks.append(charts.cpu_panel())
+    return blocks
 
-    # many curves of one second knob: its name once, then its values (TRANS_BATCH_SZ: 1 2 3 ...)
-    compact = two and len(series) > 8 and len(s.axes) == 2
-    legend_title = f"{s.axes[1].label}{_unit_text(s.axes[1].unit)}:" if compact else ""
 
-    def label_of(ser: tuple) -> str:
-        return value_text(ser[0]) if compact else s.series_label(ser)
+class _SweepCharts:
+    """What the chart panels of one sweep share: the x scale, the curves (one per value of the other
+    knobs), the legend and the picks."""
 
-    def per_series(metric_of) -> list[Curve]:
+    def __init__(self, s: SweepSection):
+        self.s, self.ok = s, s.ok_points
+        axis0 = s.axes[0]
+        self.x = XScale.of([p.value for p in s.points], f"{axis0.label}{_unit_text(axis0.unit)}")
+        self.series = s.series
+        self.two = self.series != [()]
+        self.picks = {ser: p for ser, p in s.picks if p is not None and p.point is not None}
+        # many curves of one second knob: its name once, then its values (TRANS_BATCH_SZ: 1 2 3 ...)
+        self.compact = self.two and len(self.series) > 8 and len(s.axes) == 2
+        self.legend_title = f"{s.axes[1].label}{_unit_text(s.axes[1].unit)}:" if self.compact else ""
+        pick = self.picks.get(()) if not self.two else None
+        self.vline = (pick.point.value, f"pick: {value_text(pick.point.value)}") if pick else None
+        self.series_mm = self.panel_mm([self.label_of(ser) for ser in self.series]) if self.two else PANEL_MM
+
+    def label_of(self, ser: tuple) -> str:
+        return value_text(ser[0]) if self.compact else self.s.series_label(ser)
+
+    def per_series(self, metric_of) -> list[Curve]:
+        """One curve of ``metric_of(point)`` per value of the other knobs."""
         out = []
-        for i, ser in enumerate(series):
-            pts = [(p.value, metric_of(p)) for p in ok if p.series == ser]
-            out.append(Curve(label_of(ser), _colour(i, len(series)), pts))
+        for i, ser in enumerate(self.series):
+            pts = [(p.value, metric_of(p)) for p in self.ok if p.series == ser]
+            out.append(Curve(self.label_of(ser), _colour(i, len(self.series)), pts))
         return out
 
-    def panel_mm(labels: Sequence[str]) -> float:
-        """Taller panels for legends of several rows (the plot keeps its height)."""
-        width = sum(_word_pct(lab, LEGEND_PT, False) + 3.5 for lab in labels)
-        width += _word_pct(legend_title, LEGEND_PT, False) if legend_title else 0.0
-        return PANEL_MM + 3.6 * max(math.ceil(width / 97.0) - 1, 0)
+    def curves_of(self, m: str, colour: str) -> list[Curve]:
+        """Metric ``m``: one curve per value of the other knobs, or one curve in ``colour``."""
+        if self.two:
+            return self.per_series(lambda p: p.metrics.get(m))
+        return [Curve(self.s.labels.get(m, m), colour, [(p.value, p.metrics.get(m)) for p in self.ok])]
 
-    series_mm = panel_mm([label_of(ser) for ser in series]) if two else PANEL_MM
+    def panel_mm(self, labels: Sequence[str]) -> float:
+        """Taller panels for legends of several rows (the plot keeps its height), mm."""
+        width_pct = sum(_word_pct(lab, LEGEND_PT, False) + 3.5 for lab in labels)
+        width_pct += _word_pct(self.legend_title, LEGEND_PT, False) if self.legend_title else 0.0
+        return PANEL_MM + 3.6 * max(math.ceil(width_pct / 97.0) - 1, 0)
 
-    def pick_marks(metric_of) -> list[tuple]:
-        return [(p.point.value, metric_of(p.point), "") for p in picks.values()]
+    def pick_marks(self, metric_of) -> list[tuple]:
+        return [(p.point.value, metric_of(p.point), "") for p in self.picks.values()]
 
-    vline = None
-    if not two and () in picks:
-        vline = (picks[()].point.value, f"pick: {value_text(picks[()].point.value)}")
-    blocks: list[Block] = []
-    parts = list(
-        filter(
-            None,
-            ["throughput", s.latency_metric and s.labels.get(s.latency_metric), s.cpu_metrics and "CPU busy"],
-        )
-    )
-    heading = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    blocks.append(
-        Html(
-            f"<h2>{esc(heading[0].upper() + heading[1:])} against {esc(axis0.label)}</h2>"
-            + (
-                f"<p class='muted small'>One curve per value of {esc(' and '.join(a.label for a in s.axes[1:]))}"
-                "; the pick of each curve ringed in green.</p>"
-                if two
-                else "<p class='muted small'>The pick marked by the green dashed line.</p>"
+    def panel(
+        self, height_mm: float, title: str, curves: list, unit: str, hlines, marks, **options
+    ) -> Drawing:
+        """A drawn chart panel (:func:`draw_panel`) ``height_mm`` high."""
+        x, vline, legend_title = self.x, self.vline, self.legend_title
+        return Drawing(
+            height_mm,
+            lambda p, r, c: draw_panel(
+                p, r, c, title, x, curves, unit, hlines, vline, marks, legend_title=legend_title, **options
             ),
+        )
+
+    def heading(self) -> Html:
+        s = self.s
+        parts = [
+            part
+            for part in (
+                "throughput",
+                s.latency_metric and s.labels.get(s.latency_metric),
+                s.cpu_metrics and "CPU busy",
+            )
+            if part
+        ]
+        heading = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        note = (
+            f"<p class='muted small'>One curve per value of {esc(' and '.join(a.label for a in s.axes[1:]))}"
+            "; the pick of each curve ringed in green.</p>"
+            if self.two
+            else "<p class='muted small'>The pick marked by the green dashed line.</p>"
+        )
+        return Html(
+            f"<h2>{esc(heading[0].upper() + heading[1:])} against {esc(s.axes[0].label)}</h2>" + note,
             keep_with_next=True,
             space_after_mm=1,
         )
-    )
-    if s.rate_metric:
-        m = s.rate_metric
+
+    def rate_panel(self) -> Drawing:
+        s, m = self.s, self.s.rate_metric
         unit = s.units.get(m, "")
         hlines = (
             [(s.target_rate, f"target {format_value(s.target_rate)} {unit}", style.TARGET_LINE)]
             if s.target_rate
             else []
         )
-        curves = (
-            per_series(lambda p, m=m: p.metrics.get(m))
-            if two
-            else [Curve(s.labels.get(m, m), _colour(0), [(p.value, p.metrics.get(m)) for p in ok])]
-        )
         title = f"Throughput: {s.labels.get(m, m)}{_unit_text(unit)}"
-        marks = pick_marks(lambda q, m=m: q.metrics.get(m))
-        blocks.append(
-            Drawing(
-                series_mm,
-                lambda p, r, c, t=title, cv=curves, u=unit, h=hlines, mk=marks: draw_panel(
-                    p, r, c, t, x, cv, u, h, vline, mk, legend=two, legend_title=legend_title
-                ),
-            )
+        marks = self.pick_marks(lambda q: q.metrics.get(m))
+        return self.panel(
+            self.series_mm, title, self.curves_of(m, _colour(0)), unit, hlines, marks, legend=self.two
         )
-    if s.latency_metric:
-        m = s.latency_metric
-        curves = (
-            per_series(lambda p, m=m: p.metrics.get(m))
-            if two
-            else [Curve(s.labels.get(m, m), style.APPLY, [(p.value, p.metrics.get(m)) for p in ok])]
-        )
+
+    def latency_panel(self) -> Drawing:
+        s, m = self.s, self.s.latency_metric
         title = f"{s.labels.get(m, m)} (ms)"
-        if any(m not in p.metrics for p in ok):
+        if any(m not in p.metrics for p in self.ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
-        marks = pick_marks(lambda q, m=m: q.metrics.get(m))
-        blocks.append(
-            Drawing(
-                series_mm,
-                lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
-                    p, r, c, t, x, cv, "ms", (), vline, mk, legend=two, legend_title=legend_title
-                ),
-            )
+        marks = self.pick_marks(lambda q: q.metrics.get(m))
+        return self.panel(
+            self.series_mm, title, self.curves_of(m, style.APPLY), "ms", (), marks, legend=self.two
         )
-    if s.cpu_metrics:
+
+    def cpu_panel(self) -> Drawing:
+        s = self.s
         limit = [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:g}% limit", style.BOTTLENECK)]
-        if two:
-            curves = per_series(s.busiest_cpu)
-            title = "CPU busy of the busiest LPAR (%)"
+        if self.two:
+            curves, title = self.per_series(s.busiest_cpu), "CPU busy of the busiest LPAR (%)"
         else:
             curves = [
-                Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in ok])
+                Curve(s.labels.get(m, m), _colour(i), [(p.value, p.metrics.get(m)) for p in self.ok])
                 for i, m in enumerate(s.cpu_metrics)
             ]
             title = "CPU busy (%)"
-        marks = pick_marks(s.busiest_cpu)
-        blocks.append(
-            Drawing(
-                panel_mm([c.label for c in curves]),
-                lambda p, r, c, t=title, cv=curves, mk=marks: draw_panel(
-                    p, r, c, t, x, cv, "% busy", limit, vline, mk, y_top_min=100.0, legend_title=legend_title
-                ),
-            )
+        marks = self.pick_marks(s.busiest_cpu)
+        return self.panel(
+            self.panel_mm([c.label for c in curves]), title, curves, "% busy", limit, marks, y_top_min=100.0
         )
-    return blocks
 
 
 def sweep_blocks(report: Report) -> list[Block]:

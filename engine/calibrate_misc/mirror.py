@@ -23,7 +23,7 @@ from engine.projectfile import atomic_write_text
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
-VERSION = "mirror-3"
+VERSION = "mirror-4"
 
 #: Structural values not fitted (seed 002 text, or physical defaults).
 FIXED_GLOBAL = {
@@ -44,13 +44,12 @@ FIXED_GLOBAL = {
 HDD_READ_MS = 5.0
 
 #: Stage C (client job streams, seed 002 section 7.4): name -> (initial, low, high), fitted in log space.
-#: The application's CPU and wait per database operation by workload style, and the row-lock costs
+#: The application's CPU and wait per database operation (one profile: no published run states a
+#: style), and the row-lock costs
 #: (only the read-for-update client scenario exercises mirrored locks).
 CLIENT_FREE = {
-    "interactive.app_cpu_ms_per_op": (0.05, 1e-4, 10.0),
-    "interactive.app_wait_ms_per_op": (0.2, 1e-4, 100.0),
-    "batch.app_cpu_ms_per_op": (0.05, 1e-4, 10.0),
-    "batch.app_wait_ms_per_op": (0.2, 1e-4, 100.0),
+    "stream.app_cpu_ms_per_op": (0.05, 1e-4, 10.0),
+    "stream.app_wait_ms_per_op": (0.2, 1e-4, 100.0),
     "g.lock_cpu_share": (0.3, 0.01, 1.0),
     # random read on flash/SSD behind a SAN: 0.05 .. 1 ms
     "g.read_ms.SSD": (0.2, 0.05, 1.0),
@@ -104,11 +103,10 @@ def build(values: dict) -> dict:
             if name.startswith(p + ".") and name in FREE:
                 prof[p][name.split(".", 1)[1]] = v
     streams = {
-        st: {
-            k: values.get(f"{st}.{k}", CLIENT_FREE[f"{st}.{k}"][0])
+        "stream": {
+            k: values.get(f"stream.{k}", CLIENT_FREE[f"stream.{k}"][0])
             for k in ("app_cpu_ms_per_op", "app_wait_ms_per_op")
         }
-        for st in ("interactive", "batch")
     }
     prof["native"]["throughput_units_per_txn"] = prof["native"]["ops_per_txn"]
     prof["native"].setdefault("jobs_per_job_set", prof["sql"]["jobs_per_job_set"])
@@ -239,12 +237,11 @@ def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]
     B1. Operations per transaction, storage write times and parallelism, the RDMA round
         trip, user think time and users per job, and the SQL profile's non-queueing database
         wait per operation, from throughput and response times.
-    C. The client job streams (section 7.4): application CPU and wait per operation for the
-       interactive and the batch style, the CPU share of a mirrored row lock and the target's
-       flash read time, from the published relative changes. Six parameters against six
+    C. The client job streams (section 7.4): application CPU and wait per operation (one
+       profile for every stream), the CPU share of a mirrored row lock and the target's flash
+       read time, from the published relative changes: four parameters against six
        independent numbers (throughput and response-time changes of the interactive run are
-       tied by Little's law), so the client scenarios are in-sample: their signs and the
-       batch-1 -> batch-2 trend come from the mechanism, their magnitudes from this fit.
+       tied by Little's law); the signs and the batch-1 -> batch-2 trend come from the mechanism.
     """
     calibration, removed = without_scenarios(calibration, exclude)
     scen = scenarios(calibration)

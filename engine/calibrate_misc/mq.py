@@ -1,11 +1,14 @@
-"""Derive the MQ buffer pool, channel and calculator coefficients (``assets/coefficients/mq.json``).
+"""Fit the MQ buffer pool, channel and calculator coefficients (``assets/coefficients/mq.json``).
 
-Sources: the ``mq-mover`` scenarios of the calibration file (2 KB messages through
-a 200,000-buffer pool) and the tables of seed 003 (SupportPac MP1J) for the
-64 KB insufficient-buffer costs by task, the class 3 accounting extract, the
-channel and connection storage tables and the compression / SSL cost tables.
-Each coefficient is solved from two published points (a fixed and a
-per-size part), so both sizes are reproduced and other sizes interpolate.
+The mover's cost model (:mod:`engine.perf.mq_bufferpool`) has few coefficients, each with a
+physical meaning, a unit and bounds (:data:`FREE`); they are shared by the tasks that do the
+same work (the copy of message bytes by MQPUT and MQGET, the page-set I/O CPU by the deferred
+write processor that casts pages out and the getter that reads them back). One bounded
+nonlinear least-squares fit (log errors) sets them all from every published point of seed 003
+(SupportPac MP1J) at once: the 2 KB run of the calibration file (timeline, get rates and costs
+by task), the 64 KB costs by task, the class 3 accounting of the gets that all waited for the
+page set and the dispatcher cost of the SSL channel table. No coefficient is solved from one
+point or from one pair. What no published run exercises is an assumption (:data:`ASSUMED`).
 
 Run ``python -m engine.calibrate_misc.mq [--calibration FILE] [--seeds DIR]``; the calibration
 file defaults to the committed copy, the seed folder is found as :mod:`.sources` describes, and
@@ -15,19 +18,39 @@ a missing seed stops the script with a message naming it.
 from __future__ import annotations
 
 import argparse
+import copy
+import math
 import re
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import least_squares
 
 from engine.calibrate_misc import write_coefficients
 from engine.calibrate_misc.sources import ROOT, load_calibration, seed_text, seeds_dir
 
 SEED = "003_ae22eb27d25a695a.txt"
 OUT = ROOT / "assets" / "coefficients" / "mq.json"
-VERSION = "mq-1"
+VERSION = "mq-2"
+RUN_2KB = "mq-xmitq-200k-buffers"
+RUN_64KB = "mq-xmitq-64kb-small-bp"
 
-#: Assumptions the published runs cannot pin (no measurement with these features).
+#: Fitted coefficients: name -> (initial, low, high, unit, meaning).
+FREE = {
+    "mqput_cpu_us": (6.0, 1.0, 30.0, "us", "fixed CPU of one MQPUT"),
+    "mqget_cpu_us": (10.0, 1.0, 40.0, "us", "fixed CPU of one MQGET (the channel's adaptor)"),
+    "copy_cpu_us_per_kb": (0.4, 0.05, 2.0, "us/KB", "CPU to copy a KB of message into or out of buffers"),
+    "dispatcher_request_cpu_us": (6.0, 1.0, 30.0, "us", "CPU of one dispatcher request (a send)"),
+    "send_cpu_us_per_kb": (0.3, 0.0, 2.0, "us/KB", "dispatcher CPU per KB sent (TCP/IP)"),
+    "page_io_cpu_us": (3.0, 0.2, 20.0, "us", "CPU to write one 4 KB page to, or read it from, the page set"),
+    "put_wait_us_per_page": (1.0, 0.0, 20.0, "us", "MQPUT wait to obtain one 4 KB buffer page"),
+    "pageset_read_wait_us": (100.0, 20.0, 2000.0, "us", "wait of one synchronous page-set read I/O"),
+    "pageset_read_wait_us_per_page": (140.0, 5.0, 500.0, "us", "transfer wait per 4 KB page of that read"),
+    "channel_send_us": (5.0, 0.0, 100.0, "us", "channel elapsed per message beyond the CPU (MCA switches)"),
+    "app_loop_us": (2.0, 0.0, 50.0, "us", "putting application's own time per message outside MQ"),
+}
+
+#: Assumptions the published runs cannot pin (no measurement with these features), with bounds for docs.
 ASSUMED = {
     "read_ahead_factor": 4.0,  # pages pre-staged per synchronous wait with read-ahead on
     "dwp_pages_per_s": 150_000.0,  # V8 DWP writes in parallel; the 2 KB run never stalled the putter
@@ -50,96 +73,137 @@ def _row(text: str, label: str, n: int, prefix: bool = False) -> list[float]:
     return [float(v) for v in m.group(1).split()]
 
 
-def _line(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    """Intercept and slope through two points (x, y)."""
-    slope = (b[1] - a[1]) / (b[0] - a[0])
-    return a[1] - slope * a[0], slope
+def _scenario(calibration: dict, sid: str) -> dict:
+    s = next((s for s in calibration["scenarios"] if s.get("id") == sid), None)
+    if s is None or "measured" not in s:
+        raise SystemExit(f"calibration file: scenario {sid!r} with its measured values is missing")
+    return s
+
+
+def _observations(calibration: dict, text: str) -> list[tuple[str, dict, str, float]]:
+    """(label, settings, what to predict, measured) for every published point the fit uses.
+
+    ``what`` is a metric of :func:`engine.perf.mqmover.evaluate`, or ``adaptor_cpu_ps`` /
+    ``adaptor_elapsed_ps`` (a get whose message was read back from the page set) or
+    ``dispatcher_cpu_ssl`` (the same message over an SSL channel).
+    """
+    s2, s64 = _scenario(calibration, RUN_2KB), _scenario(calibration, RUN_64KB)
+    obs = [
+        (f"{RUN_2KB} {k}", s2, k, float(v))
+        for k, v in s2["measured"].items()
+        if not k.startswith("total_") and k != "transfer_mb_per_s"
+    ]
+    app64, ad64 = _row(text, "Application", 2), _row(text, "Adaptor", 2)
+    dwp64 = _row(text, "DWP", 2)[0]
+    disp64 = _row(text, "Dispatcher (4 requests per message", 2, prefix=True)[0]
+    for what, v in (
+        ("putter_cpu_us_per_msg", app64[0]),
+        ("putter_elapsed_us_per_msg", app64[1]),
+        ("dwp_cpu_us_per_msg", dwp64),
+        ("adaptor_cpu_us_per_msg", ad64[0]),
+        ("adaptor_elapsed_us_per_msg", ad64[1]),
+        ("dispatcher_cpu_us_per_msg", disp64),
+    ):
+        obs.append((f"seed 64 KB table {what}", s64, what, v))
+    # class 3 accounting, first interval: every get of a 2 KB message waited for the page set
+    got = re.search(
+        r"get cost an average of (\d+) microseconds per request but took (\d+) microseconds", text
+    )
+    if got:
+        obs.append(("seed class 3 get CPU (page set)", s2, "adaptor_cpu_ps", float(got.group(1))))
+        obs.append(("seed class 3 get elapsed (page set)", s2, "adaptor_elapsed_ps", float(got.group(2))))
+    ssl = re.search(r"Dispatcher cost\tSSL Task\tTotal\t\n(\d+)\t", text)
+    if ssl:
+        obs.append(
+            (
+                "seed SSL table dispatcher (64 KB)",
+                {**s64, "ssl": True},
+                "dispatcher_cpu_ssl",
+                float(ssl.group(1)),
+            )
+        )
+    return obs
+
+
+def _predict(settings: dict, what: str, coeffs: dict) -> float:
+    from engine.perf import mqmover
+
+    if what in ("adaptor_cpu_ps", "adaptor_elapsed_ps", "dispatcher_cpu_ssl"):
+        _pool, channel, putter, _m, _u = mqmover.build(settings, coeffs)
+        size = putter.message_bytes
+        return {
+            "adaptor_cpu_ps": lambda: channel.adaptor_cpu_us(size, True),
+            "adaptor_elapsed_ps": lambda: channel.adaptor_elapsed_us(size, True),
+            "dispatcher_cpu_ssl": lambda: channel.dispatcher_cpu_us(size),
+        }[what]()
+    return mqmover.evaluate(settings, coeffs)[0][what]
+
+
+def _with(base: dict, values) -> dict:
+    c = copy.deepcopy(base)
+    c["mover"] = dict(zip(FREE, (float(v) for v in values)))
+    return c
+
+
+def fit_mover(base: dict, obs: list) -> tuple[dict, dict]:
+    """Bounded least squares of the :data:`FREE` coefficients on log errors; (values, report)."""
+    x0 = np.log([max(v[0], 1e-6) for v in FREE.values()])
+    lo = np.log([max(v[1], 1e-6) for v in FREE.values()])
+    hi = np.log([v[2] for v in FREE.values()])
+
+    def resid(x):
+        c = _with(base, np.exp(x))
+        return [math.log(max(_predict(s, w, c), 1e-9) / v) for _label, s, w, v in obs]
+
+    r = least_squares(resid, np.clip(x0, lo + 1e-9, hi - 1e-9), bounds=(lo, hi), diff_step=1e-4)
+    values = dict(zip(FREE, (float(v) for v in np.exp(r.x))))
+    errors = {label: round(100.0 * (math.exp(e) - 1.0), 1) for (label, *_), e in zip(obs, r.fun)}
+    at_bounds = [
+        n
+        for n, v in values.items()
+        if min(abs(v / FREE[n][1] - 1) if FREE[n][1] else v, abs(v / FREE[n][2] - 1)) < 1e-3
+    ]
+    return values, {
+        "points": len(obs),
+        "coefficients": len(FREE),
+        "rms_log": float(np.sqrt(np.mean(np.square(r.fun)))),
+        "error_pct": errors,
+        "at_bounds": at_bounds,
+    }
 
 
 def derive(calibration: dict, seeds: Path) -> dict:
     text = _seed_text(seeds)
-    s2 = next((s for s in calibration["scenarios"] if s.get("id") == "mq-xmitq-200k-buffers"), None)
-    if s2 is None or "measured" not in s2:
-        raise SystemExit(
-            "calibration file: scenario 'mq-xmitq-200k-buffers' with its measured values is missing; "
-            "the MQ coefficients are solved from it"
-        )
-    m2 = s2["measured"]
-    size2 = s2["message_bytes"]
+    s2 = _scenario(calibration, RUN_2KB)
     # class 3 accounting: gets of 2048-byte messages show 2476 bytes with MQ's headers
     got = re.search(r"Max size Dest-G\s+(\d+)", text)
-    header = float(got.group(1)) - size2 if got else 428.0
+    header = float(got.group(1)) - s2["message_bytes"] if got else 428.0
     lead = float(re.search(r"workload starts approximately (\d+) seconds", text).group(1))
     commit = re.search(r"Commi\s*t\s*:\s*Count\s+(\d+),\s*Avg elaps\s*sed\s+(\d+)", text)
-    commit_us = float(commit.group(2))
-    size64 = 65536
-    app64 = _row(text, "Application", 2)
-    dwp64 = _row(text, "DWP", 2)[0]
-    ad64 = _row(text, "Adaptor", 2)
-    disp64 = _row(text, "Dispatcher (4 requests per message", 2, prefix=True)[0]
-    kb2, kb64 = size2 / 1024, size64 / 1024
-    put_cpu = _line((kb2, m2["putter_cpu_us_per_msg"]), (kb64, app64[0]))
-    put_el = _line((kb2, m2["putter_elapsed_us_per_msg"]), (kb64, app64[1]))
-    # putting loop: the putter's wall time per message beyond MQPUT and the commit share
-    put_wall = (m2["putter_done_s"] - lead) * 1e6 / s2["messages"]
-    loop = put_wall - m2["putter_elapsed_us_per_msg"] - commit_us / s2["msgs_per_put_commit"]
-    pages2 = int(np.ceil((size2 + header) / 4096))
-    pages64 = int(np.ceil((size64 + header) / 4096))
-    # dispatcher: requests = segments + 1 (2 for 2 KB, 4 for 64 KB), plus a per-KB part
-    wire2, wire64 = (size2 + header) / 1024, (size64 + header) / 1024
-    req2, req64 = 2, 4
-    a_mat = np.array([[req2, wire2], [req64, wire64]])
-    d_req, d_kb = np.linalg.solve(a_mat, [m2["dispatcher_cpu_us_per_msg"], disp64])
-    ad_cpu = _line((pages2, m2["adaptor_cpu_us_per_msg"]), (pages64, ad64[0]))
-    # channel time per message from buffers: 1 / published buffer-pool get rate
-    t_bp = 1e6 / m2["get_rate_from_bufferpool_msgs_per_s"]
-    overhead = (
-        t_bp - m2["adaptor_cpu_us_per_msg"] - m2["dispatcher_cpu_us_per_msg"] - (size2 + header) * 8 / 1e4
-    )
-    # page-set read wait: 2 KB from the page-set get rate, 64 KB from its adaptor elapsed (all gets from page set)
-    wait2 = 1e6 / m2["get_rate_from_pageset_msgs_per_s"] - t_bp
-    wait64 = ad64[1] - ad64[0]
-    ps = _line((pages2, wait2), (pages64, wait64))
-    coeffs = {
+    base = {
         "version": VERSION,
         "header_bytes": header,
         "timeline_offset_s": lead,
-        "putter": {
-            "cpu_us": put_cpu[0],
-            "cpu_us_per_kb": put_cpu[1],
-            "elapsed_us": put_el[0],
-            "elapsed_us_per_kb": put_el[1],
-            "commit_us": commit_us,
-            "loop_us": loop,
-            "persistent_force_us": ASSUMED["persistent_force_us"],
+        "assumed": {
+            **ASSUMED,
+            # class 3 accounting of the putter: average elapsed of its 4096 commits
+            "commit_elapsed_us": float(commit.group(2)),
+            # "PAGECLAS(FIXED4KB) reduced the cost (~30%)" with large pools (seed 003, notes on charts 3 and 4)
+            "pageclas_fixed_saving": _pct(text, r"PAGECLAS\(FIXED4KB\) reduced the cost \(~(\d+)%\)"),
         },
-        "adaptor": {"cpu_us": ad_cpu[0], "cpu_us_per_page": ad_cpu[1]},
-        "dispatcher": {"cpu_us_per_request": float(d_req), "cpu_us_per_kb": float(d_kb)},
-        "channel": {"overhead_us": overhead},
-        "pageset": {
-            "read_us": ps[0],
-            "read_us_per_page": ps[1],
-            "read_ahead_factor": ASSUMED["read_ahead_factor"],
-        },
-        "dwp": {"pages_per_s": ASSUMED["dwp_pages_per_s"], "cpu_us": 0.0, "cpu_us_per_page": 0.0},
-        "sync_write_pct": ASSUMED["sync_write_pct"],
-        # "PAGECLAS(FIXED4KB) reduced the cost (~30%)" with large pools (seed 003, notes on charts 3 and 4)
-        "pageclas_fixed_saving": _pct(text, r"PAGECLAS\(FIXED4KB\) reduced the cost \(~(\d+)%\)"),
+        "calculators": calculators(text),
     }
-    # DWP CPU per message cast out: the 2 KB run's fraction read back comes from the timeline itself
-    from engine.perf import mq_bufferpool as bp
-
-    pool = bp.BufferPool(s2["buffpool_buffers"], s2["dwp_start_pct"], tuple(s2["dwp_target_pct"]))
-    ch = bp.Channel(batchsz=s2["batchsz"], coeffs=coeffs)
-    pu = bp.Putter(size2, s2["msgs_per_put_commit"], s2["persistent"], coeffs=coeffs)
-    r = bp.move(pool, ch, pu, s2["messages"])
-    dwp = _line((pages2, m2["dwp_cpu_us_per_msg"] / r.pageset_fraction), (pages64, dwp64))
-    coeffs["dwp"].update({"cpu_us": dwp[0], "cpu_us_per_page": dwp[1]})
-    coeffs["calculators"] = calculators(text)
+    base["mover"] = {n: v[0] for n, v in FREE.items()}
+    obs = _observations(calibration, text)
+    values, report = fit_mover(base, obs)
+    coeffs = _with(base, values.values())
+    coeffs["bounds"] = {
+        n: {"low": v[1], "high": v[2], "unit": v[3], "meaning": v[4]} for n, v in FREE.items()
+    }
     coeffs["fit"] = {
-        "method": "two-point solutions per coefficient (see engine/calibrate_misc/mq.py)",
-        "sources": ["calibration.json mq-xmitq-200k-buffers", f"seed {SEED} tables"],
-        "assumed": ASSUMED,
+        "method": "bounded least squares on log errors over every published point (engine/calibrate_misc/mq.py)",
+        "sources": [f"calibration.json {RUN_2KB}, {RUN_64KB}", f"seed {SEED} tables"],
+        **report,
     }
     return coeffs
 

@@ -25,16 +25,17 @@ import sys
 from engine import projectfile
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
+from engine.cli.options import project_command
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = project_command(
+        sub,
         "advise",
-        help="tuning recommendations backed by the engine, or goal seeking",
-        description=__doc__,
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+        "tuning recommendations backed by the engine, or goal seeking",
+        __doc__,
+        keep_layout=True,
     )
-    p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument(
         "--goal",
         metavar="GOAL",

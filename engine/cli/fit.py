@@ -14,11 +14,11 @@ import sys
 
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
+from engine.cli.options import project_command
 
 
 def register(sub) -> None:
-    p = sub.add_parser("fit", help="fit coefficients to imported monitor intervals", description=__doc__)
-    p.add_argument("project", metavar="PROJECT", help="project file")
+    p = project_command(sub, "fit", "fit coefficients to imported monitor intervals", __doc__)
     add_db_options(p)
     p.add_argument(
         "--holdout-every",

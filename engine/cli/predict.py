@@ -8,6 +8,7 @@ import textwrap
 
 from engine import projectfile
 from engine.bands import band_label
+from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
@@ -16,18 +17,9 @@ from engine.predict import predict_project
 
 
 def register(sub) -> None:
-    p = sub.add_parser("predict", help="predict a project at steady state", description=__doc__)
-    p.add_argument("project", metavar="PROJECT", help="project file")
+    p = project_command(sub, "predict", "predict a project at steady state", __doc__)
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
-    p.add_argument(
-        "--set",
-        dest="changes",
-        action="append",
-        default=[],
-        metavar="TARGET.PARAM=VALUE",
-        help="change one knob for this prediction (repeatable): TARGET is a node kind or node id, "
-        "e.g. --set qapply.num_apply_agents=8",
-    )
+    add_changes_option(p, "this prediction")
     add_db_options(
         p,
         db_help="also record the run in this results store (a run the engine rejects is "

@@ -163,81 +163,86 @@ def run(args) -> int:
         values = store.metrics_of([r.id for r in runs]) if (args.metrics or args.sweep is not None) else {}
     columns = _metric_columns(args, runs, values)
     if args.json:
-        json.dump(
-            [
-                {
-                    "id": r.id,
-                    "project": r.project_name,
-                    "kind": r.kind,
-                    "status": r.status,
-                    "started": r.started.isoformat(),
-                    "scenario_kind": r.scenario_kind,
-                    "bottleneck": r.bottleneck,
-                    "sweep_id": r.sweep_id,
-                    "point_index": r.point_index,
-                    "label": r.label,
-                    "error": r.error,
-                    "engine_version": r.engine_version,
-                    "coefficients_version": r.coefficients_version,
-                    "seed": r.seed,
-                    "project_hash": r.project_hash,
-                    **(
-                        {"metrics": {m: values.get(r.id, {}).get(m, (None,))[0] for m in columns}}
-                        if columns
-                        else {}
-                    ),
-                }
-                for r in runs
-            ],
-            sys.stdout,
-            indent=1,
-        )
+        json.dump([_run_json(r, values, columns) for r in runs], sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     if not runs:
-        if args.kind is not None and not total:
-            from engine.store.records import RUN_KINDS
-
-            print(
-                f"no runs of kind {args.kind!r}"
-                + ("" if args.kind in RUN_KINDS else f" (qrtune records {', '.join(RUN_KINDS)})")
-            )
-        else:
-            print("no runs" + (" match" if total else " recorded yet"))
+        print(_no_runs_text(args.kind, total))
         return 0
-    if columns:
-        units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
-        heads = [f"{m} ({units[m]})" if units.get(m) else m for m in columns]
-        widths = [max(10, len(h)) for h in heads]
-        print(
-            f"{'id':>6}  {'status':<6}  "
-            + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
-            + "  label / bottleneck"
-        )
-        for r in runs:
-            cells = [_cell(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)]
-            note = r.label + (
-                f"  [{r.bottleneck}]"
-                if r.status == "ok" and r.bottleneck
-                else f"  ({r.error})"
-                if r.status != "ok"
-                else ""
-            )
-            print(f"{r.id:>6}  {r.status:<6}  " + "  ".join(cells) + f"  {note.strip()}")
-    else:
-        print(
-            f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck"
-        )
-        for r in runs:
-            note = r.label or ""
-            if r.status != "ok":
-                note = f"{note} ({r.error})".strip()
-            elif r.bottleneck:
-                note = f"{note}  [{r.bottleneck}]".strip()
-            print(
-                f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  "
-                f"{note}"
-            )
+    lines = _metric_lines(runs, values, columns) if columns else _run_lines(runs)
+    print("\n".join(lines))
     if len(runs) < total:
         print(f"({len(runs)} of {total} runs shown; --limit 0 shows all)")
     return 0
+
+
+def _run_json(r, values: dict, columns: list) -> dict:
+    """Run ``r`` as ``qrtune runs --json`` prints it, with its values of the metric ``columns`` if any."""
+    doc = {
+        "id": r.id,
+        "project": r.project_name,
+        "kind": r.kind,
+        "status": r.status,
+        "started": r.started.isoformat(),
+        "scenario_kind": r.scenario_kind,
+        "bottleneck": r.bottleneck,
+        "sweep_id": r.sweep_id,
+        "point_index": r.point_index,
+        "label": r.label,
+        "error": r.error,
+        "engine_version": r.engine_version,
+        "coefficients_version": r.coefficients_version,
+        "seed": r.seed,
+        "project_hash": r.project_hash,
+    }
+    if columns:
+        doc["metrics"] = {m: values.get(r.id, {}).get(m, (None,))[0] for m in columns}
+    return doc
+
+
+def _no_runs_text(kind: str | None, total: int) -> str:
+    """What to say when no run is listed: none of that kind (naming the kinds recorded), none match, none yet."""
+    if kind is not None and not total:
+        from engine.store.records import RUN_KINDS
+
+        return f"no runs of kind {kind!r}" + (
+            "" if kind in RUN_KINDS else f" (qrtune records {', '.join(RUN_KINDS)})"
+        )
+    return "no runs" + (" match" if total else " recorded yet")
+
+
+def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
+    """The runs as a table of their values of the metric ``columns`` (with units), then label or bottleneck."""
+    units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
+    heads = [f"{m} ({units[m]})" if units.get(m) else m for m in columns]
+    widths = [max(10, len(h)) for h in heads]
+    lines = [
+        f"{'id':>6}  {'status':<6}  "
+        + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
+        + "  label / bottleneck"
+    ]
+    for r in runs:
+        cells = [_cell(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)]
+        if r.status != "ok":
+            note = f"{r.label}  ({r.error})"
+        else:
+            note = r.label + (f"  [{r.bottleneck}]" if r.bottleneck else "")
+        lines.append(f"{r.id:>6}  {r.status:<6}  " + "  ".join(cells) + f"  {note.strip()}")
+    return lines
+
+
+def _run_lines(runs: list) -> list[str]:
+    """The runs as a table: id, start, kind, status, project, then label and why it failed or its bottleneck."""
+    lines = [
+        f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck"
+    ]
+    for r in runs:
+        note = r.label or ""
+        if r.status != "ok":
+            note = f"{note} ({r.error})".strip()
+        elif r.bottleneck:
+            note = f"{note}  [{r.bottleneck}]".strip()
+        lines.append(
+            f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  {note}"
+        )
+    return lines

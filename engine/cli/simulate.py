@@ -42,28 +42,24 @@ from pathlib import Path
 from engine import projectfile
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
+from engine.cli.options import add_changes_option, add_rate_option, project_command
 from engine.errors import FieldError
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = project_command(
+        sub,
         "simulate",
-        help="simulate a project over time: bursts, outages, backlogs, catch-up",
-        description=__doc__,
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+        "simulate a project over time: bursts, outages, backlogs, catch-up",
+        __doc__,
+        keep_layout=True,
     )
-    p.add_argument("project", metavar="PROJECT", help="project file")
     p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
     p.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random numbers (default 0)")
     p.add_argument(
         "--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s"
     )
-    p.add_argument(
-        "--rate",
-        type=argtypes.rate,
-        metavar="ROWS_PER_S",
-        help="a constant offered rate instead of a profile",
-    )
+    add_rate_option(p, "a constant offered rate instead of a profile")
     p.add_argument(
         "--event",
         action="append",
@@ -71,14 +67,7 @@ def register(sub) -> None:
         metavar="KIND@START+LENGTH[*FACTOR]",
         help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend",
     )
-    p.add_argument(
-        "--set",
-        dest="changes",
-        action="append",
-        default=[],
-        metavar="TARGET.PARAM=VALUE",
-        help="change one knob for this run (repeatable): TARGET is a node kind or node id",
-    )
+    add_changes_option(p, "this run")
     p.add_argument("--json", action="store_true", help="print summary and monitor rows as JSON")
     p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
     p.add_argument(

@@ -16,6 +16,7 @@ import sys
 
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
+from engine.cli.options import add_rate_option, execution_options
 from engine.study import PERCENTILES, SUMMARY_METRICS
 
 UNITS = {
@@ -51,13 +52,7 @@ def add_study_options(p) -> None:
         metavar="EVENT[,EVENT...]",
         help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage",
     )
-    g.add_argument(
-        "--rate",
-        type=argtypes.rate,
-        default=None,
-        metavar="ROWS_PER_S",
-        help="constant offered rate (default: the project's workload)",
-    )
+    add_rate_option(g, "constant offered rate (default: the project's workload)")
 
 
 def _plan(args, project):
@@ -124,15 +119,7 @@ def run_study_command(args, project, open_store) -> int:
 
     plan = _plan(args, project)
     with open_store(args) as store:
-        result = run_study(
-            project,
-            plan,
-            store,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            batch_size=args.batch_size,
-            progress=not args.no_progress,
-        )
+        result = run_study(project, plan, store, **execution_options(args))
         n_failed = sum(1 for r in store.list_runs(sweep_id=result.sweep_id) if r.status != "ok")
     status = EXIT_PARTIAL if n_failed else EXIT_OK
     if args.json:

@@ -18,6 +18,7 @@ import sys
 
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
+from engine.cli.options import execution_options, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.cli.study import add_study_options, run_study_command
 
@@ -27,10 +28,7 @@ FLUSH_INTERVAL_S = 0.5
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "sweep", help="sweep knobs over their values and record every point", description=__doc__
-    )
-    p.add_argument("project", metavar="PROJECT", help="project file")
+    p = project_command(sub, "sweep", "sweep knobs over their values and record every point", __doc__)
     p.add_argument(
         "--set",
         dest="axes",
@@ -85,11 +83,8 @@ def run(args) -> int:
                 project,
                 axes,
                 store,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                batch_size=args.batch_size,
+                **execution_options(args),
                 predictor=args.predictor or DEFAULT_PREDICTOR,
-                progress=not args.no_progress,
                 flush_interval_s=FLUSH_INTERVAL_S,
                 release_between_writes=True,
             )

@@ -48,7 +48,8 @@ core run the workload back to back (a batch or tuned interactive stream).
 Such a stream is an application program around the database: per database
 operation it spends ``app_cpu_ms_per_op`` of application CPU and
 ``app_wait_ms_per_op`` waiting outside the database (its own reads, printing,
-the terminal), by workload style (``streams.batch`` / ``streams.interactive``).
+the terminal): one profile (``streams.stream``) for every style, since no published client run
+states its style (``workload.style`` is reported in ``ignored``).
 
 Every mirrored run also reports the change against the same workload without
 Db2 Mirror (``throughput_change_pct``, ``response_time_change_pct``,
@@ -68,11 +69,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
 from engine.errors import FieldError
 from engine.perf.coeffload import load
+from engine.registry import KINDS
 from engine.perf.mva import Station, solve_mva, throughput_curve
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import setting_paths, unused_settings
@@ -95,6 +98,7 @@ class MirrorConfig:
     source_memory_gb: float | None = None
     target_memory_gb: float | None = None
     target_pool_separate: bool = True
+    source_pool_separate: bool = True
     write_frac: float | None = None
     reads_for_update: bool = False
     opens_for_update_per_txn: float = 0.0
@@ -102,11 +106,35 @@ class MirrorConfig:
     users: int | None = None
     job_sets: int | None = None
     think_time_ms: float | None = None
-    batch: bool = False
     distance_km: float = 0.0
     target_preload: bool = False
+    source_preload: bool = False
     resync_tracked_changes: float | None = None
     resync_parallel_degree: int = 1
+
+
+#: ``hardware.{role}_memory_pool`` -> the replication server jobs run apart from the application's pool.
+POOL_SEPARATE = {"*BASE": True, "separate": True, "application": False}
+
+
+@lru_cache(maxsize=1)
+def _specs() -> dict:
+    """Registry knob of every ``db2mirror`` settings path (``{role}`` expanded to source and target)."""
+    out = {}
+    for node_kind in KINDS.values():
+        for spec in node_kind.params:
+            template = spec.scenario_paths.get("db2mirror")
+            if template:
+                for role in ("source", "target"):
+                    out.setdefault(template.replace("{role}", role), spec)
+    return out
+
+
+def _get(settings: dict, path: str):
+    """The value at dotted ``path``, else the registry's default for it (one source of truth)."""
+    group, _, key = path.rpartition(".")
+    doc = settings.get(group) or {} if group else settings
+    return doc.get(key, _specs()[path].default) if isinstance(doc, dict) else _specs()[path].default
 
 
 def _num(settings: dict, path: str, value, lo: float, hi: float, allow_none: bool = True):
@@ -138,16 +166,15 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
     used: set[str] = {"mode"}
     hw = settings.get("hardware") or {}
     wl = settings.get("workload") or {}
-    link = settings.get("link") or {}
     resync = settings.get("resync") or {}
     g = (coeffs or load("mirror"))["global"]
-    mode = settings.get("mode", "active-passive")
+    mode = _get(settings, "mode")
     if mode not in MODES:
         raise FieldError("mode", mode, "one of " + ", ".join(repr(m) for m in MODES))
-    api = wl.get("api", "native")
+    api = _get(settings, "workload.api")
     if api not in APIS:
         raise FieldError("workload.api", api, "one of 'native', 'sql'")
-    storage = hw.get("storage", "SSD")
+    storage = _get(settings, "hardware.storage")
     if storage not in STORAGE:
         raise FieldError("hardware.storage", storage, "one of 'SSD', 'HDD'")
     src = _num(settings, "hardware.source_cores", hw.get("source_cores"), 0.1, 1000)
@@ -164,46 +191,53 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
 
     def _separate(role: str) -> bool:
         # *BASE (the default, apart from the application's pool) or a pool of their own: separate;
-        # "application" (or "shared"): the replication jobs share the application's pool (7.3.6)
-        pool = hw.get(f"{role}_memory_pool", "*BASE")
-        if not isinstance(pool, str):
-            raise FieldError(f"hardware.{role}_memory_pool", pool, "'*BASE', 'application' or 'separate'")
-        return not any(w in pool.lower() for w in ("shared", "app", "same"))
+        # the application's pool: the replication jobs share it (7.3.6)
+        path = f"hardware.{role}_memory_pool"
+        pool = _get(settings, path)
+        if pool not in POOL_SEPARATE:
+            raise FieldError(path, pool, "one of " + ", ".join(repr(k) for k in POOL_SEPARATE))
+        return POOL_SEPARATE[pool]
 
-    # active-active: both nodes host replication jobs, so both pools count
-    pool_separate = _separate("target") or (mode == "active-active" and _separate("source"))
-    style = wl.get("style", "auto")
-    if style is not None and style not in ("auto", "interactive", "batch"):
+    style = _get(settings, "workload.style")
+    if style not in _specs()["workload.style"].choices:
         raise FieldError("workload.style", style, "'auto', 'interactive' or 'batch'")
-    batch = style == "batch"  # 'auto': interactive; the free-text workload name never selects physics
     tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
-    degree = _num(settings, "resync.parallel_degree", resync.get("parallel_degree", 1), 1, 256, False)
+    degree = _num(settings, "resync.parallel_degree", _get(settings, "resync.parallel_degree"), 1, 256, False)
     cfg = MirrorConfig(
         mode=mode,
         api=api,
         source_cores=float(src),
         target_cores=float(tgt),
         storage=storage,
-        # one storage subsystem named for the pair (Case Study #1) is shared by both nodes
-        shared_storage=_flag("hardware.shared_storage", hw.get("shared_storage", False)),
+        # one storage subsystem for both nodes (Case Study #1) only when the scenario says so
+        shared_storage=_flag("hardware.shared_storage", _get(settings, "hardware.shared_storage")),
         source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
         target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
-        target_pool_separate=pool_separate,
+        target_pool_separate=_separate("target"),
+        source_pool_separate=_separate("source"),
         write_frac=None if write_pct is None else write_pct / 100.0,
-        reads_for_update=_flag("workload.reads_for_update", wl.get("reads_for_update", False)),
+        reads_for_update=_flag("workload.reads_for_update", _get(settings, "workload.reads_for_update")),
         opens_for_update_per_txn=float(
             _num(
-                settings, "workload.opens_for_update_per_txn", wl.get("opens_for_update_per_txn", 0.0), 0, 1e6
+                settings,
+                "workload.opens_for_update_per_txn",
+                _get(settings, "workload.opens_for_update_per_txn"),
+                0,
+                1e6,
             )
             or 0.0
         ),
-        commitment_control=_flag("workload.commitment_control", wl.get("commitment_control", True)),
+        commitment_control=_flag(
+            "workload.commitment_control", _get(settings, "workload.commitment_control")
+        ),
         users=None if users is None else int(users),
         job_sets=None if job_sets is None else int(job_sets),
         think_time_ms=think,
-        batch=batch,
-        distance_km=float(_num(settings, "link.distance_km", link.get("distance_km", 0.0), 0, 1000) or 0.0),
-        target_preload=_flag("hardware.target_preload", hw.get("target_preload", False)),
+        distance_km=float(
+            _num(settings, "link.distance_km", _get(settings, "link.distance_km"), 0, 1000) or 0.0
+        ),
+        target_preload=_flag("hardware.target_preload", _get(settings, "hardware.target_preload")),
+        source_preload=_flag("hardware.source_preload", _get(settings, "hardware.source_preload")),
         resync_tracked_changes=tracked,
         resync_parallel_degree=int(degree),
     )
@@ -217,12 +251,11 @@ def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorCo
             "source_memory_gb",
             "target_memory_gb",
             "target_memory_pool",
+            "source_memory_pool",
             "target_preload",
             "source_preload",
         )
     }
-    if mode == "active-active":
-        used.add("hardware.source_memory_pool")
     used |= {
         f"workload.{k}"
         for k in (
@@ -270,8 +303,8 @@ def is_stream(cfg: MirrorConfig) -> bool:
 
 
 def stream_profile(cfg: MirrorConfig, coeffs: dict) -> dict:
-    """Application CPU and wait per database operation of a job stream, by workload style."""
-    return coeffs["streams"]["batch" if cfg.batch else "interactive"]
+    """Application CPU and wait per database operation of a job stream (one profile for every style)."""
+    return coeffs["streams"]["stream"]
 
 
 def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
@@ -304,19 +337,44 @@ def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
     tgt_cpu_op = p["mirror_tgt_cpu_ms_per_op"] / 1000.0 * hdd
     cpu += (mirrored_writes + commits) * src_cpu_op + lock_like * share * src_cpu_op
     tgt_cpu = (mirrored_writes + commits) * tgt_cpu_op + lock_like * share * tgt_cpu_op
-    mem = cfg.target_memory_gb or g["pool_ref_memory_gb"]
-    faults = g["pool_faults_per_op"] * (g["pool_ref_memory_gb"] / mem)
-    if cfg.mode == "active-active":
-        faults *= 1.0 if cfg.target_pool_separate else g["pool_shared_fault_ratio"]
-    else:
-        faults *= 0.0 if not cfg.target_pool_separate else g["pool_shared_fault_ratio"]
+    faults, miss = _replica_node_waits(cfg, g)
     mirrored = mirrored_writes + commits + lock_like
-    miss = 0.0 if cfg.target_preload else g["lock_target_miss_frac"]
     lock_read_s = miss * g["read_ms"][cfg.storage] / 1000.0
     tgt_io = mirrored_writes * write_s + mirrored * faults * write_s + lock_like * lock_read_s
     # a row lock is acquired and later released on the target: two flows
     flows = mirrored_writes + commits + 2.0 * locks + cfg.opens_for_update_per_txn
     return Demands(cpu, storage, flows * rtt_s, tgt_cpu, tgt_io, mirrored, app_wait)
+
+
+def _node_faults(cfg: MirrorConfig, g: dict, role: str) -> float:
+    """Page faults per mirrored action of the replication jobs on node ``role``.
+
+    Fewer with more memory (``pool_ref_memory_gb`` / memory); in active-passive the jobs in a
+    pool of their own fault (a share ``pool_shared_fault_ratio``; 7.3.6) and in the application's
+    pool do not, in active-active a pool of their own faults fully and the shared pool a share.
+    """
+    mem = getattr(cfg, f"{role}_memory_gb") or g["pool_ref_memory_gb"]
+    separate = getattr(cfg, f"{role}_pool_separate")
+    faults = g["pool_faults_per_op"] * (g["pool_ref_memory_gb"] / mem)
+    if cfg.mode == "active-active":
+        return faults * (1.0 if separate else g["pool_shared_fault_ratio"])
+    return faults * (g["pool_shared_fault_ratio"] if separate else 0.0)
+
+
+def _replica_node_waits(cfg: MirrorConfig, g: dict) -> tuple[float, float]:
+    """(page faults per mirrored action, share of mirrored row locks that read their row first).
+
+    Active-passive: the target node serves every mirrored action. Active-active: each node is
+    the replica of the other's half of the work, so both nodes' memory, pool and pre-loading count.
+    """
+
+    def miss(role: str) -> float:
+        return 0.0 if getattr(cfg, f"{role}_preload") else g["lock_target_miss_frac"]
+
+    if cfg.mode == "active-active":
+        faults = 0.5 * (_node_faults(cfg, g, "source") + _node_faults(cfg, g, "target"))
+        return faults, 0.5 * (miss("source") + miss("target"))
+    return _node_faults(cfg, g, "target"), miss("target")
 
 
 def stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
@@ -576,8 +634,28 @@ def inert_settings(cfg: MirrorConfig, settings: dict) -> dict:
     out = {"workload.name": "a label: the engine never reads physics from free text"}
     if wl.get("write_pct") is not None:
         out["workload.read_pct"] = "workload.write_pct gives the modifying share; the rest are reads"
-    if not is_stream(cfg):
-        out["workload.style"] = "the style applies only to a job stream without users or job sets"
+    out["workload.style"] = (
+        "one application profile serves every job stream (the published client runs do not state a style)"
+    )
+    if cfg.mode != "active-active":
+        out["hardware.source_memory_gb"] = (
+            "active-passive: the replication server jobs run on the target only"
+        )
+        out["hardware.source_memory_pool"] = out["hardware.source_memory_gb"]
+        out["hardware.source_preload"] = "active-passive: only the target's memory serves mirrored row locks"
+    if not (cfg.reads_for_update or cfg.opens_for_update_per_txn) or cfg.mode == "none":
+        why = "no mirrored row locks (workload.reads_for_update false, no opens for update)"
+        out["hardware.target_preload"] = out["hardware.source_preload"] = why
+    if cfg.mode == "none":
+        why = "mode none: nothing is mirrored"
+        for k in (
+            "target_memory_gb",
+            "target_memory_pool",
+            "source_memory_pool",
+            "source_memory_gb",
+            "shared_storage",
+        ):
+            out[f"hardware.{k}"] = why
     if cfg.resync_tracked_changes is None:
         out["resync.parallel_degree"] = "no resync.tracked_changes to apply"
     return out

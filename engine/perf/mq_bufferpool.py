@@ -228,47 +228,68 @@ class Channel:
         """Dispatcher requests per message: one per segment plus one."""
         return self.segments(message_bytes) + 1
 
-    def adaptor_cpu_us(self, message_bytes: int) -> float:
-        """Adaptor (MQGET) CPU per message, microseconds."""
-        k = self.c["adaptor"]
-        return k["cpu_us"] + k["cpu_us_per_page"] * pages_per_message(message_bytes, self.c)
+    def wire_kb(self, message_bytes: int) -> float:
+        """KB one message puts on the wire: what compression leaves of the data, plus MQ's headers."""
+        return (message_bytes * self._sent_fraction() + self.c["header_bytes"]) / 1024.0
+
+    def adaptor_cpu_us(self, message_bytes: int, from_pageset: bool = False) -> float:
+        """Adaptor (MQGET) CPU per message, microseconds.
+
+        The fixed MQGET cost, the copy of the message with its headers out of the buffers and,
+        when the message was cast out, the page-set I/O CPU of every page read back.
+        """
+        k = self.c["mover"]
+        kb = (message_bytes + self.c["header_bytes"]) / 1024.0
+        cpu = k["mqget_cpu_us"] + k["copy_cpu_us_per_kb"] * kb
+        if from_pageset:
+            cpu += k["page_io_cpu_us"] * pages_per_message(message_bytes, self.c)
+        return cpu
 
     def pageset_read_us(self, message_bytes: int) -> float:
-        """Wait for reading one message back from the page set, microseconds (read-ahead divides it)."""
-        k = self.c["pageset"]
-        wait = k["read_us"] + k["read_us_per_page"] * pages_per_message(message_bytes, self.c)
-        return wait / (k["read_ahead_factor"] if self.read_ahead else 1.0)
+        """Wait for reading one message back from the page set, microseconds (read-ahead divides it).
+
+        One synchronous read I/O plus the transfer of each of its 4 KB pages.
+        """
+        k = self.c["mover"]
+        wait = k["pageset_read_wait_us"] + k["pageset_read_wait_us_per_page"] * pages_per_message(
+            message_bytes, self.c
+        )
+        return wait / (self.c["assumed"]["read_ahead_factor"] if self.read_ahead else 1.0)
 
     def dispatcher_cpu_us(self, message_bytes: int) -> float:
-        """Dispatcher CPU per message (requests and bytes), microseconds; with SSL more, smaller segments."""
-        k = self.c["dispatcher"]
-        kb = (message_bytes + self.c["header_bytes"]) / 1024.0
-        return k["cpu_us_per_request"] * self.dispatcher_requests(message_bytes) + k["cpu_us_per_kb"] * kb
+        """Dispatcher CPU per message (requests and bytes sent), microseconds; with SSL more, smaller segments."""
+        k = self.c["mover"]
+        return k["dispatcher_request_cpu_us"] * self.dispatcher_requests(message_bytes) + k[
+            "send_cpu_us_per_kb"
+        ] * self.wire_kb(message_bytes)
 
     def ssl_cpu_us(self, message_bytes: int) -> float:
         """SSL task CPU per message (encryption per KB, seed 003's SSL cost table), microseconds; 0 without SSL."""
         if not self.ssl:
             return 0.0
-        kb = (message_bytes * self._sent_fraction() + self.c["header_bytes"]) / 1024.0
-        return self.c["calculators"]["ssl"]["ssl_task_us_per_kb"] * kb
+        return self.c["calculators"]["ssl"]["ssl_task_us_per_kb"] * self.wire_kb(message_bytes)
 
     def adaptor_elapsed_us(self, message_bytes: int, from_pageset: bool) -> float:
         """Adaptor elapsed per message: CPU plus the page-set wait when the message was cast out."""
-        return self.adaptor_cpu_us(message_bytes) + (
-            self.pageset_read_us(message_bytes) if from_pageset else 0.0
-        )
+        cpu = self.adaptor_cpu_us(message_bytes, from_pageset)
+        return cpu + (self.pageset_read_us(message_bytes) if from_pageset else 0.0)
 
     def get_send_us(self, message_bytes: int, from_pageset: bool) -> float:
-        """Channel time per message (get, send, wire and the batch confirm share), microseconds."""
-        wire_bytes = message_bytes * self._sent_fraction() + self.c["header_bytes"]
-        wire_us = wire_bytes * 8 / (self.network_mbps * 1e6) * 1e6
+        """Channel time per message (get, send, wire and the batch confirm share), microseconds.
+
+        The message channel agent gets and sends one message after the other, so the adaptor's,
+        the dispatcher's (and the SSL task's) times add up, with the channel's own elapsed time
+        per message beyond CPU (``channel_send_us``), the bits on the wire and the share of the
+        batch confirm round trip.
+        """
+        wire_us = self.wire_kb(message_bytes) * 1024 * 8 / (self.network_mbps * 1e6) * 1e6
         batch_us = 2 * self.network_latency_ms * 1000.0 / max(1, self.batchsz)
         return (
             self.adaptor_elapsed_us(message_bytes, from_pageset)
             + self.dispatcher_cpu_us(message_bytes)
             + self.compression(message_bytes)["compress_us"]
             + self.ssl_cpu_us(message_bytes)
-            + self.c["channel"]["overhead_us"]
+            + self.c["mover"]["channel_send_us"]
             + wire_us
             + batch_us
         )
@@ -289,20 +310,23 @@ class Putter:
 
     @property
     def c(self) -> dict:
-        return _c(self.coeffs)["putter"]
+        return _c(self.coeffs)
 
     def cpu_us(self) -> float:
-        """MQPUT CPU per message, microseconds."""
-        return self.c["cpu_us"] + self.c["cpu_us_per_kb"] * self.message_bytes / 1024.0
+        """MQPUT CPU per message: the fixed MQPUT cost and the copy of the message into buffers, us."""
+        k = self.c["mover"]
+        return k["mqput_cpu_us"] + k["copy_cpu_us_per_kb"] * self.message_bytes / 1024.0
 
     def elapsed_us(self) -> float:
-        """MQPUT elapsed per message, microseconds."""
-        return self.c["elapsed_us"] + self.c["elapsed_us_per_kb"] * self.message_bytes / 1024.0
+        """MQPUT elapsed per message: CPU plus the wait to obtain each 4 KB buffer page, us."""
+        pages = pages_per_message(self.message_bytes, self.c)
+        return self.cpu_us() + self.c["mover"]["put_wait_us_per_page"] * pages
 
     def wall_us(self) -> float:
-        """Wall time per message of the putting loop: put, commit share and application loop."""
-        commit = self.c["commit_us"] + (self.c["persistent_force_us"] if self.persistent else 0.0)
-        return self.elapsed_us() + commit / max(1, self.msgs_per_commit) + self.c["loop_us"]
+        """Wall time per message of the putting loop: put, commit share and the application's own work, us."""
+        a = self.c["assumed"]
+        commit = a["commit_elapsed_us"] + (a["persistent_force_us"] if self.persistent else 0.0)
+        return self.elapsed_us() + commit / max(1, self.msgs_per_commit) + self.c["mover"]["app_loop_us"]
 
     def rate_msgs_per_s(self) -> float:
         """Messages per second the putter can put."""
@@ -329,7 +353,39 @@ class MoverResult:
     sync_writes: bool
 
 
-def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | None) -> MoverResult:
+def backlog_pageset_fraction(pool: BufferPool, backlog_msgs: float, message_bytes: int, coeffs=None) -> float:
+    """Share of gets that find their message cast out, for a standing backlog of ``backlog_msgs``.
+
+    The queue is first in, first out and the pool keeps the newest messages: a backlog the pool
+    holds below the DWP's low threshold is got from buffers (0); one deeper than the DWP start
+    has its oldest messages cast out, and the getter reads every one back from the page set (1).
+    In between the DWP holds usage anywhere in its band, so the share ramps linearly.
+    """
+    pages = pages_per_message(message_bytes, coeffs)
+    low = pool.buffers * pool.dwp_target_pct[0] / 100.0 / pages
+    start = pool.dwp_start_buffers / pages
+    if backlog_msgs <= low:
+        return 0.0
+    if backlog_msgs >= start or start <= low:
+        return 1.0
+    return (backlog_msgs - low) / (start - low)
+
+
+def _steady_backlog(pool, channel, putter, backlog_msgs: float) -> MoverResult:
+    """A putter that keeps a standing backlog of ``backlog_msgs`` on the queue (``messages`` null)."""
+    c = channel.c
+    size = putter.message_bytes
+    g_bp = channel.get_rate_msgs_per_s(size, False)
+    g_ps = channel.get_rate_msgs_per_s(size, True)
+    f = backlog_pageset_fraction(pool, backlog_msgs, size, c)
+    dwp_msgs = c["assumed"]["dwp_pages_per_s"] / pages_per_message(size, c)
+    sync = f > 0 and putter.rate_msgs_per_s() > g_ps + dwp_msgs
+    return MoverResult(None, None, None, backlog_msgs, f, 1.0 - f, g_bp, g_ps, f, f > 0, sync)
+
+
+def move(
+    pool: BufferPool, channel: Channel, putter: Putter, messages: float | None, backlog_msgs: float = math.inf
+) -> MoverResult:
     """Piecewise-analytic timeline of a putter outpacing the channel through ``pool``.
 
     1. The queue fills at ``put - get`` (gets from buffers) until DWP start usage.
@@ -339,18 +395,18 @@ def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | N
     3. After the last put the channel drains the page-set part at the page-set rate
        and the part the DWP left in buffers (middle of its band) at the buffer rate.
 
-    ``messages=None`` means a backlog deeper than the pool: every get is from the page set.
+    ``messages=None`` means a putter that keeps a standing backlog of ``backlog_msgs`` on the
+    queue: the share of gets from the page set follows :func:`backlog_pageset_fraction`.
     """
+    if messages is None:
+        return _steady_backlog(pool, channel, putter, backlog_msgs)
     c = channel.c
     size = putter.message_bytes
     pages = pages_per_message(size, c)
     g_bp = channel.get_rate_msgs_per_s(size, False)
     g_ps = channel.get_rate_msgs_per_s(size, True)
     put = putter.rate_msgs_per_s()
-    dwp_msgs = c["dwp"]["pages_per_s"] / pages
-    if messages is None:
-        return MoverResult(None, None, None, None, 1.0, 0.0, g_bp, g_ps, 1.0, True, put > g_ps + dwp_msgs)
-    cap = pool.buffers / pages
+    dwp_msgs = c["assumed"]["dwp_pages_per_s"] / pages
     start = pool.dwp_start_buffers / pages
     hold = pool.dwp_hold_buffers / pages
     t_free = messages / put
@@ -361,22 +417,29 @@ def move(pool: BufferPool, channel: Channel, putter: Putter, messages: float | N
         return MoverResult(
             messages, t_free, t_free + drain, peak, 0.0, messages, g_bp, g_ps, 0.0, False, False
         )
-    # phase 2: putter limited by what the DWP can free (sync writes otherwise)
+    # phase 2: putter limited by what the DWP can free (synchronous writes otherwise)
     put2 = min(put, g_ps + dwp_msgs)
-    sync = put2 < put
     remaining = messages - put * t_fill
     t_put = t_fill + remaining / put2
     got_ps_during = g_ps * (t_put - t_fill)
     peak = messages - g_bp * t_fill - got_ps_during
-    if peak > cap * (pool.sync_write_pct / 100.0) and not sync:
-        sync = peak * pages > pool.buffers + 0  # depth beyond the pool is on the page set only
     in_bp = min(peak, hold)
     on_ps = peak - in_bp
     drain = on_ps / g_ps + in_bp / g_bp
     from_ps = got_ps_during + on_ps
     from_bp = messages - from_ps
     return MoverResult(
-        messages, t_put, t_put + drain, peak, from_ps, from_bp, g_bp, g_ps, from_ps / messages, True, sync
+        messages,
+        t_put,
+        t_put + drain,
+        peak,
+        from_ps,
+        from_bp,
+        g_bp,
+        g_ps,
+        from_ps / messages,
+        True,
+        put2 < put,
     )
 
 
@@ -386,10 +449,11 @@ def task_costs(pool: BufferPool, channel: Channel, putter: Putter, result: Mover
     size = putter.message_bytes
     pages = pages_per_message(size, c)
     f = result.pageset_fraction
-    fixed = 1.0 - (c["pageclas_fixed_saving"] if pool.pageclas == "FIXED4KB" else 0.0)
-    dwp = f * (c["dwp"]["cpu_us"] + c["dwp"]["cpu_us_per_page"] * pages) * fixed
+    fixed = 1.0 - (c["assumed"]["pageclas_fixed_saving"] if pool.pageclas == "FIXED4KB" else 0.0)
+    # the DWP writes every page of a message that is read back later (cast out, then stolen)
+    dwp = f * c["mover"]["page_io_cpu_us"] * pages * fixed
     put_cpu, put_el = putter.cpu_us(), putter.elapsed_us()
-    a_cpu = channel.adaptor_cpu_us(size)
+    a_cpu = (1.0 - f) * channel.adaptor_cpu_us(size) + f * channel.adaptor_cpu_us(size, True)
     a_el = a_cpu + f * channel.pageset_read_us(size)
     comp = channel.compression(size)
     d_cpu = channel.dispatcher_cpu_us(size) + comp["compress_us"]

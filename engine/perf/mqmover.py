@@ -1,11 +1,12 @@
 """The ``mq-mover`` engine: a putter outpacing one channel through a transmission queue.
 
-Settings (flat, see ../shared/validation): ``messages`` (null: a backlog deeper
-than the pool), ``message_bytes``, ``persistent``, ``msgs_per_put_commit``,
-``batchsz``, ``channel`` (text; "SSL" without "non-SSL" means TLS), ``ssl``,
-``read_ahead``, ``compmsg``, ``compressibility``, ``network_latency_ms``, ``network_mbps``, ``buffpool_buffers``,
-``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``cpu_model``, ``sharecnv`` (how the
+Settings (flat, see ../shared/validation; defaults and ranges from :mod:`engine.registry`):
+``messages`` (null: the putter keeps a standing backlog of ``backlog_mb`` on the queue),
+``message_bytes``, ``persistent``, ``msgs_per_put_commit``, ``batchsz``, ``ssl``,
+``read_ahead``, ``compmsg``, ``compressibility``, ``network_latency_ms``, ``network_mbps``,
+``buffpool_buffers``, ``dwp_start_pct``, ``dwp_target_pct``, ``pageclas``, ``sharecnv`` (how the
 application connects, for the storage per connection only: ``local``, ``"0"``, ``"1"`` or ``"10"``).
+``channel`` (a description) and ``cpu_model`` are reported in ``ignored`` with the reason.
 
 Predicts elapsed time, when the putter is done, peak depth, MB/s moved, the
 get rates from buffers and from the page set and the CPU and elapsed cost
@@ -27,6 +28,7 @@ from engine.errors import FieldError
 from engine.perf import mq_bufferpool as bp
 from engine.perf import mq_calculators as mc
 from engine.perf.result import Prediction, StageResult
+from engine.registry import scenario_specs
 from engine.scenario import unused_settings
 
 REFERENCE_CPU = "zEC12-2827"
@@ -34,10 +36,19 @@ REFERENCE_CPU = "zEC12-2827"
 SHARECNV = {"local": None, "0": 0, "1": 1, "10": 10}
 
 
-def _num(settings, key, default, lo, hi, integer=False, nullable=False):
-    v = settings.get(key, default)
-    if v is None and nullable:
+def _spec(key: str):
+    """The registry's knob for mover setting ``key`` (its default and range: one source of truth)."""
+    return scenario_specs("mq-mover")[key]
+
+
+def _num(settings: dict, key: str):
+    """Setting ``key`` as a number in its registry range (its registry default when absent)."""
+    spec = _spec(key)
+    v = settings.get(key, spec.default)
+    if v is None and spec.nullable:
         return None
+    integer = spec.type == "int"
+    lo, hi = spec.minimum, spec.maximum
     if (
         isinstance(v, bool)
         or not isinstance(v, (int, float))
@@ -45,35 +56,35 @@ def _num(settings, key, default, lo, hi, integer=False, nullable=False):
         or (integer and float(v) != int(v))
     ):
         kind = "an integer" if integer else "a number"
-        raise FieldError(key, v, f"{kind} from {lo:g} to {hi:g}" + (" or null" if nullable else ""))
+        raise FieldError(key, v, f"{kind} from {lo:g} to {hi:g}" + (" or null" if spec.nullable else ""))
     return int(v) if integer else float(v)
 
 
-def _flag(settings, key, default, nullable=False):
-    v = settings.get(key, default)
-    if v is None and nullable:
-        return None
+def _flag(settings: dict, key: str) -> bool:
+    """Setting ``key`` as true/false (its registry default when absent)."""
+    v = settings.get(key, _spec(key).default)
     if not isinstance(v, bool):
-        raise FieldError(key, v, "true or false" + (" or null" if nullable else ""))
+        raise FieldError(key, v, "true or false")
     return v
 
 
-def build(settings: dict, coeffs: dict | None = None):
-    """(pool, channel, putter, messages, used paths) for a mover scenario.
+def _choice(settings: dict, key: str):
+    """Setting ``key`` as one of its registry choices (its registry default when absent)."""
+    spec = _spec(key)
+    v = settings.get(key, spec.default)
+    if v not in spec.choices:
+        raise FieldError(key, v, "one of " + ", ".join(repr(c) for c in spec.choices))
+    return v
 
-    Raises
-    ------
-    FieldError
-        A setting is missing a valid value (the message names it and what is allowed).
-    """
-    c = coeffs or bp.coefficients()
-    used = {
+
+USED = frozenset(
+    {
         "messages",
+        "backlog_mb",
         "message_bytes",
         "persistent",
         "msgs_per_put_commit",
         "batchsz",
-        "channel",
         "ssl",
         "read_ahead",
         "network_latency_ms",
@@ -86,37 +97,50 @@ def build(settings: dict, coeffs: dict | None = None):
         "compressibility",
         "sharecnv",
     }
-    messages = _num(settings, "messages", None, 1, 1e12, integer=True, nullable=True)
-    size = _num(settings, "message_bytes", 2048, 1, 104_857_600, integer=True)
-    target = settings.get("dwp_target_pct", [75, 85])
+)
+"""Settings the mover reads (``channel`` and ``cpu_model`` are reported in ``ignored`` with why)."""
+
+
+def build(settings: dict, coeffs: dict | None = None):
+    """(pool, channel, putter, messages, used paths) for a mover scenario.
+
+    Defaults and ranges of every setting come from :mod:`engine.registry`.
+
+    Raises
+    ------
+    FieldError
+        A setting is missing a valid value (the message names it and what is allowed).
+    """
+    c = coeffs or bp.coefficients()
+    messages = _num(settings, "messages")
+    size = _num(settings, "message_bytes")
+    target = settings.get("dwp_target_pct", _spec("dwp_target_pct").default)
     if not (isinstance(target, (list, tuple)) and len(target) == 2):
         raise FieldError("dwp_target_pct", target, "a pair [low, high] of percentages")
     pool = bp.BufferPool(
-        buffers=_num(settings, "buffpool_buffers", 50_000, 1, 1e9, integer=True),
-        dwp_start_pct=_num(settings, "dwp_start_pct", 85, 1, 100),
+        buffers=_num(settings, "buffpool_buffers"),
+        dwp_start_pct=_num(settings, "dwp_start_pct"),
         dwp_target_pct=(float(target[0]), float(target[1])),
-        sync_write_pct=c["sync_write_pct"],
-        pageclas=settings.get("pageclas", "4KB"),
+        sync_write_pct=c["assumed"]["sync_write_pct"],
+        pageclas=_choice(settings, "pageclas"),
     )
-    ssl = _flag(settings, "ssl", False)  # the free-text ``channel`` description never selects physics
     channel = bp.Channel(
-        ssl=bool(ssl),
-        batchsz=_num(settings, "batchsz", 50, 1, 9999, integer=True),
-        network_latency_ms=_num(settings, "network_latency_ms", 0.0, 0, 1e4),
-        network_mbps=_num(settings, "network_mbps", 10_000.0, 1, 1e7),
-        read_ahead=_flag(settings, "read_ahead", False),
-        compmsg=settings.get("compmsg", "NONE"),
-        compressibility=settings.get("compressibility", 0.0),
+        ssl=_flag(settings, "ssl"),  # the free-text ``channel`` description never selects physics
+        batchsz=_num(settings, "batchsz"),
+        network_latency_ms=_num(settings, "network_latency_ms") or 0.0,
+        network_mbps=_num(settings, "network_mbps"),
+        read_ahead=_flag(settings, "read_ahead"),
+        compmsg=_choice(settings, "compmsg"),
+        compressibility=_num(settings, "compressibility"),
         coeffs=c,
     )
-    putter = bp.Putter(
-        size,
-        _num(settings, "msgs_per_put_commit", 200, 1, 1e6, integer=True),
-        _flag(settings, "persistent", False),
-        coeffs=c,
-    )
-    used.discard("channel")
-    return pool, channel, putter, messages, used
+    putter = bp.Putter(size, _num(settings, "msgs_per_put_commit"), _flag(settings, "persistent"), coeffs=c)
+    return pool, channel, putter, messages, set(USED)
+
+
+def backlog_msgs(settings: dict) -> float:
+    """Messages of the standing backlog ``backlog_mb`` (used when ``messages`` is null)."""
+    return _num(settings, "backlog_mb") * 2**20 / _num(settings, "message_bytes")
 
 
 def inert_settings(settings: dict, channel, result) -> dict:
@@ -127,16 +151,12 @@ def inert_settings(settings: dict, channel, result) -> dict:
     }
     if channel.compmsg == "NONE":
         out["compressibility"] = "COMPMSG NONE: nothing is compressed"
-    if settings.get("messages") is None:
-        why = (
-            "messages null: the putter's backlog grows without end and outgrows any buffer pool, so in the long "
-            "run every get reads the page set; give messages to see when a pool of this size spills"
-        )
-        out.update({"buffpool_buffers": why, "dwp_start_pct": why, "dwp_target_pct": why})
+    if settings.get("messages") is not None:
+        out["backlog_mb"] = "messages is set: the run puts that many messages, it keeps no standing backlog"
     if channel.network_latency_ms <= 0.0:
         out["batchsz"] = (
-            "with no network latency a batch's confirm flow adds nothing beyond the per-message channel "
-            "time measured at BATCHSZ 200"
+            "with no network latency a batch's confirm flow adds nothing beyond the channel's own "
+            "time per message"
         )
     return out
 
@@ -177,10 +197,7 @@ class Sizing:
 
 
 def _sharecnv(settings: dict):
-    v = settings.get("sharecnv", "local")
-    if v not in SHARECNV:
-        raise FieldError("sharecnv", v, "one of " + ", ".join(repr(k) for k in SHARECNV))
-    return SHARECNV[v]
+    return SHARECNV[_choice(settings, "sharecnv")]
 
 
 def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
@@ -214,6 +231,40 @@ def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
     )
 
 
+def evaluate(settings: dict, coeffs: dict | None = None):
+    """(metrics, pool, channel, putter, result, messages) of a mover scenario with ``coeffs``.
+
+    The calibration (:mod:`engine.calibrate_misc.mq`) fits the coefficients through this function.
+
+    Raises
+    ------
+    FieldError
+        A setting is out of range.
+    """
+    c = coeffs or bp.coefficients()
+    pool, channel, putter, messages, _used = build(settings, c)
+    r = bp.move(pool, channel, putter, messages, backlog_msgs(settings))
+    m = dict(bp.task_costs(pool, channel, putter, r))
+    m["get_rate_from_bufferpool_msgs_per_s"] = r.get_rate_bufferpool
+    m["get_rate_from_pageset_msgs_per_s"] = r.get_rate_pageset
+    m["capacity_msgs"] = pool.capacity_messages(putter.message_bytes, c)
+    m["pages_per_msg"] = float(bp.pages_per_message(putter.message_bytes, c))
+    m["pageset_get_fraction"] = r.pageset_fraction
+    if r.elapsed_s is not None:
+        off = c["timeline_offset_s"]
+        m["elapsed_s"] = r.elapsed_s + off
+        m["putter_done_s"] = r.putter_done_s + off
+        m["peak_depth"] = r.peak_depth
+        m["transfer_mb_per_s"] = messages * putter.message_bytes / 2**20 / m["elapsed_s"]
+    else:
+        f = r.pageset_fraction
+        rate = 1.0 / (f / r.get_rate_pageset + (1.0 - f) / r.get_rate_bufferpool)
+        m["backlog_depth_msgs"] = r.peak_depth
+        m["channel_msgs_per_s"] = rate
+        m["transfer_mb_per_s"] = rate * putter.message_bytes / 2**20
+    return m, pool, channel, putter, r, messages
+
+
 def predict(settings: dict) -> Prediction:
     """Predict an ``mq-mover`` scenario; see the module docstring.
 
@@ -223,23 +274,18 @@ def predict(settings: dict) -> Prediction:
         A setting is out of range.
     """
     c = bp.coefficients()
-    pool, channel, putter, messages, used = build(settings, c)
-    r = bp.move(pool, channel, putter, messages)
-    costs = bp.task_costs(pool, channel, putter, r)
-    m = dict(costs)
-    m["get_rate_from_bufferpool_msgs_per_s"] = r.get_rate_bufferpool
-    m["get_rate_from_pageset_msgs_per_s"] = r.get_rate_pageset
-    m["capacity_msgs"] = pool.capacity_messages(putter.message_bytes, c)
-    m["pages_per_msg"] = float(bp.pages_per_message(putter.message_bytes, c))
-    m["pageset_get_fraction"] = r.pageset_fraction
+    m, pool, channel, putter, r, messages = evaluate(settings, c)
+    used = set(USED)
     units = {k: ("us" if k.endswith("_us_per_msg") else "") for k in m}
-    if r.elapsed_s is not None:
-        off = c["timeline_offset_s"]
-        m["elapsed_s"] = r.elapsed_s + off
-        m["putter_done_s"] = r.putter_done_s + off
-        m["peak_depth"] = r.peak_depth
-        m["transfer_mb_per_s"] = messages * putter.message_bytes / 2**20 / m["elapsed_s"]
-        units.update(elapsed_s="s", putter_done_s="s", peak_depth="messages", transfer_mb_per_s="MiB/s")
+    units.update(
+        elapsed_s="s",
+        putter_done_s="s",
+        peak_depth="messages",
+        transfer_mb_per_s="MiB/s",
+        backlog_depth_msgs="messages",
+        channel_msgs_per_s="msgs/s",
+    )
+    units = {k: v for k, v in units.items() if k in m}
     units.update(
         get_rate_from_bufferpool_msgs_per_s="msgs/s",
         get_rate_from_pageset_msgs_per_s="msgs/s",

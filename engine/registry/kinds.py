@@ -21,7 +21,6 @@ from engine.registry.params import (
     ParamSpec,
 )
 from engine.registry.topology_knobs import (
-    CATCH_UP_PARAMS,
     DATA_SHARING_PARAMS,
     QSG_PARAMS,
     QUEUE_MAP_PARAMS,
@@ -383,6 +382,8 @@ QCAPTURE = NodeKind(
             {Q: "qcapture.max_message_size_kb"},
             minimum=1,
             maximum=102_400,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "changed_cols_only",
@@ -478,6 +479,8 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.maxmsgl"},
             minimum=1024,
             maximum=104_857_600,
+            integer_step="a transaction bigger than one message holds is split into ceil(transaction bytes / "
+            "message room) messages, so results step where that count changes by one",
         ),
         _p(
             "security",
@@ -536,11 +539,24 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.shared_queue"},
         ),
         _p(
+            "run_mode",
+            "enum",
+            "steady",
+            "",
+            "What the run measures, set on the receive queue manager: steady (the flow at its steady "
+            "state; initial_depth_msgs is not used), drain (Q Apply empties a receive queue pre-loaded "
+            "with initial_depth_msgs messages; the capture side is not modelled) or catch-up (Q Capture "
+            "keeps capturing the workload while Q Apply works the pre-loaded messages off).",
+            f"{SEED_QREP_2005}, Figure 6",
+            {Q: "run.mode"},
+            choices=("steady", "drain", "catch-up"),
+        ),
+        _p(
             "initial_depth_msgs",
             "int",
             0,
             "messages",
-            "Messages already on the queue when the run starts (a pre-loaded receive queue).",
+            "Messages already on the receive queue when a drain run starts (run_mode drain).",
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.initial_receive_queue_depth"},
             minimum=0,
@@ -730,7 +746,6 @@ QAPPLY = NodeKind(
             maximum=10_000,
         ),
     )
-    + CATCH_UP_PARAMS
     + SQL_APPLY_PARAMS,
 )
 
@@ -1093,6 +1108,19 @@ MQ_APPLICATION = NodeKind(
             maximum=1_000_000_000,
             nullable=True,
             null_meaning="enough to fill the buffer pool",
+        ),
+        _p(
+            "backlog_mb",
+            "float",
+            2048.0,
+            "MB",
+            "With messages not set: the standing backlog of message data the putter keeps on the "
+            "transmission queue (the seed's tests let queues build to 2 GB before the channel started); "
+            "deeper than the buffer pool holds, the channel reads it back from the page set.",
+            f"{SEED_MQ_V8}, Example: Benefits of larger buffer pools for transmission queues",
+            {MOV: "backlog_mb"},
+            minimum=0.001,
+            maximum=10_000_000,
         ),
         _p(
             "message_bytes",

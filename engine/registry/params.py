@@ -57,6 +57,9 @@ class ParamSpec:
         ``None`` is allowed and means what ``null_meaning`` says.
     null_meaning : str
         What ``None`` means, e.g. ``"drive to the maximum"``.
+    integer_step : str
+        Empty, or the product's integer step that makes results jump at some values of this knob
+        (a transaction split into one message fewer); the knob walk accepts such jumps.
     scenario_paths : dict
         Where the value lives in a scenario of ../shared/validation's format,
         keyed by scenario kind (``{"qrep": "qcapture.trans_batch_sz"}``). A path
@@ -75,6 +78,7 @@ class ParamSpec:
     nullable: bool = False
     null_meaning: str = ""
     scenario_paths: dict = field(default_factory=dict)
+    integer_step: str = ""
 
     @property
     def label(self) -> str:
@@ -117,49 +121,10 @@ class ParamSpec:
             if self.nullable:
                 return None
             raise ValueRangeError(path, value, self.allowed())
-        t = self.type
-        if t == "bool":
-            if isinstance(value, bool):
-                return value
-        elif t == "int":
-            if isinstance(value, int) and not isinstance(value, bool):
-                return self._in_range(value, path)
-            if isinstance(value, float) and value.is_integer():
-                return self._in_range(int(value), path)
-        elif t == "float":
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and _representable(value):
-                return self._in_range(float(value), path)
-        elif t == "enum":
-            if value in self.choices:
-                return value
-        elif t == "str":
-            if isinstance(value, str) and len(value) <= MAX_TEXT_CHARS:
-                return value
-        elif t == "column_map":
-            if (
-                isinstance(value, dict)
-                and value
-                and len(value) <= MAX_COLUMNS
-                and all(
-                    isinstance(k, str)
-                    and len(k) <= MAX_TEXT_CHARS
-                    and isinstance(v, int)
-                    and not isinstance(v, bool)
-                    and 0 <= v <= MAX_COLUMNS
-                    for k, v in value.items()
-                )
-            ):
-                return dict(value)
-        elif t == "int_pair":
-            if (
-                isinstance(value, (list, tuple))
-                and len(value) == 2
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-                and value[0] <= value[1]
-                and all(self._within(v) for v in value)
-            ):
-                return [int(value[0]), int(value[1])]
-        raise ValueRangeError(path, value, self.allowed())
+        normalised = _NORMALISE.get(self.type, _refuse)(self, value, path)
+        if normalised is _REFUSED:
+            raise ValueRangeError(path, value, self.allowed())
+        return normalised
 
     def _within(self, value: float) -> bool:
         """``value`` is a finite, normal number (or 0) inside the inclusive bounds; NaN never is."""
@@ -181,3 +146,71 @@ def _representable(value: int | float) -> bool:
     except OverflowError:
         return False
     return True
+
+
+# -- the value of each knob type, normalised; _REFUSED when it is not one ---------------------------
+_REFUSED = object()
+
+
+def _refuse(spec: ParamSpec, value: Any, path: str) -> Any:
+    return _REFUSED
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bool_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    return value if isinstance(value, bool) else _REFUSED
+
+
+def _int_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    """An integer, or a float with no fraction (``8.0``) as an integer, within the bounds."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return spec._in_range(value, path) if _is_int(value) else _REFUSED
+
+
+def _float_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and _representable(value):
+        return spec._in_range(float(value), path)
+    return _REFUSED
+
+
+def _enum_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    return value if value in spec.choices else _REFUSED
+
+
+def _str_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    return value if isinstance(value, str) and len(value) <= MAX_TEXT_CHARS else _REFUSED
+
+
+def _column_map_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    """A non-empty mapping of column type (text) to a count of 0 to MAX_COLUMNS, as a new dict."""
+    if not isinstance(value, dict) or not value or len(value) > MAX_COLUMNS:
+        return _REFUSED
+    fits = all(
+        isinstance(k, str) and len(k) <= MAX_TEXT_CHARS and _is_int(v) and 0 <= v <= MAX_COLUMNS
+        for k, v in value.items()
+    )
+    return dict(value) if fits else _REFUSED
+
+
+def _int_pair_value(spec: ParamSpec, value: Any, path: str) -> Any:
+    """``[low, high]``: two integers within the bounds, low <= high, as a list."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or not all(_is_int(v) for v in value):
+        return _REFUSED
+    if value[0] > value[1] or not all(spec._within(v) for v in value):
+        return _REFUSED
+    return [int(value[0]), int(value[1])]
+
+
+_NORMALISE = {
+    "bool": _bool_value,
+    "int": _int_value,
+    "float": _float_value,
+    "enum": _enum_value,
+    "str": _str_value,
+    "column_map": _column_map_value,
+    "int_pair": _int_pair_value,
+}

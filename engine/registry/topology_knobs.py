@@ -1,5 +1,6 @@
 """Knobs of the topologies beyond one private queue pair: queue-sharing groups, queue maps,
-data-sharing sources and catch-up runs.
+data-sharing sources and the SQL Replication comparison (a catch-up is the receive
+queue manager's ``run_mode`` ``catch-up``).
 
 They extend the node kinds of :mod:`engine.registry.kinds` (each tuple is appended to one
 kind's parameters) and are read by :mod:`engine.perf.qrep.topology_inputs`. Names follow
@@ -138,21 +139,6 @@ DATA_SHARING_PARAMS = (
         "hardware.data_sharing_members",
         minimum=1,
         maximum=32,
-    ),
-)
-
-#: Q Apply: catch-up of a pre-loaded queue while Q Capture keeps running.
-CATCH_UP_PARAMS = (
-    _p(
-        "catch_up",
-        "bool",
-        False,
-        "",
-        "With messages already on the receive queue (INITIAL_DEPTH_MSGS), Q Capture keeps capturing "
-        "while Q Apply works the backlog off (catch-up after an outage or initial load) instead of "
-        "a drain with Q Capture stopped.",
-        f"{SEED_QREP_2005}, Figure 6",
-        "run.catch_up",
     ),
 )
 

@@ -319,18 +319,37 @@ def build_report(
                 else f"Comparison of {len(runs)} runs"
             )
         )
+    return assemble_report(title, runs, validation, scenarios_path, created)
+
+
+def assemble_report(
+    title: str,
+    runs: tuple,
+    validation: bool,
+    scenarios_path: str | Path | None,
+    created: datetime | None,
+    coefficient_versions: Sequence[str] = (),
+    sweep=None,
+) -> Report:
+    """The :class:`Report` of ``runs`` (compared when several) under ``title``, made now or at ``created``.
+
+    Its coefficient versions are ``coefficient_versions`` then the runs' own, each once; with
+    ``validation`` the engine is scored against the published measurements of ``scenarios_path``
+    (default: the bundled ones; about half a second). ``sweep``: a sweep section shown first.
+    """
     score = None
     if validation:
-        from engine.report.validation import score_scenarios
+        from engine.report.validation import score_scenarios  # runs the engines
 
         score = score_scenarios(scenarios_path)
-    versions = tuple(dict.fromkeys(r.coefficients_version for r in runs if r.coefficients_version))
+    versions = [*coefficient_versions, *(r.coefficients_version for r in runs if r.coefficients_version)]
     return Report(
         title=title,
         created=created or datetime.now().replace(microsecond=0),
         engine_version=_engine_version(),
-        coefficient_versions=versions,
+        coefficient_versions=tuple(dict.fromkeys(versions)),
         runs=runs,
         comparison=compare(runs) if len(runs) > 1 else None,
         validation=score,
+        sweep=sweep,
     )

@@ -226,6 +226,7 @@ class Report:
     Attributes
     ----------
     title : str
+        Printed at the top of the first page, in every page footer and in the PDF's metadata.
     created : datetime
         When the report was made (local time).
     engine_version : str

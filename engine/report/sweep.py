@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.registry import KINDS
-from engine.report.build import _engine_version, _metric_label, compare
+from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow, format_value
 from engine.report.settings import rows_from_project
 from engine.sweep import point_values
@@ -125,6 +125,7 @@ class SweepSection:
     Attributes
     ----------
     sweep_id : int
+        The sweep's id in the store (``qrtune runs --sweeps`` lists them).
     store : str
         File name of the results store.
     project_name : str
@@ -263,7 +264,8 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         No such sweep, or none of its points is recorded yet (the message names the id).
     """
     info = _find_sweep(store, int(sweep_id))
-    runs = [r for r in store.list_runs(sweep_id=info["id"]) if r.point_index is not None]
+    stored = store.sweep_points(info["id"])
+    runs = [p.run for p in stored]
     if not runs:
         raise UnknownSweepError(
             f"--sweep: sweep {sweep_id} has no recorded points yet (run its qrtune sweep "
@@ -271,7 +273,18 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         )
     project = _stored_project(store, runs[0].project_hash)
     axes = tuple(_axis_info(a, project) for a in info["axes"])
-    points = _point_rows(runs, axes, store.metrics_of([r.id for r in runs]))
+    points = [
+        SweepPointRow(
+            p.run.point_index,
+            point_values(axes, p.run.point_index),
+            p.run.id,
+            p.metrics,
+            p.units,
+            p.run.bottleneck,
+            p.run.failure,
+        )
+        for p in stored
+    ]
     ok = [p for p in points if not p.error]
     names = {k for p in ok for k in p.metrics}
     rate, latency, lats, cpus = _chart_metrics(names)
@@ -309,29 +322,6 @@ def _stored_project(store, project_hash: str):
         return store.load_project(project_hash)
     except QrtuneError:
         return None
-
-
-def _point_rows(runs: list, axes: tuple, metrics: dict) -> list[SweepPointRow]:
-    """One row per recorded point (two writers of the same sweep: the first run of a point counts)."""
-    seen: set[int] = set()
-    points = []
-    for r in runs:
-        if r.point_index in seen:
-            continue
-        seen.add(r.point_index)
-        m = metrics.get(r.id, {})
-        points.append(
-            SweepPointRow(
-                r.point_index,
-                point_values(axes, r.point_index),
-                r.id,
-                {k: v for k, (v, _) in m.items()},
-                {k: u for k, (_, u) in m.items()},
-                r.bottleneck,
-                r.error if r.status != "ok" else "",
-            )
-        )
-    return points
 
 
 def _first_units(points: list) -> dict:
@@ -419,26 +409,13 @@ def build_sweep_report(
     validation : bool
         Score the engine against the published measurements (about half a second).
     """
-    runs = tuple(runs)
-    score = None
-    if validation:
-        from engine.report.validation import score_scenarios  # runs the engines
-
-        score = score_scenarios(scenarios_path)
-    versions = tuple(
-        dict.fromkeys(
-            list(section.coefficients_versions)
-            + [r.coefficients_version for r in runs if r.coefficients_version]
-        )
-    )
-    return Report(
-        title=title or f"{section.project_name}: {section.knob_names} sweep",
-        created=created or datetime.now().replace(microsecond=0),
-        engine_version=_engine_version(),
-        coefficient_versions=versions,
-        runs=runs,
-        comparison=compare(runs) if len(runs) > 1 else None,
-        validation=score,
+    return assemble_report(
+        title or f"{section.project_name}: {section.knob_names} sweep",
+        tuple(runs),
+        validation,
+        scenarios_path,
+        created,
+        section.coefficients_versions,
         sweep=section,
     )
 

@@ -34,7 +34,10 @@ All times are floats in seconds of *work time* (see :class:`engine.sim.events.Wa
 
 from __future__ import annotations
 
+import importlib.abc
 import math
+import sys
+import threading
 
 import numpy as np
 
@@ -126,7 +129,9 @@ def _multi_server_memory_py(
     The customers in memory are kept per server, in order (a server's departures only grow):
     ``ring_t[k]`` / ``ring_s[k]`` hold the departures and sizes of server ``k``'s customers in
     memory, a ring of ``ring_n[k]`` entries from ``ring_head[k]``; the earliest departure is the
-    earliest of the ``c`` heads. ``ent_buf[head:n_tail]`` and ``cum_buf`` hold the entry times
+    earliest of the ``c`` heads. Departed customers are taken out only when it matters (the
+    next customer would not fit, or a ring is full), so a memory that never fills costs
+    nothing per customer; the entry times are those of taking them out at every arrival. ``ent_buf[head:n_tail]`` and ``cum_buf`` hold the entry times
     and cumulative MQ message counts of earlier customers still waiting to enter when the last
     one arrived; this call's customer ``i`` is at ``n_tail + i``. Returns the carried scalars,
     the new ``head`` and the (possibly grown) rings.
@@ -145,9 +150,11 @@ def _multi_server_memory_py(
                 t0 += extra[i]
                 slow[i] = True
         want = t0
-        # customers that departed by t0 free their memory, earliest first; then wait for departures
-        # until this customer fits (a monster waits for an empty memory)
-        while True:
+        # ``mem_used`` counts customers not yet taken out of the rings, some of which may have
+        # departed: when even that leaves room, the customer fits. Otherwise the customers that
+        # departed by t0 free their memory, earliest first; then it waits for departures until
+        # it fits (a monster waits for an empty memory).
+        while mem_used + size[i] > mem_limit:
             j = _ring_first(ring_t, ring_head, ring_n, c)
             if j < 0:
                 mem_used = 0.0
@@ -194,6 +201,8 @@ def _multi_server_memory_py(
         free[k] = d
         last_dep = d
         if mem_limit < math.inf:
+            if ring_n[k] == ring_t.shape[1]:  # server k's customers that departed by t0 leave first
+                mem_used -= _ring_pop_departed(ring_t, ring_s, ring_head, ring_n, k, t0)
             if ring_n[k] == ring_t.shape[1]:
                 ring_t, ring_s = _ring_grow(ring_t, ring_s, ring_head, ring_n, c)
             pos = ring_head[k] + ring_n[k]
@@ -213,6 +222,19 @@ def _ring_first(ring_t, ring_head, ring_n, c):
         if ring_n[j] > 0 and (k < 0 or ring_t[j, ring_head[j]] < ring_t[k, ring_head[k]]):
             k = j
     return k
+
+
+def _ring_pop_departed(ring_t, ring_s, ring_head, ring_n, k, t):
+    """Take server ``k``'s customers that departed by ``t`` out of its ring; returns the memory they held."""
+    freed = 0.0
+    cap = ring_t.shape[1]
+    while ring_n[k] > 0 and ring_t[k, ring_head[k]] <= t:
+        freed += ring_s[k, ring_head[k]]
+        ring_head[k] += 1
+        if ring_head[k] == cap:
+            ring_head[k] = 0
+        ring_n[k] -= 1
+    return freed
 
 
 def _ring_grow(ring_t, ring_s, ring_head, ring_n, c):
@@ -268,15 +290,55 @@ _compiled_batch = None
 _compiled_fifo = None
 
 
+class _RefuseScipyLinalg(importlib.abc.MetaPathFinder):
+    """Refuses ``scipy.linalg`` to one thread (the one importing numba), as if SciPy had no BLAS."""
+
+    def __init__(self):
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "scipy.linalg" and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError("scipy.linalg not needed by the simulation's kernels", name=fullname)
+        return None
+
+
+def _import_numba():
+    """numba with its compiled-code registries, imported without probing SciPy's BLAS.
+
+    numba looks for ``scipy.linalg.cython_blas`` when it first loads its array functions
+    (``numba.np.arraymath``), only to offer ``np.dot`` and ``np.linalg`` in compiled code;
+    importing ``scipy.linalg`` costs about 0.15 s of CPU, a tenth of a short simulation.
+    The kernels use no linear algebra, so the importing thread is refused ``scipy.linalg``
+    until numba has loaded (other threads import it as usual). When ``scipy.linalg`` was
+    already imported, numba finds it.
+
+    Raises
+    ------
+    ImportError
+        numba is not installed.
+    """
+    if "numba.np.arraymath" not in sys.modules:
+        refuse = _RefuseScipyLinalg()
+        sys.meta_path.insert(0, refuse)
+        try:
+            import numba.np.arraymath  # noqa: F401 - the module probing BLAS
+        finally:
+            sys.meta_path.remove(refuse)
+    import numba
+
+    return numba
+
+
 def _jit(*functions) -> list | None:
     """``functions`` compiled with numba, or None without numba.
 
-    The machine code is cached next to the module; a read-only install (where numba cannot
-    cache) compiles once per process. Compilation itself happens at the first call, so a
-    kernel's helpers can be rebound to their compiled versions before it runs.
+    The machine code is cached next to the module (or, in a read-only install, in numba's
+    per-user cache folder); when no cache can be written numba compiles once per process.
+    Compilation itself happens at the first call, so a kernel's helpers can be rebound to
+    their compiled versions before it runs.
     """
     try:
-        import numba
+        numba = _import_numba()
     except ImportError:  # pragma: no cover - numba is a declared dependency
         return None
     try:
@@ -424,8 +486,6 @@ def warm_up_in_background() -> None:
     """
     global _warm_up_thread
     if _warm_up_thread is None:
-        import threading
-
         _warm_up_thread = threading.Thread(target=_load_quietly, name="qrtune-sim-kernels", daemon=True)
         _warm_up_thread.start()
 
@@ -439,13 +499,13 @@ def _load_quietly() -> None:
 
 def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
-    global _compiled, _ring_first, _ring_grow
+    global _compiled, _ring_first, _ring_pop_departed, _ring_grow
     if _compiled is None:
-        compiled = _jit(_ring_first, _ring_grow, _multi_server_memory_py)
+        compiled = _jit(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
         if compiled is None:
             _compiled = _multi_server_memory_py
         else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)
-            _ring_first, _ring_grow, _compiled = compiled
+            _ring_first, _ring_pop_departed, _ring_grow, _compiled = compiled
     return _compiled
 
 

@@ -65,53 +65,65 @@ class RunBundle:
     timeseries: dict = field(default_factory=dict)
 
 
-def bundle_from_prediction(
+def run_record(
     *,
     project_name: str,
     project_hash_: str,
     settings: Mapping,
-    prediction,
     kind: str,
+    status: str = "ok",
+    error: str = "",
+    coefficients_version: str = "",
+    seed: int | None = None,
+    scenario_kind: str = "",
+    bottleneck: str | None = None,
     label: str = "",
     sweep_id: int | None = None,
     point_index: int | None = None,
     started: datetime | None = None,
-) -> RunBundle:
-    """Build a :class:`RunBundle` from an engine :class:`~engine.perf.result.Prediction`."""
-    record = RunRecord(
-        id=0,
-        project_name=project_name,
-        project_hash=project_hash_,
-        settings_json=canonical_json(settings),
-        engine_version=engine_version(),
-        coefficients_version=prediction.coefficients_version or "",
-        seed=None,
+) -> RunRecord:
+    """The record of a run about to be stored, made by this qrtune version.
+
+    ``id`` is 0 (the store assigns it), ``settings`` are kept as canonical JSON and ``started``
+    defaults to now (UTC); the other fields are those of :class:`RunRecord`.
+    """
+    return RunRecord(
+        0,
+        project_name,
+        project_hash_,
+        canonical_json(dict(settings)),
+        engine_version(),
+        coefficients_version,
+        seed,
+        kind,
+        started or utc_now(),
+        status,
+        scenario_kind,
+        bottleneck,
+        sweep_id,
+        point_index,
+        label,
+        error,
+    )
+
+
+def bundle_from_prediction(*, prediction, kind: str, **run) -> RunBundle:
+    """Build a :class:`RunBundle` from an engine :class:`~engine.perf.result.Prediction`.
+
+    ``run``: what identifies the run, as for :func:`run_record` (``project_name``,
+    ``project_hash_``, ``settings``, ``label``, ``sweep_id``, ``point_index``, ``started``).
+    """
+    record = run_record(
         kind=kind,
-        started=started or utc_now(),
-        status="ok",
+        coefficients_version=prediction.coefficients_version or "",
         scenario_kind=prediction.kind,
         bottleneck=prediction.bottleneck,
-        sweep_id=sweep_id,
-        point_index=point_index,
-        label=label,
-        error="",
+        **run,
     )
     return RunBundle(record, metric_rows(prediction.metrics, prediction.units), stage_rows(prediction.stages))
 
 
-def bundle_failed(
-    *,
-    project_name: str,
-    project_hash_: str,
-    settings: Mapping,
-    error: str,
-    kind: str,
-    label: str = "",
-    seed: int | None = None,
-    sweep_id: int | None = None,
-    point_index: int | None = None,
-    started: datetime | None = None,
-) -> RunBundle:
+def bundle_failed(*, settings: Mapping, error: str, kind: str, **run) -> RunBundle:
     """A :class:`RunBundle` for a run that failed: status ``failed``, ``error`` set, no metrics.
 
     Parameters
@@ -120,61 +132,43 @@ def bundle_failed(
         What was run ({} when the settings could not even be built).
     error : str
         One line saying why, as the user saw it (``ValueRangeError: qapply.num_apply_agents ...``).
+    kind : str
+        ``predict``, ``simulate``, ``sweep`` ...
+    **run
+        What identifies the run, as for :func:`run_record` (``project_name``, ``project_hash_``,
+        ``seed``, ``label``, ``sweep_id``, ``point_index``, ``started``).
     """
-    record = RunRecord(
-        id=0,
-        project_name=project_name,
-        project_hash=project_hash_,
-        settings_json=canonical_json(dict(settings)),
-        engine_version=engine_version(),
-        coefficients_version="",
-        seed=seed,
+    record = run_record(
+        settings=settings,
         kind=kind,
-        started=started or utc_now(),
         status="failed",
-        scenario_kind=str(settings.get("kind", "") or ""),
-        bottleneck=None,
-        sweep_id=sweep_id,
-        point_index=point_index,
-        label=label,
         error=error or "failed",
+        scenario_kind=str(settings.get("kind", "") or ""),
+        **run,
     )
     return RunBundle(record)
 
 
 def bundle_simulation(
     *,
-    project_name: str,
-    project_hash_: str,
     settings: Mapping,
     metrics: Mapping[str, float],
     units: Mapping[str, str] | None = None,
-    seed: int | None = None,
     stages: Iterable = (),
     timeseries: Mapping[str, tuple] | None = None,
-    coefficients_version: str = "",
     scenario_kind: str = "",
-    bottleneck: str | None = None,
-    label: str = "",
-    sweep_id: int | None = None,
-    point_index: int | None = None,
+    **run,
 ) -> RunBundle:
-    """A :class:`RunBundle` of a finished simulation (kind ``simulate``): its summary metrics and series."""
-    record = RunRecord(
-        id=0,
-        project_name=project_name,
-        project_hash=project_hash_,
-        settings_json=canonical_json(settings),
-        engine_version=engine_version(),
-        coefficients_version=coefficients_version,
-        seed=seed,
+    """A :class:`RunBundle` of a finished simulation (kind ``simulate``): its summary metrics and series.
+
+    ``scenario_kind`` defaults to the settings' kind; ``run`` identifies the run as for
+    :func:`run_record` (``project_name``, ``project_hash_``, ``seed``, ``coefficients_version``,
+    ``bottleneck``, ``label``, ``sweep_id``, ``point_index``).
+    """
+    record = run_record(
+        settings=settings,
         kind="simulate",
-        started=utc_now(),
-        status="ok",
         scenario_kind=scenario_kind or str(settings.get("kind", "")),
-        bottleneck=bottleneck,
-        sweep_id=sweep_id,
-        point_index=point_index,
-        label=label,
+        **run,
     )
     return RunBundle(record, metric_rows(metrics, units), stage_rows(stages), dict(timeseries or {}))

@@ -80,6 +80,20 @@ class RunRecord:
     label: str = ""
     error: str = ""
 
+    @property
+    def failure(self) -> str:
+        """Why the run failed, or "" when it finished with results."""
+        return self.error if self.status != "ok" else ""
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    """The run that recorded one sweep point, with its metrics' values and units by name (empty if it failed)."""
+
+    run: RunRecord
+    metrics: dict
+    units: dict
+
 
 @dataclass(frozen=True)
 class MetricRow:

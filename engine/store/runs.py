@@ -112,14 +112,7 @@ class RunsMixin:
         return self._record_one(
             project,
             settings,
-            lambda digest, settings: bundle_from_prediction(
-                project_name=project.name,
-                project_hash_=digest,
-                settings=settings,
-                prediction=prediction,
-                kind=kind,
-                label=label,
-            ),
+            lambda **run: bundle_from_prediction(prediction=prediction, kind=kind, label=label, **run),
         )
 
     def record_simulation(
@@ -157,10 +150,7 @@ class RunsMixin:
         return self._record_one(
             project,
             settings,
-            lambda digest, settings: bundle_simulation(
-                project_name=project.name,
-                project_hash_=digest,
-                settings=settings,
+            lambda **run: bundle_simulation(
                 metrics=metrics,
                 units=units,
                 seed=seed,
@@ -170,13 +160,15 @@ class RunsMixin:
                 scenario_kind=scenario_kind,
                 bottleneck=bottleneck,
                 label=label,
+                **run,
             ),
         )
 
     def _record_one(self, project, settings: Mapping | None, make_bundle) -> int:
-        """Save ``project`` and record the one run ``make_bundle(digest, settings)`` builds; its id.
+        """Save ``project`` and record the one run ``make_bundle`` builds; its id.
 
-        ``settings`` defaults to ``project_to_scenario(project)``; all in one transaction.
+        ``make_bundle`` is called with the run's ``project_name``, ``project_hash_`` and
+        ``settings`` (default ``project_to_scenario(project)``) as keywords; all in one transaction.
         """
         self._check_writable()
         if settings is None:
@@ -185,7 +177,8 @@ class RunsMixin:
             settings = project_to_scenario(project)
         with self.transaction():
             digest = self._save_project(project)
-            return self.record_runs([make_bundle(digest, settings)])[0]
+            bundle = make_bundle(project_name=project.name, project_hash_=digest, settings=settings)
+            return self.record_runs([bundle])[0]
 
     def record_failure(
         self,
@@ -210,7 +203,6 @@ class RunsMixin:
         settings : Mapping, optional
             Settings run; default ``project_to_scenario(project)`` ({} when that fails too).
         """
-        self._check_writable()
         if settings is None:
             try:
                 from engine.scenario import project_to_scenario
@@ -219,18 +211,11 @@ class RunsMixin:
             except Exception:  # noqa: BLE001 - the settings themselves may be what failed
                 settings = {}
         message = error_text(error) if isinstance(error, BaseException) else str(error)
-        with self.transaction():
-            digest = self._save_project(project)
-            bundle = bundle_failed(
-                project_name=project.name,
-                project_hash_=digest,
-                settings=settings,
-                error=message,
-                kind=kind,
-                seed=seed,
-                label=label,
-            )
-            return self.record_runs([bundle])[0]
+        return self._record_one(
+            project,
+            settings,
+            lambda **run: bundle_failed(error=message, kind=kind, seed=seed, label=label, **run),
+        )
 
     def save_project(self, project) -> str:
         """Keep ``project``'s content (for reproducing its runs); returns its hash."""

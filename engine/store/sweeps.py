@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.store.provenance import canonical_json, utc_now
-from engine.store.records import RunRecord, SweepRecord
+from engine.store.records import RunRecord, StoredPoint, SweepRecord
 from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
 
 
@@ -74,6 +74,22 @@ class SweepsMixin:
             "SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]
         ).fetchall()
         return {int(r[0]) for r in rows}
+
+    def sweep_points(self, sweep_id: int) -> list[StoredPoint]:
+        """The recorded points of sweep ``sweep_id``, each once, by the newest run that recorded it.
+
+        Two writers of the same sweep may both record a point; its newest run stands for it.
+        """
+        runs = [r for r in self.list_runs(sweep_id=sweep_id) if r.point_index is not None]
+        metrics = self.metrics_of([r.id for r in runs]) if runs else {}
+        points: dict[int, StoredPoint] = {}
+        for r in runs:
+            if r.point_index not in points:
+                m = metrics[r.id]
+                points[r.point_index] = StoredPoint(
+                    r, {k: v for k, (v, _) in m.items()}, {k: u for k, (_, u) in m.items()}
+                )
+        return list(points.values())
 
     # -- compact settings of sweep points ------------------------------------------------
     def _base_settings(self, sweep_id: int) -> str | None:

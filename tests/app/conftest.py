@@ -7,9 +7,14 @@ GUI behaviour is tested without depending on the calibrated engine's values.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from fake_figures import pipeline_metrics
 from PySide6.QtCore import QSettings, QStandardPaths, QtMsgType
 
+from app.autosave import AUTOSAVE_FORMAT
+from engine import projectfile
 from engine.perf.result import Prediction, StageResult
 
 QStandardPaths.setTestModeEnabled(True)
@@ -33,12 +38,7 @@ def fake_predict(settings: dict) -> Prediction:
     stages = tuple(StageResult(n, c, rate / c, "rows/s", 1000.0 / c) for n, c in caps.items())
     capture_ms, q_ms, apply_ms = 100.0, 50.0 * batch, 4000.0 / agents
     metrics = {
-        "capture_rows_per_s": rate,
-        "apply_rows_per_s": rate,
-        "capture_latency_ms": capture_ms,
-        "qlatency_ms": q_ms,
-        "apply_latency_ms": apply_ms,
-        "end2end_latency_ms": capture_ms + q_ms + apply_ms,
+        **pipeline_metrics(rate, capture_ms, q_ms, apply_ms),
         "capture_cpu_us_per_row": 20.0,
         "apply_cpu_us_per_row": 40.0 / batch,
         "apply_lpar_busy_pct": 30.0 + agents,
@@ -89,6 +89,30 @@ def window(qtbot, tmp_path, settings, db_path):
     if w.tasks.busy():
         w.tasks.cancel()
         w.tasks.wait(5000)
+
+
+#: A process id above Linux's largest (2**22): no process runs with it, so its autosave is offered.
+DEAD_PID = 2**22 + 999
+
+
+@pytest.fixture
+def dead_autosave(window):
+    """``dead_autosave(project)``: the autosave of ``project`` a crashed session left in the window's folder."""
+
+    def write(project):
+        directory = window.autosaver.directory
+        directory.mkdir(parents=True, exist_ok=True)
+        document = {
+            "format": AUTOSAVE_FORMAT,
+            "pid": DEAD_PID,
+            "saved_at": 1.0,
+            "original_path": "",
+            "project": json.loads(projectfile.dumps(project)),
+        }
+        (directory / "dead.autosave.json").write_text(json.dumps(document))
+        return directory
+
+    return write
 
 
 #: Qt warnings the offscreen platform prints for shown windows; harmless.

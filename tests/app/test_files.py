@@ -82,21 +82,9 @@ def test_autosave_removed_on_save(qtbot, tmp_path):
     assert not auto.file.exists()
 
 
-def test_window_offers_recovery(window, tmp_path):
-    directory = window.autosaver.directory
-    directory.mkdir(parents=True, exist_ok=True)
+def test_window_offers_recovery(window, dead_autosave):
     project = templates.bidirectional("Lost work")
-    (directory / "dead.autosave.json").write_text(
-        json.dumps(
-            {
-                "format": "qrtune-autosave/1",
-                "pid": 2**22 + 999,
-                "saved_at": 1.0,
-                "original_path": "",
-                "project": json.loads(projectfile.dumps(project)),
-            }
-        )
-    )
+    dead_autosave(project)
     assert window.offer_recovery(ask=False)
     assert window.document.project == project and window.document.is_modified()
 

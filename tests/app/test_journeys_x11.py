@@ -12,11 +12,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_run import python
 
 DRIVER = Path(__file__).resolve().parent / "x11" / "drive_journeys.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,15 +63,7 @@ def test_every_journey_walks_in_the_real_window(display, tmp_path):
     out = Path(os.environ.get("QRTUNE_JOURNEY_SHOTS") or tmp_path / "journeys")
     env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
     env.pop("QT_SCALE_FACTOR", None)
-    done = subprocess.run(
-        [sys.executable, str(DRIVER), str(out), "1280x800"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    done = python(DRIVER, out, "1280x800", env=env, timeout_s=900)
     report = json.loads((out / "journeys.json").read_text()) if (out / "journeys.json").is_file() else None
     assert report is not None, done.stderr[-3000:]
     failed = [

@@ -157,20 +157,8 @@ def test_autosave_of_the_window_is_recovered_after_a_crash(
     assert projectfile.load(saved).node(qapply).label == "Apply at B"
 
 
-def test_declined_recovery_can_be_kept_for_later_or_discarded(qtbot, window, monkeypatch):
-    directory = window.autosaver.directory
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "dead.autosave.json").write_text(
-        json.dumps(
-            {
-                "format": "qrtune-autosave/1",
-                "pid": 2**22 + 77,
-                "saved_at": 1.0,
-                "original_path": "",
-                "project": json.loads(projectfile.dumps(templates.peer_to_peer("Lost"))),
-            }
-        )
-    )
+def test_declined_recovery_can_be_kept_for_later_or_discarded(qtbot, window, monkeypatch, dead_autosave):
+    directory = dead_autosave(templates.peer_to_peer("Lost"))
     before = window.document.project
     answer(monkeypatch, QMessageBox.Ignore)
     assert not window.offer_recovery() and window.document.project is before

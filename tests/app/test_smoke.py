@@ -1,10 +1,9 @@
 """``qrtune gui PROJECT --smoke-test DIR``: opens offscreen, screenshots each main view, exits 0."""
 
 import os
-import subprocess
-import sys
 
 import pytest
+from cli_run import SAMPLE, python
 from PySide6.QtGui import QImage
 
 VIEWS = (
@@ -24,23 +23,7 @@ VIEWS = (
 @pytest.mark.slow
 def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QRTUNE_DB=str(tmp_path / "never-used.duckdb"))
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qrtune",
-            "gui",
-            str(root / "sample_runs" / "redpaper-baseline.json"),
-            "--smoke-test",
-            str(tmp_path / "shots"),
-        ],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = python("-m", "qrtune", "gui", SAMPLE, "--smoke-test", tmp_path / "shots", env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     for name in VIEWS:
         image = QImage(str(tmp_path / "shots" / f"{name}.png"))
@@ -57,15 +40,7 @@ def test_smoke_test_writes_a_real_screenshot_of_each_view(root, tmp_path):
 def test_bad_project_exits_2(root, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     bad = root / "tests" / "data" / "projects" / "bad" / "unknown-kind.json"
-    out = subprocess.run(
-        [sys.executable, "-m", "qrtune", "gui", str(bad), "--smoke-test", str(tmp_path)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = python("-m", "qrtune", "gui", bad, "--smoke-test", tmp_path, env=env)
     assert out.returncode == 2 and "kind" in out.stderr
 
 
@@ -79,21 +54,8 @@ def test_smoke_test_fails_when_no_prediction_can_be_made(root, tmp_path):
         "from app.main import run_gui\n"
         "sys.exit(run_gui(sys.argv[1], smoke_test_dir=sys.argv[3]))\n"
     )
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            script,
-            str(root / "sample_runs" / "redpaper-baseline.json"),
-            str(tmp_path / "no-coefficients"),
-            str(tmp_path / "shots"),
-        ],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
+    out = python(
+        "-c", script, SAMPLE, tmp_path / "no-coefficients", tmp_path / "shots", env=env, timeout_s=180
     )
     assert out.returncode == 1, out.stderr
     assert "no prediction" in out.stderr and "qrep.json" in out.stderr

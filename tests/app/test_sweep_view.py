@@ -167,3 +167,14 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     assert rs2.points == {}
     rs2.record_runs(batch(0))
     assert len(rs2.points) == 100 and len(sent[-1]) == 100  # what was kept is shown at once
+
+
+def test_the_table_shows_each_column_title_whole(fake_engine, window, qtbot):
+    view = window.view_widget("Sweep")
+    view.set_axis("qapply", "num_apply_agents", "1..3", by=("qcapture", "trans_batch_sz", "1,2"))
+    run_sweep_in(window, qtbot, view.axis_text())
+    header = view.table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for c in range(1, view.table.columnCount()):
+        title = view.table.horizontalHeaderItem(c).text()
+        assert header.sectionSize(c) >= metrics.horizontalAdvance(title), title  # END2END_LATENCY ms was cut

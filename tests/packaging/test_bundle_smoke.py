@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "dist" / "qrtune"
@@ -23,15 +24,7 @@ EXE = BUNDLE / ("qrtune.exe" if sys.platform == "win32" else "qrtune")
 def test_bundle_smoke_test_predicts_and_exports_a_pdf(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["QT_QPA_PLATFORM"] = "offscreen"
-    out = subprocess.run(
-        [str(EXE), "--smoke-test", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    out = run([EXE, "--smoke-test", tmp_path], env=env, timeout_s=300, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "smoke test passed" in out.stdout
     assert "dask loaded: False" in out.stdout  # Dask stays out of the bundle's start-up path
@@ -51,13 +44,6 @@ def test_bundle_smoke_test_predicts_and_exports_a_pdf(tmp_path):
 )
 def test_bundle_runs_the_command_line(tmp_path):
     sample = BUNDLE / "_internal" / "sample_runs" / "redpaper-baseline.json"
-    out = subprocess.run(
-        [str(EXE), "predict", str(sample), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-    )
+    out = run([EXE, "predict", sample, "--json"], env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert '"end2end_latency_ms"' in out.stdout and "PySide6" not in out.stderr

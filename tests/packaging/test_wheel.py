@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from cli_run import python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,20 +69,15 @@ def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
         [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, check=True
     ).stdout.split()
     assert all(Path(w).is_relative_to(site) for w in where), where
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qrtune",
-            "predict",
-            str(root / "sample_runs" / "redpaper-baseline.json"),
-            "--json",
-        ],
+    out = python(
+        "-m",
+        "qrtune",
+        "predict",
+        root / "sample_runs" / "redpaper-baseline.json",
+        "--json",
         cwd=elsewhere,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        timeout_s=300,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["metrics"]["apply_rows_per_s"] > 0

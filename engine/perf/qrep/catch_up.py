@@ -2,7 +2,7 @@
 
 After an outage (a stopped channel or Q Apply) or an initial load, the receive queue holds a
 backlog of ``run.initial_receive_queue_depth`` messages while the workload goes on
-(``run.mode: catch-up``, or ``run.catch_up: true`` with a pre-loaded queue). The two sides run
+(``run.mode: catch-up``, the receive queue manager's ``run_mode``). The two sides run
 at their own rates:
 
 * the capture side at the workload's rate, limited by its own stages (Q Capture, the MQ log,

@@ -287,8 +287,6 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     mode = r.choice("run.mode", "steady", RUN_MODES)
     depth = r.number("run.initial_receive_queue_depth")
     topo = read_topology(r)
-    if mode == "drain" and topo.catch_up:
-        mode = "catch-up"
     if mode != "steady" and depth <= 0:
         raise ValueRangeError(
             "run.initial_receive_queue_depth",

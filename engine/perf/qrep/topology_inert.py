@@ -60,8 +60,6 @@ def _shared_queue(flow) -> dict:
 def _modes(flow) -> dict:
     inp = flow.inp
     out = {}
-    if inp.mode == "steady":
-        out["run.catch_up"] = "no pre-loaded queue (run.initial_receive_queue_depth 0): nothing to catch up"
     if inp.mode == "drain":
         reason = "a drain runs Q Apply alone (Q Capture and the channels are stopped)"
         out["qcapture.num_parallel_sendqs"] = reason

@@ -9,7 +9,7 @@ Scenario fields (``kind: qrep``; defaults and ranges from :mod:`engine.registry.
     Replication queue maps the tables are spread over evenly, and send queues per map.
 ``hardware.data_sharing_members``
     Db2 data-sharing members whose merged log Q Capture reads (1: no data sharing).
-``run.catch_up`` (or ``run.mode: catch-up``)
+``run.mode: catch-up`` (read with the other Q Replication inputs)
     With ``run.initial_receive_queue_depth`` messages already queued, Q Capture keeps
     capturing the workload while Q Apply works the backlog off.
 ``topology: sql-replication``
@@ -54,8 +54,6 @@ class TopologyInputs:
         Send queues (and channels) per queue map.
     data_sharing_members : int
         Db2 data-sharing members writing the source log.
-    catch_up : bool
-        Q Capture keeps running while a pre-loaded queue is worked off.
     sql_apply_interval_s : float
         SQL Apply's subscription-set interval, s (0: continuous).
     compare_sql : bool
@@ -70,7 +68,6 @@ class TopologyInputs:
     queue_maps: int
     parallel_sendqs: int
     data_sharing_members: int
-    catch_up: bool
     sql_apply_interval_s: float
     compare_sql: bool
 
@@ -106,7 +103,6 @@ def read_topology(reader) -> TopologyInputs:
         queue_maps=reader.number("qcapture.queue_maps", integer=True),
         parallel_sendqs=reader.number("qcapture.num_parallel_sendqs", integer=True),
         data_sharing_members=reader.number("hardware.data_sharing_members", integer=True),
-        catch_up=reader.flag("run.catch_up"),
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
     )

@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_run import qrtune
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
-
-
-def qrtune(*args, stdin: str | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_version():

@@ -27,16 +27,37 @@ def test_active_active_pool_shared_with_application_beats_base():
     assert p_shared.metrics["response_time_ms"] < p_base.metrics["response_time_ms"]
 
 
-def test_stream_style_and_target_preload_reach_the_engine():
+def test_target_preload_reaches_the_engine_and_the_style_is_reported():
     p = _pair("mirror-active-passive.json")
     p = _set_all(p, "job_sets", None)
     p = _set_all(p, "api", "native")
     p = _set_all(p, "reads_for_update", True)
     batch = _set_all(p, "workload_style", "batch")
     inter = _set_all(p, "workload_style", "interactive")
-    m_batch, m_inter = predict_project(batch).metrics, predict_project(inter).metrics
-    assert m_batch["runtime_change_pct"] != m_inter["runtime_change_pct"]
+    p_batch = predict_project(batch)
+    # one application profile: the style is a label, reported in ignored with the reason
+    assert p_batch.metrics == predict_project(inter).metrics
+    assert "one application profile" in p_batch.ignored_reasons["workload.style"]
     target = next(n for n in batch.nodes_of("db2_mirror_node") if n.params["role"] == "target")
     warm = predict_project(batch.with_param(target.id, "preload", True))
-    assert warm.metrics["runtime_change_pct"] < m_batch["runtime_change_pct"]
-    assert not any("preload" in s for s in warm.ignored)
+    assert warm.metrics["runtime_change_pct"] < p_batch.metrics["runtime_change_pct"]
+    assert "hardware.target_preload" not in warm.ignored
+
+
+def test_active_active_reads_both_nodes_memory_and_preload():
+    p = _set_all(_pair("mirror-active-active.json"), "reads_for_update", True)
+    source = next(n for n in p.nodes_of("db2_mirror_node") if n.params["role"] == "source")
+    base = predict_project(p).metrics["response_time_ms"]
+    small = predict_project(p.with_param(source.id, "memory_gb", 64.0)).metrics["response_time_ms"]
+    warm = predict_project(p.with_param(source.id, "preload", True)).metrics["response_time_ms"]
+    assert small > base > warm
+
+
+def test_memory_pool_must_be_one_of_the_documented_values():
+    import pytest
+
+    from engine.errors import FieldError
+    from engine.perf import mirror
+
+    with pytest.raises(FieldError, match="target_memory_pool"):
+        mirror.parse_settings({"kind": "db2mirror", "hardware": {"target_memory_pool": "same as app"}})

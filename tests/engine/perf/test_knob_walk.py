@@ -1,15 +1,19 @@
-"""Every knob of every sample either changes a result or is reported in ``ignored`` with a reason.
+"""Every knob of every node of every sample either changes a result or is reported in ``ignored``.
 
-The walk sets each registry knob that feeds the sample's scenario to other values across its
-registry range (both ends, the geometric middle, and +-10% / x2 of the sample's value) and
+The walk loads each project of ``sample_runs/`` (new samples are walked automatically), and for
+every node -- both flows of a two-way project, both Db2 Mirror nodes -- sets each registry knob
+that maps to the sample's scenario kind to other values across its registry range (both ends,
+the geometric middle, and x2 / half / +-10% of the sample's value), predicts the project and
 compares all metrics and the bottleneck with the sample's own prediction. A knob that never
-changes them must be in the prediction's ``ignored`` with a reason in ``ignored_reasons``; a
-value the engine rejects must be rejected with a message naming a setting (never a traceback).
+changes them must be in the prediction's ``ignored`` (by its settings path, or as
+``"<node id>.<param>"`` when the engine does not read that node) with a reason in
+``ignored_reasons``; a value the engine rejects must be rejected with a message naming a
+setting (never a traceback). A second test checks that no step between neighbouring values of
+an integer knob is larger than the knob's documented integer steps allow.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from pathlib import Path
 
@@ -17,9 +21,9 @@ import pytest
 
 from engine import projectfile
 from engine.errors import FieldError
-from engine.predict import predict_settings
-from engine.registry import scenario_specs
-from engine.scenario import get_path, project_to_scenario, set_path
+from engine.predict import predict_project
+from engine.registry import KINDS
+from engine.scenario import SCENARIO_KIND, project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = sorted(p.stem for p in (ROOT / "sample_runs").glob("*.json"))
@@ -49,18 +53,15 @@ def _signature(p) -> tuple:
     return {k: round(v, 9) for k, v in p.metrics.items()}, p.bottleneck
 
 
-def _walk(scenario: dict, base, path: str, spec) -> str:
+def _walk(project, base, node, spec) -> str:
     """'changes', 'rejected' (every value refused with a message) or 'dead'."""
-    current = get_path(scenario, path)
     tried = rejected = 0
-    for value in _candidates(spec, current):
-        s = copy.deepcopy(scenario)
-        set_path(s, path, value)
+    for value in _candidates(spec, node.params.get(spec.name)):
         tried += 1
         try:
-            p = predict_settings(s)
+            p = predict_project(project.with_param(node.id, spec.name, value))
         except (FieldError, ValueError) as e:  # ValueRangeError is a ValueError
-            assert "." in str(e) or ":" in str(e), f"{path}={value!r}: unclear message {e}"
+            assert "." in str(e) or ":" in str(e), f"{node.id}.{spec.name}={value!r}: unclear message {e}"
             rejected += 1
             continue
         if _signature(p) != _signature(base):
@@ -68,22 +69,80 @@ def _walk(scenario: dict, base, path: str, spec) -> str:
     return "rejected" if tried and rejected == tried else "dead"
 
 
+def _knobs(project):
+    """(node, spec, key in ``ignored``) for every knob that maps to the project's scenario kind."""
+    kind = SCENARIO_KIND[project.topology]
+    for node in project.nodes:
+        for spec in KINDS[node.kind].params:
+            template = spec.scenario_paths.get(kind)
+            if template is not None:
+                path = template.replace("{role}", str(node.params.get("role", "")))
+                yield node, spec, path
+
+
 @pytest.mark.parametrize("sample", SAMPLES)
-def test_every_knob_changes_a_result_or_is_reported_with_a_reason(sample):
-    scenario = project_to_scenario(projectfile.load(ROOT / "sample_runs" / f"{sample}.json"))
-    base = predict_settings(scenario)
-    dead = []
-    for path, spec in scenario_specs(scenario["kind"]).items():
-        try:
-            get_path(scenario, path)
-        except (KeyError, TypeError):
-            continue
-        if path in base.ignored:
-            assert base.ignored_reasons.get(path), f"{sample}: {path} is ignored without a reason"
-            continue
-        if _walk(scenario, base, path, spec) == "dead":
-            dead.append(path)
+def test_every_knob_of_every_node_changes_a_result_or_is_reported_with_a_reason(sample):
+    project = projectfile.load(ROOT / "sample_runs" / f"{sample}.json")
+    base = predict_project(project)
+    dead, walked = [], set()
+    for node, spec, path in _knobs(project):
+        key = f"{node.id}.{spec.name}"
+        for name in (key, path):
+            if name in base.ignored:
+                assert base.ignored_reasons.get(name), f"{sample}: {name} is ignored without a reason"
+                break
+        else:
+            walked.add(node.id)
+            if _walk(project, base, node, spec) == "dead":
+                dead.append(key)
     assert not dead, f"{sample}: knobs that change nothing and are not reported in ignored: {dead}"
+    assert walked, f"{sample}: no knob was walked"
+
+
+def test_the_second_flow_of_a_two_way_sample_is_walked_or_reported():
+    """Knobs of the second flow's nodes are reported by node id (the engine mirrors the first flow)."""
+    project = projectfile.load(ROOT / "sample_runs" / "redpaper-bidirectional.json")
+    p = predict_project(project)
+    assert "ba-5-qapply.num_apply_agents" in p.ignored
+    assert "first flow" in p.ignored_reasons["ba-5-qapply.num_apply_agents"]
+    assert "ab-5-qapply.num_apply_agents" not in p.ignored
+
+
+def test_a_queue_depth_does_not_switch_the_run_into_a_drain():
+    """INITIAL_DEPTH_MSGS 0 -> 1 changes nothing in a steady run; the drain is the explicit run_mode."""
+    project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
+    qm = [n for n in project.nodes if n.kind == "queue_manager"][-1]
+    base = predict_project(project)
+    deeper = project.with_param(qm.id, "initial_depth_msgs", 1)
+    assert project_to_scenario(deeper)["run"]["mode"] == "steady"
+    assert _signature(predict_project(deeper)) == _signature(base)
+    drain = deeper.with_param(qm.id, "run_mode", "drain").with_param(qm.id, "initial_depth_msgs", 100_000)
+    assert project_to_scenario(drain)["run"] == {"mode": "drain", "initial_receive_queue_depth": 100_000}
+    assert "elapsed_s" in predict_project(drain).metrics
+
+
+def test_maxmsgl_steps_only_where_a_transaction_needs_one_message_fewer():
+    """MAXMSGL's jump (1240 -> 1241 bytes on the baseline) is the documented integer step: the
+    results are flat while the messages per transaction stay the same and move only when it changes."""
+    project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
+    spec = next(s for s in KINDS["queue_manager"].params if s.name == "maxmsgl")
+    assert spec.integer_step
+    qms = [n.id for n in project.nodes if n.kind == "queue_manager"]
+
+    def at(value):
+        q = project
+        for qm in qms:
+            q = q.with_param(qm, "maxmsgl", value)
+        return predict_project(q).metrics
+
+    points = [at(v) for v in range(1100, 1400, 20)] + [at(1240), at(1241)]
+    for a, b in zip(points, points[1:]):
+        jump = abs(b["apply_rows_per_s"] / a["apply_rows_per_s"] - 1.0)
+        if jump > 0.30:
+            assert b["rows_per_msg"] != a["rows_per_msg"]
+        if b["rows_per_msg"] == a["rows_per_msg"]:
+            assert b["apply_rows_per_s"] == pytest.approx(a["apply_rows_per_s"], rel=1e-9)
+    assert at(1240)["rows_per_msg"] < at(1241)["rows_per_msg"]
 
 
 def test_the_bottleneck_has_one_name_in_predict_the_stage_table_and_the_advisor():
@@ -91,7 +150,6 @@ def test_the_bottleneck_has_one_name_in_predict_the_stage_table_and_the_advisor(
     published vocabulary (``capture_cpu`` -> ``cpu``)."""
     from engine.advise import advise
     from engine.evaluate import published_bottleneck
-    from engine.predict import predict_project
 
     for sample in ("redpaper-baseline", "dw2005-zos-unidirectional"):
         project = projectfile.load(ROOT / "sample_runs" / f"{sample}.json")

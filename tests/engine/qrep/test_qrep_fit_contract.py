@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_run import python, qrtune
 from qrep_test_helpers import ROOT
 
 from engine import projectfile
@@ -81,15 +80,7 @@ def imported_monitor_rows(tmp_path):
 def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_monitor_rows):
     db, true, _ = imported_monitor_rows
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [sys.executable, "-m", "engine", "fit", str(PROJECT), "--db", str(db), "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    out = qrtune("fit", PROJECT, "--db", db, "--json", env=env, timeout_s=300)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["model"] == "engine.perf.qrep"
@@ -143,8 +134,6 @@ def test_predict_does_not_import_scipy():
         "predict(next(s for s in doc['scenarios'] if s['kind'] == 'qrep')); "
         "print(any(m == 'scipy' or m.startswith('scipy.') for m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
-    )
+    out = python("-c", code, timeout_s=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

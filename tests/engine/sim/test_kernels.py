@@ -177,6 +177,65 @@ def test_memory_limit_blocks_entry_until_a_departure():
     assert dep.tolist() == [1.0, 2.0, 2.0]
 
 
+def _memory_limited_fcfs(arr, work, size, c, mem_limit):
+    """Entry and departure times by the definition: a customer enters when the customers in
+    memory (entered, not departed) plus itself fit, or memory is empty; then takes the earliest
+    free server. Quadratic, for small inputs."""
+    free, entered, entry, dep = np.zeros(c), [], [], []
+    last_entry = 0.0
+    for a, w, s in zip(arr, work, size):
+        t = max(a, last_entry)
+        while True:
+            held = [(d, m) for d, m in entered if d > t]
+            if not held or sum(m for _, m in held) + s <= mem_limit:
+                break
+            t = min(d for d, _ in held)
+        k = int(np.argmin(free))
+        free[k] = max(free[k], t) + w
+        entered.append((free[k], s))
+        last_entry = t
+        entry.append(t)
+        dep.append(free[k])
+    return entry, dep
+
+
+def _arrivals(rng, n: int, servers: int, burst_every: int) -> np.ndarray:
+    """Poisson arrivals keeping ``servers`` unit-work servers 60% busy, and every ``burst_every``
+    customers a burst of 300 at once."""
+    arr = np.cumsum(rng.exponential(1.0 / servers / 0.6, n))
+    for b in range(burst_every, n - 300, burst_every):
+        arr[b : b + 300] = arr[b]
+        arr[b + 300 :] += 300.0 / servers
+    return arr
+
+
+@pytest.mark.parametrize(
+    ("servers", "burst_every", "mem_limit"),
+    [
+        (3, 10**9, 3.0),  # the memory binds often, the rings never fill
+        (3, 10**9, 10.0),
+        # between bursts each server's ring (64 places) fills long before a memory of about 200
+        # customers does; the bursts of 300 fill it
+        (2, 1000, 200.0),
+    ],
+)
+def test_memory_limited_multi_server_follows_its_definition(servers, burst_every, mem_limit):
+    rng = np.random.default_rng(5)
+    n = 4000
+    arr = _arrivals(rng, n, servers, burst_every)
+    work = rng.exponential(1.0, n)
+    size = rng.uniform(0.5, 1.5, n)
+    size[100] = 2 * mem_limit  # a monster waits for an empty memory
+    want_entry, want_dep = _memory_limited_fcfs(arr, work, size, servers, mem_limit)
+    st = MultiServerState(servers)
+    got = [
+        multi_server_memory(arr[i : i + 700], work[i : i + 700], size[i : i + 700], st, mem_limit)
+        for i in range(0, n, 700)
+    ]
+    np.testing.assert_allclose(np.concatenate([g[0] for g in got]), want_entry, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.concatenate([g[2] for g in got]), want_dep, rtol=0, atol=1e-9)
+
+
 def test_warp_maps_stops_and_slowdowns_like_the_scalar_stepper():
     w = Warp([0.0, 10.0, 20.0, 30.0, 40.0], [1.0, 0.0, 0.5, 1.0, 1.0])
     assert w.forward([5, 15, 25, 35]).tolist() == [5.0, 10.0, 12.5, 20.0]
@@ -187,3 +246,46 @@ def test_warp_maps_stops_and_slowdowns_like_the_scalar_stepper():
     for t, work in zip(rng.uniform(0, 45, 200), rng.uniform(0, 20, 200)):
         t = w.next_running(t)
         assert w.advance(t, work) == pytest.approx(w.inverse_left(w.forward(t) + work), abs=1e-9)
+
+
+def _run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter with the repository on the path; its stdout."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r})\n{code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def test_loading_the_kernels_does_not_import_scipy_linalg_and_leaves_it_importable():
+    out = _run_python(
+        "import engine.sim.kernels as k\n"
+        "k._load_compiled_kernels()\n"
+        "print('scipy.linalg' in sys.modules)\n"
+        "import scipy.linalg\n"
+        "print(scipy.linalg.cython_blas.__name__)"
+    )
+    assert out.splitlines() == ["False", "scipy.linalg.cython_blas"]
+
+
+def test_scipy_linalg_is_refused_only_to_the_thread_importing_numba():
+    from engine.sim.kernels import _RefuseScipyLinalg
+
+    refuse = _RefuseScipyLinalg()
+    with pytest.raises(ModuleNotFoundError):
+        refuse.find_spec("scipy.linalg")
+    assert refuse.find_spec("scipy.optimize") is None
+    import threading
+
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(refuse.find_spec("scipy.linalg")))
+    t.start()
+    t.join()
+    assert seen == [None]

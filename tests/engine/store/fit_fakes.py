@@ -18,6 +18,8 @@ changes to the real engine's costs.
 
 from __future__ import annotations
 
+from fake_figures import pipeline_metrics
+
 from engine.perf.result import Prediction, StageResult
 
 TRUE = {"capture_ms_per_txn": 1.6, "mq_ms_per_msg": 3.0, "apply_ms_per_txn": 12.0}
@@ -69,12 +71,7 @@ def predict(settings: dict, coefficients: dict | None = None) -> Prediction:
         StageResult("qapply_agents", apply_cap, rate / apply_cap, "rows/s", apply_ms),
     )
     metrics = {
-        "capture_rows_per_s": rate,
-        "apply_rows_per_s": rate,
-        "capture_latency_ms": capture_ms,
-        "qlatency_ms": q_ms,
-        "apply_latency_ms": apply_ms,
-        "end2end_latency_ms": capture_ms + q_ms + apply_ms,
+        **pipeline_metrics(rate, capture_ms, q_ms, apply_ms),
         "msg_size_kb": batch * rows_per_txn * settings["table"]["row_bytes"] / 1024.0,
     }
     units = {k: ("rows/s" if k.endswith("per_s") else "KB" if k.endswith("kb") else "ms") for k in metrics}

@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from cli_run import agents_sweep_argv, run
 
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 
 
 def _sweep(root, env, db, values):
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "sweep",
-            "sample_runs/redpaper-baseline.json",
-            "--set",
-            f"qapply.num_apply_agents={values}",
-            "--db",
-            str(db),
-            "--workers",
-            "0",
-            "--no-progress",
-            "--json",
-            "--predictor",
-            "store_fakes:predict_reject_16",
-        ],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    argv = agents_sweep_argv(
+        db, values, "--no-progress", "--json", "--predictor", "store_fakes:predict_reject_16"
     )
+    return run(argv, cwd=root, env=env, timeout_s=300)
 
 
 def test_sweep_with_failed_points_exits_partial_and_says_how_many(root, env_with_fakes, db):

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-from store_fakes import ROOT
+from cli_run import qrtune as run_qrtune
 
 
 def qrtune(env, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_qrtune(*args, env=env)
 
 
 @pytest.mark.slow

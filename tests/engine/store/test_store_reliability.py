@@ -14,6 +14,7 @@ import time
 
 import pytest
 import store_fakes
+from cli_run import agents_sweep_argv, python, qrtune
 from store_fakes import ROOT
 
 from engine.cli import main as qrtune_main
@@ -129,13 +130,12 @@ def test_release_lets_another_process_in_and_ids_stay_unique(db, baseline):
     try:
         s.record_prediction(baseline, pred)
         s.release()
-        other = subprocess.run(
-            [sys.executable, "-c", _WRITE_ONE, str(db), str(ROOT / "sample_runs" / "redpaper-baseline.json")],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        other = python(
+            "-c",
+            _WRITE_ONE,
+            db,
+            ROOT / "sample_runs" / "redpaper-baseline.json",
+            timeout_s=60,
             env={"PYTHONPATH": f"{ROOT / 'tests' / 'engine' / 'store'}:{ROOT}", "PATH": "/usr/bin:/bin"},
         )
         assert other.returncode == 0, other.stderr
@@ -174,14 +174,7 @@ def test_cli_names_the_file_and_process_then_waits(db, baseline):
     Store.open(db).close()
     holder = _holder(db)
     try:
-        quick = subprocess.run(
-            [sys.executable, "-m", "engine", "runs", "--db", str(db), "--wait", "0"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        quick = qrtune("runs", "--db", db, "--wait", "0", timeout_s=60)
         assert quick.returncode == 2 and "Traceback" not in quick.stderr
         assert f"the results store {db} is in use by another process (process {holder.pid})" in quick.stderr
         waiting = subprocess.Popen(
@@ -221,23 +214,7 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
     """The workbench records a run while a command-line sweep writes the same file."""
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.05")
     sweep = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "sweep",
-            "sample_runs/redpaper-baseline.json",
-            "--set",
-            "qapply.num_apply_agents=1..40",
-            "--db",
-            str(db),
-            "--workers",
-            "0",
-            "--batch-size",
-            "2",
-            "--predictor",
-            "store_fakes:predict_slow",
-        ],
+        agents_sweep_argv(db, "1..40", "--batch-size", "2", "--predictor", "store_fakes:predict_slow"),
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -270,25 +247,9 @@ def test_a_running_cli_sweep_lets_another_process_record(db, baseline, env_with_
 @pytest.mark.slow
 def test_the_same_sweep_run_twice_at_once_records_each_point_once(db, env_with_fakes):
     env = dict(env_with_fakes, QRTUNE_FAKE_DELAY_S="0.03")
-    cmd = [
-        sys.executable,
-        "-m",
-        "engine",
-        "sweep",
-        "sample_runs/redpaper-baseline.json",
-        "--set",
-        "qapply.num_apply_agents=1..40",
-        "--db",
-        str(db),
-        "--workers",
-        "0",
-        "--batch-size",
-        "4",
-        "--predictor",
-        "store_fakes:predict_slow",
-        "--no-progress",
-        "--json",
-    ]
+    cmd = agents_sweep_argv(
+        db, "1..40", "--batch-size", "4", "--predictor", "store_fakes:predict_slow", "--no-progress", "--json"
+    )
     runs = [
         subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(2)

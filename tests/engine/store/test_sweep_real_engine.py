@@ -15,6 +15,7 @@ import sys
 import time
 
 import pytest
+from cli_run import run
 from store_fakes import ROOT
 
 from engine.errors import QrtuneError
@@ -197,15 +198,7 @@ def test_interrupted_real_engine_sweep_keeps_points_and_resumes_to_the_same_numb
     assert (sweep["n_done"], sweep["n_points"], sweep["n_failed"]) == (kept, 12, 0)
     if how == "ctrl-c":
         assert proc.returncode == 130 and "run the same command again to resume" in err
-    resumed = subprocess.run(
-        _sweep_cmd(db, "--workers", "0", "--no-progress", "--json"),
-        cwd=ROOT,
-        env=_env("0"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    resumed = run(_sweep_cmd(db, "--workers", "0", "--no-progress", "--json"), env=_env("0"))
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert (summary["already_stored"], summary["run_now"]) == (kept, 12 - kept)

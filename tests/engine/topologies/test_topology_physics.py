@@ -147,9 +147,8 @@ def _catch_up(rate: float, depth: float) -> dict:
         _with(
             base,
             workload__offered_rows_per_s=rate,
-            run__mode="drain",
+            run__mode="catch-up",
             run__initial_receive_queue_depth=depth,
-            run__catch_up=True,
         )
     ).metrics
 

@@ -1,0 +1,62 @@
+"""Options several qrtune commands share, declared once so they read and behave the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli import argtypes
+
+
+def project_command(sub, name: str, help: str, description: str, keep_layout: bool = False):
+    """A subcommand ``qrtune NAME PROJECT ...`` (its first argument the project file).
+
+    Parameters
+    ----------
+    sub : argparse subparsers
+        Where the command is added.
+    name, help, description : str
+        The command's name, its one-line help and its ``--help`` text (the module docstring).
+    keep_layout : bool
+        Print ``description`` with its line breaks and indents (examples, tables) instead of refilling it.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The command's parser, for its own options.
+    """
+    formatter = argparse.RawDescriptionHelpFormatter if keep_layout else argparse.HelpFormatter
+    p = sub.add_parser(name, help=help, description=description, formatter_class=formatter)
+    p.add_argument("project", metavar="PROJECT", help="project file")
+    return p
+
+
+def add_changes_option(p, what: str) -> None:
+    """``--set TARGET.PARAM=VALUE`` (repeatable): change one knob of the project for ``what`` (``this run``)."""
+    p.add_argument(
+        "--set",
+        dest="changes",
+        action="append",
+        default=[],
+        metavar="TARGET.PARAM=VALUE",
+        help=f"change one knob for {what} (repeatable): TARGET is a node kind or node id, "
+        "e.g. --set qapply.num_apply_agents=8",
+    )
+
+
+def add_rate_option(p, help: str) -> None:
+    """``--rate ROWS_PER_S``: a constant offered rate, rows/s (None when not given)."""
+    p.add_argument("--rate", type=argtypes.rate, default=None, metavar="ROWS_PER_S", help=help)
+
+
+def execution_options(args) -> dict:
+    """Where and how a sweep's or study's points run: the keyword arguments of ``run_sweep``/``run_study``.
+
+    From ``--workers`` (local processes), ``--scheduler`` (a Dask cluster), ``--batch-size``
+    (points per task) and ``--no-progress``.
+    """
+    return {
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "batch_size": args.batch_size,
+        "progress": not args.no_progress,
+    }
