@@ -13,7 +13,6 @@ import math
 from engine.advise.base import Rule, first, metric, nodes, set_all
 from engine.advise.goalseek import Constraint, make_goal, seek
 from engine.advise.outage import outage_metrics, transmit_queue_manager
-from engine.advise.queue_map_rule import QueueMapsRule
 from engine.model import Project
 from engine.sweep import Axis
 
@@ -484,6 +483,8 @@ class TraceOffRule(Rule):
 
 def qrep_rules(outage_min: float = OUTAGE_MIN) -> list:
     """Every Q Replication rule, in the order the advisor tries them."""
+    from engine.advise.queue_map_rule import QueueMapsRule  # it builds its axis with _axis
+
     return [
         TransBatchRule(),
         RowLockingRule(),

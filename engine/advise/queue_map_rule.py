@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from engine.advise.base import Rule, first, metric
 from engine.advise.goalseek import Constraint, make_goal, seek
+from engine.advise.qrep_rules import _axis
 from engine.perf.qrep.queue_maps import PER_MAP_STAGES, base_name
-from engine.sweep import Axis
 
 #: Most queue maps the rule tries.
 MAX_MAPS = 16
@@ -25,18 +25,14 @@ def _maps(project) -> int:
     return int(first(project, "qcapture").params["queue_maps"])
 
 
-def _axis(project, counts) -> Axis:
-    ids = tuple(n.id for n in project.nodes_of("qcapture"))
-    return Axis("qcapture", "queue_maps", ids, tuple(counts))
-
-
 class QueueMapsRule(Rule):
-    """A queue map's own browser or channel is the bottleneck: the fewest maps that hold the rate."""
+    """A queue map's own browser or channel is the bottleneck: the fewest maps that hold the rate.
+
+    Judged by the rule's default target, more rows applied per second.
+    """
 
     id = "queue_maps"
     knob = ("qcapture", "queue_maps")
-    metric = "apply_rows_per_s"
-    sense = "max"
     cost_risk = (
         "No transaction may change tables of two queue maps (seed 001): the tables must split along "
         "the applications, and each map is one more send queue, channel and receive queue to define "
@@ -58,7 +54,8 @@ class QueueMapsRule(Rule):
 
     def change(self, project, prediction):
         counts = range(_maps(project) + 1, MAX_MAPS + 1)
-        best = seek(project, make_goal("apply_rows_per_s", "max", (), (_axis(project, counts),)))
+        axis = _axis(project, "qcapture", "queue_maps", counts)
+        best = seek(project, make_goal("apply_rows_per_s", "max", (), (axis,)))
         growth = metric(prediction, "backlog_growth_rows_per_s", 0.0)
         if growth > 0:  # an offered rate the flow cannot hold: hold it
             need = metric(prediction, "apply_rows_per_s") + growth
@@ -68,7 +65,7 @@ class QueueMapsRule(Rule):
             "qcapture.queue_maps",
             "min",
             (Constraint("apply_rows_per_s", ">=", need),),
-            (_axis(project, counts),),
+            (axis,),
         )
         result = seek(project, goal)
         return result.project if result.feasible else None

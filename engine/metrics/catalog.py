@@ -255,34 +255,13 @@ _ENTRIES = {
     "cf_structure_used_pct": ("CF structure usage", "%", _DOWN, "storage", "MQ DISPLAY CFSTATUS", ""),
     "offloaded_msgs_pct": ("Messages offloaded (SMDS or Db2)", "%", _DOWN, "mq", "", ""),
     "smds_ios_per_s": ("SMDS I/Os", "I/Os/s", _DOWN, "mq", "", "Shared message data set reads and writes"),
-    "cf_held_back_msgs": (
-        "Messages held back (structure full)",
-        "messages",
-        _DOWN,
-        "backlog",
-        "",
-        "Puts failing with MQRC 2192 and retried by Q Capture; they wait in the Db2 log",
-    ),
+    "cf_held_back_msgs": ("Messages held back, CF full", "messages", _DOWN, "backlog", "MQRC 2192", ""),
     "initial_backlog_rows": ("Backlog at the start", "rows", _DOWN, "backlog", "", ""),
-    "catch_up_wait_ms": (
-        "Wait behind the backlog",
-        "ms",
-        _DOWN,
-        "latency",
-        "",
-        "Mean extra time of a transaction captured during the catch-up",
-    ),
+    "catch_up_wait_ms": ("Wait behind the backlog (catch-up)", "ms", _DOWN, "latency", "", ""),
     "source_db2_log_mb_per_s": ("Source Db2 log writes", "MB/s", _DOWN, "storage", "", ""),
     "sql_max_rows_per_s": ("SQL Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_max_rows_per_s": ("Q Replication maximum", "rows/s", _UP, "throughput", "", ""),
-    "qrep_to_sql_throughput_ratio": (
-        "Q / SQL Replication maximum throughput",
-        "x",
-        _UP,
-        "throughput",
-        "seed 001, Figures 2 and 3",
-        "",
-    ),
+    "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
 }
 
 _SYSTEM = re.compile(r"^system(\d+)_(.+)$")

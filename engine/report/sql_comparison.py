@@ -8,7 +8,7 @@ pairs them with Q Replication's for the window's "Q vs SQL Replication" tab and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from engine.metrics import label
 
@@ -35,14 +35,8 @@ _LABELS = {
 }
 
 
-@dataclass(frozen=True)
-class ComparisonRow:
-    """One figure of both products: label, Q value, SQL value (None when one lacks it), unit."""
-
-    label: str
-    qrep: float | None
-    sql: float | None
-    unit: str
+#: One figure of both products: label, Q value, SQL value (None when one lacks it), unit.
+ComparisonRow = namedtuple("ComparisonRow", "label qrep sql unit")
 
 
 def sql_comparison_rows(metrics: dict, units: dict) -> tuple:

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.metrics.catalog import info
+
 #: Messages larger than this are always offloaded from a CF structure (63 KB, MQ CFLEVEL(5)).
 ALWAYS_OFFLOAD_BYTES = 63 * 1024
 #: CF requests per message when both queues are shared: Q Capture's put, the channel's get
@@ -39,15 +41,16 @@ CF_REQUESTS_PER_MSG = 5
 #: each queue's first get (the destructive get after a browse finds the block in DSBUFS).
 OFFLOAD_IOS_PER_MSG = 4
 BYTES_PER_MB = 1048576.0
-#: Units of :func:`metrics`.
-UNITS = {
-    "cf_cpu_pct": "%",
-    "cf_cpu_us_per_row": "us/row",
-    "cf_structure_used_pct": "%",
-    "offloaded_msgs_pct": "%",
-    "smds_ios_per_s": "I/Os/s",
-    "cf_held_back_msgs": "msgs",
-}
+#: Metrics of :func:`metrics`, with their units from the metric catalogue.
+METRICS = (
+    "cf_cpu_pct",
+    "cf_cpu_us_per_row",
+    "cf_structure_used_pct",
+    "offloaded_msgs_pct",
+    "smds_ios_per_s",
+    "cf_held_back_msgs",
+)
+UNITS = {name: info(name).unit for name in METRICS}
 
 
 @dataclass(frozen=True)

@@ -53,17 +53,6 @@ _BISECTION_STEPS = 60
 
 
 @dataclass(frozen=True)
-class SqlStage:
-    """One SQL Replication stage: name, capacity in rows/s and utilisation at the solved rate."""
-
-    name: str
-    capacity_rows_per_s: float
-    utilisation: float
-    servers: int = 1
-    service_ms: float = 0.0
-
-
-@dataclass(frozen=True)
 class SqlSolution:
     """SQL Replication at steady state (rates rows/s, times ms, CPU us per row)."""
 
@@ -174,6 +163,15 @@ def _throughput(flow: _SqlFlow) -> float:
     return lo
 
 
+def _stage(name: str, capacity: float, rows_per_s: float, servers: int, service_ms: float) -> StageResult:
+    """A stage at ``rows_per_s``: utilisation, and a single thread's M/M/1 time (0 for the others)."""
+    rho = min(rows_per_s / capacity, 1.0) if capacity > 0 else 1.0
+    single = servers == 1 and service_ms > 0
+    return StageResult(
+        name, capacity, rho, "rows/s", service_ms / (1.0 - min(rho, RHO_CAP)) if single else 0.0
+    )
+
+
 def solve(inp, c, k) -> SqlSolution:
     """Solve SQL Replication for validated Q Replication inputs.
 
@@ -191,10 +189,10 @@ def solve(inp, c, k) -> SqlSolution:
     x = _throughput(flow)
     caps, inflation, busy = flow.stages_at(x)
     demand = flow.demand(inflation["S"])
-    stages = [SqlStage(n, cap, min(x / cap, 1.0), s, ms) for n, cap, s, ms in caps]
+    stages = [_stage(name, cap, x, servers, ms) for name, cap, servers, ms in caps]
     if math.isfinite(demand):
-        stages.insert(0, SqlStage("source_workload", demand, min(x / demand, 1.0) if demand > 0 else 0.0))
-    limiting = min(stages, key=lambda st: st.capacity_rows_per_s)
+        stages.insert(0, _stage("source_workload", demand, x, 1, 0.0))
+    limiting = min(stages, key=lambda st: st.capacity)
     by_name = {st.name: st for st in stages}
     capture, apply = by_name["sql_capture"], by_name["sql_apply"]
     rho_apply = min(apply.utilisation, RHO_CAP)
@@ -204,11 +202,10 @@ def solve(inp, c, k) -> SqlSolution:
     return SqlSolution(
         rows_per_s=x,
         offered_rows_per_s=demand,
-        overloaded=math.isfinite(demand) and demand > limiting.capacity_rows_per_s * (1.0 + 1e-9),
+        overloaded=math.isfinite(demand) and demand > limiting.capacity * (1.0 + 1e-9),
         stages=tuple(stages),
         bottleneck=limiting.name,
-        capture_latency_ms=inp.sleep_interval_ms / 2.0
-        + capture.service_ms / (1.0 - min(capture.utilisation, RHO_CAP)),
+        capture_latency_ms=inp.sleep_interval_ms / 2.0 + capture.latency_ms,
         staging_latency_ms=(inp.commit_interval_ms + cycle_ms) / 2.0,
         apply_latency_ms=cycle_ms / 2.0 * rho_apply,
         capture_cpu_us_per_row=flow.capture_ref_us * t_cap,
@@ -290,10 +287,7 @@ def prediction(settings: dict, inp, c, k) -> Prediction:
         kind="qrep",
         metrics=m,
         units={name: UNITS[name] for name in m},
-        stages=tuple(
-            StageResult(st.name, st.capacity_rows_per_s, st.utilisation, "rows/s", st.service_ms)
-            for st in sol.stages
-        ),
+        stages=sol.stages,
         bottleneck=sol.bottleneck,
         ignored=tuple(unused),
         ignored_reasons=dict.fromkeys(unused, reason),

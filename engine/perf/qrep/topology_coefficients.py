@@ -21,6 +21,9 @@ RERUN = "python -m engine.calibrate_topologies"
 class TopologyCoefficients:
     """Parameter values as attributes (``k.smds_io_us``) and the file's version.
 
+    Unlike the Q Replication coefficients there are no CPU models here: these mechanisms are
+    elapsed times, CF processor times, storage sizes and ratios.
+
     Parameters
     ----------
     values : dict[str, float]

@@ -75,6 +75,8 @@ class TopologyInputs:
 def read_topology(reader) -> TopologyInputs:
     """Read the topology settings with the Q Replication inputs' reader.
 
+    The OFFLDnTHR thresholds must not fall from one level to the next (MQ refuses that too).
+
     Parameters
     ----------
     reader : engine.perf.qrep.inputs._Reader
