@@ -170,9 +170,13 @@ DB2_V8 = {
 
 #: Topologies of issue 14 (part 2) built on the seeds' configurations: the settings added to each.
 #: A shared capture and receive queue in a CF list structure (seed 003's CFLEVEL(5) with SMDS, MQ's
-#: default OFFLD tiers), with TRANS_BATCH_SZ 50 for ~80 KB messages (over 63 KB: always offloaded).
+#: default OFFLD tiers); the Redpaper table with a 4,685-byte VARCHAR added (5,000-byte rows), so
+#: TRANS_BATCH_SZ 3 gives ~76 KB messages (over 63 KB: always offloaded).
 QSG = {
-    "qcapture": dict(trans_batch_sz=50),
+    "source_db2": dict(
+        columns={"INTEGER": 10, "CHAR(20)": 10, "DATE": 5, "DECIMAL(20,0)": 5, "VARCHAR(4685)": 1},
+        row_bytes=5000,
+    ),
     "queue_manager": dict(shared_queue=True, cf_structure_size_mb=512, offload="SMDS", cf_cps=2),
 }
 #: The 2005 study's tables spread evenly over four replication queue maps, driven to the maximum.

@@ -339,7 +339,8 @@ class _Flow:
         pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
         self.steady_depth_msgs = 0.0 if self.drain else 2.0 * self.max_msgs_per_commit
         depth_msgs = inp.initial_depth_msgs if self.drain else self.steady_depth_msgs
-        self.pageset_miss = max(0.0, 1.0 - pool_msgs / depth_msgs)
+        # shared queues live in the CF structure and SMDS, not in a buffer pool (shared_queue costs)
+        self.pageset_miss = 0.0 if inp.shared_queue else max(0.0, 1.0 - pool_msgs / depth_msgs)
         drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
         self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
             0.0 if drain_read_ahead else self.pageset_msg_us
@@ -421,7 +422,7 @@ class _Flow:
             p.caps.append((_LPAR_STAGE[roles[0]], p.loads[i][2], cps, 0.0))
         p.caps.append(("qapply_browser", g.rows_per_msg * 1e6 / p.browser_us, 1, p.browser_us / 1000.0))
         p.caps.append(("qapply_agents", agent_cap, self.agents, p.agent_ms))
-        if self.drain and self.inp.read_ahead:
+        if self.drain and self.inp.read_ahead and not self.inp.shared_queue:
             p.caps.append(("mq_pageset", self.pageset_cap_rows_per_s, 1, self.pageset_msg_us / 1000.0))
 
     def _capture_capacities(self, p, rows_per_s: float, t: float, f_c: float, f_a: float) -> None:

@@ -39,7 +39,7 @@ def _stage_names(p) -> set:
 
 
 def test_messages_over_63_kb_on_a_shared_queue_cost_smds_io():
-    big = _sample("qsg-shared-capture-queue")  # TRANS_BATCH_SZ 50: ~92 KB messages
+    big = _sample("qsg-shared-capture-queue")  # 5,000-byte rows, TRANS_BATCH_SZ 3: ~76 KB messages
     p = predict_settings(big)
     assert p.metrics["msg_size_kb"] > 63
     assert "smds" in _stage_names(p) and "cf_structure" in _stage_names(p)
@@ -50,7 +50,7 @@ def test_messages_over_63_kb_on_a_shared_queue_cost_smds_io():
 
 
 def test_small_messages_on_a_lightly_used_structure_stay_in_the_cf():
-    small = _with(_sample("qsg-shared-capture-queue"), qcapture__trans_batch_sz=3)
+    small = _with(_sample("qsg-shared-capture-queue"), qcapture__trans_batch_sz=1)
     p = predict_settings(small)
     assert p.metrics["msg_size_kb"] < 32
     assert "smds" not in _stage_names(p) and "cf_structure" in _stage_names(p)
@@ -59,10 +59,10 @@ def test_small_messages_on_a_lightly_used_structure_stay_in_the_cf():
 
 
 def test_offload_tiers_offload_a_growing_share_as_a_backlog_fills_the_structure():
-    """~20 KB messages: kept in the CF below OFFLD1THR (70%), offloaded above OFFLD2THR's 4 KB (80%)."""
+    """~25 KB messages: kept in the CF below OFFLD1THR (70%), offloaded above OFFLD2THR's 4 KB (80%)."""
     base = _with(
         _sample("qsg-shared-capture-queue"),
-        qcapture__trans_batch_sz=12,
+        qcapture__trans_batch_sz=1,
         mq__cf_structure_size_mb=256,
         run__mode="drain",
     )
