@@ -46,6 +46,12 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
   and the agents (M/M/c plus batch arrivals, bounded by MEMORY_LIMIT).
 * Settings that cannot change the results at a configuration are reported in ``ignored``
   with their reason (:mod:`.inert`).
+* Topologies beyond one private queue pair (coefficients in ``topologies.json``): shared
+  queues in a CF list structure with SMDS or Db2 offload and SCM (:mod:`.shared_queue`),
+  several queue maps (:mod:`.queue_maps`), a Db2 data-sharing source (:mod:`.data_sharing`),
+  catch-up of a backlog while Q Capture runs (:mod:`.catch_up`), and SQL Replication as the
+  comparison baseline (:mod:`.sql_replication`; ``topology: sql-replication`` or
+  ``sql_apply.compare``).
 * LPARs: CPs x MIPS per CP (CPU model table) with a multiprocessor loss per extra CP; the
   busy share of each LPAR inflates the elapsed time of CPU work (M/M/c factor), solved as
   a fixed point with the throughput (:mod:`.pipeline`).
@@ -69,7 +75,12 @@ apply_mq_log   apply-side MQ log bandwidth (persistent messages)
 qapply_browser Q Apply browser (single thread per receive queue)
 qapply_agents  NUM_APPLY_AGENTS parallel agents (``servers``), service = one target txn
 qapply_cpu     LPAR running Q Apply and the target Db2, when separate
+cf_structure   coupling-facility processors serving the shared queues' requests
+smds           shared message data sets (``db2_offload`` with OFFLOAD(DB2)) of offloaded messages
 ============== ===========================================================================
+
+With several queue maps, ``mq_channel``, ``qapply_browser`` and ``qapply_agents`` appear once
+per map (``qapply_browser_map2``...), each capacity in the flow's rows/s.
 
 Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation``,
 ``servers``, ``service_ms`` and ``latency_ms``. The flow-level geometry is

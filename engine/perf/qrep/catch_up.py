@@ -9,6 +9,9 @@ at their own rates:
   the channels, the CF structure): the steady flow at the backlog's depth;
 * the apply side at its capacity against the deep queue (the drain of the same depth: browse
   and get by CORRELID from a queue deeper than its buffer pool, page-set reads, read-ahead).
+  The receive queue is taken to be indexed by correlation id (INDXTYPE(CORRELID)), so a get
+  by CORRELID finds its message without scanning the deep queue: its cost does not grow with
+  the depth (an unindexed queue would scan, which this model does not cover).
 
 While the apply rate exceeds the capture rate the backlog shrinks at their difference
 (``catch_up_s`` = backlog rows / (apply - capture)); otherwise it still grows

@@ -210,3 +210,12 @@ def test_bad_values_get_one_line_errors_naming_field_value_and_allowed(path, val
         predict_settings(s)
     text = str(e.value)
     assert "\n" not in text and path in text and str(value) in text and allowed in text
+
+
+def test_evaluate_names_a_queue_maps_browser_as_the_browser():
+    from engine.evaluate import published_bottleneck
+
+    drain = _with(SCENARIOS["dw-zos-apply-16-agents"], qcapture__queue_maps=2)
+    p = predict_settings(drain)
+    assert p.bottleneck == "qapply_browser_map1"
+    assert published_bottleneck(p) == "qapply_browser"
