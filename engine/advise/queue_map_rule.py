@@ -10,9 +10,8 @@ any count reaches (driven to the maximum): more maps beyond it only add objects 
 
 from __future__ import annotations
 
-from engine.advise.base import Rule, first, metric
+from engine.advise.base import Rule, first, knob_axis, metric
 from engine.advise.goalseek import Constraint, make_goal, seek
-from engine.advise.qrep_rules import _axis
 from engine.perf.qrep.queue_maps import PER_MAP_STAGES, base_name
 
 #: Most queue maps the rule tries.
@@ -54,7 +53,7 @@ class QueueMapsRule(Rule):
 
     def change(self, project, prediction):
         counts = range(_maps(project) + 1, MAX_MAPS + 1)
-        axis = _axis(project, "qcapture", "queue_maps", counts)
+        axis = knob_axis(project, "qcapture", "queue_maps", counts)
         best = seek(project, make_goal("apply_rows_per_s", "max", (), (axis,)))
         growth = metric(prediction, "backlog_growth_rows_per_s", 0.0)
         if growth > 0:  # an offered rate the flow cannot hold: hold it
