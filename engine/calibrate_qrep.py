@@ -72,9 +72,9 @@ PARAMETERS = {
         60,
         0,
         1000,
-        True,
+        False,
         "bytes",
-        "per suppressed row (column map, key description)",
+        "per suppressed row (column map, key description) (prior: one published run only)",
     ),
     "mips_scaling_exponent": (
         1.0,
@@ -142,11 +142,18 @@ PARAMETERS = {
         50,
         0,
         2000,
-        True,
+        False,
         "ref us",
-        "Q Apply recursion-avoidance record per applied source transaction (bidirectional, peer-to-peer)",
+        "Q Apply recursion-avoidance record per applied source transaction (bidirectional, peer-to-peer) (prior: one published run only)",
     ),
-    "trigger_us": (30, 0, 1000, True, "ref us", "peer-to-peer version trigger per changed row"),
+    "trigger_us": (
+        30,
+        0,
+        1000,
+        False,
+        "ref us",
+        "peer-to-peer version trigger per changed row (prior: one published run only)",
+    ),
     "mq_put_us": (10, 1, 100, True, "ref us", "MQPUT CPU per message"),
     "mq_put_kb_us": (0.5, 0, 10, False, "ref us", "MQPUT CPU per KB copied (prior)"),
     "mq_log_kb_us": (5, 0, 30, True, "ref us", "MQPUT CPU per KB logged (persistent)"),
@@ -170,26 +177,47 @@ PARAMETERS = {
         "ref us",
         "extra for a destructive get of a persistent message",
     ),
-    "mq_trace_factor": (1.0, 0, 5, True, "", "extra MQ API CPU and elapsed share with GLOBAL trace on"),
+    "mq_trace_factor": (
+        1.0,
+        0,
+        5,
+        False,
+        "",
+        "extra MQ API CPU and elapsed share with GLOBAL trace on (prior: one published run only)",
+    ),
     "chinit_trace_factor": (
         0.3,
         0,
         5,
-        True,
+        False,
         "",
-        "extra channel initiator CPU and elapsed share with CHINIT trace",
+        "extra channel initiator CPU and elapsed share with CHINIT trace (prior: one published run only)",
     ),
     "security_us": (
         2.0,
         0.5,
         20,
-        True,
+        False,
         "ref us",
-        "MQ security check per message (cached after channel start; at least a lookup of the cached result)",
+        "MQ security check per message (cached after channel start; at least a lookup of the cached result) (prior: one published run only)",
     ),
     "bp_mgmt_us": (5, 0, 100, True, "ref us", "private buffer-pool page handling per message per side"),
-    "cf_cpu_us": (3, 0, 100, True, "ref us", "coupling-facility request CPU per shared-queue operation"),
-    "cf_access_us": (30, 0, 1000, True, "us", "coupling-facility request elapsed per shared-queue operation"),
+    "cf_cpu_us": (
+        3,
+        0,
+        100,
+        False,
+        "ref us",
+        "coupling-facility request CPU per shared-queue operation (prior: one published run only)",
+    ),
+    "cf_access_us": (
+        30,
+        0,
+        1000,
+        False,
+        "us",
+        "coupling-facility request elapsed per shared-queue operation (prior: one published run only)",
+    ),
     "short_msg_scan_us": (
         2,
         0,
@@ -426,7 +454,7 @@ class GeometryProblem(Problem):
     """Stage 1: the message-header coefficients from the published message sizes alone."""
 
     def __init__(self, doc: dict, values: dict):
-        super().__init__(doc, values, list(GEOMETRY))
+        super().__init__(doc, values, [n for n in GEOMETRY if PARAMETERS[n][3]])
 
     def residuals(self, x) -> np.ndarray:
         c = self.coefficients(x)

@@ -434,7 +434,7 @@ class NonPersistentRule(Rule):
         return (
             qc is not None
             and qc.params.get("msg_persistence")
-            and prediction.bottleneck in ("mq_log", "apply_mq_log")
+            and prediction.bottleneck in ("mq_log", "apply_mq_log", "mq_log_disk", "apply_mq_log_disk")
         )
 
     def reason(self, project, prediction) -> str:

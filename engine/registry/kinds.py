@@ -11,7 +11,9 @@ scenarios feed the same engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+from engine.registry import platform_knobs as pk
 from engine.registry.params import (
     SEED_DB2_V8,
     SEED_MIRROR,
@@ -44,12 +46,13 @@ class NodeKind:
     links_to: tuple[str, ...]
     params: tuple[ParamSpec, ...]
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, ParamSpec]:
+        return {p.name: p for p in self.params}
+
     def param(self, name: str) -> ParamSpec:
         """Return the spec named ``name``; raises KeyError if the kind lacks it."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._params_by_name[name]
 
     def defaults(self) -> dict:
         """Every parameter at its product default."""
@@ -95,7 +98,7 @@ SOURCE_DB2 = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running the source workload.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running the source workload.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.source_lpar_cps"},
             minimum=1,
@@ -268,6 +271,7 @@ SOURCE_DB2 = NodeKind(
             null_meaning="no think time",
         ),
     )
+    + pk.SOURCE_DB2_KNOBS
     + DATA_SHARING_PARAMS,
 )
 
@@ -282,7 +286,7 @@ QCAPTURE = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Capture and its queue manager.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Capture and its queue manager.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.capture_lpar_cps"},
             minimum=1,
@@ -396,6 +400,7 @@ QCAPTURE = NodeKind(
             {Q: "qcapture.changed_cols_only"},
         ),
     )
+    + pk.QCAPTURE_KNOBS
     + QUEUE_MAP_PARAMS,
 )
 
@@ -563,6 +568,7 @@ QUEUE_MANAGER = NodeKind(
             maximum=1_000_000_000,
         ),
     )
+    + pk.QUEUE_MANAGER_KNOBS
     + QSG_PARAMS,
 )
 
@@ -661,7 +667,7 @@ QAPPLY = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Apply and the target Db2.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Apply and the target Db2.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.apply_lpar_cps"},
             minimum=1,
@@ -746,6 +752,7 @@ QAPPLY = NodeKind(
             maximum=10_000,
         ),
     )
+    + pk.QAPPLY_KNOBS
     + SQL_APPLY_PARAMS,
 )
 
@@ -790,7 +797,8 @@ TARGET_DB2 = NodeKind(
             f"{SEED_DB2_V8}, CPU",
             choices=("online", "batch", "query", "utility", "data_sharing", "drda"),
         ),
-    ),
+    )
+    + pk.TARGET_DB2_KNOBS,
 )
 
 MIRROR_NODE = NodeKind(
@@ -986,8 +994,9 @@ MIRROR_NODE = NodeKind(
             "enum",
             "auto",
             "",
-            "A job stream without users or job sets: interactive or batch "
-            "(application CPU and waits per operation differ); auto reads it from the workload name.",
+            "A job stream without users or job sets: interactive or batch. A label for now: one "
+            "application profile serves every stream (no published run states its style), so predictions "
+            "report it in ignored; the workload name is never read.",
             f"{SEED_MIRROR}, 7.4 Client scenarios",
             {MIR: "workload.style"},
             choices=("auto", "interactive", "batch"),

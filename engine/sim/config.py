@@ -181,6 +181,11 @@ class PipelineConfig:
         return min(self.commit_interval_s, self.sleep_interval_s)
 
     @property
+    def reader_rows_per_s(self) -> float:
+        """Speed of Q Capture's log reader in a pass over the log: the busiest capture-side stage, rows/s."""
+        return min(c for _, c in self.capture_stages)
+
+    @property
     def apply_rows_per_s(self) -> float:
         """Combined rate of the apply agents, rows/s."""
         return min(c for _, c in self.apply_stages)

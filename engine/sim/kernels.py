@@ -286,7 +286,6 @@ def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start
 
 
 _compiled = None
-_compiled_batch = None
 _compiled_fifo = None
 
 
@@ -329,7 +328,7 @@ def _import_numba():
     return numba
 
 
-def _jit(*functions) -> list | None:
+def jit_kernels(*functions) -> list | None:
     """``functions`` compiled with numba, or None without numba.
 
     The machine code is cached next to the module (or, in a read-only install, in numba's
@@ -351,18 +350,22 @@ def _fifo_kernel():
     """The compiled FIFO loop, or None without numba (:func:`fifo_departures` then uses its closed form)."""
     global _compiled_fifo
     if _compiled_fifo is None:
-        compiled = _jit(_fifo_py)
+        compiled = jit_kernels(_fifo_py)
         _compiled_fifo = compiled[0] if compiled else False
     return _compiled_fifo or None
 
 
-def _batch_kernel():
-    """The compiled batch-channel kernel if numba is available, else the plain-Python one."""
-    global _compiled_batch
-    if _compiled_batch is None:
-        compiled = _jit(_batch_channel_py)
-        _compiled_batch = compiled[0] if compiled else _batch_channel_py
-    return _compiled_batch
+#: Plain-Python kernel -> the kernel to run (compiled with numba, or itself without numba).
+_KERNELS: dict = {}
+
+
+def compiled_or_plain(function):
+    """``function`` compiled with numba (once per process), or ``function`` itself without numba."""
+    kernel = _KERNELS.get(function)
+    if kernel is None:
+        compiled = jit_kernels(function)
+        kernel = _KERNELS[function] = compiled[0] if compiled else function
+    return kernel
 
 
 class BatchState:
@@ -446,7 +449,7 @@ def batch_channel(
     start, end = np.empty(n), np.empty(n)
     close = np.full(n, np.nan)
     open_before = state.open_msgs > 0
-    fn = _batch_channel_py if python else _batch_kernel()
+    fn = _batch_channel_py if python else compiled_or_plain(_batch_channel_py)
     first, prev_close = fn(
         arr, work, count, float(batch_msgs), float(sync_s), float(free_s), state.values, start, end, close
     )
@@ -474,6 +477,9 @@ def _load_compiled_kernels() -> None:
     fifo_departures(z, z)
     batch_channel(z, z, np.ones(1), BatchState(), 1.0, 0.0, 0.0, True)
     multi_server_memory(z, z, z, MultiServerState(1), 1.0)
+    from engine.sim.logread import LogReadState, log_read_passes  # imports this module
+
+    log_read_passes(z, z, 1.0, LogReadState(1.0))
 
 
 def warm_up_in_background() -> None:
@@ -501,7 +507,7 @@ def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
     global _compiled, _ring_first, _ring_pop_departed, _ring_grow
     if _compiled is None:
-        compiled = _jit(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
+        compiled = jit_kernels(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
         if compiled is None:
             _compiled = _multi_server_memory_py
         else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)

@@ -365,10 +365,9 @@ def simulate_config(
             )
         b = min(b + chunk_blocks, len(children))
         t1 = min(duration_s, b * block_s)
-        tx = _profiles.concat(parts)
-        n_txn += len(tx)
-        n_rows += int(tx.rows.sum())
-        for res in pipe.run_chunk(tx, final=b >= len(children)):
+        n_txn += sum(len(p) for p in parts)
+        n_rows += sum(int(p.rows.sum()) for p in parts)
+        for res in pipe.run_chunk(parts, final=b >= len(children)):
             _accumulate(acc, res, cfg, tr)
             if res.msg and len(res.msg["ap_dep"]):
                 last_done = max(last_done, float(res.msg["ap_dep"].max()))

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep.topology_inputs import TopologyInputs, read_topology
+from engine.perf.qrep.platforms import ALL_ZOS, PlatformInputs, read_platform
+from engine.perf.qrep.topology_inputs import ONE_PRIVATE_QUEUE_PAIR, TopologyInputs, read_topology
 from engine.registry import scenario_specs
 
 TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer", "sql-replication")
@@ -111,7 +112,8 @@ class QrepInputs:
     locking: str
     mode: str
     initial_depth_msgs: float
-    topo: TopologyInputs
+    platform: PlatformInputs = ALL_ZOS
+    topo: TopologyInputs = ONE_PRIVATE_QUEUE_PAIR
 
     @property
     def n_columns(self) -> int:
@@ -348,6 +350,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         locking=r.choice("target_db2.locking"),
         mode=mode,
         initial_depth_msgs=depth,
+        platform=read_platform(r),
         topo=topo,
     )
     return inputs, r.used

@@ -21,13 +21,16 @@ load falls and rises only through queueing as the load grows:
   waits for a group to fill. Puts happen during a pass over the log, so a message waits half
   of the shortest of the pass, COMMIT_INTERVAL and the limit's fill time, then the MQCMIT
   (with the log force of persistent messages). COMMIT_INTERVAL therefore matters where a pass
-  is longer than it (a busy reader, a long SLEEP_INTERVAL backlog), as Table 4-5 of seed 000
-  shows (no effect of 200/500/800 ms at the maximum rate, where the limit commits first).
+  is longer than it and the limit has not filled (few large transactions, a long SLEEP_INTERVAL
+  backlog), as Table 4-5 of seed 000 shows (no effect of 200/500/800 ms at the maximum rate,
+  where the limit, ~128 transactions = 43 messages of 3, commits every ~12 ms; at 10,000 rows/s
+  of 5-row transactions it still commits every ~64 ms, before any interval of 200 ms or more).
 * **Channel**. A commit makes its messages available at once; the channel sends them in
   batches of at most BATCHSZ, a batch ending early when the transmission queue is empty. A
   persistent message becomes visible when the receiver commits its batch (the rest of the
   batch, the syncpoint with its log force and the confirm round trip, after the residual of a
-  batch already in flight); a non-persistent one (NPMSPEED FAST) at once. The one-way network latency and the transfer time over the
+  batch already in flight); a non-persistent one (NPMSPEED FAST) once the messages ahead of it
+  in the commit's burst are sent. The one-way network latency and the transfer time over the
   bandwidth are added, and the channel's M/M/1 queue.
 * **Browser** (QLATENCY, it precedes the agents' MQGET): one thread per receive queue, M/M/1.
 * **Agents** (APPLY_LATENCY). NUM_APPLY_AGENTS servers (M/M/c); a busy agent's time grows with
@@ -52,7 +55,8 @@ READER_BUSY_CAP = 0.95
 
 def reader_busy_share(flow, rows_per_s: float) -> float:
     """Share of its time Q Capture's busiest thread (log reader or worker) works, at most 0.95."""
-    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * 1e-6, READER_BUSY_CAP)
+    speed = flow.platform.role_speed["C"]  # Q Capture's server
+    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * speed * 1e-6, READER_BUSY_CAP)
 
 
 def reader_cycle_ms(flow, rows_per_s: float) -> float:
@@ -74,7 +78,8 @@ def log_merge_delay_ms(flow) -> float:
     slowest other member (:mod:`engine.perf.qrep.data_sharing`); 0 when it reads its own
     member's log alone.
     """
-    return flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
+    delay_ms = flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
+    return flow.platform.log_merge_delay_ms(delay_ms)  # z/OS data sharing only
 
 
 def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
@@ -124,11 +129,13 @@ def channel_ms(flow, stages: dict, point) -> float:
     is sent and its syncpoint (log force, confirm flow) completes, after the residual of a
     batch already in flight (the sender starts a batch only when the previous one is
     confirmed). A non-persistent message (NPMSPEED FAST) is visible once sent: the channel's
-    M/M/1 time.
+    M/M/1 time plus its place in the commit's burst (a commit releases its messages at once,
+    so a message waits on average for half of the others to be sent before it).
     """
     channel = stages["mq_channel"]
     if not flow.inp.persistent:
-        return channel.latency_ms
+        burst_ahead = (channel_batch_msgs(flow, point) - 1.0) / 2.0
+        return channel.latency_ms + burst_ahead * point.channel_us / 1000.0
     batch_us = channel_batch_msgs(flow, point) * point.channel_us + flow.batch_end_us
     busy = min(channel.utilisation, RHO_CAP)
     return (busy * 0.5 * batch_us + batch_us) / 1000.0
@@ -141,7 +148,7 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
         + point.commit_us / 1000.0
         + channel_ms(flow, stages, point)
         + flow.inp.network_latency_ms
-        + stages["qapply_browser"].latency_ms
+        + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
     )
 
 

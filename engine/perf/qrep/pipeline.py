@@ -33,6 +33,7 @@ from engine.perf.qrep import (
     data_sharing,
     inert,
     latency,
+    platform_flow,
     queue_maps,
     shared_queue,
     topology_coefficients,
@@ -40,6 +41,7 @@ from engine.perf.qrep import (
 from engine.perf.qrep.topology_inert import topology_inert_settings
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
+from engine.perf.qrep.platforms import FlowPlatform
 from engine.perf.qrep.queueing import RHO_CAP, blocking_factor, cpu_inflation, mmc_wait
 
 #: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
@@ -58,6 +60,7 @@ VOCABULARY = {
     "cf_structure": "cf_structure",
     "smds": "smds",
     "db2_offload": "db2_offload",
+    **platform_flow.STAGE_VOCABULARY,
 }
 _LPAR_STAGE = {"S": "source_cpu", "C": "capture_cpu", "A": "qapply_cpu"}
 
@@ -157,12 +160,16 @@ STAGE_ORDER = (
     "capture_cpu",
     "qcapture",
     "mq_log",
+    "mq_log_disk",
     "mq_channel",
     "cf_structure",
     "smds",
     "db2_offload",
     "mq_pageset",
     "apply_mq_log",
+    "apply_mq_log_disk",
+    "mq_svrconn",
+    "mq_client",
     "qapply_browser",
     "qapply_agents",
     "qapply_cpu",
@@ -230,6 +237,7 @@ class _Flow:
         self.demands = d = data_sharing.with_merge_cost(static_demands(inp, g, c), inp, self.k)
         self.sq = shared_queue.costs(inp, self.k, c.cf_access_us, g.msg_bytes, self._queued_msgs(inp, c, g))
         self.time_factor, page_read_us = _cpu_model(inp, c)
+        self.platform = FlowPlatform(inp.platform, self.time_factor)
         self.drain = inp.mode == "drain"
         self.closed = inp.jobs is not None and not self.drain
         self.open_rows_per_s = None if self.drain else inp.offered_rows_per_s
@@ -238,6 +246,7 @@ class _Flow:
         self._lpar_setup(inp, c, g, d)
         self._capture_setup(inp, c, g, d)
         self._apply_setup(inp, c, g, d, page_read_us)
+        platform_flow.adjust(self)
 
     # -- set-up -------------------------------------------------------------------------
     @staticmethod
@@ -273,7 +282,7 @@ class _Flow:
                 base_cps += monitor_ref_cps_per_row_per_s * 1000.0 / inp.capture_monitor_interval_ms
             if "A" in roles:
                 base_cps += monitor_ref_cps_per_row_per_s * 1000.0 / inp.apply_monitor_interval_ms
-            mp_factor = 1.0 + c.mp_loss * (cps - 1)
+            mp_factor = (1.0 + c.mp_loss * (cps - 1)) * self.platform.speed(roles)
             free_cps = cps / (self.time_factor * mp_factor) - base_cps
             if free_cps <= 0.0:
                 raise ValueRangeError(
@@ -393,11 +402,12 @@ class _Flow:
         inflation = {"S": 1.0, "C": 1.0, "A": 1.0}
         for (roles, _), (_, f, _, _) in zip(self.layout, loads):
             for role in roles:
-                inflation[role] = f
+                inflation[role] = f * self.platform.speed(roles)  # CPU time on this LPAR's processors
         p = _Point(mpc, loads, inflation)
         self._apply_capacities(p, t, inflation["A"])
         if not self.drain:
             self._capture_capacities(p, rows_per_s, t, inflation["C"], inflation["A"])
+        platform_flow.add_stages(self, p)
         p.demand_rows_per_s, p.source_response_ms = self._workload(t, inflation["S"])
         p.caps = queue_maps.split(p.caps, self.inp)
         if self.inp.shared_queue:
@@ -430,7 +440,8 @@ class _Flow:
         mpc = p.mpc
         p.worker_us = self.reader_or_worker_ref_us * t * f_c
         p.put_us = d.put_cpu_us * t * f_c + self.shared_queue_us
-        p.commit_us = d.commit_cpu_us * t * f_c + c.mq_log_io_us + self.log_force_us_per_msg * mpc
+        zos_force_us = c.mq_log_io_us + self.log_force_us_per_msg * mpc
+        p.commit_us = d.commit_cpu_us * t * f_c + platform_flow.commit_force_us(self, mpc, zos_force_us)
         publisher_us = (p.put_us + p.commit_us / mpc) / g.rows_per_msg
         busiest_us = max(p.worker_us, publisher_us)
         p.capture_log_bytes_per_row = (
@@ -655,7 +666,11 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         for i, ((roles, cps), (busy, f, _, row_ref_us)) in enumerate(zip(flow.layout, point.loads))
     )
     by_name, map_point = queue_maps.one_map_view({st.name: st for st in stages}, point, inp)
-    mp = {role: 1.0 + c.mp_loss * (lp.cps - 1) for lp in lpars for role in lp.roles}
+    mp = {
+        role: (1.0 + c.mp_loss * (lp.cps - 1)) * flow.platform.speed(lp.roles)
+        for lp in lpars
+        for role in lp.roles
+    }
     apply_cpu = (
         (
             d.apply_db2_row_us

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
+from engine.registry import scenario_specs
 
 #: Offload level -> (threshold path, size path) of the CFSTRUCT's OFFLDnTHR / OFFLDnSZ.
 OFFLOAD_LEVELS = tuple((f"mq.offld{i}thr", f"mq.offld{i}sz") for i in (1, 2, 3))
@@ -108,3 +109,22 @@ def read_topology(reader) -> TopologyInputs:
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
     )
+
+
+def _default(path: str):
+    return scenario_specs("qrep")[path].default
+
+
+#: The registry defaults: private queues, one queue map, no data sharing, Q Replication alone.
+ONE_PRIVATE_QUEUE_PAIR = TopologyInputs(
+    cf_structure_mb=float(_default("mq.cf_structure_size_mb")),
+    offload=_default("mq.offload"),
+    offload_rules=tuple((_default(thr) / 100.0, _default(size) * 1024.0) for thr, size in OFFLOAD_LEVELS),
+    scm_mb=_default("mq.scmmaxsize_gb") * 1024.0,
+    cf_cps=_default("mq.cf_cps"),
+    queue_maps=_default("qcapture.queue_maps"),
+    parallel_sendqs=_default("qcapture.num_parallel_sendqs"),
+    data_sharing_members=_default("hardware.data_sharing_members"),
+    sql_apply_interval_s=_default("sql_apply.sleep_minutes") * 60.0,
+    compare_sql=_default("sql_apply.compare"),
+)

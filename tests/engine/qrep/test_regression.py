@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43320.32842129476,
-    "msg_size_kb": 5.817940686999999,
-    "channel_msgs_per_s": 2888.0218947529843,
-    "end2end_latency_ms": 767.1688312933095,
-    "capture_latency_ms": 578.6521456422016,
-    "qlatency_ms": 41.4840282062701,
-    "apply_latency_ms": 147.0326574448378,
-    "capture_cpu_us_per_row": 14.625183247496151,
-    "apply_cpu_us_per_row": 44.14145378942826,
-    "apply_lpar_busy_pct": 81.844970078101,
-    "capture_lpar_busy_pct": 29.238621909840372,
-    "apply_db2_class2_ms": 1.831378914938751,
-    "msgs_per_mq_commit": 43.367438666666665,
+    "apply_rows_per_s": 43370.25161882024,
+    "msg_size_kb": 5.865331562999999,
+    "channel_msgs_per_s": 2891.3501079213497,
+    "end2end_latency_ms": 766.9226764631562,
+    "capture_latency_ms": 580.4129099657985,
+    "qlatency_ms": 39.43952167857023,
+    "apply_latency_ms": 147.07024481878753,
+    "capture_cpu_us_per_row": 14.640411827460868,
+    "apply_cpu_us_per_row": 44.42756636483412,
+    "apply_lpar_busy_pct": 82.96916317447139,
+    "capture_lpar_busy_pct": 29.446838017300937,
+    "apply_db2_class2_ms": 1.8430393317854061,
+    "msgs_per_mq_commit": 43.430309666666666,
 }
 PINNED_BOTTLENECK = "qapply_agents"
 
