@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from engine.perf.qrep.costs import static_demands
 from engine.perf.qrep.geometry import message_geometry
 from engine.perf.qrep.pipeline import cpu_model_time_factor
+from engine.perf.qrep.platforms import FlowPlatform
 from engine.perf.qrep.queueing import RHO_CAP, cpu_inflation
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import unused_settings
@@ -85,6 +86,7 @@ class _SqlFlow:
         g = message_geometry(q_like, c)
         d = static_demands(q_like, g, c)
         self.t = cpu_model_time_factor(inp, c)
+        self.platform = FlowPlatform(inp.platform, self.t)  # Linux/UNIX/Windows cores vs z/OS CPs
         self.source_ref_us = d.source_row_us
         self.capture_thread_ref_us = d.capture_reader_row_us + k.sql_cd_insert_share * d.source_sql_row_us
         self.capture_ref_us = (
@@ -111,7 +113,7 @@ class _SqlFlow:
             for role, us in zip("SCA", (self.source_ref_us, self.capture_ref_us, self.apply_ref_us))
             if role in roles
         )
-        time_factor = self.t * (1.0 + c.mp_loss * (cps - 1))
+        time_factor = self.t * (1.0 + c.mp_loss * (cps - 1)) * self.platform.speed(roles)
         busy = (rows_per_s * ref_us * 1e-6 + c.lpar_base_cps) * time_factor / cps
         free_cps = max(cps / time_factor - c.lpar_base_cps, 1e-12)
         return busy, cpu_inflation(cps, busy, c.contention_kappa), free_cps * 1e6 / ref_us
@@ -124,8 +126,11 @@ class _SqlFlow:
             busy[name] = b
             inflation.update(dict.fromkeys(roles, f))
             caps.append((name, cap, cps, 0.0))
-        capture_us = self.capture_thread_ref_us * self.t * inflation["C"]
-        apply_us = self.apply_ref_us * self.t * inflation["A"] + self.k.sql_apply_row_wait_us
+        capture_us = self.capture_thread_ref_us * self.t * self.platform.speed("C") * inflation["C"]
+        apply_us = (
+            self.apply_ref_us * self.t * self.platform.speed("A") * inflation["A"]
+            + self.k.sql_apply_row_wait_us
+        )
         caps += [
             ("sql_capture", 1e6 / capture_us, 1, capture_us / 1000.0),
             ("source_db2_log", self.k.db2_log_mb_s * 1e6 / self.log_bytes_per_row, 1, 0.0),
@@ -197,8 +202,8 @@ def solve(inp, c, k) -> SqlSolution:
     capture, apply = by_name["sql_capture"], by_name["sql_apply"]
     rho_apply = min(apply.utilisation, RHO_CAP)
     cycle_ms = (inp.topo.sql_apply_interval_s * 1000.0 + k.sql_apply_cycle_ms) / (1.0 - rho_apply)
-    t_cap = flow.t * (1.0 + c.mp_loss * (inp.source_lpar_cps - 1))
-    t_app = flow.t * (1.0 + c.mp_loss * (inp.apply_lpar_cps - 1))
+    t_cap = flow.t * (1.0 + c.mp_loss * (inp.source_lpar_cps - 1)) * flow.platform.speed("C")
+    t_app = flow.t * (1.0 + c.mp_loss * (inp.apply_lpar_cps - 1)) * flow.platform.speed("A")
     return SqlSolution(
         rows_per_s=x,
         offered_rows_per_s=demand,
