@@ -437,6 +437,8 @@ _APPLY_COLUMNS = ("MONITOR_INTERVAL", "ROWS_APPLIED", "TRANS_APPLIED", *LATENCY_
 """IBMQREP_APPLYMON columns an interval is made of."""
 _CAPQ_COLUMNS = ("MONITOR_INTERVAL", "ROWS_PUBLISHED", "MQ_MESSAGES", "MQ_BYTES")
 """IBMQREP_CAPQMON columns that give an interval's offered rate and message size."""
+_SAMPLED = "_qrtune_fit_intervals"
+"""Temporary table of the usable intervals while :func:`sample_intervals` picks its sample."""
 _MEASURED = ("apply_rows_per_s", *LATENCY_COLUMNS.values(), "capture_rows_per_s", "msg_size_kb")
 """Measured metrics of an interval, in the order :attr:`Interval.measured` lists them."""
 
@@ -618,8 +620,10 @@ def sample_intervals(
 ) -> IntervalSample:
     """The :class:`IntervalSample` of the intervals imported into ``store`` (for ``project_name``; None: all).
 
-    DuckDB merges the imported cells, derives each interval and picks the sample; only the
-    picked intervals reach Python, so memory does not grow with the number of imported rows.
+    DuckDB merges the imported cells and derives each interval once (into a temporary table)
+    and picks the sample from it; only the picked intervals reach Python, and DuckDB works within
+    :data:`engine.store.monitor.MONITOR_MEMORY_LIMIT` (writing to disk beyond it), so memory does
+    not grow with the number of imported rows.
     The intervals are those of :func:`intervals_from_monitor` on :func:`engine.monitor_import.load_monitor_rows`.
 
     Raises
@@ -635,20 +639,23 @@ def sample_intervals(
     apply_sql, apply_args = store.monitor_wide_sql("IBMQREP_APPLYMON", _APPLY_COLUMNS, project_name)
     capq_sql, capq_args = store.monitor_wide_sql("IBMQREP_CAPQMON", _CAPQ_COLUMNS, project_name)
     sql = (
-        f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}), intervals AS "
-        f"({_intervals_sql('TRANS_APPLIED' in apply_cols, with_capq, default_interval_s)}) "
+        f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}) "
+        f"SELECT * FROM ({_intervals_sql('TRANS_APPLIED' in apply_cols, with_capq, default_interval_s)})"
     )
-    args = apply_args + capq_args
+    con = store.con
     with store.monitor_memory_limit():
-        n = int(store.con.execute(sql + "SELECT count(*) FROM intervals", args).fetchall()[0][0])
-        if not n:
-            raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
-        fit_k, held_k, n_fit, n_held = _split_positions(n, holdout_every, max_intervals)
-        wanted = sorted({int(k) for k in (*fit_k, *held_k)})
-        rows = store.con.execute(
-            sql + "SELECT * FROM intervals WHERE k IN (SELECT unnest(?::BIGINT[])) ORDER BY k",
-            [*args, wanted],
-        ).fetchall()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_SAMPLED} AS {sql}", apply_args + capq_args).fetchall()
+        try:
+            n = int(con.execute(f"SELECT count(*) FROM {_SAMPLED}").fetchall()[0][0])
+            if not n:
+                raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
+            fit_k, held_k, n_fit, n_held = _split_positions(n, holdout_every, max_intervals)
+            wanted = sorted({int(k) for k in (*fit_k, *held_k)})
+            rows = con.execute(
+                f"SELECT * FROM {_SAMPLED} WHERE k IN (SELECT unnest(?::BIGINT[])) ORDER BY k", [wanted]
+            ).fetchall()
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {_SAMPLED}").fetchall()
     by_k = dict(zip(wanted, _interval_objects(rows)))
     return IntervalSample(tuple(by_k[k] for k in fit_k), tuple(by_k[k] for k in held_k), n_fit, n_held)
 
