@@ -54,6 +54,15 @@ TEMPLATE_TITLES = {
 }
 
 
+def _add_actions(menu, actions) -> None:
+    """Add ``actions`` to ``menu`` in order; None adds a separator."""
+    for action in actions:
+        if action is None:
+            menu.addSeparator()
+        else:
+            menu.addAction(action)
+
+
 class MainWindow(TaskLaunchers, QMainWindow):
     """The workbench.
 
@@ -269,39 +278,32 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.act_monitor_sample.triggered.connect(lambda: self.open_monitor_sample())
         file_menu.addAction(self.act_monitor_sample)
         self._fill_recent_menu()
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_save)
-        file_menu.addAction(self.act_save_as)
-        file_menu.addAction(self.act_export_report)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
-        edit = mb.addMenu("&Edit")
-        for a in (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all):
-            edit.addSeparator() if a is None else edit.addAction(a)
+        _add_actions(
+            file_menu, (None, self.act_save, self.act_save_as, self.act_export_report, None, self.act_quit)
+        )
+        _add_actions(
+            mb.addMenu("&Edit"), (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all)
+        )
         view = mb.addMenu("&View")
-        for a in (
-            self.act_zoom_in,
-            self.act_zoom_out,
-            self.act_fit,
-            self.act_actual,
-            None,
-            self.act_topology,
-            self.act_results,
-        ):
-            view.addSeparator() if a is None else view.addAction(a)
+        _add_actions(
+            view,
+            (
+                self.act_zoom_in,
+                self.act_zoom_out,
+                self.act_fit,
+                self.act_actual,
+                None,
+                self.act_topology,
+                self.act_results,
+            ),
+        )
         view.addSeparator()
         for dock in (self.palette_dock, self.inspector_dock, self.runs_dock, self.advisor_dock):
             view.addAction(dock.toggleViewAction())
-        run = mb.addMenu("&Run")
-        for a in (
-            self.act_predict,
-            self.act_simulate,
-            self.act_sweep,
-            self.act_validate,
-            None,
-            self.act_cancel,
-        ):
-            run.addSeparator() if a is None else run.addAction(a)
+        _add_actions(
+            mb.addMenu("&Run"),
+            (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel),
+        )
         from app.help import build_help_menu
 
         self.help_actions = build_help_menu(self)
@@ -462,10 +464,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Start a new unsaved project from ``engine.templates.TEMPLATES[key]``."""
         if not self.confirm_discard():
             return False
-        self.autosaver.discard()
-        self.document.reset(templates.TEMPLATES[key](), None)
-        self.advisor.reset()
-        self.view.fit_to_view()
+        self._replace_project(templates.TEMPLATES[key](), None)
         return True
 
     def open_dialog(self) -> bool:
@@ -490,17 +489,23 @@ class MainWindow(TaskLaunchers, QMainWindow):
             if ask:
                 QMessageBox.warning(self, "Cannot open project", text)
             return False
-        self.autosaver.discard()
-        self.document.reset(project, str(Path(path).resolve()))
-        self.advisor.reset()
+        self._replace_project(project, str(Path(path).resolve()))
         self._add_recent(str(Path(path).resolve()))
         from app.workload_mix import mix_problems
 
         problems = mix_problems(project)
         if problems:
             self.show_message("The workload mix disagrees: " + "; ".join(problems))
-        self.view.fit_to_view()
         return True
+
+    def _replace_project(self, project: Project, path: str | None) -> None:
+        """Work on ``project`` (from ``path``, None for a new one): what was shown of the last one goes."""
+        self.autosaver.discard()
+        self.document.reset(project, path)
+        self.advisor.reset()
+        if "Monitor" in self._lazy_views:
+            self._lazy_views["Monitor"].clear()
+        self.view.fit_to_view()
 
     def open_monitor_sample(self, ask: bool = True) -> bool:
         """Open the baseline sample and import its monitor exports in the background (journey 8)."""

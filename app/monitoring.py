@@ -89,7 +89,10 @@ def monitor_task(
             imported = 0
             if files:
                 progress(0.05, f"importing {len(files)} file(s)")
-                imported = sum(pf.n_rows for _, pf in import_files(store, files, project.name))
+                done = import_files(
+                    store, files, project.name, progress=lambda f, text: progress(0.05 + 0.15 * f, text)
+                )
+                imported = sum(pf.n_rows for _, pf in done)
             tables = load_monitor_rows(store, project.name)
             intervals = intervals_from_monitor(tables, default_s) if tables else []
             if cancelled():

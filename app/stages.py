@@ -32,7 +32,12 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
     "mq_bufferpool": ("queue_manager",),
     "mq_buffer": ("queue_manager",),
     "mq_get": ("queue_manager",),
+    "cf_structure": ("queue_manager",),  # shared queues: the coupling-facility list structure
+    "smds": ("queue_manager",),
+    "db2_offload": ("queue_manager",),
     "mq_channel": ("channel",),
+    "mq_client": ("qapply",),  # Q Apply's browser waiting on client round trips
+    "mq_svrconn": ("queue_manager",),
     "channel": ("channel",),
     "network": ("channel",),
     "qapply": ("qapply",),
@@ -51,7 +56,7 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
 
 #: Queue-manager stages that happen on the receiving side of a flow (the rest are on the sending side):
 #: Q Apply's MQ log and gets, and the receive queue's page set (deep queues are drained from it).
-RECEIVE_SIDE = ("mq_get", "mq_pageset", "mq_recv", "apply_mq")
+RECEIVE_SIDE = ("mq_get", "mq_pageset", "mq_recv", "apply_mq", "mq_svrconn")
 
 
 #: Stages that stand for the offered workload, not a resource: at 100% they mean "the rate offered is carried".

@@ -113,10 +113,7 @@ class Comparison:
 
     def metric(self, name: str) -> MetricDelta:
         """The :class:`MetricDelta` of ``name``; raises KeyError when no run has it."""
-        for m in self.metrics:
-            if m.metric == name:
-                return m
-        raise KeyError(name)
+        return {m.metric: m for m in self.metrics}[name]
 
     def to_json(self) -> dict:
         """Plain data for JSON output (NaN becomes null)."""

@@ -22,6 +22,13 @@ def text_cell(value: Any) -> Any:
     return value
 
 
+def plain_text(text: str) -> str:
+    """The text :func:`text_cell` escaped (a cell read back from qrtune's own CSV); other text unchanged."""
+    if text.startswith("'") and text[1:].startswith(FORMULA_LEAD):
+        return text[1:]
+    return text
+
+
 def safe_row(row: dict) -> dict:
     """``row`` with every text value passed through :func:`text_cell`."""
     return {key: text_cell(value) for key, value in row.items()}

@@ -56,7 +56,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.errors import QrtuneError
-from engine.monitor_import import interval_lengths_s
+from engine.monitor_import import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
 from engine.store.errors import FitError
 
@@ -92,95 +92,6 @@ class Interval:
     interval_s: float
     offered_rows_per_s: float
     measured: dict = field(default_factory=dict)
-
-
-def _interval_lengths(times: np.ndarray, queues: np.ndarray, explicit: np.ndarray | None, default_s: float):
-    """Interval per row (s): MONITOR_INTERVAL where imported, else the spacing of MONITOR_TIME, else ``default_s``."""
-    n = len(times)
-    out = np.full(n, np.nan)
-    if explicit is not None:
-        out = np.where(np.isfinite(explicit) & (explicit > 0), explicit / 1000.0, np.nan)
-    secs = times.astype("datetime64[us]").astype(np.int64) / 1e6
-    out = np.where(np.isfinite(out), out, interval_lengths_s(secs, np.asarray(queues, dtype=object)))
-    return np.where(np.isfinite(out), out, default_s)
-
-
-def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float = 10.0) -> list[Interval]:
-    """Observed intervals from the wide tables of :func:`engine.monitor_import.load_monitor_rows`.
-
-    Intervals with no applied rows are left out (their latencies are reported as 0 by the product).
-
-    Raises
-    ------
-    FitError
-        No IBMQREP_APPLYMON rows, or none with ROWS_APPLIED.
-    """
-    apply_ = tables.get("IBMQREP_APPLYMON")
-    if not apply_ or "ROWS_APPLIED" not in apply_:
-        raise FitError(
-            "no imported IBMQREP_APPLYMON rows with ROWS_APPLIED to fit to; "
-            "import exports with qrtune import-monitor FILE... --project PROJECT"
-        )
-    a_len = _interval_lengths(
-        apply_["monitor_time"], apply_["queue"], apply_.get("MONITOR_INTERVAL"), default_interval_s
-    )
-    capq = tables.get("IBMQREP_CAPQMON")
-    if capq is not None and "ROWS_PUBLISHED" in capq:
-        c_secs = capq["monitor_time"].astype(np.int64) / 1e6
-        c_len = _interval_lengths(
-            capq["monitor_time"], capq["queue"], capq.get("MONITOR_INTERVAL"), default_interval_s
-        )
-        order = np.argsort(c_secs)
-        c_secs_sorted = c_secs[order]
-    out = []
-    for i in range(len(apply_["monitor_time"])):
-        rows = apply_["ROWS_APPLIED"][i]
-        if not np.isfinite(rows) or rows <= 0:
-            continue
-        measured = {"apply_rows_per_s": rows / a_len[i]}
-        trans = apply_.get("TRANS_APPLIED")
-        if trans is None or (np.isfinite(trans[i]) and trans[i] > 0):
-            for col, metric in LATENCY_COLUMNS.items():
-                v = apply_.get(col)
-                if v is not None and np.isfinite(v[i]) and v[i] > 0:
-                    measured[metric] = float(v[i])
-        offered = measured["apply_rows_per_s"]
-        if capq is not None and "ROWS_PUBLISHED" in capq:
-            t = apply_["monitor_time"][i].astype(np.int64) / 1e6
-            k = int(np.searchsorted(c_secs_sorted, t))
-            best = min(
-                (j for j in (k - 1, k) if 0 <= j < len(order)),
-                key=lambda j: abs(c_secs_sorted[j] - t),
-                default=None,
-            )
-            if best is not None and abs(c_secs_sorted[best] - t) <= 0.5 * a_len[i]:
-                j = order[best]
-                pub = capq["ROWS_PUBLISHED"][j]
-                if np.isfinite(pub) and pub > 0:
-                    offered = pub / c_len[j]
-                    measured["capture_rows_per_s"] = offered
-                msgs, nbytes = capq.get("MQ_MESSAGES"), capq.get("MQ_BYTES")
-                if (
-                    msgs is not None
-                    and nbytes is not None
-                    and np.isfinite(msgs[j])
-                    and msgs[j] > 0
-                    and np.isfinite(nbytes[j])
-                ):
-                    measured["msg_size_kb"] = nbytes[j] / msgs[j] / 1024.0
-        out.append(
-            Interval(
-                apply_["monitor_time"][i].astype(datetime),
-                str(apply_["queue"][i]),
-                float(a_len[i]),
-                float(offered),
-                measured,
-            )
-        )
-    if not out:
-        raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
-    out.sort(key=lambda iv: (iv.monitor_time, iv.queue))
-    return out
 
 
 @dataclass(frozen=True)
@@ -358,12 +269,16 @@ def _settings_at(settings: dict, offered_rows_per_s: float) -> dict:
     return s
 
 
+def _at_rates(settings: dict, intervals: Sequence[Interval]) -> list[dict]:
+    """The project's settings at each interval's offered rate (one copy per interval)."""
+    return [_settings_at(settings, iv.offered_rows_per_s) for iv in intervals]
+
+
 def _predictions(
-    model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict
+    model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict, at: list | None = None
 ) -> list[dict]:
-    return [
-        model.predict(_settings_at(settings, iv.offered_rows_per_s), coefficients).metrics for iv in intervals
-    ]
+    """Metrics predicted for each interval; ``at`` is :func:`_at_rates` when already made (the fit's loop)."""
+    return [model.predict(s, coefficients).metrics for s in (at or _at_rates(settings, intervals))]
 
 
 def _pairs(intervals: Sequence[Interval], predicted: Sequence[dict]):
@@ -374,7 +289,9 @@ def _pairs(intervals: Sequence[Interval], predicted: Sequence[dict]):
                 yield metric, float(p), float(meas)
 
 
-def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict) -> dict:
+def error_pct(
+    model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict, at: list | None = None
+) -> dict:
     """Absolute percentage errors of predicted vs measured on ``intervals``.
 
     Returns
@@ -385,7 +302,7 @@ def error_pct(model: FitModel, settings: dict, intervals: Sequence[Interval], co
         once, so a latency far off is not hidden by throughputs that match trivially; the
         headline ``qrtune fit`` prints and stores), ``by_metric`` {metric: median %}, ``n_values``.
     """
-    pairs = list(_pairs(intervals, _predictions(model, settings, intervals, coefficients)))
+    pairs = list(_pairs(intervals, _predictions(model, settings, intervals, coefficients, at)))
     if not pairs:
         return {"median_pct": float("nan"), "mean_metric_pct": float("nan"), "by_metric": {}, "n_values": 0}
     errs: dict[str, list[float]] = {}
@@ -516,6 +433,244 @@ def evenly(items: Sequence, n: int) -> list:
     return [items[k] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
+_APPLY_COLUMNS = ("MONITOR_INTERVAL", "ROWS_APPLIED", "TRANS_APPLIED", *LATENCY_COLUMNS)
+"""IBMQREP_APPLYMON columns an interval is made of."""
+_CAPQ_COLUMNS = ("MONITOR_INTERVAL", "ROWS_PUBLISHED", "MQ_MESSAGES", "MQ_BYTES")
+"""IBMQREP_CAPQMON columns that give an interval's offered rate and message size."""
+_SAMPLED = "_qrtune_fit_intervals"
+"""Temporary table of the usable intervals while :func:`sample_intervals` picks its sample."""
+_MEASURED = ("apply_rows_per_s", *LATENCY_COLUMNS.values(), "capture_rows_per_s", "msg_size_kb")
+"""Measured metrics of an interval, in the order :attr:`Interval.measured` lists them."""
+
+
+def _lengths_sql(relation: str, default_interval_s: float) -> str:
+    """``relation`` with ``interval_s``: MONITOR_INTERVAL where imported, else the spacing of MONITOR_TIME, else the default."""
+    return (
+        "SELECT *, coalesce(CASE WHEN MONITOR_INTERVAL > 0 THEN MONITOR_INTERVAL / 1000.0 END, length_s, "
+        f"CAST('{float(default_interval_s)!r}' AS DOUBLE)) AS interval_s FROM ({interval_lengths_sql(relation)})"
+    )
+
+
+def _seconds(column: str) -> str:
+    return f"(epoch_us({column}) / 1e6)"
+
+
+def _capq_sql(default_interval_s: float) -> str:
+    """The IBMQREP_CAPQMON rows (relation ``capq_wide``) as offered rows/s and message size (KB) by MONITOR_TIME."""
+    return (
+        "SELECT monitor_time AS c_time, CASE WHEN ROWS_PUBLISHED > 0 THEN ROWS_PUBLISHED / interval_s END AS pub, "
+        "CASE WHEN MQ_MESSAGES > 0 THEN MQ_BYTES / MQ_MESSAGES / 1024.0 END AS kb "
+        f"FROM ({_lengths_sql('capq_wide', default_interval_s)})"
+    )
+
+
+def _intervals_sql(has_trans: bool, with_capq: bool, default_interval_s: float) -> str:
+    """SQL of the usable intervals, in time order, from relations ``apply_wide`` and ``capq_wide``.
+
+    Columns ``monitor_time``, ``queue``, ``interval_s``, ``offered_rows_per_s``, ``k`` (0-based
+    position in time order) and one per :data:`_MEASURED` metric (NULL where not measured).
+    ``has_trans``: IBMQREP_APPLYMON has TRANS_APPLIED (latencies only of intervals that applied
+    transactions); ``with_capq``: match the nearest IBMQREP_CAPQMON row within half an interval.
+    """
+    trans_ok = "TRANS_APPLIED > 0" if has_trans else "TRUE"
+    latencies = ", ".join(
+        f'CASE WHEN {trans_ok} AND "{col}" > 0 THEN "{col}" END AS {metric}'
+        for col, metric in LATENCY_COLUMNS.items()
+    )
+    base = (
+        f"SELECT monitor_time, queue, interval_s, ROWS_APPLIED / interval_s AS apply_rows_per_s, {latencies} "
+        f"FROM ({_lengths_sql('apply_wide', default_interval_s)}) WHERE ROWS_APPLIED > 0"
+    )
+    if with_capq:
+        t, p, n = _seconds("b.monitor_time"), _seconds("p.c_time"), _seconds("n.c_time")
+        nearest = (
+            f"SELECT b.*, CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) "
+            f"THEN {t} - {p} ELSE {n} - {t} END AS gap_s, "
+            f"CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) THEN p.pub ELSE n.pub END AS c_pub, "
+            f"CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) THEN p.kb ELSE n.kb END AS c_kb "
+            f"FROM ({base}) b ASOF LEFT JOIN capq p ON b.monitor_time >= p.c_time "
+            "ASOF LEFT JOIN capq n ON b.monitor_time <= n.c_time"
+        )
+        matched = (
+            "SELECT *, CASE WHEN gap_s <= 0.5 * interval_s THEN c_pub END AS capture_rows_per_s, "
+            f"CASE WHEN gap_s <= 0.5 * interval_s THEN c_kb END AS msg_size_kb FROM ({nearest})"
+        )
+        source, prefix = matched, f"WITH capq AS ({_capq_sql(default_interval_s)}) "
+    else:
+        source = f"SELECT *, NULL::DOUBLE AS capture_rows_per_s, NULL::DOUBLE AS msg_size_kb FROM ({base})"
+        prefix = ""
+    return (
+        f"{prefix}SELECT monitor_time, queue, interval_s, coalesce(capture_rows_per_s, apply_rows_per_s) "
+        f"AS offered_rows_per_s, {', '.join(_MEASURED)}, "
+        f"row_number() OVER (ORDER BY monitor_time, queue) - 1 AS k FROM ({source})"
+    )
+
+
+def _interval_objects(rows: list) -> list[Interval]:
+    """:class:`Interval` per row of :func:`_intervals_sql` (columns in its order, ``k`` last)."""
+    out = []
+    for monitor_time, queue, interval_s, offered, *measured, _ in rows:
+        values = {m: float(v) for m, v in zip(_MEASURED, measured) if v is not None}
+        out.append(Interval(monitor_time, str(queue), float(interval_s), float(offered), values))
+    return out
+
+
+def _no_rows_error() -> FitError:
+    return FitError(
+        "no imported IBMQREP_APPLYMON rows with ROWS_APPLIED to fit to; "
+        "import exports with qrtune import-monitor FILE... --project PROJECT"
+    )
+
+
+def _wide_relation(con, name: str, table: Mapping | None, columns: Sequence[str]) -> None:
+    """Register a wide table of :func:`engine.monitor_import.load_monitor_rows` as view ``name`` (NaN as NULL)."""
+    table = table or {
+        "monitor_time": np.asarray([], dtype="datetime64[us]"),
+        "queue": np.asarray([], dtype=object),
+    }
+    data = {
+        "monitor_time": np.asarray(table["monitor_time"]).astype("datetime64[us]"),
+        "queue": table["queue"],
+    }
+    picks = []
+    for k, col in enumerate(columns):
+        if col in table:
+            data[f"c{k}"] = np.asarray(table[col], dtype=np.float64)
+            picks.append(f'CASE WHEN isnan(c{k}) THEN NULL ELSE c{k} END AS "{col}"')
+        else:
+            picks.append(f'NULL::DOUBLE AS "{col}"')
+    con.register(f"{name}_np", {k: np.asarray(v) for k, v in data.items()})
+    con.execute(
+        f"CREATE VIEW {name} AS SELECT queue::VARCHAR AS queue, monitor_time, {', '.join(picks)} FROM {name}_np"
+    )
+
+
+def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float = 10.0) -> list[Interval]:
+    """Observed intervals from the wide tables of :func:`engine.monitor_import.load_monitor_rows`.
+
+    Intervals with no applied rows are left out (their latencies are reported as 0 by the product).
+    The same SQL as :func:`sample_intervals` runs over the arrays (in an in-memory DuckDB).
+
+    Raises
+    ------
+    FitError
+        No IBMQREP_APPLYMON rows, or none with ROWS_APPLIED.
+    """
+    import duckdb
+
+    apply_ = tables.get("IBMQREP_APPLYMON")
+    if not apply_ or "ROWS_APPLIED" not in apply_:
+        raise _no_rows_error()
+    capq = tables.get("IBMQREP_CAPQMON")
+    with_capq = capq is not None and "ROWS_PUBLISHED" in capq
+    con = duckdb.connect()
+    try:
+        _wide_relation(con, "apply_wide", apply_, _APPLY_COLUMNS)
+        _wide_relation(con, "capq_wide", capq if with_capq else None, _CAPQ_COLUMNS)
+        sql = _intervals_sql("TRANS_APPLIED" in apply_, with_capq, default_interval_s)
+        out = _interval_objects(con.execute(sql + " ORDER BY k").fetchall())
+    finally:
+        con.close()
+    if not out:
+        raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
+    return out
+
+
+@dataclass(frozen=True)
+class IntervalSample:
+    """The intervals a fit uses: every ``holdout_every``-th held out, at most ``max_intervals`` a side.
+
+    Attributes
+    ----------
+    fit, held : tuple[Interval, ...]
+        Evenly spaced in time over the intervals of each side (:func:`evenly`).
+    n_fit_total, n_holdout_total : int
+        Intervals on each side of the split before spacing them out.
+    """
+
+    fit: tuple
+    held: tuple
+    n_fit_total: int
+    n_holdout_total: int
+
+
+def _split_positions(n: int, holdout_every: int, max_intervals: int) -> tuple[list[int], list[int], int, int]:
+    """Time-order positions of the fitted and held-out intervals :func:`sample_of` would take out of ``n``."""
+    positions = np.arange(n)
+    fit_all, held_all = split(positions, holdout_every)
+    return evenly(fit_all, max_intervals), evenly(held_all, max_intervals), len(fit_all), len(held_all)
+
+
+def sample_of(
+    intervals: Sequence[Interval], holdout_every: int = 4, max_intervals: int = MAX_INTERVALS
+) -> IntervalSample:
+    """The :class:`IntervalSample` of a list of intervals (in time order)."""
+    fit_k, held_k, n_fit, n_held = _split_positions(len(intervals), holdout_every, max_intervals)
+    return IntervalSample(
+        tuple(intervals[k] for k in fit_k), tuple(intervals[k] for k in held_k), n_fit, n_held
+    )
+
+
+def sample_intervals(
+    store,
+    project_name: str | None,
+    default_interval_s: float = 10.0,
+    holdout_every: int = 4,
+    max_intervals: int = MAX_INTERVALS,
+) -> IntervalSample:
+    """The :class:`IntervalSample` of the intervals imported into ``store`` (for ``project_name``; None: all).
+
+    DuckDB merges the imported cells and derives each interval once (into a temporary table)
+    and picks the sample from it; only the picked intervals reach Python, and DuckDB works within
+    :data:`engine.store.monitor.MONITOR_MEMORY_LIMIT` (writing to disk beyond it), so memory does
+    not grow with the number of imported rows.
+    The intervals are those of :func:`intervals_from_monitor` on :func:`engine.monitor_import.load_monitor_rows`.
+
+    Raises
+    ------
+    FitError
+        No IBMQREP_APPLYMON rows, or none with ROWS_APPLIED, or ``holdout_every`` below 2.
+    """
+    present = store.monitor_columns(project_name)
+    apply_cols = present.get("IBMQREP_APPLYMON", ())
+    if "ROWS_APPLIED" not in apply_cols:
+        raise _no_rows_error()
+    with_capq = "ROWS_PUBLISHED" in present.get("IBMQREP_CAPQMON", ())
+    apply_sql, apply_args = store.monitor_wide_sql("IBMQREP_APPLYMON", _APPLY_COLUMNS, project_name)
+    capq_sql, capq_args = store.monitor_wide_sql("IBMQREP_CAPQMON", _CAPQ_COLUMNS, project_name)
+    sql = (
+        f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}) "
+        f"SELECT * FROM ({_intervals_sql('TRANS_APPLIED' in apply_cols, with_capq, default_interval_s)})"
+    )
+    con = store.con
+    with store.monitor_memory_limit():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_SAMPLED} AS {sql}", apply_args + capq_args).fetchall()
+        try:
+            n = int(con.execute(f"SELECT count(*) FROM {_SAMPLED}").fetchall()[0][0])
+            if not n:
+                raise FitError("the imported IBMQREP_APPLYMON rows applied no rows; nothing to fit to")
+            fit_k, held_k, n_fit, n_held = _split_positions(n, holdout_every, max_intervals)
+            wanted = sorted({int(k) for k in (*fit_k, *held_k)})
+            rows = con.execute(
+                f"SELECT * FROM {_SAMPLED} WHERE k IN (SELECT unnest(?::BIGINT[])) ORDER BY k", [wanted]
+            ).fetchall()
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {_SAMPLED}").fetchall()
+    by_k = dict(zip(wanted, _interval_objects(rows)))
+    return IntervalSample(tuple(by_k[k] for k in fit_k), tuple(by_k[k] for k in held_k), n_fit, n_held)
+
+
+def _fitted_names(model: FitModel, only: Sequence[str] | None) -> list[str]:
+    names = list(only) if only else list(model.parameters)
+    unknown = [n for n in names if n not in model.parameters]
+    if unknown:
+        raise FitError(
+            f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
+            f"{', '.join(model.parameters)}"
+        )
+    return names
+
+
 def fit_coefficients(
     model: FitModel,
     settings: dict,
@@ -550,19 +705,35 @@ def fit_coefficients(
     FitError
         Fewer than 4 intervals, an unknown coefficient in ``only``, or nothing to compare.
     """
-    from scipy.optimize import least_squares
-
     if len(intervals) < 4:
         raise FitError(f"{len(intervals)} usable interval(s); at least 4 are needed to fit and hold some out")
-    names = list(only) if only else list(model.parameters)
-    unknown = [n for n in names if n not in model.parameters]
-    if unknown:
-        raise FitError(
-            f"coefficient {', '.join(unknown)} is not fittable; the engine offers: "
-            f"{', '.join(model.parameters)}"
-        )
-    fit_all, held_all = split(intervals, holdout_every)
-    fit_set, held = evenly(fit_all, max_intervals), evenly(held_all, max_intervals)
+    _fitted_names(model, only)
+    return fit_sample(model, settings, sample_of(intervals, holdout_every, max_intervals), only, metrics)
+
+
+def fit_sample(
+    model: FitModel,
+    settings: dict,
+    sample: IntervalSample,
+    only: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+) -> FitResult:
+    """Fit ``model``'s coefficients to the intervals of ``sample`` (:func:`sample_intervals`, :func:`sample_of`).
+
+    ``only`` and ``metrics`` are those of :func:`fit_coefficients`.
+
+    Raises
+    ------
+    FitError
+        Fewer than 4 intervals, an unknown coefficient in ``only``, or nothing to compare.
+    """
+    from scipy.optimize import least_squares
+
+    n_total = sample.n_fit_total + sample.n_holdout_total
+    if n_total < 4:
+        raise FitError(f"{n_total} usable interval(s); at least 4 are needed to fit and hold some out")
+    names = _fitted_names(model, only)
+    fit_set, held = sample.fit, sample.held
     base = {k: float(v[0]) for k, v in model.parameters.items()}
     lo = np.array([math.log(model.parameters[n][1] / base[n]) for n in names])
     hi = np.array([math.log(model.parameters[n][2] / base[n]) for n in names])
@@ -572,7 +743,8 @@ def fit_coefficients(
         c.update({n: base[n] * math.exp(v) for n, v in zip(names, x)})
         return c
 
-    base_preds = _predictions(model, settings, fit_set, base)
+    at = _at_rates(settings, fit_set)  # made once: the solver predicts every interval many times
+    base_preds = _predictions(model, settings, fit_set, base, at)
     targets = [
         (k, metric, meas)
         for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
@@ -584,7 +756,7 @@ def fit_coefficients(
 
     def residuals(x: np.ndarray) -> np.ndarray:
         try:
-            preds = _predictions(model, settings, fit_set, coeffs(x))
+            preds = _predictions(model, settings, fit_set, coeffs(x), at)
         except (QrtuneError, ArithmeticError, ValueError):  # the engine rejects these coefficients: far off
             return np.full(len(targets), 10.0)
         out = np.empty(len(targets))
@@ -612,13 +784,13 @@ def fit_coefficients(
         units={k: v[3] for k, v in model.parameters.items()},
         n_fit=len(fit_set),
         n_holdout=len(held),
-        n_fit_total=len(fit_all),
-        n_holdout_total=len(held_all),
+        n_fit_total=sample.n_fit_total,
+        n_holdout_total=sample.n_holdout_total,
         fit_intervals=tuple(fit_set),
         held_intervals=tuple(held),
         before=error_pct(model, settings, held, base),
         after=error_pct(model, settings, held, fitted),
-        train_after=error_pct(model, settings, fit_set, fitted),
+        train_after=error_pct(model, settings, fit_set, fitted, at),
         model=model.name,
         base_version=model.version,
     )
@@ -698,7 +870,11 @@ __all__ = [
     "engine_fit_model",
     "error_pct",
     "evenly",
+    "IntervalSample",
     "fit_coefficients",
+    "fit_sample",
+    "sample_intervals",
+    "sample_of",
     "fitted_predict",
     "intervals_from_monitor",
     "split",

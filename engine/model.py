@@ -11,9 +11,7 @@ or a sweep can keep every version.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Mapping
 
 from engine.errors import (
     DanglingLinkError,
@@ -26,6 +24,9 @@ from engine.errors import (
     UnknownParameterError,
 )
 from engine.registry import KINDS
+
+if TYPE_CHECKING:  # networkx is imported by graph() only: most commands never need it (0.1 s)
+    import networkx as nx
 
 TOPOLOGIES = (
     "unidirectional",
@@ -94,6 +95,8 @@ class Project:
 
     def graph(self) -> nx.DiGraph:
         """The topology as a networkx DiGraph; node attributes ``kind``, ``label``, ``params``."""
+        import networkx as nx
+
         g = nx.DiGraph(name=self.name, topology=self.topology)
         for n in self.nodes:
             g.add_node(n.id, kind=n.kind, label=n.label, params=dict(n.params))

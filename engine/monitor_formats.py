@@ -18,57 +18,141 @@ Four shapes are recognised from the file itself:
 The bytes are decoded as UTF-8, else as Latin-1 (raw ``FOR BIT DATA`` bytes are not UTF-8;
 every byte maps to one character, so the delimiters and quotes are found and nothing is lost), or
 as EBCDIC (code page 037) when a z/OS file was transferred in binary.
+
+A file is read as a stream: :func:`read_raw` looks at its first lines only, and
+:meth:`RawTable.batches` hands the rows over a batch at a time, so memory does not grow with
+the file's size.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
-import io
+import os
 import re
+import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from contextlib import closing
+from dataclasses import dataclass, replace
+from itertools import islice
 
 from engine.store.errors import MonitorImportError
 
 DELIMITERS = ",;\t|"
 """Field delimiters of delimited files (Db2's COLDEL choices seen in practice)."""
+BLOCK_CHARS = 1 << 20
+"""Bytes (or characters) read from a file at a time."""
 _DASHES = re.compile(r"^\s*-+( +-+)*\s*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _FOOTER = re.compile(r"^\s*\d+ record\(s\) selected\.?\s*$", re.IGNORECASE)
+_LOOKAHEAD_LINES = 40
+"""Lines after the first non-blank one searched for the CLP's line of dashes."""
 
 
 @dataclass(frozen=True)
 class RawTable:
-    """A file's rows as text fields, before any column is interpreted.
+    """A file's shape and header; its rows as text fields are read on demand (:meth:`rows`).
 
     Attributes
     ----------
+    path : str
     shape : str
         ``csv``, ``del``, ``clp`` or ``clp-x`` (see the module docstring).
     header : tuple[str, ...] or None
         Column names from the file, upper case; None when the file has none.
-    rows : list[tuple[int, list[str]]]
-        (line number in the file, stripped fields) per non-blank row.
+    encoding : str
+        Python codec the file is read with.
+    first : tuple[int, list[str]] or None
+        The first data row (line number, fields); None for a file without rows.
+    delimiter : str
+        Field delimiter of ``csv`` and ``del`` files.
+    spans : tuple[tuple[int, int or None], ...]
+        Character positions of each column of a ``clp`` table.
+    body_line : int
+        Line number after which a ``clp`` table's rows start (its line of dashes).
     """
 
+    path: str
     shape: str
     header: tuple | None
-    rows: list
+    encoding: str
+    first: tuple | None = None
+    delimiter: str = ","
+    spans: tuple = ()
+    body_line: int = 0
+
+    def rows(self) -> Iterator[tuple[int, list[str]]]:
+        """(line number in the file, stripped fields) per non-blank data row, read as a stream.
+
+        Raises
+        ------
+        MonitorImportError
+            The file cannot be read, or a delimited row is not valid CSV (file and line named).
+        """
+        if self.shape == "clp":
+            return self._clp_rows()
+        if self.shape == "clp-x":
+            return _blank_separated(text_lines(self.path, self.encoding))
+        return _delimited_rows(self.path, self.encoding, self.delimiter, skip_header=self.header is not None)
+
+    def batches(self, size: int) -> Iterator[list[tuple[int, list[str]]]]:
+        """:meth:`rows` in lists of at most ``size`` rows."""
+        rows = self.rows()
+        while batch := list(islice(rows, size)):
+            yield batch
+
+    def _clp_rows(self) -> Iterator[tuple[int, list[str]]]:
+        lines = islice(enumerate(text_lines(self.path, self.encoding), start=1), self.body_line, None)
+        for number, line in lines:
+            if _FOOTER.match(line):
+                return
+            if line.strip():
+                yield number, _cut(line, self.spans)
 
 
-def decode(data: bytes) -> str:
-    """The text of a file: UTF-8 (BOM dropped), else EBCDIC 037 if it looks like it, else Latin-1."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+def file_encoding(path: str) -> str:
+    """The codec of a file: UTF-8 (BOM dropped) when all of it is UTF-8, else EBCDIC 037 if it looks like it, else Latin-1.
+
+    Raises
+    ------
+    MonitorImportError
+        The file cannot be read.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    sample = data[:4096]
+        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero or a pipe would never end
+            raise MonitorImportError(f"{path}: not a regular file (expected an export of a monitor table)")
+        with open(path, "rb") as f:
+            head = block = f.read(BLOCK_CHARS)
+            try:
+                while block:
+                    decoder.decode(block)
+                    block = f.read(BLOCK_CHARS)
+                decoder.decode(b"", final=True)
+                return "utf-8-sig"
+            except UnicodeDecodeError:
+                pass
+    except OSError as e:
+        raise MonitorImportError(f"{path}: cannot read the file: {e}") from None
+    sample = head.removeprefix(codecs.BOM_UTF8)[:4096]
     ebcdic_digits = sum(0xF0 <= b <= 0xF9 for b in sample)
     ascii_digits = sum(0x30 <= b <= 0x39 for b in sample)
-    return data.decode("cp037" if ebcdic_digits > 2 * ascii_digits else "latin-1")
+    return "cp037" if ebcdic_digits > 2 * ascii_digits else "latin-1"
+
+
+def text_lines(path: str, encoding: str) -> Iterator[str]:
+    """The file's lines without their line breaks, split where :meth:`str.splitlines` splits, as a stream."""
+    with open(path, encoding=encoding, newline="") as f:
+        rest = ""
+        while block := f.read(BLOCK_CHARS):
+            lines = (rest + block).splitlines(keepends=True)
+            rest = lines.pop()
+            if rest.splitlines()[0] != rest and not rest.endswith("\r"):  # a whole line ("\r\n" may be split)
+                lines.append(rest)
+                rest = ""
+            yield from (line.splitlines()[0] for line in lines)
+        if rest:
+            yield rest.splitlines()[0]
 
 
 def column_name(raw: str) -> str:
@@ -76,8 +160,17 @@ def column_name(raw: str) -> str:
     return raw.strip().strip('"').strip().rsplit(".", 1)[-1].upper()
 
 
+def _opening_lines(path: str, encoding: str) -> tuple[int, list[str]]:
+    """(index of the first non-blank line, it and the lines after it up to the lookahead); (-1, []) if all blank."""
+    with closing(text_lines(path, encoding)) as lines:
+        for index, line in enumerate(lines):
+            if line.strip():
+                return index, [line, *islice(lines, _LOOKAHEAD_LINES - 1)]
+    return -1, []
+
+
 def read_raw(path: str, known_columns: frozenset) -> RawTable:
-    """Read ``path`` into text fields and recognise its shape.
+    """Recognise the shape of the file at ``path`` from its first lines; its rows are read later.
 
     Parameters
     ----------
@@ -90,57 +183,70 @@ def read_raw(path: str, known_columns: frozenset) -> RawTable:
     MonitorImportError
         The file cannot be read or is empty.
     """
+    encoding = file_encoding(path)
     try:
-        text = decode(Path(path).read_bytes())
+        first, lines = _opening_lines(path, encoding)
     except OSError as e:
         raise MonitorImportError(f"{path}: cannot read the file: {e}") from None
-    lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
+    if first < 0:
         raise MonitorImportError(f"{path}:1: empty file (expected rows of a monitor table)")
-    dashes = next((i for i, line in enumerate(lines[: first + 40]) if _DASHES.match(line)), None)
-    if dashes is not None and dashes > 0:
-        return _clp_table(lines, dashes)
-    if not any(d in lines[first] for d in DELIMITERS + '"') and len(lines[first].split()) >= 2:
-        return RawTable("clp-x", None, list(_blank_separated(lines)))
-    return _delimited(text, lines[first], known_columns)
+    dashes = next((i for i, line in enumerate(lines) if _DASHES.match(line)), None)
+    if dashes is not None and first + dashes > 0:
+        table = _clp_table(path, encoding, lines, first, dashes)
+    elif not any(d in lines[0] for d in DELIMITERS + '"') and len(lines[0].split()) >= 2:
+        table = RawTable(path, "clp-x", None, encoding)
+    else:
+        table = _delimited(path, encoding, lines[0], known_columns)
+    with closing(table.rows()) as rows:
+        return replace(table, first=next(rows, None))
 
 
-def _clp_table(lines: list[str], dashes: int) -> RawTable:
+def _cut(line: str, spans: tuple) -> list[str]:
+    return [line[a:b].strip() for a, b in spans]
+
+
+def _clp_table(path: str, encoding: str, lines: list[str], first: int, dashes: int) -> RawTable:
     """The CLP's table: columns cut at the positions of the dash groups under the header."""
     spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[dashes])]
     spans[-1] = (spans[-1][0], None)  # the last column runs to the end of its line
-
-    def cut(line: str) -> list[str]:
-        return [line[a:b].strip() for a, b in spans]
-
-    header = tuple(column_name(h) for h in cut(lines[dashes - 1]))
-    rows = []
-    for number, line in enumerate(lines[dashes + 1 :], start=dashes + 2):
-        if _FOOTER.match(line):
-            break
-        if line.strip():
-            rows.append((number, cut(line)))
-    return RawTable("clp", header, rows)
+    header_line = lines[dashes - 1] if dashes > 0 else ""  # a blank line before the dashes: no names
+    header = tuple(column_name(h) for h in _cut(header_line, tuple(spans)))
+    return RawTable(path, "clp", header, encoding, spans=tuple(spans), body_line=first + dashes + 1)
 
 
-def _blank_separated(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
+def _blank_separated(lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
     for number, line in enumerate(lines, start=1):
         if line.strip() and not _FOOTER.match(line):
             yield number, line.split()
 
 
-def _delimited(text: str, first_line: str, known_columns: frozenset) -> RawTable:
+def _delimited_rows(
+    path: str, encoding: str, delimiter: str, skip_header: bool = False
+) -> Iterator[tuple[int, list[str]]]:
+    """(line number, stripped fields) of the non-blank rows of a delimited file (after its header line)."""
+    with open(path, encoding=encoding, newline="\n") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        try:
+            for fields in reader:
+                stripped = list(map(str.strip, fields))
+                if not any(stripped):
+                    continue
+                if skip_header:
+                    skip_header = False
+                    continue
+                yield reader.line_num, stripped
+        except csv.Error as e:
+            raise MonitorImportError(f"{path}:{reader.line_num}: not a valid delimited row ({e})") from None
+
+
+def _delimited(path: str, encoding: str, first_line: str, known_columns: frozenset) -> RawTable:
     """A delimited file; its first row is a header when it names a known column."""
     delimiter = max(DELIMITERS, key=first_line.count)
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    rows = []
-    for fields in reader:
-        if fields and any(f.strip() for f in fields):
-            rows.append((reader.line_num, [f.strip() for f in fields]))
-    if rows and _is_header(rows[0][1], known_columns):
-        return RawTable("csv", tuple(column_name(f) for f in rows[0][1]), rows[1:])
-    return RawTable("del", None, rows)
+    with closing(_delimited_rows(path, encoding, delimiter)) as rows:
+        first = next(rows, None)
+    if first is not None and _is_header(first[1], known_columns):
+        return RawTable(path, "csv", tuple(column_name(f) for f in first[1]), encoding, delimiter=delimiter)
+    return RawTable(path, "del", None, encoding, delimiter=delimiter)
 
 
 def _is_value(field: str) -> bool:

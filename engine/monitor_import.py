@@ -12,7 +12,7 @@ a file without a header has its table's documented column order
 MONITOR_INTERVAL is a parameter (IBMQREP_APPLYPARMS, IBMQREP_CAPPARMS), not a column of
 IBMQREP_APPLYMON: each row's interval is the time since the queue's previous row, and the
 first row of a queue takes the parameter when its export is imported with the monitor
-files, else the median spacing of MONITOR_TIME (:func:`interval_lengths_s`).
+files, else the median spacing of MONITOR_TIME (:func:`interval_lengths_sql`).
 
 Units are the product's: counters (ROWS_PUBLISHED, TRANS_PUBLISHED, ROWS_APPLIED ...)
 are per monitor interval; latencies (END2END_LATENCY, QLATENCY, APPLY_LATENCY,
@@ -21,9 +21,10 @@ milliseconds; CURRENT_MEMORY in bytes; MQ_BYTES in bytes. Values are stored
 unchanged, one cell per row of ``monitor_rows``; timestamp columns other than
 MONITOR_TIME are stored as seconds since the epoch.
 
-Every file is parsed completely before anything is written, and all files of one
-import are written in one transaction: a malformed row is reported with file and
-line, and nothing of that import is left behind.
+A file is read, checked and written in batches of :data:`CHUNK_ROWS` rows
+(:mod:`engine.monitor_cells`), so memory does not grow with the file; all files of one
+import are written in one transaction: a malformed row is reported with file, line,
+column and value, and nothing of that import is left behind.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 
+from engine.csvcell import text_cell
+from engine.monitor_cells import CheckedRows, ColumnKinds, batch_cells, check_rows, parse_timestamp, to_float
 from engine.monitor_formats import RawTable, column_name, read_raw
 from engine.monitor_layouts import (
     APPLYMON,
@@ -53,55 +57,66 @@ from engine.monitor_layouts import (
 )
 from engine.store.errors import MonitorImportError
 
-_EPOCH = datetime(1970, 1, 1)
-
-
-_NULLS = {"", "NULL", "-", "?"}
-_TS_PATTERNS = (
-    re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-T ](\d{2})[.:](\d{2})[.:](\d{2})(?:[.,](\d{1,12}))?$"),
-)
+CHUNK_ROWS = 50_000
+"""Rows read, checked and written at a time."""
 KNOWN_COLUMNS = frozenset(
     {"MONITOR_TIME"}
     | {c for t in TABLES.values() for c in (*t.numeric, *t.text, *t.times)}
     | {c for t in TABLES.values() for cols in layouts(t).values() for c in cols} - {"QMGR"}
 )
 """Column names that mark a file's first line as a header."""
+_ROW_KEYS = "_qrtune_monitor_row_keys"
+"""Temporary table of one file's (line, MONITOR_TIME, queue), for the intervals of a file without MONITOR_INTERVAL."""
 
 
 @dataclass(frozen=True)
-class ParsedFile:
-    """One monitor CSV parsed into long-form columns, ready to write.
+class ImportedFile:
+    """What the import of one file wrote (``qrtune import-monitor`` prints it).
 
     Attributes
     ----------
     file : str
     table : TableSpec
+    shape : str
+        ``csv``, ``del``, ``clp`` or ``clp-x`` (:mod:`engine.monitor_formats`).
     n_rows : int
-        Data rows.
+        Data rows imported.
     numeric_columns : tuple[str, ...]
         Columns stored.
     ignored_columns : tuple[str, ...]
-        Text columns skipped.
-    line, monitor_time, queue, col, value : numpy.ndarray
-        One entry per stored cell.
-    shape : str
-        The file's shape (``csv``, ``del``, ``clp``, ``clp-x``; :mod:`engine.monitor_formats`).
+        Columns not stored (text, or NULL throughout).
     interval_source : str
-        Where MONITOR_INTERVAL came from (the file's column, or the spacing of MONITOR_TIME).
+        Where MONITOR_INTERVAL came from.
+    first_monitor_time, last_monitor_time : datetime or None
+        The span of MONITOR_TIME (None without rows).
     """
 
     file: str
     table: TableSpec
+    shape: str
     n_rows: int
     numeric_columns: tuple
     ignored_columns: tuple
-    line: np.ndarray
-    monitor_time: np.ndarray
-    queue: np.ndarray
-    col: np.ndarray
-    value: np.ndarray
-    shape: str = "csv"
-    interval_source: str = "file's MONITOR_INTERVAL column"
+    interval_source: str
+    first_monitor_time: datetime | None = None
+    last_monitor_time: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ParsedFile(ImportedFile):
+    """One monitor file parsed into long-form columns in memory (:func:`parse_file`), ready to write.
+
+    Attributes
+    ----------
+    line, monitor_time, queue, col, value : numpy.ndarray
+        One entry per stored cell (besides those of :class:`ImportedFile`).
+    """
+
+    line: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    monitor_time: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="datetime64[us]"))
+    queue: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    col: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    value: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def columns(self) -> dict:
         """The arrays :meth:`engine.store.Store.record_monitor_import` takes."""
@@ -114,38 +129,6 @@ class ParsedFile:
             "col": self.col,
             "value": self.value,
         }
-
-
-def parse_timestamp(text: str) -> datetime | None:
-    """A Db2 (``2013-04-02-10.15.30.123456``) or ISO timestamp; None when ``text`` is neither."""
-    text = text.strip()
-    if len(text) in (19, 26) and text[4] == "-" and text[7] == "-":  # the usual forms, at C speed
-        if text[10] == "-" and text[13] == "." and text[16] == ".":
-            iso = f"{text[:10]} {text[11:13]}:{text[14:16]}:{text[17:]}"
-        else:
-            iso = text
-        try:
-            ts = datetime.fromisoformat(iso)
-        except ValueError:
-            ts = None
-        if (
-            ts is not None
-            and ts.tzinfo is None
-            and iso[10] in " T"
-            and iso[13] == ":"
-            and iso[16] == ":"
-            and (len(iso) == 19 or iso[19] in ".,")
-        ):
-            return ts
-    m = _TS_PATTERNS[0].match(text)
-    if not m:
-        return None
-    y, mo, d, h, mi, s, frac = m.groups()
-    micro = int((frac or "0").ljust(6, "0")[:6])
-    try:
-        return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), micro)
-    except ValueError:
-        return None
 
 
 def _table_from_name(path: str) -> TableSpec | None:
@@ -193,9 +176,9 @@ def detect_table(path: str, header: Sequence[str]) -> TableSpec:
 
 def _table_of(path: str, raw: RawTable, columns: Sequence[str] | None) -> TableSpec:
     names = tuple(columns or raw.header or ())
-    if names or not raw.rows:
+    if names or raw.first is None:
         return detect_table(path, names)
-    table = _table_from_name(path) or _table_from_column_count(len(raw.rows[0][1]))
+    table = _table_from_name(path) or _table_from_column_count(len(raw.first[1]))
     return table or detect_table(path, ())
 
 
@@ -207,8 +190,8 @@ def _column_names(
         names = tuple(column_name(c) for c in columns)
     elif raw.header is not None:
         names = raw.header
-    elif raw.rows:
-        names = layout_for(table, len(raw.rows[0][1]), release, f"{path}:{raw.rows[0][0]}")
+    elif raw.first is not None:
+        names = layout_for(table, len(raw.first[1]), release, f"{path}:{raw.first[0]}")
     else:
         raise MonitorImportError(f"{path}:1: no rows and no header line")
     required = (
@@ -227,116 +210,6 @@ def _column_names(
     return names
 
 
-def _floats(values: list[str]) -> np.ndarray | None:
-    """``values`` as finite floats in one numpy conversion; None when any is not a finite number."""
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except ValueError:
-        return None
-    return out if np.isfinite(out).all() else None
-
-
-def _to_float(text: str) -> float | None:
-    try:
-        v = float(text)
-    except ValueError:
-        return None
-    return v if math.isfinite(v) else None
-
-
-def _check_rows(path: str, raw_rows: list, names: tuple, table: TableSpec, max_errors: int):
-    """Rows with the right field count, a MONITOR_TIME and a queue: ``(rows, errors)``.
-
-    Each row is ``(line, MONITOR_TIME, queue, fields)``.
-    """
-    i_time = names.index("MONITOR_TIME")
-    i_queue = names.index(table.queue_column) if table.queue_column else None
-    errors: list[str] = []
-    rows: list[tuple[int, datetime, str, list[str]]] = []
-    for line, fields in raw_rows:
-        if len(errors) >= max_errors:
-            break
-        if len(fields) != len(names):
-            errors.append(f"{path}:{line}: {len(fields)} fields but the header has {len(names)}")
-            continue
-        ts = parse_timestamp(fields[i_time])
-        queue = fields[i_queue].strip() if i_queue is not None else ""
-        if ts is None:
-            errors.append(
-                f"{path}:{line}: MONITOR_TIME {fields[i_time]!r} is not a timestamp "
-                "(expected YYYY-MM-DD-HH.MM.SS.ffffff or YYYY-MM-DD HH:MM:SS)"
-            )
-        elif i_queue is not None and not queue:
-            errors.append(f"{path}:{line}: {table.queue_column} is empty")
-        else:
-            rows.append((line, ts, queue, fields))
-    return rows, errors
-
-
-def _numbers(
-    path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray, errors: list, max_errors: int
-) -> np.ndarray:
-    """A numeric column's present values; each value that is not a number is an error."""
-    values = [v for v, p in zip(raw, present) if p]
-    numbers = _floats(values)
-    if numbers is not None:
-        return numbers
-    for k in np.flatnonzero(present):
-        if _to_float(raw[k]) is None and len(errors) < max_errors:
-            errors.append(f"{path}:{line_arr[k]}: {name} {raw[k]!r} is not a number")
-    return np.zeros(len(values))
-
-
-def _seconds_since_epoch(
-    path: str, name: str, raw: list, present: np.ndarray, line_arr: np.ndarray, errors: list
-) -> np.ndarray:
-    """A timestamp column's present values as seconds since 1970-01-01; a bad value is an error."""
-    stamps = [parse_timestamp(v) for v, p in zip(raw, present) if p]
-    bad = next((int(line_arr[k]) for k, s in zip(np.flatnonzero(present), stamps) if s is None), None)
-    if bad is not None:
-        errors.append(f"{path}:{bad}: {name} is not a timestamp")
-    return np.asarray([((s or _EPOCH) - _EPOCH).total_seconds() for s in stamps], dtype=float)
-
-
-def _column_kind(name: str, table: TableSpec, raw: list, present: np.ndarray) -> str:
-    """``number``, ``time`` or ``skip``: known columns by the table spec, others by their values."""
-    if name in table.numeric:
-        return "number"
-    if name in table.times:
-        return "time"
-    values = [v for v, p in zip(raw, present) if p]
-    if values and _floats(values) is not None:
-        return "number"
-    if values and all(parse_timestamp(v) for v in values):
-        return "time"
-    return "skip"
-
-
-def _stored_columns(path: str, names: tuple, table: TableSpec, rows: list, errors: list, max_errors: int):
-    """Column by column (a week of 10-second rows is 60,480 lines): ``(stored, ignored)``.
-
-    Known numeric columns must hold numbers; unknown ones are stored when all their values are
-    numbers or timestamps, else skipped. ``stored`` holds ``(name, row mask, values)``.
-    """
-    line_arr = np.asarray([r[0] for r in rows], dtype=np.int32)
-    skip = {"MONITOR_TIME", table.queue_column} | set(table.text)
-    stored: list[tuple[str, np.ndarray, np.ndarray]] = []
-    ignored: list[str] = []
-    for i, name in enumerate(names):
-        if name in skip or not name or len(errors) >= max_errors:
-            continue
-        raw = [r[3][i].strip() for r in rows]
-        present = np.asarray([v.upper() not in _NULLS for v in raw], dtype=bool)
-        kind = _column_kind(name, table, raw, present)
-        if kind == "number":
-            stored.append((name, present, _numbers(path, name, raw, present, line_arr, errors, max_errors)))
-        elif kind == "time":
-            stored.append((name, present, _seconds_since_epoch(path, name, raw, present, line_arr, errors)))
-        else:
-            ignored.append(name)
-    return stored, ignored
-
-
 def _raise_errors(path: str, errors: list, max_errors: int, hint: str) -> None:
     errors.sort(key=lambda e: int(e[len(path) + 1 :].split(":", 1)[0]))
     more = " (stopped after the first problems)" if len(errors) >= max_errors else ""
@@ -347,89 +220,238 @@ def _raise_errors(path: str, errors: list, max_errors: int, hint: str) -> None:
     )
 
 
-def interval_lengths_s(times_s: np.ndarray, queues: np.ndarray, first_s: float | None = None) -> np.ndarray:
-    """Each monitor row's interval (s) from the spacing of MONITOR_TIME, queue by queue.
+def interval_lengths_sql(relation: str, order_by: str = "monitor_time", first_s: str = "NULL") -> str:
+    """SQL of ``relation``'s rows with ``length_s``: each row's interval from the spacing of MONITOR_TIME.
 
-    A row's interval is the time since the queue's previous row; the first row of a queue has
-    no previous row and takes ``first_s`` (the MONITOR_INTERVAL parameter) when given, else the
-    median spacing of that queue's rows. NaN only for a queue with a single row and no ``first_s``.
-
-    Parameters
-    ----------
-    times_s : numpy.ndarray
-        MONITOR_TIME per row, s (any epoch).
-    queues : numpy.ndarray
-        Queue per row ("" for IBMQREP_CAPMON).
-    first_s : float, optional
-        MONITOR_INTERVAL, s.
+    A row's interval is the time since its queue's previous row (``relation`` has columns
+    ``queue`` and ``monitor_time``; ``order_by`` orders a queue's rows); the first row of a queue
+    takes ``first_s`` (an SQL expression: the MONITOR_INTERVAL parameter in s) when not NULL,
+    else the median spacing of its queue. ``length_s`` is NULL for a repeated MONITOR_TIME and
+    for the single row of a queue without ``first_s``.
     """
-    out = np.full(len(times_s), np.nan)
-    for q in dict.fromkeys(queues.tolist()):
-        idx = np.flatnonzero(queues == q)
-        idx = idx[np.argsort(times_s[idx], kind="stable")]
-        gaps = np.diff(times_s[idx])
-        positive = gaps[gaps > 0]
-        out[idx[1:]] = np.where(gaps > 0, gaps, np.nan)
-        if first_s is not None:
-            out[idx[0]] = first_s
-        elif positive.size:
-            out[idx[0]] = float(np.median(positive))
-    return out
-
-
-def parameter_interval_s(value: float, times_s: np.ndarray, queues: np.ndarray) -> float:
-    """MONITOR_INTERVAL from IBMQREP_APPLYPARMS/CAPPARMS in s.
-
-    Milliseconds since Version 9.7, seconds before: the unit is the one that brings the value
-    nearer the median spacing of MONITOR_TIME (milliseconds when the rows cannot tell).
-    """
-    spacing = interval_lengths_s(times_s, queues)
-    spacing = spacing[np.isfinite(spacing)]
-    if not spacing.size:
-        return value / 1000.0
-    median_s = float(np.median(spacing))
-    return min((value / 1000.0, value), key=lambda s: abs(math.log(s / median_s)) if s > 0 else math.inf)
-
-
-def _with_monitor_interval(stored: list, rows: list, interval_ms: float | None) -> tuple[list, str]:
-    """Add MONITOR_INTERVAL (ms) per row when the file lacks it (IBMQREP_APPLYMON never has it)."""
-    if any(name == "MONITOR_INTERVAL" for name, _, _ in stored) or not rows:
-        return stored, "file's MONITOR_INTERVAL column"
-    times_s = np.asarray([r[1] for r in rows], dtype="datetime64[us]").astype(np.int64) / 1e6
-    queues = np.asarray([r[2] for r in rows], dtype=object)
-    first_s = parameter_interval_s(interval_ms, times_s, queues) if interval_ms else None
-    lengths_s = interval_lengths_s(times_s, queues, first_s)
-    present = np.isfinite(lengths_s)
-    source = "MONITOR_TIME spacing" + (" and the parameter table (first interval)" if first_s else "")
-    return stored + [("MONITOR_INTERVAL", present, lengths_s[present] * 1000.0)], source
-
-
-def _long_form(path: str, table: TableSpec, rows: list, stored: list, ignored: list, **extra) -> ParsedFile:
-    line_arr = np.asarray([r[0] for r in rows], dtype=np.int32)
-    time_arr = np.asarray([r[1] for r in rows], dtype="datetime64[us]")
-    queue_arr = np.asarray([r[2] for r in rows], dtype=object)
-    parts = [(np.flatnonzero(mask), name, vals) for name, mask, vals in stored]
-
-    def cat(arrays, dtype):
-        return np.concatenate(arrays).astype(dtype) if arrays else np.asarray([], dtype=dtype)
-
-    return ParsedFile(
-        path,
-        table,
-        len(rows),
-        tuple(name for name, _, _ in stored),
-        tuple(ignored),
-        cat([line_arr[idx] for idx, _, _ in parts], np.int32),
-        cat([time_arr[idx] for idx, _, _ in parts], "datetime64[us]"),
-        cat([queue_arr[idx] for idx, _, _ in parts], object),
-        cat([np.full(idx.size, name, dtype=object) for idx, name, _ in parts], object),
-        cat([np.asarray(v, dtype=np.float64) for _, _, v in parts], np.float64),
-        **extra,
+    seconds = "epoch_us(monitor_time) / 1e6"
+    gaps = (
+        f"SELECT *, {seconds} - lag({seconds}) OVER (PARTITION BY queue ORDER BY {order_by}) AS gap_s "
+        f"FROM {relation}"
+    )
+    medians = (
+        f"SELECT *, median(CASE WHEN gap_s > 0 THEN gap_s END) OVER (PARTITION BY queue) AS queue_median_s "
+        f"FROM ({gaps})"
+    )
+    return (
+        f"SELECT *, CASE WHEN gap_s IS NULL THEN coalesce({first_s}, queue_median_s) "
+        f"WHEN gap_s > 0 THEN gap_s END AS length_s FROM ({medians})"
     )
 
 
+def _parameter_interval_s(value: float, median_s: float | None) -> float:
+    """MONITOR_INTERVAL from IBMQREP_APPLYPARMS/CAPPARMS in s.
+
+    Milliseconds since Version 9.7, seconds before: the unit is the one that brings the value
+    nearer the median spacing of MONITOR_TIME ``median_s`` (milliseconds when the rows cannot tell).
+    """
+    if median_s is None or not median_s > 0:
+        return value / 1000.0
+    return min((value / 1000.0, value), key=lambda s: abs(math.log(s / median_s)) if s > 0 else math.inf)
+
+
+def _write_intervals(store, import_id: int, table_name: str, interval_ms: float | None) -> str:
+    """Store MONITOR_INTERVAL (ms) per row of a file that lacks it (IBMQREP_APPLYMON never has it); returns its source."""
+    con = store.con
+    first_s = None
+    if interval_ms:
+        median_s = con.execute(
+            f"SELECT median(length_s) FROM ({interval_lengths_sql(_ROW_KEYS, 'monitor_time, line')})"
+        )
+        first_s = _parameter_interval_s(interval_ms, median_s.fetchall()[0][0])
+    lengths = interval_lengths_sql(_ROW_KEYS, "monitor_time, line", "CAST(? AS DOUBLE)")
+    con.execute(
+        "INSERT INTO monitor_rows SELECT ?, ?, line, monitor_time, queue, 'MONITOR_INTERVAL', length_s * 1000.0 "
+        f"FROM ({lengths}) WHERE length_s IS NOT NULL",
+        [import_id, table_name, first_s],
+    ).fetchall()
+    return "MONITOR_TIME spacing" + (" and the parameter table (first interval)" if first_s else "")
+
+
+@dataclass
+class _Batch:
+    """One batch of checked rows as columns: line, MONITOR_TIME, queue code and the queues' names."""
+
+    rows: dict
+    queue_names: list
+
+    @classmethod
+    def of(cls, rows: CheckedRows) -> _Batch:
+        codes: dict[str, int] = {}
+        queue_code = np.fromiter(
+            (codes.setdefault(q, len(codes)) for q in rows.queue), dtype=np.int32, count=len(rows)
+        )
+        columns = {
+            "line": rows.line.astype(np.int32),
+            "monitor_time": rows.monitor_time,
+            "queue_code": queue_code,
+        }
+        return cls(columns, list(codes))
+
+    def write_keys(self, store) -> None:
+        """Append the rows' (line, MONITOR_TIME, queue) to the temporary row-key table."""
+        name = "_qrtune_keys_batch"
+        store.con.register(name, self.rows)
+        try:
+            store.con.execute(
+                f"INSERT INTO {_ROW_KEYS} SELECT line, monitor_time, list_extract(?, queue_code + 1) FROM {name}",
+                [self.queue_names],
+            ).fetchall()
+        finally:
+            store.con.unregister(name)
+
+
+@dataclass
+class _FileImport:
+    """The state of one file's import while its batches stream through.
+
+    Attributes
+    ----------
+    path : str
+    raw : RawTable
+    table : TableSpec
+    names : tuple[str, ...]
+        The file's column order.
+    max_errors : int
+        Problems collected before giving up.
+    names_given : bool
+        The column order came from ``--columns``.
+    kinds : ColumnKinds
+        How each column is stored, decided over the batches.
+    errors : list of str
+        ``file:line: what`` per problem found so far.
+    n_rows : int
+        Rows written so far.
+    first_time, last_time : datetime or None
+        The span of MONITOR_TIME written so far.
+    """
+
+    path: str
+    raw: RawTable
+    table: TableSpec
+    names: tuple
+    max_errors: int
+    names_given: bool = False
+    kinds: ColumnKinds = field(init=False)
+    errors: list = field(init=False, default_factory=list)
+    n_rows: int = 0
+    first_time: datetime | None = None
+    last_time: datetime | None = None
+
+    def __post_init__(self):
+        self.kinds = ColumnKinds(self.table)
+
+    @property
+    def needs_intervals(self) -> bool:
+        """True when the file has no MONITOR_INTERVAL column (it is derived from MONITOR_TIME)."""
+        return "MONITOR_INTERVAL" not in self.names
+
+    def check(self, raw_rows: list):
+        """A batch's checked rows and stored cells; problems go to :attr:`errors`."""
+        rows, bad = check_rows(
+            self.path, raw_rows, self.names, self.table, self.max_errors - len(self.errors)
+        )
+        self.errors += bad
+        if len(self.errors) >= self.max_errors:
+            return rows, [], []
+        cells, overturned = batch_cells(self.path, self.names, self.kinds, rows, self.errors, self.max_errors)
+        return rows, cells, overturned
+
+    def write(self, store, import_id: int, rows: CheckedRows, cells: list, overturned: list) -> None:
+        """Write a checked batch (dropping the cells of columns found not to be numeric after all)."""
+        for name in overturned:
+            store.drop_monitor_column(import_id, name)
+        if not rows:
+            return
+        batch = _Batch.of(rows)
+        store.append_monitor_cells(import_id, self.table.name, batch.rows, batch.queue_names, cells)
+        if self.needs_intervals:
+            batch.write_keys(store)
+        times = batch.rows["monitor_time"]
+        low, high = times.min().astype(datetime), times.max().astype(datetime)
+        self.first_time = low if self.first_time is None else min(self.first_time, low)
+        self.last_time = high if self.last_time is None else max(self.last_time, high)
+        self.n_rows += len(rows)
+
+    def raise_errors(self) -> None:
+        """Raise :class:`MonitorImportError` listing :attr:`errors` (with a hint for a headerless file)."""
+        hint = ""
+        if self.raw.header is None and not self.names_given:
+            hint = (
+                f"\n  (columns in the documented order of {self.table.name} with {len(self.names)} columns; "
+                "if the table differs, name them with --columns or export a header)"
+            )
+        _raise_errors(self.path, self.errors, self.max_errors, hint)
+
+
+def _progress_of(path: str, raw: RawTable, report: Callable[[float, str], None] | None):
+    """A function of the last line read that reports the share of the file read (estimated from its first lines)."""
+    if report is None:
+        return lambda line: None
+    size = max(1, os.path.getsize(path))
+    first_line = raw.first[0] if raw.first else 1
+    sample = sum(len(f) + 1 for f in (raw.first[1] if raw.first else [])) or 1
+    name = Path(path).name
+
+    def progress(line: int) -> None:
+        report(min(0.99, (line - first_line + 1) * sample / size), f"{name}: line {line:,}")
+
+    return progress
+
+
+def _stream_file(store, job: _FileImport, project_name: str, interval_ms, chunk_rows: int, progress) -> tuple:
+    """Write one file batch by batch; returns ``(import_id, ImportedFile)``.
+
+    Raises
+    ------
+    MonitorImportError
+        Malformed rows (up to ``max_errors`` listed); the caller's transaction is rolled back.
+    """
+    import_id = store.begin_monitor_import(project_name, str(Path(job.path).resolve()), job.table.name)
+    if job.needs_intervals:
+        store.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_ROW_KEYS} (line INTEGER, monitor_time TIMESTAMP, queue VARCHAR)"
+        ).fetchall()
+    report = _progress_of(job.path, job.raw, progress)
+    for raw_rows in job.raw.batches(chunk_rows):
+        rows, cells, overturned = job.check(raw_rows)
+        if job.errors:
+            if len(job.errors) >= job.max_errors:
+                break
+            continue  # look for more problems; nothing more is written
+        job.write(store, import_id, rows, cells, overturned)
+        report(raw_rows[-1][0])
+    if job.errors:
+        job.raise_errors()
+    numeric = job.kinds.stored(job.names)
+    source = "file's MONITOR_INTERVAL column"
+    if job.needs_intervals and job.n_rows:
+        source = _write_intervals(store, import_id, job.table.name, interval_ms)
+        numeric += ("MONITOR_INTERVAL",)
+    if job.needs_intervals:
+        store.con.execute(f"DROP TABLE IF EXISTS {_ROW_KEYS}").fetchall()
+    store.finish_monitor_import(import_id, job.n_rows, numeric)
+    done = ImportedFile(
+        job.path,
+        job.table,
+        job.raw.shape,
+        job.n_rows,
+        numeric,
+        job.kinds.ignored(job.names),
+        source,
+        job.first_time,
+        job.last_time,
+    )
+    return import_id, done
+
+
 def read_file(path: str | Path, *, release: str | None = None, columns: Sequence[str] | None = None):
-    """A file's text fields, its table and its column order: ``(raw, table, names)``.
+    """A file's shape (rows read on demand), its table and its column order: ``(raw, table, names)``.
 
     Raises
     ------
@@ -442,59 +464,16 @@ def read_file(path: str | Path, *, release: str | None = None, columns: Sequence
     return raw, table, _column_names(path, raw, table, release, columns)
 
 
-def parse_file(
-    path: str | Path,
-    max_errors: int = 10,
-    *,
-    release: str | None = None,
-    columns: Sequence[str] | None = None,
-    interval_ms: float | None = None,
-) -> ParsedFile:
-    """Parse one export of IBMQREP_CAPMON, IBMQREP_CAPQMON or IBMQREP_APPLYMON.
-
-    Parameters
-    ----------
-    path : str or Path
-        Header CSV, DEL or UNLOAD DELIMITED, CLP table or ``db2 -x`` output
-        (:mod:`engine.monitor_formats`).
-    max_errors : int
-        Problems listed before giving up.
-    release : str, optional
-        Q Replication release whose column order a headerless file has
-        (:data:`engine.monitor_layouts.RELEASES`); default: by column count.
-    columns : sequence of str, optional
-        The column order, overriding the file's header or the release layout.
-    interval_ms : float, optional
-        MONITOR_INTERVAL from the parameter table (ms, or s before Version 9.7), used for the
-        first interval of each queue when the file has no MONITOR_INTERVAL column.
-
-    Raises
-    ------
-    MonitorImportError
-        The file cannot be read, lacks a required column, or has malformed rows; the
-        message lists up to ``max_errors`` problems as ``file:line: what``.
-    """
-    path = str(path)
+def _monitor_job(
+    path: str, max_errors: int, release: str | None, columns: Sequence[str] | None
+) -> _FileImport:
     raw, table, names = read_file(path, release=release, columns=columns)
     if table.is_parameters:
         raise MonitorImportError(
             f"{path}: {table.name} holds MONITOR_INTERVAL, not monitor rows; import it "
             "together with the monitor files"
         )
-    rows, errors = _check_rows(path, raw.rows, names, table, max_errors)
-    stored, ignored = _stored_columns(path, names, table, rows, errors, max_errors)
-    if errors:
-        hint = (
-            ""
-            if raw.header or columns
-            else (
-                f"\n  (columns in the documented order of {table.name} with {len(names)} columns; "
-                "if the table differs, name them with --columns or export a header)"
-            )
-        )
-        _raise_errors(path, errors, max_errors, hint)
-    stored, source = _with_monitor_interval(stored, rows, interval_ms)
-    return _long_form(path, table, rows, stored, ignored, shape=raw.shape, interval_source=source)
+    return _FileImport(path, raw, table, names, max_errors, names_given=bool(columns))
 
 
 def parse_parameters(
@@ -509,53 +488,144 @@ def parse_parameters(
     """
     path = str(path)
     raw, table, names = read_file(path, release=release, columns=columns)
-    if not table.is_parameters or not raw.rows:
+    if not table.is_parameters or raw.first is None:
         raise MonitorImportError(f"{path}: expected one row of IBMQREP_APPLYPARMS or IBMQREP_CAPPARMS")
-    line, fields = raw.rows[0]
+    line, fields = raw.first
     text = fields[names.index("MONITOR_INTERVAL")] if len(fields) == len(names) else ""
-    value = _to_float(text)
+    value = to_float(text)
     if value is None or value <= 0:
-        raise MonitorImportError(f"{path}:{line}: MONITOR_INTERVAL {text!r} is not a positive number")
+        raise MonitorImportError(f"{path}:{line}: MONITOR_INTERVAL {text[:80]!r} is not a positive number")
     return table, value
+
+
+def _plan(paths: Sequence[str | Path], release: str | None, columns: Sequence[str] | None, max_errors: int):
+    """The monitor files of ``paths`` checked at their head, each with the MONITOR_INTERVAL parameter that serves it.
+
+    Files of IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS among ``paths`` are read first; their
+    MONITOR_INTERVAL serves the monitor files of the same program (Q Apply / Q Capture).
+    """
+    monitor, interval_ms = [], {}
+    for p in map(str, paths):
+        table = _table_of(p, read_raw(p, KNOWN_COLUMNS), None)
+        if table.is_parameters:
+            interval_ms[table.name] = parse_parameters(p, release=release)[1]
+        else:
+            monitor.append(p)
+    jobs = [_monitor_job(p, max_errors, release, columns) for p in monitor]
+    return [(job, interval_ms.get(INTERVAL_SOURCE[job.table.name].name)) for job in jobs]
+
+
+def import_files(
+    store,
+    paths: Sequence[str | Path],
+    project_name: str = "",
+    *,
+    release: str | None = None,
+    columns: Sequence[str] | None = None,
+    max_errors: int = 10,
+    chunk_rows: int = CHUNK_ROWS,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[tuple[int, ImportedFile]]:
+    """Import monitor exports (and the parameter exports giving their MONITOR_INTERVAL) in one transaction.
+
+    Parameters
+    ----------
+    store : engine.store.Store
+        Open for writing.
+    paths : sequence of str or Path
+        Header CSV, DEL or UNLOAD DELIMITED, CLP table or ``db2 -x`` output of IBMQREP_CAPMON,
+        IBMQREP_CAPQMON or IBMQREP_APPLYMON (:mod:`engine.monitor_formats`), and optionally
+        IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS exports.
+    project_name : str
+        Project the rows belong to (for ``qrtune fit``).
+    release : str, optional
+        Q Replication release whose column order a headerless file has
+        (:data:`engine.monitor_layouts.RELEASES`); default: by column count.
+    columns : sequence of str, optional
+        The column order of every monitor file, overriding a header or the release layout.
+    max_errors : int
+        Problems listed before giving up.
+    chunk_rows : int
+        Rows read, checked and written at a time (memory is proportional to it, not to the file).
+    progress : callable, optional
+        ``progress(fraction, text)`` with the share of all files read so far.
+
+    Returns
+    -------
+    list of (import_id, ImportedFile)
+
+    Raises
+    ------
+    MonitorImportError
+        A file cannot be read or is malformed: the message lists up to ``max_errors`` problems
+        as ``file:line: what`` and nothing of the import is left in the store.
+    """
+    plan = _plan(paths, release, columns, max_errors)
+    done = []
+    with store.monitor_memory_limit(), store.transaction():
+        for k, (job, interval_ms) in enumerate(plan):
+            part = None if progress is None else (lambda f, text, k=k: progress((k + f) / len(plan), text))
+            done.append(_stream_file(store, job, project_name, interval_ms, chunk_rows, part))
+    return done
+
+
+def parse_file(
+    path: str | Path,
+    max_errors: int = 10,
+    *,
+    release: str | None = None,
+    columns: Sequence[str] | None = None,
+    interval_ms: float | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> ParsedFile:
+    """Parse one export of IBMQREP_CAPMON, IBMQREP_CAPQMON or IBMQREP_APPLYMON into memory (small files, tests).
+
+    The file goes through the import of :func:`import_files` into a temporary store and its
+    cells are read back; ``qrtune import-monitor`` streams into the store instead.
+
+    Parameters
+    ----------
+    path, max_errors, release, columns, chunk_rows
+        As for :func:`import_files`.
+    interval_ms : float, optional
+        MONITOR_INTERVAL from the parameter table (ms, or s before Version 9.7), used for the
+        first interval of each queue when the file has no MONITOR_INTERVAL column.
+
+    Raises
+    ------
+    MonitorImportError
+        The file cannot be read, lacks a required column, or has malformed rows; the
+        message lists up to ``max_errors`` problems as ``file:line: what``.
+    """
+    from engine.store import Store
+
+    job = _monitor_job(str(path), max_errors, release, columns)
+    with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "parse.duckdb") as store:
+        with store.transaction():
+            import_id, done = _stream_file(store, job, "", interval_ms, chunk_rows, None)
+        cells = store.con.execute(
+            "SELECT line, monitor_time, queue, col, value FROM monitor_rows WHERE import_id = ? "
+            "ORDER BY list_position(?, col) NULLS LAST, line",
+            [import_id, list(job.names)],
+        ).fetchnumpy()
+    return ParsedFile(
+        **{f.name: getattr(done, f.name) for f in fields(ImportedFile)},
+        line=np.asarray(cells["line"], dtype=np.int32),
+        monitor_time=np.asarray(cells["monitor_time"]).astype("datetime64[us]"),
+        queue=np.asarray(cells["queue"], dtype=object),
+        col=np.asarray(cells["col"], dtype=object),
+        value=np.asarray(cells["value"], dtype=np.float64),
+    )
 
 
 def parse_files(
     paths: Sequence[str | Path], *, release: str | None = None, columns: Sequence[str] | None = None
 ) -> list[ParsedFile]:
-    """Parse monitor exports together with the parameter tables that give their MONITOR_INTERVAL.
-
-    Files of IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS among ``paths`` are read first; their
-    MONITOR_INTERVAL serves the monitor files of the same program (Q Apply / Q Capture).
-    ``release`` and ``columns`` are those of :func:`parse_file` (``columns`` for the monitor files).
-    """
-    monitor, interval_ms = [], {}
-    for p in paths:
-        table = _table_of(str(p), read_raw(str(p), KNOWN_COLUMNS), None)
-        if table.is_parameters:
-            interval_ms[table.name] = parse_parameters(p, release=release)[1]
-        else:
-            monitor.append((p, table))
+    """:func:`parse_file` of each monitor file of ``paths``, the parameter exports among them giving MONITOR_INTERVAL."""
     return [
-        parse_file(
-            p, release=release, columns=columns, interval_ms=interval_ms.get(INTERVAL_SOURCE[t.name].name)
-        )
-        for p, t in monitor
+        parse_file(job.path, release=release, columns=columns, interval_ms=interval_ms)
+        for job, interval_ms in _plan(paths, release, columns, 10)
     ]
-
-
-def import_files(store, paths: Sequence[str | Path], project_name: str = "") -> list[tuple[int, ParsedFile]]:
-    """Parse every file, then write them all in one transaction.
-
-    Returns
-    -------
-    list of (import_id, ParsedFile)
-
-    Raises
-    ------
-    MonitorImportError
-        Any file is malformed; nothing is written.
-    """
-    return write_parsed(store, parse_files(paths), project_name)
 
 
 def write_parsed(store, parsed: Sequence[ParsedFile], project_name: str = "") -> list[tuple[int, ParsedFile]]:
@@ -576,48 +646,35 @@ def load_monitor_rows(store, project_name: str | None = None) -> dict[str, dict]
     One row per table, queue and MONITOR_TIME, sorted by queue and time; absent cells are
     NaN. Rows imported more than once (overlapping exports) are merged: each column takes
     the value of the latest import that has it, so no interval is counted twice and the
-    store keeps everything that was imported.
+    store keeps everything that was imported. DuckDB does the merge; only the wide arrays
+    are held in memory.
     """
-    sql = (
-        "SELECT r.table_name, r.import_id, r.line, r.monitor_time, r.queue, r.col, r.value FROM monitor_rows r "
-        "JOIN monitor_imports i ON i.id = r.import_id"
-    )
-    args: list = []
-    if project_name is not None:
-        sql += " WHERE i.project_name = ?"
-        args.append(project_name)
-    cells = store.con.execute(
-        sql + " ORDER BY r.table_name, r.queue, r.monitor_time, r.import_id, r.line", args
-    ).fetchnumpy()
     out: dict[str, dict] = {}
-    tables = np.asarray(cells["table_name"], dtype=object)
-    for table in dict.fromkeys(tables.tolist()):
-        sel = np.flatnonzero(tables == table)
-        queue = np.asarray(cells["queue"], dtype=object)[sel]
-        times = np.asarray(cells["monitor_time"])[sel].astype("datetime64[us]")
-        # one row per (queue, MONITOR_TIME): its cells are adjacent, and a later import's cells come
-        # later and win (an overlapping export imported again is not counted twice; a newer
-        # release's extra columns join the interval)
-        starts = np.ones(sel.size, dtype=bool)
-        starts[1:] = (queue[1:] != queue[:-1]) | (times[1:] != times[:-1])
-        row = np.cumsum(starts) - 1
-        first = np.flatnonzero(starts)
-        wide: dict = {"monitor_time": times[first], "queue": queue[first]}
-        cols = np.asarray(cells["col"], dtype=object)[sel]
-        values = np.asarray(cells["value"], dtype=np.float64)[sel]
-        for col in dict.fromkeys(cols.tolist()):
-            pick = cols == col
-            arr = np.full(first.size, np.nan)
-            arr[row[pick]] = values[pick]
-            wide[col] = arr
-        out[table] = wide
+    for table, cols in store.monitor_columns(project_name).items():
+        sql, args = store.monitor_wide_sql(table, cols, project_name)
+        values = ", ".join(f'coalesce("{i}", \'NaN\'::DOUBLE) AS "{i}"' for i in range(len(cols)))
+        renamed = ", ".join(
+            f'"{c}" AS "{i}"' for i, c in enumerate(cols)
+        )  # fetch by position, names may repeat case
+        wide = store.con.execute(
+            f"SELECT queue, monitor_time, {values} FROM (SELECT queue, monitor_time, {renamed} FROM ({sql})) "
+            "ORDER BY queue, monitor_time",
+            args,
+        ).fetchnumpy()
+        out[table] = {
+            "monitor_time": np.asarray(wide["monitor_time"]).astype("datetime64[us]"),
+            "queue": np.asarray(wide["queue"], dtype=object),
+            **{c: np.asarray(wide[str(i)], dtype=np.float64) for i, c in enumerate(cols)},
+        }
     return out
 
 
 def to_csv_text(table: str, rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     """Write monitor rows (dicts of column -> value) as a CSV export with a header.
 
-    MONITOR_TIME (and other datetime values) are written in Db2's ``YYYY-MM-DD-HH.MM.SS.ffffff`` form.
+    MONITOR_TIME (and other datetime values) are written in Db2's ``YYYY-MM-DD-HH.MM.SS.ffffff`` form;
+    text that starts like a spreadsheet formula gets an apostrophe (:func:`engine.csvcell.text_cell`,
+    undone when the file is imported).
     Used by tests and by the simulator's export; ``table`` is only checked.
     """
     if table not in TABLES:
@@ -635,7 +692,7 @@ def to_csv_text(table: str, rows: Sequence[dict], columns: Sequence[str] | None 
             elif v is None:
                 out.append("")
             else:
-                out.append(v)
+                out.append(text_cell(v))
         w.writerow(out)
     return buf.getvalue()
 
@@ -644,17 +701,20 @@ __all__ = [
     "APPLYMON",
     "CAPMON",
     "CAPQMON",
+    "CHUNK_ROWS",
     "TABLES",
+    "ImportedFile",
     "ParsedFile",
     "TableSpec",
     "detect_table",
     "import_files",
+    "interval_lengths_sql",
     "load_monitor_rows",
-    "interval_lengths_s",
     "parse_file",
     "parse_files",
     "parse_parameters",
     "parse_timestamp",
+    "read_file",
     "to_csv_text",
     "write_parsed",
 ]

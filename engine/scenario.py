@@ -10,11 +10,12 @@ registry only, so adding a knob needs no code here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from engine.model import Node, Project
-from engine.registry import KINDS
-from engine.topology import check_complete, flows
+from engine.registry import KINDS, ParamSpec
+from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF, SEND_QM_PATH_OF
+from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows
 
 #: Project topology -> scenario kind.
 SCENARIO_KIND = {
@@ -50,15 +51,17 @@ def set_path(doc: dict, path: str, value: Any) -> None:
     cur[last] = value
 
 
-def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: dict | None = None) -> None:
-    """Set every path the ``nodes``' knobs map to that ``settings`` does not hold yet.
+def _fill(
+    settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: dict | None = None, prefix: str = ""
+) -> None:
+    """Set every path (starting with ``prefix``) the ``nodes``' knobs map to that ``settings`` does not hold yet.
 
     The first node supplying a path wins; ``sources`` (when given) records path -> node id.
     """
     for node in nodes:
         for spec in KINDS[node.kind].params:
             template = spec.scenario_paths.get(scenario_kind)
-            if template is None:
+            if template is None or not template.startswith(prefix):
                 continue
             path = _node_path(node, template)
             try:
@@ -72,17 +75,24 @@ def _fill(settings: dict, nodes: Iterable[Node], scenario_kind: str, sources: di
 def _scenario_nodes(project: Project, kind: str) -> list[Node]:
     """The nodes whose knobs fill the scenario, in the order they are read.
 
-    Q Replication: the first flow, its receive queue manager first (it holds the run's mode and
-    the pre-loaded depth); Db2 Mirror: the source node, the target node, the link; others: all.
+    Q Replication: the first flow; Db2 Mirror: the source node, the target node, the link;
+    others: all.
     """
     if kind == "qrep":
-        flow = list(flows(project, limit=1)[0])
-        qms = [n for n in flow if n.kind == "queue_manager"]
-        return ([qms[-1]] if qms else []) + flow
+        return list(flows(project, limit=1)[0])
     if kind == "db2mirror":
         nodes = sorted(project.nodes_of("db2_mirror_node"), key=lambda n: n.params["role"] != "source")
         return nodes + list(project.nodes_of("roce_link"))
     return list(project.nodes)
+
+
+def _queue_manager_platforms(project: Project, settings: dict, sources: dict) -> None:
+    """The two queue managers' platform knobs: ``send_qm.*`` from the sending one, ``recv_qm.*`` from the receiving one."""
+    flow = flows(project, limit=1)[0]
+    for qm, paths in ((flow[SEND_QM], SEND_QM_PATH_OF), (flow[RECEIVE_QM], RECEIVE_QM_PATH_OF)):
+        for name, path in paths.items():
+            set_path(settings, path, qm.params[name])
+            sources[path] = qm.id
 
 
 def _build(project: Project) -> tuple[dict, dict]:
@@ -92,7 +102,12 @@ def _build(project: Project) -> tuple[dict, dict]:
     if kind in ("qrep", "db2mirror"):
         settings["topology"] = project.topology
     sources: dict = {}
-    _fill(settings, _scenario_nodes(project, kind), kind, sources)
+    nodes = _scenario_nodes(project, kind)
+    if kind == "qrep":
+        _queue_manager_platforms(project, settings, sources)
+        # the run's mode and pre-loaded depth belong to the receive queue (the flow's last queue manager)
+        _fill(settings, [n for n in nodes if n.kind == "queue_manager"][-1:], kind, sources, prefix="run.")
+    _fill(settings, nodes, kind, sources)
     return settings, sources
 
 
@@ -121,6 +136,25 @@ def _unread_reason(project: Project, kind: str, path: str, source: str | None) -
     return why
 
 
+def knob_paths(project: Project) -> Iterator[tuple[Node, ParamSpec, str]]:
+    """``(node, spec, settings path)`` of every knob of ``project`` that maps to its scenario kind.
+
+    The path is the knob's registry path with ``{role}`` filled in; the receiving queue manager of
+    a Q Replication flow has its platform knobs under ``recv_qm`` (the registry's are ``send_qm``).
+    """
+    kind = SCENARIO_KIND[project.topology]
+    receive_qm = flows(project, limit=1)[0][RECEIVE_QM].id if kind == "qrep" else None
+    for node in project.nodes:
+        for spec in KINDS[node.kind].params:
+            template = spec.scenario_paths.get(kind)
+            if template is None:
+                continue
+            if node.id == receive_qm and spec.name in RECEIVE_QM_PATH_OF:
+                yield node, spec, RECEIVE_QM_PATH_OF[spec.name]
+            else:
+                yield node, spec, _node_path(node, template)
+
+
 def unread_params(project: Project) -> dict[str, str]:
     """Knobs of ``project`` that do not reach the engine: ``"<node id>.<param>"`` -> why.
 
@@ -136,15 +170,9 @@ def unread_params(project: Project) -> dict[str, str]:
     kind = SCENARIO_KIND[project.topology]
     _settings, sources = _build(project)
     out = {}
-    for node in project.nodes:
-        for spec in KINDS[node.kind].params:
-            template = spec.scenario_paths.get(kind)
-            if template is None:
-                continue
-            path = _node_path(node, template)
-            source = sources.get(path)
-            if source == node.id:
-                continue
+    for node, spec, path in knob_paths(project):
+        source = sources.get(path)
+        if source != node.id:
             out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, path, source)
     return out
 
@@ -215,6 +243,19 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
             if value is None and not spec.nullable:
                 continue
             project = project.with_param(node.id, spec.name, value)
+    return _apply_receive_qm(project, scenario) if kind == "qrep" else project
+
+
+def _apply_receive_qm(project: Project, scenario: dict) -> Project:
+    """Set the receiving queue manager's platform knobs from the scenario's ``recv_qm`` settings."""
+    found = flows(project, limit=1)
+    for name, path in RECEIVE_QM_PATH_OF.items():
+        try:
+            value = get_path(scenario, path)
+        except KeyError:
+            continue
+        if found and value is not None:
+            project = project.with_param(found[0][RECEIVE_QM].id, name, value)
     return project
 
 
@@ -231,6 +272,8 @@ def known_paths(scenario_kind: str) -> set[str]:
             if template:
                 for role in ("source", "target"):
                     paths.add(template.replace("{role}", role))
+    if scenario_kind == "qrep":
+        paths.update(RECEIVE_QM_PATH_OF.values())
     return paths
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engine import projectfile, templates
 from engine.model import Project
+from engine.topology import FLOW_KINDS, RECEIVE_QM, flows
 
 HERE = Path(__file__).resolve().parent
 
@@ -168,6 +169,77 @@ DB2_V8 = {
 }
 
 
+#: Journey 11: the Redpaper baseline with Q Apply, the target Db2 (and in bindings mode the receiving queue
+#: manager) moved to a Linux x86-64 server of 8 cores at 2.9 GHz in the same data centre (0.5 ms round trip).
+#: An example configuration, not a measured one: the seeds publish no Linux measurement.
+LINUX_TARGET = {
+    "qapply": dict(os_platform="Linux x86-64", apply_lpar_cps=8, core_ghz=2.9),
+    "target_db2": dict(os_platform="Linux x86-64", db2_version="Db2 11.5 for Linux, UNIX and Windows"),
+}
+LINUX_RECEIVE_QM = dict(os_platform="Linux x86-64", mq_version="IBM MQ 9.3 for Linux", logbufferpages=0)
+#: Bindings: a sender-receiver channel from the z/OS queue manager to the Linux one (0.25 ms each way).
+LINUX_CHANNEL = dict(network_latency_ms=0.25, description="z/OS sysplex to a Linux server, same data centre")
+#: Client: Q Apply connects over SVRCONN to the z/OS receiving queue manager (0.5 ms round trip).
+LINUX_CLIENT = dict(mq_connection="client", client_rtt_us=500.0, sharecnv=10)
+
+#: 001_538a2843961b4ba9.txt, AIX configuration: two LPARs of an IBM pSeries p690 with 8 processors each, 10/100
+#: Mbit Ethernet, AIX 5.2, MQ 5.3, DB2 V8.2, SSA disk with fast write cache; the workload of the z/OS study.
+#: Assumed where the seed is silent: POWER4+ cores at 1.7 GHz (the p690 clock of 2004), an SSA log disk of 40 MB/s and
+#: 0.5 ms per cached write.
+AIX_2005 = {
+    "source_db2": dict(
+        os_platform="AIX", core_ghz=1.7, source_lpar_cps=8, platform="AIX 5.2", db2_version="DB2 V8.2"
+    ),
+    "qcapture": dict(os_platform="AIX", core_ghz=1.7, capture_lpar_cps=8),
+    "queue_manager": dict(
+        os_platform="AIX", mq_version="WebSphere MQ 5.3", log_disk_mb_per_s=40.0, log_write_us=500.0
+    ),
+    "channel": dict(network_mbps=100.0, description="10/100 Mbit Ethernet between two p690 LPARs"),
+    "qapply": dict(os_platform="AIX", core_ghz=1.7, apply_lpar_cps=8),
+    "target_db2": dict(os_platform="AIX", db2_version="DB2 V8.2"),
+}
+
+
+def on_receive_side(project: Project, params: dict) -> Project:
+    """Set ``params`` on the receiving queue manager of the project's first flow."""
+    node = flows(project, limit=1)[0][RECEIVE_QM]
+    assert node.kind == FLOW_KINDS[RECEIVE_QM]
+    for name, value in params.items():
+        project = project.with_param(node.id, name, value)
+    return project
+
+
+def zos_to_linux(name: str, client: bool) -> Project:
+    """Journey 11's project: the Redpaper baseline with its target on Linux, bindings or client apply."""
+    project = configure(configure(templates.unidirectional(name), REDPAPER), LINUX_TARGET)
+    if client:
+        return configure(project, {"qapply": LINUX_CLIENT})
+    return on_receive_side(configure(project, {"channel": LINUX_CHANNEL}), LINUX_RECEIVE_QM)
+
+
+#: Topologies of issue 14 (part 2) built on the seeds' configurations: the settings added to each.
+#: A shared capture and receive queue in a CF list structure (seed 003's CFLEVEL(5) with SMDS, MQ's
+#: default OFFLD tiers); the Redpaper table with a 4,685-byte VARCHAR added (5,000-byte rows), so
+#: TRANS_BATCH_SZ 3 gives ~76 KB messages (over 63 KB: always offloaded).
+QSG = {
+    "source_db2": dict(
+        columns={"INTEGER": 10, "CHAR(20)": 10, "DATE": 5, "DECIMAL(20,0)": 5, "VARCHAR(4685)": 1},
+        row_bytes=5000,
+    ),
+    "queue_manager": dict(shared_queue=True, cf_structure_size_mb=512, offload="SMDS", cf_cps=2),
+}
+#: The 2005 study's tables spread evenly over four replication queue maps, driven to the maximum.
+FOUR_QUEUE_MAPS = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=None),
+    "qcapture": dict(queue_maps=4),
+}
+#: The 2005 study's workload at 3,000 rows/s (a rate the seed calls low) with SQL Replication beside it.
+SQL_VS_Q = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=3000.0),
+    "qapply": dict(compare_sql_replication=True, sleep_minutes=0.0),
+}
+
+
 def configure(project: Project, by_kind: dict) -> Project:
     """Set every node of each kind in ``by_kind`` to the given parameters."""
     for node in project.nodes:
@@ -205,6 +277,11 @@ def samples() -> dict[str, Project]:
         "dw2005-zos-peer-to-peer.json": configure(
             templates.peer_to_peer("2005 z/OS study, peer-to-peer"), DW2005
         ),
+        "zos-to-linux-bindings.json": zos_to_linux("z/OS to Linux, Q Apply in bindings mode", client=False),
+        "zos-to-linux-client.json": zos_to_linux("z/OS to Linux, Q Apply as an MQ client", client=True),
+        "aix-unidirectional.json": configure(
+            configure(templates.unidirectional("2005 AIX study, unidirectional"), DW2005), AIX_2005
+        ),
         "mirror-active-passive.json": mirror("active-passive", "Db2 Mirror Case Study #2, active-passive"),
         "mirror-active-active.json": mirror(
             "active-active", "Db2 Mirror Case Study #2 configuration, active-active"
@@ -214,6 +291,20 @@ def samples() -> dict[str, Project]:
         ),
         "db2-v8-migration.json": configure(
             templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"), DB2_V8
+        ),
+        "qsg-shared-capture-queue.json": configure(
+            configure(
+                templates.unidirectional("Redpaper baseline, shared queues in a CF structure"), REDPAPER
+            ),
+            QSG,
+        ),
+        "four-queue-maps.json": configure(
+            configure(templates.unidirectional("2005 z/OS study over four queue maps"), DW2005),
+            FOUR_QUEUE_MAPS,
+        ),
+        "sql-replication-vs-q.json": configure(
+            configure(templates.unidirectional("2005 z/OS study: Q against SQL Replication"), DW2005),
+            SQL_VS_Q,
         ),
     }
 

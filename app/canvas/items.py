@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import style
+from app.canvas.platform_marks import CLIENT_LINK_TEXT, is_client_link, platform_text
 from engine.model import Node
 from engine.registry import KINDS
 
@@ -98,12 +99,17 @@ class NodeItem(QGraphicsObject):
         self.utilisation: float | None = None
         self.stage_names: tuple[str, ...] = ()
         self.bottleneck = False
+        self.node = node
         self.update_from(node)
 
     def update_from(self, node: Node) -> None:
         """Refresh label, kind and position from the model."""
         self.label = node.label
         self.kind = node.kind
+        self.node = node
+        self.platform = platform_text(node)
+        for link in self.links:  # a client connection is drawn from Q Apply's mq_connection
+            link.update()
         self.out_port.setVisible(bool(KINDS[node.kind].links_to))
         self.in_port.setVisible(any(node.kind in k.links_to for k in KINDS.values()))
         if self.pos() != QPointF(node.x, node.y):
@@ -123,6 +129,8 @@ class NodeItem(QGraphicsObject):
 
     def _update_tooltip(self) -> None:
         text = f"<b>{self.label}</b><br>{KINDS[self.kind].name}"
+        if self.platform:
+            text += f"<br>{self.platform}"
         if self.utilisation is not None:
             text += f"<br>utilisation {self.utilisation * 100:.0f}% ({', '.join(self.stage_names)})"
         if self.bottleneck:
@@ -130,7 +138,8 @@ class NodeItem(QGraphicsObject):
         self.setToolTip(text)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-PORT_R - 2, -34, NODE_W + 2 * PORT_R + 4, NODE_H + 36)  # room for a grown tag
+        # room for a grown bottleneck tag above and the platform tag below
+        return QRectF(-PORT_R - 2, -34, NODE_W + 2 * PORT_R + 4, NODE_H + 56)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
@@ -177,6 +186,10 @@ class NodeItem(QGraphicsObject):
                 Qt.AlignLeft | Qt.AlignVCenter,
                 QFontMetricsF(small).elidedText(text, Qt.ElideRight, NODE_W - 12),
             )
+        if self.platform:
+            tag_font = QFont(small)
+            tag_font.setPointSizeF(min(6.5 * grow, 10.0))
+            draw_platform_tag(painter, QPointF(0, NODE_H + 1), self.platform, tag_font)
         if self.bottleneck:
             tag_font = QFont(small)
             tag_font.setBold(True)
@@ -227,13 +240,22 @@ class LinkItem(QGraphicsPathItem):
         painter.setRenderHint(QPainter.Antialiasing)
         selected = bool(option.state & QStyle.State_Selected)
         colour = QColor(style.SELECTED) if selected else QColor(style.OUTLINE)
-        painter.setPen(QPen(colour, 3 if selected else 1.8))
+        client = self.is_client()
+        painter.setPen(QPen(colour, 3 if selected else 1.8, Qt.DashLine if client else Qt.SolidLine))
         painter.setBrush(Qt.NoBrush)
         painter.drawPath(self.path())
+        if client:
+            font = QFont(painter.font())
+            font.setPointSizeF(7.0)
+            draw_link_label(painter, self.path(), CLIENT_LINK_TEXT, colour, font)
         b = self.target.in_port.scene_centre()
         painter.setBrush(colour)
         painter.setPen(Qt.NoPen)
         painter.drawPolygon(arrow_head(b - QPointF(PORT_R, 0), 0.0))
+
+    def is_client(self) -> bool:
+        """The link is an MQ client connection (drawn dashed and labelled), not a bindings link."""
+        return is_client_link(self.source.node, self.target.node)
 
     def shape(self) -> QPainterPath:
         from PySide6.QtGui import QPainterPathStroker
@@ -243,7 +265,36 @@ class LinkItem(QGraphicsPathItem):
         return stroker.createStroke(self.path())
 
     def boundingRect(self) -> QRectF:
-        return super().boundingRect().adjusted(-12, -12, 12, 12)
+        return super().boundingRect().adjusted(-60, -22, 60, 12)  # room for a client connection's label
+
+
+def draw_platform_tag(painter: QPainter, top_left: QPointF, text: str, font: QFont) -> None:
+    """A small slate tag in ``font`` naming a node's platform, hanging below the node's bottom-left corner."""
+    metrics = QFontMetricsF(font, painter.device())  # the device's resolution: a PDF is not 96 dpi
+    width = min(metrics.horizontalAdvance(text) + 10, NODE_W)
+    tag = QRectF(top_left.x(), top_left.y(), width, metrics.height() + 2)
+    painter.save()
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(style.PLATFORM_TAG))
+    painter.drawRoundedRect(tag, 4, 4)
+    painter.setFont(font)
+    painter.setPen(QColor("white"))
+    painter.drawText(tag, Qt.AlignCenter, metrics.elidedText(text, Qt.ElideRight, width - 6))
+    painter.restore()
+
+
+def draw_link_label(painter: QPainter, path: QPainterPath, text: str, colour: QColor, font: QFont) -> None:
+    """Write ``text`` in ``font`` above the middle of a link (a client connection's name)."""
+    middle = path.pointAtPercent(0.5)
+    metrics = QFontMetricsF(font, painter.device())  # the device's resolution: a PDF is not 96 dpi
+    width, height = metrics.horizontalAdvance(text) + 4, metrics.height()
+    painter.save()
+    painter.setFont(font)
+    painter.setPen(colour)
+    painter.drawText(
+        QRectF(middle.x() - width / 2, middle.y() - height - 4, width, height), Qt.AlignCenter, text
+    )
+    painter.restore()
 
 
 def link_path(a: QPointF, b: QPointF) -> QPainterPath:

@@ -114,8 +114,13 @@ class ParamField(QWidget):
         self.error_label.hide()
         self._layout.addWidget(self.error_label)
         self.setToolTip(tooltip(spec))
+        #: The widget taking the value (marked when the value is refused); set by each editor.
+        self.editor: QWidget | None = None
 
-    def add_unit(self) -> None:
+    def place_editor(self, editor: QWidget) -> None:
+        """Put ``editor``, the widget taking the value, in the row (with the width left), then the unit."""
+        self.editor = editor
+        self.row.addWidget(editor, 1)
         if self.spec.unit:
             unit = QLabel(self.spec.unit)
             unit.setMinimumWidth(10)
@@ -152,8 +157,8 @@ class ParamField(QWidget):
     def flush(self) -> None:
         """Commit what the editor shows if it differs from the model (before a save or close)."""
 
-    def editor_widget(self) -> QWidget:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def editor_widget(self) -> QWidget:
+        return self.editor
 
     def _show(self, value: Any) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -170,12 +175,8 @@ class TextField(ParamField):
             self.edit.setPlaceholderText(f"null: {spec.null_meaning}")
         if spec.type in ("int", "float"):
             self.edit.setAlignment(Qt.AlignRight)
-        self.row.addWidget(self.edit, 1)
-        self.add_unit()
+        self.place_editor(self.edit)
         self.edit.editingFinished.connect(self._finished)
-
-    def editor_widget(self) -> QWidget:
-        return self.edit
 
     def _show(self, value: Any) -> None:
         self.edit.setText(format_value(self.spec, value))
@@ -201,13 +202,10 @@ class TextField(ParamField):
 class BoolField(ParamField):
     def __init__(self, spec: ParamSpec, parent=None):
         super().__init__(spec, parent)
-        self.box = QCheckBox()
+        self.box = self.editor = QCheckBox()
         self.row.addWidget(self.box)
         self.row.addStretch(1)
         self.box.toggled.connect(lambda on: self.committed.emit(bool(on)) if on != self.shown_value else None)
-
-    def editor_widget(self) -> QWidget:
-        return self.box
 
     def _show(self, value: Any) -> None:
         self.box.blockSignals(True)
@@ -225,12 +223,8 @@ class EnumField(ParamField):
             self.combo.addItem(str(choice), choice)
         if spec.nullable:
             self.combo.addItem(f"(null: {spec.null_meaning})", None)
-        self.row.addWidget(self.combo, 1)
-        self.add_unit()
+        self.place_editor(self.combo)
         self.combo.activated.connect(self._activated)
-
-    def editor_widget(self) -> QWidget:
-        return self.combo
 
     def _activated(self, index: int) -> None:
         value = self.combo.itemData(index)
@@ -272,9 +266,7 @@ class ColumnMapField(ParamField):
         self.remove_button.clicked.connect(self._remove_row)
         self.table.itemChanged.connect(self._changed)
         self._loading = False
-
-    def editor_widget(self) -> QWidget:
-        return self.table
+        self.editor = self.table
 
     def _show(self, value: Any) -> None:
         self._loading = True

@@ -15,7 +15,6 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QProgressBar,
     QPushButton,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import panel_column, message_label, read_only_table
+from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app.worker import TaskRunner
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
@@ -58,6 +57,10 @@ def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
             "predicts every fitted interval once per coefficient)"
         )
     return text
+
+
+#: What the view says before anything is imported or shown.
+START_TEXT = "Import a week of monitor exports to see how well the engine matches your system."
 
 
 class MonitorView(QWidget):
@@ -115,25 +118,18 @@ class MonitorView(QWidget):
         fit_row.addWidget(self.cancel_button)
         layout.addLayout(row)
         layout.addLayout(fit_row)
-        self.status = message_label(
-            "Import a week of monitor exports to see how well the engine matches your system."
-        )
+        self.status = message_label(START_TEXT)
         layout.addWidget(self.status)
         self.summary = message_label(rich=True)
         layout.addWidget(self.summary)
-        grid = QGridLayout()
         self.charts = {
             m: LineChart(title, "hours from the first interval", unit) for m, title, unit in OVERLAID
         }
-        for c, chart in enumerate(self.charts.values()):
-            grid.addWidget(chart, 0, c)
         self.coefficients = read_only_table(
             ["Coefficient", "Unit", "Before", "Fitted", "Change"], resize_to_contents=True
         )
         self.errors = read_only_table(["Held-out error (median)", "Before", "After"], stretch_column=0)
-        grid.addWidget(self.coefficients, 1, 0)
-        grid.addWidget(self.errors, 1, 1)
-        layout.addLayout(grid, 1)
+        add_grid(layout, [list(self.charts.values()), [self.coefficients, self.errors]])
         self.import_button.clicked.connect(self._import_dialog)
         self.show_button.clicked.connect(lambda: self.run())
         self.fit_button.clicked.connect(lambda: self.run(fit=True))
@@ -196,6 +192,18 @@ class MonitorView(QWidget):
             self.recorded.emit()
 
     # -- showing -------------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Back to the view as it starts (another project was opened): no overlay, no fit; a running task is cancelled."""
+        if self.tasks.busy():
+            self.tasks.cancel()
+        self.outcome = None
+        self.status.setText(START_TEXT)
+        self.summary.clear()
+        for chart in self.charts.values():
+            chart.set_series({})
+        self.coefficients.setRowCount(0)
+        self.errors.setRowCount(0)
+
     def show_outcome(self, outcome) -> None:
         """Overlay measured and predicted values and show the fit of a :class:`app.monitoring.MonitorOutcome`."""
         self.outcome = outcome

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -18,7 +17,14 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from app.panels.tables import panel_column, message_label, metric_cells, metric_item, read_only_table
+from app.panels.tables import (
+    add_grid,
+    message_label,
+    metric_cells,
+    metric_item,
+    panel_column,
+    read_only_table,
+)
 from engine.errors import QrtuneError
 
 
@@ -132,7 +138,6 @@ class SimulationView(QWidget):
         self.headline = message_label(rich=True)
         self.headline.hide()
         layout.addWidget(self.headline)
-        grid = QGridLayout()
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
@@ -142,11 +147,7 @@ class SimulationView(QWidget):
         self.lower.setDocumentMode(True)
         self.lower.addTab(self.summary, "Summary")
         self.lower.addTab(self.castout_chart, "Page set")
-        grid.addWidget(self.depth_chart, 0, 0)
-        grid.addWidget(self.latency_chart, 0, 1)
-        grid.addWidget(self.rate_chart, 1, 0)
-        grid.addWidget(self.lower, 1, 1)
-        layout.addLayout(grid, 1)
+        add_grid(layout, [[self.depth_chart, self.latency_chart], [self.rate_chart, self.lower]])
         self.run_button.clicked.connect(self._run)
         self.outcome = None
 

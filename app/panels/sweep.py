@@ -23,16 +23,14 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
 
-from app.panels.tables import panel_column
+from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
@@ -257,31 +255,20 @@ class SweepView(QWidget):
         layout.addLayout(buttons)
         # the primary axis's widgets, by their old names
         self.target, self.param, self.values = self.axis.target, self.axis.param, self.axis.values
-        self.status = QLabel("Sweep a knob over a range; every point is recorded in the run history.")
-        self.status.setWordWrap(True)
+        self.status = message_label("Sweep a knob over a range; every point is recorded in the run history.")
         layout.addWidget(self.status)
-        self.pick_label = QLabel()
-        self.pick_label.setWordWrap(True)
+        self.pick_label = message_label()
         self.pick_label.setStyleSheet(f"color:{style.PICKED}; font-weight:bold;")
         self.pick_label.hide()
         layout.addWidget(self.pick_label)
-        grid = QGridLayout()
         self.rate_chart = LineChart("Throughput", "", "")
         self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(
-            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"]
+        self.table = read_only_table(
+            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"], stretch_column=0
         )
         self.table.setColumnHidden(1, True)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        grid.addWidget(self.rate_chart, 0, 0)
-        grid.addWidget(self.latency_chart, 0, 1)
-        grid.addWidget(self.cpu_chart, 1, 0)
-        grid.addWidget(self.table, 1, 1)
-        layout.addLayout(grid, 1)
+        add_grid(layout, [[self.rate_chart, self.latency_chart], [self.cpu_chart, self.table]])
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.export_button.clicked.connect(
             lambda: self.sweep_id is not None and self.export_requested.emit(self.sweep_id)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QTableWidget,
@@ -25,6 +26,16 @@ def panel_column(panel: QWidget) -> QVBoxLayout:
     m = PANEL_MARGIN_PX
     layout.setContentsMargins(m, m, m, m)
     return layout
+
+
+def add_grid(layout, rows: Sequence[Sequence[QWidget]]) -> QGridLayout:
+    """Add ``rows`` of widgets (each row left to right) to ``layout`` as a grid taking the height left."""
+    grid = QGridLayout()
+    for r, row in enumerate(rows):
+        for c, widget in enumerate(row):
+            grid.addWidget(widget, r, c)
+    layout.addLayout(grid, 1)
+    return grid
 
 
 def read_only_table(

@@ -12,7 +12,17 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
 from app import style
-from app.canvas.items import NODE_H, NODE_W, PORT_R, arrow_head, link_path, utilisation_colour
+from app.canvas.items import (
+    NODE_H,
+    NODE_W,
+    PORT_R,
+    arrow_head,
+    draw_link_label,
+    draw_platform_tag,
+    link_path,
+    utilisation_colour,
+)
+from app.canvas.platform_marks import CLIENT_LINK_TEXT, is_client_link, platform_text
 from app.report.layout import Context, report_font
 from app.stages import node_loads
 from engine.registry import KINDS
@@ -39,7 +49,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
         min(xs) - PORT_R - 4,
         min(ys) - 20,
         max(xs) - min(xs) + NODE_W + 2 * PORT_R + 8,
-        max(ys) - min(ys) + NODE_H + 24,
+        max(ys) - min(ys) + NODE_H + 36,  # the platform tags hang below the nodes
     )
     scale = min(rect.width() / scene.width(), rect.height() / scene.height())
     painter.save()
@@ -61,9 +71,15 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
             continue
         start = QPointF(a.x + NODE_W, a.y + NODE_H / 2)
         end = QPointF(b.x, b.y + NODE_H / 2)
-        painter.setPen(QPen(QColor(style.OUTLINE), 1.8))
+        client = is_client_link(a, b)
+        painter.setPen(QPen(QColor(style.OUTLINE), 1.8, Qt.DashLine if client else Qt.SolidLine))
         painter.setBrush(Qt.NoBrush)
         painter.drawPath(link_path(start, end))
+        if client:
+            label_font = _font(style.NODE_DETAIL_PT * k * 0.75)
+            draw_link_label(
+                painter, link_path(start, end), CLIENT_LINK_TEXT, QColor(style.OUTLINE), label_font
+            )
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(style.OUTLINE))
         painter.drawPolygon(arrow_head(end, 0.0))
@@ -101,6 +117,9 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
                 Qt.AlignLeft | Qt.AlignVCenter,
                 f"{load.utilisation * 100:.0f}% busy",
             )
+        if platform_text(node):
+            tag_font = _font(style.NODE_DETAIL_PT * k * 0.7)
+            draw_platform_tag(painter, QPointF(node.x, node.y + NODE_H + 1), platform_text(node), tag_font)
         if bottleneck:
             tag = QRectF(node.x + NODE_W - 96, node.y - 17, 96, 16)
             painter.setPen(Qt.NoPen)

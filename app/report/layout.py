@@ -197,6 +197,7 @@ class Table(Block):
                 hi = mid - 1
         if lo < 3:  # a header with one or two rows looks orphaned: move the table on
             return None, self
+        lo = min(lo, max(len(self.rows) - 3, 3))  # nor one or two rows alone on the next page (widows)
         first = Table(self.headers, self.rows[:lo], self.widths, self.right, self.caption, self.continued)
         rest = Table(self.headers, self.rows[lo:], self.widths, self.right, self.caption, continued=True)
         return first, rest

@@ -37,9 +37,10 @@ MIN_GAIN_PCT = 1.0
 def all_rules(outage_min: float | None = None) -> list:
     """Every rule, Q Replication first."""
     from engine.advise.mirror_mq_rules import mirror_mq_rules
+    from engine.advise.platform_rules import platform_rules
     from engine.advise.qrep_rules import OUTAGE_MIN, qrep_rules
 
-    return qrep_rules(OUTAGE_MIN if outage_min is None else outage_min) + mirror_mq_rules()
+    return qrep_rules(OUTAGE_MIN if outage_min is None else outage_min) + platform_rules() + mirror_mq_rules()
 
 
 @dataclass

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from engine.model import Project
+from engine.registry.platform_knobs import ZOS
 
 #: Derived metrics :func:`outage_metrics` adds, with units.
 UNITS = {"outage_held_min": "min", "xmitq_backlog_msgs_per_min": "msgs/min", "xmitq_pages_per_msg": "pages"}
@@ -50,13 +51,15 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
     -------
     dict
         ``outage_held_min`` (min; ``inf`` with no traffic), ``xmitq_backlog_msgs_per_min`` and
-        ``xmitq_pages_per_msg``; empty when the project has no transmit queue or the prediction
-        has no channel traffic (a drain).
+        ``xmitq_pages_per_msg``; empty when the project has no transmit queue, the prediction
+        has no channel traffic (a drain), or the queue manager is not on z/OS (no buffer pool).
     """
     qm = qm if qm is not None else transmit_queue_manager(project)
     rate = metrics.get("channel_msgs_per_s")
     kb = metrics.get("msg_size_kb")
     if qm is None or not isinstance(rate, (int, float)) or not isinstance(kb, (int, float)):
+        return {}
+    if qm.params.get("os_platform", ZOS) != ZOS:  # a distributed queue manager queues to its queue file
         return {}
     from engine.perf import mq_bufferpool as mqbp
 

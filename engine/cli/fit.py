@@ -84,32 +84,23 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.fit import engine_fit_model, fit_coefficients, intervals_from_monitor
-    from engine.monitor_import import load_monitor_rows
+    from engine.fit import MAX_INTERVALS, engine_fit_model, fit_sample, sample_intervals
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
     settings = project_to_scenario(project)
     default_s = float((settings.get("qapply") or {}).get("monitor_interval_ms") or 10_000) / 1000.0
     model = engine_fit_model(settings, args.model)
+    spacing = (default_s, args.holdout_every, args.max_intervals or MAX_INTERVALS)
     with open_store(args, read_only=True) as store:  # the file is not held while fitting
-        tables = load_monitor_rows(store, project.name)
-        note = ""
-        if not tables:
-            tables = load_monitor_rows(store, "")
-            note = " (imports not tied to a project)" if tables else ""
-    intervals = intervals_from_monitor(tables, default_s)
+        project_name, note = project.name, ""
+        if not store.monitor_columns(project.name):
+            project_name = ""
+            note = " (imports not tied to a project)" if store.monitor_columns("") else ""
+        sample = sample_intervals(store, project_name, *spacing)
     only = [x.strip() for x in args.only.split(",")] if args.only else None
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
-    result = fit_coefficients(
-        model,
-        settings,
-        intervals,
-        args.holdout_every,
-        only,
-        metrics,
-        **({"max_intervals": args.max_intervals} if args.max_intervals else {}),
-    )
+    result = fit_sample(model, settings, sample, only, metrics)
     if args.export:
         _export(args.export, model, settings, result)
     with open_store(args) as store:

@@ -6,8 +6,9 @@ z/OS ``UNLOAD ... DELIMITED``, or the Db2 CLP's output (``db2`` or ``db2 -x``). 
 recognised from the file name or its columns; a file without a header has the column order the
 release documents (chosen by column count, or ``--release``). Give the IBMQREP_APPLYPARMS /
 IBMQREP_CAPPARMS export too and its MONITOR_INTERVAL times each queue's first interval (else the
-spacing of MONITOR_TIME does). All files are checked first: a malformed row is reported with file
-and line and nothing is imported.
+spacing of MONITOR_TIME does). Files are read, checked and written in batches, so memory does
+not grow with their size; a malformed row is reported with file, line, column and value, and
+nothing of the import is left in the store.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ def register(sub) -> None:
 
 
 def _summary(import_id: int, pf) -> dict:
-    times = pf.monitor_time
     return {
         "import_id": import_id,
         "file": pf.file,
@@ -56,24 +56,26 @@ def _summary(import_id: int, pf) -> dict:
         "numeric_columns": list(pf.numeric_columns),
         "ignored_columns": list(pf.ignored_columns),
         "monitor_interval_from": pf.interval_source,
-        "first_monitor_time": str(times.min()) if len(times) else None,
-        "last_monitor_time": str(times.max()) if len(times) else None,
+        "first_monitor_time": pf.first_monitor_time.isoformat(timespec="microseconds")
+        if pf.first_monitor_time
+        else None,
+        "last_monitor_time": pf.last_monitor_time.isoformat(timespec="microseconds")
+        if pf.last_monitor_time
+        else None,
     }
 
 
 def run(args) -> int:
-    from engine.monitor_import import parse_files, write_parsed
+    from engine.monitor_import import import_files
 
     project_name = ""
     if args.project:
         from engine import projectfile
 
         project_name = projectfile.load(args.project).name
-    parsed = parse_files(
-        args.files, release=args.release, columns=args.columns
-    )  # all checked before the lock
     with open_store(args) as store:
-        done = [_summary(i, pf) for i, pf in write_parsed(store, parsed, project_name)]
+        imported = import_files(store, args.files, project_name, release=args.release, columns=args.columns)
+        done = [_summary(i, pf) for i, pf in imported]
     if args.json:
         json.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -36,6 +36,7 @@ IBM_AS_IS = frozenset(
         "pageclas",
         "logload",
         "maxshortmsgs",
+        "commit_count",
     }
 )
 

@@ -10,7 +10,19 @@ Buffer pool
     write processor (DWP) starts casting out when ``dwp_start_pct`` (85%) of the
     buffers are in use and holds usage in the ``dwp_target_pct`` band (75-85%);
     above ``sync_write_pct`` the putting task writes pages synchronously. A page
-    cast out and stolen must be read back from the page set by the getter.
+    cast out and stolen must be read back from the page set by the getter. A run
+    that keeps a standing backlog (``messages`` null) reads back the share of its
+    gets :func:`backlog_pageset_fraction` gives: none while the pool holds the
+    backlog below the DWP band, all once the backlog is deeper than the DWP start.
+
+Costs
+    Few shared coefficients (``mq.json`` ``mover``, each with unit, meaning and
+    bounds under ``bounds``): MQPUT and MQGET fixed CPU, one copy CPU per KB for
+    both, one page-set I/O CPU per 4 KB page for the DWP's writes and the getter's
+    reads, the page-set read wait per I/O and per page, the dispatcher's CPU per
+    request and per KB sent, the put's wait per buffer page, the channel's own
+    time per message and the putting application's loop
+    (:mod:`engine.calibrate_misc.mq` fits them all at once).
 
 Channel get-send
     The adaptor task gets the message (from buffers, or waiting for a page-set

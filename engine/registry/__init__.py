@@ -2,6 +2,7 @@
 
 from engine.registry.kinds import KINDS, NodeKind
 from engine.registry.params import ParamSpec
+from engine.registry.platform_knobs import RECEIVE_QM_PATHS
 
 __all__ = ["KINDS", "NodeKind", "ParamSpec", "kind", "scenario_specs"]
 
@@ -37,4 +38,8 @@ def scenario_specs(scenario_kind: str) -> dict:
             path = spec.scenario_paths.get(scenario_kind)
             if path and "{" not in path:
                 out.setdefault(path, spec)
+    if (
+        scenario_kind == "qrep"
+    ):  # the receiving queue manager's own knobs (the registry maps the sending one's)
+        out.update(RECEIVE_QM_PATHS)
     return out

@@ -11,7 +11,9 @@ scenarios feed the same engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+from engine.registry import platform_knobs as pk
 from engine.registry.params import (
     SEED_DB2_V8,
     SEED_MIRROR,
@@ -19,6 +21,12 @@ from engine.registry.params import (
     SEED_QREP_2005,
     SEED_QREP_ZOS,
     ParamSpec,
+)
+from engine.registry.topology_knobs import (
+    DATA_SHARING_PARAMS,
+    QSG_PARAMS,
+    QUEUE_MAP_PARAMS,
+    SQL_APPLY_PARAMS,
 )
 
 CPU_MODELS = ("z900-2064-216", "z196-2817-778", "zEC12-2827", "z13-2964", "POWER9", "POWER10")
@@ -38,12 +46,13 @@ class NodeKind:
     links_to: tuple[str, ...]
     params: tuple[ParamSpec, ...]
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, ParamSpec]:
+        return {p.name: p for p in self.params}
+
     def param(self, name: str) -> ParamSpec:
         """Return the spec named ``name``; raises KeyError if the kind lacks it."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._params_by_name[name]
 
     def defaults(self) -> dict:
         """Every parameter at its product default."""
@@ -89,7 +98,7 @@ SOURCE_DB2 = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running the source workload.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running the source workload.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.source_lpar_cps"},
             minimum=1,
@@ -261,7 +270,9 @@ SOURCE_DB2 = NodeKind(
             nullable=True,
             null_meaning="no think time",
         ),
-    ),
+    )
+    + pk.SOURCE_DB2_KNOBS
+    + DATA_SHARING_PARAMS,
 )
 
 QCAPTURE = NodeKind(
@@ -275,7 +286,7 @@ QCAPTURE = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Capture and its queue manager.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Capture and its queue manager.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.capture_lpar_cps"},
             minimum=1,
@@ -388,7 +399,9 @@ QCAPTURE = NodeKind(
             f"{_RP}, Table 4-1 Column suppression",
             {Q: "qcapture.changed_cols_only"},
         ),
-    ),
+    )
+    + pk.QCAPTURE_KNOBS
+    + QUEUE_MAP_PARAMS,
 )
 
 QUEUE_MANAGER = NodeKind(
@@ -536,11 +549,12 @@ QUEUE_MANAGER = NodeKind(
             "steady",
             "",
             "What the run measures, set on the receive queue manager: steady (the flow at its steady "
-            "state; initial_depth_msgs is not used) or drain (Q Apply empties a receive queue pre-loaded "
-            "with initial_depth_msgs messages; the capture side is not modelled).",
+            "state; initial_depth_msgs is not used), drain (Q Apply empties a receive queue pre-loaded "
+            "with initial_depth_msgs messages; the capture side is not modelled) or catch-up (Q Capture "
+            "keeps capturing the workload while Q Apply works the pre-loaded messages off).",
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.mode"},
-            choices=("steady", "drain"),
+            choices=("steady", "drain", "catch-up"),
         ),
         _p(
             "initial_depth_msgs",
@@ -553,7 +567,9 @@ QUEUE_MANAGER = NodeKind(
             minimum=0,
             maximum=1_000_000_000,
         ),
-    ),
+    )
+    + pk.QUEUE_MANAGER_KNOBS
+    + QSG_PARAMS,
 )
 
 CHANNEL = NodeKind(
@@ -651,7 +667,7 @@ QAPPLY = NodeKind(
             "int",
             3,
             "CPs",
-            "Processors of the LPAR running Q Apply and the target Db2.",
+            "Processors of the LPAR (z/OS CPs) or cores of the server running Q Apply and the target Db2.",
             f"{_RP}, 2.3 Environment",
             {Q: "hardware.apply_lpar_cps"},
             minimum=1,
@@ -735,7 +751,9 @@ QAPPLY = NodeKind(
             minimum=1,
             maximum=10_000,
         ),
-    ),
+    )
+    + pk.QAPPLY_KNOBS
+    + SQL_APPLY_PARAMS,
 )
 
 TARGET_DB2 = NodeKind(
@@ -779,7 +797,8 @@ TARGET_DB2 = NodeKind(
             f"{SEED_DB2_V8}, CPU",
             choices=("online", "batch", "query", "utility", "data_sharing", "drda"),
         ),
-    ),
+    )
+    + pk.TARGET_DB2_KNOBS,
 )
 
 MIRROR_NODE = NodeKind(
@@ -975,8 +994,9 @@ MIRROR_NODE = NodeKind(
             "enum",
             "auto",
             "",
-            "A job stream without users or job sets: interactive or batch "
-            "(application CPU and waits per operation differ); auto reads it from the workload name.",
+            "A job stream without users or job sets: interactive or batch. A label for now: one "
+            "application profile serves every stream (no published run states its style), so predictions "
+            "report it in ignored; the workload name is never read.",
             f"{SEED_MIRROR}, 7.4 Client scenarios",
             {MIR: "workload.style"},
             choices=("auto", "interactive", "batch"),

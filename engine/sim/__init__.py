@@ -50,8 +50,8 @@ Distributions and variability
   MAX_MESSAGE_SIZE several messages. Service times scale with the rows.
 * **Capture-side, MQPUT, channel and browser service**: CPU and I/O per row and per message
   at the stage's capacity, deterministic for a message of given rows (path lengths vary
-  little); the waits come from the cycles and bursts (SLEEP_INTERVAL grid, MQ commits,
-  channel batches, page-set reads).
+  little); the waits come from the cycles and bursts (log-read passes and SLEEP_INTERVAL,
+  MQ commits, channel batches, page-set reads).
 * **Agents' service** of a target transaction: the cost model's CPU part (Db2 SQL and commit
   CPU, agent CPU, MQGET; fixed for the transaction's rows) plus its Db2 class 2 *wait* (log
   force, synchronous I/O, lock waits) drawn exponential with the cost model's mean
@@ -73,8 +73,10 @@ transactions are streamed in chunks (a pre-loaded receive queue too), so memory 
 reported series and what is in flight, not the messages simulated.
 
 Known simplifications: capture-side and channel service times are deterministic given a
-message's rows; Capture wakes on a SLEEP_INTERVAL grid (a busy pass runs into the next one's
-time instead of reading continuously) and commits at the end of each pass, after
+message's rows; Capture's log reader reads at the speed of the busiest capture-side stage
+and sleeps SLEEP_INTERVAL each time it reaches the end of the log (:mod:`engine.sim.logread`:
+a multiple-vacation queue, so a commit waits half a sleep plus the reader's queueing, and the
+cycle is the sleep plus the pass) and commits at the end of each pass, after
 ``maxtrans_per_commit`` transactions and at COMMIT_INTERVAL boundaries (the MQCMIT itself takes
 no time); the burst a channel batch delivers waits for the single browser on the receive queue
 (QLATENCY), where the steady-state engine charges it to the agents; a dependent transaction depends on the

@@ -43,6 +43,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import FieldError
+from engine.perf.qrep.queue_maps import base_name
 from engine.sim import cost_model
 from engine.sim.knobs import knob, setting
 
@@ -178,6 +179,11 @@ class PipelineConfig:
         up with the log, and at least every COMMIT_INTERVAL.
         """
         return min(self.commit_interval_s, self.sleep_interval_s)
+
+    @property
+    def reader_rows_per_s(self) -> float:
+        """Speed of Q Capture's log reader in a pass over the log: the busiest capture-side stage, rows/s."""
+        return min(c for _, c in self.capture_stages)
 
     @property
     def apply_rows_per_s(self) -> float:
@@ -353,7 +359,8 @@ def sort_stages(prediction, shape: MessageShape, notes: list) -> StageGroups:
         if rows_per_s is None or not math.isfinite(rows_per_s) or rows_per_s <= 0:
             notes.append(f"stage {st.name} ({st.capacity} {st.unit}) not used: unit or value not understood")
             continue
-        _place(groups, st.name, rows_per_s, seen_channel=bool(groups.channel))
+        # a queue map's own stage (qapply_browser_map2) takes its kind's place, in flow rows/s
+        _place(groups, base_name(st.name), rows_per_s, seen_channel=bool(groups.channel))
     return groups
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 
 from engine.errors import FieldError, QrtuneError
+from engine.perf.qrep.data_sharing import merge_delay_factor
+from engine.registry.platform_knobs import ZOS
 from engine.sim.knobs import knob
 
 #: Bytes of an MQ buffer-pool page (4 KB pages).
@@ -56,9 +58,13 @@ def _coefficient_values(coefficients) -> dict:
 def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
     """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
     if "log_merge_delay_ms" in values:
-        if knob(settings, "hardware.capture_colocated_with_source"):
-            return 0.0, "log_merge_delay_ms"
-        return float(values["log_merge_delay_ms"]) * 1e-3, "log_merge_delay_ms"
+        if knob(settings, "platform.source_db2") != ZOS:  # db2ReadLog: no data-sharing merged log
+            return 0.0, "db2ReadLog of a Db2 for Linux, UNIX and Windows"
+        factor = merge_delay_factor(
+            knob(settings, "hardware.data_sharing_members"),
+            knob(settings, "hardware.capture_colocated_with_source"),
+        )
+        return float(values["log_merge_delay_ms"]) * factor * 1e-3, "log_merge_delay_ms"
     if "cap_log_delay_ms" in values:
         return float(values["cap_log_delay_ms"]) * 1e-3, "cap_log_delay_ms"
     return None, ""
@@ -105,7 +111,20 @@ def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
             out[field_name] = float(values[coeff]) * factor
         else:
             notes.append(f"coefficient {coeff} not in the Q Replication coefficients: mechanism left out")
+    if "ch_batch_log_s" in out:  # a distributed queue manager forces its own log at a batch's end
+        out["ch_batch_log_s"] = 1e-6 * _platform_batch_log_us(settings, out["ch_batch_log_s"] * 1e6)
     return out, notes
+
+
+def _platform_batch_log_us(settings: dict, zos_batch_log_us: float) -> float:
+    """Per-batch log time (us) with each side's queue manager on its platform (:mod:`engine.perf.qrep.distributed_qm`)."""
+    from engine.perf.qrep import distributed_qm
+    from engine.perf.qrep.inputs import read_inputs
+    from engine.perf.qrep.platforms import assumptions
+
+    platform = read_inputs(settings)[0].platform
+    # persistence is applied by the caller (the log time counts only for persistent batches)
+    return distributed_qm.channel_batch_log_us(platform, True, zos_batch_log_us, assumptions())
 
 
 def _solution(settings: dict, coefficients=None):
@@ -220,6 +239,13 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
     capacity_msgs, pageset_read_s, notes
         ``(inf, 0, notes)`` when the model is not available.
     """
+    if qm.get("os_platform", ZOS) != ZOS:  # queue buffer and queue file, not a buffer pool and page set
+        from engine.perf.qrep.distributed_qm import queue_file_backlog
+        from engine.perf.qrep.platforms import assumptions
+
+        persistent = bool(knob(settings, "qcapture.msg_persistence"))
+        held, read_s, note = queue_file_backlog(qm, persistent, msg_bytes, assumptions())
+        return held, read_s, [f"{which}: {note}"]
     pages = qm.get("buffpool_pages", knob(settings, "mq.buffpool_pages"))
     if not pages:
         return math.inf, 0.0, [f"no BUFFPOOL size: the {which} never reaches the page set"]

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from engine.csvcell import text_cell
 from engine.sim.accumulate import Accumulator
 
 DB2_TS = "%Y-%m-%d-%H.%M.%S.%f"
@@ -174,5 +175,5 @@ def to_csv(cols: dict[str, np.ndarray]) -> str:
     w = csv.writer(buf)
     w.writerow(list(cols))
     for row in rows_from_columns(cols):
-        w.writerow([f"{v:.3f}" if isinstance(v, float) else v for v in row.values()])
+        w.writerow([f"{v:.3f}" if isinstance(v, float) else text_cell(v) for v in row.values()])
     return buf.getvalue()

@@ -5,11 +5,13 @@ transaction at a time; tests check both agree):
 
 1. **Q Capture** reads committed transactions from the log, ``log_delay_s`` after the commit
    (the data-sharing group's merged-log delay when Q Capture runs on another LPAR than the
-   source, a fitted coefficient of the steady-state engine). Q Capture wakes every
-   SLEEP_INTERVAL and reads in one *pass* what the log holds, so a transaction is read by the
-   pass at the next multiple of SLEEP_INTERVAL; each capture-side stage then serves it first
-   come first served in ``rows / capacity`` s (a busy Capture's pass runs into the next
-   one's time). A transaction larger than MEMORY_LIMIT is spilled (TRANS_SPILLED) and passes
+   source, a fitted coefficient of the steady-state engine). Q Capture's reader reads in one
+   *pass* what the log holds, each transaction in ``rows / capacity`` of the busiest
+   capture-side stage, picking up what is committed meanwhile, until it reaches the end of
+   the log; it then sleeps SLEEP_INTERVAL (:mod:`engine.sim.logread`: the cycle is the sleep
+   plus the pass, so a busier reader groups more per commit). Each capture-side stage then
+   serves a transaction first come first served in ``rows / capacity`` s from the later of
+   its pass's start and its availability in the log. A transaction larger than MEMORY_LIMIT is spilled (TRANS_SPILLED) and passes
    Capture twice (written to and read back from the spill file).
 2. **Messages**: consecutive transactions of one pass are grouped TRANS_BATCH_SZ to a
    message; a transaction larger than MAX_MESSAGE_SIZE goes alone in ``ceil(bytes /
@@ -63,6 +65,7 @@ import numpy as np
 
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
+from engine.sim.logread import LogReadState, log_read_passes
 from engine.sim.kernels import (
     BatchState,
     MultiServerState,
@@ -218,6 +221,7 @@ class QrepPipeline:
         self.xmitq = QueueBuffer()  # departures of the messages still on the transmit queue
         self.apply_state = MultiServerState(cfg.apply_servers)
         self.held_tx: Transactions | None = None  # the last log-read pass of the previous chunk
+        self.log_state = LogReadState(cfg.sleep_interval_s)
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
@@ -227,29 +231,34 @@ class QrepPipeline:
         return math.isfinite(self.cfg.channel_batch_msgs)
 
     # ------------------------------------------------------------------ capture
-    def _read_passes(self, commit_s):
-        """Index of the log-read pass that reads each transaction (rule 1)."""
-        return np.ceil((commit_s + self.cfg.log_delay_s) / self.cfg.sleep_interval_s)
-
-    def _whole_passes(self, tx: Transactions, final: bool):
-        """``tx`` after the transactions held from the last chunk, less those of its last
-        log-read pass (a pass may go on in the next chunk: held for it unless ``final``), and
-        the pass of each."""
-        if self.held_tx is not None:
-            tx, self.held_tx = _profiles.concat([self.held_tx, tx]), None
-        read_pass = self._read_passes(tx.commit_s)
+    def _whole_passes(self, parts: list[Transactions], final: bool):
+        """Rule 1 for ``parts`` after the transactions held from the last chunk: each one's log-read
+        pass and when the reader gets to it (:func:`engine.sim.logread.log_read_passes`). The
+        last pass may go on in the next chunk: its transactions are held for it (unless
+        ``final``, or the pass is the whole chunk: it then goes on with the next one)."""
+        cfg = self.cfg
+        held, self.held_tx = self.held_tx, None
+        tx = _profiles.concat(([held] if held is not None else []) + list(parts))  # one copy
+        avail = tx.commit_s + cfg.log_delay_s
+        read_pass, wake, read_end = log_read_passes(
+            avail, tx.rows / cfg.reader_rows_per_s, cfg.sleep_interval_s, self.log_state, self.python_kernel
+        )
+        arrive = np.maximum(wake, avail)
         if final or len(tx) == 0:
-            return tx, read_pass
+            return tx, read_pass, arrive
         last = int(np.searchsorted(read_pass, read_pass[-1], side="left"))
+        if last == 0:
+            return tx, read_pass, arrive
         self.held_tx = tx.part(last, len(tx))
-        return tx.part(0, last), read_pass[:last]
+        self.log_state.rewind(float(read_end[last - 1]), float(read_pass[last - 1]), float(wake[last - 1]))
+        return tx.part(0, last), read_pass[:last], arrive[:last]
 
-    def _capture(self, tx: Transactions, read_pass) -> dict:
+    def _capture(self, tx: Transactions, read_pass, arrive) -> dict:
         cfg = self.cfg
         rows = tx.rows.astype(float)
         nbytes = rows * cfg.bytes_per_row
         spilled = nbytes > cfg.capture_memory_bytes
-        arr = read_pass * cfg.sleep_interval_s
+        arr = arrive
         start0 = arr
         self.capture_busy = {}
         for k, (name, cap) in enumerate(cfg.capture_stages):
@@ -521,16 +530,16 @@ class QrepPipeline:
         for first in range(0, n_msgs, per_part):
             yield self.preload(min(per_part, n_msgs - first), first)
 
-    def run_chunk(self, tx: Transactions, final: bool) -> list[ChunkResult]:
-        """Push one chunk of transactions through every stage.
+    def run_chunk(self, tx: Transactions | list[Transactions], final: bool) -> list[ChunkResult]:
+        """Push one chunk of transactions (or consecutive parts of one) through every stage.
 
         Transactions of the last log-read pass of a chunk are held back and come out with the
         next chunk, and so are messages whose channel batch has not ended yet. Returns the
         results in order: first the messages carried from the previous chunk whose batch has
         now ended (if any), then this chunk's (``msg`` may be empty).
         """
-        tx, read_pass = self._whole_passes(tx, final)
-        t = self._capture(tx, read_pass)
+        tx, read_pass, arrive = self._whole_passes([tx] if isinstance(tx, Transactions) else tx, final)
+        t = self._capture(tx, read_pass, arrive)
         busy = dict(self.capture_busy) if len(tx) else {}
         t, m = self._group(t)
         out: list[ChunkResult] = []

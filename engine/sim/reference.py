@@ -53,13 +53,29 @@ class _Messages:
         return len(self.groups)
 
 
+def _read_pass(cfg: PipelineConfig, avail: float, end: float, going_on: bool) -> tuple[bool, float]:
+    """Whether a transaction available at ``avail`` is read in the pass going on (the reader,
+    busy until ``end``, has not reached the end of the log), else when the next pass wakes, s."""
+    if going_on and avail <= end:
+        return True, end
+    wake = end + cfg.sleep_interval_s
+    if avail > wake:
+        wake += cfg.sleep_interval_s * math.ceil((avail - wake) / cfg.sleep_interval_s)
+    return False, wake
+
+
 def _capture_times(cfg: PipelineConfig, commit, rows) -> tuple[list[float], list[float]]:
     """Rule 1: the pass that reads each transaction and when it leaves the capture-side stages, s."""
     cap_dep, read_pass = [], []
     last = [-math.inf] * len(cfg.capture_stages)
+    end, k_pass, wake = -cfg.sleep_interval_s, 0, 0.0
     for a, r in zip(commit, rows):
-        k_pass = math.ceil((a + cfg.log_delay_s) / cfg.sleep_interval_s)
-        t = k_pass * cfg.sleep_interval_s
+        avail = a + cfg.log_delay_s
+        same, t = _read_pass(cfg, avail, end, k_pass > 0)
+        if not same:
+            k_pass, wake = k_pass + 1, t
+        end = t + r / cfg.reader_rows_per_s
+        t = max(wake, avail)
         spilled = r * cfg.bytes_per_row > cfg.capture_memory_bytes
         for k, (_, cap) in enumerate(cfg.capture_stages):
             work = r / cap * (SPILL_PASSES if k == 0 and spilled else 1)

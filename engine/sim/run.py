@@ -365,10 +365,9 @@ def simulate_config(
             )
         b = min(b + chunk_blocks, len(children))
         t1 = min(duration_s, b * block_s)
-        tx = _profiles.concat(parts)
-        n_txn += len(tx)
-        n_rows += int(tx.rows.sum())
-        for res in pipe.run_chunk(tx, final=b >= len(children)):
+        n_txn += sum(len(p) for p in parts)
+        n_rows += sum(int(p.rows.sum()) for p in parts)
+        for res in pipe.run_chunk(parts, final=b >= len(children)):
             _accumulate(acc, res, cfg, tr)
             if res.msg and len(res.msg["ap_dep"]):
                 last_done = max(last_done, float(res.msg["ap_dep"].max()))
@@ -476,7 +475,7 @@ def simulate_settings(
         # a drain: the source is quiet, Q Apply works off the pre-loaded queue
         offered = 0.0 if draining else knob(settings, "workload.offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered is not None else default_rate(cfg))
-    if draining and "initial_recvq_msgs" not in kw:
+    if setting(settings, "run.mode") in ("drain", "catch-up") and "initial_recvq_msgs" not in kw:
         kw["initial_recvq_msgs"] = int(knob(settings, "run.initial_receive_queue_depth"))
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings

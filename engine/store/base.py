@@ -30,6 +30,26 @@ _DTYPES = {"int": np.int64, "float": np.float64, "datetime": "datetime64[us]"}
 """numpy dtype of a record field by its annotation (anything else, and optional values: object)."""
 
 
+def where_equal(conditions: Mapping[str, object]) -> tuple[str, list]:
+    """An SQL filter on equal values: ``" WHERE a = ? AND b = ?"`` and its arguments.
+
+    Parameters
+    ----------
+    conditions : Mapping[str, object]
+        Column (as the query names it, ``s.project_name``) -> the value it must equal; a None
+        value puts no condition on its column.
+
+    Returns
+    -------
+    tuple[str, list]
+        The clause ("" when no value is given) and the values in order.
+    """
+    given = [(column, value) for column, value in conditions.items() if value is not None]
+    if not given:
+        return "", []
+    return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in given), [value for _, value in given]
+
+
 class StoreBase:
     """An open results store (one DuckDB file).
 

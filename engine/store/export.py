@@ -14,14 +14,13 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine.csvcell import text_cell
 from engine.projectfile import atomic_write_text
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.views import METRIC_COLUMNS
 
 FORMATS = ("csv", "parquet")
 """Export formats."""
-FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet read a cell as a formula."""
 
 
 def _selection_sql(run_ids: Sequence[int] | None, sweep_id: int | None) -> tuple[str, list]:
@@ -78,9 +77,7 @@ def export_query(
 
 def safe_cell(value) -> object:
     """A CSV cell a spreadsheet will not evaluate: text starting like a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA_LEADS):
-        return "'" + value
-    return "" if value is None else value
+    return "" if value is None else text_cell(value)
 
 
 def export_runs(

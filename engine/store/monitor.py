@@ -1,17 +1,119 @@
-"""Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in ``monitor_rows``."""
+"""Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in ``monitor_rows``.
+
+A file is written batch by batch (:meth:`MonitorMixin.begin_monitor_import`,
+:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`) inside
+one :meth:`~engine.store.base.StoreBase.transaction`, so an import that fails half way leaves
+nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
+and MONITOR_TIME, aggregated by DuckDB, so a reader never holds the long form in memory.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
 from engine.store.provenance import utc_now
-from engine.store.records import MonitorImport, MonitorRow
+from engine.store.records import MonitorImport
+
+_batch_names = itertools.count()
+_ROW_KEY = "r.import_id * 4294967296 + r.line"
+"""Orders a queue's cells of one MONITOR_TIME: a later import, then a later line, wins."""
+
+
+MONITOR_MEMORY_LIMIT = "384MB"
+"""DuckDB's memory limit while monitor rows are written or aggregated: beyond it DuckDB writes
+to disk, so a large import or fit does not hold the file's rows in memory."""
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 class MonitorMixin:
     """The monitor-import part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
+
+    @contextmanager
+    def monitor_memory_limit(self, limit: str = MONITOR_MEMORY_LIMIT) -> Iterator[None]:
+        """Run the block with DuckDB's memory limit at ``limit`` (the previous limit is restored)."""
+        before = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        self.con.execute(f"SET memory_limit = '{limit}'").fetchall()
+        try:
+            yield
+        finally:
+            self.con.execute("SET memory_limit = ?", [before]).fetchall()
+
+    def begin_monitor_import(self, project_name: str, file: str, table_name: str) -> int:
+        """Start writing one monitor file; returns its import id (rows and columns set by :meth:`finish_monitor_import`).
+
+        Call inside :meth:`transaction` so that a failed file leaves no trace.
+        """
+        self._check_writable()
+        new_id = self.next_id("monitor_imports")
+        self.insert_records([MonitorImport(new_id, project_name, file, table_name, utc_now(), 0, ())])
+        return new_id
+
+    def append_monitor_cells(
+        self,
+        import_id: int,
+        table_name: str,
+        rows: dict,
+        queue_names: list,
+        cells: list,
+    ) -> None:
+        """Write one batch of cells of an import.
+
+        Parameters
+        ----------
+        import_id : int
+        table_name : str
+        rows : dict
+            Per row of the batch: ``line`` (int), ``monitor_time`` (datetime64[us]), ``queue_code``
+            (int, index into ``queue_names``).
+        queue_names : list of str
+        cells : list of (str, numpy.ndarray, numpy.ndarray)
+            ``(column, row mask, values)``: the values of the rows where the mask is set.
+        """
+        if not cells or not len(rows["line"]):
+            return
+        batch = {
+            "_qrtune_line": np.asarray(rows["line"], dtype=np.int32),
+            "_qrtune_time": np.asarray(rows["monitor_time"], dtype="datetime64[us]"),
+            "_qrtune_queue": np.asarray(rows["queue_code"], dtype=np.int32) + 1,
+        }
+        for k, (_, mask, values) in enumerate(cells):
+            full = np.full(len(mask), np.nan)
+            full[mask] = values
+            batch[f"v{k}"] = full
+        wide = ", ".join(f"v{k} AS {_quoted(column)}" for k, (column, _, _) in enumerate(cells))
+        name = f"_qrtune_cells_{next(_batch_names)}"
+        self.con.register(name, batch)
+        try:
+            self.con.execute(
+                "INSERT INTO monitor_rows SELECT ?, ?, _qrtune_line, _qrtune_time, list_extract(?, _qrtune_queue), "
+                f"col, value FROM (UNPIVOT (SELECT _qrtune_line, _qrtune_time, _qrtune_queue, {wide} FROM {name}) "
+                "ON COLUMNS(* EXCLUDE (_qrtune_line, _qrtune_time, _qrtune_queue)) INTO NAME col VALUE value) "
+                "WHERE NOT isnan(value)",
+                [import_id, table_name, list(queue_names)],
+            ).fetchall()
+        finally:
+            self.con.unregister(name)
+
+    def drop_monitor_column(self, import_id: int, column: str) -> None:
+        """Remove the cells of ``column`` written so far for an import (a column found not to be numeric)."""
+        self.con.execute(
+            "DELETE FROM monitor_rows WHERE import_id = ? AND col = ?", [import_id, column]
+        ).fetchall()
+
+    def finish_monitor_import(self, import_id: int, n_rows: int, numeric_columns: tuple) -> None:
+        """Record the rows and stored columns of an import written with :meth:`append_monitor_cells`."""
+        self.con.execute(
+            "UPDATE monitor_imports SET n_rows = ?, columns_json = ? WHERE id = ?",
+            [int(n_rows), json.dumps(list(numeric_columns)), import_id],
+        ).fetchall()
 
     def record_monitor_import(self, project_name: str, file: str, table_name: str, columns: dict) -> int:
         """Write one parsed monitor file (long-form column arrays) and its import row; returns the import id.
@@ -20,35 +122,54 @@ class MonitorMixin:
         ``queue``, ``col``, ``value`` and the list ``numeric_columns``. Callers wanting
         several files all-or-nothing wrap the calls in :meth:`transaction`.
         """
-        self._check_writable()
         with self.transaction():
-            new_id = self.next_id("monitor_imports")
-            self.insert_records(
-                [
-                    MonitorImport(
-                        new_id,
-                        project_name,
-                        file,
-                        table_name,
-                        utc_now(),
-                        int(columns["n_rows"]),
-                        tuple(columns["numeric_columns"]),
-                    )
-                ]
-            )
-            size = len(columns["line"])
-            if size:
-                self.insert_record_columns(
-                    MonitorRow,
-                    import_id=np.full(size, new_id, dtype=np.int64),
-                    table_name=np.full(size, table_name, dtype=object),
-                    line=np.asarray(columns["line"], dtype=np.int32),
-                    monitor_time=np.asarray(columns["monitor_time"], dtype="datetime64[us]"),
-                    queue=np.asarray(columns["queue"], dtype=object),
-                    column=np.asarray(columns["col"], dtype=object),
-                    value=np.asarray(columns["value"], dtype=np.float64),
+            new_id = self.begin_monitor_import(project_name, file, table_name)
+            queue_names, codes = np.unique(np.asarray(columns["queue"], dtype=str), return_inverse=True)
+            cols = np.asarray(columns["col"], dtype=object)
+            rows = {"line": columns["line"], "monitor_time": columns["monitor_time"], "queue_code": codes}
+            for column in dict.fromkeys(cols.tolist()):
+                mask = cols == column
+                self.append_monitor_cells(
+                    new_id,
+                    table_name,
+                    rows,
+                    queue_names.tolist(),
+                    [(column, mask, np.asarray(columns["value"])[mask])],
                 )
+            self.finish_monitor_import(new_id, columns["n_rows"], tuple(columns["numeric_columns"]))
         return new_id
+
+    def monitor_columns(self, project_name: str | None = None) -> dict[str, tuple[str, ...]]:
+        """Table -> the columns with at least one imported cell (for ``project_name``, or all imports)."""
+        sql = "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id"
+        args: list = []
+        if project_name is not None:
+            sql += " WHERE i.project_name = ?"
+            args.append(project_name)
+        out: dict[str, list] = {}
+        for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
+            out.setdefault(table, []).append(col)
+        return {t: tuple(c) for t, c in out.items()}
+
+    def monitor_wide_sql(self, table_name: str, columns, project_name: str | None = None) -> tuple[str, list]:
+        """SQL (and its parameters) of the imported rows of ``table_name`` one per queue and MONITOR_TIME.
+
+        Columns ``queue``, ``monitor_time`` and one DOUBLE per name in ``columns`` (NULL where no
+        import has the cell). Rows imported more than once (overlapping exports) are merged: each
+        column takes the value of the latest import that has it (the later line within one file).
+        """
+        picks = ", ".join(
+            f"arg_max(r.value, {_ROW_KEY}) FILTER (WHERE r.col = ?) AS {_quoted(c)}" for c in columns
+        )
+        sql = (
+            f"SELECT r.queue, r.monitor_time{', ' + picks if picks else ''} FROM monitor_rows r "
+            "JOIN monitor_imports i ON i.id = r.import_id WHERE r.table_name = ?"
+        )
+        args: list = [*columns, table_name]
+        if project_name is not None:
+            sql += " AND i.project_name = ?"
+            args.append(project_name)
+        return sql + " GROUP BY r.queue, r.monitor_time", args
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
         """Imported monitor files, oldest first."""

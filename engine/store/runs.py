@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
+from engine.store.base import where_equal
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.provenance import canonical_json, error_text, project_hash
 from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, TimeseriesPoint, column_names
@@ -36,6 +37,18 @@ class RunsMixin:
             [digest, project.name, canonical_json(to_dict(project))],
         ).fetchall()
         return digest
+
+    def _insert_for_project(self, table: str, project, make_record) -> int:
+        """Save ``project`` and add the record ``make_record(new_id, project_digest)`` builds to ``table``.
+
+        All in one transaction; returns the new record's id.
+        """
+        self._check_writable()
+        with self.transaction():
+            digest = self._save_project(project)
+            new_id = self.next_id(table)
+            self.insert_records([make_record(new_id, digest)])
+        return new_id
 
     def record_runs(self, bundles: Sequence[RunBundle]) -> list[int]:
         """Write runs with their metrics, stages and time series in one transaction.
@@ -243,14 +256,8 @@ class RunsMixin:
 
         A sweep's runs (``sweep_id`` given) come in point order (the cartesian product's order).
         """
-        where, args = [], []
-        for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
-            if value is not None:
-                where.append(f"{col} = ?")
-                args.append(value)
-        sql = f"SELECT {RUN_COLUMNS} FROM runs"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
+        where, args = where_equal({"project_name": project_name, "kind": kind, "sweep_id": sweep_id})
+        sql = f"SELECT {RUN_COLUMNS} FROM runs{where}"
         sql += " ORDER BY point_index, id" if sweep_id is not None else " ORDER BY id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -260,13 +267,8 @@ class RunsMixin:
         self, project_name: str | None = None, kind: str | None = None, sweep_id: int | None = None
     ) -> int:
         """Number of runs stored (optionally only one project's, one kind's or one sweep's)."""
-        where, args = [], []
-        for col, value in (("project_name", project_name), ("kind", kind), ("sweep_id", sweep_id)):
-            if value is not None:
-                where.append(f"{col} = ?")
-                args.append(value)
-        sql = "SELECT count(*) FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
-        return int(self.con.execute(sql, args).fetchall()[0][0])
+        where, args = where_equal({"project_name": project_name, "kind": kind, "sweep_id": sweep_id})
+        return int(self.con.execute(f"SELECT count(*) FROM runs{where}", args).fetchall()[0][0])
 
     def get_runs(self, run_ids: Sequence[int]) -> list[RunRecord]:
         """The records of ``run_ids``, in that order.

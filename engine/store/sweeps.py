@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from engine.store.base import where_equal
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import RunRecord, StoredPoint, SweepRecord
 from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
@@ -29,32 +30,23 @@ class SweepsMixin:
 
     def create_sweep(self, sweep_key: str, project, axes: Any, n_points: int) -> int:
         """Register a new sweep (and its project); returns its id."""
-        self._check_writable()
-        with self.transaction():
-            digest = self._save_project(project)
-            new_id = self.next_id("sweeps")
-            self.insert_records(
-                [
-                    SweepRecord(
-                        new_id, sweep_key, project.name, digest, canonical_json(axes), n_points, utc_now()
-                    )
-                ]
-            )
-        return new_id
+        return self._insert_for_project(
+            "sweeps",
+            project,
+            lambda new_id, digest: SweepRecord(
+                new_id, sweep_key, project.name, digest, canonical_json(axes), n_points, utc_now()
+            ),
+        )
 
     def list_sweeps(self, project_name: str | None = None) -> list[dict]:
         """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
         ``n_done`` (points recorded), ``n_failed`` and ``started``."""
+        where, args = where_equal({"s.project_name": project_name})
         sql = (
             "SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
             "count(DISTINCT r.point_index) FILTER (WHERE r.status <> 'ok') FROM sweeps s "
-            "LEFT JOIN runs r ON r.sweep_id = s.id"
+            f"LEFT JOIN runs r ON r.sweep_id = s.id{where} GROUP BY ALL ORDER BY s.id DESC"
         )
-        args: list = []
-        if project_name is not None:
-            sql += " WHERE s.project_name = ?"
-            args.append(project_name)
-        sql += " GROUP BY ALL ORDER BY s.id DESC"
         return [
             {
                 "id": int(i),

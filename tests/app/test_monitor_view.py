@@ -106,3 +106,7 @@ def test_file_menu_opens_the_sample_monitor_exports(window, qtbot):
     assert window.document.project.name.startswith("Redpaper baseline")
     assert view.outcome.imported_rows == 3 * 432 and len(view.outcome.intervals) > 400
     assert window.tabs.tabText(window.tabs.currentIndex()) == "Monitor"
+    # another project: the overlay and fit of this one leave the view
+    assert window.new_from_template("unidirectional")
+    assert view.outcome is None and not any(chart.curves for chart in view.charts.values())
+    assert view.status.text().startswith("Import a week") and view.coefficients.rowCount() == 0

@@ -9,7 +9,7 @@ knob either changes an output or is reported here).
 
 from __future__ import annotations
 
-from engine.perf.qrep import latency
+from engine.perf.qrep import latency, platform_flow
 from engine.registry import scenario_specs
 
 _SPECS = scenario_specs("qrep")
@@ -129,6 +129,7 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     out.update(_mix(inp))
     out.update(_layout(inp))
     out.update(_mq(flow, rows_per_s))
+    out.update(platform_flow.inert_settings(flow, rows_per_s))
     if flow.drain:
         return {
             k: v for k, v in out.items() if k.startswith(("table.", "workload.", "qapply.", "hardware.apply"))

@@ -43,6 +43,7 @@ load falls and rises only through queueing as the load grows:
 
 from __future__ import annotations
 
+from engine.perf.qrep import data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
 
 
@@ -54,7 +55,8 @@ READER_BUSY_CAP = 0.95
 
 def reader_busy_share(flow, rows_per_s: float) -> float:
     """Share of its time Q Capture's busiest thread (log reader or worker) works, at most 0.95."""
-    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * 1e-6, READER_BUSY_CAP)
+    speed = flow.platform.role_speed["C"]  # Q Capture's server
+    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * speed * 1e-6, READER_BUSY_CAP)
 
 
 def reader_cycle_ms(flow, rows_per_s: float) -> float:
@@ -71,10 +73,13 @@ def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
 def log_merge_delay_ms(flow) -> float:
     """Delay before a change is readable through a data-sharing group's merged log (ms).
 
-    Only when Q Capture runs on another LPAR than the source workload (and so reads that
-    member's log through the merged IFI read); 0 when it reads its own member's log.
+    When Q Capture runs on another LPAR than the source workload (and so reads that member's
+    log through the merged IFI read), or the source is a data-sharing group: the wait for the
+    slowest other member (:mod:`engine.perf.qrep.data_sharing`); 0 when it reads its own
+    member's log alone.
     """
-    return 0.0 if flow.inp.capture_colocated_with_source else flow.c.log_merge_delay_ms
+    delay_ms = flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
+    return flow.platform.log_merge_delay_ms(delay_ms)  # z/OS data sharing only
 
 
 def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
@@ -143,7 +148,7 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
         + point.commit_us / 1000.0
         + channel_ms(flow, stages, point)
         + flow.inp.network_latency_ms
-        + stages["qapply_browser"].latency_ms
+        + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
     )
 
 

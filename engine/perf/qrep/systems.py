@@ -104,9 +104,12 @@ def metric_units() -> dict:
 
 def _role_factors(sol, mp_loss: float) -> dict:
     """Reference-CPU microseconds -> CP microseconds on the LPAR hosting each role (S, C, A)."""
+    from engine.perf.qrep.platforms import FlowPlatform
+
+    platform = FlowPlatform(sol.inputs.platform, sol.time_factor)  # Linux/UNIX/Windows servers' core speed
     out = {}
     for lp in sol.lpars:
-        factor = sol.time_factor * (1.0 + mp_loss * (lp.cps - 1))
+        factor = sol.time_factor * (1.0 + mp_loss * (lp.cps - 1)) * platform.speed(lp.roles)
         for role in lp.roles:
             out[role] = factor
     return out

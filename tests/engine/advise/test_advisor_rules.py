@@ -76,7 +76,11 @@ def channel_bound(p):
 
 def drain(p):
     return _set(
-        p, (RQ, "initial_depth_msgs", 2_000_000), (RQ, "read_ahead", False), (XQ, "read_ahead", False)
+        p,
+        (RQ, "run_mode", "drain"),
+        (RQ, "initial_depth_msgs", 2_000_000),
+        (RQ, "read_ahead", False),
+        (XQ, "read_ahead", False),
     )
 
 

@@ -59,6 +59,7 @@ def test_better_direction_colours_deltas():
         ("buffpool_pages", "BUFFPOOL"),
         ("trans_batch_sz", "TRANS_BATCH_SZ"),
         ("num_apply_agents", "NUM_APPLY_AGENTS"),
+        ("commit_count", "COMMIT_COUNT"),
         ("apply_lpar_cps", "Apply LPAR processors"),
     ],
 )

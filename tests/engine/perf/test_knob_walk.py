@@ -23,7 +23,7 @@ from engine import projectfile
 from engine.errors import FieldError
 from engine.predict import predict_project
 from engine.registry import KINDS
-from engine.scenario import SCENARIO_KIND, project_to_scenario
+from engine.scenario import knob_paths, project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = sorted(p.stem for p in (ROOT / "sample_runs").glob("*.json"))
@@ -69,23 +69,12 @@ def _walk(project, base, node, spec) -> str:
     return "rejected" if tried and rejected == tried else "dead"
 
 
-def _knobs(project):
-    """(node, spec, key in ``ignored``) for every knob that maps to the project's scenario kind."""
-    kind = SCENARIO_KIND[project.topology]
-    for node in project.nodes:
-        for spec in KINDS[node.kind].params:
-            template = spec.scenario_paths.get(kind)
-            if template is not None:
-                path = template.replace("{role}", str(node.params.get("role", "")))
-                yield node, spec, path
-
-
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_knob_of_every_node_changes_a_result_or_is_reported_with_a_reason(sample):
     project = projectfile.load(ROOT / "sample_runs" / f"{sample}.json")
     base = predict_project(project)
     dead, walked = [], set()
-    for node, spec, path in _knobs(project):
+    for node, spec, path in knob_paths(project):
         key = f"{node.id}.{spec.name}"
         for name in (key, path):
             if name in base.ignored:

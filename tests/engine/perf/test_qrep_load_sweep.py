@@ -8,6 +8,7 @@ floor as the load falls and grows only through queueing as the load rises.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from pathlib import Path
 
@@ -19,13 +20,14 @@ from engine.projectfile import load as load_project
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
-QREP_SAMPLES = (
-    "redpaper-baseline",
-    "redpaper-bidirectional",
-    "redpaper-peer-to-peer",
-    "dw2005-zos-unidirectional",
-    "dw2005-zos-bidirectional",
-    "dw2005-zos-peer-to-peer",
+#: Every Q Replication sample of sample_runs/ (a new sample is swept without editing this test).
+QREP_SAMPLES = tuple(
+    sorted(
+        path.stem
+        for path in (ROOT / "sample_runs").glob("*.json")
+        if json.loads(path.read_text(encoding="utf-8")).get("topology")
+        in ("unidirectional", "bidirectional", "peer-to-peer")
+    )
 )
 LATENCIES = ("capture_latency_ms", "qlatency_ms", "apply_latency_ms", "end2end_latency_ms")
 #: Offered load as a share of the sample's capacity, 0.1% .. 99%: neighbours differ by 20% in the

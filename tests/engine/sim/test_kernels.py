@@ -248,37 +248,10 @@ def test_warp_maps_stops_and_slowdowns_like_the_scalar_stepper():
         assert w.advance(t, work) == pytest.approx(w.inverse_left(w.forward(t) + work), abs=1e-9)
 
 
-def _run_python(code: str) -> str:
-    """Run ``code`` in a fresh interpreter with the repository on the path; its stdout."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
-    out = subprocess.run(
-        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r})\n{code}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip()
-
-
-def test_loading_the_kernels_does_not_import_scipy_linalg_and_leaves_it_importable():
-    out = _run_python(
-        "import engine.sim.kernels as k\n"
-        "k._load_compiled_kernels()\n"
-        "print('scipy.linalg' in sys.modules)\n"
-        "import scipy.linalg\n"
-        "print(scipy.linalg.cython_blas.__name__)"
-    )
-    assert out.splitlines() == ["False", "scipy.linalg.cython_blas"]
-
-
 def test_scipy_linalg_is_refused_only_to_the_thread_importing_numba():
-    from engine.sim.kernels import _RefuseScipyLinalg
+    from engine.sim.jit import RefuseScipyLinalg
 
-    refuse = _RefuseScipyLinalg()
+    refuse = RefuseScipyLinalg()
     with pytest.raises(ModuleNotFoundError):
         refuse.find_spec("scipy.linalg")
     assert refuse.find_spec("scipy.optimize") is None

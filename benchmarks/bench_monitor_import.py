@@ -1,0 +1,134 @@
+"""Benchmark of ``qrtune import-monitor`` and ``qrtune fit`` on large IBMQREP_APPLYMON exports (run on demand).
+
+    .venv/bin/python benchmarks/bench_monitor_import.py [--rows 100000 1000000 3000000] [--keep DIR]
+
+For each row count a header CSV of IBMQREP_APPLYMON is generated (the simulator's export columns,
+:data:`engine.sim.monitor.APPLYMON_COLUMNS`, plus MONITOR_INTERVAL: one receive queue, a 10-second
+MONITOR_INTERVAL, about 141 bytes a row, so 1,000,000 rows are about 141 MB), imported into a new
+store for ``sample_runs/redpaper-baseline.json`` and fitted, each command in a fresh process. Wall
+time, CPU time (user + system) and the command's peak resident memory (``os.wait4``'s
+``ru_maxrss``) are printed with the load average of the machine, which other work shares (wall
+time grows with the load; CPU time much less).
+
+Goal (issue 17): import and fit of 1,000,000 rows each within 20 s and 4 GB, and peak memory about
+the same at every size (bounded independent of the file's size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PROJECT = ROOT / "sample_runs" / "redpaper-baseline.json"
+INTERVAL_S = 10
+ROWS_PER_CHUNK = 100_000
+
+
+def _db2_times(start: np.datetime64, seconds: np.ndarray) -> list[str]:
+    """Db2 timestamps (``YYYY-MM-DD-HH.MM.SS.ffffff``) of ``start`` plus ``seconds``."""
+    iso = np.datetime_as_string(start + seconds.astype("timedelta64[s]"), unit="us")
+    return [f"{s[:10]}-{s[11:13]}.{s[14:16]}.{s[17:]}" for s in iso]
+
+
+def write_applymon(path: Path, n_rows: int, seed: int = 1) -> int:
+    """Write an IBMQREP_APPLYMON CSV of ``n_rows`` 10-second intervals; returns its size in bytes."""
+    from engine.sim.monitor import APPLYMON_COLUMNS
+
+    rng = np.random.default_rng(seed)
+    start = np.datetime64("2024-01-01T00:00:00")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(",".join([*APPLYMON_COLUMNS, "MONITOR_INTERVAL"]) + "\n")
+        for first in range(0, n_rows, ROWS_PER_CHUNK):
+            k = np.arange(first, min(n_rows, first + ROWS_PER_CHUNK))
+            times = _db2_times(start, (k + 1) * INTERVAL_S)
+            rows_applied = rng.integers(400_000, 500_000, k.size)
+            memory = rng.integers(100_000, 1_000_000, k.size)
+            e2e = rng.uniform(600, 700, k.size)
+            f.writelines(
+                f"{t},RECVQ.A.B,2024-01-01-00.00.00.000000,{m},0,{e:.3f},575.1,80.2,17.7,{r},{r // 5},0,0.000,{t},"
+                f"{INTERVAL_S * 1000}\n"
+                for t, m, e, r in zip(times, memory.tolist(), e2e.tolist(), rows_applied.tolist())
+            )
+    return path.stat().st_size
+
+
+def measure(cmd: list[str]) -> dict:
+    """Run ``cmd`` in a fresh process: wall time (s), CPU time (s), peak RSS (MB), exit status and last output line."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    wall_s = time.perf_counter() - t
+    lines = out.strip().splitlines()
+    return {
+        "wall_s": wall_s,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mb": usage.ru_maxrss / 1024.0,
+        "exit": p.returncode,
+        "last_line": lines[-1] if lines else "",
+    }
+
+
+def bench(n_rows: int, folder: Path, fit: bool = True) -> dict:
+    """Generate, import and (unless ``fit`` is false) fit ``n_rows`` rows in ``folder``."""
+    csv_path = folder / f"bench{n_rows}_IBMQREP_APPLYMON.csv"
+    db = folder / f"bench{n_rows}.duckdb"
+    size = write_applymon(csv_path, n_rows)
+    qrtune = [sys.executable, "-m", "engine"]
+    common = ["--db", str(db)]
+    imported = measure([*qrtune, "import-monitor", str(csv_path), *common, "--project", str(PROJECT)])
+    out = {"rows": n_rows, "file_mb": size / 1e6, "import": imported}
+    if fit:
+        out["fit"] = measure([*qrtune, "fit", str(PROJECT), *common])
+    return out
+
+
+def _print(result: dict) -> None:
+    for step in ("import", "fit"):
+        r = result.get(step)
+        if r is None:
+            continue
+        ok = "ok" if r["exit"] == 0 else f"EXIT {r['exit']}: {r['last_line'][:160]}"
+        print(
+            f"{result['rows']:>10,} rows ({result['file_mb']:6.1f} MB)  {step:<6} {r['wall_s']:7.1f} s "
+            f"(CPU {r['cpu_s']:6.1f} s)  "
+            f"peak RSS {r['peak_rss_mb']:7.0f} MB  {ok}   [goal <= 20 s, <= 4,096 MB]",
+            flush=True,
+        )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000, 3_000_000])
+    ap.add_argument("--keep", metavar="DIR", help="write the files and stores here and keep them")
+    ap.add_argument("--no-fit", action="store_true", help="measure the import only")
+    args = ap.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} on {os.cpu_count()} cores")
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in args.rows:
+            result = bench(n, folder, fit=not args.no_fit)
+            _print(result)
+            failed += sum(result[step]["exit"] != 0 for step in ("import", "fit") if step in result)
+            if not args.keep:
+                for p in folder.iterdir():
+                    p.unlink()
+    print(f"load average after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

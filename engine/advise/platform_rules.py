@@ -1,0 +1,101 @@
+"""Advice for Linux/UNIX/Windows topologies: client round trips and a distributed queue manager's log.
+
+* Q Apply as an MQ client limited by its round trips (``mq_client``) or by the server's SVRCONN
+  channel instances (``mq_svrconn``): connect it in bindings mode to a queue manager on its own
+  server, fed by the sender-receiver channel (journey 11: "bindings or client?").
+* A log-bound distributed queue manager (``mq_log_disk``, ``apply_mq_log_disk``): the largest
+  log buffer (LogBufferPages 4096), so each log write carries more.
+
+Each change is judged by the engine like every other rule (:mod:`engine.advise`).
+"""
+
+from __future__ import annotations
+
+from engine.advise.base import Rule, first, metric
+from engine.topology import RECEIVE_QM, SEND_QM, flows
+
+#: Largest LogBufferPages MQ accepts.
+MAX_LOGBUFFERPAGES = 4096
+
+
+def _flow_queue_manager(project, position: int):
+    found = flows(project, limit=1)
+    return found[0][position] if found else None
+
+
+#: Stages of a client connection (:mod:`engine.perf.qrep.client_apply`).
+CLIENT_STAGES = ("mq_client", "mq_svrconn")
+_LOCAL_QM_RISK = (
+    "A queue manager on Q Apply's server to run and monitor, with its own log disk (persistent messages "
+    "are logged there), and a sender-receiver channel from the source queue manager to it."
+)
+
+
+_LOG_BUFFER_RISK = (
+    "16 MB of queue manager memory for the log buffer; a faster log disk helps where this does not."
+)
+
+
+def _is_client(project) -> bool:
+    qapply = first(project, "qapply")
+    return qapply is not None and qapply.params.get("mq_connection") == "client"
+
+
+class BindingsRule(Rule):
+    """Q Apply as an MQ client, limited by the client connection: bindings mode to a local queue manager."""
+
+    id, knob, cost_risk = "bindings_apply", ("qapply", "mq_connection"), _LOCAL_QM_RISK
+
+    def applies(self, project, prediction) -> bool:
+        return prediction.bottleneck in CLIENT_STAGES and _is_client(project)
+
+    def reason(self, project, prediction) -> str:
+        rtt = first(project, "qapply").params["client_rtt_us"]
+        return (
+            f"every MQGET of Q Apply is a {rtt:g} us network round trip to the remote queue manager, and "
+            f"the {prediction.bottleneck} stage limits throughput to {metric(prediction, 'apply_rows_per_s'):,.0f} rows/s"
+        )
+
+    def change(self, project, prediction):
+        qm = _flow_queue_manager(project, RECEIVE_QM)
+        qapply = first(project, "qapply")
+        if qm is None:
+            return None
+        project = project.with_param(qapply.id, "mq_connection", "bindings")
+        return project.with_param(qm.id, "os_platform", qapply.params["os_platform"])
+
+    def title(self, before, after, prediction) -> str:
+        return "Connect Q Apply in bindings mode to a queue manager on its own server"
+
+
+class LogBufferRule(Rule):
+    """A distributed queue manager limited by its log disk: the largest log buffer."""
+
+    id, knob, cost_risk = "logbufferpages", ("queue_manager", "logbufferpages"), _LOG_BUFFER_RISK
+
+    def _queue_manager(self, project, prediction):
+        if prediction.bottleneck == "mq_log_disk":
+            return _flow_queue_manager(project, SEND_QM)
+        if prediction.bottleneck == "apply_mq_log_disk":
+            return _flow_queue_manager(project, RECEIVE_QM)
+        return None
+
+    def applies(self, project, prediction) -> bool:
+        qm = self._queue_manager(project, prediction)
+        return qm is not None and qm.params.get("logbufferpages") not in (None, MAX_LOGBUFFERPAGES)
+
+    def reason(self, project, prediction) -> str:
+        qm = self._queue_manager(project, prediction)
+        return f"the log disk of {qm.label} limits throughput; each log write carries at most its log buffer"
+
+    def change(self, project, prediction):
+        qm = self._queue_manager(project, prediction)
+        return project.with_param(qm.id, "logbufferpages", MAX_LOGBUFFERPAGES)
+
+    def title(self, before, after, prediction) -> str:
+        return f"Set LogBufferPages to {MAX_LOGBUFFERPAGES} on the log-bound queue manager"
+
+
+def platform_rules() -> list:
+    """The rules of this module, in the order the advisor tries them."""
+    return [BindingsRule(), LogBufferRule()]

@@ -1,0 +1,347 @@
+"""Checking a batch of monitor rows and turning its text fields into numbers, cell by cell.
+
+A file is read in batches (:meth:`engine.monitor_formats.RawTable.batches`); each batch is
+checked here: MONITOR_TIME must be a timestamp and the queue column filled, a known numeric
+column must hold numbers and a known timestamp column timestamps. NULL is an empty field,
+``NULL``, ``-`` or ``?``; a NULL cell is not stored. A column the table spec does not know is
+stored when all its values are numbers (or all are timestamps) in the whole file:
+:class:`ColumnKinds` carries that decision from batch to batch and says when a later batch
+overturns it. Timestamps other than MONITOR_TIME are stored as seconds since the epoch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from engine.csvcell import plain_text
+from engine.monitor_layouts import TableSpec
+
+_NULLS = {"", "NULL", "-", "?"}
+_TS_PATTERNS = (
+    re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-T ](\d{2})[.:](\d{2})[.:](\d{2})(?:[.,](\d{1,12}))?$"),
+)
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """A Db2 (``2013-04-02-10.15.30.123456``) or ISO timestamp; None when ``text`` is neither."""
+    text = text.strip()
+    if len(text) in (19, 26) and text[4] == "-" and text[7] == "-":  # the usual forms, at C speed
+        if text[10] == "-" and text[13] == "." and text[16] == ".":
+            iso = f"{text[:10]} {text[11:13]}:{text[14:16]}:{text[17:]}"
+        else:
+            iso = text
+        try:
+            ts = datetime.fromisoformat(iso)
+        except ValueError:
+            ts = None
+        if (
+            ts is not None
+            and ts.tzinfo is None
+            and iso[10] in " T"
+            and iso[13] == ":"
+            and iso[16] == ":"
+            and (len(iso) == 19 or iso[19] in ".,")
+        ):
+            return ts
+    m = _TS_PATTERNS[0].match(text)
+    if not m:
+        return None
+    y, mo, d, h, mi, s, frac = m.groups()
+    micro = int((frac or "0").ljust(6, "0")[:6])
+    try:
+        return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), micro)
+    except ValueError:
+        return None
+
+
+def _floats(values: list[str]) -> np.ndarray | None:
+    """``values`` as finite floats in one numpy conversion; None when any is not a finite number."""
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except ValueError:
+        return None
+    return out if np.isfinite(out).all() else None
+
+
+def to_float(text: str) -> float | None:
+    """``text`` as a finite float; None when it is not one."""
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+_DIGIT_POSITIONS = {
+    19: [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18],
+    26: [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, *range(20, 26)],
+}
+"""Where a fixed-width timestamp has digits (``YYYY-MM-DD-HH.MM.SS[.ffffff]`` or the ISO form)."""
+
+
+def _fixed_width_times(texts: list) -> np.ndarray | None:
+    """The usual timestamp forms parsed by numpy in one go; None when any text is not one of them."""
+    widths = set(map(len, texts))
+    width = widths.pop() if len(widths) == 1 else 0
+    if width not in _DIGIT_POSITIONS:
+        return None
+    codes = np.array(texts, dtype=f"U{width}").view(np.uint32).reshape(-1, width).copy()
+    digits = codes[:, _DIGIT_POSITIONS[width]]
+    if not ((digits >= 48) & (digits <= 57)).all():
+        return None
+    at = {k: codes[:, k] for k in (4, 7, 10, 13, 16)}
+    shape_ok = (at[4] == 45) & (at[7] == 45) & np.isin(at[10], (45, 84, 32))  # "-", "-", then "-", "T" or " "
+    shape_ok &= ((at[13] == 46) & (at[16] == 46)) | ((at[13] == 58) & (at[16] == 58))  # "." or ":"
+    if width == 26:
+        shape_ok &= np.isin(codes[:, 19], (46, 44))  # "." or ","
+    value = (digits - 48).astype(np.int64)
+    hh, mm, ss = (
+        value[:, 8] * 10 + value[:, 9],
+        value[:, 10] * 10 + value[:, 11],
+        value[:, 12] * 10 + value[:, 13],
+    )
+    if not (shape_ok & (hh < 24) & (mm < 60) & (ss < 60)).all():
+        return None
+    codes[:, 10], codes[:, 13], codes[:, 16] = 84, 58, 58
+    if width == 26:
+        codes[:, 19] = 46
+    try:
+        return codes.view(f"U{width}").ravel().astype("datetime64[us]")
+    except ValueError:  # a day or month out of range: found value by value
+        return None
+
+
+def parse_timestamps(texts: list) -> np.ndarray:
+    """:func:`parse_timestamp` of each text as ``datetime64[us]``; NaT where a text is not a timestamp."""
+    fast = _fixed_width_times(texts)
+    if fast is not None:
+        return fast
+    return np.array([parse_timestamp(t) for t in texts], dtype="datetime64[us]")
+
+
+@dataclass(frozen=True)
+class CheckedRows:
+    """A batch's rows with a valid MONITOR_TIME and queue, column-wise.
+
+    Attributes
+    ----------
+    line : numpy.ndarray
+        Line in the file per row (int64).
+    monitor_time : numpy.ndarray
+        MONITOR_TIME per row (datetime64[us]).
+    queue : list of str
+        The queue column per row ("" for IBMQREP_CAPMON).
+    fields : list of list of str
+        The row's text fields.
+    """
+
+    line: np.ndarray
+    monitor_time: np.ndarray
+    queue: list
+    fields: list
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+
+def check_rows(path: str, raw_rows: list, names: tuple, table: TableSpec, max_errors: int):
+    """The rows of a batch with a valid MONITOR_TIME and queue, and ``file:line: what`` per bad one.
+
+    Returns
+    -------
+    (CheckedRows, list of str)
+        At most ``max_errors`` errors.
+    """
+    errors: list[str] = []
+    whole = [row for row in raw_rows if len(row[1]) == len(names)]
+    if len(whole) < len(raw_rows):
+        short = [(line, fields) for line, fields in raw_rows if len(fields) != len(names)]
+        errors += [
+            f"{path}:{line}: {len(fields)} fields but the header has {len(names)}"
+            for line, fields in short[:max_errors]
+        ]
+    i_time = names.index("MONITOR_TIME")
+    i_queue = names.index(table.queue_column) if table.queue_column else None
+    times = parse_timestamps([fields[i_time] for _, fields in whole])
+    queues = [fields[i_queue] for _, fields in whole] if i_queue is not None else [""] * len(whole)
+    escaped = {q: plain_text(q) for q in set(queues) if q.startswith("'")}
+    if escaped:  # a queue name qrtune's own CSV export escaped for spreadsheets
+        queues = [escaped.get(q, q) for q in queues]
+    bad = np.isnat(times)
+    if i_queue is not None:
+        bad |= np.fromiter((not q for q in queues), dtype=bool, count=len(queues))
+    for k in np.flatnonzero(bad)[: max(0, max_errors - len(errors))]:
+        line, fields = whole[k]
+        if np.isnat(times[k]):
+            errors.append(
+                f"{path}:{line}: MONITOR_TIME {fields[i_time][:80]!r} is not a timestamp "
+                "(expected YYYY-MM-DD-HH.MM.SS.ffffff or YYYY-MM-DD HH:MM:SS)"
+            )
+        else:
+            errors.append(f"{path}:{line}: {table.queue_column} is empty")
+    if bad.any():
+        keep = np.flatnonzero(~bad)
+        whole, times, queues = [whole[k] for k in keep], times[keep], [queues[k] for k in keep]
+    lines = np.fromiter((line for line, _ in whole), dtype=np.int64, count=len(whole))
+    return CheckedRows(lines, times, queues, [fields for _, fields in whole]), errors
+
+
+def _numbers(
+    path: str, name: str, raw: list, present: np.ndarray, lines: np.ndarray, errors: list, max_errors: int
+):
+    """A numeric column's present values; each value that is not a number is an error."""
+    values = [v for v, p in zip(raw, present) if p]
+    numbers = _floats(values)
+    if numbers is not None:
+        return numbers
+    for k in np.flatnonzero(present):
+        if to_float(raw[k]) is None and len(errors) < max_errors:
+            errors.append(
+                f"{path}:{lines[k]}: {name} {raw[k][:80]!r} is not a number (expected a finite number or NULL)"
+            )
+    return np.zeros(len(values))
+
+
+def _timestamps(path: str, name: str, raw: tuple, present: np.ndarray, lines: np.ndarray, errors: list):
+    """A timestamp column's present values (datetime64[us]); the first bad value is an error."""
+    where = np.flatnonzero(present)
+    stamps = parse_timestamps([raw[k] for k in where])
+    invalid = np.flatnonzero(np.isnat(stamps))
+    if invalid.size:
+        bad = where[invalid[0]]
+        errors.append(
+            f"{path}:{lines[bad]}: {name} {raw[bad][:80]!r} is not a timestamp "
+            "(expected YYYY-MM-DD-HH.MM.SS.ffffff, YYYY-MM-DD HH:MM:SS or NULL)"
+        )
+        stamps[invalid] = np.datetime64(0, "us")
+    return stamps
+
+
+def _kind_of_values(values: list) -> str | None:
+    """``number`` or ``time`` when every value is one, ``skip`` otherwise; None without values."""
+    if not values:
+        return None
+    if _floats(values) is not None:
+        return "number"
+    if not np.isnat(parse_timestamps(values)).any():
+        return "time"
+    return "skip"
+
+
+@dataclass
+class ColumnKinds:
+    """How each column of one file is stored, decided over the whole file batch by batch.
+
+    Attributes
+    ----------
+    table : TableSpec
+    kinds : dict[str, str]
+        Column -> ``number``, ``time`` or ``skip`` once decided. Known columns take the table
+        spec's kind; another column is decided by its first non-NULL values and turned to
+        ``skip`` when a later value does not fit (its stored cells are then dropped).
+    """
+
+    table: TableSpec
+    kinds: dict = field(default_factory=dict)
+
+    def kind(self, name: str, raw: tuple, column: _Column) -> tuple[str | None, bool]:
+        """``(kind, overturned)`` of column ``name`` given a batch's text values ``raw`` (:class:`_Column` of them)."""
+        if name in self.table.numeric:
+            return "number", False
+        if name in self.table.times:
+            return "time", False
+        decided = self.kinds.get(name)
+        if decided == "skip":
+            return "skip", False
+        seen = column.kind(raw)
+        if seen is None:
+            return decided, False
+        if decided is None or seen == decided:
+            self.kinds[name] = seen
+            return seen, False
+        self.kinds[name] = "skip"
+        return "skip", True
+
+    def stored(self, names: tuple) -> tuple[str, ...]:
+        """The columns of ``names`` stored (numbers or timestamps), in file order."""
+        return tuple(n for n in names if self._final(n) in ("number", "time"))
+
+    def ignored(self, names: tuple) -> tuple[str, ...]:
+        """The columns of ``names`` not stored: text, or without a value anywhere in the file."""
+        skip = {"MONITOR_TIME", self.table.queue_column} | set(self.table.text)
+        return tuple(n for n in names if n and n not in skip and self._final(n) in ("skip", None))
+
+    def _final(self, name: str) -> str | None:
+        if name in self.table.numeric:
+            return "number"
+        if name in self.table.times:
+            return "time"
+        return self.kinds.get(name)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One column of a batch: which cells are not NULL, and its values when all are numbers or all timestamps."""
+
+    present: np.ndarray
+    numbers: np.ndarray | None = None
+    stamps: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, raw: tuple) -> _Column:
+        everywhere = np.ones(len(raw), dtype=bool)
+        numbers = _floats(raw)
+        if numbers is not None:
+            return cls(everywhere, numbers=numbers)
+        stamps = _fixed_width_times(raw)
+        if stamps is not None:
+            return cls(everywhere, stamps=stamps)
+        return cls(np.fromiter((v.upper() not in _NULLS for v in raw), dtype=bool, count=len(raw)))
+
+    def kind(self, raw: tuple) -> str | None:
+        """``number``, ``time`` or ``skip`` by the values (None when all are NULL)."""
+        if self.numbers is not None:
+            return "number"
+        if self.stamps is not None:
+            return "time"
+        return _kind_of_values([v for v, p in zip(raw, self.present) if p])
+
+
+def batch_cells(
+    path: str, names: tuple, kinds: ColumnKinds, rows: CheckedRows, errors: list, max_errors: int
+):
+    """A batch's stored cells column by column: ``(cells, overturned)``.
+
+    ``cells`` holds ``(column, row mask, values)``: known numeric columns must hold numbers and
+    known timestamp columns timestamps (else an error per bad value, up to ``max_errors``);
+    ``overturned`` names columns of earlier batches that turned out not to be all numbers or all
+    timestamps (:meth:`ColumnKinds.kind`).
+    """
+    skip = {"MONITOR_TIME", kinds.table.queue_column} | set(kinds.table.text)
+    cells: list[tuple[str, np.ndarray, np.ndarray]] = []
+    overturned: list[str] = []
+    by_column = list(zip(*rows.fields)) if len(rows) else []
+    for i, name in enumerate(names):
+        if name in skip or not name or len(errors) >= max_errors or not by_column:
+            continue
+        raw = by_column[i]
+        column = _Column.of(raw)
+        kind, was_overturned = kinds.kind(name, raw, column)
+        if was_overturned:
+            overturned.append(name)
+        if kind == "number":
+            values = column.numbers
+            if values is None:
+                values = _numbers(path, name, raw, column.present, rows.line, errors, max_errors)
+            cells.append((name, column.present, values))
+        elif kind == "time":
+            stamps = column.stamps
+            if stamps is None:
+                stamps = _timestamps(path, name, raw, column.present, rows.line, errors)
+            cells.append((name, column.present, stamps.astype(np.int64) / 1e6))
+    return cells, overturned

@@ -1,0 +1,76 @@
+"""Q Apply as an MQ client: a SVRCONN channel to a remote queue manager instead of bindings mode.
+
+In bindings mode Q Apply's MQ calls are cross-memory calls to a queue manager on its own
+server, fed by a sender-receiver channel. As a client (``qapply.mq_connection: client``) every
+MQI call is a request over the network to the remote queue manager's SVRCONN channel and a
+reply, so each one costs a round trip (``hardware.client_rtt_us``) plus the server's channel
+instance CPU for the call (``svrconn_call_us`` reference us on the server's processors, more
+when conversations share an instance: SHARECNV 1 or more, ``sharecnv_call_share``). There is
+no queue manager, and so no log, on Q Apply's server. Modelled (assumptions in
+``assets/coefficients/platforms.json``):
+
+* **Browser** (one thread per receive queue): each browse MQGET waits for its round trip, so the
+  thread's time per message is its own CPU plus the round trip and the server's call time. The
+  stage ``mq_client`` is that thread: the client round trips limit it, and its M/M/1 time
+  replaces the browser's in QLATENCY.
+* **Agents**: each destructive MQGET of a message and each MQCMIT of a target transaction is a
+  round trip: ``(messages + 1) * (round trip + call)`` more per target transaction, in
+  APPLY_LATENCY and the agents' capacity.
+* **Channel instances** (``mq_svrconn``): the browser's and the agents' conversations share
+  ``ceil(conversations / SHARECNV)`` instances (one each with SHARECNV 0); each instance serves its
+  calls one at a time, ``2 + 1 / messages per target transaction`` calls per message.
+
+Small persistent messages therefore apply slower as a client than in bindings mode, and the gap
+grows with the round-trip time.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.registry.platform_knobs import ZOS
+
+#: Stage name -> bottleneck vocabulary of ../shared/validation/README.md (the SVRCONN channel).
+STAGE_VOCABULARY = {"mq_svrconn": "mq_channel", "mq_client": "mq_channel"}
+
+
+def server_call_us(flow, fp) -> float:
+    """Channel-instance time (us) of one client call on the remote queue manager's processors.
+
+    A z/OS queue manager runs at the solver's z/OS time factor; a distributed one is taken to have
+    the cores of Q Apply's server (the project gives no other server's cores).
+    """
+    p, k = fp.inputs, fp.k
+    speed = 1.0 if p.recv_qm.os == ZOS else fp.role_speed["A"]
+    sharing = 1.0 + (k["sharecnv_call_share"] if p.sharecnv > 0 else 0.0)
+    return k["svrconn_call_us"] * flow.time_factor * speed * sharing
+
+
+def adjust(flow, fp) -> None:
+    """Add the agents' round trips to their fixed time per target transaction (client mode only)."""
+    if not fp.inputs.client:
+        return
+    fp.client_call_us = server_call_us(flow, fp)
+    per_call_ms = (fp.inputs.client_rtt_us + fp.client_call_us) / 1000.0
+    flow.agent_fixed_ms += (flow.geometry.msgs_per_target_txn + 1.0) * per_call_ms
+
+
+def capacities(flow, fp, point) -> None:
+    """Put the client stages (``mq_client``, ``mq_svrconn``) in ``point.caps`` (client mode only)."""
+    p = fp.inputs
+    if not p.client:
+        return
+    g = flow.geometry
+    thread_us = point.browser_us + p.client_rtt_us + fp.client_call_us
+    point.caps.append(("mq_client", g.rows_per_msg * 1e6 / thread_us, 1, thread_us / 1000.0))
+    conversations = 1 + flow.agents
+    instances = conversations if p.sharecnv == 0 else math.ceil(conversations / p.sharecnv)
+    instance_us_per_msg = (2.0 + 1.0 / g.msgs_per_target_txn) * fp.client_call_us
+    point.caps.append(
+        (
+            "mq_svrconn",
+            instances * g.rows_per_msg * 1e6 / instance_us_per_msg,
+            instances,
+            instance_us_per_msg / 1000.0,
+        )
+    )

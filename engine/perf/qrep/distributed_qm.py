@@ -1,0 +1,168 @@
+"""A queue manager on Linux/UNIX/Windows: its log disk, its queue buffers and queue files.
+
+MQ for z/OS keeps queues in buffer pools backed by page sets and logs to active log data
+sets; its costs are the Q Replication calibration's. A distributed queue manager (qm.ini) has
+its own physics, modelled here with the settings of :mod:`engine.registry.platform_knobs` and
+the assumptions of ``assets/coefficients/platforms.json``:
+
+* **Log writes.** Persistent messages' log records collect in the log buffer (LogBufferPages
+  4 KB pages; 0 means 512) and an MQCMIT forces them to the log disk. One write carries at most
+  the buffer, so a force of ``b`` bytes takes ``max(1, b / buffer)`` write latencies plus
+  ``b * f / bandwidth``, ``f`` being 1 for circular logging and ``1 + linear_format_write_share``
+  for linear logging (new extents are formatted before use).
+* **Sending queue manager** (Q Capture's): Q Capture's MQCMIT forces its messages and its restart
+  message; that force replaces the z/OS log force in Q Capture's commit, and the log disk is a
+  stage (``mq_log_disk``: rows of one commit per force time).
+* **Receiving queue manager**: the receiver channel and the agents' gets commit concurrently, so
+  the log writer writes full buffers back to back (group commit): at most
+  ``buffer / (latency + buffer * f / bandwidth)`` bytes/s, the ``apply_mq_log_disk`` stage.
+* **Channel batches**: each distributed side of a persistent batch forces its log once per batch:
+  one write latency, replacing that side's share of the fitted z/OS per-batch log time. The log
+  writer writes the batch's records as the buffer fills, apart from the channel's thread, so the
+  bytes load the log-disk stage, not the channel.
+* **Queue buffers**: a queue holds DefaultPQBufferSize (persistent) or DefaultQBufferSize bytes
+  in memory; the share of the modelled depth beyond it is written to the queue file and read
+  back at the get (``queue_file_page_us`` per 4 KB page, half for the write and half for the
+  read): for the receive queue the receiver channel writes and the browser reads; for the
+  transmission queue Q Capture's put writes and the sender channel reads (both on the channel's
+  path, which follows the put).
+
+Non-persistent messages are not logged: no log-disk stage, no forces.
+
+The queue manager's CPU per message (MQPUT, MQGET, MQCMIT, channel work per message and segment)
+keeps the path lengths the Q Replication calibration fits on MQ for z/OS, run on the cores of
+the server it shares with Q Capture or Q Apply (:mod:`engine.perf.qrep.platforms` scales them by
+those cores' clock): the seeds publish no distributed MQ CPU figure to fit another.
+"""
+
+from __future__ import annotations
+
+from engine.perf.qrep.platforms import LOG_PAGE_BYTES, QueueManagerPlatform
+
+#: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
+STAGE_VOCABULARY = {"mq_log_disk": "mq_log", "apply_mq_log_disk": "mq_log"}
+
+
+def buffer_bytes(qm: QueueManagerPlatform, k: dict) -> float:
+    """Bytes one log write carries at most (LogBufferPages, 0 meaning the default)."""
+    return (qm.logbufferpages or k["default_logbufferpages"]) * LOG_PAGE_BYTES
+
+
+def _disk_bytes_factor(qm: QueueManagerPlatform, k: dict) -> float:
+    """Log-disk bytes written per log byte (linear logging also formats new extents)."""
+    return 1.0 + (k["linear_format_write_share"] if qm.logtype == "LINEAR" else 0.0)
+
+
+def force_us(qm: QueueManagerPlatform, k: dict, log_bytes: float) -> float:
+    """Time (us) to force ``log_bytes`` to the log disk: write latencies plus transfer."""
+    writes = max(1.0, log_bytes / buffer_bytes(qm, k))
+    return writes * qm.log_write_us + log_bytes * _disk_bytes_factor(qm, k) / qm.log_disk_mb_per_s
+
+
+def group_commit_bytes_per_s(qm: QueueManagerPlatform, k: dict) -> float:
+    """Most log bytes/s the log writer carries writing full buffers back to back."""
+    full = buffer_bytes(qm, k)
+    return full * 1e6 / force_us(qm, k, full)
+
+
+def spill_share(qm: QueueManagerPlatform, persistent: bool, depth_bytes: float) -> float:
+    """Share of a queue's messages beyond its queue buffer (written to and read from the queue file)."""
+    memory = qm.pq_buffer_bytes if persistent else qm.q_buffer_bytes
+    return max(0.0, 1.0 - memory / depth_bytes) if depth_bytes > 0.0 else 0.0
+
+
+def capture_commit_force_us(flow, fp, mpc: float, zos_force_us: float) -> float:
+    """Log-force part (us) of Q Capture's MQCMIT of ``mpc`` messages on the sending queue manager."""
+    qm = fp.inputs.send_qm
+    if not qm.distributed:
+        return zos_force_us
+    log_bytes = mpc * flow.demands.capture_log_bytes_per_msg + flow.c.restart_bytes_per_commit
+    return force_us(qm, fp.k, log_bytes)
+
+
+def adjust(flow, fp) -> None:
+    """Replace the z/OS queue-manager terms of ``flow`` (a solver ``_Flow``) by distributed ones where they apply."""
+    send, recv, k = fp.inputs.send_qm, fp.inputs.recv_qm, fp.k
+    g, persistent = flow.geometry, flow.inp.persistent
+    page_us = g.pages_per_msg * k["queue_file_page_us"]
+    if persistent and not flow.drain:
+        zos_us = flow.c.ch_batch_log_us
+        flow.batch_end_us += channel_batch_log_us(fp.inputs, True, zos_us, k) - zos_us
+    if send.distributed and not flow.drain:
+        fp.send_spill = spill_share(send, persistent, flow.steady_depth_msgs * g.msg_bytes)
+        flow.wire_us_per_msg += fp.send_spill * page_us
+    if recv.distributed:
+        depth_msgs = flow.inp.initial_depth_msgs if flow.drain else flow.steady_depth_msgs
+        fp.recv_spill = spill_share(recv, persistent, depth_msgs * g.msg_bytes)
+        flow.apply_log_cap_rows_per_s = 0.0  # no z/OS log stage: the distributed log is its own stage
+        flow.pageset_miss = 0.0  # no buffer pool or page set: queue buffers and files instead
+        flow.browser_fixed_us = flow.shared_queue_us + 0.5 * fp.recv_spill * page_us
+        if not flow.drain:
+            flow.wire_us_per_msg += 0.5 * fp.recv_spill * page_us
+
+
+def capacities(flow, fp, point) -> None:
+    """Put the log-disk stages of distributed queue managers in ``point.caps`` (and take out z/OS ones)."""
+    send, recv, k = fp.inputs.send_qm, fp.inputs.recv_qm, fp.k
+    g, d, persistent = flow.geometry, flow.demands, flow.inp.persistent
+    drop = {"mq_log"} if send.distributed else set()
+    if recv.distributed:
+        drop.add("mq_pageset")
+    point.caps[:] = [cap for cap in point.caps if cap[0] not in drop]
+    if not persistent:
+        return
+    if send.distributed and not flow.drain:
+        mpc = point.mpc
+        t_us = force_us(send, k, mpc * d.capture_log_bytes_per_msg + flow.c.restart_bytes_per_commit)
+        point.caps.append(("mq_log_disk", mpc * g.rows_per_msg * 1e6 / t_us, 1, t_us / mpc / 1000.0))
+    if recv.distributed and d.apply_log_bytes_per_msg > 0.0:
+        bytes_per_s = group_commit_bytes_per_s(recv, k)
+        point.caps.append(
+            (
+                "apply_mq_log_disk",
+                bytes_per_s * g.rows_per_msg / d.apply_log_bytes_per_msg,
+                1,
+                1000.0 * d.apply_log_bytes_per_msg / bytes_per_s,
+            )
+        )
+
+
+def channel_batch_log_us(platform, persistent: bool, zos_batch_log_us: float, k: dict) -> float:
+    """Log time (us) ending a persistent channel batch: each z/OS side's share, each distributed side's write."""
+    if not persistent:
+        return 0.0
+    return sum(
+        qm.log_write_us if qm.distributed else k["zos_batch_log_share"] * zos_batch_log_us
+        for qm in (platform.send_qm, platform.recv_qm)
+    )
+
+
+def queue_file_backlog(
+    qm_params: dict, persistent: bool, msg_bytes: float, k: dict
+) -> tuple[float, float, str]:
+    """What a distributed queue holds in memory and the wait to read a message back from its queue file.
+
+    Parameters
+    ----------
+    qm_params : dict
+        The queue manager node's parameters (``defaultpqbuffersize``, ``defaultqbuffersize``).
+    persistent : bool
+        Persistent messages (DefaultPQBufferSize) or not (DefaultQBufferSize).
+    msg_bytes : float
+        Bytes of a typical message.
+    k : dict
+        :func:`engine.perf.qrep.platforms.assumptions`.
+
+    Returns
+    -------
+    (messages held in the queue buffer, s to read one back from the queue file, note)
+    """
+    memory = float(qm_params["defaultpqbuffersize" if persistent else "defaultqbuffersize"])
+    pages = max(1.0, msg_bytes / LOG_PAGE_BYTES)
+    read_s = 0.5 * pages * k["queue_file_page_us"] * 1e-6  # the read half of a write and read back
+    held = memory / max(msg_bytes, 1.0)
+    note = (
+        f"a distributed queue manager ({qm_params.get('os_platform')}) holds {held:,.1f} messages in its queue "
+        f"buffer; a message beyond that is read back from the queue file in {1000 * read_s:.3g} ms"
+    )
+    return held, read_s, note

@@ -1,0 +1,125 @@
+"""The steady-state solver's hooks for platforms: distributed queue managers and client apply.
+
+:mod:`engine.perf.qrep.pipeline` calls these at four points: :func:`adjust` once the flow's
+rate-independent set-up is done, :func:`commit_force_us` for the log force of Q Capture's MQ
+commit, :func:`add_stages` once the stages' capacities at a throughput are known, and
+:func:`inert_settings` to report platform settings that cannot change this flow. With every node
+on z/OS and Q Apply in bindings mode they change nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.perf.qrep import client_apply, distributed_qm
+from engine.perf.qrep.platforms import MIN_LOGBUFFERPAGES
+from engine.registry.platform_knobs import ZOS
+
+#: New stages -> bottleneck vocabulary of ../shared/validation/README.md.
+STAGE_VOCABULARY = {**distributed_qm.STAGE_VOCABULARY, **client_apply.STAGE_VOCABULARY}
+
+_QM_LOG_KNOBS = ("logtype", "logbufferpages", "log_disk_mb_per_s", "log_write_us")
+_QM_BUFFER_KNOBS = ("defaultpqbuffersize", "defaultqbuffersize")
+
+
+def adjust(flow) -> None:
+    """Apply the platform mechanisms to a solver flow's rate-independent terms."""
+    if flow.platform.all_zos:
+        return
+    distributed_qm.adjust(flow, flow.platform)
+    client_apply.adjust(flow, flow.platform)
+
+
+def commit_force_us(flow, mpc: float, zos_force_us: float) -> float:
+    """Log-force time (us) of Q Capture's MQCMIT of ``mpc`` messages (the z/OS figure on z/OS)."""
+    return distributed_qm.capture_commit_force_us(flow, flow.platform, mpc, zos_force_us)
+
+
+def add_stages(flow, point) -> None:
+    """Add (and replace) the platform stages of ``point.caps`` at the evaluated throughput."""
+    if flow.platform.all_zos:
+        return
+    distributed_qm.capacities(flow, flow.platform, point)
+    client_apply.capacities(flow, flow.platform, point)
+
+
+def _servers(p, colocated: bool) -> dict:
+    """Core clocks and z/OS CPU ratings that do not apply to where the nodes run."""
+    out = {}
+    for path, os_name, who in (
+        ("hardware.source_core_ghz", p.source_os, "the source Db2"),
+        ("hardware.capture_core_ghz", p.capture_os, "Q Capture"),
+        ("hardware.apply_core_ghz", p.apply_os, "Q Apply"),
+    ):
+        if os_name == ZOS:
+            out[path] = f"{who} runs on z/OS, whose CPs hardware.cpu_model or hardware.mips_per_cp rate"
+    if colocated and p.capture_os != ZOS:
+        out["hardware.capture_core_ghz"] = "Q Capture runs on the source's server (its cores and clock)"
+    if ZOS not in (p.source_os, p.capture_os, p.apply_os, p.send_qm.os, p.recv_qm.os):
+        why = "no node runs on z/OS: cores and hardware.*_core_ghz set every server's speed"
+        out["hardware.cpu_model"] = why
+        out["hardware.mips_per_cp"] = why
+    return out
+
+
+def _queue_manager(group: str, qm, persistent: bool, used: bool) -> dict:
+    """Distributed-queue-manager knobs of one queue manager that cannot act, with the reason."""
+    if not used:
+        why = "Q Apply is a client and the flow has no other queue manager on this side"
+    elif qm.os == ZOS:
+        why = "the queue manager runs on z/OS (buffer pools, page sets and the z/OS log)"
+    else:
+        why = ""
+    names = _QM_LOG_KNOBS + _QM_BUFFER_KNOBS if why else ()
+    out = {f"{group}.{name}": why for name in names}
+    if not why:
+        unused = "defaultpqbuffersize" if not persistent else "defaultqbuffersize"
+        kind = "non-persistent" if not persistent else "persistent"
+        out[f"{group}.{unused}"] = f"the queue holds {kind} messages (the other queue buffer applies)"
+        if not persistent and group == "recv_qm":
+            for name in _QM_LOG_KNOBS:
+                out[f"{group}.{name}"] = "non-persistent messages are not logged"
+    return out
+
+
+def _receive_log_inert(flow, rows_per_s: float) -> dict:
+    """The receiving queue manager's log buffer and log type, when its log disk cannot limit the flow.
+
+    Its log writes are off the channel's path (group commit), so they act only through the
+    ``apply_mq_log_disk`` stage: when that stage carries more than the flow even with the smallest
+    log buffer and linear logging, neither knob changes a result.
+    """
+    recv, k = flow.platform.inputs.recv_qm, flow.platform.k
+    log_bytes_per_msg = flow.demands.apply_log_bytes_per_msg
+    if not (recv.distributed and flow.inp.persistent and log_bytes_per_msg > 0.0):
+        return {}
+    worst = replace(recv, logbufferpages=MIN_LOGBUFFERPAGES, logtype="LINEAR")
+    worst_rows_per_s = (
+        distributed_qm.group_commit_bytes_per_s(worst, k) * flow.geometry.rows_per_msg / log_bytes_per_msg
+    )
+    if worst_rows_per_s * flow.c.max_drive_utilisation <= rows_per_s:
+        return {}
+    why = (
+        f"the receiving queue manager's log disk carries {worst_rows_per_s:,.0f} rows/s even with LogBufferPages "
+        f"{MIN_LOGBUFFERPAGES} and linear logging, more than this flow's {rows_per_s:,.0f} rows/s"
+    )
+    return {"recv_qm.logbufferpages": why, "recv_qm.logtype": why}
+
+
+def inert_settings(flow, rows_per_s: float) -> dict:
+    """Platform settings path -> why it cannot change this flow's results at ``rows_per_s``."""
+    p, inp = flow.platform.inputs, flow.inp
+    out = _servers(p, inp.capture_colocated_with_source)
+    persistent = inp.persistent
+    out.update(_queue_manager("send_qm", p.send_qm, persistent, not flow.drain))
+    out.update(_queue_manager("recv_qm", p.recv_qm, persistent, True))
+    if not p.client:
+        why = "Q Apply connects in bindings mode (qapply.mq_connection)"
+        out["hardware.client_rtt_us"] = why
+        out["qapply.sharecnv"] = why
+    out.update(_receive_log_inert(flow, rows_per_s))
+    if p.recv_qm.distributed and p.send_qm.distributed:
+        why = "both queue managers run on Linux/UNIX/Windows: queue buffers and files, not buffer pools"
+        out["mq.buffpool_pages"] = why
+        out["mq.read_ahead"] = why
+    return out
