@@ -32,6 +32,9 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
     "mq_bufferpool": ("queue_manager",),
     "mq_buffer": ("queue_manager",),
     "mq_get": ("queue_manager",),
+    "cf_structure": ("queue_manager",),  # shared queues: the coupling-facility list structure
+    "smds": ("queue_manager",),
+    "db2_offload": ("queue_manager",),
     "mq_channel": ("channel",),
     "mq_client": ("qapply",),  # Q Apply's browser waiting on client round trips
     "mq_svrconn": ("queue_manager",),

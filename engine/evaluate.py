@@ -60,8 +60,10 @@ def published_bottleneck(prediction) -> str | None:
     """
     if prediction.kind == "qrep" and prediction.bottleneck is not None:
         from engine.perf.qrep import VOCABULARY
+        from engine.perf.qrep.queue_maps import base_name
 
-        return VOCABULARY.get(prediction.bottleneck, prediction.bottleneck)
+        resource = base_name(prediction.bottleneck)  # one queue map's browser is a browser
+        return VOCABULARY.get(resource, resource)
     return prediction.bottleneck
 
 

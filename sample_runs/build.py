@@ -217,6 +217,29 @@ def zos_to_linux(name: str, client: bool) -> Project:
     return on_receive_side(configure(project, {"channel": LINUX_CHANNEL}), LINUX_RECEIVE_QM)
 
 
+#: Topologies of issue 14 (part 2) built on the seeds' configurations: the settings added to each.
+#: A shared capture and receive queue in a CF list structure (seed 003's CFLEVEL(5) with SMDS, MQ's
+#: default OFFLD tiers); the Redpaper table with a 4,685-byte VARCHAR added (5,000-byte rows), so
+#: TRANS_BATCH_SZ 3 gives ~76 KB messages (over 63 KB: always offloaded).
+QSG = {
+    "source_db2": dict(
+        columns={"INTEGER": 10, "CHAR(20)": 10, "DATE": 5, "DECIMAL(20,0)": 5, "VARCHAR(4685)": 1},
+        row_bytes=5000,
+    ),
+    "queue_manager": dict(shared_queue=True, cf_structure_size_mb=512, offload="SMDS", cf_cps=2),
+}
+#: The 2005 study's tables spread evenly over four replication queue maps, driven to the maximum.
+FOUR_QUEUE_MAPS = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=None),
+    "qcapture": dict(queue_maps=4),
+}
+#: The 2005 study's workload at 3,000 rows/s (a rate the seed calls low) with SQL Replication beside it.
+SQL_VS_Q = {
+    "source_db2": dict(jobs=None, think_time_ms=None, offered_rows_per_s=3000.0),
+    "qapply": dict(compare_sql_replication=True, sleep_minutes=0.0),
+}
+
+
 def configure(project: Project, by_kind: dict) -> Project:
     """Set every node of each kind in ``by_kind`` to the given parameters."""
     for node in project.nodes:
@@ -268,6 +291,20 @@ def samples() -> dict[str, Project]:
         ),
         "db2-v8-migration.json": configure(
             templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"), DB2_V8
+        ),
+        "qsg-shared-capture-queue.json": configure(
+            configure(
+                templates.unidirectional("Redpaper baseline, shared queues in a CF structure"), REDPAPER
+            ),
+            QSG,
+        ),
+        "four-queue-maps.json": configure(
+            configure(templates.unidirectional("2005 z/OS study over four queue maps"), DW2005),
+            FOUR_QUEUE_MAPS,
+        ),
+        "sql-replication-vs-q.json": configure(
+            configure(templates.unidirectional("2005 z/OS study: Q against SQL Replication"), DW2005),
+            SQL_VS_Q,
         ),
     }
 

@@ -138,7 +138,8 @@ class NodeItem(QGraphicsObject):
         self.setToolTip(text)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-PORT_R - 2, -34, NODE_W + 2 * PORT_R + 4, NODE_H + 36)  # room for a grown tag
+        # room for a grown bottleneck tag above and the platform tag below
+        return QRectF(-PORT_R - 2, -34, NODE_W + 2 * PORT_R + 4, NODE_H + 56)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
@@ -188,7 +189,7 @@ class NodeItem(QGraphicsObject):
         if self.platform:
             tag_font = QFont(small)
             tag_font.setPointSizeF(min(6.5 * grow, 10.0))
-            draw_platform_tag(painter, QPointF(0, -1), self.platform, tag_font)
+            draw_platform_tag(painter, QPointF(0, NODE_H + 1), self.platform, tag_font)
         if self.bottleneck:
             tag_font = QFont(small)
             tag_font.setBold(True)
@@ -267,11 +268,11 @@ class LinkItem(QGraphicsPathItem):
         return super().boundingRect().adjusted(-60, -22, 60, 12)  # room for a client connection's label
 
 
-def draw_platform_tag(painter: QPainter, bottom_left: QPointF, text: str, font: QFont) -> None:
-    """A small slate tag in ``font`` naming a node's platform, standing on the node's top-left corner."""
+def draw_platform_tag(painter: QPainter, top_left: QPointF, text: str, font: QFont) -> None:
+    """A small slate tag in ``font`` naming a node's platform, hanging below the node's bottom-left corner."""
     metrics = QFontMetricsF(font, painter.device())  # the device's resolution: a PDF is not 96 dpi
-    width = min(metrics.horizontalAdvance(text) + 10, NODE_W * 0.62)
-    tag = QRectF(bottom_left.x(), bottom_left.y() - metrics.height() - 2, width, metrics.height() + 2)
+    width = min(metrics.horizontalAdvance(text) + 10, NODE_W)
+    tag = QRectF(top_left.x(), top_left.y(), width, metrics.height() + 2)
     painter.save()
     painter.setPen(Qt.NoPen)
     painter.setBrush(QColor(style.PLATFORM_TAG))

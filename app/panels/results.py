@@ -53,6 +53,8 @@ from app.panels.headlines import (  # noqa: F401 - re-exported: the results view
     pipeline_headline,
     v8_headline,
 )
+from app.panels.sql_comparison import TAB_TITLE as SQL_TAB_TITLE
+from app.panels.sql_comparison import SqlComparisonTable
 from app.panels.tables import panel_column
 from app.stages import limit_of
 from engine.bands import band_label
@@ -218,6 +220,7 @@ class ResultsPanel(QWidget):
         self.tables.setDocumentMode(True)
         self.tables.tabBar().setAutoHide(True)  # one tab (no systems): no tab bar
         self.tables.addTab(self.table, "Metrics")
+        self.sql_table = SqlComparisonTable()  # a tab only when the prediction compares SQL Replication
         self.systems = ()
         grid.addWidget(self.tables, 1, 1)
         grid.setColumnStretch(0, 2)
@@ -277,6 +280,7 @@ class ResultsPanel(QWidget):
         self._show_cpu(metrics, systems)
         self._fill_table(metrics, units)
         self._show_systems(systems, note, warn)
+        self._show_sql_comparison(metrics, units)
 
     def _show_latency(self, prediction) -> None:
         """The CAPTURE / Q / APPLY breakdown, or, for engines without one, the time per stage."""
@@ -430,6 +434,15 @@ class ResultsPanel(QWidget):
         )
         self._fill_table(metrics, prediction.units)
         self._show_systems((), "")
+
+    def _show_sql_comparison(self, metrics: dict, units: dict) -> None:
+        """Show the "Q vs SQL Replication" tab when the prediction carries SQL Replication's figures."""
+        index = self.tables.indexOf(self.sql_table)
+        if self.sql_table.show_metrics(metrics, units):
+            if index < 0:
+                self.tables.addTab(self.sql_table, SQL_TAB_TITLE)
+        elif index >= 0:
+            self.tables.removeTab(index)
 
     def _show_systems(self, systems: tuple, note: str, warn: bool = False) -> None:
         """Fill the Systems tab (one column per system) and show it; remove it when there are no systems."""

@@ -8,6 +8,7 @@ import math
 from app.report import charts
 from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
+from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.report import Report, ReportRun, describe, format_delta, format_value
 from engine.report.model import END2END
@@ -223,6 +224,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
         )
     out.append(results_table(run))
     out += run_systems_blocks(run)
+    out += run_sql_comparison_blocks(run)
     breakdown = run.latency_breakdown()
     if breakdown:
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))

@@ -49,7 +49,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
         min(xs) - PORT_R - 4,
         min(ys) - 20,
         max(xs) - min(xs) + NODE_W + 2 * PORT_R + 8,
-        max(ys) - min(ys) + NODE_H + 24,
+        max(ys) - min(ys) + NODE_H + 36,  # the platform tags hang below the nodes
     )
     scale = min(rect.width() / scene.width(), rect.height() / scene.height())
     painter.save()
@@ -119,7 +119,7 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
             )
         if platform_text(node):
             tag_font = _font(style.NODE_DETAIL_PT * k * 0.7)
-            draw_platform_tag(painter, QPointF(node.x, node.y - 1), platform_text(node), tag_font)
+            draw_platform_tag(painter, QPointF(node.x, node.y + NODE_H + 1), platform_text(node), tag_font)
         if bottleneck:
             tag = QRectF(node.x + NODE_W - 96, node.y - 17, 96, 16)
             painter.setPen(Qt.NoPen)

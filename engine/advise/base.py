@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.model import Project
+from engine.sweep import Axis
 from engine.registry import KINDS
 
 #: Metrics shown before and after for each scenario kind: (metric, label).
@@ -146,6 +147,12 @@ class Recommendation:
             "cost_risk": self.cost_risk,
             "seed": self.seed,
         }
+
+
+def knob_axis(project: Project, kind: str, param: str, values, node_ids=None) -> Axis:
+    """A search axis setting ``param`` of every node of ``kind`` (or of ``node_ids``) to ``values``."""
+    ids = tuple(node_ids or (n.id for n in nodes(project, kind)))
+    return Axis(kind if node_ids is None else ids[0], param, ids, tuple(values))
 
 
 class Rule:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from engine.advise.base import Rule, first, metric, nodes, set_all
+from engine.advise.base import Rule, first, knob_axis, metric, nodes, set_all
 from engine.advise.goalseek import Constraint, make_goal, seek
 from engine.advise.outage import outage_metrics, transmit_queue_manager
-from engine.model import Project
+from engine.advise.queue_map_rule import QueueMapsRule
 from engine.sweep import Axis
 
 #: The message size range the seeds recommend for Q Replication messages (KB).
@@ -27,11 +27,6 @@ MAX_BUFFPOOL_PAGES = 50_000_000
 
 #: CPU ceiling of the seeds' tuning goal (%).
 CPU_CEILING_PCT = 90.0
-
-
-def _axis(project: Project, kind: str, param: str, values, node_ids=None) -> Axis:
-    ids = tuple(node_ids or (n.id for n in nodes(project, kind)))
-    return Axis(kind if node_ids is None else ids[0], param, ids, tuple(values))
 
 
 class TransBatchRule(Rule):
@@ -68,7 +63,7 @@ class TransBatchRule(Rule):
                 Constraint("msg_size_kb", ">=", MSG_KB_RANGE[0]),
                 Constraint("msg_size_kb", "<=", MSG_KB_RANGE[1]),
             ),
-            (_axis(project, "qcapture", "trans_batch_sz", range(tb + 1, hi + 1)),),
+            (knob_axis(project, "qcapture", "trans_batch_sz", range(tb + 1, hi + 1)),),
         )
         result = seek(project, goal)
         return result.project if result.feasible else None
@@ -367,7 +362,7 @@ class MoreApplyAgentsRule(Rule):
 
     def change(self, project, prediction):
         cur = int(first(project, "qapply").params["num_apply_agents"])
-        axis = _axis(project, "qapply", "num_apply_agents", range(cur, min(128, 4 * cur + 8) + 1))
+        axis = knob_axis(project, "qapply", "num_apply_agents", range(cur, min(128, 4 * cur + 8) + 1))
         cpu = Constraint("apply_lpar_busy_pct", "<=", CPU_CEILING_PCT)
         best = seek(project, make_goal("apply_rows_per_s", "max", (cpu,), (axis,)))
         if not best.feasible:
@@ -410,7 +405,7 @@ class FewerApplyAgentsRule(Rule):
 
     def change(self, project, prediction):
         cur = int(first(project, "qapply").params["num_apply_agents"])
-        axis = _axis(project, "qapply", "num_apply_agents", range(1, cur))
+        axis = knob_axis(project, "qapply", "num_apply_agents", range(1, cur))
         goal = make_goal(
             "qapply.num_apply_agents",
             "min",
@@ -497,4 +492,5 @@ def qrep_rules(outage_min: float = OUTAGE_MIN) -> list:
         FewerApplyAgentsRule(),
         NonPersistentRule(),
         TraceOffRule(),
+        QueueMapsRule(),
     ]

@@ -249,9 +249,23 @@ _ENTRIES = {
     "peak_backlog_msgs": ("Peak backlog", "messages", _DOWN, "backlog", "", ""),
     "rows_in_flight_at_end": ("Rows in flight at the end", "rows", _DOWN, "backlog", "", ""),
     "duration_s": ("Simulated time", "s", _NONE, "time", "", ""),
+    # shared queues, catch-up and the SQL Replication comparison (engine.perf.qrep topology modules)
+    "cf_cpu_pct": ("Coupling facility CPU busy", "%", _DOWN, "cpu", "", "CF processors' busy share"),
+    "cf_cpu_us_per_row": ("Coupling facility CPU per row", "us/row", _DOWN, "cpu", "", ""),
+    "cf_structure_used_pct": ("CF structure usage", "%", _DOWN, "storage", "MQ DISPLAY CFSTATUS", ""),
+    "offloaded_msgs_pct": ("Messages offloaded (SMDS or Db2)", "%", _DOWN, "mq", "", ""),
+    "smds_ios_per_s": ("SMDS I/Os", "I/Os/s", _DOWN, "mq", "", "Shared message data set reads and writes"),
+    "cf_held_back_msgs": ("Messages held back, CF full", "messages", _DOWN, "backlog", "MQRC 2192", ""),
+    "initial_backlog_rows": ("Backlog at the start", "rows", _DOWN, "backlog", "", ""),
+    "catch_up_wait_ms": ("Wait behind the backlog (catch-up)", "ms", _DOWN, "latency", "", ""),
+    "source_db2_log_mb_per_s": ("Source Db2 log writes", "MB/s", _DOWN, "storage", "", ""),
+    "sql_max_rows_per_s": ("SQL Replication maximum", "rows/s", _UP, "throughput", "", ""),
+    "qrep_max_rows_per_s": ("Q Replication maximum", "rows/s", _UP, "throughput", "", ""),
+    "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
 }
 
 _SYSTEM = re.compile(r"^system(\d+)_(.+)$")
+_SQL = re.compile(r"^(sql)_(.+)$")
 _EVENT = re.compile(r"^event(\d+)_(.+)$")
 _PERCENTILE = re.compile(r"^(.+)_(p\d+)_ms$")
 _UTILISATION = re.compile(r"^(.+)_utilisation_pct$")
@@ -298,7 +312,7 @@ def info(name: str) -> MetricInfo:
     """
     if name in _ENTRIES:
         return MetricInfo(name, *_ENTRIES[name])
-    for pattern, prefix in ((_SYSTEM, "System {}: "), (_EVENT, "Event {}: ")):
+    for pattern, prefix in ((_SYSTEM, "System {}: "), (_EVENT, "Event {}: "), (_SQL, "SQL Replication: ")):
         m = pattern.match(name)
         if m:
             base = info(m.group(2))

@@ -22,6 +22,12 @@ from engine.registry.params import (
     SEED_QREP_ZOS,
     ParamSpec,
 )
+from engine.registry.topology_knobs import (
+    DATA_SHARING_PARAMS,
+    QSG_PARAMS,
+    QUEUE_MAP_PARAMS,
+    SQL_APPLY_PARAMS,
+)
 
 CPU_MODELS = ("z900-2064-216", "z196-2817-778", "zEC12-2827", "z13-2964", "POWER9", "POWER10")
 Q = "qrep"
@@ -265,7 +271,8 @@ SOURCE_DB2 = NodeKind(
             null_meaning="no think time",
         ),
     )
-    + pk.SOURCE_DB2_KNOBS,
+    + pk.SOURCE_DB2_KNOBS
+    + DATA_SHARING_PARAMS,
 )
 
 QCAPTURE = NodeKind(
@@ -393,7 +400,8 @@ QCAPTURE = NodeKind(
             {Q: "qcapture.changed_cols_only"},
         ),
     )
-    + pk.QCAPTURE_KNOBS,
+    + pk.QCAPTURE_KNOBS
+    + QUEUE_MAP_PARAMS,
 )
 
 QUEUE_MANAGER = NodeKind(
@@ -541,11 +549,12 @@ QUEUE_MANAGER = NodeKind(
             "steady",
             "",
             "What the run measures, set on the receive queue manager: steady (the flow at its steady "
-            "state; initial_depth_msgs is not used) or drain (Q Apply empties a receive queue pre-loaded "
-            "with initial_depth_msgs messages; the capture side is not modelled).",
+            "state; initial_depth_msgs is not used), drain (Q Apply empties a receive queue pre-loaded "
+            "with initial_depth_msgs messages; the capture side is not modelled) or catch-up (Q Capture "
+            "keeps capturing the workload while Q Apply works the pre-loaded messages off).",
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.mode"},
-            choices=("steady", "drain"),
+            choices=("steady", "drain", "catch-up"),
         ),
         _p(
             "initial_depth_msgs",
@@ -559,7 +568,8 @@ QUEUE_MANAGER = NodeKind(
             maximum=1_000_000_000,
         ),
     )
-    + pk.QUEUE_MANAGER_KNOBS,
+    + pk.QUEUE_MANAGER_KNOBS
+    + QSG_PARAMS,
 )
 
 CHANNEL = NodeKind(
@@ -742,7 +752,8 @@ QAPPLY = NodeKind(
             maximum=10_000,
         ),
     )
-    + pk.QAPPLY_KNOBS,
+    + pk.QAPPLY_KNOBS
+    + SQL_APPLY_PARAMS,
 )
 
 TARGET_DB2 = NodeKind(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from engine.errors import FieldError, QrtuneError
+from engine.perf.qrep.data_sharing import merge_delay_factor
 from engine.registry.platform_knobs import ZOS
 from engine.sim.knobs import knob
 
@@ -57,11 +58,13 @@ def _coefficient_values(coefficients) -> dict:
 def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
     """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
     if "log_merge_delay_ms" in values:
-        if knob(settings, "hardware.capture_colocated_with_source"):
-            return 0.0, "log_merge_delay_ms"
         if knob(settings, "platform.source_db2") != ZOS:  # db2ReadLog: no data-sharing merged log
             return 0.0, "db2ReadLog of a Db2 for Linux, UNIX and Windows"
-        return float(values["log_merge_delay_ms"]) * 1e-3, "log_merge_delay_ms"
+        factor = merge_delay_factor(
+            knob(settings, "hardware.data_sharing_members"),
+            knob(settings, "hardware.capture_colocated_with_source"),
+        )
+        return float(values["log_merge_delay_ms"]) * factor * 1e-3, "log_merge_delay_ms"
     if "cap_log_delay_ms" in values:
         return float(values["cap_log_delay_ms"]) * 1e-3, "cap_log_delay_ms"
     return None, ""
@@ -236,6 +239,14 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
     capacity_msgs, pageset_read_s, notes
         ``(inf, 0, notes)`` when the model is not available.
     """
+    if qm.get("shared_queue", knob(settings, "mq.shared_queue")):  # the CF structure and SMDS
+        from engine.perf.qrep import shared_queue, topology_coefficients
+        from engine.perf.qrep.inputs import read_inputs
+
+        held, note = shared_queue.sim_holding(
+            read_inputs(settings)[0], topology_coefficients.load(), msg_bytes
+        )
+        return held, 0.0, [f"{which}: {note}"]
     if qm.get("os_platform", ZOS) != ZOS:  # queue buffer and queue file, not a buffer pool and page set
         from engine.perf.qrep.distributed_qm import queue_file_backlog
         from engine.perf.qrep.platforms import assumptions

@@ -34,12 +34,13 @@ All times are floats in seconds of *work time* (see :class:`engine.sim.events.Wa
 
 from __future__ import annotations
 
-import importlib.abc
 import math
-import sys
 import threading
 
 import numpy as np
+
+from engine.sim.jit import compiled_or_plain, jit_kernels
+from engine.sim.logread import LogReadState, log_read_passes
 
 
 def _fifo_py(a, s, last, out):
@@ -289,63 +290,6 @@ _compiled = None
 _compiled_fifo = None
 
 
-class _RefuseScipyLinalg(importlib.abc.MetaPathFinder):
-    """Refuses ``scipy.linalg`` to one thread (the one importing numba), as if SciPy had no BLAS."""
-
-    def __init__(self):
-        self.thread = threading.get_ident()
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "scipy.linalg" and threading.get_ident() == self.thread:
-            raise ModuleNotFoundError("scipy.linalg not needed by the simulation's kernels", name=fullname)
-        return None
-
-
-def _import_numba():
-    """numba with its compiled-code registries, imported without probing SciPy's BLAS.
-
-    numba looks for ``scipy.linalg.cython_blas`` when it first loads its array functions
-    (``numba.np.arraymath``), only to offer ``np.dot`` and ``np.linalg`` in compiled code;
-    importing ``scipy.linalg`` costs about 0.15 s of CPU, a tenth of a short simulation.
-    The kernels use no linear algebra, so the importing thread is refused ``scipy.linalg``
-    until numba has loaded (other threads import it as usual). When ``scipy.linalg`` was
-    already imported, numba finds it.
-
-    Raises
-    ------
-    ImportError
-        numba is not installed.
-    """
-    if "numba.np.arraymath" not in sys.modules:
-        refuse = _RefuseScipyLinalg()
-        sys.meta_path.insert(0, refuse)
-        try:
-            import numba.np.arraymath  # noqa: F401 - the module probing BLAS
-        finally:
-            sys.meta_path.remove(refuse)
-    import numba
-
-    return numba
-
-
-def jit_kernels(*functions) -> list | None:
-    """``functions`` compiled with numba, or None without numba.
-
-    The machine code is cached next to the module (or, in a read-only install, in numba's
-    per-user cache folder); when no cache can be written numba compiles once per process.
-    Compilation itself happens at the first call, so a kernel's helpers can be rebound to
-    their compiled versions before it runs.
-    """
-    try:
-        numba = _import_numba()
-    except ImportError:  # pragma: no cover - numba is a declared dependency
-        return None
-    try:
-        return [numba.njit(cache=True)(f) for f in functions]
-    except RuntimeError:
-        return [numba.njit(cache=False)(f) for f in functions]
-
-
 def _fifo_kernel():
     """The compiled FIFO loop, or None without numba (:func:`fifo_departures` then uses its closed form)."""
     global _compiled_fifo
@@ -353,19 +297,6 @@ def _fifo_kernel():
         compiled = jit_kernels(_fifo_py)
         _compiled_fifo = compiled[0] if compiled else False
     return _compiled_fifo or None
-
-
-#: Plain-Python kernel -> the kernel to run (compiled with numba, or itself without numba).
-_KERNELS: dict = {}
-
-
-def compiled_or_plain(function):
-    """``function`` compiled with numba (once per process), or ``function`` itself without numba."""
-    kernel = _KERNELS.get(function)
-    if kernel is None:
-        compiled = jit_kernels(function)
-        kernel = _KERNELS[function] = compiled[0] if compiled else function
-    return kernel
 
 
 class BatchState:
@@ -477,8 +408,6 @@ def _load_compiled_kernels() -> None:
     fifo_departures(z, z)
     batch_channel(z, z, np.ones(1), BatchState(), 1.0, 0.0, 0.0, True)
     multi_server_memory(z, z, z, MultiServerState(1), 1.0)
-    from engine.sim.logread import LogReadState, log_read_passes  # imports this module
-
     log_read_passes(z, z, 1.0, LogReadState(1.0))
 
 

@@ -11,7 +11,7 @@ per channel batch. With an instantaneous reader the passes start on the grid
 ``k x SLEEP_INTERVAL``.
 
 The recursion is sequential (each pass starts a sleep after the previous one ends); it is
-compiled with numba like :mod:`engine.sim.kernels`, else runs as plain Python.
+compiled with numba (:mod:`engine.sim.jit`), else runs as plain Python.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from engine.sim.kernels import compiled_or_plain
+from engine.sim.jit import compiled_or_plain
 
 
 class LogReadState:

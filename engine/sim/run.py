@@ -475,7 +475,7 @@ def simulate_settings(
         # a drain: the source is quiet, Q Apply works off the pre-loaded queue
         offered = 0.0 if draining else knob(settings, "workload.offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered is not None else default_rate(cfg))
-    if draining and "initial_recvq_msgs" not in kw:
+    if setting(settings, "run.mode") in ("drain", "catch-up") and "initial_recvq_msgs" not in kw:
         kw["initial_recvq_msgs"] = int(knob(settings, "run.initial_receive_queue_depth"))
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings

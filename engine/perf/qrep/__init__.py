@@ -46,6 +46,12 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
   and the agents (M/M/c plus batch arrivals, bounded by MEMORY_LIMIT).
 * Settings that cannot change the results at a configuration are reported in ``ignored``
   with their reason (:mod:`.inert`).
+* Topologies beyond one private queue pair (coefficients in ``topologies.json``): shared
+  queues in a CF list structure with SMDS or Db2 offload and SCM (:mod:`.shared_queue`),
+  several queue maps (:mod:`.queue_maps`), a Db2 data-sharing source (:mod:`.data_sharing`),
+  catch-up of a backlog while Q Capture runs (:mod:`.catch_up`), and SQL Replication as the
+  comparison baseline (:mod:`.sql_replication`; ``topology: sql-replication`` or
+  ``sql_apply.compare``).
 * LPARs: CPs x MIPS per CP (CPU model table) with a multiprocessor loss per extra CP; the
   busy share of each LPAR inflates the elapsed time of CPU work (M/M/c factor), solved as
   a fixed point with the throughput (:mod:`.pipeline`).
@@ -69,7 +75,12 @@ apply_mq_log   apply-side MQ log bandwidth (persistent messages)
 qapply_browser Q Apply browser (single thread per receive queue)
 qapply_agents  NUM_APPLY_AGENTS parallel agents (``servers``), service = one target txn
 qapply_cpu     LPAR running Q Apply and the target Db2, when separate
+cf_structure   coupling-facility processors serving the shared queues' requests
+smds           shared message data sets (``db2_offload`` with OFFLOAD(DB2)) of offloaded messages
 ============== ===========================================================================
+
+With several queue maps, ``mq_channel``, ``qapply_browser`` and ``qapply_agents`` appear once
+per map (``qapply_browser_map2``...), each capacity in the flow's rows/s.
 
 Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation``,
 ``servers``, ``service_ms`` and ``latency_ms``. The flow-level geometry is
@@ -89,13 +100,19 @@ avoidance apart, LPAR busy), from :mod:`.systems`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.errors import ValueRangeError
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
+from engine.perf.qrep import sql_replication, topology_coefficients
+from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
+from engine.perf.qrep.queue_maps import base_name
+from engine.perf.qrep.shared_queue import UNITS as SHARED_QUEUE_UNITS
 from engine.perf.qrep.systems import metric_units, system_metrics
 from engine.perf.result import Prediction, StageResult
 from engine.scenario import setting_paths, unused_settings
@@ -162,6 +179,9 @@ UNITS = {
     "backlog_growth_rows_per_s": "rows/s",
     "tps": "txns/s",
     **metric_units(),  # per system of a bidirectional or peer-to-peer configuration (.systems)
+    **sql_replication.COMPARISON_UNITS,  # SQL Replication side by side (sql_apply.compare)
+    **SHARED_QUEUE_UNITS,
+    **CATCH_UP_UNITS,
 }
 
 #: Settings that only matter when Q Capture and the channel run (not in a drain).
@@ -200,6 +220,12 @@ def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> 
         The coefficient file is missing or malformed.
     """
     inputs, _ = read_inputs(settings)
+    if inputs.topology == "sql-replication":
+        raise ValueRangeError(
+            "topology",
+            inputs.topology,
+            "a Q Replication topology (SQL Replication is predicted, not solved per stage)",
+        )
     return solve(inputs, coefficients or load())
 
 
@@ -210,7 +236,8 @@ def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
     else:
         if inputs.topology == "unidirectional":
             used.discard("hardware.apply_colocated_with_target")
-        used.discard("run.initial_receive_queue_depth")
+        if inputs.mode == "steady":
+            used.discard("run.initial_receive_queue_depth")
         if inputs.offered_rows_per_s is not None or inputs.jobs is None:
             used.discard("workload.think_time_ms")
         if inputs.jobs is not None:
@@ -285,7 +312,7 @@ def _stage_results(sol: Solution) -> tuple:
             servers=s.servers,
             service_ms=s.service_ms,
             fixed_delay_ms=fixed.get(s.name, 0.0),
-            bottleneck_name=VOCABULARY[s.name],
+            bottleneck_name=VOCABULARY[base_name(s.name)],
             is_bottleneck=s.name == sol.limiting_stage,
         )
         for s in sol.stages
@@ -367,6 +394,16 @@ def _coefficients(coefficients) -> Coefficients:
     return base.with_values(**coefficients)
 
 
+def _sql_comparison(inputs: QrepInputs, c: Coefficients, sol: Solution) -> dict:
+    """SQL Replication's figures beside a Q Replication flow's (``sql_apply.compare``), else {}."""
+    if not inputs.topo.compare_sql:
+        return {}
+    driven = sol if sol.inputs.offered_rows_per_s is None and sol.inputs.jobs is None else None
+    if driven is None:
+        driven = solve(dataclasses.replace(inputs, offered_rows_per_s=None, jobs=None), c)
+    return sql_replication.comparison_metrics(inputs, c, topology_coefficients.load(), driven.rows_per_s)
+
+
 def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | None = None) -> Prediction:
     """Predict a ``kind: qrep`` scenario at steady state (or the drain of a pre-loaded queue).
 
@@ -391,12 +428,16 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     """
     c = _coefficients(coefficients)
     inputs, used = read_inputs(settings)
+    if inputs.topology == "sql-replication":
+        return sql_replication.prediction(settings, inputs, c, topology_coefficients.load())
     sol = solve(inputs, c)
     unused = unused_settings(settings, _used_paths(inputs, used))
     present = set(setting_paths(settings))
     inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
+    metrics.update(sol.topology_metrics)
+    metrics.update(_sql_comparison(inputs, c, sol))
     return Prediction(
         kind="qrep",
         metrics=metrics,

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
 from engine.perf.qrep.platforms import ALL_ZOS, PlatformInputs, read_platform
+from engine.perf.qrep.topology_inputs import ONE_PRIVATE_QUEUE_PAIR, TopologyInputs, read_topology
 from engine.registry import scenario_specs
 
-TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer")
+TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer", "sql-replication")
 CONFLICT_ACTIONS = ("I", "F", "D", "Q")
 LOCKING = ("row", "page")
 COMPMSG = ("NONE", "ZLIBFAST", "ZLIBHIGH")
-RUN_MODES = ("steady", "drain")
+RUN_MODES = ("steady", "drain", "catch-up")
 
 #: Db2 column type families the cost model knows, with their stored bytes when no length is given.
 _TYPE_PATTERNS = (
@@ -112,6 +113,7 @@ class QrepInputs:
     mode: str
     initial_depth_msgs: float
     platform: PlatformInputs = ALL_ZOS
+    topo: TopologyInputs = ONE_PRIVATE_QUEUE_PAIR
 
     @property
     def n_columns(self) -> int:
@@ -286,11 +288,12 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
 
     mode = r.choice("run.mode", "steady", RUN_MODES)
     depth = r.number("run.initial_receive_queue_depth")
-    if mode == "drain" and depth <= 0:
+    topo = read_topology(r)
+    if mode != "steady" and depth <= 0:
         raise ValueRangeError(
             "run.initial_receive_queue_depth",
             r.raw("run.initial_receive_queue_depth", 0),
-            "a positive number of messages for run.mode 'drain'",
+            f"a positive number of messages for run.mode '{mode}'",
         )
 
     inputs = QrepInputs(
@@ -348,5 +351,6 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         mode=mode,
         initial_depth_msgs=depth,
         platform=read_platform(r),
+        topo=topo,
     )
     return inputs, r.used

@@ -43,6 +43,7 @@ load falls and rises only through queueing as the load grows:
 
 from __future__ import annotations
 
+from engine.perf.qrep import data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
 
 
@@ -72,12 +73,13 @@ def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
 def log_merge_delay_ms(flow) -> float:
     """Delay before a change is readable through a data-sharing group's merged log (ms).
 
-    Only when Q Capture runs on another LPAR than the source workload (and so reads that
-    member's log through the merged IFI read); 0 when it reads its own member's log.
+    When Q Capture runs on another LPAR than the source workload (and so reads that member's
+    log through the merged IFI read), or the source is a data-sharing group: the wait for the
+    slowest other member (:mod:`engine.perf.qrep.data_sharing`); 0 when it reads its own
+    member's log alone.
     """
-    if flow.inp.capture_colocated_with_source:
-        return 0.0
-    return flow.platform.log_merge_delay_ms(flow.c.log_merge_delay_ms)
+    delay_ms = flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
+    return flow.platform.log_merge_delay_ms(delay_ms)  # z/OS data sharing only
 
 
 def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:

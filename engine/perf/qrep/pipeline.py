@@ -28,7 +28,17 @@ from engine.perf.qrep.costs import (
     parallel_agents,
     static_demands,
 )
-from engine.perf.qrep import inert, latency, platform_flow
+from engine.perf.qrep import (
+    catch_up,
+    data_sharing,
+    inert,
+    latency,
+    platform_flow,
+    queue_maps,
+    shared_queue,
+    topology_coefficients,
+)
+from engine.perf.qrep.topology_inert import topology_inert_settings
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
 from engine.perf.qrep.platforms import FlowPlatform
@@ -47,6 +57,9 @@ VOCABULARY = {
     "qapply_browser": "qapply_browser",
     "qapply_agents": "qapply_agents",
     "qapply_cpu": "qapply_cpu",
+    "cf_structure": "cf_structure",
+    "smds": "smds",
+    "db2_offload": "db2_offload",
     **platform_flow.STAGE_VOCABULARY,
 }
 _LPAR_STAGE = {"S": "source_cpu", "C": "capture_cpu", "A": "qapply_cpu"}
@@ -86,7 +99,7 @@ class Stage:
     @property
     def vocabulary(self) -> str:
         """The bottleneck name of this stage."""
-        return VOCABULARY[self.name]
+        return VOCABULARY[queue_maps.base_name(self.name)]
 
 
 @dataclass(frozen=True)
@@ -132,6 +145,7 @@ class Solution:
     source_response_ms: float
     inert_settings: dict = field(default_factory=dict)
     fixed_delays_ms: dict = field(default_factory=dict)
+    topology_metrics: dict = field(default_factory=dict)
 
     @property
     def msgs_per_s(self) -> float:
@@ -148,6 +162,9 @@ STAGE_ORDER = (
     "mq_log",
     "mq_log_disk",
     "mq_channel",
+    "cf_structure",
+    "smds",
+    "db2_offload",
     "mq_pageset",
     "apply_mq_log",
     "apply_mq_log_disk",
@@ -201,6 +218,11 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
     return (c.reference_mips / mips) ** c.mips_scaling_exponent, page_read
 
 
+def cpu_model_time_factor(inp: QrepInputs, c) -> float:
+    """Time factor of the inputs' CPU model against the reference CP (see :func:`_cpu_model`)."""
+    return _cpu_model(inp, c)[0]
+
+
 class _Flow:
     """Rate-independent quantities of one flow, and its capacities at a given throughput.
 
@@ -211,7 +233,9 @@ class _Flow:
     def __init__(self, inp: QrepInputs, c):
         self.inp, self.c = inp, c
         self.geometry = g = message_geometry(inp, c)
-        self.demands = d = static_demands(inp, g, c)
+        self.k = topology_coefficients.load()
+        self.demands = d = data_sharing.with_merge_cost(static_demands(inp, g, c), inp, self.k)
+        self.sq = shared_queue.costs(inp, self.k, c.cf_access_us, g.msg_bytes, self._queued_msgs(inp, c, g))
         self.time_factor, page_read_us = _cpu_model(inp, c)
         self.platform = FlowPlatform(inp.platform, self.time_factor)
         self.drain = inp.mode == "drain"
@@ -225,6 +249,13 @@ class _Flow:
         platform_flow.adjust(self)
 
     # -- set-up -------------------------------------------------------------------------
+    @staticmethod
+    def _queued_msgs(inp, c, g) -> float:
+        """Messages on the shared queues: a backlog (drain, catch-up) or a commit's worth on each."""
+        if inp.mode != "steady":
+            return inp.initial_depth_msgs
+        return 2.0 * max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
+
     def _lpar_setup(self, inp, c, g, d) -> None:
         rows_per_msg = g.rows_per_msg
         self.source_row_ref_us = d.source_row_us
@@ -268,7 +299,7 @@ class _Flow:
 
     def _capture_setup(self, inp, c, g, d) -> None:
         persistent = inp.persistent
-        self.shared_queue_us = c.cf_access_us if inp.shared_queue else 0.0
+        self.shared_queue_us = self.sq.request_us if inp.shared_queue else 0.0
         self.max_msgs_per_commit = max(1.0, c.maxtrans_per_commit / g.txns_per_msg)
         self.reader_or_worker_ref_us = max(d.capture_reader_row_us, d.capture_worker_row_us)
         self.capture_blocking = blocking_factor(
@@ -317,7 +348,8 @@ class _Flow:
         pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
         self.steady_depth_msgs = 0.0 if self.drain else 2.0 * self.max_msgs_per_commit
         depth_msgs = inp.initial_depth_msgs if self.drain else self.steady_depth_msgs
-        self.pageset_miss = max(0.0, 1.0 - pool_msgs / depth_msgs)
+        # shared queues live in the CF structure and SMDS, not in a buffer pool (shared_queue costs)
+        self.pageset_miss = 0.0 if inp.shared_queue else max(0.0, 1.0 - pool_msgs / depth_msgs)
         drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
         self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
             0.0 if drain_read_ahead else self.pageset_msg_us
@@ -327,7 +359,9 @@ class _Flow:
             d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
         )
         self.agent_fixed_ms = c.agent_txn_ms + self.shared_queue_us * g.msgs_per_target_txn / 1000.0
-        self.latch_stretch_full = 1.0 + c.agent_latch_share * (self.parallelism - 1.0)
+        self.latch_stretch_full = 1.0 + c.agent_latch_share * (
+            queue_maps.total_parallelism(self.parallelism, inp) - 1.0
+        )
         self.pageset_cap_rows_per_s = g.rows_per_msg * 1e6 / self.pageset_msg_us
 
     # -- rate-dependent -----------------------------------------------------------------
@@ -375,6 +409,9 @@ class _Flow:
             self._capture_capacities(p, rows_per_s, t, inflation["C"], inflation["A"])
         platform_flow.add_stages(self, p)
         p.demand_rows_per_s, p.source_response_ms = self._workload(t, inflation["S"])
+        p.caps = queue_maps.split(p.caps, self.inp)
+        if self.inp.shared_queue:
+            p.caps += shared_queue.stages(self.sq, self.inp.topo, self.k, g.rows_per_msg)
         if not full:
             return p.demand_rows_per_s, min(cap for _, cap, _, _ in p.caps)
         return p
@@ -395,7 +432,7 @@ class _Flow:
             p.caps.append((_LPAR_STAGE[roles[0]], p.loads[i][2], cps, 0.0))
         p.caps.append(("qapply_browser", g.rows_per_msg * 1e6 / p.browser_us, 1, p.browser_us / 1000.0))
         p.caps.append(("qapply_agents", agent_cap, self.agents, p.agent_ms))
-        if self.drain and self.inp.read_ahead:
+        if self.drain and self.inp.read_ahead and not self.inp.shared_queue:
             p.caps.append(("mq_pageset", self.pageset_cap_rows_per_s, 1, self.pageset_msg_us / 1000.0))
 
     def _capture_capacities(self, p, rows_per_s: float, t: float, f_c: float, f_a: float) -> None:
@@ -494,6 +531,13 @@ def solve(inp: QrepInputs, c) -> Solution:
     ValueRangeError
         An LPAR cannot even carry its base load (too few CPs or too slow processors).
     """
+    if inp.mode == "catch-up":
+        return catch_up.solve(inp, c, _solve_flow, STAGE_ORDER)
+    return _solve_flow(inp, c)
+
+
+def _solve_flow(inp: QrepInputs, c) -> Solution:
+    """Solve a steady flow (at the backlog's depth in a catch-up) or a drain."""
     flow = _Flow(inp, c)
     rows_per_s = _throughput(flow)
     point = flow.evaluate(rows_per_s, True)
@@ -560,9 +604,10 @@ def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
     stages = []
     for name, cap, servers, service_ms in point.caps:
         rho = min(rows_per_s / cap, 1.0) if cap > 0 else 1.0
-        if name == "qapply_agents":
+        if queue_maps.base_name(name) == "qapply_agents":
             txns_per_s = rows_per_s / g.rows_per_target_txn
-            busy = _busy_agents(txns_per_s, service_ms, c.agent_latch_share, flow.parallelism)
+            all_agents = queue_maps.total_parallelism(flow.parallelism, flow.inp)
+            busy = _busy_agents(txns_per_s, service_ms, c.agent_latch_share, all_agents)
             service_ms *= 1.0 + c.agent_latch_share * max(busy - 1.0, 0.0)
             latency = service_ms + mmc_wait(servers, rho, service_ms)
         elif servers == 1 and service_ms > 0:
@@ -584,7 +629,9 @@ def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
                 0.0,
             )
         )
-    stages.sort(key=lambda st: STAGE_ORDER.index(st.name))
+    stages.sort(
+        key=lambda st: (STAGE_ORDER.index(queue_maps.base_name(st.name)), queue_maps.map_index(st.name))
+    )
     return stages
 
 
@@ -600,10 +647,11 @@ def _bottleneck(flow: _Flow, stages: list, point: _Point) -> tuple[str, str]:
     candidates = [st for st in stages if st.name != "mq_pageset" or flow.drain]
     limiting = min(candidates, key=lambda st: st.capacity_rows_per_s)
     wait_share = flow.demands.class2_wait_ms / point.class2_ms if point.class2_ms > 0 else 0.0
-    if limiting.name == "qapply_agents" and wait_share > 0.5 and flow.inp.locking == "page":
+    limiting_base = queue_maps.base_name(limiting.name)
+    if limiting_base == "qapply_agents" and wait_share > 0.5 and flow.inp.locking == "page":
         return "target_db2", limiting.name
     pageset_us = flow.pageset_miss * flow.pageset_msg_us if not flow.inp.read_ahead else 0.0
-    if limiting.name == "qapply_browser" and flow.drain and pageset_us > 0.5 * point.browser_us:
+    if limiting_base == "qapply_browser" and flow.drain and pageset_us > 0.5 * point.browser_us:
         return "mq_pageset", limiting.name
     return limiting.name, limiting.name
 
@@ -617,7 +665,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         Lpar(roles, cps, busy, f, row_ref_us * flow.lpar_time_factor[i])
         for i, ((roles, cps), (busy, f, _, row_ref_us)) in enumerate(zip(flow.layout, point.loads))
     )
-    by_name = {st.name: st for st in stages}
+    by_name, map_point = queue_maps.one_map_view({st.name: st for st in stages}, point, inp)
     mp = {
         role: (1.0 + c.mp_loss * (lp.cps - 1)) * flow.platform.speed(lp.roles)
         for lp in lpars
@@ -637,7 +685,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
     get_us = _get_elapsed(inp, g, c, t, point.inflation["A"])
     if flow.drain and not inp.read_ahead:  # the browse waits for the page-set read
         get_us += 0.5 * flow.pageset_miss * flow.pageset_msg_us
-    apply_lat = latency.apply_latency_ms(flow, by_name, point)
+    apply_lat = latency.apply_latency_ms(flow, by_name, map_point)
     common = dict(
         inputs=inp,
         geometry=g,
@@ -656,7 +704,10 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         get_us=get_us,
         apply_cpu_us_per_row=apply_cpu,
         apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,
-        inert_settings=inert.inert_settings(flow, rows_per_s),
+        inert_settings={**inert.inert_settings(flow, rows_per_s), **topology_inert_settings(flow)},
+        topology_metrics=shared_queue.metrics(flow.sq, inp.topo, rows_per_s / g.rows_per_msg, rows_per_s)
+        if inp.shared_queue
+        else {},
     )
     if flow.drain:
         return Solution(
@@ -690,8 +741,8 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         **common,
         msgs_per_commit=point.mpc,
         fixed_delays_ms=fixed,
-        capture_latency_ms=latency.capture_latency_ms(flow, by_name, point, rows_per_s),
-        qlatency_ms=latency.qlatency_ms(flow, by_name, point, rows_per_s),
+        capture_latency_ms=latency.capture_latency_ms(flow, by_name, map_point, rows_per_s),
+        qlatency_ms=latency.qlatency_ms(flow, by_name, map_point, rows_per_s),
         put_us=point.put_us,
         commit_us=point.commit_us,
         capture_cpu_us_per_row=cap_cpu,

@@ -249,9 +249,9 @@ def test_warp_maps_stops_and_slowdowns_like_the_scalar_stepper():
 
 
 def test_scipy_linalg_is_refused_only_to_the_thread_importing_numba():
-    from engine.sim.kernels import _RefuseScipyLinalg
+    from engine.sim.jit import RefuseScipyLinalg
 
-    refuse = _RefuseScipyLinalg()
+    refuse = RefuseScipyLinalg()
     with pytest.raises(ModuleNotFoundError):
         refuse.find_spec("scipy.linalg")
     assert refuse.find_spec("scipy.optimize") is None

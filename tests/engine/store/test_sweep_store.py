@@ -131,6 +131,29 @@ def test_failed_points_are_recorded_not_fatal(db, baseline):
     assert runs[1].status == "failed" and "at most 15" in runs[1].error
 
 
+def test_sweep_points_give_each_point_once_with_values_units_and_why_it_failed(db, baseline):
+    axes = parse_axes(["qapply.num_apply_agents=8,16"], baseline)
+    with Store.open(db) as s:
+        r = run_sweep(baseline, axes, s, workers=0, predictor="store_fakes:predict_reject_16", progress=False)
+        points = {p.run.point_index: p for p in s.sweep_points(r.sweep_id)}
+        metrics = s.metrics_of([points[0].run.id])[points[0].run.id]
+    assert sorted(points) == [0, 1]
+    ok, failed = points[0], points[1]
+    assert ok.run.failure == "" and ok.metrics == {k: v for k, (v, _) in metrics.items()}
+    assert ok.units["apply_rows_per_s"] == "rows/s" and ok.metrics["apply_rows_per_s"] > 0
+    assert "at most 15" in failed.run.failure and failed.metrics == {} and failed.units == {}
+
+
+def test_where_equal_filters_only_on_the_values_given():
+    from engine.store.base import where_equal
+
+    assert where_equal({"project_name": None, "kind": None}) == ("", [])
+    assert where_equal({"s.project_name": "P", "kind": None, "sweep_id": 0}) == (
+        " WHERE s.project_name = ? AND sweep_id = ?",
+        ["P", 0],
+    )
+
+
 def test_missing_engine_stops_before_any_point(db, baseline):
     axes = parse_axes(["qapply.num_apply_agents=1,2"], baseline)
     with Store.open(db) as s, pytest.raises(UnsupportedKindError):

@@ -1,0 +1,245 @@
+"""Shared queues of a z/OS queue-sharing group: the coupling-facility list structure, SMDS and SCM.
+
+With ``mq.shared_queue`` the transmission and receive queues live in a CF list structure
+(MQ CFLEVEL(5)) instead of private buffer pools. Each message costs CF requests: Q Capture's
+MQPUT, the channel's MQGET and MQPUT, Q Apply's browse and destructive MQGET
+(:data:`CF_REQUESTS_PER_MSG`). Each request waits ``cf_access_us`` (Q Replication
+coefficient) and uses the CF's processors (``cf_cpu_us_per_request`` plus
+``cf_cpu_us_per_kb`` of entry data): the ``cf_structure`` stage, ``mq.cf_cps`` servers.
+
+Where the message data lives (seed 003, "Regression - shared queue - CFLEVEL(5)"): a
+message larger than 63 KB is always offloaded (to shared message data sets, SMDS, or Db2
+with ``mq.offload``), leaving a small entry in the structure. Smaller messages are
+offloaded once the structure's usage passes a tier: from OFFLD1THR on, messages larger than
+OFFLD1SZ, and so on for levels 2 and 3 (MQ defaults 70%/32 KB, 80%/4 KB, 90%/0 KB). The
+usage comes from the queued depth (:func:`placement`): the first messages of a deep queue
+stay in the structure, later ones are offloaded as the tiers are passed. An offloaded
+message costs an SMDS block write at the put and a read at the first get of each shared
+queue (``smds`` stage, ``smds_parallel_ios`` concurrent I/Os), or a Db2 row insert and
+select with ``OFFLOAD(DB2)``. SCM (``mq.scmmaxsize_gb``) extends the structure beyond
+its real storage: entries kept there cost ``scm_access_us`` to bring back. A depth beyond
+structure and SCM cannot be queued: puts fail (MQRC 2192, storage medium full) and Q
+Capture retries them, so the backlog waits in the Db2 log (:func:`placement`'s
+``held_back_msgs``).
+
+Coefficients are documented priors in ``assets/coefficients/topologies.json`` (no seed gives
+CF figures; each one's assumption is stated there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.metrics.catalog import info
+
+#: Messages larger than this are always offloaded from a CF structure (63 KB, MQ CFLEVEL(5)).
+ALWAYS_OFFLOAD_BYTES = 63 * 1024
+#: CF requests per message when both queues are shared: Q Capture's put, the channel's get
+#: and put, Q Apply's browse and destructive get.
+CF_REQUESTS_PER_MSG = 5
+#: SMDS (or Db2) accesses per offloaded message: a write at each of the two puts and a read at
+#: each queue's first get (the destructive get after a browse finds the block in DSBUFS).
+OFFLOAD_IOS_PER_MSG = 4
+BYTES_PER_MB = 1048576.0
+#: Metrics of :func:`metrics`, with their units from the metric catalogue.
+METRICS = (
+    "cf_cpu_pct",
+    "cf_cpu_us_per_row",
+    "cf_structure_used_pct",
+    "offloaded_msgs_pct",
+    "smds_ios_per_s",
+    "cf_held_back_msgs",
+)
+UNITS = {name: info(name).unit for name in METRICS}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the messages of a queue of a given depth live.
+
+    Attributes
+    ----------
+    offloaded_share : float
+        Share (0..1) of the queued messages whose data is in SMDS or Db2.
+    scm_share : float
+        Share of the queued messages whose entries were moved to storage-class memory.
+    used_share : float
+        Share of the structure's real storage in use (0..1).
+    held_back_msgs : float
+        Messages that do not fit in structure and SCM (puts fail; the backlog stays in the log).
+    """
+
+    offloaded_share: float
+    scm_share: float
+    used_share: float
+    held_back_msgs: float
+
+
+def _offload_from(topo, msg_bytes: float) -> float:
+    """Structure usage share (0..1) from which a message of ``msg_bytes`` is offloaded."""
+    if msg_bytes > ALWAYS_OFFLOAD_BYTES:
+        return 0.0
+    thresholds = [thr for thr, size in topo.offload_rules if msg_bytes > size]
+    return min(thresholds, default=1.0)
+
+
+def placement(topo, k, msg_bytes: float, depth_msgs: float) -> Placement:
+    """Fill the structure with ``depth_msgs`` messages of ``msg_bytes`` in arrival order.
+
+    Messages put while usage is below their offload threshold keep their data in the
+    structure (``msg_bytes`` plus ``cf_entry_overhead_bytes``); later ones leave only the
+    entry. Entries beyond the real storage go to SCM; beyond SCM puts fail.
+
+    Parameters
+    ----------
+    topo : TopologyInputs
+    k : TopologyCoefficients
+    msg_bytes : float
+        Bytes of one message.
+    depth_msgs : float
+        Messages on the queue.
+    """
+    real = topo.cf_structure_mb * BYTES_PER_MB
+    full_entry = msg_bytes + k.cf_entry_overhead_bytes
+    small_entry = k.cf_entry_overhead_bytes
+    in_cf = min(depth_msgs, _offload_from(topo, msg_bytes) * real / full_entry)
+    offloaded = depth_msgs - in_cf
+    used = in_cf * full_entry + offloaded * small_entry
+    capacity = real + topo.scm_mb * BYTES_PER_MB
+    held_back = max(0.0, (used - capacity) / small_entry) if used > capacity else 0.0
+    kept = max(depth_msgs - held_back, 1e-12)
+    scm_bytes = min(max(used - real, 0.0), topo.scm_mb * BYTES_PER_MB)
+    return Placement(
+        offloaded_share=min(offloaded, kept) / kept if depth_msgs > 0 else 0.0,
+        scm_share=scm_bytes / small_entry / kept if depth_msgs > 0 else 0.0,
+        used_share=min(used, real) / real,
+        held_back_msgs=held_back,
+    )
+
+
+@dataclass(frozen=True)
+class SharedQueueCosts:
+    """Per-message costs of the shared queues at one depth.
+
+    Attributes
+    ----------
+    request_us : float
+        Elapsed of one CF request plus its share of SMDS/Db2 and SCM access, us (added to
+        each MQPUT, MQGET and channel transfer of a shared queue).
+    cf_cpu_us_per_msg : float
+        CF processor time per message (all its requests), us.
+    offload_us_per_msg : float
+        SMDS or Db2 busy time per message (all its accesses), us.
+    placement : Placement
+    """
+
+    request_us: float
+    cf_cpu_us_per_msg: float
+    offload_us_per_msg: float
+    placement: Placement
+
+
+def costs(inp, k, cf_access_us: float, msg_bytes: float, depth_msgs: float) -> SharedQueueCosts:
+    """Per-message shared-queue costs for a flow whose queues hold ``depth_msgs`` messages.
+
+    Parameters
+    ----------
+    inp : QrepInputs
+    k : TopologyCoefficients
+    cf_access_us : float
+        Elapsed of one CF request (Q Replication coefficient ``cf_access_us``), us.
+    msg_bytes : float
+        Bytes of one message.
+    depth_msgs : float
+        Messages queued (steady: a commit's worth on each queue; drain or catch-up: the backlog).
+    """
+    topo = inp.topo
+    where = placement(topo, k, msg_bytes, depth_msgs)
+    kb = msg_bytes / 1024.0
+    if topo.offload == "SMDS":
+        access_us = k.smds_io_us + kb * 1024.0 / k.smds_mb_s
+    else:
+        access_us = k.db2_offload_us + kb * 1024.0 / k.smds_mb_s
+    offload_us = where.offloaded_share * OFFLOAD_IOS_PER_MSG * access_us
+    entry_kb = (1.0 - where.offloaded_share) * kb + k.cf_entry_overhead_bytes / 1024.0
+    cf_cpu = CF_REQUESTS_PER_MSG * (k.cf_cpu_us_per_request + k.cf_cpu_us_per_kb * entry_kb)
+    cf_cpu += where.scm_share * k.scm_cf_cpu_us
+    request_us = (
+        cf_access_us
+        + (offload_us + where.scm_share * k.scm_access_us) / CF_REQUESTS_PER_MSG
+        + k.cf_cpu_us_per_kb * entry_kb
+    )
+    return SharedQueueCosts(request_us, cf_cpu, offload_us, where)
+
+
+def stages(sq: SharedQueueCosts, topo, k, rows_per_msg: float) -> list:
+    """The ``cf_structure`` and (when messages are offloaded) ``smds`` or ``db2_offload`` stages.
+
+    Returns
+    -------
+    list of (name, capacity rows/s, servers, service ms)
+    """
+    out = [
+        (
+            "cf_structure",
+            topo.cf_cps * rows_per_msg * 1e6 / sq.cf_cpu_us_per_msg,
+            topo.cf_cps,
+            sq.cf_cpu_us_per_msg / 1000.0,
+        )
+    ]
+    if sq.offload_us_per_msg > 0.0:
+        out.append(
+            (
+                "smds" if topo.offload == "SMDS" else "db2_offload",
+                k.smds_parallel_ios * rows_per_msg * 1e6 / sq.offload_us_per_msg,
+                int(k.smds_parallel_ios),
+                sq.offload_us_per_msg / 1000.0,
+            )
+        )
+    return out
+
+
+def metrics(sq: SharedQueueCosts, topo, msgs_per_s: float, rows_per_s: float) -> dict:
+    """Published-style figures of the CF structure at ``msgs_per_s``."""
+    where = sq.placement
+    cf_busy = msgs_per_s * sq.cf_cpu_us_per_msg * 1e-6 / topo.cf_cps
+    return {
+        "cf_cpu_pct": 100.0 * min(cf_busy, 1.0),
+        "cf_cpu_us_per_row": sq.cf_cpu_us_per_msg * msgs_per_s / rows_per_s if rows_per_s > 0 else 0.0,
+        "cf_structure_used_pct": 100.0 * where.used_share,
+        "offloaded_msgs_pct": 100.0 * where.offloaded_share,
+        "smds_ios_per_s": msgs_per_s * where.offloaded_share * OFFLOAD_IOS_PER_MSG,
+        "cf_held_back_msgs": where.held_back_msgs,
+    }
+
+
+def sim_holding(inp, k, msg_bytes: float) -> tuple[float, str]:
+    """Messages a simulated shared queue holds: the structure and SCM, offloaded data in SMDS or Db2.
+
+    The simulation's queue model has a fast store and a slow one (a buffer pool and its page set).
+    A shared queue's store is the CF structure with its SCM; what offloading costs per message is
+    already in the stage capacities (:func:`costs`), so nothing is added on reading back.
+    Puts failing on a full structure (Q Capture retrying) are not simulated.
+
+    Parameters
+    ----------
+    inp : QrepInputs
+    k : TopologyCoefficients
+    msg_bytes : float
+        Bytes of a typical message.
+
+    Returns
+    -------
+    held_msgs, note
+    """
+    topo = inp.topo
+    real = topo.cf_structure_mb * BYTES_PER_MB
+    full_entry, small_entry = msg_bytes + k.cf_entry_overhead_bytes, k.cf_entry_overhead_bytes
+    in_cf = _offload_from(topo, msg_bytes) * real / full_entry
+    held = in_cf + (real + topo.scm_mb * BYTES_PER_MB - in_cf * full_entry) / small_entry
+    note = (
+        f"shared queue: the {topo.cf_structure_mb:,.0f} MB CF structure (and SCM) holds {held:,.0f} messages, "
+        f"{in_cf:,.0f} of them with their data before offloading to {topo.offload}; puts failing on a full "
+        "structure are not simulated"
+    )
+    return held, note
