@@ -56,6 +56,7 @@ from engine.monitor_layouts import (
     layouts,
 )
 from engine.store.errors import MonitorImportError
+from engine.store.monitor import IMPORT_MEMORY_LIMIT
 
 CHUNK_ROWS = 50_000
 """Rows read, checked and written at a time."""
@@ -592,7 +593,7 @@ def import_files(
         as ``file:line: what`` and nothing of the import is left in the store.
     """
     plan = _plan(paths, release, columns, max_errors)
-    with store.monitor_memory_limit():
+    with store.monitor_memory_limit(IMPORT_MEMORY_LIMIT):
         store.discard_monitor_imports()  # what an import killed half way left
         return _import_all(store, plan, project_name, chunk_rows, progress)
 

@@ -27,8 +27,10 @@ _ROW_KEY = "r.import_id * 4294967296 + r.line"
 
 
 MONITOR_MEMORY_LIMIT = "384MB"
-"""DuckDB's memory limit while monitor rows are written or aggregated: beyond it DuckDB writes
-to disk, so a large import or fit does not hold the file's rows in memory."""
+"""DuckDB's memory limit while monitor rows are aggregated (``qrtune fit``): beyond it DuckDB
+writes to disk, so a fit does not hold every imported row in memory."""
+IMPORT_MEMORY_LIMIT = "128MB"
+"""DuckDB's memory limit while a file is imported: DuckDB keeps no more of the rows written."""
 
 
 UNFINISHED = -1
