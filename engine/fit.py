@@ -49,6 +49,7 @@ from __future__ import annotations
 import copy
 import importlib
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -377,6 +378,11 @@ class FitResult:
         :func:`error_pct` on the held-out intervals with the base and the fitted coefficients.
     train_after : dict
         :func:`error_pct` on the fitted intervals after the fit.
+    n_predictions : int
+        Engine predictions the least-squares loop made.
+    stopped_at : str
+        Empty when the fit converged (to :data:`FIT_TOLERANCE`); else the budget it stopped at
+        (``"15.2 s (the budget is 15 s)"``), the coefficients being the best seen until then.
     """
 
     base: dict
@@ -393,6 +399,8 @@ class FitResult:
     n_holdout_total: int = 0
     fit_intervals: tuple = ()
     held_intervals: tuple = ()
+    n_predictions: int = 0
+    stopped_at: str = ""
 
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
@@ -409,6 +417,8 @@ class FitResult:
             "holdout_error_before": self.before,
             "holdout_error_after": self.after,
             "fit_error_after": self.train_after,
+            "n_predictions": self.n_predictions,
+            "stopped_at_budget": self.stopped_at,
         }
 
 
@@ -711,27 +721,109 @@ def fit_coefficients(
     return fit_sample(model, settings, sample_of(intervals, holdout_every, max_intervals), only, metrics)
 
 
+#: Relative change (of a coefficient, in log space, and of the cost) below which the fit stops: monitor
+#: latencies are whole milliseconds of interval means, counters are rounded, and interval-to-interval
+#: noise is a few percent, so a 0.1% change in a coefficient or in the sum of squared log ratios is
+#: below what the data resolve (scipy's ``xtol`` / ``ftol``).
+FIT_TOLERANCE = 1e-3
+#: Step of the 2-point Jacobian in log space (a 0.1% change of a coefficient): large enough to move
+#: the engine's predictions well above its own numerical noise, small against the fit's resolution.
+FIT_DIFF_STEP = 1e-3
+#: Engine predictions one fit may make in its least-squares loop (every evaluation of the residuals,
+#: Jacobian columns included, predicts each fitted interval once): at about 0.5 ms a prediction,
+#: about 15 s of CPU.
+MAX_PREDICTIONS = 30_000
+#: Wall-clock seconds the least-squares loop may take (``qrtune fit --budget-s``); after it the best
+#: coefficients seen so far are returned and :attr:`FitResult.stopped_at` says so.
+FIT_BUDGET_S = 15.0
+
+
+class _BudgetSpent(Exception):
+    """Raised inside the residuals to leave the solver when the fit's budget is spent."""
+
+
+@dataclass
+class _Budget:
+    """The fit's budget (predictions and wall clock) and the best point the residuals have seen."""
+
+    max_predictions: int
+    budget_s: float
+    per_evaluation: int
+    progress: Callable | None = None
+    started: float = field(default_factory=lambda: time.monotonic())
+    predictions: int = 0
+    best_cost: float = math.inf
+    best_x: np.ndarray | None = None
+    stopped_at: str = ""
+
+    def spend(self) -> None:
+        """Count one evaluation of the residuals; raise :class:`_BudgetSpent` when the budget is spent."""
+        elapsed_s = time.monotonic() - self.started
+        if self.predictions + self.per_evaluation > self.max_predictions:
+            self.stopped_at = (
+                f"{self.predictions:,} engine predictions (the budget is {self.max_predictions:,})"
+            )
+        elif elapsed_s > self.budget_s:
+            self.stopped_at = f"{elapsed_s:.1f} s (the budget is {self.budget_s:g} s)"
+        if self.stopped_at:
+            raise _BudgetSpent()
+        self.predictions += self.per_evaluation
+        if self.progress is not None:
+            spent = max(self.predictions / self.max_predictions, elapsed_s / self.budget_s)
+            self.progress(
+                min(1.0, spent), f"fitting: {self.predictions:,} engine predictions, {elapsed_s:.0f} s"
+            )
+
+    def keep(self, x: np.ndarray, residuals: np.ndarray) -> None:
+        """Remember ``x`` when its residuals are the smallest seen."""
+        cost = float(np.dot(residuals, residuals))
+        if cost < self.best_cost:
+            self.best_cost, self.best_x = cost, np.array(x, dtype=float)
+
+
 def fit_sample(
     model: FitModel,
     settings: dict,
     sample: IntervalSample,
     only: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
+    budget_s: float = FIT_BUDGET_S,
+    max_predictions: int = MAX_PREDICTIONS,
+    progress: Callable | None = None,
 ) -> FitResult:
     """Fit ``model``'s coefficients to the intervals of ``sample`` (:func:`sample_intervals`, :func:`sample_of`).
 
-    ``only`` and ``metrics`` are those of :func:`fit_coefficients`.
+    ``only`` and ``metrics`` are those of :func:`fit_coefficients`. The least-squares loop stops
+    when a step changes the coefficients or the cost by less than :data:`FIT_TOLERANCE`, or when
+    it has made ``max_predictions`` engine predictions or run ``budget_s`` seconds; then the
+    coefficients with the smallest residuals seen are returned and ``stopped_at`` of the
+    result says which budget was spent.
+
+    Parameters
+    ----------
+    budget_s : float
+        Wall-clock seconds for the least-squares loop (default :data:`FIT_BUDGET_S`).
+    max_predictions : int
+        Engine predictions the loop may make (default :data:`MAX_PREDICTIONS`).
+    progress : callable, optional
+        ``progress(fraction, text)`` after each evaluation (fraction of the budget spent); it
+        may raise to cancel the fit.
 
     Raises
     ------
     FitError
-        Fewer than 4 intervals, an unknown coefficient in ``only``, or nothing to compare.
+        Fewer than 4 intervals, an unknown coefficient in ``only``, nothing to compare, or a
+        budget that is not positive.
     """
     from scipy.optimize import least_squares
 
     n_total = sample.n_fit_total + sample.n_holdout_total
     if n_total < 4:
         raise FitError(f"{n_total} usable interval(s); at least 4 are needed to fit and hold some out")
+    if not (budget_s > 0 and max_predictions > 0):
+        raise FitError(
+            f"budget_s {budget_s!r} and max_predictions {max_predictions!r}: both must be positive"
+        )
     names = _fitted_names(model, only)
     fit_set, held = sample.fit, sample.held
     base = {k: float(v[0]) for k, v in model.parameters.items()}
@@ -753,8 +845,10 @@ def fit_sample(
     ]
     if not targets:
         raise FitError("the engine predicts none of the measured metrics; nothing to fit")
+    budget = _Budget(max_predictions, budget_s, len(fit_set), progress)
 
     def residuals(x: np.ndarray) -> np.ndarray:
+        budget.spend()
         try:
             preds = _predictions(model, settings, fit_set, coeffs(x), at)
         except (QrtuneError, ArithmeticError, ValueError):  # the engine rejects these coefficients: far off
@@ -763,21 +857,25 @@ def fit_sample(
         for r, (k, metric, meas) in enumerate(targets):
             p = preds[k].get(metric, float("nan"))
             out[r] = math.log(max(p, 1e-9) / meas) if math.isfinite(p) else 10.0
+        budget.keep(x, out)
         return out
 
     x0 = np.clip(np.zeros(len(names)), lo, hi)
-    sol = least_squares(
-        residuals,
-        x0,
-        bounds=(lo, hi),
-        method="trf",
-        x_scale=1.0,
-        diff_step=1e-4,
-        xtol=1e-10,
-        ftol=1e-10,
-        max_nfev=200 * (len(names) + 1),
-    )
-    fitted = coeffs(sol.x)
+    try:
+        least_squares(
+            residuals,
+            x0,
+            bounds=(lo, hi),
+            method="trf",
+            x_scale=1.0,
+            diff_step=FIT_DIFF_STEP,
+            xtol=FIT_TOLERANCE,
+            ftol=FIT_TOLERANCE,
+            max_nfev=max_predictions,  # the budget stops it first; nfev leaves out the Jacobian's
+        )
+    except _BudgetSpent:
+        pass
+    fitted = coeffs(budget.best_x if budget.best_x is not None else x0)
     return FitResult(
         base=base,
         fitted=fitted,
@@ -793,6 +891,8 @@ def fit_sample(
         train_after=error_pct(model, settings, fit_set, fitted, at),
         model=model.name,
         base_version=model.version,
+        n_predictions=budget.predictions,
+        stopped_at=budget.stopped_at,
     )
 
 
@@ -861,8 +961,12 @@ def synthesize_intervals(
 
 
 __all__ = [
+    "FIT_BUDGET_S",
+    "FIT_DIFF_STEP",
+    "FIT_TOLERANCE",
     "LATENCY_COLUMNS",
     "MAX_INTERVALS",
+    "MAX_PREDICTIONS",
     "FitModel",
     "FitResult",
     "Interval",
