@@ -2,15 +2,17 @@
 
 The background task of the Monitor view (journey 8, "does the model match my system?"):
 import IBMQREP_CAPMON / IBMQREP_CAPQMON / IBMQREP_APPLYMON CSV exports for the open
-project (:mod:`engine.monitor_import`), turn the project's imported rows into intervals
-(:func:`engine.fit.intervals_from_monitor`), predict every interval at its measured
-offered rate, and optionally fit the engine's coefficients with every n-th interval held
-out (:func:`engine.fit.fit_coefficients`), keeping the fit in the store like ``qrtune fit``.
+project (:mod:`engine.monitor_import`), pick the intervals a fit uses out of the project's
+imported rows in the store (:func:`engine.fit.sample_intervals`, like ``qrtune fit``: at most
+:data:`engine.fit.MAX_INTERVALS` fitted and as many held out, evenly spaced in time, so a
+million imported rows cost no more than a thousand), predict those intervals at their measured
+offered rates for the overlay, and optionally fit the engine's coefficients on them
+(:func:`engine.fit.fit_sample`, within its time and prediction budget), keeping the fit in the
+store like ``qrtune fit``.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,7 @@ class MonitorOutcome:
     Attributes
     ----------
     intervals : list of engine.fit.Interval
-        In time order.
+        The intervals overlaid (those of the fit's sample, fitted and held out), in time order.
     predicted : list of dict
         The engine's metrics for each interval with its current coefficients.
     fitted : list of dict
@@ -39,6 +41,8 @@ class MonitorOutcome:
         Rows imported by this task (0 when nothing was imported).
     tables : tuple of str
         Monitor tables the project has rows of.
+    n_intervals : int
+        Usable intervals imported (``intervals`` is an evenly spaced sample of them).
     """
 
     intervals: list
@@ -49,13 +53,7 @@ class MonitorOutcome:
     fit_id: int | None = None
     imported_rows: int = 0
     tables: tuple = ()
-
-
-def settings_at(settings: dict, offered_rows_per_s: float) -> dict:
-    """``settings`` with the workload offering ``offered_rows_per_s`` (an interval's measured rate)."""
-    s = copy.deepcopy(settings)
-    s.setdefault("workload", {})["offered_rows_per_s"] = float(offered_rows_per_s)
-    return s
+    n_intervals: int = 0
 
 
 def monitor_task(
@@ -81,9 +79,13 @@ def monitor_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled
-        from engine.fit import engine_fit_model, fit_coefficients, intervals_from_monitor, split
-        from engine.monitor_import import import_files, load_monitor_rows
+        from engine.fit import engine_fit_model, fit_sample, predict_intervals, sample_intervals
+        from engine.monitor_import import import_files
         from engine.store import Store
+
+        def check() -> None:
+            if cancelled():
+                raise Cancelled()
 
         with Store.open(db_path, wait_s=5.0) as store:
             imported = 0
@@ -93,33 +95,34 @@ def monitor_task(
                     store, files, project.name, progress=lambda f, text: progress(0.05 + 0.15 * f, text)
                 )
                 imported = sum(pf.n_rows for _, pf in done)
-            tables = load_monitor_rows(store, project.name)
-            intervals = intervals_from_monitor(tables, default_s) if tables else []
-            if cancelled():
-                raise Cancelled()
-            outcome = MonitorOutcome(intervals, [], imported_rows=imported, tables=tuple(sorted(tables)))
-            if not intervals:
+            tables = tuple(sorted(store.monitor_columns(project.name)))
+            outcome = MonitorOutcome([], [], imported_rows=imported, tables=tables)
+            if not tables:
                 return outcome
+            progress(0.2, "picking the intervals to overlay and fit")
+            sample = sample_intervals(store, project.name, default_s, holdout_every)
+            check()
+            held = {id(iv) for iv in sample.held}
+            outcome.intervals = sorted(
+                (*sample.fit, *sample.held), key=lambda iv: (iv.monitor_time, iv.queue)
+            )
+            outcome.n_intervals = sample.n_fit_total + sample.n_holdout_total
             model = engine_fit_model(settings)
+            progress(0.3, f"predicting {len(outcome.intervals)} intervals")
             base = {k: float(v[0]) for k, v in model.parameters.items()}
-            progress(0.2, f"predicting {len(intervals)} intervals")
-            outcome.predicted = [
-                model.predict(settings_at(settings, iv.offered_rows_per_s), base).metrics for iv in intervals
-            ]
+            outcome.predicted = predict_intervals(model, settings, outcome.intervals, base)
             if not fit:
                 return outcome
-            if cancelled():
-                raise Cancelled()
-            progress(0.4, f"fitting {len(model.parameters)} coefficients")
-            result = fit_coefficients(model, settings, intervals, holdout_every)
-            if cancelled():
-                raise Cancelled()
-            held = {id(iv) for iv in split(intervals, holdout_every)[1]}
-            outcome.held_out = [id(iv) in held for iv in intervals]
-            outcome.fitted = [
-                model.predict(settings_at(settings, iv.offered_rows_per_s), result.fitted).metrics
-                for iv in intervals
-            ]
+            check()
+
+            def fitting(fraction: float, text: str) -> None:
+                check()
+                progress(0.4 + 0.5 * fraction, text)
+
+            result = fit_sample(model, settings, sample, progress=fitting)
+            check()
+            outcome.held_out = [id(iv) in held for iv in outcome.intervals]
+            outcome.fitted = predict_intervals(model, settings, outcome.intervals, result.fitted)
             outcome.fit = result
             outcome.fit_id = store.record_fit(
                 project,

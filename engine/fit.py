@@ -275,10 +275,13 @@ def _at_rates(settings: dict, intervals: Sequence[Interval]) -> list[dict]:
     return [_settings_at(settings, iv.offered_rows_per_s) for iv in intervals]
 
 
-def _predictions(
+def predict_intervals(
     model: FitModel, settings: dict, intervals: Sequence[Interval], coefficients: dict, at: list | None = None
 ) -> list[dict]:
-    """Metrics predicted for each interval; ``at`` is :func:`_at_rates` when already made (the fit's loop)."""
+    """The engine's metrics for each interval at its offered rate, with ``coefficients``.
+
+    ``at`` is :func:`_at_rates` of the intervals when already made (the fit's loop makes it once).
+    """
     return [model.predict(s, coefficients).metrics for s in (at or _at_rates(settings, intervals))]
 
 
@@ -303,7 +306,7 @@ def error_pct(
         once, so a latency far off is not hidden by throughputs that match trivially; the
         headline ``qrtune fit`` prints and stores), ``by_metric`` {metric: median %}, ``n_values``.
     """
-    pairs = list(_pairs(intervals, _predictions(model, settings, intervals, coefficients, at)))
+    pairs = list(_pairs(intervals, predict_intervals(model, settings, intervals, coefficients, at)))
     if not pairs:
         return {"median_pct": float("nan"), "mean_metric_pct": float("nan"), "by_metric": {}, "n_values": 0}
     errs: dict[str, list[float]] = {}
@@ -337,8 +340,8 @@ def comparison_rows(
         coefficients), ``predicted_after`` (with ``after``), in the metric's unit.
     """
     held = {id(iv) for iv in held_out}
-    p_before = _predictions(model, settings, intervals, before)
-    p_after = _predictions(model, settings, intervals, after)
+    p_before = predict_intervals(model, settings, intervals, before)
+    p_after = predict_intervals(model, settings, intervals, after)
     rows = []
     for iv, pb, pa in zip(intervals, p_before, p_after):
         for metric, measured in iv.measured.items():
@@ -836,7 +839,7 @@ def fit_sample(
         return c
 
     at = _at_rates(settings, fit_set)  # made once: the solver predicts every interval many times
-    base_preds = _predictions(model, settings, fit_set, base, at)
+    base_preds = predict_intervals(model, settings, fit_set, base, at)
     targets = [
         (k, metric, meas)
         for k, (iv, pred) in enumerate(zip(fit_set, base_preds))
@@ -850,7 +853,7 @@ def fit_sample(
     def residuals(x: np.ndarray) -> np.ndarray:
         budget.spend()
         try:
-            preds = _predictions(model, settings, fit_set, coeffs(x), at)
+            preds = predict_intervals(model, settings, fit_set, coeffs(x), at)
         except (QrtuneError, ArithmeticError, ValueError):  # the engine rejects these coefficients: far off
             return np.full(len(targets), 10.0)
         out = np.empty(len(targets))
@@ -981,6 +984,7 @@ __all__ = [
     "sample_of",
     "fitted_predict",
     "intervals_from_monitor",
+    "predict_intervals",
     "split",
     "synthesize_intervals",
 ]

@@ -63,6 +63,17 @@ def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
 START_TEXT = "Import a week of monitor exports to see how well the engine matches your system."
 
 
+def budget_text(fit) -> str:
+    """Whether the fit stopped at its budget (:attr:`engine.fit.FitResult.stopped_at`); empty when it converged."""
+    stopped_at = getattr(fit, "stopped_at", "")
+    if not stopped_at:
+        return ""
+    return (
+        f"<b style='color:{style.NOTE_TEXT}'>The fit stopped at its budget</b> after {stopped_at}: "
+        "these are the best coefficients it found until then. "
+    )
+
+
 class MonitorView(QWidget):
     """Import, overlay, fit.
 
@@ -217,9 +228,10 @@ class MonitorView(QWidget):
             return
         t0 = ivs[0].monitor_time
         hours = [(iv.monitor_time - t0).total_seconds() / 3600.0 for iv in ivs]
+        shown = f", {len(ivs):,} evenly spaced in time shown" if len(ivs) < outcome.n_intervals else ""
         self.status.setText(
-            f"{imported}{len(ivs)} intervals from {', '.join(outcome.tables)} "
-            f"({ivs[0].monitor_time:%Y-%m-%d %H:%M} to {ivs[-1].monitor_time:%Y-%m-%d %H:%M})."
+            f"{imported}{outcome.n_intervals:,} intervals from {', '.join(outcome.tables)} "
+            f"({ivs[0].monitor_time:%Y-%m-%d %H:%M} to {ivs[-1].monitor_time:%Y-%m-%d %H:%M}{shown})."
         )
         for metric, chart in self.charts.items():
             series = {
@@ -250,9 +262,10 @@ class MonitorView(QWidget):
             return
         b, a = fit.before, fit.after
         self.summary.setText(
-            fit_counts_text(fit, len(self.outcome.intervals), self.holdout.value())
+            fit_counts_text(fit, self.outcome.n_intervals, self.holdout.value())
             + f" (fit #{self.outcome.fit_id}). "
-            f"Error on the held-out intervals (mean over metrics of the median absolute %): "
+            + budget_text(fit)
+            + f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
             f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted."
         )

@@ -42,6 +42,14 @@ def register(sub) -> None:
         "(default 300; a week of 10 s intervals is 60,480)",
     )
     p.add_argument(
+        "--budget-s",
+        type=argtypes.number(0.1, 86_400.0, "s"),
+        default=None,
+        metavar="S",
+        help="stop the least-squares loop after S seconds and keep the best coefficients seen so far "
+        "(default 15; the fit also stops after 30,000 engine predictions)",
+    )
+    p.add_argument(
         "--export",
         metavar="CSV",
         help="write measured and predicted values (before and after the fit) of every interval used, "
@@ -84,7 +92,7 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.fit import MAX_INTERVALS, engine_fit_model, fit_sample, sample_intervals
+    from engine.fit import FIT_BUDGET_S, MAX_INTERVALS, engine_fit_model, fit_sample, sample_intervals
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
@@ -100,7 +108,7 @@ def run(args) -> int:
         sample = sample_intervals(store, project_name, *spacing)
     only = [x.strip() for x in args.only.split(",")] if args.only else None
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
-    result = fit_sample(model, settings, sample, only, metrics)
+    result = fit_sample(model, settings, sample, only, metrics, budget_s=args.budget_s or FIT_BUDGET_S)
     if args.export:
         _export(args.export, model, settings, result)
     with open_store(args) as store:
@@ -127,6 +135,11 @@ def run(args) -> int:
     print(
         f"fit {fit_id}: {project.name}, {result.n_fit} intervals fitted, {result.n_holdout} held out{spaced}{note}"
     )
+    if result.stopped_at:
+        print(
+            f"  stopped at its budget after {result.stopped_at}: the best coefficients seen so far "
+            "(--budget-s to give it longer)"
+        )
     print(f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}")
     for name, base in result.base.items():
         after = result.fitted[name]

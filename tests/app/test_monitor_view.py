@@ -104,9 +104,25 @@ def test_file_menu_opens_the_sample_monitor_exports(window, qtbot):
     qtbot.waitUntil(lambda: not view.tasks.busy(), timeout=60000)
     assert view.outcome is not None, view.status.text()
     assert window.document.project.name.startswith("Redpaper baseline")
-    assert view.outcome.imported_rows == 3 * 432 and len(view.outcome.intervals) > 400
+    assert view.outcome.imported_rows == 3 * 432 and view.outcome.n_intervals == 431
+    # (one interval of the channel outage applied no rows.) The overlay is the fit's sample: 300 of
+    # the 324 intervals fitted and all 107 held out
+    assert len(view.outcome.intervals) == 300 + 107 == len(view.outcome.predicted)
+    status = view.status.text()
+    assert "431 intervals from" in status and "407 evenly spaced in time shown" in status
     assert window.tabs.tabText(window.tabs.currentIndex()) == "Monitor"
     # another project: the overlay and fit of this one leave the view
     assert window.new_from_template("unidirectional")
     assert view.outcome is None and not any(chart.curves for chart in view.charts.values())
     assert view.status.text().startswith("Import a week") and view.coefficients.rowCount() == 0
+
+
+def test_fit_that_stopped_at_its_budget_says_so():
+    from types import SimpleNamespace
+
+    from app.panels.monitor import budget_text
+
+    stopped = SimpleNamespace(stopped_at="15.1 s (the budget is 15 s)")
+    assert "stopped at its budget</b> after 15.1 s (the budget is 15 s)" in budget_text(stopped)
+    assert "best coefficients it found" in budget_text(stopped)
+    assert budget_text(SimpleNamespace(stopped_at="")) == ""

@@ -19,11 +19,15 @@ import pytest
 
 from engine.cli import main as qrtune_main
 from engine.fit import (
+    MAX_PREDICTIONS,
     check_engine_contract,
     engine_fit_model,
+    error_pct,
     evenly,
     fit_coefficients,
+    fit_sample,
     intervals_from_monitor,
+    sample_of,
     split,
     synthesize_intervals,
 )
@@ -246,3 +250,67 @@ def test_engine_contract_violations_are_named(baseline, parameters, predict, fra
     with pytest.raises(FitError) as e:
         check_engine_contract(_engine(parameters, predict), project_to_scenario(baseline))
     assert fragment in str(e.value) and "engine.perf.fake" in str(e.value)
+
+
+def test_fit_converges_within_its_budget(imported, baseline):
+    db, settings, model = imported
+    with Store.open(db, read_only=True) as s:
+        ivs = intervals_from_monitor(load_monitor_rows(s, baseline.name))
+    result = fit_coefficients(model, settings, ivs)
+    assert result.stopped_at == "" and 0 < result.n_predictions <= MAX_PREDICTIONS
+    doc = result.to_json()
+    assert doc["stopped_at_budget"] == "" and doc["n_predictions"] == result.n_predictions
+
+
+def test_fit_stopped_at_its_prediction_budget_keeps_the_best_point(imported, baseline):
+    db, settings, model = imported
+    with Store.open(db, read_only=True) as s:
+        ivs = intervals_from_monitor(load_monitor_rows(s, baseline.name))
+    sample = sample_of(ivs)
+    full = fit_sample(model, settings, sample)
+    # room for the start, one Jacobian (one column per coefficient) and a few steps, not for convergence
+    evaluations = len(model.parameters) + 4
+    result = fit_sample(model, settings, sample, max_predictions=evaluations * len(sample.fit))
+    assert "engine predictions (the budget is" in result.stopped_at
+    assert result.n_predictions <= evaluations * len(sample.fit) < full.n_predictions
+    base_train = error_pct(model, settings, sample.fit, result.base)["mean_metric_pct"]
+    assert result.train_after["mean_metric_pct"] < base_train  # the steps made are kept, not the start
+    assert result.fitted != result.base
+
+
+def test_fit_stopped_at_its_time_budget_returns_the_start(imported, baseline):
+    db, settings, model = imported
+    with Store.open(db, read_only=True) as s:
+        ivs = intervals_from_monitor(load_monitor_rows(s, baseline.name))
+    progress = []
+    result = fit_sample(
+        model, settings, sample_of(ivs), budget_s=1e-9, progress=lambda f, t: progress.append(f)
+    )
+    assert "(the budget is 1e-09 s)" in result.stopped_at and result.fitted == result.base
+    assert result.n_predictions == 0 and progress == []
+    progressed = []
+    fit_sample(model, settings, sample_of(ivs), progress=lambda f, t: progressed.append((f, t)))
+    assert progressed and all(0 < f <= 1 for f, _ in progressed) and "engine predictions" in progressed[-1][1]
+    with pytest.raises(FitError, match="budget_s 0 and max_predictions 5: both must be positive"):
+        fit_sample(model, settings, sample_of(ivs), budget_s=0, max_predictions=5)
+
+
+def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch):
+    import itertools
+
+    import engine.fit
+
+    db, _, _ = imported
+    args = ["fit", "sample_runs/redpaper-baseline.json", "--db", str(db), "--model", "fit_fakes"]
+    assert qrtune_main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stopped_at_budget"] == ""  # converged: says nothing
+    clock = itertools.count(0.0, 1.0)  # every look at the clock is one second later
+    monkeypatch.setattr(engine.fit, "time", types.SimpleNamespace(monotonic=lambda: next(clock)))
+    assert qrtune_main([*args, "--budget-s", "2.5"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at its budget after 3.0 s (the budget is 2.5 s)" in out
+    assert "error on held-out intervals" in out
+    with pytest.raises(SystemExit) as e:
+        qrtune_main([*args, "--budget-s", "0"])
+    assert e.value.code == 2
+    assert "--budget-s: 0 is not allowed; expected a number from 0.1 to 86400 s" in capsys.readouterr().err
