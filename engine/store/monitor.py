@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from engine.store.base import where_equal
 from engine.store.provenance import utc_now
 from engine.store.records import MonitorImport
 
@@ -141,13 +142,13 @@ class MonitorMixin:
 
     def monitor_columns(self, project_name: str | None = None) -> dict[str, tuple[str, ...]]:
         """Table -> the columns with at least one imported cell (for ``project_name``, or all imports)."""
-        sql = "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id"
-        args: list = []
-        if project_name is not None:
-            sql += " WHERE i.project_name = ?"
-            args.append(project_name)
+        where, args = where_equal({"i.project_name": project_name})
+        sql = (
+            "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id"
+            f"{where} ORDER BY 1, 2"
+        )
         out: dict[str, list] = {}
-        for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
+        for table, col in self.con.execute(sql, args).fetchall():
             out.setdefault(table, []).append(col)
         return {t: tuple(c) for t, c in out.items()}
 
@@ -173,10 +174,7 @@ class MonitorMixin:
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
         """Imported monitor files, oldest first."""
-        sql = "SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports"
-        args: list = []
-        if project_name is not None:
-            sql += " WHERE project_name = ?"
-            args.append(project_name)
+        where, args = where_equal({"project_name": project_name})
+        sql = f"SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports{where}"
         rows = self.con.execute(sql + " ORDER BY id", args).fetchall()
         return [MonitorImport(*r[:6], tuple(json.loads(r[6]))) for r in rows]
