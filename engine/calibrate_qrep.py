@@ -72,9 +72,9 @@ PARAMETERS = {
         60,
         0,
         1000,
-        False,
+        True,
         "bytes",
-        "per suppressed row (column map, key description) (prior: one published run only)",
+        "per suppressed row (column map, key description)",
     ),
     "mips_scaling_exponent": (
         1.0,

@@ -16,6 +16,10 @@ position relative to ``mq_channel``:
 * the apply side, served by ``NUM_APPLY_AGENTS`` parallel agents whose combined rate is the
   smallest other apply-side capacity (``qapply_agents``, ``qapply_cpu``, ``target_db2``...).
 
+Several queue maps (``qcapture.queue_maps``) are pooled: the prediction gives each map's
+channel, browser and agents in rows/s of the whole flow, the simulation runs one channel, one
+browser and ``queue_maps x NUM_APPLY_AGENTS`` agents (each taking an agent's time).
+
 Nothing is solved so that the simulation reproduces a figure of the steady-state engine: its
 latencies are never read. What else comes from the engine goes through
 :mod:`engine.sim.cost_model` (the one adapter to :mod:`engine.perf.qrep`):
@@ -486,7 +490,9 @@ def _mechanism_notes(commit_count: int, maxtrans: float) -> list[str]:
 def knob_fields(settings: dict) -> dict:
     """The :class:`PipelineConfig` fields that are knobs, in the simulation's units (s, bytes)."""
     return {
-        "agents": int(knob(settings, "qapply.num_apply_agents")),
+        # several queue maps: every map's browser, channel and agents pooled (the prediction's
+        # per-map capacities are in rows/s of the whole flow), so NUM_APPLY_AGENTS per map
+        "agents": int(knob(settings, "qapply.num_apply_agents")) * int(knob(settings, "qcapture.queue_maps")),
         "commit_interval_s": float(knob(settings, "qcapture.commit_interval_ms")) / MS_PER_S,
         "sleep_interval_s": float(knob(settings, "qcapture.sleep_interval_ms")) / MS_PER_S,
         "capture_memory_bytes": float(knob(settings, "qcapture.memory_limit_mb")) * MB_BYTES,

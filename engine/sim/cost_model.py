@@ -239,6 +239,14 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
     capacity_msgs, pageset_read_s, notes
         ``(inf, 0, notes)`` when the model is not available.
     """
+    if qm.get("shared_queue", knob(settings, "mq.shared_queue")):  # the CF structure and SMDS
+        from engine.perf.qrep import shared_queue, topology_coefficients
+        from engine.perf.qrep.inputs import read_inputs
+
+        held, note = shared_queue.sim_holding(
+            read_inputs(settings)[0], topology_coefficients.load(), msg_bytes
+        )
+        return held, 0.0, [f"{which}: {note}"]
     if qm.get("os_platform", ZOS) != ZOS:  # queue buffer and queue file, not a buffer pool and page set
         from engine.perf.qrep.distributed_qm import queue_file_backlog
         from engine.perf.qrep.platforms import assumptions

@@ -211,3 +211,35 @@ def metrics(sq: SharedQueueCosts, topo, msgs_per_s: float, rows_per_s: float) ->
         "smds_ios_per_s": msgs_per_s * where.offloaded_share * OFFLOAD_IOS_PER_MSG,
         "cf_held_back_msgs": where.held_back_msgs,
     }
+
+
+def sim_holding(inp, k, msg_bytes: float) -> tuple[float, str]:
+    """Messages a simulated shared queue holds: the structure and SCM, offloaded data in SMDS or Db2.
+
+    The simulation's queue model has a fast store and a slow one (a buffer pool and its page set).
+    A shared queue's store is the CF structure with its SCM; what offloading costs per message is
+    already in the stage capacities (:func:`costs`), so nothing is added on reading back.
+    Puts failing on a full structure (Q Capture retrying) are not simulated.
+
+    Parameters
+    ----------
+    inp : QrepInputs
+    k : TopologyCoefficients
+    msg_bytes : float
+        Bytes of a typical message.
+
+    Returns
+    -------
+    held_msgs, note
+    """
+    topo = inp.topo
+    real = topo.cf_structure_mb * BYTES_PER_MB
+    full_entry, small_entry = msg_bytes + k.cf_entry_overhead_bytes, k.cf_entry_overhead_bytes
+    in_cf = _offload_from(topo, msg_bytes) * real / full_entry
+    held = in_cf + (real + topo.scm_mb * BYTES_PER_MB - in_cf * full_entry) / small_entry
+    note = (
+        f"shared queue: the {topo.cf_structure_mb:,.0f} MB CF structure (and SCM) holds {held:,.0f} messages, "
+        f"{in_cf:,.0f} of them with their data before offloading to {topo.offload}; puts failing on a full "
+        "structure are not simulated"
+    )
+    return held, note

@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43370.25161882024,
-    "msg_size_kb": 5.865331562999999,
-    "channel_msgs_per_s": 2891.3501079213497,
-    "end2end_latency_ms": 766.9226764631562,
-    "capture_latency_ms": 580.4129099657985,
-    "qlatency_ms": 39.43952167857023,
-    "apply_latency_ms": 147.07024481878753,
-    "capture_cpu_us_per_row": 14.640411827460868,
-    "apply_cpu_us_per_row": 44.42756636483412,
-    "apply_lpar_busy_pct": 82.96916317447139,
-    "capture_lpar_busy_pct": 29.446838017300937,
-    "apply_db2_class2_ms": 1.8430393317854061,
-    "msgs_per_mq_commit": 43.430309666666666,
+    "apply_rows_per_s": 43431.4699304934,
+    "msg_size_kb": 5.817940789,
+    "channel_msgs_per_s": 2895.43132869956,
+    "end2end_latency_ms": 767.3002000353281,
+    "capture_latency_ms": 580.7126263124418,
+    "qlatency_ms": 39.56568202918084,
+    "apply_latency_ms": 147.0218916937055,
+    "capture_cpu_us_per_row": 14.594464890484693,
+    "apply_cpu_us_per_row": 44.37270537471187,
+    "apply_lpar_busy_pct": 83.15530876056873,
+    "capture_lpar_busy_pct": 29.416698541485697,
+    "apply_db2_class2_ms": 1.8395973851852343,
+    "msgs_per_mq_commit": 43.47871866666667,
 }
 PINNED_BOTTLENECK = "qapply_agents"
 

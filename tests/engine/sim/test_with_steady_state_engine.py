@@ -80,3 +80,25 @@ def test_drain_run_works_off_the_preloaded_queue_in_the_predicted_time(baseline)
     s = res.summary
     assert s["rows_applied"] == s["rows_generated"] == 100_000 * pred.metrics["rows_per_msg"]
     assert s["initial_queue_applied_s"] == pytest.approx(pred.metrics["elapsed_s"], rel=0.10)
+
+
+@pytest.mark.parametrize("sample", ["four-queue-maps", "redpaper-baseline"])
+def test_an_apply_server_takes_the_steady_state_agent_time(sample):
+    # several queue maps are pooled: NUM_APPLY_AGENTS per map, each taking an agent's time (not
+    # the map count times faster), also when the apply LPAR's CPU caps how many work at once
+    from pathlib import Path
+
+    from engine.perf.qrep import solve_settings
+    from engine.predict import predict_settings
+    from engine.sim.config import build_config
+    from engine.sim.knobs import knob
+
+    path = Path(__file__).resolve().parents[3] / "sample_runs" / f"{sample}.json"
+    project = projectfile.load(path)
+    settings = project_to_scenario(project)
+    cfg = build_config(settings, predict_settings(settings), project)
+    maps = knob(settings, "qcapture.queue_maps")
+    assert cfg.agents == knob(settings, "qapply.num_apply_agents") * maps
+    per_server_ms = 1000.0 * cfg.rows_per_target_txn * cfg.apply_servers / cfg.apply_rows_per_s
+    # within 15%: whole servers when the CPU caps them, the agents' capacity at full latch stretch
+    assert per_server_ms == pytest.approx(solve_settings(settings).agent_ms, rel=0.15)

@@ -222,3 +222,16 @@ def test_evaluate_names_a_queue_maps_browser_as_the_browser():
     p = predict_settings(drain)
     assert p.bottleneck == "qapply_browser_map1"
     assert published_bottleneck(p) == "qapply_browser"
+
+
+def test_the_simulated_shared_queue_holds_its_backlog_in_the_cf_structure_not_a_buffer_pool():
+    from engine.sim.events import parse_event
+    from engine.sim.run import simulate_settings
+
+    settings = _with(_sample("qsg-shared-capture-queue"), workload__offered_rows_per_s=4000.0)
+    res = simulate_settings(settings, 120.0, events=[parse_event("channel-stop@20+30")])
+    notes = " ".join(res.summary["notes"])
+    assert "CF structure" in notes and "524,288 messages" in notes
+    m = res.metrics()[0]
+    assert m["pageset_msgs"] == 0 and m["recvq_pageset_msgs"] == 0
+    assert m["peak_xmitq_depth_msgs"] > 0
