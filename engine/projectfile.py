@@ -11,6 +11,8 @@ Format history
    without ids.
 2. ``nodes[].kind``, ``nodes[].position``, ``nodes[].params``; links with stable
    ``id``, ``source``, ``target``; a ``description``.
+3. A queue manager's ``run_mode`` (steady, drain, catch-up) says what a run measures; in version 2
+   any ``initial_depth_msgs`` above 0 made the run a drain, so such files become ``run_mode`` drain.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from engine.atomicfile import atomic_write_text
 from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
 from engine.model import Project, build_project, to_dict
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 
 
@@ -64,6 +66,31 @@ def _v1_to_v2(data: dict) -> dict:
         links.append({"id": f"link-{i + 1}", "source": link.get("from"), "target": link.get("to")})
     out["nodes"], out["links"] = nodes, links
     return out
+
+
+@migrates(2, 3)
+def _v2_to_v3(data: dict) -> dict:
+    queue_managers = [
+        n for n in _list(data, "nodes") if isinstance(n, dict) and n.get("kind") == "queue_manager"
+    ]
+    depths = [_depth_msgs(n) for n in queue_managers]
+    if not depths or max(depths) <= 0 or any("run_mode" in (n.get("params") or {}) for n in queue_managers):
+        return data
+    out = dict(data)
+    out["nodes"] = [_as_drain(n, max(depths)) if n in queue_managers else n for n in _list(data, "nodes")]
+    return out
+
+
+def _depth_msgs(node: dict) -> float:
+    """A version-2 queue manager's ``initial_depth_msgs`` (0 when absent or not a number)."""
+    value = (node.get("params") or {}).get("initial_depth_msgs", 0)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def _as_drain(node: dict, depth_msgs: float) -> dict:
+    """``node`` with ``run_mode`` drain and the flow's pre-loaded depth (version 2 took the largest)."""
+    params = node.get("params") if isinstance(node.get("params"), dict) else {}
+    return {**node, "params": {**params, "run_mode": "drain", "initial_depth_msgs": depth_msgs}}
 
 
 def _list(data: dict, key: str) -> list:

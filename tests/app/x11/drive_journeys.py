@@ -312,6 +312,91 @@ def j10_evidence(w: Walk, checks) -> None:
     )
 
 
+def _compare_recorded(w: Walk, ids: list) -> object:
+    """Select the recorded runs ``ids`` in the Runs list and open them side by side."""
+    w.window.runs.only_project.setChecked(False)
+    w.window.runs.refresh()
+    w.window.runs.select_ids(ids)
+    w.click(w.window.runs.compare_button)
+    return w.window.view_widget("Compare")
+
+
+def j11_linux_target(w: Walk, checks) -> None:
+    w.open("zos-to-linux-bindings.json")
+    ids, limits = [w.window.predict_and_record()], [w.window.live.prediction.bottleneck]
+    w.open("zos-to-linux-client.json")
+    qapply = w.window.document.project.nodes_of("qapply")[0].id
+    w.key("Ctrl+Shift+T")  # the canvas
+    tags = [i.platform for i in w.window.scene.nodes.values() if i.node.kind != "channel"]
+    checks.append(("each node names its platform", all(tags) and any("Linux" in t for t in tags)))
+    checks.append(
+        (
+            "the client connection is drawn as one",
+            sum(i.is_client() for i in w.window.scene.links.values()) == 1,
+        )
+    )
+    w.shot("journey11-client-canvas")
+    for rtt_us in (100, 1_000, 10_000):
+        w.window.document.set_param(qapply, "client_rtt_us", rtt_us)
+        ids.append(w.window.predict_and_record())
+        limits.append(w.window.live.prediction.bottleneck)
+    checks.append(("client round trips limit the 10 ms client", limits[-1] == "mq_client"))
+    view = _compare_recorded(w, ids)
+    checks.append(
+        (
+            "bindings and three round trips side by side",
+            view.comparison is not None and len(view.comparison.labels) == 4,
+        )
+    )
+
+
+def j12_queue_maps(w: Walk, checks) -> None:
+    w.open("four-queue-maps.json")
+    qcap = w.window.document.project.nodes_of("qcapture")[0].id
+    ids, rates = [], []
+    for maps in (1, 2, 4, 8):
+        w.window.document.set_param(qcap, "queue_maps", maps)
+        ids.append(w.window.predict_and_record())
+        rates.append(w.window.live.prediction.metrics["apply_rows_per_s"])
+    checks.append(
+        (
+            "more maps lift throughput until a shared resource saturates",
+            rates[1] > rates[0] and rates[3] <= rates[2] * 1.01,
+        )
+    )
+    view = _compare_recorded(w, ids)
+    checks.append(
+        ("1, 2, 4 and 8 maps side by side", view.comparison is not None and len(view.comparison.labels) == 4)
+    )
+    w.window.document.set_param(qcap, "queue_maps", 1)
+    w.key("Ctrl+Shift+T")
+    w.window.advisor_dock.raise_()
+    w.click(w.window.advisor.advise_button)
+    w.wait(lambda: not w.window.advisor.tasks.busy(), 180)
+    titles = [r.title for r in w.window.advisor.results]
+    checks.append(
+        (f"the advisor names how many queue maps ({titles})", any("queue maps" in t for t in titles))
+    )
+
+
+def j13_sql_replication(w: Walk, checks) -> None:
+    w.open("sql-replication-vs-q.json")
+    w.key("Ctrl+2")
+    results = w.window.results
+    index = results.tables.indexOf(results.sql_table)
+    checks.append(("a Q vs SQL Replication tab in the results", index >= 0))
+    if index >= 0:
+        results.tables.setCurrentIndex(index)
+    pdf = w.tmp / "sql-vs-q.pdf"
+    w.window.export_report(path=str(pdf))
+    checks.append(
+        (
+            "the report for the change board is written",
+            w.idle(90) and pdf.is_file() and pdf.stat().st_size > 5000,
+        )
+    )
+
+
 def j14_production_rate(w: Walk, checks) -> None:
     w.open("redpaper-baseline.json")
     src = w.window.document.project.nodes_of("source_db2")[0].id
@@ -338,6 +423,9 @@ JOURNEYS = (
     (8, "monitor-fit", j8_monitor),
     (9, "v8-and-mq-sizing", j9_v8_and_mq),
     (10, "evidence", j10_evidence),
+    (11, "linux-target-bindings-or-client", j11_linux_target),
+    (12, "queue-maps", j12_queue_maps),
+    (13, "sql-replication", j13_sql_replication),
     (14, "production-rate", j14_production_rate),
 )
 

@@ -52,6 +52,18 @@ def test_v1_migrates_to_current():
     check_complete(old)
 
 
+@pytest.mark.parametrize("name, mode", [("v2-drain.json", "drain"), ("v2-unidirectional.json", "steady")])
+def test_v2_pre_loaded_queue_migrates_to_a_drain_run(name, mode):
+    """Version 2 made any pre-loaded depth a drain; version 3 says so with run_mode."""
+    project = projectfile.load(ROOT / "tests/data/projects" / name)
+    receive_qm = [n for n in project.nodes if n.kind == "queue_manager"][-1]
+    assert receive_qm.param("run_mode") == mode
+    assert (
+        projectfile.load(ROOT / "tests/data/projects/v3-drain.json").node(receive_qm.id).param("run_mode")
+        == "drain"
+    )
+
+
 @pytest.mark.parametrize(
     "name, error, words",
     [
