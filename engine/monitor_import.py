@@ -22,9 +22,9 @@ unchanged, one cell per row of ``monitor_rows``; timestamp columns other than
 MONITOR_TIME are stored as seconds since the epoch.
 
 A file is read, checked and written in batches of :data:`CHUNK_ROWS` rows
-(:mod:`engine.monitor_cells`), so memory does not grow with the file; all files of one
-import are written in one transaction: a malformed row is reported with file, line,
-column and value, and nothing of that import is left behind.
+(:mod:`engine.monitor_cells`), so memory does not grow with the file. The files of one
+import are all or nothing: a malformed row is reported with file, line, column and value,
+and nothing of that import is left behind (:func:`import_files`).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from engine.monitor_layouts import (
     layouts,
 )
 from engine.store.errors import MonitorImportError
+from engine.store.monitor import IMPORT_MEMORY_LIMIT
 
 CHUNK_ROWS = 50_000
 """Rows read, checked and written at a time."""
@@ -404,39 +405,42 @@ def _progress_of(path: str, raw: RawTable, report: Callable[[float, str], None] 
     return progress
 
 
-def _stream_file(store, job: _FileImport, project_name: str, interval_ms, chunk_rows: int, progress) -> tuple:
-    """Write one file batch by batch; returns ``(import_id, ImportedFile)``.
+def _stream_file(
+    store, job: _FileImport, import_id: int, interval_ms, chunk_rows: int, progress
+) -> ImportedFile:
+    """Write one file batch by batch, each batch committed; what was written (the import stays unfinished).
 
     Raises
     ------
     MonitorImportError
-        Malformed rows (up to ``max_errors`` listed); the caller's transaction is rolled back.
+        Malformed rows (up to ``max_errors`` listed); the caller discards the import.
     """
-    import_id = store.begin_monitor_import(project_name, str(Path(job.path).resolve()), job.table.name)
     if job.needs_intervals:
         store.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {_ROW_KEYS} (line INTEGER, monitor_time TIMESTAMP, queue VARCHAR)"
         ).fetchall()
     report = _progress_of(job.path, job.raw, progress)
-    for raw_rows in job.raw.batches(chunk_rows):
+    for written, raw_rows in enumerate(job.raw.batches(chunk_rows), start=1):
         rows, cells, overturned = job.check(raw_rows)
         if job.errors:
             if len(job.errors) >= job.max_errors:
                 break
             continue  # look for more problems; nothing more is written
-        job.write(store, import_id, rows, cells, overturned)
+        with store.transaction():
+            job.write(store, import_id, rows, cells, overturned)
+        store.checkpoint_monitor_rows(written)
         report(raw_rows[-1][0])
     if job.errors:
         job.raise_errors()
     numeric = job.kinds.stored(job.names)
     source = "file's MONITOR_INTERVAL column"
     if job.needs_intervals and job.n_rows:
-        source = _write_intervals(store, import_id, job.table.name, interval_ms)
+        with store.transaction():
+            source = _write_intervals(store, import_id, job.table.name, interval_ms)
         numeric += ("MONITOR_INTERVAL",)
     if job.needs_intervals:
         store.con.execute(f"DROP TABLE IF EXISTS {_ROW_KEYS}").fetchall()
-    store.finish_monitor_import(import_id, job.n_rows, numeric)
-    done = ImportedFile(
+    return ImportedFile(
         job.path,
         job.table,
         job.raw.shape,
@@ -447,7 +451,31 @@ def _stream_file(store, job: _FileImport, project_name: str, interval_ms, chunk_
         job.first_time,
         job.last_time,
     )
-    return import_id, done
+
+
+def _import_all(
+    store, plan: list, project_name: str, chunk_rows: int, progress
+) -> list[tuple[int, ImportedFile]]:
+    """Stream every file of ``plan``; all are finished together, or all discarded when one fails."""
+    done, ids = [], []
+    try:
+        for k, (job, interval_ms) in enumerate(plan):
+            import_id = store.begin_monitor_import(
+                project_name, str(Path(job.path).resolve()), job.table.name
+            )
+            ids.append(import_id)
+            part = None if progress is None else (lambda f, text, k=k: progress((k + f) / len(plan), text))
+            done.append((import_id, _stream_file(store, job, import_id, interval_ms, chunk_rows, part)))
+        with store.transaction():
+            for import_id, f in done:
+                store.finish_monitor_import(import_id, f.n_rows, f.numeric_columns)
+    except BaseException:
+        try:
+            store.discard_monitor_imports(ids)
+        except Exception:  # noqa: BLE001 - the next import removes what is left (it is unfinished)
+            pass
+        raise
+    return done
 
 
 def read_file(path: str | Path, *, release: str | None = None, columns: Sequence[str] | None = None):
@@ -526,7 +554,11 @@ def import_files(
     chunk_rows: int = CHUNK_ROWS,
     progress: Callable[[float, str], None] | None = None,
 ) -> list[tuple[int, ImportedFile]]:
-    """Import monitor exports (and the parameter exports giving their MONITOR_INTERVAL) in one transaction.
+    """Import monitor exports (and the parameter exports giving their MONITOR_INTERVAL), all or nothing.
+
+    Each batch is committed (so that DuckDB's memory stays bounded) to imports marked unfinished;
+    they are finished together at the end, or removed when any file fails (and, if the process
+    is killed, by the next import; readers never see an unfinished import).
 
     Parameters
     ----------
@@ -561,12 +593,9 @@ def import_files(
         as ``file:line: what`` and nothing of the import is left in the store.
     """
     plan = _plan(paths, release, columns, max_errors)
-    done = []
-    with store.monitor_memory_limit(), store.transaction():
-        for k, (job, interval_ms) in enumerate(plan):
-            part = None if progress is None else (lambda f, text, k=k: progress((k + f) / len(plan), text))
-            done.append(_stream_file(store, job, project_name, interval_ms, chunk_rows, part))
-    return done
+    with store.monitor_memory_limit(IMPORT_MEMORY_LIMIT):
+        store.discard_monitor_imports()  # what an import killed half way left
+        return _import_all(store, plan, project_name, chunk_rows, progress)
 
 
 def parse_file(
@@ -601,8 +630,7 @@ def parse_file(
 
     job = _monitor_job(str(path), max_errors, release, columns)
     with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "parse.duckdb") as store:
-        with store.transaction():
-            import_id, done = _stream_file(store, job, "", interval_ms, chunk_rows, None)
+        [(import_id, done)] = _import_all(store, [(job, interval_ms)], "", chunk_rows, None)
         cells = store.con.execute(
             "SELECT line, monitor_time, queue, col, value FROM monitor_rows WHERE import_id = ? "
             "ORDER BY list_position(?, col) NULLS LAST, line",

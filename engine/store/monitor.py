@@ -1,9 +1,11 @@
 """Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in ``monitor_rows``.
 
 A file is written batch by batch (:meth:`MonitorMixin.begin_monitor_import`,
-:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`) inside
-one :meth:`~engine.store.base.StoreBase.transaction`, so an import that fails half way leaves
-nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
+:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`), each
+batch committed so that DuckDB's memory stays bounded. Until it is finished an import has
+``n_rows = -1`` (:data:`UNFINISHED`): readers skip it, a failed import is removed
+(:meth:`~MonitorMixin.discard_monitor_imports`) and one left by a killed process is removed by the
+next import, so an import that fails half way leaves nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
 and MONITOR_TIME, aggregated by DuckDB, so a reader never holds the long form in memory.
 """
 
@@ -16,7 +18,6 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from engine.store.base import where_equal
 from engine.store.provenance import utc_now
 from engine.store.records import MonitorImport
 
@@ -26,8 +27,16 @@ _ROW_KEY = "r.import_id * 4294967296 + r.line"
 
 
 MONITOR_MEMORY_LIMIT = "384MB"
-"""DuckDB's memory limit while monitor rows are written or aggregated: beyond it DuckDB writes
-to disk, so a large import or fit does not hold the file's rows in memory."""
+"""DuckDB's memory limit while monitor rows are aggregated (``qrtune fit``): beyond it DuckDB
+writes to disk, so a fit does not hold every imported row in memory."""
+IMPORT_MEMORY_LIMIT = "128MB"
+"""DuckDB's memory limit while a file is imported: DuckDB keeps no more of the rows written."""
+
+
+UNFINISHED = -1
+"""``monitor_imports.n_rows`` of an import still being written (or left by a killed process)."""
+CHECKPOINT_EVERY = 4
+"""Batches of an import between checkpoints (DuckDB lets go of the memory of written rows at one)."""
 
 
 def _quoted(name: str) -> str:
@@ -48,14 +57,30 @@ class MonitorMixin:
             self.con.execute("SET memory_limit = ?", [before]).fetchall()
 
     def begin_monitor_import(self, project_name: str, file: str, table_name: str) -> int:
-        """Start writing one monitor file; returns its import id (rows and columns set by :meth:`finish_monitor_import`).
-
-        Call inside :meth:`transaction` so that a failed file leaves no trace.
-        """
+        """Start writing one monitor file; returns its import id, unfinished until :meth:`finish_monitor_import`."""
         self._check_writable()
-        new_id = self.next_id("monitor_imports")
-        self.insert_records([MonitorImport(new_id, project_name, file, table_name, utc_now(), 0, ())])
+        with self.transaction():
+            new_id = self.next_id("monitor_imports")
+            self.insert_records(
+                [MonitorImport(new_id, project_name, file, table_name, utc_now(), UNFINISHED, ())]
+            )
         return new_id
+
+    def discard_monitor_imports(self, import_ids=None) -> None:
+        """Remove imports and their cells: those of ``import_ids``, or (None) every unfinished one."""
+        where = "id = ANY(?::BIGINT[])" if import_ids is not None else f"n_rows = {UNFINISHED}"
+        args = [[int(i) for i in import_ids]] if import_ids is not None else []
+        with self.transaction():
+            self.con.execute(
+                f"DELETE FROM monitor_rows WHERE import_id IN (SELECT id FROM monitor_imports WHERE {where})",
+                args,
+            ).fetchall()
+            self.con.execute(f"DELETE FROM monitor_imports WHERE {where}", args).fetchall()
+
+    def checkpoint_monitor_rows(self, batches_written: int) -> None:
+        """Checkpoint every :data:`CHECKPOINT_EVERY` batches (not inside a caller's transaction)."""
+        if batches_written % CHECKPOINT_EVERY == 0 and not self._in_tx:
+            self.con.execute("CHECKPOINT").fetchall()
 
     def append_monitor_cells(
         self,
@@ -142,13 +167,16 @@ class MonitorMixin:
 
     def monitor_columns(self, project_name: str | None = None) -> dict[str, tuple[str, ...]]:
         """Table -> the columns with at least one imported cell (for ``project_name``, or all imports)."""
-        where, args = where_equal({"i.project_name": project_name})
         sql = (
-            "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id"
-            f"{where} ORDER BY 1, 2"
+            "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id "
+            f"WHERE i.n_rows != {UNFINISHED}"
         )
+        args: list = []
+        if project_name is not None:
+            sql += " AND i.project_name = ?"
+            args.append(project_name)
         out: dict[str, list] = {}
-        for table, col in self.con.execute(sql, args).fetchall():
+        for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
             out.setdefault(table, []).append(col)
         return {t: tuple(c) for t, c in out.items()}
 
@@ -164,7 +192,7 @@ class MonitorMixin:
         )
         sql = (
             f"SELECT r.queue, r.monitor_time{', ' + picks if picks else ''} FROM monitor_rows r "
-            "JOIN monitor_imports i ON i.id = r.import_id WHERE r.table_name = ?"
+            f"JOIN monitor_imports i ON i.id = r.import_id WHERE i.n_rows != {UNFINISHED} AND r.table_name = ?"
         )
         args: list = [*columns, table_name]
         if project_name is not None:
@@ -173,8 +201,14 @@ class MonitorMixin:
         return sql + " GROUP BY r.queue, r.monitor_time", args
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
-        """Imported monitor files, oldest first."""
-        where, args = where_equal({"project_name": project_name})
-        sql = f"SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports{where}"
+        """Imported monitor files, oldest first (not those still being written)."""
+        sql = (
+            "SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports "
+            f"WHERE n_rows != {UNFINISHED}"
+        )
+        args: list = []
+        if project_name is not None:
+            sql += " AND project_name = ?"
+            args.append(project_name)
         rows = self.con.execute(sql + " ORDER BY id", args).fetchall()
         return [MonitorImport(*r[:6], tuple(json.loads(r[6]))) for r in rows]

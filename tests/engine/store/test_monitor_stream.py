@@ -208,3 +208,23 @@ def test_a_field_over_the_csv_limit_or_a_device_is_a_clean_error(tmp_path):
         parse_file(f)
     with pytest.raises(MonitorImportError, match="/dev/zero: not a regular file"):
         parse_file("/dev/zero")
+
+
+def test_an_import_killed_half_way_is_invisible_and_removed_by_the_next(tmp_path, db):
+    f = _write(tmp_path / "q_APPLYMON.csv", _rows(12, extra=lambda i: {"MONITOR_INTERVAL": 10_000}))
+    with Store.open(db) as store:  # a process killed after two committed batches: the import is unfinished
+        import engine.monitor_import as mi
+
+        job = mi._monitor_job(f, 10, None, None)
+        import_id = store.begin_monitor_import("p", f, "IBMQREP_APPLYMON")
+        batches = job.raw.batches(5)
+        for raw_rows in (next(batches), next(batches)):
+            with store.transaction():
+                job.write(store, import_id, *job.check(raw_rows))
+    with Store.open(db) as store:
+        assert store.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 10 * 5
+        assert store.list_monitor_imports() == [] and load_monitor_rows(store) == {}
+        import_files(store, [f], "p")
+        assert [m.n_rows for m in store.list_monitor_imports()] == [12]
+        assert store.con.execute("SELECT count(*) FROM monitor_imports").fetchall()[0][0] == 1
+        assert store.con.execute("SELECT count(DISTINCT import_id) FROM monitor_rows").fetchall()[0][0] == 1
