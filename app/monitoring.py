@@ -124,16 +124,7 @@ def monitor_task(
             outcome.held_out = [id(iv) in held for iv in outcome.intervals]
             outcome.fitted = predict_intervals(model, settings, outcome.intervals, result.fitted)
             outcome.fit = result
-            outcome.fit_id = store.record_fit(
-                project,
-                result.base_version,
-                result.fitted,
-                result.n_fit,
-                result.n_holdout,
-                result.before["mean_metric_pct"],
-                result.after["mean_metric_pct"],
-                result.to_json(),
-            )
+            outcome.fit_id = store.record_fit(project, result)
             progress(1.0, "fitted")
         return outcome
 

@@ -38,19 +38,11 @@ from pathlib import Path
 
 from engine.packagedata import asset_path
 from engine.projectfile import atomic_write_text
+from engine.validation_summary import is_latency
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA = asset_path("validation", "calibration.json")
 
-#: Name endings of the scorer's latency class (../shared/validation/score.py ``LATENCY``).
-LATENCY_SUFFIXES = (
-    "latency_ms",
-    "response_time_ms",
-    "_mqput_us",
-    "_mqget_us",
-    "_mqcommit_us",
-    "elapsed_us_per_msg",
-)
 #: A measured step smaller than this share is noise, not a trend (score.py ``CHANGE_THRESHOLD``).
 CHANGE_THRESHOLD = 0.05
 #: Kinds with a calibration fit that accepts an exclusion.
@@ -62,7 +54,7 @@ KINDS = ("qrep", "db2mirror")
 
 def metric_class(metric: str) -> str:
     """``"latency"`` for the scorer's latency names, else ``"rate"``."""
-    return "latency" if any(metric.endswith(s) for s in LATENCY_SUFFIXES) else "rate"
+    return "latency" if is_latency(metric) else "rate"
 
 
 def ape(predicted: float, measured: float) -> float:

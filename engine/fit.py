@@ -57,17 +57,13 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.errors import QrtuneError
+from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor_import import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
 from engine.store.errors import FitError
 
 #: Monitor latency column -> metric name of the engine.
-LATENCY_COLUMNS = {
-    "END2END_LATENCY": "end2end_latency_ms",
-    "QLATENCY": "qlatency_ms",
-    "APPLY_LATENCY": "apply_latency_ms",
-    "CAPTURE_LATENCY": "capture_latency_ms",
-}
+LATENCY_COLUMNS = APPLYMON_LATENCIES
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ import io
 import math
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -725,6 +725,30 @@ def to_csv_text(table: str, rows: Sequence[dict], columns: Sequence[str] | None 
     return buf.getvalue()
 
 
+def write_exports(tables: Mapping[str, Sequence[dict]], folder) -> list[Path]:
+    """Write each table's rows (:func:`to_csv_text`) to ``TABLE.csv`` in ``folder``, as a user exports them.
+
+    Parameters
+    ----------
+    tables : Mapping[str, Sequence[dict]]
+        Monitor table name (``IBMQREP_APPLYMON``) -> its rows, e.g. from
+        :func:`engine.fit.synthesize_intervals`.
+    folder : path
+        An existing folder.
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``tables``.
+    """
+    files = []
+    for table, rows in tables.items():
+        path = Path(folder) / f"{table}.csv"
+        path.write_text(to_csv_text(table, rows))
+        files.append(path)
+    return files
+
+
 __all__ = [
     "APPLYMON",
     "CAPMON",
@@ -744,5 +768,6 @@ __all__ = [
     "parse_timestamp",
     "read_file",
     "to_csv_text",
+    "write_exports",
     "write_parsed",
 ]

@@ -234,6 +234,11 @@ class CompareView(QWidget):
         total = sum(self.tables.sizes())
         if total > 0:  # the systems table is wide: give it most of the row
             self.tables.setSizes([int(total * 0.28), total - int(total * 0.28)])
+        self._fill_systems_table(rows, short)
+        self._chart_systems(rows, short)
+
+    def _fill_systems_table(self, rows: tuple, short: list) -> None:
+        """One row per system figure: each run's value and, after the first, its delta and delta %."""
         headers = ["System", "Figure", "Unit", short[0]]
         for label in short[1:]:
             headers += [label, "\u0394", "\u0394 %"]
@@ -258,6 +263,9 @@ class CompareView(QWidget):
         header = self.systems_table.horizontalHeader()
         for c in range(len(headers)):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+
+    def _chart_systems(self, rows: tuple, short: list) -> None:
+        """CPU per row captured or applied of each system in each run, one bar group per run and system."""
         from app.panels.results import SYSTEM_CPU_SERIES
 
         systems = list(dict.fromkeys(m.system for m in rows))

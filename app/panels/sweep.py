@@ -67,24 +67,33 @@ def default_values(spec, current) -> str:
     if spec.type == "enum":
         return ",".join(str(c) for c in spec.choices)
     if spec.type == "int":
-        lo = int(spec.minimum if spec.minimum is not None else 1)
-        hi = int(spec.maximum if spec.maximum is not None else lo + 15)
-        if hi - lo <= 20:
-            return f"{lo}..{hi}"
-        base = int(current) if isinstance(current, (int, float)) and current else max(lo, 1)
-        if 0 <= lo and base <= 16 <= hi:
-            return f"{max(lo, 1)}..16"
-        vals = sorted(
-            {v for v in (base // 4, base // 2, base, base * 2, base * 4) if lo <= v <= hi} or {lo, hi}
-        )
-        return ",".join(str(v) for v in vals)
+        return _int_values(spec, current)
     if spec.type == "float":
-        base = float(current) if isinstance(current, (int, float)) and current else 1.0
-        lo = spec.minimum if spec.minimum is not None else -math.inf
-        hi = spec.maximum if spec.maximum is not None else math.inf
-        vals = sorted({v for v in (base / 4, base / 2, base, base * 2, base * 4) if lo <= v <= hi})
-        return ",".join(f"{v:g}" for v in vals)
+        return _float_values(spec, current)
     return str(current)
+
+
+def _int_values(spec, current) -> str:
+    """The whole range when it spans at most 20 (``1..8``), ``1..16`` when the current value is at most 16,
+    else a quarter, half, one, two and four times the current value (within the bounds)."""
+    lo = int(spec.minimum if spec.minimum is not None else 1)
+    hi = int(spec.maximum if spec.maximum is not None else lo + 15)
+    if hi - lo <= 20:
+        return f"{lo}..{hi}"
+    base = int(current) if isinstance(current, (int, float)) and current else max(lo, 1)
+    if 0 <= lo and base <= 16 <= hi:
+        return f"{max(lo, 1)}..16"
+    vals = sorted({v for v in (base // 4, base // 2, base, base * 2, base * 4) if lo <= v <= hi} or {lo, hi})
+    return ",".join(str(v) for v in vals)
+
+
+def _float_values(spec, current) -> str:
+    """A quarter, half, one, two and four times the current value (1 when unset), within the knob's bounds."""
+    base = float(current) if isinstance(current, (int, float)) and current else 1.0
+    lo = spec.minimum if spec.minimum is not None else -math.inf
+    hi = spec.maximum if spec.maximum is not None else math.inf
+    vals = sorted({v for v in (base / 4, base / 2, base, base * 2, base * 4) if lo <= v <= hi})
+    return ",".join(f"{v:g}" for v in vals)
 
 
 class AxisEditor(QWidget):

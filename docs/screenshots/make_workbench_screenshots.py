@@ -187,7 +187,7 @@ def _monitor(w, tmp: Path, shot, wait) -> None:
     import numpy as np
 
     from engine.fit import engine_fit_model, synthesize_intervals
-    from engine.monitor_import import to_csv_text
+    from engine.monitor_import import write_exports
     from engine.scenario import project_to_scenario
 
     settings = project_to_scenario(w.document.project)
@@ -195,13 +195,8 @@ def _monitor(w, tmp: Path, shot, wait) -> None:
     true = {k: v[0] * 1.3 for k, v in model.parameters.items()}
     t = np.arange(2 * 24 * 6)
     offered = 15000 + 20000 * np.sin(np.pi * t / 144) ** 2  # a daily swing
-    files = []
-    for table, rows in synthesize_intervals(
-        model, settings, true, offered, 600.0, np.random.default_rng(3)
-    ).items():
-        f = tmp / f"{table}.csv"
-        f.write_text(to_csv_text(table, rows))
-        files.append(str(f))
+    rows = synthesize_intervals(model, settings, true, offered, 600.0, np.random.default_rng(3))
+    files = [str(f) for f in write_exports(rows, tmp)]
     view = w.view_widget("Monitor")
     w.tabs.setCurrentIndex(5)
     view.run(files=files)

@@ -112,16 +112,7 @@ def run(args) -> int:
     if args.export:
         _export(args.export, model, settings, result)
     with open_store(args) as store:
-        fit_id = store.record_fit(
-            project,
-            result.base_version,
-            result.fitted,
-            result.n_fit,
-            result.n_holdout,
-            result.before["mean_metric_pct"],
-            result.after["mean_metric_pct"],
-            result.to_json(),
-        )
+        fit_id = store.record_fit(project, result)
     if args.json:
         json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")

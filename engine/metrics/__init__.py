@@ -5,11 +5,20 @@ display unit by magnitude, better direction, group), :mod:`engine.metrics.knobs`
 IBM parameter names and :mod:`engine.metrics.sources` the seed documents' titles.
 """
 
-from engine.metrics.catalog import MetricInfo, better_direction, display_value, format_metric, info, label
+from engine.metrics.catalog import (
+    APPLYMON_LATENCIES,
+    MetricInfo,
+    better_direction,
+    display_value,
+    format_metric,
+    info,
+    label,
+)
 from engine.metrics.knobs import knob_label
 from engine.metrics.sources import source_title
 
 __all__ = [
+    "APPLYMON_LATENCIES",
     "MetricInfo",
     "better_direction",
     "display_value",

@@ -264,6 +264,14 @@ _ENTRIES = {
     "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
 }
 
+#: The latency columns of IBMQREP_APPLYMON and the engine's metric each one measures (ms).
+APPLYMON_LATENCIES = {
+    "END2END_LATENCY": "end2end_latency_ms",
+    "QLATENCY": "qlatency_ms",
+    "APPLY_LATENCY": "apply_latency_ms",
+    "CAPTURE_LATENCY": "capture_latency_ms",
+}
+
 _SYSTEM = re.compile(r"^system(\d+)_(.+)$")
 _SQL = re.compile(r"^(sql)_(.+)$")
 _EVENT = re.compile(r"^event(\d+)_(.+)$")

@@ -17,13 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.metrics import APPLYMON_LATENCIES
+
 #: Monitor columns compared, with the steady-state metric each is compared with.
-LATENCY_COLUMNS = {
-    "CAPTURE_LATENCY": "capture_latency_ms",
-    "QLATENCY": "qlatency_ms",
-    "APPLY_LATENCY": "apply_latency_ms",
-    "END2END_LATENCY": "end2end_latency_ms",
-}
+LATENCY_COLUMNS = APPLYMON_LATENCIES
 
 
 @dataclass(frozen=True)

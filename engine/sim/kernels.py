@@ -177,23 +177,10 @@ def _multi_server_memory_py(
         block_from[i] = want + read[i]  # when it would have been read with memory to spare
         last_entry = t0
         ready = t0
-        if dependent[i] and last_dep > ready:
+        waits = dependent[i] and last_dep > ready
+        if waits:
             ready = last_dep  # waits for the one before it to commit
-            # the agent free latest by then (the ones free earlier go to those behind it), else the earliest free
-            k = -1
-            for j in range(c):
-                if free[j] <= ready and (k < 0 or free[j] > free[k]):
-                    k = j
-            if k < 0:
-                k = 0
-                for j in range(1, c):
-                    if free[j] < free[k]:
-                        k = j
-        else:
-            k = 0  # earliest free server
-            for j in range(1, c):
-                if free[j] < free[k]:
-                    k = j
+        k = _agent_for(free, c, ready, waits)
         s0 = free[k]
         s0 = max(s0, ready)
         start[i] = s0
@@ -214,6 +201,23 @@ def _multi_server_memory_py(
             ring_n[k] += 1
             mem_used += size[i]
     return mem_used, last_entry, p, last_dep, ring_t, ring_s
+
+
+def _agent_for(free, c, ready, waited):
+    """The server a customer ready at ``ready`` goes to: the earliest free one; after a wait for a
+    dependency (``waited``), the one free latest by then (the ones free earlier go to those behind
+    it), else the earliest free."""
+    k = -1
+    if waited:
+        for j in range(c):
+            if free[j] <= ready and (k < 0 or free[j] > free[k]):
+                k = j
+    if k < 0:
+        k = 0
+        for j in range(1, c):
+            if free[j] < free[k]:
+                k = j
+    return k
 
 
 def _ring_first(ring_t, ring_head, ring_n, c):
@@ -434,13 +438,15 @@ def _load_quietly() -> None:
 
 def _kernel():
     """The compiled kernel if numba is available, else the plain-Python one."""
-    global _compiled, _ring_first, _ring_pop_departed, _ring_grow
+    global _compiled, _agent_for, _ring_first, _ring_pop_departed, _ring_grow
     if _compiled is None:
-        compiled = jit_kernels(_ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py)
+        compiled = jit_kernels(
+            _agent_for, _ring_first, _ring_pop_departed, _ring_grow, _multi_server_memory_py
+        )
         if compiled is None:
             _compiled = _multi_server_memory_py
         else:  # the kernel calls the compiled helpers (module globals, resolved when it compiles)
-            _ring_first, _ring_pop_departed, _ring_grow, _compiled = compiled
+            _agent_for, _ring_first, _ring_pop_departed, _ring_grow, _compiled = compiled
     return _compiled
 
 

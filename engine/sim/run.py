@@ -294,23 +294,10 @@ def simulate_config(
     initial_recvq_msgs: int = 0,
 ) -> SimResult:
     """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters)."""
-    if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
-        raise FieldError("duration", duration_s, "a duration > 0 s")
     events = tuple(events)
-    if any(e.target == "mirror" for e in events):
-        raise FieldError(
-            "--event",
-            next(e.kind for e in events if e.target == "mirror"),
-            "channel_stop, apply_stop or target_slow for a Q Replication project",
-        )
+    _check_run(duration_s, events, initial_recvq_msgs)
     if profile is None:
         profile = _profiles.constant(default_rate(cfg))
-    if not (isinstance(initial_recvq_msgs, (int, float)) and 0 <= initial_recvq_msgs < math.inf):
-        raise ValueRangeError(
-            "run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)",
-            initial_recvq_msgs,
-            "a number of messages >= 0",
-        )
     dt = _bin_width(duration_s, cfg)
     check_simulation_budget(
         duration_s,
@@ -338,15 +325,7 @@ def simulate_config(
         np.clip(round(chunk_txns / peak_txn_per_s / block_s), 1, max(1, longest_chunk_s / block_s))
     )
     tr: dict | None = {} if trace else None
-    n_txn = n_rows = 0
-    last_done = 0.0
-    for pre in pipe.preload_chunks(int(initial_recvq_msgs), chunk_txns):
-        if cancel is not None and cancel():
-            raise SimulationCancelled("simulation cancelled")
-        last_done = max(last_done, float(pre.msg["ap_dep"].max()))
-        _accumulate(acc, pre, cfg, tr)
-        n_txn += len(pre.txn["rows"])
-        n_rows += int(pre.txn["rows"].sum())
+    n_txn, n_rows, last_done = _run_preload(pipe, int(initial_recvq_msgs), chunk_txns, acc, cfg, tr, cancel)
     preload_applied_s = last_done
     b = 0
     while b < len(children):
@@ -377,18 +356,60 @@ def simulate_config(
         acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows, profile
     )
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
-    # switch-over: stop the source at the end of the run; everything in flight is applied by then
-    summary["in_flight_drain_s"] = (
-        max(0.0, last_done - duration_s) if summary["rows_in_flight_at_end"] > 0 else 0.0
-    )
-    summary["initial_recvq_msgs"] = int(initial_recvq_msgs)
-    if initial_recvq_msgs:
-        summary["initial_queue_applied_s"] = preload_applied_s
+    summary.update(_drain_figures(summary, duration_s, last_done, initial_recvq_msgs, preload_applied_s))
     if tr is not None:
         tr = {k: np.concatenate(v) for k, v in tr.items()}
     start = start_time or datetime(2024, 1, 1)
     mon = monitor_columns(acc, cfg.capture_monitor_s, cfg.apply_monitor_s, start)
     return SimResult(mon, _timeseries(acc, cfg), summary, cfg, tr)
+
+
+def _check_run(duration_s: float, events: tuple, initial_recvq_msgs) -> None:
+    """Refuse a duration that is not > 0 s, a Db2 Mirror event or a negative pre-loaded depth, naming the field."""
+    if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
+        raise FieldError("duration", duration_s, "a duration > 0 s")
+    if any(e.target == "mirror" for e in events):
+        raise FieldError(
+            "--event",
+            next(e.kind for e in events if e.target == "mirror"),
+            "channel_stop, apply_stop or target_slow for a Q Replication project",
+        )
+    if not (isinstance(initial_recvq_msgs, (int, float)) and 0 <= initial_recvq_msgs < math.inf):
+        raise ValueRangeError(
+            "run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)",
+            initial_recvq_msgs,
+            "a number of messages >= 0",
+        )
+
+
+def _run_preload(pipe, initial_msgs: int, chunk_txns: int, acc, cfg, tr, cancel) -> tuple[int, int, float]:
+    """Apply the messages pre-loaded on the receive queue; (transactions, rows, last apply time in s)."""
+    n_txn = n_rows = 0
+    last_done_s = 0.0
+    for pre in pipe.preload_chunks(initial_msgs, chunk_txns):
+        if cancel is not None and cancel():
+            raise SimulationCancelled("simulation cancelled")
+        last_done_s = max(last_done_s, float(pre.msg["ap_dep"].max()))
+        _accumulate(acc, pre, cfg, tr)
+        n_txn += len(pre.txn["rows"])
+        n_rows += int(pre.txn["rows"].sum())
+    return n_txn, n_rows, last_done_s
+
+
+def _drain_figures(
+    summary: dict, duration_s: float, last_done_s: float, initial_msgs, preload_applied_s: float
+) -> dict:
+    """The switch-over drain (source stopped at the end: everything in flight applied by ``last_done_s``)
+    and the pre-loaded queue's figures."""
+    out = {
+        "in_flight_drain_s": max(0.0, last_done_s - duration_s)
+        if summary["rows_in_flight_at_end"] > 0
+        else 0.0,
+        "initial_recvq_msgs": int(initial_msgs),
+    }
+    if initial_msgs:
+        out["initial_queue_applied_s"] = preload_applied_s
+    return out
 
 
 def default_rate(cfg: PipelineConfig) -> float:

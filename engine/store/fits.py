@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import FitRecord
@@ -12,44 +11,35 @@ from engine.store.records import FitRecord
 class FitsMixin:
     """The fits part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
-    def record_fit(
-        self,
-        project,
-        base_version: str,
-        coefficients: Mapping,
-        n_fit: int,
-        n_holdout: int,
-        error_before_pct: float,
-        error_after_pct: float,
-        report: Mapping,
-    ) -> int:
-        """Keep a fitted coefficient set for ``project``; returns the fit id.
+    def record_fit(self, project, result) -> int:
+        """Keep the coefficients fitted for ``project``; returns the fit id.
 
-        ``error_before_pct`` / ``error_after_pct`` are the held-out errors ``qrtune fit``
-        prints (:func:`engine.fit.error_pct`'s ``mean_metric_pct``); ``report`` keeps all of them.
+        Parameters
+        ----------
+        project : engine.model.Project
+        result : engine.fit.FitResult
+            What :func:`engine.fit.fit_coefficients` found: the fitted set, the base version,
+            the counts of intervals and the held-out errors ``qrtune fit`` prints
+            (:func:`engine.fit.error_pct`'s ``mean_metric_pct``, before and after), all of
+            them kept in the fit's report.
         """
-        self._check_writable()
-        with self.transaction():
-            digest = self._save_project(project)
-            new_id = self.next_id("fits")
-            self.insert_records(
-                [
-                    FitRecord(
-                        new_id,
-                        project.name,
-                        digest,
-                        utc_now(),
-                        base_version,
-                        canonical_json(coefficients),
-                        n_fit,
-                        n_holdout,
-                        error_before_pct,
-                        error_after_pct,
-                        canonical_json(report),
-                    )
-                ]
-            )
-        return new_id
+        return self._insert_for_project(
+            "fits",
+            project,
+            lambda new_id, digest: FitRecord(
+                new_id,
+                project.name,
+                digest,
+                utc_now(),
+                result.base_version,
+                canonical_json(result.fitted),
+                result.n_fit,
+                result.n_holdout,
+                result.before["mean_metric_pct"],
+                result.after["mean_metric_pct"],
+                canonical_json(result.to_json()),
+            ),
+        )
 
     def latest_fit(self, project_name: str) -> dict | None:
         """The newest fit of ``project_name`` as plain data, or None."""

@@ -5,7 +5,7 @@ import pytest
 
 from engine import projectfile
 from engine.fit import engine_fit_model, synthesize_intervals
-from engine.monitor_import import to_csv_text
+from engine.monitor_import import write_exports
 from engine.scenario import project_to_scenario
 
 N = 32
@@ -19,14 +19,8 @@ def exports(root, tmp_path):
     model = engine_fit_model(settings)
     true = {k: v[0] * 1.3 for k, v in model.parameters.items()}
     offered = np.concatenate([np.linspace(5000, 40000, N // 2), np.linspace(40000, 5000, N // 2)])
-    files = []
-    for table, rows in synthesize_intervals(
-        model, settings, true, offered, 60.0, np.random.default_rng(3)
-    ).items():
-        f = tmp_path / f"{table}.csv"
-        f.write_text(to_csv_text(table, rows))
-        files.append(str(f))
-    return project, files
+    rows = synthesize_intervals(model, settings, true, offered, 60.0, np.random.default_rng(3))
+    return project, [str(f) for f in write_exports(rows, tmp_path)]
 
 
 def run(view, qtbot, **kwargs):

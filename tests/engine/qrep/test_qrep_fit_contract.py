@@ -16,7 +16,7 @@ from qrep_test_helpers import ROOT
 
 from engine import projectfile
 from engine.fit import engine_fit_model, synthesize_intervals
-from engine.monitor_import import parse_file, to_csv_text, write_parsed
+from engine.monitor_import import parse_file, write_exports, write_parsed
 from engine.perf.qrep import FIT_PARAMETERS, fit_parameters, predict
 from engine.perf.qrep.coefficients import CoefficientsError, load
 from engine.scenario import project_to_scenario
@@ -65,14 +65,9 @@ def imported_monitor_rows(tmp_path):
     capacity = predict(settings, true).metrics["apply_rows_per_s"]
     offered = capacity * np.concatenate([np.linspace(0.15, 0.9, 20), np.linspace(0.9, 0.15, 20)])
     rows = synthesize_intervals(model, settings, true, offered, 10.0, np.random.default_rng(11), noise=0.02)
-    files = []
-    for table, table_rows in rows.items():
-        f = tmp_path / f"{table}.csv"
-        f.write_text(to_csv_text(table, table_rows))
-        files.append(f)
     db = tmp_path / "runs.duckdb"
     with Store.open(db) as s:
-        write_parsed(s, [parse_file(f) for f in files], project.name)
+        write_parsed(s, [parse_file(f) for f in write_exports(rows, tmp_path)], project.name)
     return db, true, model
 
 

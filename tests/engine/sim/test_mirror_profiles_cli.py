@@ -10,6 +10,15 @@ from engine.sim import profiles
 from engine.sim.events import Event, parse_duration_s, parse_event
 from engine.sim.mirror import simulate_mirror_rates
 
+SAMPLE = "sample_runs/redpaper-baseline.json"
+
+
+def simulate_30s(*options) -> int:
+    """``qrtune simulate`` of the baseline sample for 30 s without a progress bar, with ``options``; its exit code."""
+    from engine.cli import main
+
+    return main(["simulate", SAMPLE, "--duration", "30s", "--quiet", *options])
+
 
 def test_mirror_suspend_tracks_changes_and_resyncs_at_the_resync_rate():
     ev = Event("mirror_suspend", 60.0, 120.0)
@@ -119,7 +128,7 @@ def test_cli_simulate_json_and_monitor_csv(fake_engine, tmp_path, capsys):
 def test_cli_simulate_text_and_bad_event(fake_engine, capsys):
     from engine.cli import main
 
-    assert main(["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet"]) == 0
+    assert simulate_30s() == 0
     out = capsys.readouterr().out
     assert "END2END_LATENCY" in out and "throughput (applied)" in out
     assert main(["simulate", "sample_runs/redpaper-baseline.json", "--event", "nonsense"]) == 2
@@ -127,26 +136,10 @@ def test_cli_simulate_text_and_bad_event(fake_engine, capsys):
 
 
 def test_cli_simulate_records_in_the_store(fake_engine, tmp_path, capsys):
-    from engine.cli import main
     from engine.store import Store
 
     db = tmp_path / "runs.duckdb"
-    assert (
-        main(
-            [
-                "simulate",
-                "sample_runs/redpaper-baseline.json",
-                "--duration",
-                "30s",
-                "--quiet",
-                "--seed",
-                "9",
-                "--db",
-                str(db),
-            ]
-        )
-        == 0
-    )
+    assert simulate_30s("--seed", "9", "--db", str(db)) == 0
     assert "recorded as run" in capsys.readouterr().out
     with Store.open(db, read_only=True) as store:
         runs = store.list_runs(kind="simulate")
@@ -162,24 +155,7 @@ def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
 
     db = tmp_path / "runs.duckdb"
     # a Q Replication project cannot have its Db2 Mirror suspended: the simulator raises
-    assert (
-        main(
-            [
-                "simulate",
-                "sample_runs/redpaper-baseline.json",
-                "--duration",
-                "30s",
-                "--quiet",
-                "--seed",
-                "4",
-                "--event",
-                "mirror-suspend@5s+5s",
-                "--db",
-                str(db),
-            ]
-        )
-        == 2
-    )
+    assert simulate_30s("--seed", "4", "--event", "mirror-suspend@5s+5s", "--db", str(db)) == 2
     err = capsys.readouterr().err
     assert "recorded as failed run 1 in" in err and "mirror" in err.splitlines()[-1]
     # a kind the simulator does not handle at all
@@ -223,18 +199,16 @@ def test_mirror_project_through_the_engine():
 
 
 def test_cli_simulate_set_changes_a_knob_for_the_run(fake_engine, capsys):
-    from engine.cli import main
 
-    args = ["simulate", "sample_runs/redpaper-baseline.json", "--duration", "30s", "--quiet", "--json"]
-    assert main(args + ["--set", "queue_manager.buffpool_pages=20000"]) == 0
+    assert simulate_30s("--json", "--set", "queue_manager.buffpool_pages=20000") == 0
     small = json.loads(capsys.readouterr().out)["summary"]["notes"]
-    assert main(args) == 0
+    assert simulate_30s("--json") == 0
     default = json.loads(capsys.readouterr().out)["summary"]["notes"]
     pool = [n for n in small if n.startswith("transmit queue holds")]
     assert pool and pool != [n for n in default if n.startswith("transmit queue holds")]
-    assert main(args + ["--set", "queue_manager.read_ahead=maybe"]) == 2
+    assert simulate_30s("--json", "--set", "queue_manager.read_ahead=maybe") == 2
     assert "--set" in capsys.readouterr().err
-    assert main(args + ["--set", "qapply.num_apply_agents=2,4"]) == 2
+    assert simulate_30s("--json", "--set", "qapply.num_apply_agents=2,4") == 2
     assert "one value per knob" in capsys.readouterr().err
 
 
@@ -247,21 +221,7 @@ def test_cli_simulate_names_the_kinds_it_handles(capsys):
 
 
 def test_cli_simulate_text_reports_the_switch_over_drain(fake_engine, capsys):
-    from engine.cli import main
 
-    assert (
-        main(
-            [
-                "simulate",
-                "sample_runs/redpaper-baseline.json",
-                "--duration",
-                "30s",
-                "--quiet",
-                "--rate",
-                "5000",
-            ]
-        )
-        == 0
-    )
+    assert simulate_30s("--rate", "5000") == 0
     out = capsys.readouterr().out
     assert "switch-over" in out and "in flight is applied" in out

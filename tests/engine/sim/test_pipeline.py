@@ -146,15 +146,20 @@ def test_same_seed_same_numbers_other_seed_other_numbers(cfg):
     assert a["rows_generated"] != c["rows_generated"]
 
 
-@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
-def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
-    res = simulate_config(
+def _stressed_run(cfg, mechanisms: str, seed: int):
+    """90 s of the stressed pipeline with ``MECHANISMS[mechanisms]``, the batch-window PROFILE and the EVENTS."""
+    return simulate_config(
         dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]),
         90,
-        seed=1,
+        seed=seed,
         profile=PROFILE,
         events=EVENTS,
     )
+
+
+@pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
+def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
+    res = _stressed_run(cfg, mechanisms, seed=1)
     s = res.summary
     assert s["rows_generated"] == pytest.approx(s["rows_applied"] + s["rows_in_flight_at_end"], abs=1e-6)
     ts = res.timeseries
@@ -174,13 +179,7 @@ def test_rows_are_conserved_at_every_monitor_edge(cfg, mechanisms):
 
 @pytest.mark.parametrize("mechanisms", ["plain", "batches-h2", "commit-count"])
 def test_end2end_is_the_sum_of_its_parts_in_every_interval(cfg, mechanisms):
-    res = simulate_config(
-        dataclasses.replace(_stressed(cfg), **MECHANISMS[mechanisms]),
-        90,
-        seed=3,
-        profile=PROFILE,
-        events=EVENTS,
-    )
+    res = _stressed_run(cfg, mechanisms, seed=3)
     m = res.monitor["IBMQREP_APPLYMON"]
     assert (m["TRANS_APPLIED"] > 0).sum() >= 5
     np.testing.assert_allclose(

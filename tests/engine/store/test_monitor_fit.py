@@ -31,7 +31,7 @@ from engine.fit import (
     split,
     synthesize_intervals,
 )
-from engine.monitor_import import load_monitor_rows, parse_file, to_csv_text, write_parsed
+from engine.monitor_import import load_monitor_rows, parse_file, write_exports, write_parsed
 from engine.scenario import project_to_scenario
 from engine.store import FitError, Store
 
@@ -45,13 +45,8 @@ def imported(db, tmp_path, baseline):
     rows = synthesize_intervals(
         model, settings, fit_fakes.TRUE, OFFERED, 10.0, np.random.default_rng(7), 0.03
     )
-    files = []
-    for table, table_rows in rows.items():
-        f = tmp_path / f"{table}.csv"
-        f.write_text(to_csv_text(table, table_rows))
-        files.append(f)
     with Store.open(db) as s:
-        write_parsed(s, [parse_file(f) for f in files], baseline.name)
+        write_parsed(s, [parse_file(f) for f in write_exports(rows, tmp_path)], baseline.name)
     return db, settings, model
 
 
