@@ -32,7 +32,8 @@ exposes two functions; nothing else in this module is engine-specific:
     A prediction in which the named coefficients replace the engine's own values and all
     others keep theirs; ``None`` (or ``{}``) gives exactly the plain prediction. The fit
     always passes a plain ``dict`` of floats holding every name ``fit_parameters``
-    returned. Cheap: a fit calls it (intervals x (coefficients + 1)) times per iteration.
+    returned. Cheap: a fit calls it (intervals x (coefficients + 1)) times per iteration, at
+    most :data:`MAX_PREDICTIONS` times in all and for at most :data:`FIT_BUDGET_S` seconds.
     The prediction's ``coefficients_version`` should say the values were overridden
     (e.g. ``qrep-20261122-abc+override``) so stored runs are not mistaken for plain ones.
 
