@@ -12,6 +12,7 @@ from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
+from engine.metrics import label as metric_label
 from engine.perf import Prediction
 from engine.predict import predict_project
 
@@ -76,7 +77,7 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
     rest = [m for m in pred.metrics if m not in shown]
     if rest:
         lines.append("  Other")
-        lines += [f"    {m:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}" for m in rest]
+        lines += [f"    {metric_label(m):<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}" for m in rest]
         lines.append("")
     lines.append(
         f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
