@@ -95,11 +95,12 @@ class LatencyBreakdownChart(pg.PlotWidget):
                 left += float(value)
 
     def set_title(self, text: str, key: bool = True) -> None:
-        """Title with the colour key (a legend box would cover the bars)."""
+        """Title with the colour key on a line of its own (a legend box would cover the bars; on the title's
+        line the key made the chart wider than a narrow column and the APPLY part was cut off)."""
         keys = (
             " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
         )
-        self.setTitle(f"{text} &nbsp; {keys}", size=style.CHART_TITLE_SIZE)
+        self.setTitle(f"{text}<br>{keys}" if keys else text, size=style.CHART_TITLE_SIZE)
 
     def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
         """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
@@ -116,7 +117,10 @@ class LatencyBreakdownChart(pg.PlotWidget):
         self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
         self._label_segments(vals, y)
         if len(labels):
-            self.setXRange(0, max(float(left.max()), 1e-3) * 1.08, padding=0)
+            outside = bool(
+                (vals[:, -1] < 0.12 * left).any()
+            )  # a narrow last part writes its value after the bar
+            self.setXRange(0, max(float(left.max()), 1e-3) * (1.35 if outside else 1.08), padding=0)
             self.setYRange(-0.6, len(labels) - 0.4, padding=0)
 
 

@@ -81,8 +81,15 @@ SYSTEM_CPU_SERIES = (
 
 
 def cpu_metrics(metrics: dict) -> tuple[list[str], list[float], str]:
-    """CPU per row on each side (us/row) or, for engines without it, CPU busy (%)."""
-    names = [k for k in metrics if k.endswith("cpu_us_per_row") and not _is_system_metric(k)]
+    """CPU per row on each side (us/row) or, for engines without it, CPU busy (%).
+
+    SQL Replication's figures (``sql_*``) are left to the Q vs SQL Replication table.
+    """
+    names = [
+        k
+        for k in metrics
+        if k.endswith("cpu_us_per_row") and not _is_system_metric(k) and not k.startswith("sql_")
+    ]
     unit = "us/row"
     if not names:
         names = [k for k in metrics if k.endswith(("_cpu_pct", "_busy_pct")) and not _is_system_metric(k)]
