@@ -319,23 +319,18 @@ class _Evaluator:
         self.paths = self._paths() if predict is None else None
 
     def _paths(self):
-        from engine.registry import KINDS
-        from engine.scenario import SCENARIO_KIND, project_to_scenario
+        from engine.scenario import knob_paths, project_to_scenario
 
-        kind = SCENARIO_KIND.get(self.base.topology)
         try:
             self.base_settings = project_to_scenario(self.base)
         except QrtuneError:
             return None
+        path_of = {(node.id, spec.name): path for node, spec, path in knob_paths(self.base)}
         paths = []
         for a in self.goal.knobs:
-            ax = []
-            for node_id in a.node_ids:
-                node = self.base.node(node_id)
-                template = KINDS[node.kind].param(a.param).scenario_paths.get(kind)
-                if template is None or a.param == "initial_depth_msgs":
-                    return None
-                ax.append(template.replace("{role}", str(node.params.get("role", ""))))
+            ax = [path_of.get((node_id, a.param)) for node_id in a.node_ids]
+            if None in ax:
+                return None
             paths.append(ax)
         firsts = [a.values[0] for a in self.goal.knobs]
         for i, a in enumerate(self.goal.knobs):
