@@ -13,7 +13,7 @@ from dataclasses import replace
 from engine.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
-from engine.scenario import project_to_scenario, unread_params
+from engine.scenario import project_to_scenario, scenario_and_unread_params
 
 __all__ = ["for_project", "predict_project", "predict_settings", "project_to_scenario"]
 
@@ -34,7 +34,8 @@ def predict_settings(settings: dict) -> Prediction:
 def predict_project(project: Project) -> Prediction:
     """Predict ``project`` at steady state, with its bands.
 
-    Knobs of nodes the scenario does not read (:func:`engine.scenario.unread_params`) are added
+    Knobs of nodes the scenario does not read (:func:`engine.scenario.unread_params`, found in the same
+    pass that builds the scenario) are added
     to the prediction's ``ignored`` as ``"<node id>.<param>"`` with the reason.
 
     Raises
@@ -44,8 +45,8 @@ def predict_project(project: Project) -> Prediction:
     UnsupportedKindError
         No engine exists for the project's topology.
     """
-    p = predict_settings(project_to_scenario(project))
-    unread = unread_params(project)
+    settings, unread = scenario_and_unread_params(project)
+    p = predict_settings(settings)
     if unread:
         # knobs of nodes the scenario does not read from (the second flow of a two-way project)
         reasons = {**p.ignored_reasons, **unread}

@@ -167,14 +167,25 @@ def unread_params(project: Project) -> dict[str, str]:
     TopologyError
         The project is not complete enough to predict.
     """
+    return scenario_and_unread_params(project)[1]
+
+
+def scenario_and_unread_params(project: Project) -> tuple[dict, dict[str, str]]:
+    """:func:`project_to_scenario` and :func:`unread_params` from one pass over the project.
+
+    Raises
+    ------
+    TopologyError
+        The project is not complete enough to predict.
+    """
     kind = SCENARIO_KIND[project.topology]
-    _settings, sources = _build(project)
+    settings, sources = _build(project)
     out = {}
     for node, spec, path in knob_paths(project):
         source = sources.get(path)
         if source != node.id:
             out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, path, source)
-    return out
+    return settings, out
 
 
 def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
