@@ -141,6 +141,23 @@ def _normalise_entry(name: str, entry, module_name: str) -> tuple[float, float, 
     return value, low, high, unit
 
 
+def _fit_parameters(module, name: str, settings: dict) -> dict[str, tuple[float, float, float, str]]:
+    """``module.fit_parameters(settings)`` normalised (:func:`_normalise_entry`), ``name`` in the errors.
+
+    Raises
+    ------
+    FitError
+        The engine does not expose fittable coefficients, or offers one with bounds that do not
+        hold its value.
+    """
+    if not hasattr(module, "fit_parameters"):
+        raise FitError(
+            f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
+            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
+        )
+    return {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
+
+
 def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, float, float, str]]:
     """Check ``module`` against the fit contract on ``settings``; returns its normalised parameters.
 
@@ -154,12 +171,7 @@ def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, floa
         The module breaks the contract; the message says how.
     """
     name = getattr(module, "__name__", str(module))
-    if not hasattr(module, "fit_parameters"):
-        raise FitError(
-            f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
-            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
-        )
-    params = {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
+    params = _fit_parameters(module, name, settings)
     if not params:
         raise FitError(f"{name}.fit_parameters offers no coefficient for this scenario")
     base = {k: v[0] for k, v in params.items()}
@@ -206,12 +218,7 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
         predictor(settings.get("kind", ""))  # raises UnsupportedKindError when missing
         module_name = ENGINE_MODULES[settings["kind"]]
     module = importlib.import_module(module_name)
-    if not hasattr(module, "fit_parameters"):
-        raise FitError(
-            f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
-            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
-        )
-    params = {k: _normalise_entry(k, v, module_name) for k, v in module.fit_parameters(settings).items()}
+    params = _fit_parameters(module, module_name, settings)
     if not params:
         raise FitError(
             f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit for this project"
