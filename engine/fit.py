@@ -903,6 +903,32 @@ def fit_sample(
     )
 
 
+def _counted_row(
+    t: datetime, queue: tuple[str, str], interval_s: float, counted: str, rows: float, rows_per_txn: float
+) -> dict:
+    """The first columns of a monitor row: time, queue, interval and its row and transaction counts.
+
+    Parameters
+    ----------
+    t : datetime
+        MONITOR_TIME.
+    queue : tuple[str, str]
+        The queue column and the queue's name (``("RECVQ", "QA.TO.QB.RECVQ")``).
+    interval_s : float
+        The interval, s (MONITOR_INTERVAL is in ms).
+    counted : str
+        What the counters count: ``rows`` goes in ``ROWS_<counted>`` and ``rows / rows_per_txn``
+        in ``TRANS_<counted>``, both rounded.
+    """
+    return {
+        "MONITOR_TIME": t,
+        queue[0]: queue[1],
+        "MONITOR_INTERVAL": int(interval_s * 1000),
+        f"ROWS_{counted}": round(rows),
+        f"TRANS_{counted}": round(rows / rows_per_txn),
+    }
+
+
 def synthesize_intervals(
     model: FitModel,
     settings: dict,
@@ -933,25 +959,13 @@ def synthesize_intervals(
             return float(v) * math.exp(noise * rng.standard_normal())
 
         applied = jitter(pred["apply_rows_per_s"]) * interval_s
-        row = {
-            "MONITOR_TIME": t,
-            "RECVQ": recvq,
-            "MONITOR_INTERVAL": int(interval_s * 1000),
-            "ROWS_APPLIED": round(applied),
-            "TRANS_APPLIED": round(applied / rows_per_txn),
-        }
+        row = _counted_row(t, ("RECVQ", recvq), interval_s, "APPLIED", applied, rows_per_txn)
         for col, metric in LATENCY_COLUMNS.items():
             if metric in pred:
                 row[col] = round(jitter(pred[metric]))
         apply_rows.append(row)
         published = jitter(pred.get("capture_rows_per_s", offered)) * interval_s
-        crow = {
-            "MONITOR_TIME": t,
-            "SENDQ": sendq,
-            "MONITOR_INTERVAL": int(interval_s * 1000),
-            "ROWS_PUBLISHED": round(published),
-            "TRANS_PUBLISHED": round(published / rows_per_txn),
-        }
+        crow = _counted_row(t, ("SENDQ", sendq), interval_s, "PUBLISHED", published, rows_per_txn)
         if "msg_size_kb" in pred:
             msgs = max(
                 1,
