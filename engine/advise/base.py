@@ -208,6 +208,16 @@ class Rule:
             return ""
 
 
+class SetKnobRule(Rule):
+    """A rule whose change sets its knob to :attr:`value` on every node of the knob's kind."""
+
+    value: object = None
+
+    def change(self, project: Project, prediction) -> Project:
+        kind, param = self.knob
+        return set_all(project, kind, param, self.value)
+
+
 # -- helpers shared by the rules -------------------------------------------------------------------
 
 
