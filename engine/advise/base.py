@@ -158,7 +158,8 @@ def knob_axis(project: Project, kind: str, param: str, values, node_ids=None) ->
 class Rule:
     """A tuning rule drawn from the seeds.
 
-    Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`.
+    Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`
+    (:class:`SetKnobRule` implements the change that sets the rule's knob to one value).
 
     Attributes
     ----------
