@@ -577,6 +577,8 @@ def calibrate(
 
 
 def main(argv=None) -> int:
+    from engine.calibrate_misc.sources import add_exclude_option
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(BUNDLED_DATA))
     ap.add_argument("--out", default=str(COEFF_PATH))
@@ -585,14 +587,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--warm", action="store_true", help="start from the current coefficient file, not the priors"
     )
-    ap.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="PATTERN",
-        help="leave scenarios whose id matches PATTERN (shell style, e.g. 'rp-t3-3-*') out of "
-        "the fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)",
-    )
+    add_exclude_option(ap, "rp-t3-3-*")
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text(encoding="utf-8"))
     start = {}

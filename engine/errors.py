@@ -8,6 +8,7 @@ user can act on it without reading code.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -49,6 +50,20 @@ class FieldError(QrtuneError):
         self.value = value
         self.allowed = allowed
         super().__init__(f"{_cut(path)}: {_show(value)} is not allowed; expected {_cut(allowed, 600)}")
+
+
+def require_nonnegative(path: str, value: Any, allowed: str) -> None:
+    """Raise :class:`FieldError` (``path``, ``value``, ``allowed``) unless ``value`` is a finite number >= 0.
+
+    A bool is not a number here.
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise FieldError(path, value, allowed)
 
 
 class ValueRangeError(FieldError, ValueError):

@@ -141,6 +141,23 @@ def _normalise_entry(name: str, entry, module_name: str) -> tuple[float, float, 
     return value, low, high, unit
 
 
+def _fit_parameters(module, name: str, settings: dict) -> dict[str, tuple[float, float, float, str]]:
+    """``module.fit_parameters(settings)`` normalised (:func:`_normalise_entry`), ``name`` in the errors.
+
+    Raises
+    ------
+    FitError
+        The engine does not expose fittable coefficients, or offers one with bounds that do not
+        hold its value.
+    """
+    if not hasattr(module, "fit_parameters"):
+        raise FitError(
+            f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
+            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
+        )
+    return {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
+
+
 def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, float, float, str]]:
     """Check ``module`` against the fit contract on ``settings``; returns its normalised parameters.
 
@@ -154,12 +171,7 @@ def check_engine_contract(module, settings: dict) -> dict[str, tuple[float, floa
         The module breaks the contract; the message says how.
     """
     name = getattr(module, "__name__", str(module))
-    if not hasattr(module, "fit_parameters"):
-        raise FitError(
-            f"the {settings.get('kind')} engine ({name}) does not expose fittable coefficients "
-            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
-        )
-    params = {k: _normalise_entry(k, v, name) for k, v in module.fit_parameters(settings).items()}
+    params = _fit_parameters(module, name, settings)
     if not params:
         raise FitError(f"{name}.fit_parameters offers no coefficient for this scenario")
     base = {k: v[0] for k, v in params.items()}
@@ -206,12 +218,7 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
         predictor(settings.get("kind", ""))  # raises UnsupportedKindError when missing
         module_name = ENGINE_MODULES[settings["kind"]]
     module = importlib.import_module(module_name)
-    if not hasattr(module, "fit_parameters"):
-        raise FitError(
-            f"the {settings.get('kind')} engine ({module_name}) does not expose fittable coefficients "
-            "(fit_parameters(settings) and predict(settings, coefficients)) yet"
-        )
-    params = {k: _normalise_entry(k, v, module_name) for k, v in module.fit_parameters(settings).items()}
+    params = _fit_parameters(module, module_name, settings)
     if not params:
         raise FitError(
             f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit for this project"
@@ -896,6 +903,32 @@ def fit_sample(
     )
 
 
+def _counted_row(
+    t: datetime, queue: tuple[str, str], interval_s: float, counted: str, rows: float, rows_per_txn: float
+) -> dict:
+    """The first columns of a monitor row: time, queue, interval and its row and transaction counts.
+
+    Parameters
+    ----------
+    t : datetime
+        MONITOR_TIME.
+    queue : tuple[str, str]
+        The queue column and the queue's name (``("RECVQ", "QA.TO.QB.RECVQ")``).
+    interval_s : float
+        The interval, s (MONITOR_INTERVAL is in ms).
+    counted : str
+        What the counters count: ``rows`` goes in ``ROWS_<counted>`` and ``rows / rows_per_txn``
+        in ``TRANS_<counted>``, both rounded.
+    """
+    return {
+        "MONITOR_TIME": t,
+        queue[0]: queue[1],
+        "MONITOR_INTERVAL": int(interval_s * 1000),
+        f"ROWS_{counted}": round(rows),
+        f"TRANS_{counted}": round(rows / rows_per_txn),
+    }
+
+
 def synthesize_intervals(
     model: FitModel,
     settings: dict,
@@ -926,25 +959,13 @@ def synthesize_intervals(
             return float(v) * math.exp(noise * rng.standard_normal())
 
         applied = jitter(pred["apply_rows_per_s"]) * interval_s
-        row = {
-            "MONITOR_TIME": t,
-            "RECVQ": recvq,
-            "MONITOR_INTERVAL": int(interval_s * 1000),
-            "ROWS_APPLIED": round(applied),
-            "TRANS_APPLIED": round(applied / rows_per_txn),
-        }
+        row = _counted_row(t, ("RECVQ", recvq), interval_s, "APPLIED", applied, rows_per_txn)
         for col, metric in LATENCY_COLUMNS.items():
             if metric in pred:
                 row[col] = round(jitter(pred[metric]))
         apply_rows.append(row)
         published = jitter(pred.get("capture_rows_per_s", offered)) * interval_s
-        crow = {
-            "MONITOR_TIME": t,
-            "SENDQ": sendq,
-            "MONITOR_INTERVAL": int(interval_s * 1000),
-            "ROWS_PUBLISHED": round(published),
-            "TRANS_PUBLISHED": round(published / rows_per_txn),
-        }
+        crow = _counted_row(t, ("SENDQ", sendq), interval_s, "PUBLISHED", published, rows_per_txn)
         if "msg_size_kb" in pred:
             msgs = max(
                 1,

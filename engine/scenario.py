@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 from engine.model import Node, Project
 from engine.registry import KINDS, ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF, SEND_QM_PATH_OF
-from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows
+from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows, partner_flows
 
 #: Project topology -> scenario kind.
 SCENARIO_KIND = {
@@ -196,15 +196,13 @@ def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
     value, second flow's value)`` for every path the engine reads, in path order. Empty
     for one-flow projects and for two flows set up alike.
     """
-    if project.topology not in ("bidirectional", "peer-to-peer"):
-        return []
-    found = flows(project, limit=2)
-    if len(found) < 2:
+    found = partner_flows(project)
+    if not found:
         return []
     from engine.perf.qrep.inputs import read_inputs
 
     filled = []
-    for flow in found[:2]:
+    for flow in found:
         settings: dict = {"topology": project.topology}
         _fill(settings, flow, "qrep")
         filled.append(settings)

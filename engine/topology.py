@@ -148,6 +148,18 @@ def flows(project: Project, limit: int | None = None) -> list[list[Node]]:
     return found
 
 
+def partner_flows(project: Project | None) -> list[list[Node]]:
+    """The two flows of a two-way project (bidirectional or peer-to-peer), one per system.
+
+    Empty without a project, for a topology of one flow (:data:`FLOWS_NEEDED`) and when fewer
+    than two flows are complete.
+    """
+    if FLOWS_NEEDED.get(getattr(project, "topology", None)) != 2:
+        return []
+    found = flows(project, limit=2)
+    return found if len(found) == 2 else []
+
+
 def nodes_on_flows(project: Project, position: int) -> list[Node]:
     """The nodes at ``position`` of :data:`FLOW_KINDS` on at least one complete flow, in file order.
 

@@ -158,7 +158,8 @@ def knob_axis(project: Project, kind: str, param: str, values, node_ids=None) ->
 class Rule:
     """A tuning rule drawn from the seeds.
 
-    Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`.
+    Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`
+    (:class:`SetKnobRule` implements the change that sets the rule's knob to one value).
 
     Attributes
     ----------
@@ -206,6 +207,16 @@ class Rule:
             return KINDS[kind].param(param).seed
         except KeyError:
             return ""
+
+
+class SetKnobRule(Rule):
+    """A rule whose change sets its knob to :attr:`value` on every node of the knob's kind."""
+
+    value: object = None
+
+    def change(self, project: Project, prediction) -> Project:
+        kind, param = self.knob
+        return set_all(project, kind, param, self.value)
 
 
 # -- helpers shared by the rules -------------------------------------------------------------------

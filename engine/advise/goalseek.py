@@ -616,3 +616,12 @@ def seek(
         failed_points=ev.failed,
         baseline=baseline,
     )
+
+
+def seek_change(project: Project, goal: Goal) -> Project | None:
+    """The project :func:`seek` finds for ``goal``, or None when no point meets its constraints.
+
+    What a rule (:meth:`engine.advise.base.Rule.change`) that searches its knob's value proposes.
+    """
+    result = seek(project, goal)
+    return result.project if result.feasible else None

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import math
 
-from engine.advise.base import Rule, first, metric, nodes, set_all
+from engine.advise.base import Rule, SetKnobRule, first, metric, nodes, set_all
 
 
-class MirrorSsdRule(Rule):
+class MirrorSsdRule(SetKnobRule):
     """Mirrored writes wait for HDD storage: SSD/flash."""
 
     id = "mirror_ssd"
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "storage")
+    value = "SSD"
     metric = "response_time_ms"
     sense = "min"
     cost_risk = "New storage on both nodes (a mirrored write waits for the slower of the two)."
@@ -27,9 +28,6 @@ class MirrorSsdRule(Rule):
 
     def reason(self, project, prediction) -> str:
         return "every mirrored write waits for a synchronous write on HDD at both nodes"
-
-    def change(self, project, prediction):
-        return set_all(project, "db2_mirror_node", "storage", "SSD")
 
     def title(self, before, after, prediction) -> str:
         return "Put both nodes on SSD/flash storage"
@@ -102,7 +100,7 @@ def mirror_mode(project) -> str:
     return (link.params.get("mode") if link is not None else None) or "active-passive"
 
 
-class MirrorSharedPoolRule(Rule):
+class MirrorSharedPoolRule(SetKnobRule):
     """Active-active: replication jobs outside the application's pool fault pages in; share it.
 
     Seed (Db2 Mirror for i performance, 7.3.6): "For the active/active scenarios, having the
@@ -115,6 +113,7 @@ class MirrorSharedPoolRule(Rule):
     id = "mirror_shared_pool"
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "memory_pool")
+    value = "application"
     metric = "throughput"
     cost_risk = (
         "The QDBMSRVR jobs then compete with the application for its pool's memory; size the "
@@ -137,19 +136,17 @@ class MirrorSharedPoolRule(Rule):
             f"pool ({apart}), so they fault pages in"
         )
 
-    def change(self, project, prediction):
-        return set_all(project, "db2_mirror_node", "memory_pool", "application")
-
     def title(self, before, after, prediction) -> str:
         return "Run the replication jobs in the application's memory pool on both nodes"
 
 
-class MirrorReadOnlyRule(Rule):
+class MirrorReadOnlyRule(SetKnobRule):
     """Reads lock rows for update, so every read is mirrored: open read-only."""
 
     id = "mirror_read_only"
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "reads_for_update")
+    value = False
     metric = "response_time_ms"
     sense = "min"
     cost_risk = "An application change: files opened read-only cannot be updated through the same open."
@@ -160,19 +157,17 @@ class MirrorReadOnlyRule(Rule):
     def reason(self, project, prediction) -> str:
         return "reads open files for update, so their row locks cross the mirror link"
 
-    def change(self, project, prediction):
-        return set_all(project, "db2_mirror_node", "reads_for_update", False)
-
     def title(self, before, after, prediction) -> str:
         return "Open files read-only where the program only reads"
 
 
-class PageFixRule(Rule):
+class PageFixRule(SetKnobRule):
     """Pageable buffers: page-fixed (PAGECLAS FIXED4KB) where storage allows."""
 
     id = "page_fix"
     kinds = ("mq-mover",)
     knob = ("queue_manager", "pageclas")
+    value = "FIXED4KB"
     metric = "total_cpu_us_per_msg"
     sense = "min"
     cost_risk = (
@@ -184,9 +179,6 @@ class PageFixRule(Rule):
 
     def reason(self, project, prediction) -> str:
         return "each buffer is fixed and freed around every I/O"
-
-    def change(self, project, prediction):
-        return set_all(project, "queue_manager", "pageclas", "FIXED4KB")
 
     def title(self, before, after, prediction) -> str:
         return "Page-fix the buffer pools (PAGECLAS FIXED4KB)"
@@ -220,12 +212,13 @@ class MoverBufferPoolRule(Rule):
         return f"Hold the backlog: BUFFPOOL {first(after, 'queue_manager').params['buffpool_pages']:,} pages"
 
 
-class MoverReadAheadRule(Rule):
+class MoverReadAheadRule(SetKnobRule):
     """The channel reads a deep transmit queue from the page set: read-ahead."""
 
     id = "read_ahead_mq"
     kinds = ("mq-mover",)
     knob = ("queue_manager", "read_ahead")
+    value = True
     metric = "elapsed_s"
     sense = "min"
     cost_risk = "Needs MQ with read-ahead (PM63802); pre-staged pages take buffers."
@@ -237,9 +230,6 @@ class MoverReadAheadRule(Rule):
 
     def reason(self, project, prediction) -> str:
         return "the channel reads the backlog from the page set one page at a time"
-
-    def change(self, project, prediction):
-        return set_all(project, "queue_manager", "read_ahead", True)
 
     def title(self, before, after, prediction) -> str:
         return "Switch MQ read-ahead on"

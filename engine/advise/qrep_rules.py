@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from engine.advise.base import Rule, first, knob_axis, metric, nodes, set_all
-from engine.advise.goalseek import Constraint, make_goal, seek
+from engine.advise.base import Rule, SetKnobRule, first, knob_axis, metric, nodes, set_all
+from engine.advise.goalseek import Constraint, make_goal, seek, seek_change
 from engine.advise.outage import outage_metrics, transmit_queue_manager
 from engine.advise.queue_map_rule import QueueMapsRule
 from engine.sweep import Axis
@@ -65,18 +65,18 @@ class TransBatchRule(Rule):
             ),
             (knob_axis(project, "qcapture", "trans_batch_sz", range(tb + 1, hi + 1)),),
         )
-        result = seek(project, goal)
-        return result.project if result.feasible else None
+        return seek_change(project, goal)
 
     def title(self, before, after, prediction) -> str:
         return f"Group {first(after, 'qcapture').params['trans_batch_sz']} source transactions per MQ message (TRANS_BATCH_SZ)"
 
 
-class RowLockingRule(Rule):
+class RowLockingRule(SetKnobRule):
     """Page locking at the target: row-level locking."""
 
     id = "row_locking"
     knob = ("target_db2", "locking")
+    value = "row"
     cost_risk = (
         "More locks in the IRLM and more lock requests per page; check NUMLKTS/NUMLKUS so lock "
         "escalation does not undo the gain."
@@ -88,18 +88,16 @@ class RowLockingRule(Rule):
     def reason(self, project, prediction) -> str:
         return "the target tables use page locking, so Q Apply agents wait for each other's page locks"
 
-    def change(self, project, prediction):
-        return set_all(project, "target_db2", "locking", "row")
-
     def title(self, before, after, prediction) -> str:
         return "Use row-level locking on the target tables"
 
 
-class ColumnSuppressionRule(Rule):
+class ColumnSuppressionRule(SetKnobRule):
     """Updates send every column: send only changed columns (CHANGED_COLS_ONLY)."""
 
     id = "changed_cols_only"
     knob = ("qcapture", "changed_cols_only")
+    value = True
     metric = "total_cpu_us_per_row"
     sense = "min"
     cost_risk = (
@@ -129,9 +127,6 @@ class ColumnSuppressionRule(Rule):
             f"updates change {src.params['columns_changed_per_update']} of {sum(src.params['columns'].values())} "
             f"columns but every column is sent, and the conflict action allows suppression"
         )
-
-    def change(self, project, prediction):
-        return set_all(project, "qcapture", "changed_cols_only", True)
 
     def title(self, before, after, prediction) -> str:
         return "Send only changed columns (CHANGED_COLS_ONLY = Y)"
@@ -173,8 +168,7 @@ class OutageBufferPoolRule(Rule):
             (Constraint("outage_held_min", ">=", self.outage_min),),
             (Axis(qm.id, "buffpool_pages", (qm.id,), tuple(values)),),
         )
-        result = seek(project, goal)
-        return result.project if result.feasible else None
+        return seek_change(project, goal)
 
     def title(self, before, after, prediction) -> str:
         qm = transmit_queue_manager(after)
@@ -218,11 +212,12 @@ class DrainBufferPoolRule(Rule):
         return f"Hold the backlog in a {first(after, 'queue_manager').params['buffpool_pages']:,}-page buffer pool"
 
 
-class ReadAheadRule(Rule):
+class ReadAheadRule(SetKnobRule):
     """A deep queue read back from the page set: switch read-ahead on."""
 
     id = "read_ahead"
     knob = ("queue_manager", "read_ahead")
+    value = True
     metric = "elapsed_s"
     sense = "min"
     cost_risk = (
@@ -240,18 +235,16 @@ class ReadAheadRule(Rule):
     def reason(self, project, prediction) -> str:
         return "messages are read back from the page set one page at a time"
 
-    def change(self, project, prediction):
-        return set_all(project, "queue_manager", "read_ahead", True)
-
     def title(self, before, after, prediction) -> str:
         return "Switch MQ read-ahead on for the deep queue"
 
 
-class NonUniqueIndexRule(Rule):
+class NonUniqueIndexRule(SetKnobRule):
     """Secondary unique indexes: define them non-unique."""
 
     id = "non_unique_indexes"
     knob = ("source_db2", "unique_indexes")
+    value = 1
     cost_risk = (
         "Only where the application does not rely on the secondary index's uniqueness; Db2 then no "
         "longer enforces it at the target."
@@ -264,9 +257,6 @@ class NonUniqueIndexRule(Rule):
     def reason(self, project, prediction) -> str:
         n = first(project, "source_db2").params["unique_indexes"]
         return f"the table has {n} unique indexes; Db2 and Q Apply's dependency analysis pay for each"
-
-    def change(self, project, prediction):
-        return set_all(project, "source_db2", "unique_indexes", 1)
 
     def title(self, before, after, prediction) -> str:
         return "Define secondary indexes non-unique (keep one unique index)"
@@ -412,18 +402,18 @@ class FewerApplyAgentsRule(Rule):
             (Constraint("apply_rows_per_s", ">=", 0.98 * metric(prediction, "apply_rows_per_s")),),
             (axis,),
         )
-        result = seek(project, goal)
-        return result.project if result.feasible else None
+        return seek_change(project, goal)
 
     def title(self, before, after, prediction) -> str:
         return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
 
 
-class NonPersistentRule(Rule):
+class NonPersistentRule(SetKnobRule):
     """The MQ log limits throughput: non-persistent messages."""
 
     id = "non_persistent"
     knob = ("qcapture", "msg_persistence")
+    value = False
     cost_risk = (
         "Non-persistent messages are lost if a queue manager or the channel fails; Q Capture must then "
         "restart from an earlier log point (or the tables be reloaded)."
@@ -441,9 +431,6 @@ class NonPersistentRule(Rule):
         return (
             "the MQ log limits throughput: every persistent message is logged and each commit forces the log"
         )
-
-    def change(self, project, prediction):
-        return set_all(project, "qcapture", "msg_persistence", False)
 
     def title(self, before, after, prediction) -> str:
         return "Send non-persistent MQ messages"

@@ -11,7 +11,7 @@ any count reaches (driven to the maximum): more maps beyond it only add objects 
 from __future__ import annotations
 
 from engine.advise.base import Rule, first, knob_axis, metric
-from engine.advise.goalseek import Constraint, make_goal, seek
+from engine.advise.goalseek import Constraint, make_goal, seek, seek_change
 from engine.perf.qrep.queue_maps import PER_MAP_STAGES, base_name
 
 #: Most queue maps the rule tries.
@@ -66,8 +66,7 @@ class QueueMapsRule(Rule):
             (Constraint("apply_rows_per_s", ">=", need),),
             (axis,),
         )
-        result = seek(project, goal)
-        return result.project if result.feasible else None
+        return seek_change(project, goal)
 
     def title(self, before, after, prediction) -> str:
         return f"Spread the tables over {_maps(after)} queue maps (REPLQMAP), each with its own receive queue"

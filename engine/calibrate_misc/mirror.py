@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from engine.calibrate_misc.sources import ROOT, load_calibration, without_scenarios
+from engine.calibrate_misc.sources import ROOT, add_exclude_option, load_calibration, without_scenarios
 from engine.projectfile import atomic_write_text
 from engine.perf import mirror
 
@@ -316,14 +316,7 @@ def main(argv=None) -> int:
     ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
     ap.add_argument("--max-nfev", type=int, default=400)
     ap.add_argument("--out", default=str(OUT), help="default: assets/coefficients/mirror.json")
-    ap.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="PATTERN",
-        help="leave scenarios whose id matches PATTERN (shell style, e.g. 'mir-cs1-*') out of the "
-        "fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)",
-    )
+    add_exclude_option(ap, "mir-cs1-*")
     a = ap.parse_args(argv)
     calibration = load_calibration(a.calibration)
     try:

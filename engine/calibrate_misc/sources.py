@@ -128,3 +128,18 @@ def without_scenarios(doc: dict, patterns) -> tuple[dict, list[str]]:
         r for r in doc.get("relations", []) if r.get("a") not in gone and r.get("b") not in gone
     ]
     return out, removed
+
+
+def add_exclude_option(parser, example: str) -> None:
+    """Add a calibration script's ``--exclude PATTERN`` option (repeatable) for :func:`without_scenarios`.
+
+    ``example`` is a pattern shown in the help (``"rp-t3-3-*"``).
+    """
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help=f"leave scenarios whose id matches PATTERN (shell style, e.g. '{example}') out of the "
+        "fit; repeatable. Use with --out elsewhere than assets/ (cross-validation)",
+    )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import FieldError
+from engine.errors import FieldError, require_nonnegative
 from engine.perf.coeffload import load
 from engine.perf.result import Prediction
 
@@ -216,26 +216,14 @@ def apply_cpu_band(cpu_value: float, workload_type: str) -> tuple[float, float]:
     FieldError
         ``cpu_value`` is not a finite number >= 0, or the workload type is unknown.
     """
-    if (
-        isinstance(cpu_value, bool)
-        or not isinstance(cpu_value, (int, float))
-        or not math.isfinite(cpu_value)
-        or cpu_value < 0
-    ):
-        raise FieldError("cpu", cpu_value, "a finite number >= 0")
+    require_nonnegative("cpu", cpu_value, "a finite number >= 0")
     lo, hi = cpu_change_band(workload_type)
     return cpu_value * (1.0 + lo), cpu_value * (1.0 + hi)
 
 
 def catalog_migration_minutes(big_catalog_gb: float) -> float:
     """Rough V8 CM to NFM catalog migration time: fixed minutes plus minutes per GB of SPT01, SYSPKAGE, SYSDBASE ..."""
-    if (
-        isinstance(big_catalog_gb, bool)
-        or not isinstance(big_catalog_gb, (int, float))
-        or not math.isfinite(big_catalog_gb)
-        or big_catalog_gb < 0
-    ):
-        raise FieldError("catalog_gb", big_catalog_gb, "a number of GB >= 0")
+    require_nonnegative("catalog_gb", big_catalog_gb, "a number of GB >= 0")
     k = _coeffs()["catalog"]
     return k["nfm_fixed_min"] + k["nfm_min_per_gb"] * big_catalog_gb
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from engine.errors import FieldError
+from engine.errors import FieldError, require_nonnegative
 from engine.perf.mq_calculators import coefficients, compression_cost
 
 BUFFER_BYTES = 4096
@@ -83,13 +83,7 @@ def buffers_to_hold(
     FieldError
         ``messages`` is not a number >= 0, ``message_bytes`` not > 0 or ``dwp_start_pct`` not in (0, 100].
     """
-    if (
-        isinstance(messages, bool)
-        or not isinstance(messages, (int, float))
-        or not math.isfinite(messages)
-        or messages < 0
-    ):
-        raise FieldError("messages", messages, "a number of messages >= 0")
+    require_nonnegative("messages", messages, "a number of messages >= 0")
     if (
         isinstance(dwp_start_pct, bool)
         or not isinstance(dwp_start_pct, (int, float))

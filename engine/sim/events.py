@@ -25,7 +25,7 @@ Command-line form (:func:`parse_event`): ``KIND@START+LENGTH[*FACTOR]`` with tim
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -86,12 +86,8 @@ class Event:
         return EVENT_TARGETS[self.kind]
 
     def to_json(self) -> dict:
-        return {
-            "kind": self.kind,
-            "start_s": self.start_s,
-            "duration_s": self.duration_s,
-            "factor": self.factor,
-        }
+        """Plain data for JSON output: every field, in declaration order."""
+        return asdict(self)
 
 
 _UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0, "h": 3600.0}

@@ -43,6 +43,17 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _finished_imports(prefix: str, project_name: str | None) -> tuple[str, list]:
+    """SQL condition (and its parameters) on ``monitor_imports`` (columns written ``prefix`` + name).
+
+    It keeps the finished imports, of ``project_name`` only when given.
+    """
+    where = f"{prefix}n_rows != {UNFINISHED}"
+    if project_name is None:
+        return where, []
+    return f"{where} AND {prefix}project_name = ?", [project_name]
+
+
 class MonitorMixin:
     """The monitor-import part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
@@ -167,14 +178,11 @@ class MonitorMixin:
 
     def monitor_columns(self, project_name: str | None = None) -> dict[str, tuple[str, ...]]:
         """Table -> the columns with at least one imported cell (for ``project_name``, or all imports)."""
+        where, args = _finished_imports("i.", project_name)
         sql = (
             "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id "
-            f"WHERE i.n_rows != {UNFINISHED}"
+            f"WHERE {where}"
         )
-        args: list = []
-        if project_name is not None:
-            sql += " AND i.project_name = ?"
-            args.append(project_name)
         out: dict[str, list] = {}
         for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
             out.setdefault(table, []).append(col)
@@ -190,25 +198,19 @@ class MonitorMixin:
         picks = ", ".join(
             f"arg_max(r.value, {_ROW_KEY}) FILTER (WHERE r.col = ?) AS {_quoted(c)}" for c in columns
         )
+        where, where_args = _finished_imports("i.", project_name)
         sql = (
             f"SELECT r.queue, r.monitor_time{', ' + picks if picks else ''} FROM monitor_rows r "
-            f"JOIN monitor_imports i ON i.id = r.import_id WHERE i.n_rows != {UNFINISHED} AND r.table_name = ?"
+            f"JOIN monitor_imports i ON i.id = r.import_id WHERE {where} AND r.table_name = ?"
         )
-        args: list = [*columns, table_name]
-        if project_name is not None:
-            sql += " AND i.project_name = ?"
-            args.append(project_name)
-        return sql + " GROUP BY r.queue, r.monitor_time", args
+        return sql + " GROUP BY r.queue, r.monitor_time", [*columns, *where_args, table_name]
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
         """Imported monitor files, oldest first (not those still being written)."""
+        where, args = _finished_imports("", project_name)
         sql = (
             "SELECT id, project_name, file, table_name, imported, n_rows, columns_json FROM monitor_imports "
-            f"WHERE n_rows != {UNFINISHED}"
+            f"WHERE {where}"
         )
-        args: list = []
-        if project_name is not None:
-            sql += " AND project_name = ?"
-            args.append(project_name)
         rows = self.con.execute(sql + " ORDER BY id", args).fetchall()
         return [MonitorImport(*r[:6], tuple(json.loads(r[6]))) for r in rows]

@@ -246,15 +246,10 @@ def system_nodes(project) -> list[tuple[str, str]]:
     without a trailing "(source)"). Returns ``[]`` for other topologies or when the
     project has fewer than two complete flows.
     """
-    if project is None or getattr(project, "topology", None) not in TWO_WAY:
-        return []
-    from engine.topology import flows
+    from engine.topology import partner_flows
 
-    found = flows(project, limit=2)
-    if len(found) < 2:
-        return []
     out = []
-    for flow in found[:2]:
+    for flow in partner_flows(project):
         node = flow[0]
         label = re.sub(r"\s*\((source|target)\)\s*$", "", node.label or "").strip() or node.id
         out.append((node.id, label))
