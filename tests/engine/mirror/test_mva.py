@@ -73,6 +73,22 @@ def test_hdd_saturates_shared_storage_when_mirrored(calibration):
     assert hdd.bottleneck == "mirror_target_io"
 
 
+def test_an_unstated_storage_arrangement_is_the_measured_shared_one(calibration):
+    """Scenarios that do not say (as the published scenario format never does) get Case Study #1's
+    one storage subsystem for both nodes; separate subsystems take the target's writes off it."""
+    stated = json.loads(json.dumps(_cal(calibration, "mir-cs1-32k-pair2-hdd-mirror-2c")))
+    unstated = json.loads(json.dumps(stated))
+    unstated["hardware"].pop("shared_storage", None)
+    stated["hardware"]["shared_storage"] = True
+    separate = json.loads(json.dumps(stated))
+    separate["hardware"]["shared_storage"] = False
+    assert mirror.predict(unstated).metrics == mirror.predict(stated).metrics
+    assert (
+        mirror.predict(separate).metrics["response_time_ms"]
+        < 0.5 * mirror.predict(stated).metrics["response_time_ms"]
+    )
+
+
 def test_resync_time_scales_with_changes_and_degree(calibration):
     s = json.loads(json.dumps(_cal(calibration, "mir-cs2-mirror-82js")))
     s["resync"] = {"tracked_changes": 1_000_000, "parallel_degree": 1}
