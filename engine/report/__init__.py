@@ -13,47 +13,23 @@ a :class:`Report` to PDF; ``qrtune report`` is the command line.
 from engine.report.build import (
     build_report,
     compare,
-    group_metrics,
     run_from_project,
     run_from_project_file,
     runs_from_store,
 )
-from engine.report.model import (
-    LATENCY_PARTS,
-    MetricComparison,
-    MetricGroup,
-    MetricValue,
-    Report,
-    ReportRun,
-    RunComparison,
-    SettingDifference,
-    SettingRow,
-    StageRow,
-    ValidationScore,
-    format_delta,
-    format_value,
-)
-from engine.report.validation import BUNDLED_SCENARIOS, describe, score_scenarios
+from engine.report.model import Report, ReportRun, format_delta, format_value
+from engine.report.validation import describe, score_scenarios
 
+#: What front ends use; the records of a report (rows, groups, comparisons) are in
+#: :mod:`engine.report.model`.
 __all__ = [
-    "BUNDLED_SCENARIOS",
-    "LATENCY_PARTS",
-    "MetricComparison",
-    "MetricGroup",
-    "MetricValue",
     "Report",
     "ReportRun",
-    "RunComparison",
-    "SettingDifference",
-    "SettingRow",
-    "StageRow",
-    "ValidationScore",
     "build_report",
     "compare",
     "describe",
     "format_delta",
     "format_value",
-    "group_metrics",
     "run_from_project",
     "run_from_project_file",
     "runs_from_store",
