@@ -360,13 +360,11 @@ def predict(settings: dict) -> Prediction:
             reasons[f"v7_measured_mb.{key}"] = (
                 "a count or the V7 total, not a storage part: the V8 estimate grows each part and sums them"
             )
-    return Prediction(
-        kind="db2-v8-storage",
-        metrics=metrics,
+    return Prediction.explained(
+        "db2-v8-storage",
+        metrics,
+        reasons,
         units=units,
-        bottleneck=None,
-        ignored=tuple(sorted(reasons)),
         coefficients_version=c.get("version", ""),
         bands=bands,
-        ignored_reasons=reasons,
     )

@@ -616,15 +616,14 @@ def predict(settings: dict) -> Prediction:
     reasons = {p: "not used by the Db2 Mirror engine" for p in unused_settings(settings, used)}
     present = set(setting_paths(settings))
     reasons.update({p: why for p, why in inert_settings(cfg, settings).items() if p in present})
-    return Prediction(
-        kind="db2mirror",
-        metrics=m,
+    return Prediction.explained(
+        "db2mirror",
+        m,
+        reasons,
         units=units,
         stages=tuple(stages),
         bottleneck=bottleneck,
-        ignored=tuple(sorted(reasons)),
         coefficients_version=coeffs.get("version", ""),
-        ignored_reasons=reasons,
     )
 
 

@@ -331,13 +331,12 @@ def predict(settings: dict) -> Prediction:
     bottleneck = "mq_pageset" if r.dwp_started else ("mq_channel" if put_rate > drain_rate else None)
     reasons = {p: "not used by the MQ mover engine" for p in unused_settings(settings, used)}
     reasons.update({p: why for p, why in inert_settings(settings, channel, r).items() if p in settings})
-    return Prediction(
-        kind="mq-mover",
-        metrics=m,
+    return Prediction.explained(
+        "mq-mover",
+        m,
+        reasons,
         units=units,
         stages=stages,
         bottleneck=bottleneck,
-        ignored=tuple(sorted(reasons)),
         coefficients_version=c.get("version", ""),
-        ignored_reasons=reasons,
     )

@@ -67,6 +67,23 @@ class Prediction:
     bands: dict = field(default_factory=dict)
     ignored_reasons: dict = field(default_factory=dict)
 
+    @classmethod
+    def explained(cls, kind: str, metrics: dict, reasons: dict, **fields) -> Prediction:
+        """A prediction whose ``ignored`` settings are exactly the paths ``reasons`` explains.
+
+        Parameters
+        ----------
+        kind, metrics
+            As the attributes.
+        reasons : dict[str, str]
+            Settings path -> why it was not used or cannot change the results here.
+        **fields
+            Any other attribute (``units``, ``stages``, ``bottleneck``...).
+        """
+        return cls(
+            kind=kind, metrics=metrics, ignored=tuple(sorted(reasons)), ignored_reasons=reasons, **fields
+        )
+
     def to_json(self) -> dict:
         """Plain data for JSON output."""
         return {

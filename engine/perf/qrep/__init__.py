@@ -438,17 +438,13 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     metrics.update(system_metrics(sol, c))
     metrics.update(sol.topology_metrics)
     metrics.update(_sql_comparison(inputs, c, sol))
-    return Prediction(
-        kind="qrep",
-        metrics=metrics,
+    return Prediction.explained(
+        "qrep",
+        metrics,
+        {**{p: "not used by the Q Replication engine in this mode" for p in unused}, **inert_here},
         units={k: UNITS.get(k, "") for k in metrics},
         stages=_stage_results(sol),
         bottleneck=sol.bottleneck,
-        ignored=tuple(sorted(set(unused) | set(inert_here))),
-        ignored_reasons={
-            **{p: "not used by the Q Replication engine in this mode" for p in unused},
-            **inert_here,
-        },
         coefficients_version=c.version,
         bands=_bands(metrics, c),
     )
