@@ -77,8 +77,6 @@ class RunSize:
         Messages pre-loaded on the receive queue.
     trans_batch_sz : int
         Source transactions per pre-loaded message.
-    chunk_txns : int
-        Transactions per chunk.
     """
 
     duration_s: float
@@ -86,7 +84,6 @@ class RunSize:
     bin_s: float
     initial_msgs: int = 0
     trans_batch_sz: int = 1
-    chunk_txns: int = 400_000
 
     @property
     def preloaded_txns(self) -> float:
@@ -94,7 +91,7 @@ class RunSize:
         return float(self.initial_msgs) * float(self.trans_batch_sz)
 
 
-def estimate_budget(run: RunSize, mean_rows_per_s: float) -> SimulationBudget:
+def estimate_budget(run: RunSize, mean_rows_per_s: float, chunk_txns: int = 400_000) -> SimulationBudget:
     """Transactions, time bins and memory of a run (see :class:`SimulationBudget`).
 
     Parameters
@@ -102,11 +99,13 @@ def estimate_budget(run: RunSize, mean_rows_per_s: float) -> SimulationBudget:
     run : RunSize
     mean_rows_per_s : float
         Average offered rate, rows/s.
+    chunk_txns : int
+        Transactions per chunk the simulation streams.
     """
     offered = mean_rows_per_s * run.duration_s / max(run.rows_per_txn, 1.0)
     txns = offered + run.preloaded_txns
     bins = run.duration_s / run.bin_s
-    memory = bins * BYTES_PER_BIN + min(txns, run.chunk_txns) * BYTES_PER_CHUNK_TXN
+    memory = bins * BYTES_PER_BIN + min(txns, chunk_txns) * BYTES_PER_CHUNK_TXN
     return SimulationBudget(txns, bins, memory)
 
 
@@ -142,7 +141,7 @@ def check_rate(rows_per_s: float, field: str = RATE_FIELD) -> None:
         raise ValueRangeError(field, rows_per_s, f"a rate from 0 to {top:,.0f} rows/s")
 
 
-def check_simulation_budget(run: RunSize, profile) -> SimulationBudget:
+def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) -> SimulationBudget:
     """Refuse a run whose work or reported series exceed what the simulation handles.
 
     Parameters
@@ -150,6 +149,8 @@ def check_simulation_budget(run: RunSize, profile) -> SimulationBudget:
     run : RunSize
     profile : engine.sim.profiles.Profile
         Offered workload (its peak and mean rates over the run).
+    chunk_txns : int
+        As :func:`estimate_budget`.
 
     Returns
     -------
@@ -176,7 +177,7 @@ def check_simulation_budget(run: RunSize, profile) -> SimulationBudget:
             f"TRANS_BATCH_SZ {run.trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
             "transactions); qrtune predict gives the drain time of any depth",
         )
-    budget = estimate_budget(run, mean_rows_per_s)
+    budget = estimate_budget(run, mean_rows_per_s, chunk_txns)
     if budget.txns > MAX_SIMULATED_TXNS:
         room = (MAX_SIMULATED_TXNS - preloaded) * max(run.rows_per_txn, 1.0)
         raise ValueRangeError(

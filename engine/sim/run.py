@@ -306,9 +306,9 @@ def simulate_config(
             dt,
             int(initial_recvq_msgs),
             cfg.trans_batch_sz,
-            chunk_txns=chunk_txns,
         ),
         profile,
+        chunk_txns,
     )
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
