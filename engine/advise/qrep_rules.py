@@ -319,11 +319,19 @@ class LargerSourceTxnRule(Rule):
         return f"Commit {first(after, 'source_db2').params['rows_per_txn']} rows per source transaction"
 
 
-class MoreApplyAgentsRule(Rule):
+class _ApplyAgentsRule(Rule):
+    """A rule that changes the number of Q Apply agents (NUM_APPLY_AGENTS)."""
+
+    knob = ("qapply", "num_apply_agents")
+
+    def title(self, before, after, prediction) -> str:
+        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
+
+
+class MoreApplyAgentsRule(_ApplyAgentsRule):
     """Q Apply agents limit throughput with CPU to spare: the fewest agents that give the most."""
 
     id = "more_apply_agents"
-    knob = ("qapply", "num_apply_agents")
     cost_risk = (
         f"More agents use more CPU and Db2 threads; the seeds keep CPU under {CPU_CEILING_PCT:g}% and use "
         "the fewest agents that handle the workload."
@@ -357,15 +365,11 @@ class MoreApplyAgentsRule(Rule):
         )
         return fewest.project if fewest.feasible and fewest.values[0] != cur else None
 
-    def title(self, before, after, prediction) -> str:
-        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
 
-
-class FewerApplyAgentsRule(Rule):
+class FewerApplyAgentsRule(_ApplyAgentsRule):
     """The Q Apply LPAR runs above the CPU ceiling: the fewest agents that still hold the rate."""
 
     id = "fewer_apply_agents"
-    knob = ("qapply", "num_apply_agents")
     metric = "apply_lpar_busy_pct"
     sense = "min"
     cost_risk = "Fewer agents leave less headroom for bursts: APPLY_LATENCY rises when the rate peaks."
@@ -394,9 +398,6 @@ class FewerApplyAgentsRule(Rule):
             (axis,),
         )
         return seek_change(project, goal)
-
-    def title(self, before, after, prediction) -> str:
-        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
 
 
 class NonPersistentRule(SetKnobRule):
