@@ -231,6 +231,11 @@ class SetKnobRule(Rule):
         kind, param = self.knob
         return any(n.params.get(param) == self.symptom for n in nodes(project, kind))
 
+    def to_change(self, project: Project) -> list:
+        """Nodes of the knob's kind whose knob is not at :attr:`value`, in file order."""
+        kind, param = self.knob
+        return [n for n in nodes(project, kind) if n.params.get(param) != self.value]
+
     def change(self, project: Project, prediction) -> Project:
         kind, param = self.knob
         return set_all(project, kind, param, self.value)

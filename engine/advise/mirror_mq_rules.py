@@ -118,16 +118,10 @@ class MirrorSharedPoolRule(SetKnobRule):
     title_text = "Run the replication jobs in the application's memory pool on both nodes"
 
     def applies(self, project, prediction) -> bool:
-        return mirror_mode(project) == "active-active" and any(
-            n.params.get("memory_pool") != "application" for n in nodes(project, "db2_mirror_node")
-        )
+        return mirror_mode(project) == "active-active" and bool(self.to_change(project))
 
     def reason(self, project, prediction) -> str:
-        apart = ", ".join(
-            f"{n.label} {n.params.get('memory_pool')}"
-            for n in nodes(project, "db2_mirror_node")
-            if n.params.get("memory_pool") != "application"
-        )
+        apart = ", ".join(f"{n.label} {n.params.get('memory_pool')}" for n in self.to_change(project))
         return (
             f"both nodes run replication jobs in active-active and they run apart from the application's "
             f"pool ({apart}), so they fault pages in"
@@ -213,9 +207,7 @@ class MoverReadAheadRule(SetKnobRule):
     reason_text = "the channel reads the backlog from the page set one page at a time"
 
     def applies(self, project, prediction) -> bool:
-        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0 and any(
-            not n.params.get("read_ahead") for n in nodes(project, "queue_manager")
-        )
+        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0 and bool(self.to_change(project))
 
 
 def mirror_mq_rules() -> list:

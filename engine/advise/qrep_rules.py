@@ -225,7 +225,7 @@ class ReadAheadRule(SetKnobRule):
 
     def applies(self, project, prediction) -> bool:
         deep = prediction.bottleneck == "mq_pageset" or "elapsed_s" in prediction.metrics
-        return deep and any(not n.params.get("read_ahead") for n in nodes(project, "queue_manager"))
+        return deep and bool(self.to_change(project))
 
     def target(self, project, prediction):
         return ("elapsed_s", "min") if "elapsed_s" in prediction.metrics else ("apply_rows_per_s", "max")
