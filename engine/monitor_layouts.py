@@ -56,109 +56,6 @@ class TableSpec:
         return self.name.endswith("PARMS")
 
 
-CAPMON = TableSpec(
-    "IBMQREP_CAPMON",
-    None,
-    numeric=(
-        "MONITOR_INTERVAL",
-        "CAPTURE_IDLE",
-        "CURRENT_MEMORY",
-        "ROWS_PROCESSED",
-        "TRANS_SKIPPED",
-        "TRANS_PROCESSED",
-        "TRANS_SPILLED",
-        "MAX_TRANS_SIZE",
-        "QUEUES_IN_ERROR",
-        "LOGREAD_API_TIME",
-        "NUM_LOGREAD_CALLS",
-        "NUM_END_OF_LOGS",
-        "LOGRDR_SLEEPTIME",
-        "NUM_LOGREAD_F_CALLS",
-        "TRANS_QUEUED",
-        "NUM_WARNTXS",
-        "NUM_WARNLOGAPI",
-        "MQCMIT_TIME",
-        "ROWS_SKIPPED",
-    ),
-    text=("RESTART_SEQ", "CURRENT_SEQ", "RESTART_LSN", "CURRENT_LSN"),
-    times=("CURRENT_LOG_TIME", "LAST_EOL_TIME", "RESTART_TIME"),
-    bit_data=("RESTART_SEQ", "CURRENT_SEQ", "RESTART_LSN", "CURRENT_LSN"),
-)
-CAPQMON = TableSpec(
-    "IBMQREP_CAPQMON",
-    "SENDQ",
-    numeric=(
-        "MONITOR_INTERVAL",
-        "ROWS_PUBLISHED",
-        "TRANS_PUBLISHED",
-        "CHG_ROWS_SKIPPED",
-        "DELROWS_SUPPRESSED",
-        "ROWS_SKIPPED",
-        "LOBS_TOO_BIG",
-        "XMLDOCS_TOO_BIG",
-        "QFULL_ERROR_COUNT",
-        "MQ_BYTES",
-        "MQ_MESSAGES",
-        "MQPUT_TIME",
-        "TRANS_SPILLED",
-        "MAX_TRANS_SIZE",
-    ),
-    text=("CURRENT_SEQ", "RESTART_SEQ", "LAST_PUBLISHED_LSN"),
-    times=("LAST_PUBLISHED_TIME",),
-    bit_data=("CURRENT_SEQ", "RESTART_SEQ", "LAST_PUBLISHED_LSN"),
-)
-APPLYMON = TableSpec(
-    "IBMQREP_APPLYMON",
-    "RECVQ",
-    numeric=(
-        "MONITOR_INTERVAL",
-        "CURRENT_MEMORY",
-        "QDEPTH",
-        "END2END_LATENCY",
-        "QLATENCY",
-        "APPLY_LATENCY",
-        "CAPTURE_LATENCY",
-        "TRANS_APPLIED",
-        "ROWS_APPLIED",
-        "TRANS_SERIALIZED",
-        "RI_DEPENDENCIES",
-        "RI_RETRIES",
-        "DEADLOCK_RETRIES",
-        "ROWS_NOT_APPLIED",
-        "MONSTER_TRANS",
-        "MEM_FULL_TIME",
-        "APPLY_SLEEP_TIME",
-        "SPILLED_ROWS",
-        "SPILLEDROWSAPPLIED",
-        "OKSQLSTATE_ERRORS",
-        "HEARTBEAT_LATENCY",
-        "KEY_DEPENDENCIES",
-        "UNIQ_DEPENDENCIES",
-        "UNIQ_RETRIES",
-        "JOB_DEPENDENCIES",
-        "MQ_BYTES",
-        "MQ_MESSAGES",
-        "MQGET_TIME",
-        "NUM_MQGETS",
-        "Q_PERCENT_FULL",
-        "ROWS_PROCESSED",
-        "TRANS_RECEIVED",
-        "MCGSYNC_TIME",
-        "DBMS_TIME",
-    ),
-    text=("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ"),
-    times=("QSTART_TIME", "OLDEST_TRANS", "OLDEST_INFLT_TRANS"),
-    bit_data=("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ"),
-)
-CAPPARMS = TableSpec("IBMQREP_CAPPARMS", None, numeric=("MONITOR_INTERVAL",))
-APPLYPARMS = TableSpec("IBMQREP_APPLYPARMS", None, numeric=("MONITOR_INTERVAL",))
-MONITOR_TABLES = {t.name: t for t in (CAPMON, CAPQMON, APPLYMON)}
-"""The tables with one row per MONITOR_INTERVAL."""
-TABLES = {**MONITOR_TABLES, CAPPARMS.name: CAPPARMS, APPLYPARMS.name: APPLYPARMS}
-"""Every table a file may hold."""
-INTERVAL_SOURCE = {"IBMQREP_CAPMON": CAPPARMS, "IBMQREP_CAPQMON": CAPPARMS, "IBMQREP_APPLYMON": APPLYPARMS}
-"""The parameter table holding each monitor table's MONITOR_INTERVAL."""
-
 RELEASES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "IBMQREP_APPLYMON": (
         (
@@ -256,6 +153,65 @@ RELEASES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     ),
 }
 """Per table, the columns each release appended, oldest release first ("9.7.3": 9.7 Fix Pack 3)."""
+
+
+def _monitor_table(name: str, queue_column: str | None, later: tuple, **columns) -> TableSpec:
+    """A monitor table's spec, its numeric columns derived from its layouts.
+
+    Parameters
+    ----------
+    name, queue_column
+        As :class:`TableSpec`.
+    later : tuple[str, ...]
+        Numeric columns the layouts of :data:`RELEASES` do not list (a file names them in its
+        header line).
+    **columns
+        ``text``, ``times`` and ``bit_data`` of :class:`TableSpec`.
+
+    Returns
+    -------
+    TableSpec
+        Numeric columns: MONITOR_INTERVAL (from the parameter table), every column of the
+        table's layouts that is not MONITOR_TIME, the queue, a text or a timestamp column, and
+        ``later``.
+    """
+    other = {"MONITOR_TIME", queue_column, *columns.get("text", ()), *columns.get("times", ())}
+    listed = tuple(c for _, added in RELEASES[name] for c in added if c not in other)
+    return TableSpec(name, queue_column, ("MONITOR_INTERVAL", *listed, *later), **columns)
+
+
+CAPMON = _monitor_table(
+    "IBMQREP_CAPMON",
+    None,
+    later=("MQCMIT_TIME", "ROWS_SKIPPED"),
+    text=("RESTART_SEQ", "CURRENT_SEQ", "RESTART_LSN", "CURRENT_LSN"),
+    times=("CURRENT_LOG_TIME", "LAST_EOL_TIME", "RESTART_TIME"),
+    bit_data=("RESTART_SEQ", "CURRENT_SEQ", "RESTART_LSN", "CURRENT_LSN"),
+)
+CAPQMON = _monitor_table(
+    "IBMQREP_CAPQMON",
+    "SENDQ",
+    later=("TRANS_SPILLED", "MAX_TRANS_SIZE"),
+    text=("CURRENT_SEQ", "RESTART_SEQ", "LAST_PUBLISHED_LSN"),
+    times=("LAST_PUBLISHED_TIME",),
+    bit_data=("CURRENT_SEQ", "RESTART_SEQ", "LAST_PUBLISHED_LSN"),
+)
+APPLYMON = _monitor_table(
+    "IBMQREP_APPLYMON",
+    "RECVQ",
+    later=("MQ_MESSAGES", "TRANS_RECEIVED", "MCGSYNC_TIME", "DBMS_TIME"),
+    text=("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ"),
+    times=("QSTART_TIME", "OLDEST_TRANS", "OLDEST_INFLT_TRANS"),
+    bit_data=("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ"),
+)
+CAPPARMS = TableSpec("IBMQREP_CAPPARMS", None, numeric=("MONITOR_INTERVAL",))
+APPLYPARMS = TableSpec("IBMQREP_APPLYPARMS", None, numeric=("MONITOR_INTERVAL",))
+MONITOR_TABLES = {t.name: t for t in (CAPMON, CAPQMON, APPLYMON)}
+"""The tables with one row per MONITOR_INTERVAL."""
+TABLES = {**MONITOR_TABLES, CAPPARMS.name: CAPPARMS, APPLYPARMS.name: APPLYPARMS}
+"""Every table a file may hold."""
+INTERVAL_SOURCE = {"IBMQREP_CAPMON": CAPPARMS, "IBMQREP_CAPQMON": CAPPARMS, "IBMQREP_APPLYMON": APPLYPARMS}
+"""The parameter table holding each monitor table's MONITOR_INTERVAL."""
 
 
 def layouts(table: TableSpec) -> dict[str, tuple[str, ...]]:

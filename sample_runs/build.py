@@ -14,6 +14,24 @@ from engine.topology import FLOW_KINDS, RECEIVE_QM, flows
 
 HERE = Path(__file__).resolve().parent
 
+#: 000_b67a63c5fea2a7a6.txt, Table 2-1: the Q Capture settings of the Redpaper study that seed 001 does not
+#: publish; the 2005 study's samples use them too.
+REDPAPER_CAPTURE = dict(
+    sleep_interval_ms=50,
+    monitor_interval_ms=10_000,
+    max_message_size_kb=10_240,
+    changed_cols_only=False,
+)
+#: 000_b67a63c5fea2a7a6.txt, Table 2-3: the queue manager settings of the Redpaper study that seed 001 does not
+#: publish; the 2005 study's samples use them too.
+REDPAPER_QUEUE_MANAGER = dict(
+    buffpool_pages=240_000,
+    maxshortmsgs=-1,
+    maxmsgl=20_971_520,
+    security=False,
+    logload=16_000_000,
+)
+
 #: 000_b67a63c5fea2a7a6.txt, Tables 2-1 (Q Capture), 2-2 (Q Apply), 2-3 (MQ) and 2.5 (workload, table)
 REDPAPER = {
     "source_db2": dict(
@@ -36,22 +54,11 @@ REDPAPER = {
         capture_lpar_cps=3,
         memory_limit_mb=500,
         commit_interval_ms=500,
-        sleep_interval_ms=50,
         trans_batch_sz=3,
         msg_persistence=True,
-        monitor_interval_ms=10_000,
-        max_message_size_kb=10_240,
-        changed_cols_only=False,
+        **REDPAPER_CAPTURE,
     ),
-    "queue_manager": dict(
-        mq_version="WebSphere MQ V7.0.1",
-        buffpool_pages=240_000,
-        maxshortmsgs=-1,
-        maxmsgl=20_971_520,
-        security=False,
-        read_ahead=True,
-        logload=16_000_000,
-    ),
+    "queue_manager": dict(mq_version="WebSphere MQ V7.0.1", read_ahead=True, **REDPAPER_QUEUE_MANAGER),
     "channel": dict(
         batchsz=200,
         network_latency_ms=0.0,
@@ -92,19 +99,9 @@ DW2005 = {
         capture_colocated_with_source=True,
         qrep_version="WebSphere II 8.2 Q replication",
         trans_batch_sz=1,
-        sleep_interval_ms=50,
-        monitor_interval_ms=10_000,
-        max_message_size_kb=10_240,
-        changed_cols_only=False,
+        **REDPAPER_CAPTURE,
     ),
-    "queue_manager": dict(
-        mq_version="WebSphere MQ 5.3.1",
-        buffpool_pages=240_000,
-        maxshortmsgs=-1,
-        maxmsgl=20_971_520,
-        security=False,
-        logload=16_000_000,
-    ),
+    "queue_manager": dict(mq_version="WebSphere MQ 5.3.1", **REDPAPER_QUEUE_MANAGER),
     "channel": dict(
         batchsz=200, network_latency_ms=None, description="1 Gb OSA Ethernet between two LPARs of one machine"
     ),
@@ -211,7 +208,7 @@ def on_receive_side(project: Project, params: dict) -> Project:
 
 def zos_to_linux(name: str, client: bool) -> Project:
     """Journey 11's project: the Redpaper baseline with its target on Linux, bindings or client apply."""
-    project = configure(configure(templates.unidirectional(name), REDPAPER), LINUX_TARGET)
+    project = configure(templates.unidirectional(name), REDPAPER, LINUX_TARGET)
     if client:
         return configure(project, {"qapply": LINUX_CLIENT})
     return on_receive_side(configure(project, {"channel": LINUX_CHANNEL}), LINUX_RECEIVE_QM)
@@ -240,12 +237,34 @@ SQL_VS_Q = {
 }
 
 
-def configure(project: Project, by_kind: dict) -> Project:
-    """Set every node of each kind in ``by_kind`` to the given parameters."""
-    for node in project.nodes:
-        for name, value in by_kind.get(node.kind, {}).items():
-            project = project.with_param(node.id, name, value)
+def configure(project: Project, *layers: dict) -> Project:
+    """Set every node of each kind in each layer (node kind -> parameters) to its parameters, layer by layer."""
+    for by_kind in layers:
+        for node in project.nodes:
+            for name, value in by_kind.get(node.kind, {}).items():
+                project = project.with_param(node.id, name, value)
     return project
+
+
+#: The flows a study's samples come in: the file and project name's suffix, and the template.
+TOPOLOGIES = {
+    "unidirectional": templates.unidirectional,
+    "bidirectional": templates.bidirectional,
+    "peer-to-peer": templates.peer_to_peer,
+}
+
+
+def each_topology(file_prefix: str, name: str, settings: dict, skip: tuple = ()) -> dict[str, Project]:
+    """A study's sample in each topology of :data:`TOPOLOGIES` not in ``skip``.
+
+    Returns ``{file_prefix}-{topology}.json`` -> the template's project named ``{name}, {topology}``
+    with ``settings`` (node kind -> parameters).
+    """
+    return {
+        f"{file_prefix}-{topology}.json": configure(template(f"{name}, {topology}"), settings)
+        for topology, template in TOPOLOGIES.items()
+        if topology not in skip
+    }
 
 
 def mirror(mode: str, name: str) -> Project:
@@ -262,25 +281,12 @@ def samples() -> dict[str, Project]:
         "redpaper-baseline.json": configure(
             templates.unidirectional("Redpaper baseline (z196, Tables 2-1..2-3)"), REDPAPER
         ),
-        "redpaper-bidirectional.json": configure(
-            templates.bidirectional("Redpaper baseline, bidirectional"), REDPAPER
-        ),
-        "redpaper-peer-to-peer.json": configure(
-            templates.peer_to_peer("Redpaper baseline, peer-to-peer"), REDPAPER
-        ),
-        "dw2005-zos-unidirectional.json": configure(
-            templates.unidirectional("2005 z/OS study, unidirectional"), DW2005
-        ),
-        "dw2005-zos-bidirectional.json": configure(
-            templates.bidirectional("2005 z/OS study, bidirectional"), DW2005
-        ),
-        "dw2005-zos-peer-to-peer.json": configure(
-            templates.peer_to_peer("2005 z/OS study, peer-to-peer"), DW2005
-        ),
+        **each_topology("redpaper", "Redpaper baseline", REDPAPER, skip=("unidirectional",)),
+        **each_topology("dw2005-zos", "2005 z/OS study", DW2005),
         "zos-to-linux-bindings.json": zos_to_linux("z/OS to Linux, Q Apply in bindings mode", client=False),
         "zos-to-linux-client.json": zos_to_linux("z/OS to Linux, Q Apply as an MQ client", client=True),
         "aix-unidirectional.json": configure(
-            configure(templates.unidirectional("2005 AIX study, unidirectional"), DW2005), AIX_2005
+            templates.unidirectional("2005 AIX study, unidirectional"), DW2005, AIX_2005
         ),
         "mirror-active-passive.json": mirror("active-passive", "Db2 Mirror Case Study #2, active-passive"),
         "mirror-active-active.json": mirror(
@@ -293,18 +299,13 @@ def samples() -> dict[str, Project]:
             templates.db2_v8_migration("DB2 V8 migration, customer 1 DBM1 storage"), DB2_V8
         ),
         "qsg-shared-capture-queue.json": configure(
-            configure(
-                templates.unidirectional("Redpaper baseline, shared queues in a CF structure"), REDPAPER
-            ),
-            QSG,
+            templates.unidirectional("Redpaper baseline, shared queues in a CF structure"), REDPAPER, QSG
         ),
         "four-queue-maps.json": configure(
-            configure(templates.unidirectional("2005 z/OS study over four queue maps"), DW2005),
-            FOUR_QUEUE_MAPS,
+            templates.unidirectional("2005 z/OS study over four queue maps"), DW2005, FOUR_QUEUE_MAPS
         ),
         "sql-replication-vs-q.json": configure(
-            configure(templates.unidirectional("2005 z/OS study: Q against SQL Replication"), DW2005),
-            SQL_VS_Q,
+            templates.unidirectional("2005 z/OS study: Q against SQL Replication"), DW2005, SQL_VS_Q
         ),
     }
 

@@ -159,7 +159,9 @@ class Rule:
     """A tuning rule drawn from the seeds.
 
     Subclasses set the class attributes and implement :meth:`applies` and :meth:`change`
-    (:class:`SetKnobRule` implements the change that sets the rule's knob to one value).
+    (:class:`SetKnobRule` implements the change that sets the rule's knob to one value). A rule
+    whose title or reason does not depend on the numbers states it in :attr:`title_text` or
+    :attr:`reason_text` instead of overriding :meth:`title` or :meth:`reason`.
 
     Attributes
     ----------
@@ -171,6 +173,10 @@ class Rule:
     cost_risk : str
     knob : tuple[str, str]
         ``(node kind, param)`` whose registry entry cites the seed section.
+    title_text : str
+        Fixed title ("": the changes the rule made).
+    reason_text : str
+        Fixed reason ("": none).
     """
 
     id = ""
@@ -179,6 +185,8 @@ class Rule:
     sense = "max"
     cost_risk = ""
     knob: tuple = ("", "")
+    title_text = ""
+    reason_text = ""
 
     def applies(self, project: Project, prediction) -> bool:
         """Whether the configuration shows the symptom this rule treats."""
@@ -190,11 +198,11 @@ class Rule:
 
     def title(self, before: Project, after: Project, prediction) -> str:
         """Imperative one-line title."""
-        return "; ".join(str(c) for c in diff_projects(before, after))
+        return self.title_text or "; ".join(str(c) for c in diff_projects(before, after))
 
     def reason(self, project: Project, prediction) -> str:
         """Why the rule applied (numbers from the prediction)."""
-        return ""
+        return self.reason_text
 
     def target(self, project: Project, prediction) -> tuple:
         """``(metric, sense)`` to judge the change by (default: the class attributes)."""
@@ -210,9 +218,23 @@ class Rule:
 
 
 class SetKnobRule(Rule):
-    """A rule whose change sets its knob to :attr:`value` on every node of the knob's kind."""
+    """A rule whose change sets its knob to :attr:`value` on every node of the knob's kind.
+
+    By default it applies when any node of that kind has the knob at :attr:`symptom`; a rule
+    that looks for another symptom overrides :meth:`applies`.
+    """
 
     value: object = None
+    symptom: object = None
+
+    def applies(self, project: Project, prediction) -> bool:
+        kind, param = self.knob
+        return any(n.params.get(param) == self.symptom for n in nodes(project, kind))
+
+    def to_change(self, project: Project) -> list:
+        """Nodes of the knob's kind whose knob is not at :attr:`value`, in file order."""
+        kind, param = self.knob
+        return [n for n in nodes(project, kind) if n.params.get(param) != self.value]
 
     def change(self, project: Project, prediction) -> Project:
         kind, param = self.knob

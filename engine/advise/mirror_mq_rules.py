@@ -19,18 +19,13 @@ class MirrorSsdRule(SetKnobRule):
     kinds = ("db2mirror",)
     knob = ("db2_mirror_node", "storage")
     value = "SSD"
+    symptom = "HDD"
     metric = "response_time_ms"
     sense = "min"
     cost_risk = "New storage on both nodes (a mirrored write waits for the slower of the two)."
 
-    def applies(self, project, prediction) -> bool:
-        return any(n.params.get("storage") == "HDD" for n in nodes(project, "db2_mirror_node"))
-
-    def reason(self, project, prediction) -> str:
-        return "every mirrored write waits for a synchronous write on HDD at both nodes"
-
-    def title(self, before, after, prediction) -> str:
-        return "Put both nodes on SSD/flash storage"
+    title_text = "Put both nodes on SSD/flash storage"
+    reason_text = "every mirrored write waits for a synchronous write on HDD at both nodes"
 
 
 class MirrorCoresRule(Rule):
@@ -120,24 +115,17 @@ class MirrorSharedPoolRule(SetKnobRule):
         "shared pool for both (more memory in it did slightly better still, 7.3.6)."
     )
 
+    title_text = "Run the replication jobs in the application's memory pool on both nodes"
+
     def applies(self, project, prediction) -> bool:
-        return mirror_mode(project) == "active-active" and any(
-            n.params.get("memory_pool") != "application" for n in nodes(project, "db2_mirror_node")
-        )
+        return mirror_mode(project) == "active-active" and bool(self.to_change(project))
 
     def reason(self, project, prediction) -> str:
-        apart = ", ".join(
-            f"{n.label} {n.params.get('memory_pool')}"
-            for n in nodes(project, "db2_mirror_node")
-            if n.params.get("memory_pool") != "application"
-        )
+        apart = ", ".join(f"{n.label} {n.params.get('memory_pool')}" for n in self.to_change(project))
         return (
             f"both nodes run replication jobs in active-active and they run apart from the application's "
             f"pool ({apart}), so they fault pages in"
         )
-
-    def title(self, before, after, prediction) -> str:
-        return "Run the replication jobs in the application's memory pool on both nodes"
 
 
 class MirrorReadOnlyRule(SetKnobRule):
@@ -151,14 +139,11 @@ class MirrorReadOnlyRule(SetKnobRule):
     sense = "min"
     cost_risk = "An application change: files opened read-only cannot be updated through the same open."
 
+    title_text = "Open files read-only where the program only reads"
+    reason_text = "reads open files for update, so their row locks cross the mirror link"
+
     def applies(self, project, prediction) -> bool:
         return any(n.params.get("reads_for_update") for n in nodes(project, "db2_mirror_node"))
-
-    def reason(self, project, prediction) -> str:
-        return "reads open files for update, so their row locks cross the mirror link"
-
-    def title(self, before, after, prediction) -> str:
-        return "Open files read-only where the program only reads"
 
 
 class PageFixRule(SetKnobRule):
@@ -168,20 +153,15 @@ class PageFixRule(SetKnobRule):
     kinds = ("mq-mover",)
     knob = ("queue_manager", "pageclas")
     value = "FIXED4KB"
+    symptom = "4KB"
     metric = "total_cpu_us_per_msg"
     sense = "min"
     cost_risk = (
         "The whole pool stays in real storage for the life of the queue manager; only where storage allows."
     )
 
-    def applies(self, project, prediction) -> bool:
-        return any(n.params.get("pageclas") == "4KB" for n in nodes(project, "queue_manager"))
-
-    def reason(self, project, prediction) -> str:
-        return "each buffer is fixed and freed around every I/O"
-
-    def title(self, before, after, prediction) -> str:
-        return "Page-fix the buffer pools (PAGECLAS FIXED4KB)"
+    title_text = "Page-fix the buffer pools (PAGECLAS FIXED4KB)"
+    reason_text = "each buffer is fixed and freed around every I/O"
 
 
 class MoverBufferPoolRule(Rule):
@@ -223,16 +203,11 @@ class MoverReadAheadRule(SetKnobRule):
     sense = "min"
     cost_risk = "Needs MQ with read-ahead (PM63802); pre-staged pages take buffers."
 
+    title_text = "Switch MQ read-ahead on"
+    reason_text = "the channel reads the backlog from the page set one page at a time"
+
     def applies(self, project, prediction) -> bool:
-        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0 and any(
-            not n.params.get("read_ahead") for n in nodes(project, "queue_manager")
-        )
-
-    def reason(self, project, prediction) -> str:
-        return "the channel reads the backlog from the page set one page at a time"
-
-    def title(self, before, after, prediction) -> str:
-        return "Switch MQ read-ahead on"
+        return metric(prediction, "pageset_get_fraction", 0.0) > 0.0 and bool(self.to_change(project))
 
 
 def mirror_mq_rules() -> list:

@@ -77,19 +77,14 @@ class RowLockingRule(SetKnobRule):
     id = "row_locking"
     knob = ("target_db2", "locking")
     value = "row"
+    symptom = "page"
     cost_risk = (
         "More locks in the IRLM and more lock requests per page; check NUMLKTS/NUMLKUS so lock "
         "escalation does not undo the gain."
     )
 
-    def applies(self, project, prediction) -> bool:
-        return any(n.params.get("locking") == "page" for n in nodes(project, "target_db2"))
-
-    def reason(self, project, prediction) -> str:
-        return "the target tables use page locking, so Q Apply agents wait for each other's page locks"
-
-    def title(self, before, after, prediction) -> str:
-        return "Use row-level locking on the target tables"
+    title_text = "Use row-level locking on the target tables"
+    reason_text = "the target tables use page locking, so Q Apply agents wait for each other's page locks"
 
 
 class ColumnSuppressionRule(SetKnobRule):
@@ -104,6 +99,8 @@ class ColumnSuppressionRule(SetKnobRule):
         "Unchanged columns are no longer sent, so conflict detection can compare only the key and the "
         "changed columns, and the conflict action cannot be F (force)."
     )
+
+    title_text = "Send only changed columns (CHANGED_COLS_ONLY = Y)"
 
     def applies(self, project, prediction) -> bool:
         qc, src, qa = first(project, "qcapture"), first(project, "source_db2"), first(project, "qapply")
@@ -127,9 +124,6 @@ class ColumnSuppressionRule(SetKnobRule):
             f"updates change {src.params['columns_changed_per_update']} of {sum(src.params['columns'].values())} "
             f"columns but every column is sent, and the conflict action allows suppression"
         )
-
-    def title(self, before, after, prediction) -> str:
-        return "Send only changed columns (CHANGED_COLS_ONLY = Y)"
 
 
 class OutageBufferPoolRule(Rule):
@@ -190,11 +184,12 @@ class DrainBufferPoolRule(Rule):
         "storage to back it."
     )
 
+    reason_text = (
+        "the backlog does not fit in the buffer pool, so Q Apply reads messages back from the page set"
+    )
+
     def applies(self, project, prediction) -> bool:
         return prediction.bottleneck == "mq_pageset" and "elapsed_s" in prediction.metrics
-
-    def reason(self, project, prediction) -> str:
-        return "the backlog does not fit in the buffer pool, so Q Apply reads messages back from the page set"
 
     def change(self, project, prediction):
         qm = first(project, "queue_manager")
@@ -225,18 +220,15 @@ class ReadAheadRule(SetKnobRule):
         "read in order from the page set."
     )
 
+    title_text = "Switch MQ read-ahead on for the deep queue"
+    reason_text = "messages are read back from the page set one page at a time"
+
     def applies(self, project, prediction) -> bool:
         deep = prediction.bottleneck == "mq_pageset" or "elapsed_s" in prediction.metrics
-        return deep and any(not n.params.get("read_ahead") for n in nodes(project, "queue_manager"))
+        return deep and bool(self.to_change(project))
 
     def target(self, project, prediction):
         return ("elapsed_s", "min") if "elapsed_s" in prediction.metrics else ("apply_rows_per_s", "max")
-
-    def reason(self, project, prediction) -> str:
-        return "messages are read back from the page set one page at a time"
-
-    def title(self, before, after, prediction) -> str:
-        return "Switch MQ read-ahead on for the deep queue"
 
 
 class NonUniqueIndexRule(SetKnobRule):
@@ -250,6 +242,8 @@ class NonUniqueIndexRule(SetKnobRule):
         "longer enforces it at the target."
     )
 
+    title_text = "Define secondary indexes non-unique (keep one unique index)"
+
     def applies(self, project, prediction) -> bool:
         src = first(project, "source_db2")
         return src is not None and int(src.params.get("unique_indexes", 0)) > 1
@@ -257,9 +251,6 @@ class NonUniqueIndexRule(SetKnobRule):
     def reason(self, project, prediction) -> str:
         n = first(project, "source_db2").params["unique_indexes"]
         return f"the table has {n} unique indexes; Db2 and Q Apply's dependency analysis pay for each"
-
-    def title(self, before, after, prediction) -> str:
-        return "Define secondary indexes non-unique (keep one unique index)"
 
 
 class FewerColumnsRule(Rule):
@@ -328,11 +319,19 @@ class LargerSourceTxnRule(Rule):
         return f"Commit {first(after, 'source_db2').params['rows_per_txn']} rows per source transaction"
 
 
-class MoreApplyAgentsRule(Rule):
+class _ApplyAgentsRule(Rule):
+    """A rule that changes the number of Q Apply agents (NUM_APPLY_AGENTS)."""
+
+    knob = ("qapply", "num_apply_agents")
+
+    def title(self, before, after, prediction) -> str:
+        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
+
+
+class MoreApplyAgentsRule(_ApplyAgentsRule):
     """Q Apply agents limit throughput with CPU to spare: the fewest agents that give the most."""
 
     id = "more_apply_agents"
-    knob = ("qapply", "num_apply_agents")
     cost_risk = (
         f"More agents use more CPU and Db2 threads; the seeds keep CPU under {CPU_CEILING_PCT:g}% and use "
         "the fewest agents that handle the workload."
@@ -366,15 +365,11 @@ class MoreApplyAgentsRule(Rule):
         )
         return fewest.project if fewest.feasible and fewest.values[0] != cur else None
 
-    def title(self, before, after, prediction) -> str:
-        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
 
-
-class FewerApplyAgentsRule(Rule):
+class FewerApplyAgentsRule(_ApplyAgentsRule):
     """The Q Apply LPAR runs above the CPU ceiling: the fewest agents that still hold the rate."""
 
     id = "fewer_apply_agents"
-    knob = ("qapply", "num_apply_agents")
     metric = "apply_lpar_busy_pct"
     sense = "min"
     cost_risk = "Fewer agents leave less headroom for bursts: APPLY_LATENCY rises when the rate peaks."
@@ -404,9 +399,6 @@ class FewerApplyAgentsRule(Rule):
         )
         return seek_change(project, goal)
 
-    def title(self, before, after, prediction) -> str:
-        return f"Use {first(after, 'qapply').params['num_apply_agents']} Q Apply agents (NUM_APPLY_AGENTS)"
-
 
 class NonPersistentRule(SetKnobRule):
     """The MQ log limits throughput: non-persistent messages."""
@@ -419,6 +411,11 @@ class NonPersistentRule(SetKnobRule):
         "restart from an earlier log point (or the tables be reloaded)."
     )
 
+    title_text = "Send non-persistent MQ messages"
+    reason_text = (
+        "the MQ log limits throughput: every persistent message is logged and each commit forces the log"
+    )
+
     def applies(self, project, prediction) -> bool:
         qc = first(project, "qcapture")
         return (
@@ -426,14 +423,6 @@ class NonPersistentRule(SetKnobRule):
             and qc.params.get("msg_persistence")
             and prediction.bottleneck in ("mq_log", "apply_mq_log", "mq_log_disk", "apply_mq_log_disk")
         )
-
-    def reason(self, project, prediction) -> str:
-        return (
-            "the MQ log limits throughput: every persistent message is logged and each commit forces the log"
-        )
-
-    def title(self, before, after, prediction) -> str:
-        return "Send non-persistent MQ messages"
 
 
 class TraceOffRule(Rule):
@@ -445,22 +434,19 @@ class TraceOffRule(Rule):
     sense = "min"
     cost_risk = "Less diagnostic data when a problem needs tracing; switch it on only while diagnosing."
 
+    title_text = "Switch MQ GLOBAL and CHINIT trace off"
+    reason_text = "MQ trace is on; every MQ call pays for it"
+
     def applies(self, project, prediction) -> bool:
         return any(
             n.params.get("global_trace") or n.params.get("chinit_trace")
             for n in nodes(project, "queue_manager")
         )
 
-    def reason(self, project, prediction) -> str:
-        return "MQ trace is on; every MQ call pays for it"
-
     def change(self, project, prediction):
         return set_all(
             set_all(project, "queue_manager", "global_trace", False), "queue_manager", "chinit_trace", False
         )
-
-    def title(self, before, after, prediction) -> str:
-        return "Switch MQ GLOBAL and CHINIT trace off"
 
 
 def qrep_rules(outage_min: float = OUTAGE_MIN) -> list:

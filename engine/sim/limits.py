@@ -61,23 +61,14 @@ def _check_finite_positive(field: str, value: float, allowed: str) -> None:
         raise ValueRangeError(field, value, allowed)
 
 
-def estimate_budget(
-    duration_s: float,
-    mean_rows_per_s: float,
-    rows_per_txn: float,
-    bin_s: float,
-    initial_msgs: int = 0,
-    trans_batch_sz: int = 1,
-    chunk_txns: int = 400_000,
-) -> SimulationBudget:
-    """Transactions, time bins and memory of a run (see :class:`SimulationBudget`).
+@dataclass(frozen=True)
+class RunSize:
+    """What a run's cost depends on besides its offered rate.
 
-    Parameters
+    Attributes
     ----------
     duration_s : float
         Simulated time, s.
-    mean_rows_per_s : float
-        Average offered rate, rows/s.
     rows_per_txn : float
         Rows per source transaction.
     bin_s : float
@@ -86,12 +77,34 @@ def estimate_budget(
         Messages pre-loaded on the receive queue.
     trans_batch_sz : int
         Source transactions per pre-loaded message.
-    chunk_txns : int
-        Transactions per chunk.
     """
-    offered = mean_rows_per_s * duration_s / max(rows_per_txn, 1.0)
-    txns = offered + float(initial_msgs) * float(trans_batch_sz)
-    bins = duration_s / bin_s
+
+    duration_s: float
+    rows_per_txn: float
+    bin_s: float
+    initial_msgs: int = 0
+    trans_batch_sz: int = 1
+
+    @property
+    def preloaded_txns(self) -> float:
+        """Transactions of the pre-loaded messages."""
+        return float(self.initial_msgs) * float(self.trans_batch_sz)
+
+
+def estimate_budget(run: RunSize, mean_rows_per_s: float, chunk_txns: int = 400_000) -> SimulationBudget:
+    """Transactions, time bins and memory of a run (see :class:`SimulationBudget`).
+
+    Parameters
+    ----------
+    run : RunSize
+    mean_rows_per_s : float
+        Average offered rate, rows/s.
+    chunk_txns : int
+        Transactions per chunk the simulation streams.
+    """
+    offered = mean_rows_per_s * run.duration_s / max(run.rows_per_txn, 1.0)
+    txns = offered + run.preloaded_txns
+    bins = run.duration_s / run.bin_s
     memory = bins * BYTES_PER_BIN + min(txns, chunk_txns) * BYTES_PER_CHUNK_TXN
     return SimulationBudget(txns, bins, memory)
 
@@ -128,24 +141,15 @@ def check_rate(rows_per_s: float, field: str = RATE_FIELD) -> None:
         raise ValueRangeError(field, rows_per_s, f"a rate from 0 to {top:,.0f} rows/s")
 
 
-def check_simulation_budget(
-    duration_s: float,
-    profile,
-    rows_per_txn: float,
-    bin_s: float,
-    initial_msgs: int = 0,
-    trans_batch_sz: int = 1,
-    chunk_txns: int = 400_000,
-) -> SimulationBudget:
+def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) -> SimulationBudget:
     """Refuse a run whose work or reported series exceed what the simulation handles.
 
     Parameters
     ----------
-    duration_s : float
-        Simulated time, s.
+    run : RunSize
     profile : engine.sim.profiles.Profile
         Offered workload (its peak and mean rates over the run).
-    rows_per_txn, bin_s, initial_msgs, trans_batch_sz, chunk_txns
+    chunk_txns : int
         As :func:`estimate_budget`.
 
     Returns
@@ -161,27 +165,25 @@ def check_simulation_budget(
         pre-loaded transactions exceed :data:`MAX_SIMULATED_TXNS`. The message names the field,
         the value and the range.
     """
-    check_duration(duration_s, bin_s)
-    check_rate(profile.peak_rows_per_s(duration_s))
-    mean_rows_per_s = profile.mean_rows_per_s(duration_s)
-    preloaded = float(initial_msgs) * float(trans_batch_sz)
+    check_duration(run.duration_s, run.bin_s)
+    check_rate(profile.peak_rows_per_s(run.duration_s))
+    mean_rows_per_s = profile.mean_rows_per_s(run.duration_s)
+    preloaded = run.preloaded_txns
     if preloaded > MAX_SIMULATED_TXNS:
         raise ValueRangeError(
             "run.initial_receive_queue_depth (INITIAL_DEPTH_MSGS)",
-            initial_msgs,
-            f"at most {MAX_SIMULATED_TXNS / max(trans_batch_sz, 1):,.0f} messages of "
-            f"TRANS_BATCH_SZ {trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
+            run.initial_msgs,
+            f"at most {MAX_SIMULATED_TXNS / max(run.trans_batch_sz, 1):,.0f} messages of "
+            f"TRANS_BATCH_SZ {run.trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
             "transactions); qrtune predict gives the drain time of any depth",
         )
-    budget = estimate_budget(
-        duration_s, mean_rows_per_s, rows_per_txn, bin_s, initial_msgs, trans_batch_sz, chunk_txns
-    )
+    budget = estimate_budget(run, mean_rows_per_s, chunk_txns)
     if budget.txns > MAX_SIMULATED_TXNS:
-        room = (MAX_SIMULATED_TXNS - preloaded) * max(rows_per_txn, 1.0)
+        room = (MAX_SIMULATED_TXNS - preloaded) * max(run.rows_per_txn, 1.0)
         raise ValueRangeError(
             RATE_FIELD,
             mean_rows_per_s,
-            f"at most {room / duration_s:,.6g} rows/s over {duration_s:,.6g} s, or a duration "
+            f"at most {room / run.duration_s:,.6g} rows/s over {run.duration_s:,.6g} s, or a duration "
             f"of at most {room / max(mean_rows_per_s, 1e-300):,.6g} s at this rate (a simulation "
             f"handles {MAX_SIMULATED_TXNS:,} transactions; this run would offer "
             f"{budget.txns:,.3g})",

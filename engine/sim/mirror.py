@@ -161,21 +161,29 @@ def simulate_mirror_rates(
     return SimResult({}, ts, summary, None)
 
 
-def simulate_mirror(
-    settings: dict,
-    duration_s: float,
-    seed=0,
-    profile=None,
-    events=(),
-    progress=None,
-    cancel=None,
-    prediction=None,
-    **_ignored,
-) -> SimResult:
-    """Simulate a ``db2mirror`` scenario (see the module docstring)."""
+#: The keywords of :func:`engine.sim.run.simulate_settings` a Db2 Mirror run takes (the others are Q Replication's).
+MIRROR_RUN_KEYWORDS = ("seed", "profile", "events", "progress", "cancel")
+
+
+def simulate_mirror(settings: dict, duration_s: float, prediction=None, **run) -> SimResult:
+    """Simulate a ``db2mirror`` scenario (see the module docstring).
+
+    Parameters
+    ----------
+    settings : dict
+        The scenario.
+    duration_s : float
+        Simulated time, s.
+    prediction : Prediction or None
+        Its steady state (None: predicted here).
+    **run
+        Keywords of :func:`engine.sim.run.simulate_settings`: those named in
+        :data:`MIRROR_RUN_KEYWORDS` go to :func:`simulate_mirror_rates`, the others are ignored.
+    """
     changes, resync, notes, version = mirror_rates(settings, prediction)
+    used = {k: v for k, v in run.items() if k in MIRROR_RUN_KEYWORDS}
     res = simulate_mirror_rates(
-        changes, resync, duration_s, seed, profile, events, progress, cancel, notes, version
+        changes, resync, duration_s, notes=notes, coefficients_version=version, **used
     )
     res.settings = settings
     return res

@@ -15,7 +15,7 @@ from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
 from engine.sim.kernels import warm_up_in_background
 from engine.sim.knobs import knob, setting
-from engine.sim.limits import check_simulation_budget
+from engine.sim.limits import RunSize, check_simulation_budget
 from engine.sim.mirror import simulate_mirror
 from engine.sim.monitor import monitor_columns
 from engine.sim.pipeline import ChunkResult, QrepPipeline
@@ -300,13 +300,15 @@ def simulate_config(
         profile = _profiles.constant(default_rate(cfg))
     dt = _bin_width(duration_s, cfg)
     check_simulation_budget(
-        duration_s,
+        RunSize(
+            duration_s,
+            profile.rows_per_txn or cfg.rows_per_txn,
+            dt,
+            int(initial_recvq_msgs),
+            cfg.trans_batch_sz,
+        ),
         profile,
-        profile.rows_per_txn or cfg.rows_per_txn,
-        dt,
-        int(initial_recvq_msgs),
-        cfg.trans_batch_sz,
-        chunk_txns=chunk_txns,
+        chunk_txns,
     )
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
