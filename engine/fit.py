@@ -58,6 +58,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.errors import QrtuneError
+from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
 from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor_import import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
@@ -438,11 +439,6 @@ def split(intervals: Sequence[Interval], holdout_every: int = 4) -> tuple[list[I
     return fit, held
 
 
-#: At most this many intervals are fitted (and as many held out): a week of 10-second intervals is
-#: 60,480, and each fit iteration predicts every fitted interval once per coefficient.
-MAX_INTERVALS = 300
-
-
 def evenly(items: Sequence, n: int) -> list:
     """At most ``n`` of ``items``, evenly spaced over the sequence (all of them when there are fewer)."""
     if len(items) <= n:
@@ -736,13 +732,6 @@ FIT_TOLERANCE = 1e-3
 #: Step of the 2-point Jacobian in log space (a 0.1% change of a coefficient): large enough to move
 #: the engine's predictions well above its own numerical noise, small against the fit's resolution.
 FIT_DIFF_STEP = 1e-3
-#: Engine predictions one fit may make in its least-squares loop (every evaluation of the residuals,
-#: Jacobian columns included, predicts each fitted interval once): at about 0.5 ms a prediction,
-#: about 15 s of CPU.
-MAX_PREDICTIONS = 30_000
-#: Wall-clock seconds the least-squares loop may take (``qrtune fit --budget-s``); after it the best
-#: coefficients seen so far are returned and :attr:`FitResult.stopped_at` says so.
-FIT_BUDGET_S = 15.0
 
 
 class _BudgetSpent(Exception):

@@ -15,6 +15,7 @@ import sys
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
+from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
 
 
 def register(sub) -> None:
@@ -39,7 +40,7 @@ def register(sub) -> None:
         default=None,
         metavar="N",
         help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
-        "(default 300; a week of 10 s intervals is 60,480)",
+        f"(default {MAX_INTERVALS}; a week of 10 s intervals is 60,480)",
     )
     p.add_argument(
         "--budget-s",
@@ -47,7 +48,7 @@ def register(sub) -> None:
         default=None,
         metavar="S",
         help="stop the least-squares loop after S seconds and keep the best coefficients seen so far "
-        "(default 15; the fit also stops after 30,000 engine predictions)",
+        f"(default {FIT_BUDGET_S:g}; the fit also stops after {MAX_PREDICTIONS:,} engine predictions)",
     )
     p.add_argument(
         "--export",
@@ -92,7 +93,7 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.fit import FIT_BUDGET_S, MAX_INTERVALS, engine_fit_model, fit_sample, sample_intervals
+    from engine.fit import engine_fit_model, fit_sample, sample_intervals
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
