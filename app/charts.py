@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextOption
 
 from app import style
 
@@ -27,6 +27,61 @@ LATENCY_PARTS = (
     ("qlatency_ms", "Q", style.QUEUE),
     ("apply_latency_ms", "APPLY", style.APPLY),
 )
+
+
+class WrappingTitle(pg.LabelItem):
+    """A plot title that wraps, centred, to the width its layout gives it.
+
+    pyqtgraph's title asks for its one-line width as a minimum; in a narrow column (1280x800,
+    150%) the plot then outgrows its widget and its right part is cut off. This one asks only
+    for the height of its wrapped lines and sets its layout row to that height.
+    """
+
+    #: pyqtgraph's title row: 30 px, one line.
+    min_row_px = 30.0
+
+    def __init__(self, plot: pg.PlotItem):
+        self.plot = plot  # read by updateMin, which pyqtgraph's constructor already calls
+        super().__init__("", size="11pt", parent=plot)
+        self.item.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt's name
+        if self.width() > 0:
+            self.item.setTextWidth(self.width())
+        super().resizeEvent(ev)
+
+    def updateMin(self) -> None:  # noqa: N802 - pyqtgraph's name
+        height_px = self.itemRect().height()
+        natural_px = self.item.document().idealWidth()
+        self.setMinimumWidth(0)
+        self.setMinimumHeight(height_px)
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (0, height_px),
+            Qt.SizeHint.PreferredSize: (natural_px, height_px),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        if self.isVisible():
+            row_px = max(height_px, self.min_row_px)
+            self.setMaximumHeight(row_px)
+            self.plot.layout.setRowFixedHeight(0, row_px)
+        self.updateGeometry()
+
+
+class Chart(pg.PlotWidget):
+    """A plot with a :class:`WrappingTitle`: a long title or colour key never widens the plot."""
+
+    def __init__(self, parent=None, **kwargs):
+        super().__init__(parent, **kwargs)
+        plot = self.plotItem
+        old = plot.titleLabel
+        plot.layout.removeItem(old)
+        old.setParentItem(None)
+        if old.scene() is not None:
+            old.scene().removeItem(old)
+        plot.titleLabel = WrappingTitle(plot)
+        plot.layout.addItem(plot.titleLabel, 0, 1)
+        plot.setTitle(None)
 
 
 def _frame(
@@ -55,7 +110,7 @@ def _legend(chart: pg.PlotWidget):
     )
 
 
-class LatencyBreakdownChart(pg.PlotWidget):
+class LatencyBreakdownChart(Chart):
     """Horizontal stacked bars: CAPTURE, Q and APPLY latency in ms; one bar per label."""
 
     def __init__(self, parent=None):
@@ -124,7 +179,7 @@ class LatencyBreakdownChart(pg.PlotWidget):
             self.setYRange(-0.6, len(labels) - 0.4, padding=0)
 
 
-class StageChart(pg.PlotWidget):
+class StageChart(Chart):
     """Utilisation (%) per stage as horizontal bars, names on the left (legible however many stages);
     the bottleneck stage in red, the 90% line dashed, each bar's value at its end."""
 
@@ -167,7 +222,7 @@ class StageChart(pg.PlotWidget):
         self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
 
 
-class _Bars(pg.PlotWidget):
+class _Bars(Chart):
     """Named values as bars, several series side by side: what vertical and horizontal bars share.
 
     Subclasses make a bar item (:meth:`_new_item`), place one series' bars (:meth:`_place`) and
@@ -291,7 +346,7 @@ class CommaAxis(pg.AxisItem):
         return super().tickStrings(values, scale, spacing)
 
 
-class SpanChart(pg.PlotWidget):
+class SpanChart(Chart):
     """One horizontal bar per row from a start to an end, each its own colour with a text at its end,
     and labelled vertical reference lines (a limit, the size now).
 
@@ -394,7 +449,7 @@ class SpanChart(pg.PlotWidget):
             self._fit_x()
 
 
-class LineChart(pg.PlotWidget):
+class LineChart(Chart):
     """Series against an x axis (time, or a knob); curves are created once and reused.
 
     The legend sits in its own row under the x axis, never over the data. ``set_lines``

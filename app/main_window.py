@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QTabBar,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -634,6 +635,16 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if not getattr(self, "_default_sized", False) and not self._layout_restored:
             self._default_sized = True
             self._default_dock_sizes()
+        QTimer.singleShot(0, self._hide_stray_dock_tab_bars)
+
+    def _hide_stray_dock_tab_bars(self) -> None:
+        """Hide the spare tab bar Qt leaves over the central area after a second pair of docks is
+        tabified (a duplicate of the Inspector / Advisor tabs; its edge showed through the gaps
+        between the Results panel's charts)."""
+        central = self.centralWidget().geometry()
+        for bar in self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
+            if bar.isVisible() and bar.geometry().intersects(central):
+                bar.hide()
 
     def _default_dock_sizes(self) -> None:
         """Narrow side docks so the canvas gets the room (first run, no saved layout): a sixth of the

@@ -1,0 +1,66 @@
+"""What a user sees at 1280x800: a chart's plot stays within its widget, and no spare dock tab bar
+shows through the central area."""
+
+from PySide6.QtWidgets import QTabBar
+
+from app.charts import BarChart
+
+CATEGORIES = ["#22 Db2 A", "#22 Db2 B", "#23 Db2 A", "#23 Db2 B"]
+SERIES = {
+    "all work": [60.0, 60.0, 93.0, 93.0],
+    "replication": [45.0, 45.0, 77.0, 77.0],
+    "triggers": [0.0, 0.0, 32.0, 32.0],
+    "recursion avoidance": [15.0, 15.0, 15.0, 15.0],
+}
+
+
+def test_a_long_title_wraps_instead_of_widening_the_plot_past_its_widget(qtbot):
+    chart = BarChart("CPU per row", "us/row")
+    qtbot.addWidget(chart)
+    chart.resize(365, 390)
+    chart.show()
+    chart.set_data(
+        CATEGORIES, SERIES, key_title="CPU per row captured or applied, by run and system (us/row)"
+    )
+    qtbot.wait(50)
+    plot = chart.plotItem
+    assert plot.geometry().width() <= chart.width() + 0.5  # every category's bars are in view
+    title = plot.titleLabel
+    assert title.item.boundingRect().height() > 2.5 * 15  # wrapped onto several lines
+    assert title.geometry().height() >= title.item.boundingRect().height() - 0.5  # none cut off
+
+
+def test_a_short_title_keeps_one_line(qtbot):
+    chart = BarChart("CPU (us/row)", "us/row")
+    qtbot.addWidget(chart)
+    chart.resize(365, 390)
+    chart.show()
+    chart.set_data(["apply", "capture"], {"us/row": [44.0, 15.0]})
+    qtbot.wait(50)
+    assert chart.plotItem.titleLabel.geometry().height() == 30.0
+
+
+def _over_central(window) -> list:
+    central = window.centralWidget().geometry()
+    return [
+        [bar.tabText(i) for i in range(bar.count())]
+        for bar in window.findChildren(QTabBar)
+        if bar.parent() is window and bar.isVisible() and bar.geometry().intersects(central)
+    ]
+
+
+def test_a_spare_dock_tab_bar_over_the_central_area_is_hidden(window, qtbot):
+    """Qt 6 leaves a duplicate Inspector / Advisor tab bar where the second pair of docks was
+    tabified; the window hides any dock tab bar lying over its central area once shown."""
+    window.show()
+    qtbot.wait(50)
+    spare = QTabBar(window)
+    spare.addTab("Inspector")
+    spare.addTab("Advisor")
+    spare.setGeometry(window.centralWidget().geometry().center().x(), 200, 180, 26)
+    spare.show()
+    assert _over_central(window) == [["Inspector", "Advisor"]]
+    window._hide_stray_dock_tab_bars()
+    assert _over_central(window) == []
+    docks = [bar for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible()]
+    assert len(docks) == 2  # the palette / runs and inspector / advisor tabs stay
