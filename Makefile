@@ -23,8 +23,11 @@ run: .venv check-qt-libs
 check-qt-libs:  # with DISPLAY set it also checks the desktop (xcb) plugin's libraries
 	@$(PYTHON) packaging/check_qt_libs.py
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist; the machine type has 2 cores).
+# TEST_WORKERS=0 runs it in this one process, which also prints the fuzz tests' tally.
+TEST_WORKERS ?= 2
 test: .venv check-qt-libs
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # Each example runs under a 20 s alarm; the process may grow by at most FUZZ_MEMORY_GB over its
 # warm size. Figures (inputs tried, clean errors, tracebacks, hangs) are printed and kept in FUZZ_REPORT.
