@@ -125,29 +125,80 @@ class LatencyBreakdownChart(Chart):
         self.labels: list[str] = []
         self.values = np.zeros((0, 3))
 
-    def _label_segments(self, vals: np.ndarray, y: np.ndarray) -> None:
-        """Write each part's value (``576 ms``, ``1.2 s``) in its segment, or after the bar when too narrow."""
+    #: Room (px) a value label leaves inside its segment.
+    label_padding_px = 6.0
+
+    def _px_per_ms(self, span_ms: float) -> float:
+        """Pixels per ms when the x axis spans ``span_ms``."""
+        return self.getViewBox().width() / max(span_ms, 1e-9)
+
+    @staticmethod
+    def _label_px(column: int, value_ms: float) -> float:
+        """Width (px) of the value label of part ``column`` as drawn (a TextItem, margins included)."""
+        from engine.metrics import format_metric
+
+        return pg.TextItem(format_metric(LATENCY_PARTS[column][0], float(value_ms))).boundingRect().width()
+
+    def _inside(self, vals: np.ndarray, span_ms: float) -> np.ndarray:
+        """Which parts' values fit in their segment when the axis spans ``span_ms``."""
+        px = self._px_per_ms(span_ms)
+        out = np.zeros(vals.shape, dtype=bool)
+        for (r, c), value in np.ndenumerate(vals):
+            out[r, c] = value > 0 and value * px >= self._label_px(c, value) + self.label_padding_px
+        return out
+
+    def _label_segments(self, vals: np.ndarray, y: np.ndarray, inside: np.ndarray) -> None:
+        """Write each part's value (``576 ms``, ``1.2 s``) in its segment; one too narrow for it
+        writes it after the bar (the last part) or under its segment (the others)."""
         from engine.metrics import format_metric
 
         for text in getattr(self, "texts", []):
             self.removeItem(text)
         self.texts = []
-        for row, y_row in zip(vals, y):
-            total, left = float(row.sum()), 0.0
-            for (key, _, _), value in zip(LATENCY_PARTS, row):
+        last = len(LATENCY_PARTS) - 1
+        for row, y_row, fits in zip(vals, y, inside):
+            left = 0.0
+            for c, ((key, _, _), value, fit) in enumerate(zip(LATENCY_PARTS, row, fits)):
                 if value > 0:
-                    inside = value >= 0.12 * total
+                    if fit:
+                        anchor, pos = (0.5, 0.5), (left + value / 2, y_row)
+                    elif c == last:
+                        anchor, pos = (0.0, 0.5), (left + value, y_row)
+                    else:
+                        anchor, pos = (0.5, 0.0), (left + value / 2, y_row - 0.32)
                     text = pg.TextItem(
-                        format_metric(key, float(value)),
-                        color="w" if inside else "#333",
-                        anchor=(0.5, 0.5) if inside else (0.0, 1.0),
+                        format_metric(key, float(value)), color="w" if fit else "#333", anchor=anchor
                     )
-                    text.setPos(
-                        left + value / 2 if inside else left + value, y_row if inside else y_row - 0.32
-                    )
+                    text.setPos(*pos)
                     self.addItem(text)
                     self.texts.append(text)
                 left += float(value)
+
+    def _layout_bars(self) -> None:
+        """The x range and the value labels for the current data and width: a last part whose
+        value does not fit in it writes it after the bar, so the range leaves room for it."""
+        vals = self.values
+        if not len(vals):
+            self._label_segments(vals, np.zeros(0), np.zeros(vals.shape, dtype=bool))  # no labels
+            return
+        totals_ms = vals.sum(axis=1)
+        span_ms = max(float(totals_ms.max()), 1e-3) * 1.08
+        inside = self._inside(vals, span_ms)
+        width_px = self.getViewBox().width()
+        for total_ms, value, fit in zip(totals_ms, vals[:, -1], inside[:, -1]):
+            if value > 0 and not fit:  # room after the bar for the last part's value
+                label_px = self._label_px(len(LATENCY_PARTS) - 1, value)
+                share = min((label_px + 2 * self.label_padding_px) / max(width_px, 1.0), 0.6)
+                span_ms = max(span_ms, float(total_ms) / (1.0 - share))
+        inside = self._inside(vals, span_ms)
+        self.setXRange(0, span_ms, padding=0)
+        self.setYRange(-0.6, len(vals) - 0.4, padding=0)
+        self._label_segments(vals, np.arange(len(vals), dtype=float), inside)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if getattr(self, "values", None) is not None and getattr(self, "plotItem", None) is not None:
+            self._layout_bars()  # what fits in a segment depends on the width
 
     def set_title(self, text: str, key: bool = True) -> None:
         """Title with the colour key on a line of its own (a legend box would cover the bars; on the title's
@@ -170,13 +221,7 @@ class LatencyBreakdownChart(Chart):
             bar.setOpts(x0=left.copy(), y=y, width=vals[:, i], height=0.6)
             left += vals[:, i]
         self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
-        self._label_segments(vals, y)
-        if len(labels):
-            outside = bool(
-                (vals[:, -1] < 0.12 * left).any()
-            )  # a narrow last part writes its value after the bar
-            self.setXRange(0, max(float(left.max()), 1e-3) * (1.35 if outside else 1.08), padding=0)
-            self.setYRange(-0.6, len(labels) - 0.4, padding=0)
+        self._layout_bars()
 
 
 class StageChart(Chart):

@@ -64,3 +64,25 @@ def test_a_spare_dock_tab_bar_over_the_central_area_is_hidden(window, qtbot):
     assert _over_central(window) == []
     docks = [bar for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible()]
     assert len(docks) == 2  # the palette / runs and inspector / advisor tabs stay
+
+
+def test_a_value_too_wide_for_its_segment_is_written_beside_it_in_view(qtbot):
+    from app.charts import LatencyBreakdownChart
+
+    chart = LatencyBreakdownChart()
+    qtbot.addWidget(chart)
+    chart.resize(290, 330)
+    chart.show()
+    parts = {"capture_latency_ms": 580.7, "qlatency_ms": 39.6, "apply_latency_ms": 147.0}
+    chart.set_data(["END2END"], [parts])
+    qtbot.wait(50)
+    texts = {t.toPlainText(): t for t in chart.texts}
+    assert texts["580.7 ms"].anchor.x() == 0.5  # wide enough: in its segment
+    assert texts["147.0 ms"].pos().x() == 580.7 + 39.6 + 147.0  # after the bar
+    assert texts["39.6 ms"].pos().y() < -0.3  # under its segment, clear of the APPLY value
+    x_max = chart.getViewBox().viewRange()[0][1]
+    label_ms = texts["147.0 ms"].boundingRect().width() * x_max / chart.getViewBox().width()
+    assert texts["147.0 ms"].pos().x() + label_ms <= x_max  # the whole value is in view
+    chart.resize(900, 330)
+    qtbot.wait(50)
+    assert {t.toPlainText(): t.anchor.x() for t in chart.texts}["147.0 ms"] == 0.5  # wide: back inside
