@@ -514,6 +514,9 @@ class LineChart(Chart):
         self.getPlotItem().layout.addItem(self.legend, 4, 1)  # in its own row under the x axis
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.lines: list = []
+        # invisible points above the reference lines: the auto-fitted y range leaves their labels room
+        self.line_room = pg.PlotDataItem([], [], pen=pg.mkPen(0, 0, 0, 0))
+        self.addItem(self.line_room)
         self.scale = 1.0
 
     def set_series(
@@ -565,6 +568,7 @@ class LineChart(Chart):
             self.removeItem(curve)
             self.legend.removeItem(curve)
         self.legend.setVisible(len(self.curves) > 1)
+        self._room_for_line_labels()
         self.enableAutoRange()
 
     def resizeEvent(self, ev):  # noqa: N802 - Qt's name
@@ -591,6 +595,20 @@ class LineChart(Chart):
             )
             self.addItem(line)
             self.lines.append(line)
+        self._room_for_line_labels()
+
+    #: Headroom above a reference line for its label, as a share of the line's height.
+    line_label_room = 0.12
+
+    def _room_for_line_labels(self) -> None:
+        """Place the invisible points that keep every line's label inside the auto-fitted range."""
+        finite = [c.xData[np.isfinite(c.xData)] for c in self.curves.values() if c.xData is not None]
+        xs = [float(x.min()) for x in finite if len(x)]
+        ys = [line.value() * (1.0 + self.line_label_room) for line in self.lines]
+        if not xs or not ys:
+            self.line_room.setData([], [])
+            return
+        self.line_room.setData([min(xs)] * len(ys), ys)
 
     def set_x_label(self, text: str) -> None:
         self.setLabel("bottom", text)

@@ -86,3 +86,19 @@ def test_a_value_too_wide_for_its_segment_is_written_beside_it_in_view(qtbot):
     chart.resize(900, 330)
     qtbot.wait(50)
     assert {t.toPlainText(): t.anchor.x() for t in chart.texts}["147.0 ms"] == 0.5  # wide: back inside
+
+
+def test_a_reference_line_near_the_top_keeps_its_label_in_view(qtbot):
+    from app.charts import LineChart
+
+    chart = LineChart("CPU busy (%)", "agents", "%")
+    qtbot.addWidget(chart)
+    chart.resize(360, 260)
+    chart.show()
+    chart.set_series({"Apply LPAR busy": ([1, 2, 3], [40.0, 80.0, 88.0])})
+    chart.set_lines([(90.0, "90% CPU", "#c0202a")])
+    qtbot.wait(50)
+    assert chart.getViewBox().viewRange()[1][1] >= 90.0 * 1.12  # room above the line for its label
+    chart.set_lines([])
+    qtbot.wait(50)
+    assert chart.getViewBox().viewRange()[1][1] < 95.0  # without a line the range hugs the data
