@@ -23,7 +23,7 @@ from engine.projectfile import atomic_write_text
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
-VERSION = "mirror-4"
+VERSION = "mirror-5"
 
 #: Structural values not fitted (seed 002 text, or physical defaults).
 FIXED_GLOBAL = {
