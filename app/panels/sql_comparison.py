@@ -14,7 +14,8 @@ from engine.report.sql_comparison import sql_comparison_rows
 
 #: The tab's title in the results view.
 TAB_TITLE = "Q vs SQL Replication"
-_HEADERS = ("Figure", "Q Replication", "SQL Replication", "Q / SQL", "Unit")
+#: Product names on two lines: the number columns stay as narrow as their numbers, the figures get the room.
+_HEADERS = ("Figure", "Q\nReplication", "SQL\nReplication", "Q / SQL", "Unit")
 
 
 class SqlComparisonTable(QTableWidget):
@@ -45,6 +46,8 @@ class SqlComparisonTable(QTableWidget):
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setToolTip(text)  # the whole label where the column elides it
                 if c in (1, 2, 3):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.setItem(r, c, item)
