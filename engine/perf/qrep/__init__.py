@@ -40,7 +40,8 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
   MAXAGENTS_CORRELID and COMMIT_COUNT limit parallelism, and a monster transaction (bigger
   than MEMORY_LIMIT) holds agents in proportion to how far it overflows; a busy agent's time
   grows with the other busy agents (``agent_latch_share``: sub-linear scaling).
-* Latencies (:mod:`.latency`): the log-read cycle (SLEEP_INTERVAL / (1 - busy)), the
+* Latencies (:mod:`.latency`): the log reader's wait (half a SLEEP_INTERVAL plus its
+  queueing) and cycle (SLEEP_INTERVAL / (1 - busy)), the
   data-sharing merged-log delay when Q Capture is not on the source LPAR, the MQ commit at
   the end of a log pass / COMMIT_INTERVAL / transaction limit, the channel batch, the browser
   and the agents (M/M/c plus batch arrivals, bounded by MEMORY_LIMIT).

@@ -8,9 +8,10 @@ inputs or fitted service times, so every latency approaches a floor set by the c
 load falls and rises only through queueing as the load grows:
 
 * **Log read cycle** (CAPTURE_LATENCY). Q Capture's log reader reads what the log holds and,
-  at the end of the log, sleeps SLEEP_INTERVAL. A pass over the log takes the reader's
-  utilisation share of the cycle, so the cycle is ``SLEEP_INTERVAL / (1 - rho_reader)`` and a
-  commit waits half a cycle on average before it is read. When Q Capture does not run on the
+  at the end of the log, sleeps SLEEP_INTERVAL: a queue with multiple vacations, in which a
+  commit waits half a SLEEP_INTERVAL plus the reader's own queueing before it is read
+  (:func:`reader_wait_ms`). A pass over the log takes the reader's utilisation share of the
+  cycle, so the cycle is ``SLEEP_INTERVAL / (1 - rho_reader)``. When Q Capture does not run on the
   source workload's LPAR it reads that member's log through the data-sharing group's merged
   log (IFI), which returns a record only once every member's log has advanced past it: a
   bounded, fitted ``log_merge_delay_ms``. The worker then assembles the transaction and the
@@ -64,6 +65,19 @@ def reader_cycle_ms(flow, rows_per_s: float) -> float:
     return flow.inp.sleep_interval_ms / (1.0 - reader_busy_share(flow, rows_per_s))
 
 
+def reader_wait_ms(flow, rows_per_s: float) -> float:
+    """Mean time (ms) from a source commit until Q Capture's log reader reads it.
+
+    The reader serves the log exhaustively and, at the end of the log, sleeps SLEEP_INTERVAL
+    before it looks again: an M/G/1 queue with multiple vacations, whose wait decomposes
+    (Fuhrmann and Cooper) into the mean residual of a vacation, ``SLEEP_INTERVAL / 2``, plus
+    the wait of the plain queue, ``rho X / (1 - rho)`` with ``X`` the reader's time per row.
+    """
+    busy = reader_busy_share(flow, rows_per_s)
+    per_row_ms = flow.reader_or_worker_ref_us * flow.time_factor * flow.platform.role_speed["C"] / 1000.0
+    return flow.inp.sleep_interval_ms / 2.0 + busy * per_row_ms / (1.0 - busy)
+
+
 def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
     """Time (ms) to put ``maxtrans_per_commit`` transactions (infinite at no load)."""
     txns_per_s = rows_per_s / flow.inp.rows_per_txn
@@ -89,10 +103,7 @@ def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     put_path_ms = (point.worker_us * flow.geometry.rows_per_msg + point.put_us) / 1000.0
     rho = min(stages["qcapture"].utilisation, RHO_CAP)
     return (
-        reader_cycle_ms(flow, rows_per_s) / 2.0
-        + log_merge_delay_ms(flow)
-        + put_path_ms / (1.0 - rho)
-        + assemble_ms
+        reader_wait_ms(flow, rows_per_s) + log_merge_delay_ms(flow) + put_path_ms / (1.0 - rho) + assemble_ms
     )
 
 

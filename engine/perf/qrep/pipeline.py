@@ -734,7 +734,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
     cap_other = d.capture_mq_other_msg_us / g.rows_per_msg * t * mp["C"]
     trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
     fixed = {
-        "qcapture": latency.reader_cycle_ms(flow, rows_per_s) / 2.0 + latency.log_merge_delay_ms(flow),
+        "qcapture": latency.reader_wait_ms(flow, rows_per_s) + latency.log_merge_delay_ms(flow),
         "mq_channel": latency.commit_wait_ms(flow, rows_per_s),
     }
     return Solution(

@@ -120,6 +120,19 @@ def test_sleep_interval_sets_the_light_load_capture_latency():
     assert slow - fast == pytest.approx((2000 - 50) / 2.0, rel=0.05)
 
 
+def test_the_log_reader_wait_is_half_a_sleep_plus_its_queueing():
+    """A reader that reads the log to its end and then sleeps is a queue with multiple vacations:
+    a commit waits SLEEP_INTERVAL / 2 plus the reader's M/G/1 wait (Fuhrmann-Cooper), which stays
+    small next to the sleep, so CAPTURE_LATENCY hardly grows with load. (Half the whole cycle,
+    SLEEP_INTERVAL / (1 - busy), grew with the reader's busy share.)"""
+    settings = _scenario("dw2005-zos-unidirectional")  # Q Capture on the source LPAR: no merge delay
+    sleep_ms = settings["qcapture"]["sleep_interval_ms"]
+    light = _open(settings, 1.0)["capture_latency_ms"]
+    busy = _open(settings, 0.9 * _capacity(settings))["capture_latency_ms"]
+    assert sleep_ms / 2.0 <= light < sleep_ms / 2.0 * 1.05
+    assert light < busy < light * 1.08
+
+
 def test_an_offered_rate_of_zero_gives_the_latency_floor():
     settings = _scenario("redpaper-baseline")
     zero = _open(settings, 0.0)
