@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import style
+from app.charts import Chart
 from app.panels.results import format_number
 from app.panels.tables import panel_column, message_label, read_only_table
 from engine.metrics import label as metric_label
@@ -154,7 +155,7 @@ class ValidationView(QWidget):
         )
         self.table.setSortingEnabled(True)
         split.addWidget(self.table)
-        self.plot = pg.PlotWidget()
+        self.plot = Chart()  # its title wraps in a narrow splitter pane instead of widening the plot
         self.plot.setTitle("Predicted against measured (log-log)", size="9pt")
         self.plot.setLabel("bottom", "measured")
         self.plot.setLabel("left", "predicted")
