@@ -8,8 +8,6 @@ kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attac
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
@@ -49,6 +47,5 @@ def predict_project(project: Project) -> Prediction:
     p = predict_settings(settings)
     if unread:
         # knobs of nodes the scenario does not read from (the second flow of a two-way project)
-        reasons = {**p.ignored_reasons, **unread}
-        p = replace(p, ignored=tuple(sorted(set(p.ignored) | set(unread))), ignored_reasons=reasons)
+        p = p.also_ignoring(unread)
     return for_project(project, p)

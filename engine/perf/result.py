@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,11 @@ class Prediction:
         return cls(
             kind=kind, metrics=metrics, ignored=tuple(sorted(reasons)), ignored_reasons=reasons, **fields
         )
+
+    def also_ignoring(self, reasons: dict) -> Prediction:
+        """This prediction with more ignored settings (path -> why) added to ``ignored``."""
+        merged = {**self.ignored_reasons, **reasons}
+        return replace(self, ignored=tuple(sorted(set(self.ignored) | set(reasons))), ignored_reasons=merged)
 
     def to_json(self) -> dict:
         """Plain data for JSON output."""

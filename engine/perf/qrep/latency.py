@@ -54,10 +54,14 @@ BUFFPOOL_USABLE_SHARE = 0.85
 READER_BUSY_CAP = 0.95
 
 
+def reader_row_us(flow) -> float:
+    """Time (us) Q Capture's busiest thread (log reader or worker) spends per row on its server."""
+    return flow.reader_or_worker_ref_us * flow.time_factor * flow.platform.role_speed["C"]
+
+
 def reader_busy_share(flow, rows_per_s: float) -> float:
     """Share of its time Q Capture's busiest thread (log reader or worker) works, at most 0.95."""
-    speed = flow.platform.role_speed["C"]  # Q Capture's server
-    return min(rows_per_s * flow.reader_or_worker_ref_us * flow.time_factor * speed * 1e-6, READER_BUSY_CAP)
+    return min(rows_per_s * reader_row_us(flow) * 1e-6, READER_BUSY_CAP)
 
 
 def reader_cycle_ms(flow, rows_per_s: float) -> float:
@@ -74,8 +78,7 @@ def reader_wait_ms(flow, rows_per_s: float) -> float:
     the wait of the plain queue, ``rho X / (1 - rho)`` with ``X`` the reader's time per row.
     """
     busy = reader_busy_share(flow, rows_per_s)
-    per_row_ms = flow.reader_or_worker_ref_us * flow.time_factor * flow.platform.role_speed["C"] / 1000.0
-    return flow.inp.sleep_interval_ms / 2.0 + busy * per_row_ms / (1.0 - busy)
+    return flow.inp.sleep_interval_ms / 2.0 + busy * reader_row_us(flow) / 1000.0 / (1.0 - busy)
 
 
 def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
