@@ -133,32 +133,26 @@ class LatencyBreakdownChart(Chart):
         return self.getViewBox().width() / max(span_ms, 1e-9)
 
     @staticmethod
-    def _label_px(column: int, value_ms: float) -> float:
-        """Width (px) of the value label of part ``column`` as drawn (a TextItem, margins included)."""
+    def _label_texts(vals: np.ndarray) -> list[list[str]]:
+        """Each part's value as written (``576.0 ms``, ``2.50 s``), one list per bar."""
         from engine.metrics import format_metric
 
-        return pg.TextItem(format_metric(LATENCY_PARTS[column][0], float(value_ms))).boundingRect().width()
+        return [[format_metric(key, float(v)) for (key, _, _), v in zip(LATENCY_PARTS, row)] for row in vals]
 
-    def _inside(self, vals: np.ndarray, span_ms: float) -> np.ndarray:
-        """Which parts' values fit in their segment when the axis spans ``span_ms``."""
-        px = self._px_per_ms(span_ms)
-        out = np.zeros(vals.shape, dtype=bool)
-        for (r, c), value in np.ndenumerate(vals):
-            out[r, c] = value > 0 and value * px >= self._label_px(c, value) + self.label_padding_px
-        return out
+    def _inside(self, vals: np.ndarray, widths_px: np.ndarray, span_ms: float) -> np.ndarray:
+        """Which parts' values (labels ``widths_px`` wide) fit in their segment when the axis spans ``span_ms``."""
+        return (vals > 0) & (vals * self._px_per_ms(span_ms) >= widths_px + self.label_padding_px)
 
-    def _label_segments(self, vals: np.ndarray, y: np.ndarray, inside: np.ndarray) -> None:
-        """Write each part's value (``576 ms``, ``1.2 s``) in its segment; one too narrow for it
-        writes it after the bar (the last part) or under its segment (the others)."""
-        from engine.metrics import format_metric
-
-        for text in getattr(self, "texts", []):
-            self.removeItem(text)
+    def _label_segments(self, vals: np.ndarray, texts: list, y: np.ndarray, inside: np.ndarray) -> None:
+        """Write each part's value in its segment; one too narrow for it writes it after the bar (the
+        last part) or under its segment (the others)."""
+        for item in getattr(self, "texts", []):
+            self.removeItem(item)
         self.texts = []
         last = len(LATENCY_PARTS) - 1
-        for row, y_row, fits in zip(vals, y, inside):
+        for row, row_texts, y_row, fits in zip(vals, texts, y, inside):
             left = 0.0
-            for c, ((key, _, _), value, fit) in enumerate(zip(LATENCY_PARTS, row, fits)):
+            for c, (value, label, fit) in enumerate(zip(row, row_texts, fits)):
                 if value > 0:
                     if fit:
                         anchor, pos = (0.5, 0.5), (left + value / 2, y_row)
@@ -166,34 +160,35 @@ class LatencyBreakdownChart(Chart):
                         anchor, pos = (0.0, 0.5), (left + value, y_row)
                     else:
                         anchor, pos = (0.5, 0.0), (left + value / 2, y_row - 0.32)
-                    text = pg.TextItem(
-                        format_metric(key, float(value)), color="w" if fit else "#333", anchor=anchor
-                    )
-                    text.setPos(*pos)
-                    self.addItem(text)
-                    self.texts.append(text)
+                    item = pg.TextItem(label, color="w" if fit else "#333", anchor=anchor)
+                    item.setPos(*pos)
+                    self.addItem(item)
+                    self.texts.append(item)
                 left += float(value)
 
     def _layout_bars(self) -> None:
         """The x range and the value labels for the current data and width: a last part whose
         value does not fit in it writes it after the bar, so the range leaves room for it."""
         vals = self.values
+        texts = self._label_texts(vals)
+        # each label's drawn width (a TextItem's, margins included), measured once per layout
+        widths_px = np.array([[pg.TextItem(t).boundingRect().width() for t in row] for row in texts]).reshape(
+            vals.shape
+        )
         if not len(vals):
-            self._label_segments(vals, np.zeros(0), np.zeros(vals.shape, dtype=bool))  # no labels
+            self._label_segments(vals, texts, np.zeros(0), np.zeros(vals.shape, dtype=bool))  # no labels
             return
         totals_ms = vals.sum(axis=1)
         span_ms = max(float(totals_ms.max()), 1e-3) * 1.08
-        inside = self._inside(vals, span_ms)
-        width_px = self.getViewBox().width()
-        for total_ms, value, fit in zip(totals_ms, vals[:, -1], inside[:, -1]):
-            if value > 0 and not fit:  # room after the bar for the last part's value
-                label_px = self._label_px(len(LATENCY_PARTS) - 1, value)
-                share = min((label_px + 2 * self.label_padding_px) / max(width_px, 1.0), 0.6)
-                span_ms = max(span_ms, float(total_ms) / (1.0 - share))
-        inside = self._inside(vals, span_ms)
+        width_px = max(self.getViewBox().width(), 1.0)
+        last_outside = ~self._inside(vals, widths_px, span_ms)[:, -1] & (vals[:, -1] > 0)
+        for total_ms, label_px in zip(totals_ms[last_outside], widths_px[last_outside, -1]):
+            share = min((label_px + 2 * self.label_padding_px) / width_px, 0.6)  # room after the bar
+            span_ms = max(span_ms, float(total_ms) / (1.0 - share))
         self.setXRange(0, span_ms, padding=0)
         self.setYRange(-0.6, len(vals) - 0.4, padding=0)
-        self._label_segments(vals, np.arange(len(vals), dtype=float), inside)
+        inside = self._inside(vals, widths_px, span_ms)
+        self._label_segments(vals, texts, np.arange(len(vals), dtype=float), inside)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
