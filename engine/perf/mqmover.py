@@ -200,8 +200,11 @@ def _sharecnv(settings: dict):
     return SHARECNV[_choice(settings, "sharecnv")]
 
 
-def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
-    """The buffer pool and storage sizing of a mover scenario; see :class:`Sizing`.
+def _built(settings: dict, coeffs: dict | None):
+    """(coefficients, pool, channel, putter, messages) of a mover scenario.
+
+    The coefficients are ``coeffs``, or the calibrated ones (:func:`engine.perf.mq_bufferpool.coefficients`)
+    when None; the rest is :func:`build` with them.
 
     Raises
     ------
@@ -210,6 +213,18 @@ def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
     """
     c = coeffs or bp.coefficients()
     pool, channel, putter, messages, _used = build(settings, c)
+    return c, pool, channel, putter, messages
+
+
+def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
+    """The buffer pool and storage sizing of a mover scenario; see :class:`Sizing`.
+
+    Raises
+    ------
+    FieldError
+        A setting is out of range.
+    """
+    c, pool, channel, putter, messages = _built(settings, coeffs)
     size = putter.message_bytes
     share = _sharecnv(settings)
     backlog = hold_backlog = hold_all = None
@@ -241,8 +256,7 @@ def evaluate(settings: dict, coeffs: dict | None = None):
     FieldError
         A setting is out of range.
     """
-    c = coeffs or bp.coefficients()
-    pool, channel, putter, messages, _used = build(settings, c)
+    c, pool, channel, putter, messages = _built(settings, coeffs)
     r = bp.move(pool, channel, putter, messages, backlog_msgs(settings))
     m = dict(bp.task_costs(pool, channel, putter, r))
     m["get_rate_from_bufferpool_msgs_per_s"] = r.get_rate_bufferpool
