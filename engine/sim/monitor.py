@@ -31,45 +31,6 @@ from engine.sim.accumulate import Accumulator
 
 DB2_TS = "%Y-%m-%d-%H.%M.%S.%f"
 
-CAPMON_COLUMNS = (
-    "MONITOR_TIME",
-    "CURRENT_MEMORY",
-    "ROWS_PROCESSED",
-    "TRANS_PROCESSED",
-    "TRANS_SPILLED",
-    "MAX_TRANS_SIZE",
-)
-CAPQMON_COLUMNS = (
-    "MONITOR_TIME",
-    "SENDQ",
-    "ROWS_PUBLISHED",
-    "TRANS_PUBLISHED",
-    "MQ_MESSAGES",
-    "MQ_BYTES",
-    "XMITQDEPTH",
-)
-APPLYMON_COLUMNS = (
-    "MONITOR_TIME",
-    "RECVQ",
-    "QSTART_TIME",
-    "CURRENT_MEMORY",
-    "QDEPTH",
-    "END2END_LATENCY",
-    "CAPTURE_LATENCY",
-    "QLATENCY",
-    "APPLY_LATENCY",
-    "ROWS_APPLIED",
-    "TRANS_APPLIED",
-    "MONSTER_TRANS",
-    "MEM_FULL_TIME",
-    "OLDEST_TRANS",
-)
-TABLES = {
-    "IBMQREP_CAPMON": CAPMON_COLUMNS,
-    "IBMQREP_CAPQMON": CAPQMON_COLUMNS,
-    "IBMQREP_APPLYMON": APPLYMON_COLUMNS,
-}
-
 
 def _fold(x: np.ndarray, f: int) -> np.ndarray:
     n = len(x) // f

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import FieldError, QrtuneError
 from engine.sim.config import PipelineConfig
-from engine.sim.monitor import TABLES, rows_from_columns, to_csv
+from engine.sim.monitor import rows_from_columns, to_csv
 
 #: Version of the simulation's rules; goes into stored runs.
 SIM_VERSION = "sim-3"
@@ -50,7 +50,7 @@ class SimResult:
     def monitor_csv(self, table: str) -> str:
         """One table as CSV text with the product's column names."""
         if table not in self.monitor:
-            raise FieldError("table", table, "one of " + ", ".join(TABLES))
+            raise FieldError("table", table, "one of " + ", ".join(self.monitor))
         return to_csv(self.monitor[table])
 
     def metrics(self) -> tuple[dict, dict]:
