@@ -1,7 +1,9 @@
 """Live prediction: the steady-state engine re-run on every document change.
 
 The steps are those of :func:`engine.predict.predict_project`, taken one at a time so that the
-scenario of an edit can be compared with the last one before the engine runs again.
+scenario of an edit can be compared with the last one before the engine runs again:
+:attr:`LivePredictor.prediction` is the engine's answer for the scenario (reused while the
+scenario is unchanged), :attr:`LivePredictor.shown` the project's prediction emitted from it.
 
 The steady-state engine answers in about a millisecond, so it runs synchronously
 in the GUI thread right after the change; edits that leave the engine's
@@ -21,7 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from engine.errors import QrtuneError
 from engine.model import Project
 from engine.perf import ENGINE_MODULES
-from engine.predict import for_project, predict_settings, project_to_scenario
+from engine.predict import as_project_sees_it, predict_settings, scenario_and_unread_params
 
 
 class LivePredictor(QObject):
@@ -47,6 +49,8 @@ class LivePredictor(QObject):
         self.document = document
         self.settings: dict | None = None
         self.prediction = None
+        #: The last prediction emitted: the project's (unread knobs ignored, bands for a V8 migration).
+        self.shown = None
         self.error = ""
         self.last_predict_ms = 0.0
         self.enabled = True
@@ -65,12 +69,12 @@ class LivePredictor(QObject):
             return
         project = project or self.document.project
         try:
-            settings = project_to_scenario(project)
+            settings, unread = scenario_and_unread_params(project)
         except QrtuneError as e:
             self._fail(project, str(e))
             return
         if settings == self.settings and self.prediction is not None:
-            self.predicted.emit(project, for_project(project, self.prediction))
+            self._emit(project, unread)
             return
         module = ENGINE_MODULES.get(settings.get("kind", ""))
         if not wait and module and module not in sys.modules:
@@ -90,14 +94,16 @@ class LivePredictor(QObject):
             return
         self.last_predict_ms = (time.perf_counter() - start) * 1000.0
         self.settings, self.prediction, self.error = settings, prediction, ""
-        self.predicted.emit(
-            project, for_project(project, prediction)
-        )  # bands widened for a modelled V8 migration
+        self._emit(project, unread)
+
+    def _emit(self, project: Project, unread: dict) -> None:
+        self.shown = as_project_sees_it(project, unread, self.prediction)
+        self.predicted.emit(project, self.shown)
 
     def _load_engine(self) -> None:
         self._load_pending = False
         self.update(wait=True)
 
     def _fail(self, project: Project, message: str, settings: dict | None = None) -> None:
-        self.settings, self.prediction, self.error = settings, None, message
+        self.settings, self.prediction, self.shown, self.error = settings, None, None, message
         self.failed.emit(project, message)

@@ -68,7 +68,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         focus = _focus_node(window)
         if focus:
             window.scene.select_node(focus)
-        if window.predict_and_record() is None and project_path and window.live.prediction is None:
+        if window.predict_and_record() is None and project_path and window.live.shown is None:
             print(f"qrtune: smoke test: no prediction: {window.last_message}", file=sys.stderr)
             return 1
         app.processEvents()
@@ -171,10 +171,10 @@ def _focus_node(window) -> str:
     """The node to show in the inspector: the bottleneck's, else the first Q Apply, else the first node."""
     project = window.document.project
     loads = {}
-    if window.live.prediction is not None:
+    if window.live.shown is not None:
         from app.stages import node_loads
 
-        loads = node_loads(project, window.live.prediction)
+        loads = node_loads(project, window.live.shown)
     for node_id, load in loads.items():
         if load.bottleneck:
             return node_id

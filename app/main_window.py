@@ -418,6 +418,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self._results.show_prediction(prediction, project)
         self.summary.setText(summary_headline(prediction))
         self.scene.set_loads(node_loads(project, prediction))
+        self.inspector.show_prediction(project, prediction)
         self.predict_label.setText(f"predict {self.live.last_predict_ms:.1f} ms")
 
     def _predict_failed(self, project: Project, message: str) -> None:
@@ -426,6 +427,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self._results.show_message(message)
         self.summary.setText(f"<b>No prediction</b>: {message}")
         self.scene.set_loads(None)
+        self.inspector.show_prediction(project, None)
         self.predict_label.setText("no prediction")
 
     def show_message(self, text: str) -> None:
@@ -683,13 +685,13 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Predict now and record the run in the store; returns the run id."""
         self.live.settings = None  # force a fresh prediction
         self.live.update(wait=True)
-        if self.live.prediction is None:
+        if self.live.shown is None:
             self.show_message(self.live.error or "No prediction")
             return None
         try:
             run_id = self.history.record_prediction(
                 self.document.project,
-                self.live.prediction,
+                self.live.shown,
                 settings=self.live.settings,
                 label=self.document.changes_label(),
             )

@@ -11,9 +11,21 @@ from __future__ import annotations
 from engine.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
-from engine.scenario import project_to_scenario, scenario_and_unread_params
+from engine.scenario import knob_paths, project_to_scenario, scenario_and_unread_params
 
-__all__ = ["for_project", "predict_project", "predict_settings", "project_to_scenario"]
+__all__ = [
+    "as_project_sees_it",
+    "for_project",
+    "ignored_by_node",
+    "ignored_knobs",
+    "predict_project",
+    "predict_settings",
+    "project_to_scenario",
+    "scenario_and_unread_params",
+]
+
+#: Why an ignored setting has no effect when its engine gave no reason.
+NO_REASON = "not used by the engine"
 
 
 def predict_settings(settings: dict) -> Prediction:
@@ -44,8 +56,71 @@ def predict_project(project: Project) -> Prediction:
         No engine exists for the project's topology.
     """
     settings, unread = scenario_and_unread_params(project)
-    p = predict_settings(settings)
+    return as_project_sees_it(project, unread, predict_settings(settings))
+
+
+def as_project_sees_it(project: Project, unread: dict, prediction: Prediction) -> Prediction:
+    """``prediction`` of ``project``'s scenario as the project sees it.
+
+    The knobs of nodes the scenario does not read (``unread``, from
+    :func:`engine.scenario.scenario_and_unread_params`: the second flow of a two-way project)
+    are added to its ``ignored`` with their reasons, and its bands are widened where the project
+    models a V8 migration (:func:`engine.bands.for_project`).
+    """
     if unread:
-        # knobs of nodes the scenario does not read from (the second flow of a two-way project)
-        p = p.also_ignoring(unread)
-    return for_project(project, p)
+        prediction = prediction.also_ignoring(unread)
+    return for_project(project, prediction)
+
+
+def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, str], str]:
+    """The knobs of ``project`` that cannot change ``prediction``: ``(node id, knob name)`` -> why.
+
+    A knob counts when the prediction lists its settings path (``qcapture.commit_interval_ms``)
+    or ``"<node id>.<knob name>"`` (a node the scenario does not read) in ``ignored``; the reason
+    is the prediction's (:data:`NO_REASON` when its engine gave none). Knobs that map to no
+    setting of the project's engine are not listed.
+
+    Raises
+    ------
+    TopologyError
+        The project is not complete enough to predict.
+    """
+    ignored = set(prediction.ignored)
+    reasons = prediction.ignored_reasons
+    out = {}
+    for node, spec, path in knob_paths(project):
+        name = next((n for n in (f"{node.id}.{spec.name}", path) if n in ignored), None)
+        if name is not None:
+            out[(node.id, spec.name)] = reasons.get(name, NO_REASON)
+    return out
+
+
+def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str, str, tuple[str, ...]]]:
+    """:func:`ignored_knobs` as a user reads them: ``(node, reason, knob labels)`` in node order.
+
+    ``node`` is ``"<label> (<id>)"``; the knobs of one node that share a reason are listed together,
+    by IBM's names where the knob is an IBM parameter (:func:`engine.metrics.knob_label`).
+    Settings the prediction ignores that are no node's knob come last, under ``"other settings"``,
+    by settings path.
+
+    Raises
+    ------
+    TopologyError
+        The project is not complete enough to predict.
+    """
+    from engine.metrics import knob_label
+
+    knobs = ignored_knobs(project, prediction)
+    out = []
+    for node in project.nodes:
+        by_reason: dict[str, list[str]] = {}
+        for (node_id, name), reason in knobs.items():
+            if node_id == node.id:
+                by_reason.setdefault(reason, []).append(knob_label(name))
+        out += [(f"{node.label} ({node.id})", why, tuple(names)) for why, names in by_reason.items()]
+    known = {f"{node_id}.{name}" for node_id, name in knobs}
+    known |= {path for node, spec, path in knob_paths(project) if (node.id, spec.name) in knobs}
+    for path in prediction.ignored:
+        if path not in known:
+            out.append(("other settings", prediction.ignored_reasons.get(path, NO_REASON), (path,)))
+    return out

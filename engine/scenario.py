@@ -127,10 +127,11 @@ def project_to_scenario(project: Project) -> dict:
     return _build(project)[0]
 
 
-def _unread_reason(project: Project, kind: str, path: str, source: str | None) -> str:
+def _unread_reason(project: Project, kind: str, source: str | None) -> str:
+    """Why a knob of a node the scenario does not read has no effect (the knob is the reason's key)."""
     if source is None:
-        return f"{path}: this node is not on the path the engine models"
-    why = f"{path} is read from node {source}"
+        return "this node is not on the path the engine models"
+    why = f"the engine takes the value of node {source}"
     if kind == "qrep" and project.topology != "unidirectional":
         why += " (the engine models both directions of a two-way project with the first flow's settings)"
     return why
@@ -184,7 +185,7 @@ def scenario_and_unread_params(project: Project) -> tuple[dict, dict[str, str]]:
     for node, spec, path in knob_paths(project):
         source = sources.get(path)
         if source != node.id:
-            out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, path, source)
+            out[f"{node.id}.{spec.name}"] = _unread_reason(project, kind, source)
     return settings, out
 
 

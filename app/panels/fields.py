@@ -113,6 +113,12 @@ class ParamField(QWidget):
         self.error_label.setStyleSheet(f"color: {style.BOTTLENECK}; font-size: {style.NOTE_PT}pt;")
         self.error_label.hide()
         self._layout.addWidget(self.error_label)
+        #: Why the knob cannot change the live prediction (hidden when it can).
+        self.note_label = QLabel()
+        self.note_label.setWordWrap(True)
+        self.note_label.setStyleSheet(f"color: {style.MUTED}; font-size: {style.NOTE_PT}pt;")
+        self.note_label.hide()
+        self._layout.addWidget(self.note_label)
         self.setToolTip(tooltip(spec))
         #: The widget taking the value (marked when the value is refused); set by each editor.
         self.editor: QWidget | None = None
@@ -140,6 +146,16 @@ class ParamField(QWidget):
         self.error_label.clear()
         self.error_label.hide()
         self.editor_widget().setStyleSheet("")
+
+    @property
+    def note(self) -> str:
+        """Why the knob has no effect on the live prediction, or ""."""
+        return self.note_label.text() if not self.note_label.isHidden() else ""
+
+    def show_no_effect(self, reason: str) -> None:
+        """Say under the value that it cannot change the prediction, and why ("" when it can)."""
+        self.note_label.setText(f"No effect on this prediction: {reason}" if reason else "")
+        self.note_label.setVisible(bool(reason))
 
     def set_value(self, value: Any) -> None:
         """Show the model's ``value`` (clears any error)."""

@@ -5,7 +5,9 @@ Each parameter of the node's kind gets an editor by type (see
 values, default and seed section. A value goes to the document, which validates
 it with the model; a refused value is marked inline with the model's message and
 the typed text stays in the field, also when another node is selected and this
-one again later (:attr:`Inspector.pending`). With no node selected the inspector
+one again later (:attr:`Inspector.pending`). A knob the live prediction does not depend on
+says so under its value, with the engine's reason (:meth:`Inspector.show_prediction`), so a
+value changed without effect is explained. With no node selected the inspector
 edits the project's name and description. :meth:`Inspector.flush` commits what a
 field shows but has not sent yet (the window calls it before saving or closing),
 so a value typed and followed by Ctrl+S is saved.
@@ -30,6 +32,7 @@ from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
 from engine.errors import QrtuneError
 from engine.metrics import knob_label
 from engine.model import Project
+from engine.predict import ignored_knobs
 from engine.registry import KINDS
 
 
@@ -43,6 +46,8 @@ class Inspector(QWidget):
         self.fields: dict[str, ParamField] = {}
         #: Refused input kept per (node id, knob): (what was typed, the model's message).
         self.pending: dict[tuple[str, str], tuple] = {}
+        #: Knobs the live prediction cannot depend on: (node id, knob) -> why.
+        self.no_effect: dict[tuple[str, str], str] = {}
         outer = panel_column(self)
         self.title = QLabel()
         self.title.setWordWrap(True)
@@ -109,7 +114,18 @@ class Inspector(QWidget):
                 self.fields[spec.name] = field
                 if (node_id, spec.name) in self.pending:
                     field.restore(*self.pending[(node_id, spec.name)])
+            self._mark_no_effect()
         self.scroll.setWidget(body)
+
+    # -- the live prediction -------------------------------------------------------------
+    def show_prediction(self, project: Project, prediction) -> None:
+        """Mark the knobs ``prediction`` of ``project`` cannot depend on (None: no prediction, no marks)."""
+        self.no_effect = ignored_knobs(project, prediction) if prediction is not None else {}
+        self._mark_no_effect()
+
+    def _mark_no_effect(self) -> None:
+        for name, field in self.fields.items():
+            field.show_no_effect(self.no_effect.get((self.node_id, name), ""))
 
     def _keep_pending(self) -> None:
         """Remember refused input of the form being replaced, so selecting the node again shows it."""

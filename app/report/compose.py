@@ -159,6 +159,20 @@ def stage_table(run: ReportRun) -> Table:
     )
 
 
+def ignored_table(run: ReportRun) -> Table:
+    """The knobs that cannot change this run's prediction, by node, with the engine's reason."""
+    rows, previous = [], None
+    for node, why, names in run.ignored:  # each node named on its first row
+        rows.append(_row([esc(node) if node != previous else "", esc(", ".join(names)), esc(why)]))
+        previous = node
+    return Table(
+        ["Node", "Knobs", "Why they have no effect here"],
+        rows,
+        [22, 30, 48],
+        caption="Knobs with no effect on this prediction",
+    )
+
+
 def settings_table(run: ReportRun, changed_only: bool) -> Table:
     rows = []
     for s in run.setting_rows:
@@ -253,13 +267,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
     if run.setting_rows:
         out.append(settings_table(run, changed_only=index > 0))
     if run.ignored:
-        out.append(
-            Html(
-                "<p class='muted small'>Settings the engine did not use: "
-                + esc(", ".join(run.ignored))
-                + "</p>"
-            )
-        )
+        out.append(ignored_table(run))
     return out
 
 

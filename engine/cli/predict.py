@@ -91,14 +91,32 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
         )
 
 
-def format_prediction(pred: Prediction, title: str, project=None) -> str:
-    """A readable breakdown: metrics with units, the systems of a two-way ``project``, then every stage."""
+def format_ignored(pred: Prediction, project) -> list[str]:
+    """Lines naming each knob of ``project`` that cannot change ``pred``, by node, with the reason."""
+    from engine.predict import ignored_by_node
+
+    if not pred.ignored:
+        return []
+    lines = ["", "  Knobs with no effect on this prediction, and why"]
+    node = None
+    for where, reason, names in ignored_by_node(project, pred):
+        if where != node:
+            node = where
+            lines.append(f"    {where}")
+        lines += textwrap.wrap(
+            f"{', '.join(names)}: {reason}", 100, initial_indent="      ", subsequent_indent="        "
+        )
+    return lines
+
+
+def format_prediction(pred: Prediction, title: str, project) -> str:
+    """A readable breakdown: metrics with units, the systems of a two-way ``project``, every stage,
+    then the knobs of ``project`` that cannot change the prediction."""
     lines = [f"{title}  ({pred.kind}, coefficients {pred.coefficients_version or 'n/a'})", ""]
     if pred.kind == "qrep":
         _format_sections(pred, lines, project)
         lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
-        if pred.ignored:
-            lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
+        lines += format_ignored(pred, project)
         return "\n".join(lines)
     width = max((len(k) for k in pred.metrics), default=10)
     for name, value in pred.metrics.items():
@@ -114,8 +132,7 @@ def format_prediction(pred: Prediction, title: str, project=None) -> str:
                 f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
             )
     lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
-    if pred.ignored:
-        lines.append("  settings not used by the engine: " + ", ".join(pred.ignored))
+    lines += format_ignored(pred, project)
     return "\n".join(lines)
 
 

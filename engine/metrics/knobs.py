@@ -18,6 +18,12 @@ IBM_NAMES = {
     "buffpool_pages": "BUFFPOOL",
     "max_message_size_kb": "MAX_MESSAGE_SIZE",
     "extended_region_mb": "EXTENDED REGION SIZE (MAX)",
+    "scmmaxsize_gb": "SCMMAXSIZE",
+    # the queue manager's qm.ini stanzas (Log, TuningParameters) on Linux, UNIX and Windows
+    "logtype": "LogType",
+    "logbufferpages": "LogBufferPages",
+    "defaultqbuffersize": "DefaultQBufferSize",
+    "defaultpqbuffersize": "DefaultPQBufferSize",
 }
 
 #: Registry keys that are IBM's parameter names as they stand (shown upper case).
@@ -37,6 +43,13 @@ IBM_AS_IS = frozenset(
         "logload",
         "maxshortmsgs",
         "commit_count",
+        "offload",
+        "offld1thr",
+        "offld1sz",
+        "offld2thr",
+        "offld2sz",
+        "offld3thr",
+        "offld3sz",
     }
 )
 
@@ -56,6 +69,12 @@ PLAIN = {
     "dwp_target_pct": "Deferred write target band (low, high)",
     "read_ahead": "Read-ahead",
     "distance_km": "Distance between sites",
+    "core_ghz": "Core speed",
+    "client_rtt_us": "Client round trip",
+    "log_write_us": "Log write time",
+    "log_disk_mb_per_s": "Log disk bandwidth",
+    "cf_structure_size_mb": "CF structure size",
+    "chinit_trace": "CHINIT trace",
 }
 
 #: Words written as IBM writes them in descriptive labels.
@@ -63,6 +82,8 @@ _WORDS = {
     "cpu": "CPU",
     "lpar": "LPAR",
     "cps": "processors",
+    "cf": "CF",
+    "os": "OS",
     "mq": "MQ",
     "db2": "Db2",
     "ssl": "SSL",

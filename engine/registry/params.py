@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import ValueRangeError
+from engine.metrics.knobs import knob_label
 
 #: Seed documents by file name (see ../shared/seeds/ of the workspace).
 SEED_QREP_ZOS = "000_b67a63c5fea2a7a6.txt"
@@ -82,8 +83,9 @@ class ParamSpec:
 
     @property
     def label(self) -> str:
-        """IBM's upper-case spelling, as the seeds and reports write it."""
-        return self.name.upper()
+        """The name a user reads: IBM's parameter name without a unit glued on (``COMMIT_INTERVAL``),
+        or a plain description (:func:`engine.metrics.knob_label`); the unit is :attr:`unit`."""
+        return knob_label(self.name)
 
     def allowed(self) -> str:
         """Describe the allowed values in words, for error messages and help."""

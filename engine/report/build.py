@@ -104,7 +104,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
     TopologyError, UnsupportedKindError
         The project cannot be predicted (the message says why).
     """
-    from engine.predict import predict_project
+    from engine.predict import ignored_by_node, predict_project
     from engine.scenario import project_to_scenario
 
     settings = project_to_scenario(project)
@@ -137,7 +137,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         engine_version=_engine_version(),
         coefficients_version=pred.coefficients_version or "",
         started=None,
-        ignored=tuple(pred.ignored),
+        ignored=tuple(ignored_by_node(project, pred)),
         **_systems(pred.metrics, project),
     )
 

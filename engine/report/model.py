@@ -110,8 +110,9 @@ class ReportRun:
     engine_version, coefficients_version : str
     started : datetime or None
         When the stored run was made (None for a prediction made for the report).
-    ignored : tuple[str, ...]
-        Settings paths the engine did not use.
+    ignored : tuple[tuple[str, str, tuple[str, ...]], ...]
+        The knobs that cannot change the prediction: ``(node, reason, knob labels)``
+        (:func:`engine.predict.ignored_by_node`); empty for a stored run.
     systems : tuple[engine.perf.qrep.systems.SystemFigures, ...]
         Figures per system of a bidirectional or peer-to-peer run (empty otherwise).
     systems_note : str

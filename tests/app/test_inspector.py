@@ -149,3 +149,29 @@ def test_an_empty_label_is_marked_and_the_window_keeps_the_old_one(qtbot):
     assert doc.project.node(node_id).label == "Apply" and insp.label_error.isHidden()
     doc.undo_stack.undo()
     assert insp.label_edit.text() == "Q Apply B"
+
+
+def test_a_knob_the_live_prediction_ignores_says_why_until_it_matters(window):
+    """MAXAGENTS_CORRELID acts only on a closed workload: the form says so, and stops saying it
+    once the source runs a fixed number of jobs (the real engine decides, not the form)."""
+    doc, insp = window.document, window.inspector
+    qapply = doc.project.nodes_of("qapply")[0].id
+    source = doc.project.nodes_of("source_db2")[0].id
+    window.live.update(wait=True)
+    window.scene.select_node(qapply)
+    field = insp.fields["maxagents_correlid"]
+    assert field.note.startswith("No effect on this prediction: correlation ids are known only")
+    assert insp.fields["num_apply_agents"].note == ""  # the bottleneck's knob has its effect
+    doc.set_param(source, "jobs", 40)
+    assert window.live.shown is not None and field.note == ""
+    window.live._fail(doc.project, "no engine")  # no prediction: nothing to explain
+    assert field.note == ""
+
+
+def test_the_notes_follow_the_selected_node(window):
+    doc, insp = window.document, window.inspector
+    window.live.update(wait=True)
+    window.scene.select_node(doc.project.nodes_of("qcapture")[0].id)
+    assert "COMMIT_INTERVAL" in insp.fields["commit_interval_ms"].note
+    window.scene.select_node(doc.project.nodes_of("qapply")[0].id)
+    assert "commit_interval_ms" not in insp.fields and insp.fields["maxagents_correlid"].note
