@@ -8,6 +8,8 @@ kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attac
 
 from __future__ import annotations
 
+import re
+
 from engine.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
@@ -85,14 +87,27 @@ def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, s
     TopologyError
         The project is not complete enough to predict.
     """
+    from engine.metrics import knob_label
+
     ignored = set(prediction.ignored)
     reasons = prediction.ignored_reasons
+    knobs = list(knob_paths(project))
+    labels = {path: knob_label(spec.name) for _, spec, path in knobs}
     out = {}
-    for node, spec, path in knob_paths(project):
+    for node, spec, path in knobs:
         name = next((n for n in (f"{node.id}.{spec.name}", path) if n in ignored), None)
         if name is not None:
-            out[(node.id, spec.name)] = reasons.get(name, NO_REASON)
+            out[(node.id, spec.name)] = _with_knob_labels(reasons.get(name, NO_REASON), labels)
     return out
+
+
+#: A settings path in an engine's reason (``workload.jobs``, ``hardware.mips_per_cp``).
+_SETTINGS_PATH = re.compile(r"\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\b")
+
+
+def _with_knob_labels(reason: str, labels: dict) -> str:
+    """``reason`` with each settings path of a knob written as the knob's label (``workload.jobs`` -> Jobs)."""
+    return _SETTINGS_PATH.sub(lambda m: labels.get(m.group(0), m.group(0)), reason)
 
 
 def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str, str, tuple[str, ...]]]:

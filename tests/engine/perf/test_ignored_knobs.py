@@ -56,6 +56,13 @@ def test_every_ignored_setting_of_every_sample_is_some_nodes_knob():
         named = {f"{node}.{name}" for node, name in knobs}
         paths = {p for n, s, p in knob_paths(project) if (n.id, s.name) in knobs}
         assert set(pred.ignored) <= named | paths, (path.stem, set(pred.ignored) - named - paths)
+        every_path = {p for _, _, p in knob_paths(project) if "." in p}
+        said = [
+            (k, why)
+            for k, why in knobs.items()
+            if any(p in why.split() or f"({p}" in why for p in every_path)
+        ]
+        assert not said, said  # a knob is named as the user reads it, not by its settings path
 
 
 def test_the_second_flow_of_a_two_way_project_names_the_node_whose_value_counts():
