@@ -196,6 +196,7 @@ class TextField(ParamField):
 
     def _show(self, value: Any) -> None:
         self.edit.setText(format_value(self.spec, value))
+        self.edit.setCursorPosition(0)  # a value wider than the field shows its beginning, not its end
 
     def raw(self) -> str:
         return self.edit.text()

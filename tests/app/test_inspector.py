@@ -175,3 +175,9 @@ def test_the_notes_follow_the_selected_node(window):
     assert "COMMIT_INTERVAL" in insp.fields["commit_interval_ms"].note
     window.scene.select_node(doc.project.nodes_of("qapply")[0].id)
     assert "commit_interval_ms" not in insp.fields and insp.fields["maxagents_correlid"].note
+
+
+def test_a_value_wider_than_its_field_shows_its_beginning(qtbot):
+    _, insp, _ = make(qtbot, "qcapture")
+    field = insp.fields["qrep_version"]
+    assert len(field.edit.text()) > 10 and field.edit.cursorPosition() == 0
