@@ -129,7 +129,7 @@ class ParamField(QWidget):
         self.row.addWidget(editor, 1)
         if self.spec.unit:
             unit = QLabel(self.spec.unit)
-            unit.setMinimumWidth(10)
+            unit.setMinimumWidth(unit.sizeHint().width())  # a unit is never cut ("MB", not "ME")
             self.row.addWidget(unit)
 
     @property

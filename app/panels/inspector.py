@@ -79,6 +79,7 @@ class Inspector(QWidget):
         if not node_id:
             self.title.setText(f"<b>Project</b><br><small>{project.topology}</small>")
             self.name_edit = QLineEdit(project.name)
+            self.name_edit.setCursorPosition(0)  # a long name shows its beginning
             self.name_edit.editingFinished.connect(
                 lambda: self.document.set_project_text(name=self.name_edit.text().strip() or project.name)
             )
@@ -97,6 +98,7 @@ class Inspector(QWidget):
                 f"<b>{kind.name}</b> <small>({node.id})</small><br><small>{kind.description}</small>"
             )
             self.label_edit = QLineEdit(node.label)
+            self.label_edit.setCursorPosition(0)
             self.label_edit.editingFinished.connect(self._label_finished)
             form.addRow("Label", self.label_edit)
             self.label_error = QLabel()
@@ -190,6 +192,7 @@ class Inspector(QWidget):
                 and not self.name_edit.hasFocus()
             ):
                 self.name_edit.setText(new.name)
+                self.name_edit.setCursorPosition(0)
             if self.description_edit.toPlainText() != new.description:
                 self.description_edit.blockSignals(True)
                 self.description_edit.setPlainText(new.description)

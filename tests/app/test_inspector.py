@@ -181,3 +181,5 @@ def test_a_value_wider_than_its_field_shows_its_beginning(qtbot):
     _, insp, _ = make(qtbot, "qcapture")
     field = insp.fields["qrep_version"]
     assert len(field.edit.text()) > 10 and field.edit.cursorPosition() == 0
+    insp.show_node("")  # the project's name too
+    assert insp.name_edit.text() and insp.name_edit.cursorPosition() == 0

@@ -410,6 +410,24 @@ def j14_production_rate(w: Walk, checks) -> None:
             "holds 2,000" in text and "headroom" in text and "source_workload" not in text,
         )
     )
+    # she turns COMMIT_INTERVAL on Q Capture: the inspector says why it cannot move the latency here
+    qcapture = w.window.document.project.nodes_of("qcapture")[0].id
+    w.window.scene.select_node(qcapture)
+    w.window.inspector_dock.raise_()
+    field = w.window.inspector.fields["commit_interval_ms"]
+    e2e = w.window.live.shown.metrics["end2end_latency_ms"]
+    w.type_into(field.edit, "200")
+    field.edit.editingFinished.emit()
+    w.window.inspector.scroll.ensureWidgetVisible(field)
+    w.settle(0.3)
+    checks.append(
+        (
+            "COMMIT_INTERVAL 200 ms leaves END2END as it was and the inspector says why",
+            w.window.document.project.node(qcapture).params["commit_interval_ms"] == 200
+            and w.window.live.shown.metrics["end2end_latency_ms"] == e2e
+            and field.note.startswith("No effect on this prediction: Q Capture commits every"),
+        )
+    )
 
 
 JOURNEYS = (
