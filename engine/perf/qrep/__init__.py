@@ -442,7 +442,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     return Prediction.explained(
         "qrep",
         metrics,
-        {**{p: "not used by the Q Replication engine in this mode" for p in unused}, **inert_here},
+        {**{p: "the Q Replication engine does not read it for this project" for p in unused}, **inert_here},
         units={k: UNITS.get(k, "") for k in metrics},
         stages=_stage_results(sol),
         bottleneck=sol.bottleneck,
