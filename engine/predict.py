@@ -3,7 +3,9 @@
 A project becomes a scenario (:func:`engine.scenario.project_to_scenario`), the engine of its
 kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attached
 (:func:`engine.bands.attach_bands`) and widened where the project models a V8 migration
-(:func:`engine.bands.for_project`).
+(:func:`engine.bands.for_project`). The settings a prediction cannot depend on (its ``ignored``,
+with reasons) are mapped back to the project's knobs (:func:`ignored_knobs`,
+:func:`ignored_by_node`) for the inspector, ``qrtune predict`` and reports.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.bands import attach_bands, for_project
+from engine.metrics import knob_label
 from engine.model import Project
 from engine.perf import Prediction, predictor
 from engine.scenario import knob_paths, project_to_scenario, scenario_and_unread_params
@@ -87,8 +90,6 @@ def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, s
     TopologyError
         The project is not complete enough to predict.
     """
-    from engine.metrics import knob_label
-
     ignored = set(prediction.ignored)
     reasons = prediction.ignored_reasons
     knobs = list(knob_paths(project))
@@ -123,8 +124,6 @@ def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str,
     TopologyError
         The project is not complete enough to predict.
     """
-    from engine.metrics import knob_label
-
     knobs = ignored_knobs(project, prediction)
     out = []
     for node in project.nodes:

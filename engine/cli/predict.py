@@ -14,7 +14,7 @@ from engine.errors import QrtuneError
 from engine.metric_sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
 from engine.perf import Prediction
-from engine.predict import predict_project
+from engine.predict import ignored_by_node, predict_project
 
 
 def register(sub) -> None:
@@ -93,8 +93,6 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
 
 def format_ignored(pred: Prediction, project) -> list[str]:
     """Lines naming each knob of ``project`` that cannot change ``pred``, by node, with the reason."""
-    from engine.predict import ignored_by_node
-
     if not pred.ignored:
         return []
     lines = ["", "  Knobs with no effect on this prediction, and why"]
