@@ -512,6 +512,7 @@ class LineChart(Chart):
         # invisible points above the reference lines: the auto-fitted y range leaves their labels room
         self.line_room = pg.PlotDataItem([], [], pen=pg.mkPen(0, 0, 0, 0))
         self.addItem(self.line_room)
+        self.getViewBox().sigResized.connect(self._wrap_line_labels)
         self.scale = 1.0
 
     def set_series(
@@ -590,7 +591,14 @@ class LineChart(Chart):
             )
             self.addItem(line)
             self.lines.append(line)
+        self._wrap_line_labels()
         self._room_for_line_labels()
+
+    def _wrap_line_labels(self, *_) -> None:
+        """Wrap each reference line's label to the plot's width, so a long one is never cut at its edge."""
+        width_px = max(60.0, 0.96 * self.getViewBox().width())
+        for line in self.lines:
+            line.label.setTextWidth(width_px)
 
     #: Headroom above a reference line for its label, as a share of the line's height.
     line_label_room = 0.12

@@ -102,3 +102,24 @@ def test_a_reference_line_near_the_top_keeps_its_label_in_view(qtbot):
     chart.set_lines([])
     qtbot.wait(50)
     assert chart.getViewBox().viewRange()[1][1] < 95.0  # without a line the range hugs the data
+
+
+def test_a_long_reference_line_label_wraps_inside_the_plot(qtbot):
+    """The simulation's queue-depth chart at 1280x800: 'buffer pool holds 120,000 messages; beyond
+    it the page set' was cut at the plot's right edge ('...; beyond')."""
+    from app.charts import LineChart
+
+    chart = LineChart("Queue depth", "elapsed minutes", "messages")
+    qtbot.addWidget(chart)
+    chart.resize(360, 260)
+    chart.show()
+    chart.set_series({"transmit queue": ([0, 20, 50], [0.0, 2.4e6, 6e5])})
+    chart.set_lines([(120_000.0, "buffer pool holds 120,000 messages; beyond it the page set", "#c0202a")])
+    qtbot.wait(50)
+    label = chart.lines[0].label
+    view = chart.getViewBox()
+    assert label.boundingRect().width() <= view.width() + 0.5
+    assert label.boundingRect().height() > 1.5 * label.textItem.document().defaultFont().pointSizeF()
+    chart.resize(900, 260)  # wider: the label follows the plot's width
+    qtbot.wait(50)
+    assert label.textItem.textWidth() >= 0.9 * view.width()
