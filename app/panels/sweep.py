@@ -189,6 +189,16 @@ class AxisEditor(QWidget):
         return f"{self.target.currentData()}.{self.param.currentData()}={self.values.text().strip()}"
 
 
+def axis_title(axis_name: str) -> str:
+    """A sweep's x axis as a user reads it: the knob's IBM name and unit (``NUM_APPLY_AGENTS (agents)``
+    for ``qapply.num_apply_agents``)."""
+    param = axis_name.rpartition(".")[2]
+    if not param:
+        return ""
+    unit = next((p.unit for kind in KINDS.values() for p in kind.params if p.name == param and p.unit), "")
+    return f"{knob_label(param)} ({unit})" if unit else knob_label(param)
+
+
 class SweepView(QWidget):
     """Axis editors, sweep curves, the pick and a table of points.
 
@@ -274,7 +284,7 @@ class SweepView(QWidget):
         self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
         self.table = read_only_table(
-            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"], stretch_column=0
+            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"], stretch_column=4
         )
         self.table.setColumnHidden(1, True)
         add_grid(layout, [[self.rate_chart, self.latency_chart], [self.cpu_chart, self.table]])
@@ -354,7 +364,7 @@ class SweepView(QWidget):
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
             chart.set_series({})
-            chart.set_x_label(axis_name)
+            chart.set_x_label(axis_title(axis_name))
         self.table.setRowCount(0)
 
     def show_points(self, points: list, axis_name: str = "") -> None:
@@ -452,7 +462,7 @@ class SweepView(QWidget):
             ]
         )
         header = self.table.horizontalHeader()
-        for c in range(1, self.table.columnCount()):  # column 0 stretches
+        for c in range(self.table.columnCount() - 1):  # the last column (the bottleneck) stretches
             header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeHint(c)))
 
     def goal_rate(self, axis_name: str = "") -> float | None:
