@@ -284,7 +284,7 @@ class SweepView(QWidget):
         self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
         self.table = read_only_table(
-            ["Value", "For each", "Throughput", "END2END_LATENCY ms", "Bottleneck"], stretch_column=4
+            ["Value", "For each", "Throughput", "END2END_LATENCY\nms", "Bottleneck"], stretch_column=4
         )
         self.table.setColumnHidden(1, True)
         add_grid(layout, [[self.rate_chart, self.latency_chart], [self.cpu_chart, self.table]])
@@ -457,7 +457,7 @@ class SweepView(QWidget):
                 knob_label(x_name) if x_name else "Value",
                 knob_label(by_name) if by_name else "For each",
                 "Throughput",
-                "END2END_LATENCY ms",
+                "END2END_LATENCY\nms",
                 "Bottleneck",
             ]
         )
