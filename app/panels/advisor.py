@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
+from engine.metrics import label as metric_label
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
 QREP_WRITTEN_GOAL = (
@@ -282,7 +283,7 @@ class AdvisorPanel(QWidget):
         self.list.clear()
         for r in self.results:
             signed = r.gain_pct if r.sense == "max" else -r.gain_pct
-            item = QListWidgetItem(f"{r.title}\n    {r.metric} {signed:+.1f}%")
+            item = QListWidgetItem(f"{r.title}\n    {metric_label(r.metric)} {signed:+.1f}%")
             item.setToolTip(r.reason)
             self.list.addItem(item)
         n_rules = len(advice.checked)
@@ -328,7 +329,7 @@ class AdvisorPanel(QWidget):
             band = bands.get(name)
             band_text = f"{_fmt(band[0])} .. {_fmt(band[1])}" if band else ""
             rows.append(
-                f"<tr><td>{html.escape(name)}</td><td align=right>{_fmt(b)}</td>"
+                f"<tr><td>{html.escape(metric_label(name))}</td><td align=right>{_fmt(b)}</td>"
                 f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
                 f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>"
             )

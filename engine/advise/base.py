@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from engine.metrics import knob_label
 from engine.model import Project
 from engine.sweep import Axis
 from engine.registry import KINDS
@@ -54,7 +55,7 @@ class Change:
     after: object
 
     def __str__(self) -> str:
-        return f"{self.label} {self.param.upper()} {self.before} -> {self.after}"
+        return f"{self.label} {knob_label(self.param)} {self.before} -> {self.after}"
 
 
 def diff_projects(before: Project, after: Project) -> tuple:

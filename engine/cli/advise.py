@@ -26,6 +26,7 @@ from engine import projectfile
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
+from engine.metrics import label as metric_label
 
 
 def register(sub) -> None:
@@ -90,7 +91,7 @@ def format_advice(advice) -> str:
         lines.append("   change: " + "; ".join(str(c) for c in r.changes))
         signed = r.gain_pct if r.sense == "max" else -r.gain_pct
         lines.append(
-            f"   effect: {r.metric} {signed:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
+            f"   effect: {metric_label(r.metric)} {signed:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
             "engine run of the changed project)"
         )
         for name, b in r.before.items():
@@ -98,7 +99,7 @@ def format_advice(advice) -> str:
             band = r.prediction.bands.get(name) if r.prediction is not None else None
             extra = f"   [{band_label()} {_fmt(band[0])} .. {_fmt(band[1])}]" if band else ""
             lines.append(
-                f"     {name:<26} {_fmt(b):>12} -> {_fmt(a) if a is not None else '-':>12} "
+                f"     {metric_label(name):<26} {_fmt(b):>12} -> {_fmt(a) if a is not None else '-':>12} "
                 f"{r.units.get(name, '')}{extra}"
             )
         lines.append(f"   cost/risk: {r.cost_risk}")

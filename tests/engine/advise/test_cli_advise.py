@@ -34,6 +34,9 @@ def test_advise_text_and_goal(baseline, tmp_path, capsys):
     assert main(["advise", baseline, "--db", db]) == 0
     out = capsys.readouterr().out
     assert "cost/risk:" in out and "rules checked:" in out and "80% band" in out
+    # IBM's names, as the results view writes them, not the engine's keys
+    assert "     ROWS_APPLIED " in out and "     END2END_LATENCY " in out
+    assert "apply_rows_per_s" not in out and "end2end_latency_ms" not in out
     assert main(["advise", baseline, "--db", db, "--json", "--goal", "fewest-agents:40000"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (
@@ -73,3 +76,13 @@ def test_runs_lists_and_filters_advise_and_goalseek_runs(root, tmp_path, capsys)
     assert "advise, goalseek)" in " ".join(capsys.readouterr().out.split())
     assert main(["runs", "--db", db, "--kind", "advice"]) == 0
     assert "no runs of kind 'advice' (qrtune records predict, simulate" in capsys.readouterr().out
+
+
+def test_a_change_names_the_knob_as_ibm_documents_it():
+    from engine.advise.base import Change
+
+    assert (
+        str(Change("qm-a", "QMGR A", "buffpool_pages", 240000, 1685000))
+        == "QMGR A BUFFPOOL 240000 -> 1685000"
+    )
+    assert str(Change("qa", "Q Apply", "num_apply_agents", 6, 8)) == "Q Apply NUM_APPLY_AGENTS 6 -> 8"
