@@ -319,25 +319,32 @@ class AdvisorPanel(QWidget):
         return f"<p><b>Rules checked</b></p><ul>{rows}</ul>"
 
     def _effect_table(self, before: dict, after: dict, units: dict, bands: dict, kind: str) -> str:
-        from engine.bands import band_label
+        """Each metric before and after the change, its change in percent and the band of the new
+        prediction; two columns that wrap between figures, never inside one, so the table reads in
+        the narrow dock."""
+        from engine.bands import band_label, coverage_statement
+
+        def keep(text: str) -> str:
+            return html.escape(text).replace(" ", "&nbsp;")
 
         rows = []
         for name, b in before.items():
             a = after.get(name)
             ok = isinstance(a, (int, float)) and isinstance(b, (int, float)) and b and math.isfinite(a / b)
-            pct = f"{(a - b) / abs(b) * 100:+.1f}%" if ok else ""
+            notes = [f"{(a - b) / abs(b) * 100:+.1f}%"] if ok else []
             band = bands.get(name)
-            band_text = f"{_fmt(band[0])} .. {_fmt(band[1])}" if band else ""
+            if band:
+                notes.append(keep(f"{_fmt(band[0])} .. {_fmt(band[1])}"))
+            after_text = _fmt(a) if a is not None else "-"
             rows.append(
-                f"<tr><td>{html.escape(metric_label(name))}</td><td align=right>{_fmt(b)}</td>"
-                f"<td align=right>{_fmt(a) if a is not None else '-'}</td><td>{html.escape(units.get(name, ''))}"
-                f"</td><td align=right>{pct}</td><td>{band_text}</td></tr>"
+                f"<tr><td>{html.escape(metric_label(name))}<br><small>{html.escape(units.get(name, ''))}</small></td>"
+                f"<td align=right>{keep(f'{_fmt(b)} → {after_text}')}<br><small>{', '.join(notes)}</small></td></tr>"
             )
-        from engine.bands import coverage_statement
-
         return (
-            "<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th><th>before</th><th>after</th>"
-            f"<th>unit</th><th>change</th><th>{band_label()} (after)</th></tr>" + "".join(rows) + "</table>"
+            "<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th>"
+            f"<th>before &rarr; after<br><small>change, {band_label()} after</small></th></tr>"
+            + "".join(rows)
+            + "</table>"
             f"<p><small>{html.escape(coverage_statement(kind))}.</small></p>"
         )
 

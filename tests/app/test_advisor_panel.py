@@ -40,6 +40,9 @@ def test_advice_runs_in_background_and_applies_undoably(panel, doc, qtbot, db_pa
     rec = panel.results[row]
     panel.list.setCurrentRow(row)
     assert "Cost / risk" in panel.detail.toPlainText() or "Cost / risk" in panel.detail.toHtml()
+    text = panel.detail.toPlainText()  # IBM's names, as in the results view
+    assert "ROWS_APPLIED" in text and "END2END_LATENCY" in text and "apply_rows_per_s" not in text
+    assert "ROWS_APPLIED" in panel.list.item(row).text() or rec.metric != "apply_rows_per_s"
     before = doc.project.node(node).params[knob]
     target = rec.project.node(node).params[knob]
     assert target != before
