@@ -43,6 +43,7 @@ IBM_AS_IS = frozenset(
         "logload",
         "maxshortmsgs",
         "commit_count",
+        "num_parallel_sendqs",
         "offload",
         "offld1thr",
         "offld1sz",
@@ -75,6 +76,8 @@ PLAIN = {
     "log_disk_mb_per_s": "Log disk bandwidth",
     "cf_structure_size_mb": "CF structure size",
     "chinit_trace": "CHINIT trace",
+    "global_trace": "GLOBAL trace",
+    "compare_sql_replication": "Compare with SQL Replication",
 }
 
 #: Words written as IBM writes them in descriptive labels.
