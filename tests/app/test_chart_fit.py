@@ -88,16 +88,27 @@ def test_a_value_too_wide_for_its_segment_is_written_beside_it_in_view(qtbot):
     assert {t.toPlainText(): t.anchor.x() for t in chart.texts}["147.0 ms"] == 0.5  # wide: back inside
 
 
-def test_a_reference_line_near_the_top_keeps_its_label_in_view(qtbot):
+def _line_chart(qtbot, title: str, series: dict, lines: list):
+    """A 360 x 260 line chart, shown, with ``series`` and reference ``lines``."""
     from app.charts import LineChart
 
-    chart = LineChart("CPU busy (%)", "agents", "%")
+    chart = LineChart(title, "x", "y")
     qtbot.addWidget(chart)
     chart.resize(360, 260)
     chart.show()
-    chart.set_series({"Apply LPAR busy": ([1, 2, 3], [40.0, 80.0, 88.0])})
-    chart.set_lines([(90.0, "90% CPU", "#c0202a")])
+    chart.set_series(series)
+    chart.set_lines(lines)
     qtbot.wait(50)
+    return chart
+
+
+def test_a_reference_line_near_the_top_keeps_its_label_in_view(qtbot):
+    chart = _line_chart(
+        qtbot,
+        "CPU busy (%)",
+        {"Apply LPAR busy": ([1, 2, 3], [40.0, 80.0, 88.0])},
+        [(90.0, "90% CPU", "#c0202a")],
+    )
     assert chart.getViewBox().viewRange()[1][1] >= 90.0 * 1.12  # room above the line for its label
     chart.set_lines([])
     qtbot.wait(50)
@@ -107,15 +118,13 @@ def test_a_reference_line_near_the_top_keeps_its_label_in_view(qtbot):
 def test_a_long_reference_line_label_wraps_inside_the_plot(qtbot):
     """The simulation's queue-depth chart at 1280x800: 'buffer pool holds 120,000 messages; beyond
     it the page set' was cut at the plot's right edge ('...; beyond')."""
-    from app.charts import LineChart
-
-    chart = LineChart("Queue depth", "elapsed minutes", "messages")
-    qtbot.addWidget(chart)
-    chart.resize(360, 260)
-    chart.show()
-    chart.set_series({"transmit queue": ([0, 20, 50], [0.0, 2.4e6, 6e5])})
-    chart.set_lines([(120_000.0, "buffer pool holds 120,000 messages; beyond it the page set", "#c0202a")])
-    qtbot.wait(50)
+    text = "buffer pool holds 120,000 messages; beyond it the page set"
+    chart = _line_chart(
+        qtbot,
+        "Queue depth",
+        {"transmit queue": ([0, 20, 50], [0.0, 2.4e6, 6e5])},
+        [(120_000.0, text, "#c0202a")],
+    )
     label = chart.lines[0].label
     view = chart.getViewBox()
     assert label.boundingRect().width() <= view.width() + 0.5
