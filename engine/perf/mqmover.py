@@ -146,13 +146,13 @@ def backlog_msgs(settings: dict) -> float:
 def inert_settings(settings: dict, channel, result) -> dict:
     """Settings path -> why it cannot change this mover's results (reported in ``ignored``)."""
     out = {
-        "channel": "a label: the engine never reads physics from free text (``ssl`` sets TLS)",
+        "channel": "a label: the engine never reads physics from free text (SSL sets TLS)",
         "cpu_model": f"the MQ costs are seed 003's {REFERENCE_CPU} measurements, not scaled to other processors",
     }
     if channel.compmsg == "NONE":
         out["compressibility"] = "COMPMSG NONE: nothing is compressed"
     if settings.get("messages") is not None:
-        out["backlog_mb"] = "messages is set: the run puts that many messages, it keeps no standing backlog"
+        out["backlog_mb"] = "Messages is set: the run puts that many messages, it keeps no standing backlog"
     if channel.network_latency_ms <= 0.0:
         out["batchsz"] = (
             "with no network latency a batch's confirm flow adds nothing beyond the channel's own "
