@@ -564,17 +564,27 @@ class LineChart(Chart):
             self.removeItem(curve)
             self.legend.removeItem(curve)
         self.legend.setVisible(len(self.curves) > 1)
+        self._fit_legend()
         self._room_for_line_labels()
         self.enableAutoRange()
 
     def resizeEvent(self, ev):  # noqa: N802 - Qt's name
         super().resizeEvent(ev)
+        self._fit_legend()
+
+    #: Width (px) of a legend entry's colour sample and the gap after the entry.
+    legend_entry_extra_px = 40.0
+
+    def _fit_legend(self) -> None:
+        """As many legend columns (1 to 3) as the widest entry allows in the chart's width, so the
+        entries never widen the plot past its view ('Offered rows per second=20000' twice did)."""
         legend = getattr(self, "legend", None)  # pyqtgraph resizes once before __init__ has made it
-        columns = max(
-            1, min(3, int(self.width() // 190))
-        )  # legend entries never widen the plot past its view
-        if legend is not None and columns != legend.columnCount:
-            self.legend.setColumnCount(columns)
+        if legend is None:
+            return
+        widest_px = max((label.item.boundingRect().width() for _, label in legend.items), default=0.0)
+        columns = max(1, min(3, int(self.width() // (widest_px + self.legend_entry_extra_px))))
+        if columns != legend.columnCount:
+            legend.setColumnCount(columns)
 
     def set_lines(self, lines: Sequence[tuple[float, str, str]]) -> None:
         """Horizontal reference lines: (y in the series' unit, label, colour); replaces the previous ones."""

@@ -132,3 +132,19 @@ def test_a_long_reference_line_label_wraps_inside_the_plot(qtbot):
     chart.resize(900, 260)  # wider: the label follows the plot's width
     qtbot.wait(50)
     assert label.textItem.textWidth() >= 0.9 * view.width()
+
+
+def test_long_legend_entries_take_fewer_columns_instead_of_widening_the_plot(qtbot):
+    """The two-knob sweep at 1280x800: three curves named 'Offered rows per second=10000' in two
+    columns made the plot wider than its pane, cutting the x axis at 10 of 12 agents."""
+    names = [f"Offered rows per second={rate}" for rate in (10000, 20000, 30000)]
+    x = list(range(1, 13))
+    chart = _line_chart(qtbot, "Throughput: ROWS_APPLIED", {n: (x, [float(v) for v in x]) for n in names}, [])
+    chart.resize(390, 300)
+    qtbot.wait(50)
+    assert chart.legend.columnCount == 1
+    assert chart.plotItem.geometry().width() <= chart.width() + 0.5
+    short = {f"#{i}": (x, [float(v) for v in x]) for i in range(3)}
+    chart.set_series(short)  # short names: side by side again
+    qtbot.wait(50)
+    assert chart.legend.columnCount >= 2
