@@ -89,10 +89,36 @@ def setting_item(path: str) -> QTableWidgetItem:
     return item
 
 
+#: A simulation's time series as the picker and the chart name them (the latencies by the catalogue).
+SERIES_TITLES = {
+    "source.rows_per_s": "Source rows/s",
+    "qcapture.rows_per_s": "Q Capture rows/s",
+    "qcapture.memory_bytes": "Q Capture memory (bytes)",
+    "xmitq.depth_msgs": "Transmit queue depth (messages)",
+    "mq_channel.msgs_per_s": "Channel messages/s",
+    "mq_channel.rows_per_s": "Channel rows/s",
+    "mq_pageset.msgs_per_s": "Transmit queue to page set (messages/s)",
+    "recvq_pageset.msgs_per_s": "Receive queue to page set (messages/s)",
+    "recvq.depth_msgs": "Receive queue depth (messages)",
+    "qapply.rows_per_s": "Q Apply rows/s",
+    "qapply.memory_bytes": "Q Apply memory (bytes)",
+    "qapply.mem_full_s": "Q Apply memory full (s per interval)",
+    "inflight.rows": "Rows in flight",
+    "inflight.rows_avg": "Rows in flight (interval average)",
+}
+
+
 def series_label(name: str) -> str:
-    """A simulation time series (``mq.xmitq_depth_msgs``) by the catalogue's label of its last part."""
+    """A simulation time series as a user reads it: ``Transmit queue depth (messages)`` for
+    ``xmitq.depth_msgs``, ``END2END_LATENCY (ms)``, ``qapply_browser utilisation``."""
+    if name in SERIES_TITLES:
+        return SERIES_TITLES[name]
     owner, _, key = name.rpartition(".")
-    return f"{owner} {metric_label(key)}".strip()
+    if key == "utilisation":
+        return f"{owner} utilisation"
+    unit = "ms" if key.endswith("_ms") else ""
+    text = f"{owner} {metric_label(key)}".strip()
+    return f"{text} ({unit})" if unit else text
 
 
 def _fmt(v) -> str:
@@ -319,22 +345,23 @@ class CompareView(QWidget):
             n for n in names if n not in PREFERRED_SERIES
         )
         self.series_pick.blockSignals(True)
-        keep = self.series_pick.currentText()
+        keep = self.series_pick.currentData()
         self.series_pick.clear()
-        self.series_pick.addItems(ordered)
+        for name in ordered:  # the user reads the title; the series' key rides along
+            self.series_pick.addItem(series_label(name), name)
         if keep in ordered:
-            self.series_pick.setCurrentText(keep)
+            self.series_pick.setCurrentIndex(ordered.index(keep))
         self.series_pick.blockSignals(False)
         return ordered
 
     def _plot_series(self) -> None:
         """Overlay the chosen time series of every run that has it, one curve per run."""
-        cmp, name = self.comparison, self.series_pick.currentText()
+        cmp, name = self.comparison, self.series_pick.currentData() or ""
         lines = {}
         if cmp is not None and name:
             for run_id, run in zip(cmp.run_ids, cmp.data):
                 series = getattr(run, "timeseries", {})
                 if name in series:
                     lines[f"#{run_id}"] = series[name]
-        self.series_chart.setTitle(series_label(name), size="9pt")
+        self.series_chart.setTitle(series_label(name) if name else "", size="9pt")
         self.series_chart.set_series(lines)

@@ -60,12 +60,13 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
             )
     assert window.compare_runs(ids)
     view = window.view_widget("Compare")
-    assert view.series_pick.currentText() == "xmitq.depth_msgs"  # the backlog first
+    assert view.series_pick.currentData() == "xmitq.depth_msgs"  # the backlog first
+    assert view.series_pick.currentText() == "Transmit queue depth (messages)"  # as a user reads it
     assert not view.series_box.isHidden() and view.latency_chart.isHidden()  # the overlay takes its place
     assert sorted(view.series_chart.curves) == [f"#{ids[0]}", f"#{ids[1]}"]
     x, y = view.series_chart.curves[f"#{ids[1]}"].getData()
     assert list(x) == list(t) and list(y) == list(depth_on)
-    view.series_pick.setCurrentText("apply_latency_ms")
+    view.series_pick.setCurrentText("APPLY_LATENCY (ms)")
     _, y = view.series_chart.curves[f"#{ids[0]}"].getData()
     assert list(y) == list(depth_off / 2)
     assert [d.path for d in view.comparison.settings] == ["mq.read_ahead"]
