@@ -79,11 +79,11 @@ def main(out: Path, only: str = "") -> int:
     w.scene.select_node(qapply)
     w.live.update(wait=True)
     w.predict_and_record()
+    w.show_view("Results")
     shot("workbench-baseline")
 
     # 2. How many apply agents? Then the same for three target rates.
-    sweep = w.view_widget("Sweep")
-    w.tabs.setCurrentIndex(2)
+    sweep = w.show_view("Sweep")
     sweep.set_axis("qapply", "num_apply_agents", "1..16")
     w.sweep(sweep.axis_text())
     wait(w.tasks)
@@ -111,8 +111,7 @@ def main(out: Path, only: str = "") -> int:
     # 4./5. The channel down for 20 minutes at 25,000 rows/s: read-ahead off, then on.
     w.document.set_param(src, "offered_rows_per_s", 25000.0)
     qm = node("queue_manager")
-    sim = w.view_widget("Simulation")
-    w.tabs.setCurrentIndex(1)
+    sim = w.show_view("Simulation")
     sim.duration.setText("60m")
     sim.events.setText("channel-stop@2m+20m")
     ids = []
@@ -131,7 +130,7 @@ def main(out: Path, only: str = "") -> int:
     _monitor(w, tmp, shot, wait)
 
     # 10. The evidence.
-    w.tabs.setCurrentIndex(4)
+    w.show_view("Validation")
     w.validate()
     wait(w.tasks)
     shot("validation")
@@ -153,7 +152,7 @@ def _open_on_canvas(w, pump, sample: str) -> None:
     """Open ``sample_runs/<sample>.json`` on the Topology tab, predicted, its first node selected, fitted to view."""
     assert w.open_project(str(ROOT / "sample_runs" / f"{sample}.json"), ask=False)
     pump(300)
-    w.tabs.setCurrentIndex(0)
+    w.show_view("Topology")
     w.live.update(wait=True)
     w.scene.select_node(w.document.project.nodes[0].id)
     w.view.fit_to_view()
@@ -197,8 +196,7 @@ def _monitor(w, tmp: Path, shot, wait) -> None:
     offered = 15000 + 20000 * np.sin(np.pi * t / 144) ** 2  # a daily swing
     rows = synthesize_intervals(model, settings, true, offered, 600.0, np.random.default_rng(3))
     files = [str(f) for f in write_exports(rows, tmp)]
-    view = w.view_widget("Monitor")
-    w.tabs.setCurrentIndex(5)
+    view = w.show_view("Monitor")
     view.run(files=files)
     wait(view.tasks)
     view.run(fit=True)
