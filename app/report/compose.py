@@ -10,6 +10,7 @@ from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
 from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
+from engine.bands import band_label
 from engine.report import Report, ReportRun, describe, format_delta, format_value
 from engine.report.model import END2END
 
@@ -129,7 +130,7 @@ def results_table(run: ReportRun) -> Table:
             label = f"<b>{esc(m.label)}</b>" if m.label.isupper() else esc(m.label)
             rows.append(_row([label, format_value(m.value), esc(m.unit), band], right={1, 3}))
     return Table(
-        ["Result", "Value", "Unit", "90% band"], rows, [46, 18, 14, 22], right={1, 3}, caption="Results"
+        ["Result", "Value", "Unit", band_label()], rows, [46, 18, 14, 22], right={1, 3}, caption="Results"
     )
 
 

@@ -144,8 +144,76 @@ def main(out: Path, only: str = "") -> int:
 
     # 9. Migrating Db2 to V8: what changes?
     _journey9(w, shot, pump)
+
+    # The advisor on the baseline as published: its recommendations, then a goal.
+    _advisor(w, out, wait)
+
+    # Reports for the change board: the baseline, a comparison, a sweep (first pages, if poppler is here).
+    _reports(out, tmp)
     w.close()
     return 0
+
+
+def _advisor(w, out: Path, wait) -> None:
+    """The Advisor dock on the published baseline: the recommendation to change NUM_APPLY_AGENTS (or the
+    first), then the goal of the fewest agents holding 40,000 rows/s."""
+    assert w.open_project(str(ROOT / "sample_runs" / "redpaper-baseline.json"), ask=False)
+    w.advisor_dock.raise_()
+    panel = w.advisor
+    panel.run_advice()
+    wait(panel.tasks)
+    rules = [getattr(r, "rule", "") for r in panel.results]
+    panel.list.setCurrentRow(rules.index("more_apply_agents") if "more_apply_agents" in rules else 0)
+    wait(panel.tasks)
+    panel.grab().save(str(out / "advisor.png"))
+    print(out / "advisor.png")
+    panel.run_goal("fewest-agents:40000")
+    wait(panel.tasks)
+    panel.grab().save(str(out / "advisor-goal.png"))
+    print(out / "advisor-goal.png")
+
+
+def _reports(out: Path, tmp: Path) -> None:
+    """The first page of three reports, rendered by poppler's pdftoppm (skipped, with a line, without it)."""
+    import shutil
+    import subprocess
+
+    from qrtune.cli import main as qrtune
+
+    if shutil.which("pdftoppm") is None:
+        print("pdftoppm not found: report screenshots left as they are")
+        return
+    baseline = str(ROOT / "sample_runs" / "redpaper-baseline.json")
+    db = str(tmp / "report-runs.duckdb")
+    assert qrtune(["sweep", baseline, "--set", "qapply.num_apply_agents=1..16", "--db", db]) == 0
+    reports = {
+        "report-baseline": (["report", baseline], 1),
+        "report-comparison": (
+            ["report", baseline, str(ROOT / "sample_runs" / "redpaper-peer-to-peer.json")],
+            1,
+        ),
+        "report-sweep": (["report", "--sweep", "1", "--db", db], 1),
+    }
+    for name, (args, page) in reports.items():
+        pdf = tmp / f"{name}.pdf"
+        assert qrtune([*args, "--out", str(pdf), "--no-validation"]) == 0
+        subprocess.run(
+            [
+                "pdftoppm",
+                "-png",
+                "-r",
+                "80",
+                "-f",
+                str(page),
+                "-l",
+                str(page),
+                "-singlefile",
+                str(pdf),
+                str(out / name),
+            ],
+            check=True,
+        )
+        print(out / f"{name}.png")
 
 
 def _open_on_canvas(w, pump, sample: str) -> None:

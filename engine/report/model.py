@@ -54,7 +54,7 @@ class SettingRow:
 
 @dataclass(frozen=True)
 class MetricValue:
-    """One result: engine metric name, the label printed, value, unit and optional 90% band."""
+    """One result: engine metric name, the label printed, value, unit and optional band (:func:`engine.bands.band_label`)."""
 
     metric: str
     label: str
@@ -102,7 +102,7 @@ class ReportRun:
     settings : dict
         The scenario settings the engine predicted from.
     metrics, units, bands : dict
-        Metric -> value, unit and (low, high) 90% band.
+        Metric -> value, unit and (low, high) band (the prediction's, :data:`engine.bands.COVERAGE`).
     stages : tuple[StageRow, ...]
     bottleneck : str or None
     setting_rows : tuple[SettingRow, ...]

@@ -89,6 +89,7 @@ def test_one_project_report_has_title_settings_marks_and_engine_values(fake_engi
         assert re.search(rf"^\s*{name}\s+{re.escape(format_value(value))}\s+ms", text, re.MULTILINE), name
     assert re.search(r"Q Apply\s+4,800\s+rows/s", text)  # min(800 x 6 agents, 3000 x 3) rows/s
     assert "END2END_LATENCY 916.7 ms" in text  # the latency chart's label is text too
+    assert "80% band" in text and "90% band" not in text  # the bands' own coverage (it said 90%)
     assert re.search(r"qapply_agents\s+4,800\s+rows/s\s+100.0%.*BOTTLENECK", text)
     pages = render_pages(out, tmp_path)
     assert len(pages) == pdf_pages(out) >= 2
