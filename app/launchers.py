@@ -60,8 +60,8 @@ class TaskLaunchers:
         except QrtuneError as e:
             view.status.setText(str(e))
             return False
-        view.clear(axis_text.partition("=")[0])
         view.base_project = self.document.project  # the pick holds this project's target rate
+        view.clear(axis_text.partition("=")[0])
         view.status.setText(f"Sweeping {axis_text} ({total} points)...")
         view.show_running(True)
         self._sweep_axis = axis_text.partition("=")[0]

@@ -77,6 +77,22 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
+def knob_spec(target: str, param: str, project: Project | None = None):
+    """The registry spec of knob ``param`` on ``target`` (a node kind, or a node id of ``project``).
+
+    Returns None when the target or the knob is unknown (a node id without its project).
+    """
+    kind = target if target in KINDS else None
+    if kind is None and project is not None:
+        kind = next((n.kind for n in project.nodes if n.id == target), None)
+    if kind not in KINDS:
+        return None
+    try:
+        return KINDS[kind].param(param)
+    except KeyError:
+        return None
+
+
 def _expand(token: str, spec, where: str) -> list:
     """Values of one comma item: a range ``a..b[:step]`` or a single value (text, converted by type)."""
     if ".." in token and spec.type in ("int", "float"):

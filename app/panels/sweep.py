@@ -39,6 +39,7 @@ from engine.metrics import label as metric_label
 from engine.errors import FieldError
 from engine.model import Project
 from engine.registry import KINDS
+from engine.sweep import knob_spec
 from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
     CPU_LIMIT_PCT,
     CPU_SUFFIXES,
@@ -189,14 +190,14 @@ class AxisEditor(QWidget):
         return f"{self.target.currentData()}.{self.param.currentData()}={self.values.text().strip()}"
 
 
-def axis_title(axis_name: str) -> str:
+def axis_title(axis_name: str, project: Project | None = None) -> str:
     """A sweep's x axis as a user reads it: the knob's IBM name and unit (``NUM_APPLY_AGENTS (agents)``
-    for ``qapply.num_apply_agents``)."""
-    param = axis_name.rpartition(".")[2]
-    if not param:
-        return ""
-    unit = next((p.unit for kind in KINDS.values() for p in kind.params if p.name == param and p.unit), "")
-    return f"{knob_label(param)} ({unit})" if unit else knob_label(param)
+    for ``qapply.num_apply_agents``), as the sweep report writes it."""
+    target, _, param = axis_name.rpartition(".")
+    spec = knob_spec(target, param, project)
+    if spec is None:
+        return knob_label(param) if param else ""
+    return f"{spec.label} ({spec.unit})" if spec.unit else spec.label
 
 
 class SweepView(QWidget):
@@ -364,7 +365,7 @@ class SweepView(QWidget):
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
             chart.set_series({})
-            chart.set_x_label(axis_title(axis_name))
+            chart.set_x_label(axis_title(axis_name, self.base_project))
         self.table.setRowCount(0)
 
     def show_points(self, points: list, axis_name: str = "") -> None:

@@ -28,7 +28,7 @@ from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow, format_value
 from engine.report.settings import rows_from_project
-from engine.sweep import point_values
+from engine.sweep import knob_spec, point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
 #: Latency metrics of the chart, the first present (APPLY_LATENCY is what more agents change).
@@ -356,20 +356,14 @@ def _distinct(values) -> tuple:
 def _axis_info(axis: dict, project) -> SweepAxisInfo:
     """IBM name, unit and node labels of a stored axis (``target``, ``param``, ``node_ids``, ``values``)."""
     param, node_ids = axis["param"], list(axis.get("node_ids", []))
-    label, unit, nodes = param.upper(), "", tuple(node_ids)
-    kind_id = axis["target"] if axis["target"] in KINDS else None
+    nodes = tuple(node_ids)
     if project is not None:
         by_id = {n.id: n for n in project.nodes}
         found = [by_id[i] for i in node_ids if i in by_id]
         if found:
             nodes = tuple(n.label for n in found)
-            kind_id = found[0].kind
-    if kind_id in KINDS:
-        try:
-            spec = KINDS[kind_id].param(param)
-            label, unit = spec.label, spec.unit
-        except KeyError:
-            pass
+    spec = knob_spec(axis["target"], param, project)
+    label, unit = (spec.label, spec.unit) if spec is not None else (param.upper(), "")
     return SweepAxisInfo(f"{axis['target']}.{param}", param, label, unit, nodes, tuple(axis["values"]))
 
 
