@@ -282,8 +282,7 @@ class AdvisorPanel(QWidget):
         self.results = list(advice.recommendations)
         self.list.clear()
         for r in self.results:
-            signed = r.gain_pct if r.sense == "max" else -r.gain_pct
-            item = QListWidgetItem(f"{r.title}\n    {metric_label(r.metric)} {signed:+.1f}%")
+            item = QListWidgetItem(f"{r.title}\n    {metric_label(r.metric)} {r.signed_gain_pct:+.1f}%")
             item.setToolTip(r.reason)
             self.list.addItem(item)
         n_rules = len(advice.checked)

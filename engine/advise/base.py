@@ -117,18 +117,10 @@ class Recommendation:
     project: Project = field(repr=False, default=None)
     prediction: object = field(repr=False, default=None)
 
-    def effect_lines(self) -> list:
-        """``label: before -> after unit (+x%)`` for each effect metric present before or after."""
-        lines = []
-        for name, b in self.before.items():
-            a = self.after.get(name)
-            unit = self.units.get(name, "")
-            if a is None:
-                lines.append(f"{name}: {b:.4g} -> (not predicted) {unit}")
-                continue
-            pct = (a - b) / abs(b) * 100 if b else math.nan
-            lines.append(f"{name}: {b:.4g} -> {a:.4g} {unit} ({pct:+.1f}%)")
-        return lines
+    @property
+    def signed_gain_pct(self) -> float:
+        """The targeted metric's change, in percent, with its own sign (a falling CPU is negative)."""
+        return self.gain_pct if self.sense == "max" else -self.gain_pct
 
     def to_json(self) -> dict:
         return {

@@ -89,9 +89,8 @@ def format_advice(advice) -> str:
         lines.append(f"{i}. {r.title}")
         lines.append(f"   why:    {r.reason}")
         lines.append("   change: " + "; ".join(str(c) for c in r.changes))
-        signed = r.gain_pct if r.sense == "max" else -r.gain_pct
         lines.append(
-            f"   effect: {metric_label(r.metric)} {signed:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
+            f"   effect: {metric_label(r.metric)} {r.signed_gain_pct:+.1f}% ({'higher' if r.sense == 'max' else 'lower'} is better; "
             "engine run of the changed project)"
         )
         for name, b in r.before.items():
