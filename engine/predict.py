@@ -77,6 +77,26 @@ def as_project_sees_it(project: Project, unread: dict, prediction: Prediction) -
     return for_project(project, prediction)
 
 
+def _matched_knobs(project: Project, prediction: Prediction) -> list[tuple]:
+    """``(node, spec, names, reason)`` of every knob the prediction ignores, in node then registry order.
+
+    ``names`` are the knob's two spellings in ``ignored`` (``"<node id>.<knob>"`` and its settings
+    path); the reason, the prediction's for the one listed (:data:`NO_REASON` when its engine gave
+    none), names other knobs by their labels (:func:`_with_knob_labels`).
+    """
+    ignored = set(prediction.ignored)
+    reasons = prediction.ignored_reasons
+    knobs = list(knob_paths(project))
+    labels = {path: knob_label(spec.name) for _, spec, path in knobs}
+    out = []
+    for node, spec, path in knobs:
+        names = (f"{node.id}.{spec.name}", path)
+        listed = next((n for n in names if n in ignored), None)
+        if listed is not None:
+            out.append((node, spec, names, _with_knob_labels(reasons.get(listed, NO_REASON), labels)))
+    return out
+
+
 def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, str], str]:
     """The knobs of ``project`` that cannot change ``prediction``: ``(node id, knob name)`` -> why.
 
@@ -90,16 +110,7 @@ def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, s
     TopologyError
         The project is not complete enough to predict.
     """
-    ignored = set(prediction.ignored)
-    reasons = prediction.ignored_reasons
-    knobs = list(knob_paths(project))
-    labels = {path: knob_label(spec.name) for _, spec, path in knobs}
-    out = {}
-    for node, spec, path in knobs:
-        name = next((n for n in (f"{node.id}.{spec.name}", path) if n in ignored), None)
-        if name is not None:
-            out[(node.id, spec.name)] = _with_knob_labels(reasons.get(name, NO_REASON), labels)
-    return out
+    return {(node.id, spec.name): why for node, spec, _, why in _matched_knobs(project, prediction)}
 
 
 #: A settings path in an engine's reason (``workload.jobs``, ``hardware.mips_per_cp``).
@@ -124,16 +135,12 @@ def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str,
     TopologyError
         The project is not complete enough to predict.
     """
-    knobs = ignored_knobs(project, prediction)
-    out = []
-    for node in project.nodes:
-        by_reason: dict[str, list[str]] = {}
-        for (node_id, name), reason in knobs.items():
-            if node_id == node.id:
-                by_reason.setdefault(reason, []).append(knob_label(name))
-        out += [(f"{node.label} ({node.id})", why, tuple(names)) for why, names in by_reason.items()]
-    known = {f"{node_id}.{name}" for node_id, name in knobs}
-    known |= {path for node, spec, path in knob_paths(project) if (node.id, spec.name) in knobs}
+    groups: dict[tuple[str, str], list[str]] = {}  # (node, reason) -> labels, in node then registry order
+    known: set[str] = set()
+    for node, spec, names, why in _matched_knobs(project, prediction):
+        groups.setdefault((f"{node.label} ({node.id})", why), []).append(spec.label)
+        known.update(names)
+    out = [(node, why, tuple(labels)) for (node, why), labels in groups.items()]
     for path in prediction.ignored:
         if path not in known:
             out.append(("other settings", prediction.ignored_reasons.get(path, NO_REASON), (path,)))
