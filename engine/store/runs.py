@@ -72,24 +72,36 @@ class RunsMixin:
                 counts = [len(getattr(b, attr)) for b in bundles]
                 rows = [row for b in bundles for row in getattr(b, attr)]
                 self.insert_records(rows, run_id=np.repeat(ids, counts))
-            for run_id, b in zip(ids.tolist(), bundles):
-                self._record_timeseries(run_id, b.timeseries)
+            self._record_timeseries(ids.tolist(), [b.timeseries for b in bundles])
         return ids.tolist()
 
-    def _record_timeseries(self, run_id: int, timeseries: Mapping[str, tuple]) -> None:
-        for series, (t_s, values) in timeseries.items():
-            t_arr = np.asarray(t_s, dtype=np.float64)
-            v_arr = np.asarray(values, dtype=np.float64)
-            if t_arr.shape != v_arr.shape:
-                raise ValueError(f"time series {series!r}: {t_arr.size} times but {v_arr.size} values")
-            if t_arr.size:
-                self.insert_record_columns(
-                    TimeseriesPoint,
-                    run_id=np.full(t_arr.size, run_id, dtype=np.int64),
-                    t_s=t_arr,
-                    series=np.full(t_arr.size, series, dtype=object),
-                    value=v_arr,
-                )
+    def _record_timeseries(self, run_ids: Sequence[int], timeseries: Sequence[Mapping[str, tuple]]) -> None:
+        """Write every run's time series (``series -> (t_s, values)``) in one statement.
+
+        Raises
+        ------
+        ValueError
+            A series has not as many values as times.
+        """
+        run_id, t_s, series, value = [], [], [], []
+        for rid, per_run in zip(run_ids, timeseries):
+            for name, (times, values) in per_run.items():
+                t_arr = np.asarray(times, dtype=np.float64)
+                v_arr = np.asarray(values, dtype=np.float64)
+                if t_arr.shape != v_arr.shape:
+                    raise ValueError(f"time series {name!r}: {t_arr.size} times but {v_arr.size} values")
+                run_id.append(np.full(t_arr.size, rid, dtype=np.int64))
+                t_s.append(t_arr.ravel())
+                series.append(np.full(t_arr.size, name, dtype=object))
+                value.append(v_arr.ravel())
+        if run_id:
+            self.insert_record_columns(
+                TimeseriesPoint,
+                run_id=np.concatenate(run_id),
+                t_s=np.concatenate(t_s),
+                series=np.concatenate(series),
+                value=np.concatenate(value),
+            )
 
     def record_metrics_columns(
         self, run_ids: np.ndarray, metric: np.ndarray, value: np.ndarray, unit: np.ndarray
