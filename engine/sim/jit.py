@@ -3,8 +3,10 @@
 A kernel is written as plain Python over numpy arrays and scalars (the reference the tests
 run) and compiled with numba when numba is installed (``cache=True``: the machine code is
 kept next to the module, or in numba's per-user cache folder for a read-only install; when no
-cache can be written numba compiles once per process). numba is imported without its probe of
-SciPy's BLAS (:func:`import_numba`), which the kernels do not use.
+cache can be written numba compiles once per process). A compiled kernel releases the GIL while
+it runs (``nogil=True``), so the run's accumulating thread works meanwhile
+(:class:`engine.sim.run._OneBehind`). numba is imported without its probe of SciPy's BLAS
+(:func:`import_numba`), which the kernels do not use.
 """
 
 from __future__ import annotations
@@ -66,9 +68,9 @@ def jit_kernels(*functions) -> list | None:
     except ImportError:  # pragma: no cover - numba is a declared dependency
         return None
     try:
-        return [numba.njit(cache=True)(f) for f in functions]
+        return [numba.njit(cache=True, nogil=True)(f) for f in functions]
     except RuntimeError:
-        return [numba.njit(cache=False)(f) for f in functions]
+        return [numba.njit(cache=False, nogil=True)(f) for f in functions]
 
 
 #: Plain-Python kernel -> the kernel to run (compiled with numba, or itself without numba).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 
 import numpy as np
@@ -27,6 +28,38 @@ CHUNK_TXNS = 400_000
 MIN_LONGEST_CHUNK_S = 120.0
 #: ... so that a quiet run has no more chunks than this: each chunk costs work per time bin.
 MAX_CHUNKS_BY_TIME = 20
+
+
+class _OneBehind:
+    """Runs calls one at a time in a worker thread, in the order given, at most one behind the caller.
+
+    The run adds a chunk's results to the accumulators here while its main thread pushes the
+    next chunk through the pipeline: both are mostly numpy and compiled kernels, which release
+    the GIL, so on a machine with two or more CPUs they overlap. Only one call waits at a time,
+    so memory stays that of one chunk; an exception in a call is raised by the next
+    :meth:`submit` or by :meth:`drain`.
+    """
+
+    def __init__(self):
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="qrtune-sim-accumulate")
+        self._last: Future | None = None
+
+    def submit(self, fn, *args) -> None:
+        """Call ``fn(*args)`` in the worker once the previous call has returned."""
+        self.drain()
+        self._last = self._pool.submit(fn, *args)
+
+    def drain(self) -> None:
+        """Wait for the last call; raise its exception, if any."""
+        last, self._last = self._last, None
+        if last is not None:
+            last.result()
+
+    def __enter__(self) -> _OneBehind:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._pool.shutdown(wait=True)
 
 
 def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: dict | None) -> None:
@@ -330,30 +363,32 @@ def simulate_config(
     n_txn, n_rows, last_done = _run_preload(pipe, int(initial_recvq_msgs), chunk_txns, acc, cfg, tr, cancel)
     preload_applied_s = last_done
     b = 0
-    while b < len(children):
-        if cancel is not None and cancel():
-            raise SimulationCancelled("simulation cancelled")
-        parts = []
-        for k in range(b, min(b + chunk_blocks, len(children))):
-            parts.append(
-                _profiles.generate(
-                    profile,
-                    k * block_s,
-                    min(duration_s, (k + 1) * block_s),
-                    cfg.rows_per_txn,
-                    np.random.default_rng(children[k]),
+    with _OneBehind() as behind:
+        while b < len(children):
+            if cancel is not None and cancel():
+                raise SimulationCancelled("simulation cancelled")
+            parts = []
+            for k in range(b, min(b + chunk_blocks, len(children))):
+                parts.append(
+                    _profiles.generate(
+                        profile,
+                        k * block_s,
+                        min(duration_s, (k + 1) * block_s),
+                        cfg.rows_per_txn,
+                        np.random.default_rng(children[k]),
+                    )
                 )
-            )
-        b = min(b + chunk_blocks, len(children))
-        t1 = min(duration_s, b * block_s)
-        n_txn += sum(len(p) for p in parts)
-        n_rows += sum(int(p.rows.sum()) for p in parts)
-        for res in pipe.run_chunk(parts, final=b >= len(children)):
-            _accumulate(acc, res, cfg, tr)
-            if res.msg and len(res.msg["ap_dep"]):
-                last_done = max(last_done, float(res.msg["ap_dep"].max()))
-        if progress is not None:
-            progress(t1 / duration_s)
+            b = min(b + chunk_blocks, len(children))
+            t1 = min(duration_s, b * block_s)
+            n_txn += sum(len(p) for p in parts)
+            n_rows += sum(int(p.rows.sum()) for p in parts)
+            for res in pipe.run_chunk(parts, final=b >= len(children)):
+                behind.submit(_accumulate, acc, res, cfg, tr)
+                if res.msg and len(res.msg["ap_dep"]):
+                    last_done = max(last_done, float(res.msg["ap_dep"].max()))
+            if progress is not None:
+                progress(t1 / duration_s)
+        behind.drain()
     summary = _summary(
         acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows, profile
     )

@@ -16,18 +16,18 @@ def test_a_kernel_compiles_without_a_cache_where_numba_cannot_write_one(monkeypa
     real = numba.njit
     asked = []
 
-    def njit(cache=False):
-        asked.append(cache)
+    def njit(cache=False, nogil=False):
+        asked.append((cache, nogil))
         if cache:
             raise RuntimeError("cannot cache function '_double': no locator available for file")
-        return real(cache=False)
+        return real(cache=False, nogil=nogil)
 
     monkeypatch.setattr(numba, "njit", njit)
     (kernel,) = jit.jit_kernels(_double)
     monkeypatch.undo()  # numba compiles the kernel at its first call with its own njit
     out = np.empty(3)
     kernel(np.arange(3.0), out)
-    assert asked == [True, False]
+    assert asked == [(True, True), (False, True)]  # both release the GIL while they run
     assert out.tolist() == [0.0, 2.0, 4.0]
     assert kernel is not _double and kernel.py_func is _double  # compiled, not the plain function
 
