@@ -30,6 +30,32 @@ MIN_LONGEST_CHUNK_S = 120.0
 MAX_CHUNKS_BY_TIME = 20
 
 
+def _workload_chunks(
+    profile, rows_per_txn: int, duration_s: float, block_s: float, children, chunk_blocks: int
+):
+    """The run's source transactions chunk by chunk: ``(parts, final, end_s)``.
+
+    Block ``k`` (``block_s`` seconds of simulated time) draws from its own child generator
+    ``children[k]``, so the draws do not depend on the chunk size; a chunk is ``chunk_blocks``
+    blocks. ``parts`` holds one :class:`engine.sim.profiles.Transactions` per block, ``final``
+    says whether the chunk is the last and ``end_s`` is the simulated time it ends at, s.
+    """
+    n = len(children)
+    for first in range(0, n, chunk_blocks):
+        stop = min(first + chunk_blocks, n)
+        parts = [
+            _profiles.generate(
+                profile,
+                k * block_s,
+                min(duration_s, (k + 1) * block_s),
+                rows_per_txn,
+                np.random.default_rng(children[k]),
+            )
+            for k in range(first, stop)
+        ]
+        yield parts, stop >= n, min(duration_s, stop * block_s)
+
+
 class _OneBehind:
     """Runs calls one at a time in a worker thread, in the order given, at most one behind the caller.
 
@@ -362,27 +388,14 @@ def simulate_config(
     tr: dict | None = {} if trace else None
     n_txn, n_rows, last_done = _run_preload(pipe, int(initial_recvq_msgs), chunk_txns, acc, cfg, tr, cancel)
     preload_applied_s = last_done
-    b = 0
+    workload = _workload_chunks(profile, cfg.rows_per_txn, duration_s, block_s, children, chunk_blocks)
     with _OneBehind() as behind:
-        while b < len(children):
+        for parts, final, t1 in workload:
             if cancel is not None and cancel():
                 raise SimulationCancelled("simulation cancelled")
-            parts = []
-            for k in range(b, min(b + chunk_blocks, len(children))):
-                parts.append(
-                    _profiles.generate(
-                        profile,
-                        k * block_s,
-                        min(duration_s, (k + 1) * block_s),
-                        cfg.rows_per_txn,
-                        np.random.default_rng(children[k]),
-                    )
-                )
-            b = min(b + chunk_blocks, len(children))
-            t1 = min(duration_s, b * block_s)
             n_txn += sum(len(p) for p in parts)
             n_rows += sum(int(p.rows.sum()) for p in parts)
-            for res in pipe.run_chunk(parts, final=b >= len(children)):
+            for res in pipe.run_chunk(parts, final=final):
                 behind.submit(_accumulate, acc, res, cfg, tr)
                 if res.msg and len(res.msg["ap_dep"]):
                     last_done = max(last_done, float(res.msg["ap_dep"].max()))
