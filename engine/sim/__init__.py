@@ -70,7 +70,9 @@ Bounds: :func:`engine.sim.limits.check_simulation_budget` refuses, before anythi
 allocated, a run of more than 30 million transactions or 100,000 time bins, a rate above the
 registry's OFFERED_ROWS_PER_S range or a non-finite duration, naming the field and the range;
 transactions are streamed in chunks (a pre-loaded receive queue too), so memory follows the
-reported series and what is in flight, not the messages simulated.
+reported series and what is in flight, not the messages simulated. A chunk's results are added
+to the series in a second thread while the next chunk goes through the pipeline (the compiled
+kernels release the GIL), one chunk behind at most.
 
 Known simplifications: capture-side and channel service times are deterministic given a
 message's rows; Capture's log reader reads at the speed of the busiest capture-side stage
