@@ -355,6 +355,17 @@ def _place(groups: StageGroups, name: str, rows_per_s: float, seen_channel: bool
         groups.capture.append((name, rows_per_s))
 
 
+def without_backlog_reads(stage, rows_per_s: float) -> float:
+    """A stage's speed (rows/s) without the reads back from the page set or a queue file that the
+    steady state charges at its modelled depth (``backlog_read_ms`` per message): the simulation
+    reads back what its own queues hold beyond their buffers."""
+    read_s = float(getattr(stage, "backlog_read_ms", 0.0)) / MS_PER_S
+    msgs_per_s = float(getattr(stage, "capacity_msgs_per_s", 0.0))
+    if read_s <= 0.0 or msgs_per_s <= 0.0 or read_s >= 1.0 / msgs_per_s:
+        return rows_per_s
+    return rows_per_s / (1.0 - read_s * msgs_per_s)
+
+
 def sort_stages(prediction, shape: MessageShape, notes: list) -> StageGroups:
     """The prediction's stages in the pipeline's places; stages with a capacity not understood are noted."""
     groups = StageGroups()
@@ -363,6 +374,7 @@ def sort_stages(prediction, shape: MessageShape, notes: list) -> StageGroups:
         if rows_per_s is None or not math.isfinite(rows_per_s) or rows_per_s <= 0:
             notes.append(f"stage {st.name} ({st.capacity} {st.unit}) not used: unit or value not understood")
             continue
+        rows_per_s = without_backlog_reads(st, rows_per_s)
         # a queue map's own stage (qapply_browser_map2) takes its kind's place, in flow rows/s
         _place(groups, base_name(st.name), rows_per_s, seen_channel=bool(groups.channel))
     return groups

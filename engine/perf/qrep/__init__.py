@@ -137,6 +137,10 @@ class QrepStageResult(StageResult):
     fixed_delay_ms : float
         Cycle delay of the stage at this load: Q Capture's half log-read cycle plus the merged-log
         delay (``qcapture``), the wait for Q Capture's MQ commit (``mq_channel``).
+    backlog_read_ms : float
+        Part of the stage's time per message spent reading messages back from the page set or a
+        queue file at the modelled steady depth (``qapply_browser``, ``mq_channel``); the
+        simulation models the depth, and these reads, itself.
     bottleneck_name : str
         The stage's resource in the published bottleneck vocabulary (``capture_cpu`` -> ``cpu``).
     is_bottleneck : bool
@@ -147,6 +151,7 @@ class QrepStageResult(StageResult):
     servers: int = 1
     service_ms: float = 0.0
     fixed_delay_ms: float = 0.0
+    backlog_read_ms: float = 0.0
     bottleneck_name: str = ""
     is_bottleneck: bool = False
 
@@ -313,6 +318,7 @@ def _stage_results(sol: Solution) -> tuple:
             servers=s.servers,
             service_ms=s.service_ms,
             fixed_delay_ms=fixed.get(s.name, 0.0),
+            backlog_read_ms=sol.backlog_us_per_msg.get(base_name(s.name), 0.0) / 1000.0,
             bottleneck_name=VOCABULARY[base_name(s.name)],
             is_bottleneck=s.name == sol.limiting_stage,
         )

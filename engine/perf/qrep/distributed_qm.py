@@ -88,17 +88,22 @@ def adjust(flow, fp) -> None:
     if persistent and not flow.drain:
         zos_us = flow.c.ch_batch_log_us
         flow.batch_end_us += channel_batch_log_us(fp.inputs, True, zos_us, k) - zos_us
+    channel_backlog_us = 0.0
     if send.distributed and not flow.drain:
         fp.send_spill = spill_share(send, persistent, flow.steady_depth_msgs * g.msg_bytes)
-        flow.wire_us_per_msg += fp.send_spill * page_us
+        channel_backlog_us += fp.send_spill * page_us
     if recv.distributed:
         depth_msgs = flow.inp.initial_depth_msgs if flow.drain else flow.steady_depth_msgs
         fp.recv_spill = spill_share(recv, persistent, depth_msgs * g.msg_bytes)
         flow.apply_log_cap_rows_per_s = 0.0  # no z/OS log stage: the distributed log is its own stage
         flow.pageset_miss = 0.0  # no buffer pool or page set: queue buffers and files instead
-        flow.browser_fixed_us = flow.shared_queue_us + 0.5 * fp.recv_spill * page_us
+        browser_backlog_us = 0.5 * fp.recv_spill * page_us
+        flow.browser_fixed_us = flow.shared_queue_us + browser_backlog_us
+        flow.backlog_us_per_msg["qapply_browser"] = browser_backlog_us
         if not flow.drain:
-            flow.wire_us_per_msg += 0.5 * fp.recv_spill * page_us
+            channel_backlog_us += 0.5 * fp.recv_spill * page_us
+    flow.wire_us_per_msg += channel_backlog_us
+    flow.backlog_us_per_msg["mq_channel"] = channel_backlog_us
 
 
 def capacities(flow, fp, point) -> None:

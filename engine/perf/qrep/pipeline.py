@@ -145,6 +145,7 @@ class Solution:
     source_response_ms: float
     inert_settings: dict = field(default_factory=dict)
     fixed_delays_ms: dict = field(default_factory=dict)
+    backlog_us_per_msg: dict = field(default_factory=dict)
     topology_metrics: dict = field(default_factory=dict)
 
     @property
@@ -351,9 +352,11 @@ class _Flow:
         # shared queues live in the CF structure and SMDS, not in a buffer pool (shared_queue costs)
         self.pageset_miss = 0.0 if inp.shared_queue else max(0.0, 1.0 - pool_msgs / depth_msgs)
         drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
-        self.browser_fixed_us = self.shared_queue_us + self.pageset_miss * (
-            0.0 if drain_read_ahead else self.pageset_msg_us
-        )
+        browser_backlog_us = self.pageset_miss * (0.0 if drain_read_ahead else self.pageset_msg_us)
+        self.browser_fixed_us = self.shared_queue_us + browser_backlog_us
+        # per stage, the time per message spent reading back what the modelled depth puts
+        # beyond the queue's memory (the simulation models depth, and these reads, itself)
+        self.backlog_us_per_msg = {"qapply_browser": browser_backlog_us}
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
         self.agent_cpu_ref_us = (
             d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
@@ -698,6 +701,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         bottleneck=bottleneck,
         limiting_stage=limiting,
         time_factor=t,
+        backlog_us_per_msg=dict(flow.backlog_us_per_msg),
         apply_latency_ms=apply_lat,
         class2_ms=point.class2_ms,
         agent_ms=point.agent_ms,

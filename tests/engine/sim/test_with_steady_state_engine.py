@@ -102,3 +102,38 @@ def test_an_apply_server_takes_the_steady_state_agent_time(sample):
     per_server_ms = 1000.0 * cfg.rows_per_target_txn * cfg.apply_servers / cfg.apply_rows_per_s
     # within 15%: whole servers when the CPU caps them, the agents' capacity at full latch stretch
     assert per_server_ms == pytest.approx(solve_settings(settings).agent_ms, rel=0.15)
+
+
+def test_the_simulation_reads_back_its_own_backlog_not_the_steady_states():
+    # zos-to-linux-bindings: the receiving Linux queue manager's queue buffer holds fewer messages
+    # than the steady state's modelled depth, so its browser and channel pay for reading messages
+    # back from the queue file; the simulation models its queues' depth and takes those stages'
+    # speeds without that share (or the channel would be charged twice and saturate early)
+    from pathlib import Path
+
+    from engine.predict import predict_settings
+    from engine.sim.config import build_config
+
+    path = Path(__file__).resolve().parents[3] / "sample_runs" / "zos-to-linux-bindings.json"
+    project = projectfile.load(path)
+    settings = project_to_scenario(project)
+    pred = predict_settings(settings)
+    cfg = build_config(settings, pred, project)
+    by_name = {st.name: st for st in pred.stages}
+    browser = by_name["qapply_browser"]
+    assert browser.backlog_read_ms > 0.0 and by_name["mq_channel"].backlog_read_ms > 0.0
+    own_ms_per_msg = 1000.0 / browser.capacity_msgs_per_s - browser.backlog_read_ms
+    assert cfg.browser_rows_per_s == pytest.approx(
+        browser.capacity * 1000.0 / browser.capacity_msgs_per_s / own_ms_per_msg, rel=1e-9
+    )
+    assert cfg.recvq_buffer_msgs < 100 and cfg.recvq_pageset_s_per_msg > 0.0
+
+
+def test_stages_on_z_os_queue_managers_with_room_in_the_buffer_pool_read_nothing_back(baseline):
+    project, settings, pred = baseline
+    from engine.sim.config import build_config
+
+    cfg = build_config(settings, pred, project)
+    browser = next(st for st in pred.stages if st.name == "qapply_browser")
+    assert browser.backlog_read_ms == 0.0
+    assert cfg.browser_rows_per_s == pytest.approx(browser.capacity, rel=1e-12)
