@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from engine.calibrate_qrep import MAX_NFEV
 from engine.packagedata import asset_path
 from engine.projectfile import atomic_write_text
 from engine.validation_summary import is_latency
@@ -324,7 +325,7 @@ def crossvalidate(
     kinds: Iterable[str] = KINDS,
     only: Iterable[str] = (),
     jobs: int = 2,
-    max_nfev: int = 300,
+    max_nfev: int = MAX_NFEV,
     fitters: dict | None = None,
     keep_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
@@ -579,9 +580,9 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--max-nfev",
         type=int,
-        default=300,
-        help="most residual evaluations per qrep fit (default 300, as the calibration; "
-        "some folds run to it: 100 gives a quicker, approximate run)",
+        default=MAX_NFEV,
+        help=f"most residual evaluations per qrep fit (default {MAX_NFEV}, as the calibration; "
+        "100 gives a quicker, approximate run)",
     )
     ap.add_argument("--json", help="write the full report (every row, in-sample and held out) here")
     ap.add_argument("--keep-dir", help="save each fold's coefficient document in this folder")

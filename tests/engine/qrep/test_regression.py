@@ -15,19 +15,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
-    "apply_rows_per_s": 43431.4699304934,
-    "msg_size_kb": 5.817940789,
-    "channel_msgs_per_s": 2895.43132869956,
-    "end2end_latency_ms": 757.4442089652778,
-    "capture_latency_ms": 570.8566352423915,
-    "qlatency_ms": 39.56568202918084,
-    "apply_latency_ms": 147.0218916937055,
-    "capture_cpu_us_per_row": 14.594464890484693,
-    "apply_cpu_us_per_row": 44.37270537471187,
-    "apply_lpar_busy_pct": 83.15530876056873,
-    "capture_lpar_busy_pct": 29.416698541485697,
-    "apply_db2_class2_ms": 1.8395973851852343,
-    "msgs_per_mq_commit": 43.47871866666667,
+    "apply_rows_per_s": 43353.439976015216,
+    "msg_size_kb": 5.817940883999999,
+    "channel_msgs_per_s": 2890.229331734348,
+    "end2end_latency_ms": 769.8614661460819,
+    "capture_latency_ms": 580.06863516106,
+    "qlatency_ms": 43.269573134757266,
+    "apply_latency_ms": 146.52325785026463,
+    "capture_cpu_us_per_row": 14.694967831320444,
+    "apply_cpu_us_per_row": 44.23859986885174,
+    "apply_lpar_busy_pct": 82.32787010357413,
+    "capture_lpar_busy_pct": 29.186607576540762,
+    "apply_db2_class2_ms": 1.8554611953110065,
+    "msgs_per_mq_commit": 43.24642766666666,
 }
 PINNED_BOTTLENECK = "qapply_agents"
 
@@ -73,4 +73,4 @@ if __name__ == "__main__":
     for k, v in values.items():
         print(f'    "{k}": {v!r},')
     print("}")
-    print(f"PINNED_BOTTLENECK = {p.bottleneck!r}")
+    print(f'PINNED_BOTTLENECK = "{p.bottleneck}"')

@@ -121,7 +121,15 @@ def test_parallel_send_queues_lift_a_channel_bound_map():
     one = predict_settings(base)
     assert one.bottleneck == "mq_channel"
     two = predict_settings(_with(base, qcapture__num_parallel_sendqs=2))
-    assert two.metrics["apply_rows_per_s"] > 1.1 * one.metrics["apply_rows_per_s"]
+    # Two channels carry the map, so the channel's capacity nearly doubles; the map's one receive
+    # queue (one browser) then limits it, so throughput rises by less.
+    assert _stage(two, "mq_channel").capacity > 1.8 * _stage(one, "mq_channel").capacity
+    assert two.bottleneck != "mq_channel"
+    assert two.metrics["apply_rows_per_s"] > 1.03 * one.metrics["apply_rows_per_s"]
+
+
+def _stage(prediction, name: str):
+    return next(s for s in prediction.stages if s.name == name)
 
 
 # -- data sharing ------------------------------------------------------------------------------
