@@ -54,6 +54,8 @@ def main(out: Path, only: str = "") -> int:
 
     def shot(name: str) -> None:
         pump(150)
+        w.grab()  # a view's first paint sizes its chart axes to their labels; the next shows them
+        pump(50)
         w.grab().save(str(out / f"{name}.png"))
         print(out / f"{name}.png")
 
@@ -167,7 +169,8 @@ def _advisor(w, out: Path, wait) -> None:
     wait(panel.tasks)
     panel.grab().save(str(out / "advisor.png"))
     print(out / "advisor.png")
-    panel.run_goal("fewest-agents:40000")
+    panel.goal_box.setEditText("fewest-agents:40000")  # as a user types it, so the shot shows it
+    panel.seek_button.click()
     wait(panel.tasks)
     panel.grab().save(str(out / "advisor-goal.png"))
     print(out / "advisor-goal.png")
