@@ -21,7 +21,8 @@ the assumptions of ``assets/coefficients/platforms.json``:
   writer writes the batch's records as the buffer fills, apart from the channel's thread, so the
   bytes load the log-disk stage, not the channel.
 * **Queue buffers**: a queue holds DefaultPQBufferSize (persistent) or DefaultQBufferSize bytes
-  in memory; the share of the modelled depth beyond it is written to the queue file and read
+  in memory; the share of the modelled depth (one commit's messages on each queue at the load,
+  :meth:`engine.perf.qrep.pipeline._Flow.depth_msgs`) beyond it is written to the queue file and read
   back at the get (``queue_file_page_us`` per 4 KB page, half for the write and half for the
   read): for the receive queue the receiver channel writes and the browser reads; for the
   transmission queue Q Capture's put writes and the sender channel reads (both on the channel's
@@ -82,28 +83,35 @@ def capture_commit_force_us(flow, fp, mpc: float, zos_force_us: float) -> float:
 
 def adjust(flow, fp) -> None:
     """Replace the z/OS queue-manager terms of ``flow`` (a solver ``_Flow``) by distributed ones where they apply."""
-    send, recv, k = fp.inputs.send_qm, fp.inputs.recv_qm, fp.k
-    g, persistent = flow.geometry, flow.inp.persistent
-    page_us = g.pages_per_msg * k["queue_file_page_us"]
+    recv, k = fp.inputs.recv_qm, fp.k
+    persistent = flow.inp.persistent
     if persistent and not flow.drain:
         zos_us = flow.c.ch_batch_log_us
         flow.batch_end_us += channel_batch_log_us(fp.inputs, True, zos_us, k) - zos_us
-    channel_backlog_us = 0.0
-    if send.distributed and not flow.drain:
-        fp.send_spill = spill_share(send, persistent, flow.steady_depth_msgs * g.msg_bytes)
-        channel_backlog_us += fp.send_spill * page_us
     if recv.distributed:
-        depth_msgs = flow.inp.initial_depth_msgs if flow.drain else flow.steady_depth_msgs
-        fp.recv_spill = spill_share(recv, persistent, depth_msgs * g.msg_bytes)
         flow.apply_log_cap_rows_per_s = 0.0  # no z/OS log stage: the distributed log is its own stage
         flow.pageset_miss = 0.0  # no buffer pool or page set: queue buffers and files instead
-        browser_backlog_us = 0.5 * fp.recv_spill * page_us
-        flow.browser_fixed_us = flow.shared_queue_us + browser_backlog_us
-        flow.backlog_us_per_msg["qapply_browser"] = browser_backlog_us
+
+
+def backlog_us_per_msg(flow, fp, depth_msgs: float, out: dict) -> None:
+    """Put in ``out`` the queue-file reads (us per message) of distributed queues ``depth_msgs`` deep.
+
+    The share of the depth beyond a queue's buffer is written to its queue file and read back
+    (half of ``queue_file_page_us`` each): on the transmission queue by Q Capture's put and the
+    sender channel (the channel's path), on the receive queue by the receiver channel and the
+    browser. A drain's receive queue is read by the browser alone.
+    """
+    send, recv, k = fp.inputs.send_qm, fp.inputs.recv_qm, fp.k
+    g, persistent = flow.geometry, flow.inp.persistent
+    page_us = g.pages_per_msg * k["queue_file_page_us"]
+    depth_bytes = depth_msgs * g.msg_bytes
+    if send.distributed and not flow.drain:
+        out["mq_channel"] += spill_share(send, persistent, depth_bytes) * page_us
+    if recv.distributed:
+        recv_us = 0.5 * spill_share(recv, persistent, depth_bytes) * page_us
+        out["qapply_browser"] = recv_us
         if not flow.drain:
-            channel_backlog_us += 0.5 * fp.recv_spill * page_us
-    flow.wire_us_per_msg += channel_backlog_us
-    flow.backlog_us_per_msg["mq_channel"] = channel_backlog_us
+            out["mq_channel"] += recv_us
 
 
 def capacities(flow, fp, point) -> None:

@@ -99,14 +99,15 @@ def _mq(flow, rows_per_s: float) -> dict:
     out = {}
     if g.msg_bytes >= 4096:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
-    if not flow.drain and flow.pageset_miss <= 0.0:
+    if not flow.drain:
         pool_low = _SPECS["mq.buffpool_pages"].minimum
+        depth_msgs = flow.depth_msgs(flow.msgs_per_commit(rows_per_s))
         reason = (
-            f"the modelled queue depth ({flow.steady_depth_msgs:,.0f} messages, "
-            f"{flow.steady_depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
+            f"the modelled queue depth at this load ({depth_msgs:,.0f} messages, "
+            f"{depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
             f"({pool_low:,.0f} pages): no page-set reads"
         )
-        if flow.steady_depth_msgs * g.pages_per_msg < latency.BUFFPOOL_USABLE_SHARE * pool_low:
+        if depth_msgs * g.pages_per_msg < latency.BUFFPOOL_USABLE_SHARE * pool_low:
             out["mq.buffpool_pages"] = reason
             out["mq.read_ahead"] = reason
     if not flow.drain:

@@ -343,20 +343,11 @@ class _Flow:
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
         pages = g.pages_per_msg
         self.pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
-        # modelled depth: the pre-loaded queue of a drain; at steady state a commit's messages on
-        # the transmission queue and on the receive queue. Beyond what the buffer pool holds
-        # (deferred write starts at 85%) messages are read back from the page set.
-        pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
-        self.steady_depth_msgs = 0.0 if self.drain else 2.0 * self.max_msgs_per_commit
-        depth_msgs = inp.initial_depth_msgs if self.drain else self.steady_depth_msgs
-        # shared queues live in the CF structure and SMDS, not in a buffer pool (shared_queue costs)
-        self.pageset_miss = 0.0 if inp.shared_queue else max(0.0, 1.0 - pool_msgs / depth_msgs)
-        drain_read_ahead = self.drain and inp.read_ahead  # a drain's read-ahead is its own stage
-        browser_backlog_us = self.pageset_miss * (0.0 if drain_read_ahead else self.pageset_msg_us)
-        self.browser_fixed_us = self.shared_queue_us + browser_backlog_us
-        # per stage, the time per message spent reading back what the modelled depth puts
-        # beyond the queue's memory (the simulation models depth, and these reads, itself)
-        self.backlog_us_per_msg = {"qapply_browser": browser_backlog_us}
+        # beyond what the buffer pool holds (deferred write starts at 85%) messages are read back
+        # from the page set; shared queues live in the CF structure and SMDS, not in a buffer pool
+        self.pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+        self.pageset_miss = self.pageset_miss_share(inp.initial_depth_msgs) if self.drain else 0.0
+        self.browser_fixed_us = self.shared_queue_us
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
         self.agent_cpu_ref_us = (
             d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
@@ -368,6 +359,26 @@ class _Flow:
         self.pageset_cap_rows_per_s = g.rows_per_msg * 1e6 / self.pageset_msg_us
 
     # -- rate-dependent -----------------------------------------------------------------
+    def depth_msgs(self, msgs_per_commit: float) -> float:
+        """Modelled depth of the flow's queues, messages: the pre-loaded queue of a drain; at steady
+        state a commit's messages on the transmission queue and on the receive queue."""
+        return self.inp.initial_depth_msgs if self.drain else 2.0 * msgs_per_commit
+
+    def pageset_miss_share(self, depth_msgs: float) -> float:
+        """Share of messages read back from the page set at ``depth_msgs`` (z/OS buffer pools)."""
+        if self.inp.shared_queue or depth_msgs <= 0.0:
+            return 0.0
+        return max(0.0, 1.0 - self.pool_msgs / depth_msgs)
+
+    def backlog_us_per_msg(self, depth_msgs: float) -> dict:
+        """Per stage, time per message (us) spent reading back what ``depth_msgs`` puts beyond the
+        queues' memory (the simulation models depth, and these reads, itself)."""
+        drain_read_ahead = self.drain and self.inp.read_ahead  # a drain's read-ahead is its own stage
+        read_us = 0.0 if drain_read_ahead else self.pageset_msg_us
+        out = {"qapply_browser": self.pageset_miss_share(depth_msgs) * read_us, "mq_channel": 0.0}
+        platform_flow.backlog_us_per_msg(self, depth_msgs, out)
+        return out
+
     def msgs_per_commit(self, rows_per_s: float) -> float:
         """Messages in one Q Capture MQ commit at ``rows_per_s``.
 
@@ -396,8 +407,15 @@ class _Flow:
             out.append((busy, inflation, capacity, row_ref_us))
         return out
 
-    def evaluate(self, rows_per_s: float, full: bool, msgs_per_commit: float | None = None):
-        """Workload demand and stage capacities at ``rows_per_s`` (a :class:`_Point` when ``full``)."""
+    def evaluate(
+        self,
+        rows_per_s: float,
+        full: bool,
+        msgs_per_commit: float | None = None,
+        depth_msgs: float | None = None,
+    ):
+        """Workload demand and stage capacities at ``rows_per_s`` (a :class:`_Point` when ``full``);
+        ``msgs_per_commit`` and the queues' ``depth_msgs`` default to their values at that rate."""
         d, g, t = self.demands, self.geometry, self.time_factor
         mpc = self.msgs_per_commit(rows_per_s) if msgs_per_commit is None else msgs_per_commit
         capture_row_ref_us = self.capture_fixed_row_ref_us + d.commit_cpu_us / mpc / g.rows_per_msg
@@ -407,6 +425,7 @@ class _Flow:
             for role in roles:
                 inflation[role] = f * self.platform.speed(roles)  # CPU time on this LPAR's processors
         p = _Point(mpc, loads, inflation)
+        p.backlog_us = self.backlog_us_per_msg(self.depth_msgs(mpc) if depth_msgs is None else depth_msgs)
         self._apply_capacities(p, t, inflation["A"])
         if not self.drain:
             self._capture_capacities(p, rows_per_s, t, inflation["C"], inflation["A"])
@@ -421,7 +440,7 @@ class _Flow:
 
     def _apply_capacities(self, p, t: float, f_a: float) -> None:
         g, d = self.geometry, self.demands
-        p.browser_us = d.browser_msg_us * t * f_a + self.browser_fixed_us
+        p.browser_us = d.browser_msg_us * t * f_a + self.browser_fixed_us + p.backlog_us["qapply_browser"]
         p.class2_ms = self.class2_cpu_ref_us * t * f_a / 1000.0 + d.class2_wait_ms
         p.agent_ms = p.class2_ms + self.agent_cpu_ref_us * t * f_a / 1000.0 + self.agent_fixed_ms
         agent_cap = (
@@ -454,6 +473,7 @@ class _Flow:
             self.channel_cpu_us_per_msg * 0.5 * (f_c + f_a)
             + self.batch_end_us / self.inp.batchsz
             + self.wire_us_per_msg
+            + p.backlog_us["mq_channel"]
             + 2.0 * self.shared_queue_us
         )
         p.caps.append(
@@ -483,6 +503,7 @@ class _Point:
         self.caps: list = []  # (stage name, capacity rows/s, servers, service ms)
         self.worker_us = self.put_us = self.commit_us = self.channel_us = 0.0
         self.capture_log_bytes_per_row = 0.0
+        self.backlog_us: dict = {}  # stage -> us per message reading back from page set / queue file
 
     @property
     def capacity_rows_per_s(self) -> float:
@@ -498,9 +519,12 @@ def _throughput(flow: _Flow) -> float:
         demand, cap_min = flow.evaluate(x, False)
         return min(demand, share * cap_min) - x
 
-    # upper bound: no contention and the fullest MQ commits (capacities only fall from there,
-    # except that more messages per commit make commits cheaper, which this bound includes)
-    demand0, cap0 = flow.evaluate(0.0, False, msgs_per_commit=flow.max_msgs_per_commit)
+    # upper bound: no contention, no page-set reads and the fullest MQ commits (capacities only
+    # fall from there, except that more messages per commit make commits cheaper, which this
+    # bound includes)
+    demand0, cap0 = flow.evaluate(
+        0.0, False, msgs_per_commit=flow.max_msgs_per_commit, depth_msgs=0.0 if not flow.drain else None
+    )
     hi = min(demand0, share * cap0)
     if hi <= 0.0:
         return 0.0
@@ -701,7 +725,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         bottleneck=bottleneck,
         limiting_stage=limiting,
         time_factor=t,
-        backlog_us_per_msg=dict(flow.backlog_us_per_msg),
+        backlog_us_per_msg=dict(point.backlog_us),
         apply_latency_ms=apply_lat,
         class2_ms=point.class2_ms,
         agent_ms=point.agent_ms,

@@ -1,7 +1,8 @@
 """The steady-state solver's hooks for platforms: distributed queue managers and client apply.
 
-:mod:`engine.perf.qrep.pipeline` calls these at four points: :func:`adjust` once the flow's
-rate-independent set-up is done, :func:`commit_force_us` for the log force of Q Capture's MQ
+:mod:`engine.perf.qrep.pipeline` calls these at five points: :func:`adjust` once the flow's
+rate-independent set-up is done, :func:`backlog_us_per_msg` for the reads back of messages
+beyond the queues' memory at a depth, :func:`commit_force_us` for the log force of Q Capture's MQ
 commit, :func:`add_stages` once the stages' capacities at a throughput are known, and
 :func:`inert_settings` to report platform settings that cannot change this flow. With every node
 on z/OS and Q Apply in bindings mode they change nothing.
@@ -28,6 +29,13 @@ def adjust(flow) -> None:
         return
     distributed_qm.adjust(flow, flow.platform)
     client_apply.adjust(flow, flow.platform)
+
+
+def backlog_us_per_msg(flow, depth_msgs: float, out: dict) -> None:
+    """Replace, in ``out`` (stage -> us per message), the page-set reads by the queue-file reads of
+    distributed queue managers at ``depth_msgs`` (nothing on z/OS)."""
+    if not flow.platform.all_zos:
+        distributed_qm.backlog_us_per_msg(flow, flow.platform, depth_msgs, out)
 
 
 def commit_force_us(flow, mpc: float, zos_force_us: float) -> float:

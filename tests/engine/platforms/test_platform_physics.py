@@ -120,6 +120,24 @@ def test_a_queue_deeper_than_its_queue_buffer_costs_queue_file_reads():
     assert browser["large"].capacity > browser["small"].capacity
 
 
+def _browser(settings: dict, rows_per_s: float):
+    s = copy.deepcopy(settings)
+    s["workload"]["offered_rows_per_s"] = rows_per_s
+    s["workload"].pop("jobs", None)
+    return next(st for st in predict(s).stages if st.name == "qapply_browser")
+
+
+def test_the_queue_depth_that_spills_to_the_queue_file_follows_the_load():
+    # the modelled depth is a commit's messages on each queue, and Q Capture commits fewer
+    # messages at a time at a lighter load: at 10 rows/s they fit the 128 KB queue buffer, near
+    # the maximum most of them are read back from the queue file
+    s = _scenario("zos-to-linux-bindings")
+    light, moderate, heavy = (_browser(s, rate) for rate in (10.0, 5_000.0, 25_000.0))
+    assert light.backlog_read_ms == 0.0
+    assert 0.0 < moderate.backlog_read_ms < heavy.backlog_read_ms
+    assert light.capacity > moderate.capacity > heavy.capacity
+
+
 def test_faster_cores_lift_a_cpu_bound_linux_apply():
     s = _scenario("zos-to-linux-bindings")
     s["hardware"]["apply_lpar_cps"] = 1
