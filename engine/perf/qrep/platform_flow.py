@@ -14,7 +14,10 @@ from dataclasses import replace
 
 from engine.perf.qrep import client_apply, distributed_qm
 from engine.perf.qrep.platforms import MIN_LOGBUFFERPAGES
+from engine.registry import scenario_specs
 from engine.registry.platform_knobs import ZOS
+
+_SPECS = scenario_specs("qrep")
 
 #: New stages -> bottleneck vocabulary of ../shared/validation/README.md.
 STAGE_VOCABULARY = {**distributed_qm.STAGE_VOCABULARY, **client_apply.STAGE_VOCABULARY}
@@ -114,6 +117,25 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
     return {"recv_qm.logbufferpages": why, "recv_qm.logtype": why}
 
 
+def _queue_buffer_inert(flow, rows_per_s: float) -> dict:
+    """A distributed queue's buffer size, when the modelled depth at ``rows_per_s`` fits even the smallest."""
+    p, g = flow.platform.inputs, flow.geometry
+    knob = "defaultpqbuffersize" if flow.inp.persistent else "defaultqbuffersize"
+    depth_msgs = (
+        flow.depth_msgs(flow.msgs_per_commit(rows_per_s)) if not flow.drain else flow.inp.initial_depth_msgs
+    )
+    out = {}
+    for group, qm, used in (("send_qm", p.send_qm, not flow.drain), ("recv_qm", p.recv_qm, True)):
+        smallest = _SPECS[f"{group}.{knob}"].minimum
+        if used and qm.distributed and depth_msgs * g.msg_bytes <= smallest:
+            out[f"{group}.{knob}"] = (
+                f"the modelled queue depth at this load ({depth_msgs:,.0f} messages, "
+                f"{depth_msgs * g.msg_bytes / 1024:,.0f} KB) fits even the smallest queue buffer "
+                f"({smallest / 1024:,.0f} KB): no queue-file reads"
+            )
+    return out
+
+
 def inert_settings(flow, rows_per_s: float) -> dict:
     """Platform settings path -> why it cannot change this flow's results at ``rows_per_s``."""
     p, inp = flow.platform.inputs, flow.inp
@@ -126,6 +148,7 @@ def inert_settings(flow, rows_per_s: float) -> dict:
         out["hardware.client_rtt_us"] = why
         out["qapply.sharecnv"] = why
     out.update(_receive_log_inert(flow, rows_per_s))
+    out.update(_queue_buffer_inert(flow, rows_per_s))
     if p.recv_qm.distributed and p.send_qm.distributed:
         why = "both queue managers run on Linux/UNIX/Windows: queue buffers and files, not buffer pools"
         out["mq.buffpool_pages"] = why

@@ -138,6 +138,22 @@ def test_the_queue_depth_that_spills_to_the_queue_file_follows_the_load():
     assert light.capacity > moderate.capacity > heavy.capacity
 
 
+@pytest.mark.parametrize("rows_per_s, reported", [(10.0, True), (25_000.0, False)])
+def test_the_queue_buffer_is_reported_without_effect_exactly_when_the_depth_fits_the_smallest(
+    rows_per_s, reported
+):
+    path = "recv_qm.defaultpqbuffersize"
+    s = _scenario("zos-to-linux-bindings")
+    s["workload"]["offered_rows_per_s"] = rows_per_s
+    s["workload"].pop("jobs", None)
+    smallest = copy.deepcopy(s)
+    smallest["recv_qm"]["defaultpqbuffersize"] = 32_768
+    base, small = predict(s), predict(smallest)
+    assert (path in base.ignored_reasons) == reported
+    same = all(small.metrics[k] == pytest.approx(v, rel=1e-12) for k, v in base.metrics.items())
+    assert same == reported
+
+
 def test_faster_cores_lift_a_cpu_bound_linux_apply():
     s = _scenario("zos-to-linux-bindings")
     s["hardware"]["apply_lpar_cps"] = 1
