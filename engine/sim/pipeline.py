@@ -36,9 +36,9 @@ transaction at a time; tests check both agree):
    receive queue's buffer pool is read back from the page set, the browser waiting
    ``recvq_pageset_s_per_msg`` for it (the messages ahead are those the browser has not read
    yet; those read but not yet deleted after their target commit are not counted, so the
-   depth, and how often a message is read back, is a lower bound); the single browser reads one into memory when it fits in
-   Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME) and parses it in ``rows /
-   browser capacity`` (QLATENCY ends here); NUM_APPLY_AGENTS agents apply messages first come
+   depth, and how often a message is read back, is a lower bound); the single browser reads
+   one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME) and
+   parses it in ``rows / browser capacity`` (QLATENCY ends here); NUM_APPLY_AGENTS agents apply messages first come
    first served, each taking ``rows x agents / capacity`` on average (fewer servers when a
    shared resource caps them, :attr:`PipelineConfig.apply_servers`) times a random
    multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``

@@ -101,7 +101,7 @@ def _mq(flow, rows_per_s: float) -> dict:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
     if not flow.drain:
         pool_low = _SPECS["mq.buffpool_pages"].minimum
-        depth_msgs = flow.depth_msgs(flow.msgs_per_commit(rows_per_s))
+        depth_msgs = flow.depth_msgs_at(rows_per_s)
         reason = (
             f"the modelled queue depth at this load ({depth_msgs:,.0f} messages, "
             f"{depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "

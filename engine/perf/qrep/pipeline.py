@@ -346,7 +346,7 @@ class _Flow:
         # beyond what the buffer pool holds (deferred write starts at 85%) messages are read back
         # from the page set; shared queues live in the CF structure and SMDS, not in a buffer pool
         self.pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
-        self.pageset_miss = self.pageset_miss_share(inp.initial_depth_msgs) if self.drain else 0.0
+        self.pageset_miss = self.pageset_miss_share(self.depth_msgs(0.0)) if self.drain else 0.0
         self.browser_fixed_us = self.shared_queue_us
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
         self.agent_cpu_ref_us = (
@@ -363,6 +363,10 @@ class _Flow:
         """Modelled depth of the flow's queues, messages: the pre-loaded queue of a drain; at steady
         state a commit's messages on the transmission queue and on the receive queue."""
         return self.inp.initial_depth_msgs if self.drain else 2.0 * msgs_per_commit
+
+    def depth_msgs_at(self, rows_per_s: float) -> float:
+        """:meth:`depth_msgs` with Q Capture's commit at ``rows_per_s`` (a drain's pre-loaded queue)."""
+        return self.depth_msgs(0.0 if self.drain else self.msgs_per_commit(rows_per_s))
 
     def pageset_miss_share(self, depth_msgs: float) -> float:
         """Share of messages read back from the page set at ``depth_msgs`` (z/OS buffer pools)."""

@@ -121,9 +121,7 @@ def _queue_buffer_inert(flow, rows_per_s: float) -> dict:
     """A distributed queue's buffer size, when the modelled depth at ``rows_per_s`` fits even the smallest."""
     p, g = flow.platform.inputs, flow.geometry
     knob = "defaultpqbuffersize" if flow.inp.persistent else "defaultqbuffersize"
-    depth_msgs = (
-        flow.depth_msgs(flow.msgs_per_commit(rows_per_s)) if not flow.drain else flow.inp.initial_depth_msgs
-    )
+    depth_msgs = flow.depth_msgs_at(rows_per_s)
     out = {}
     for group, qm, used in (("send_qm", p.send_qm, not flow.drain), ("recv_qm", p.recv_qm, True)):
         smallest = _SPECS[f"{group}.{knob}"].minimum

@@ -120,11 +120,15 @@ def test_a_queue_deeper_than_its_queue_buffer_costs_queue_file_reads():
     assert browser["large"].capacity > browser["small"].capacity
 
 
-def _browser(settings: dict, rows_per_s: float):
+def _at_rate(settings: dict, rows_per_s: float) -> dict:
     s = copy.deepcopy(settings)
     s["workload"]["offered_rows_per_s"] = rows_per_s
     s["workload"].pop("jobs", None)
-    return next(st for st in predict(s).stages if st.name == "qapply_browser")
+    return s
+
+
+def _browser(settings: dict, rows_per_s: float):
+    return next(st for st in predict(_at_rate(settings, rows_per_s)).stages if st.name == "qapply_browser")
 
 
 def test_the_queue_depth_that_spills_to_the_queue_file_follows_the_load():
@@ -143,9 +147,7 @@ def test_the_queue_buffer_is_reported_without_effect_exactly_when_the_depth_fits
     rows_per_s, reported
 ):
     path = "recv_qm.defaultpqbuffersize"
-    s = _scenario("zos-to-linux-bindings")
-    s["workload"]["offered_rows_per_s"] = rows_per_s
-    s["workload"].pop("jobs", None)
+    s = _at_rate(_scenario("zos-to-linux-bindings"), rows_per_s)
     smallest = copy.deepcopy(s)
     smallest["recv_qm"]["defaultpqbuffersize"] = 32_768
     base, small = predict(s), predict(smallest)
