@@ -33,27 +33,20 @@ MAX_CHUNKS_BY_TIME = 20
 def _workload_chunks(
     profile, rows_per_txn: int, duration_s: float, block_s: float, children, chunk_blocks: int
 ):
-    """The run's source transactions chunk by chunk: ``(parts, final, end_s)``.
+    """The run's source transactions chunk by chunk: ``(transactions, final, end_s)``.
 
     Block ``k`` (``block_s`` seconds of simulated time) draws from its own child generator
     ``children[k]``, so the draws do not depend on the chunk size; a chunk is ``chunk_blocks``
-    blocks. ``parts`` holds one :class:`engine.sim.profiles.Transactions` per block, ``final``
-    says whether the chunk is the last and ``end_s`` is the simulated time it ends at, s.
+    blocks (:func:`engine.sim.profiles.generate_blocks`). ``final`` says whether the chunk is
+    the last and ``end_s`` is the simulated time it ends at, s.
     """
     n = len(children)
     for first in range(0, n, chunk_blocks):
         stop = min(first + chunk_blocks, n)
-        parts = [
-            _profiles.generate(
-                profile,
-                k * block_s,
-                min(duration_s, (k + 1) * block_s),
-                rows_per_txn,
-                np.random.default_rng(children[k]),
-            )
-            for k in range(first, stop)
-        ]
-        yield parts, stop >= n, min(duration_s, stop * block_s)
+        bounds_s = [k * block_s for k in range(first, stop)] + [min(duration_s, stop * block_s)]
+        rngs = [np.random.default_rng(children[k]) for k in range(first, stop)]
+        tx = _profiles.generate_blocks(profile, bounds_s, rows_per_txn, rngs)
+        yield tx, stop >= n, bounds_s[-1]
 
 
 class _OneBehind:
@@ -390,12 +383,12 @@ def simulate_config(
     preload_applied_s = last_done
     workload = _workload_chunks(profile, cfg.rows_per_txn, duration_s, block_s, children, chunk_blocks)
     with _OneBehind() as behind:
-        for parts, final, t1 in workload:
+        for tx, final, t1 in workload:
             if cancel is not None and cancel():
                 raise SimulationCancelled("simulation cancelled")
-            n_txn += sum(len(p) for p in parts)
-            n_rows += sum(int(p.rows.sum()) for p in parts)
-            for res in pipe.run_chunk(parts, final=final):
+            n_txn += len(tx)
+            n_rows += int(tx.rows.sum())
+            for res in pipe.run_chunk(tx, final=final):
                 behind.submit(_accumulate, acc, res, cfg, tr)
                 if res.msg and len(res.msg["ap_dep"]):
                     last_done = max(last_done, float(res.msg["ap_dep"].max()))

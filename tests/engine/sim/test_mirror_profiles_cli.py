@@ -68,6 +68,63 @@ def test_profiles_rates_and_poisson_counts():
     assert np.allclose(tx.commit_s[big] - tx.begin_s[big], 0.2)  # 1000 rows at 5000 rows/s
 
 
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"kind": "constant", "rows_per_s": 43000},
+        {
+            "kind": "bursts",
+            "base_rows_per_s": 1000,
+            "burst_rows_per_s": 9000,
+            "period_s": 7.5,
+            "burst_s": 2.5,
+        },
+        {
+            "kind": "batch_window",
+            "base_rows_per_s": 100,
+            "start_s": 3,
+            "duration_s": 4,
+            "batch_rows_per_s": 5000,
+            "batch_rows_per_txn": 1000,
+        },
+    ],
+)
+def test_block_draws_are_the_per_block_draws_joined(doc):
+    """generate_blocks writes into one set of arrays; it must draw exactly what generate does per block."""
+    p = profiles.from_dict(doc)
+    seeds = np.random.SeedSequence(7).spawn(12)
+    bounds = [0.0, 1.0, 2.0, 3.5, 4.0, 5.0, 6.0, 7.25, 8.0, 9.0, 10.0, 11.0, 11.5]
+    each = profiles.concat(
+        [
+            profiles.generate(p, a, b, 15, np.random.default_rng(s))
+            for a, b, s in zip(bounds, bounds[1:], seeds)
+        ]
+    )
+    joined = profiles.generate_blocks(p, bounds, 15, [np.random.default_rng(s) for s in seeds])
+    assert len(joined) == len(each) > 50
+    for name in ("commit_s", "rows", "begin_s"):
+        assert np.array_equal(getattr(joined, name), getattr(each, name)), name
+    assert np.array_equal(joined.uniforms(), each.uniforms())
+    assert np.array_equal(joined.dependency_uniforms(), each.dependency_uniforms())
+
+
+def test_block_draws_grow_past_their_room():
+    """Arrays that start too small for the draws grow and keep every draw."""
+    p = profiles.constant(43000.0)
+    seeds = np.random.SeedSequence(3).spawn(5)
+    draws = profiles._OltpDraws(p, 15, capacity=4)
+    for a, s in zip(range(5), seeds):
+        draws.draw_block(float(a), a + 1.0, np.random.default_rng(s))
+    joined = draws.transactions()
+    each = profiles.concat(
+        [profiles.generate(p, a, a + 1, 15, np.random.default_rng(s)) for a, s in zip(range(5), seeds)]
+    )
+    assert len(joined) > 10_000
+    assert np.array_equal(joined.commit_s, each.commit_s) and np.array_equal(
+        joined.uniforms(), each.uniforms()
+    )
+
+
 def test_profile_csv_and_errors(tmp_path):
     f = tmp_path / "rate.csv"
     f.write_text("t_s,rows_per_s\n0,100\n60,500\n")
