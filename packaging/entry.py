@@ -103,4 +103,7 @@ if __name__ == "__main__":
     import multiprocessing
 
     multiprocessing.freeze_support()
-    sys.exit(main())
+    status = main()
+    from qrtune.cli import exit_with
+
+    exit_with(status)

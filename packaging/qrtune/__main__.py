@@ -1,7 +1,5 @@
 """``python -m qrtune``: the ``qrtune`` command line."""
 
-import sys
+from qrtune.cli import run
 
-from qrtune.cli import main
-
-sys.exit(main())
+run()

@@ -48,7 +48,7 @@ def test_wheel_has_one_top_level_package_and_the_package_data(wheel, root):
         assert f"qrtune/{data.relative_to(root).as_posix()}" in names
     assert "qrtune/engine/cli/__init__.py" in names and "qrtune/app/main.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "qrtune = qrtune.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "qrtune = qrtune.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
