@@ -5,13 +5,21 @@
   server, fed by the sender-receiver channel (journey 11: "bindings or client?").
 * A log-bound distributed queue manager (``mq_log_disk``, ``apply_mq_log_disk``): the largest
   log buffer (LogBufferPages 4096), so each log write carries more.
+* A distributed queue deeper than its queue buffer (DefaultPQBufferSize for persistent messages,
+  DefaultQBufferSize otherwise): the engine's modelled depth (``queue_depth_msgs``) beyond the
+  buffer is written to the queue file and read back by the channel and the browser; a buffer
+  that holds twice that depth.
 
 Each change is judged by the engine like every other rule (:mod:`engine.advise`).
 """
 
 from __future__ import annotations
 
+import math
+
 from engine.advise.base import Rule, first, metric
+from engine.registry import KINDS
+from engine.registry.platform_knobs import ZOS
 from engine.topology import RECEIVE_QM, SEND_QM, flows
 
 #: Largest LogBufferPages MQ accepts.
@@ -96,6 +104,80 @@ class LogBufferRule(Rule):
         return f"Set LogBufferPages to {MAX_LOGBUFFERPAGES} on the log-bound queue manager"
 
 
+_QUEUE_BUFFER_RISK = (
+    "Queue manager memory for every queue of the queue manager (a qm.ini TuningParameters change, "
+    "read when the queue manager starts)."
+)
+#: Stages that read back what a distributed queue holds beyond its queue buffer.
+_READ_BACK_STAGES = ("mq_channel", "qapply_browser")
+
+
+class QueueBufferRule(Rule):
+    """A distributed queue deeper than its queue buffer: a buffer that holds twice the modelled depth."""
+
+    id, knob, cost_risk = "queue_buffer", ("queue_manager", "defaultpqbuffersize"), _QUEUE_BUFFER_RISK
+
+    @staticmethod
+    def _param(project) -> str:
+        qcapture = first(project, "qcapture")
+        persistent = qcapture is None or qcapture.params.get("msg_persistence", True)
+        return "defaultpqbuffersize" if persistent else "defaultqbuffersize"
+
+    @staticmethod
+    def _depth_bytes(prediction) -> float:
+        return metric(prediction, "queue_depth_msgs", 0.0) * metric(prediction, "msg_size_kb", 0.0) * 1000.0
+
+    def _short(self, project, prediction) -> list:
+        """The flow's distributed queue managers whose queue buffer is smaller than the modelled depth."""
+        found = flows(project, limit=1)
+        param, depth_bytes = self._param(project), self._depth_bytes(prediction)
+        qms = {qm.id: qm for qm in (found[0][SEND_QM], found[0][RECEIVE_QM])} if found else {}
+        return [
+            qm
+            for qm in qms.values()
+            if qm.params.get("os_platform", ZOS) != ZOS
+            and float(qm.params.get(param, math.inf)) < depth_bytes
+        ]
+
+    def applies(self, project, prediction) -> bool:
+        reads = any(
+            st.name.startswith(_READ_BACK_STAGES) and getattr(st, "backlog_read_ms", 0.0) > 0.0
+            for st in prediction.stages
+        )
+        return reads and bool(self._short(project, prediction))
+
+    def target(self, project, prediction) -> tuple:
+        if prediction.bottleneck and prediction.bottleneck.startswith(_READ_BACK_STAGES):
+            return "apply_rows_per_s", "max"
+        return "end2end_latency_ms", "min"
+
+    def reason(self, project, prediction) -> str:
+        param = self._param(project)
+        short = ", ".join(
+            f"{qm.label} {int(qm.params[param]) // 1024:,} KB" for qm in self._short(project, prediction)
+        )
+        return (
+            f"the modelled queue depth ({metric(prediction, 'queue_depth_msgs'):,.0f} messages, "
+            f"{self._depth_bytes(prediction) / 1024:,.0f} KB) is more than the queue buffer ({short}), "
+            "so messages beyond it are written to the queue file and read back"
+        )
+
+    def change(self, project, prediction):
+        param = self._param(project)
+        largest = int(KINDS["queue_manager"].param(param).maximum)
+        wanted = 2 ** math.ceil(math.log2(max(2.0 * self._depth_bytes(prediction), 1.0)))
+        for qm in self._short(project, prediction):
+            project = project.with_param(qm.id, param, min(largest, max(wanted, int(qm.params[param]))))
+        return project
+
+    def title(self, before, after, prediction) -> str:
+        param = self._param(before)
+        qm = self._short(before, prediction)[0]
+        size_kb = int(next(n for n in after.nodes if n.id == qm.id).params[param]) // 1024
+        name = "DefaultPQBufferSize" if param == "defaultpqbuffersize" else "DefaultQBufferSize"
+        return f"Raise {name} to {size_kb:,} KB so the queues stay in memory"
+
+
 def platform_rules() -> list:
     """The rules of this module, in the order the advisor tries them."""
-    return [BindingsRule(), LogBufferRule()]
+    return [BindingsRule(), LogBufferRule(), QueueBufferRule()]

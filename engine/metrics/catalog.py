@@ -144,6 +144,15 @@ _ENTRIES = {
         "",
         "Messages Q Capture commits at once",
     ),
+    "queue_depth_msgs": (
+        "Modelled queue depth",
+        "msgs",
+        _NONE,
+        "mq",
+        "",
+        "Depth the engine takes the transmit and the receive queue to hold at steady state (two of "
+        "Q Capture's MQ commits); messages beyond a queue's memory (buffer pool, queue buffer) are read back",
+    ),
     "capture_mq_log_mb_per_s": ("MQ log rate, capture side", "MB/s", _NONE, "mq", "", ""),
     "apply_mq_log_mb_per_s": ("MQ log rate, apply side", "MB/s", _NONE, "mq", "", ""),
     "capture_mqput_us": (

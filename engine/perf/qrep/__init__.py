@@ -179,6 +179,7 @@ UNITS = {
     "capture_mq_log_mb_per_s": "MB/s",
     "apply_mq_log_mb_per_s": "MB/s",
     "msgs_per_mq_commit": "msgs",
+    "queue_depth_msgs": "msgs",
     "rows_per_msg": "rows",
     "source_response_time_ms": "ms",
     "elapsed_s": "s",
@@ -290,6 +291,7 @@ def metrics_of(sol: Solution) -> dict:
             "capture_mqcommit_us": sol.commit_us,
             "capture_mq_log_mb_per_s": sol.capture_log_mb_per_s,
             "msgs_per_mq_commit": sol.msgs_per_commit,
+            "queue_depth_msgs": sol.queue_depth_msgs,
             "tps": x / inp.rows_per_txn,
         }
     )

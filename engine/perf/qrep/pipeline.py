@@ -143,6 +143,7 @@ class Solution:
     capture_log_mb_per_s: float
     apply_log_mb_per_s: float
     source_response_ms: float
+    queue_depth_msgs: float = 0.0
     inert_settings: dict = field(default_factory=dict)
     fixed_delays_ms: dict = field(default_factory=dict)
     backlog_us_per_msg: dict = field(default_factory=dict)
@@ -730,6 +731,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         limiting_stage=limiting,
         time_factor=t,
         backlog_us_per_msg=dict(point.backlog_us),
+        queue_depth_msgs=flow.depth_msgs(point.mpc),
         apply_latency_ms=apply_lat,
         class2_ms=point.class2_ms,
         agent_ms=point.agent_ms,

@@ -42,3 +42,43 @@ def test_a_log_bound_linux_queue_manager_is_advised_the_largest_log_buffer():
 def test_no_buffer_pool_advice_for_a_distributed_transmit_queue():
     advice = advise(_load("aix-unidirectional"))
     assert _recommended(advice, "buffpool_outage") is None
+
+
+def _browser_reads_ms(prediction) -> float:
+    return next(st.backlog_read_ms for st in prediction.stages if st.name == "qapply_browser")
+
+
+def test_a_linux_receive_queue_deeper_than_its_buffer_is_advised_a_buffer_that_holds_it():
+    project = _load("zos-to-linux-bindings")
+    advice = advise(project)
+    depth_kb = (
+        advice.prediction.metrics["queue_depth_msgs"] * advice.prediction.metrics["msg_size_kb"]
+    )  # 1000 bytes
+    recv = flows(project, limit=1)[0][RECEIVE_QM]
+    assert recv.params["defaultpqbuffersize"] < depth_kb * 1000  # 128 KiB against about 500 KB
+    assert _browser_reads_ms(advice.prediction) > 0.0
+    rec = _recommended(advice, "queue_buffer")
+    assert rec is not None and "DefaultPQBufferSize" in rec.title
+    (change,) = rec.changes  # only the Linux queue manager: the z/OS one has buffer pools
+    assert change.node_id == recv.id and change.param == "defaultpqbuffersize"
+    assert change.after >= 2 * depth_kb * 1000 and change.after & (change.after - 1) == 0  # a power of two
+    assert _browser_reads_ms(rec.prediction) == 0.0
+    assert rec.after["apply_rows_per_s"] > 1.01 * rec.before["apply_rows_per_s"]
+
+
+def test_the_queue_buffer_advice_follows_the_message_persistence():
+    project = _load("zos-to-linux-bindings")
+    capture = project.nodes_of("qcapture")[0].id
+    project = project.with_param(capture, "msg_persistence", False)
+    rec = _recommended(advise(project), "queue_buffer")
+    assert rec is not None and "DefaultQBufferSize" in rec.title
+    assert {c.param for c in rec.changes} == {"defaultqbuffersize"}
+
+
+def test_no_queue_buffer_advice_when_the_buffer_holds_the_modelled_depth():
+    project = _load("zos-to-linux-bindings")
+    recv = flows(project, limit=1)[0][RECEIVE_QM].id
+    project = project.with_param(recv, "defaultpqbuffersize", 4 * 1024 * 1024)
+    advice = advise(project)
+    assert _browser_reads_ms(advice.prediction) == 0.0
+    assert _recommended(advice, "queue_buffer") is None

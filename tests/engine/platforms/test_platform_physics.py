@@ -142,6 +142,22 @@ def test_the_queue_depth_that_spills_to_the_queue_file_follows_the_load():
     assert light.capacity > moderate.capacity > heavy.capacity
 
 
+@pytest.mark.parametrize("rows_per_s", [10.0, 5_000.0, 25_000.0])
+def test_the_reported_queue_depth_is_two_commits_and_decides_the_queue_file_reads(rows_per_s):
+    """queue_depth_msgs is the depth the engine charges reads for: a buffer just above it reads nothing back."""
+    s = _at_rate(_scenario("zos-to-linux-bindings"), rows_per_s)
+    m = predict(s).metrics
+    assert m["queue_depth_msgs"] == pytest.approx(2.0 * m["msgs_per_mq_commit"], rel=1e-12)
+    depth_bytes = m["queue_depth_msgs"] * m["msg_size_kb"] * 1000  # message sizes in KB of 1000 bytes
+    held = copy.deepcopy(s)
+    held["recv_qm"]["defaultpqbuffersize"] = max(32_768, int(depth_bytes * 1.01) + 1)
+    assert _browser(held, rows_per_s).backlog_read_ms == 0.0
+    short = copy.deepcopy(s)
+    short["recv_qm"]["defaultpqbuffersize"] = int(depth_bytes * 0.99)
+    if short["recv_qm"]["defaultpqbuffersize"] >= 32_768:  # the smallest buffer MQ allows
+        assert _browser(short, rows_per_s).backlog_read_ms > 0.0
+
+
 @pytest.mark.parametrize("rows_per_s, reported", [(10.0, True), (25_000.0, False)])
 def test_the_queue_buffer_is_reported_without_effect_exactly_when_the_depth_fits_the_smallest(
     rows_per_s, reported
