@@ -49,6 +49,7 @@ QREP_SECTIONS = (
             ("apply_mqget_us", "MQGET elapsed"),
             ("capture_mq_log_mb_per_s", "capture-side MQ log"),
             ("apply_mq_log_mb_per_s", "apply-side MQ log"),
+            ("queue_depth_msgs", "modelled queue depth"),
         ),
     ),
 )
