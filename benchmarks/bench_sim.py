@@ -85,7 +85,7 @@ def run_case(name: str, rate, repeat: int, limit_s: float) -> dict:
 
 
 #: What the ``qrtune`` console script runs.
-QRTUNE = "import sys; from qrtune.cli import main; sys.exit(main())"
+QRTUNE = "from qrtune.cli import run; run()"
 
 
 def _command_env() -> dict:
