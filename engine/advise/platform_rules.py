@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from engine.advise.base import Rule, first, metric
+from engine.metrics import knob_label
 from engine.registry import KINDS
 from engine.registry.platform_knobs import ZOS
 from engine.topology import RECEIVE_QM, SEND_QM, flows
@@ -127,8 +128,14 @@ class QueueBufferRule(Rule):
     def _depth_bytes(prediction) -> float:
         return metric(prediction, "queue_depth_msgs", 0.0) * metric(prediction, "msg_size_kb", 0.0) * 1000.0
 
+    @staticmethod
+    def _largest(param: str) -> int:
+        """The largest queue buffer MQ accepts, bytes (the registry's maximum)."""
+        return int(KINDS["queue_manager"].param(param).maximum)
+
     def _short(self, project, prediction) -> list:
-        """The flow's distributed queue managers whose queue buffer is smaller than the modelled depth."""
+        """The flow's distributed queue managers whose queue buffer is smaller than the modelled
+        depth and can still grow."""
         found = flows(project, limit=1)
         param, depth_bytes = self._param(project), self._depth_bytes(prediction)
         qms = {qm.id: qm for qm in (found[0][SEND_QM], found[0][RECEIVE_QM])} if found else {}
@@ -136,7 +143,7 @@ class QueueBufferRule(Rule):
             qm
             for qm in qms.values()
             if qm.params.get("os_platform", ZOS) != ZOS
-            and float(qm.params.get(param, math.inf)) < depth_bytes
+            and float(qm.params.get(param, math.inf)) < min(depth_bytes, self._largest(param))
         ]
 
     def applies(self, project, prediction) -> bool:
@@ -164,7 +171,7 @@ class QueueBufferRule(Rule):
 
     def change(self, project, prediction):
         param = self._param(project)
-        largest = int(KINDS["queue_manager"].param(param).maximum)
+        largest = self._largest(param)
         wanted = 2 ** math.ceil(math.log2(max(2.0 * self._depth_bytes(prediction), 1.0)))
         for qm in self._short(project, prediction):
             project = project.with_param(qm.id, param, min(largest, max(wanted, int(qm.params[param]))))
@@ -174,8 +181,7 @@ class QueueBufferRule(Rule):
         param = self._param(before)
         qm = self._short(before, prediction)[0]
         size_kb = int(next(n for n in after.nodes if n.id == qm.id).params[param]) // 1024
-        name = "DefaultPQBufferSize" if param == "defaultpqbuffersize" else "DefaultQBufferSize"
-        return f"Raise {name} to {size_kb:,} KB so the queues stay in memory"
+        return f"Raise {knob_label(param)} to {size_kb:,} KB so the queues stay in memory"
 
 
 def platform_rules() -> list:
