@@ -19,6 +19,7 @@ import math
 
 from engine.advise.base import Rule, first, metric
 from engine.metrics import knob_label
+from engine.perf.qrep.distributed_qm import queue_buffer_knob
 from engine.registry import KINDS
 from engine.registry.platform_knobs import ZOS
 from engine.topology import RECEIVE_QM, SEND_QM, flows
@@ -121,8 +122,7 @@ class QueueBufferRule(Rule):
     @staticmethod
     def _param(project) -> str:
         qcapture = first(project, "qcapture")
-        persistent = qcapture is None or qcapture.params.get("msg_persistence", True)
-        return "defaultpqbuffersize" if persistent else "defaultqbuffersize"
+        return queue_buffer_knob(qcapture is None or qcapture.params.get("msg_persistence", True))
 
     @staticmethod
     def _depth_bytes(prediction) -> float:

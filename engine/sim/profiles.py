@@ -20,8 +20,8 @@ the next.
 from __future__ import annotations
 
 import csv
-import math
 import io
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,15 +106,19 @@ class Profile:
         ]
         return float(np.max(self.rate_at(np.array(pts)))) if pts else 0.0
 
-    def mean_rows_per_s(self, duration_s: float) -> float:
-        """Average offered rate over ``[0, duration_s)``, rows/s."""
+    def rows_between(self, t0_s: float, t1_s: float) -> float:
+        """Rows offered on ``[t0_s, t1_s)`` (the rate's integral), OLTP pieces and batch windows."""
         edges = np.append(np.asarray(self.breaks_s, float), np.inf)
         total = 0.0
         for i, r in enumerate(self.rows_per_s):
-            total += r * max(0.0, min(edges[i + 1], duration_s) - edges[i])
+            total += r * max(0.0, min(edges[i + 1], t1_s) - max(edges[i], t0_s))
         for b in self.batches:
-            total += b.rows_per_s * max(0.0, min(b.end_s, duration_s) - b.start_s)
-        return total / duration_s
+            total += b.rows_per_s * max(0.0, min(b.end_s, t1_s) - max(b.start_s, t0_s))
+        return total
+
+    def mean_rows_per_s(self, duration_s: float) -> float:
+        """Average offered rate over ``[0, duration_s)``, rows/s."""
+        return self.rows_between(0.0, duration_s) / duration_s
 
     def to_json(self) -> dict:
         return self.doc or {
@@ -319,16 +323,32 @@ class Transactions:
         return len(self.commit_s)
 
 
+def _poisson_count(rng: np.random.Generator, t0: float, t1: float, per_s: float) -> int:
+    """How many events a Poisson process of rate ``per_s`` has on ``[t0, t1)`` (one draw, none when empty)."""
+    if per_s <= 0 or t1 <= t0:
+        return 0
+    return int(rng.poisson(per_s * (t1 - t0)))
+
+
+def _spread(rng: np.random.Generator, gaps: np.ndarray, t0: float, t1: float) -> np.ndarray:
+    """The sorted times of ``len(gaps) - 1`` Poisson events on ``[t0, t1)``, written into ``gaps``.
+
+    Given their count, the events are uniform order statistics: cumulative exponential gaps,
+    one more than the events, scaled so the last ends at ``t1``. Returns the view of the times.
+    """
+    rng.standard_exponential(out=gaps)
+    np.cumsum(gaps, out=gaps)
+    total, times = gaps[-1], gaps[:-1]  # t0 + (t1 - t0) * cs[:-1] / cs[-1]
+    times *= t1 - t0
+    times /= total
+    times += t0
+    return times
+
+
 def _poisson_times(rng: np.random.Generator, t0: float, t1: float, per_s: float) -> np.ndarray:
     """Sorted times of a Poisson process of rate ``per_s`` on ``[t0, t1)``."""
-    if per_s <= 0 or t1 <= t0:
-        return np.empty(0)
-    n = int(rng.poisson(per_s * (t1 - t0)))
-    if n == 0:
-        return np.empty(0)
-    gaps = rng.standard_exponential(n + 1)
-    cs = np.cumsum(gaps)
-    return t0 + (t1 - t0) * cs[:-1] / cs[-1]
+    n = _poisson_count(rng, t0, t1, per_s)
+    return _spread(rng, np.empty(n + 1), t0, t1) if n else np.empty(0)
 
 
 def generate(
@@ -415,14 +435,7 @@ def generate_blocks(
 def _draw_capacity(profile: Profile, rows_per_txn: int, t0_s: float, t1_s: float) -> int:
     """Room for the OLTP transactions of ``[t0_s, t1_s)``: their expected count plus 8 standard
     deviations (rarely exceeded; the arrays then grow)."""
-    edges_s = list(profile.breaks_s) + [np.inf]
-    expected_txns = (
-        sum(
-            r * max(0.0, min(t1_s, b) - max(t0_s, a))
-            for r, a, b in zip(profile.rows_per_s, edges_s, edges_s[1:])
-        )
-        / rows_per_txn
-    )
+    expected_txns = profile.rows_between(t0_s, t1_s) / rows_per_txn
     return int(expected_txns + 8.0 * math.sqrt(expected_txns + 1.0)) + 64
 
 
@@ -451,20 +464,11 @@ class _OltpDraws:
         first = self.used
         for i, rows_per_s in enumerate(self.profile.rows_per_s):
             a, b = max(t0_s, self.edges_s[i]), min(t1_s, self.edges_s[i + 1])
-            per_s = rows_per_s / self.rows_per_txn
-            if per_s <= 0 or b <= a:
-                continue
-            n = int(rng.poisson(per_s * (b - a)))
+            n = _poisson_count(rng, a, b, rows_per_s / self.rows_per_txn)
             if n == 0:
                 continue
             self._room(n + 1)
-            gaps = self.commit_s[self.used : self.used + n + 1]
-            rng.standard_exponential(out=gaps)
-            np.cumsum(gaps, out=gaps)
-            total, times = gaps[n], gaps[:n]  # as _poisson_times: t0 + (t1 - t0) * cs[:-1] / cs[-1]
-            times *= b - a
-            times /= total
-            times += a
+            _spread(rng, self.commit_s[self.used : self.used + n + 1], a, b)
             self.used += n
         rng.random(out=self.u[first : self.used])
         rng.random(out=self.v[first : self.used])

@@ -66,6 +66,12 @@ def group_commit_bytes_per_s(qm: QueueManagerPlatform, k: dict) -> float:
     return full * 1e6 / force_us(qm, k, full)
 
 
+def queue_buffer_knob(persistent: bool) -> str:
+    """The queue manager knob sizing a queue's memory: DefaultPQBufferSize for persistent messages,
+    else DefaultQBufferSize (registry names, lower case)."""
+    return "defaultpqbuffersize" if persistent else "defaultqbuffersize"
+
+
 def spill_share(qm: QueueManagerPlatform, persistent: bool, depth_bytes: float) -> float:
     """Share of a queue's messages beyond its queue buffer (written to and read from the queue file)."""
     memory = qm.pq_buffer_bytes if persistent else qm.q_buffer_bytes
@@ -170,7 +176,7 @@ def queue_file_backlog(
     -------
     (messages held in the queue buffer, s to read one back from the queue file, note)
     """
-    memory = float(qm_params["defaultpqbuffersize" if persistent else "defaultqbuffersize"])
+    memory = float(qm_params[queue_buffer_knob(persistent)])
     pages = max(1.0, msg_bytes / LOG_PAGE_BYTES)
     read_s = 0.5 * pages * k["queue_file_page_us"] * 1e-6  # the read half of a write and read back
     held = memory / max(msg_bytes, 1.0)

@@ -84,7 +84,7 @@ def _queue_manager(group: str, qm, persistent: bool, used: bool) -> dict:
     names = _QM_LOG_KNOBS + _QM_BUFFER_KNOBS if why else ()
     out = {f"{group}.{name}": why for name in names}
     if not why:
-        unused = "defaultpqbuffersize" if not persistent else "defaultqbuffersize"
+        unused = distributed_qm.queue_buffer_knob(not persistent)
         kind = "non-persistent" if not persistent else "persistent"
         out[f"{group}.{unused}"] = f"the queue holds {kind} messages (the other queue buffer applies)"
         if not persistent and group == "recv_qm":
@@ -120,7 +120,7 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
 def _queue_buffer_inert(flow, rows_per_s: float) -> dict:
     """A distributed queue's buffer size, when the modelled depth at ``rows_per_s`` fits even the smallest."""
     p, g = flow.platform.inputs, flow.geometry
-    knob = "defaultpqbuffersize" if flow.inp.persistent else "defaultqbuffersize"
+    knob = distributed_qm.queue_buffer_knob(flow.inp.persistent)
     depth_msgs = flow.depth_msgs_at(rows_per_s)
     out = {}
     for group, qm, used in (("send_qm", p.send_qm, not flow.drain), ("recv_qm", p.recv_qm, True)):
