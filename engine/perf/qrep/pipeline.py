@@ -220,6 +220,13 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
     return (c.reference_mips / mips) ** c.mips_scaling_exponent, page_read
 
 
+def _processor_text(inp: QrepInputs) -> str:
+    """The processors an LPAR error names: ``"1 MIPS (hardware.mips_per_cp)"`` or the CPU model."""
+    if inp.mips_per_cp is not None:
+        return f"{inp.mips_per_cp:,.4g} MIPS (hardware.mips_per_cp)"
+    return f"a {inp.cpu_model} (hardware.cpu_model)"
+
+
 def cpu_model_time_factor(inp: QrepInputs, c) -> float:
     """Time factor of the inputs' CPU model against the reference CP (see :func:`_cpu_model`)."""
     return _cpu_model(inp, c)[0]
@@ -288,16 +295,28 @@ class _Flow:
             free_cps = cps / (self.time_factor * mp_factor) - base_cps
             if free_cps <= 0.0:
                 raise ValueRangeError(
-                    _LPAR_CPS_SETTING[roles[-1]],
-                    cps,
-                    f"enough capacity for the LPAR's base load alone ({base_cps:.2g} reference "
-                    f"CPs of z/OS, Db2, MQ and monitors need more than {cps} CPs at this MIPS "
-                    f"per CP); give more CPs or a faster hardware.cpu_model / mips_per_cp",
+                    _LPAR_CPS_SETTING[roles[-1]], cps, self._base_load_needs(base_cps, roles)
                 )
             self.lpar_base_ref_cps.append(base_cps)
             self.lpar_time_factor.append(self.time_factor * mp_factor)
             self.lpar_free_ref_cps.append(free_cps)
             self.lpar_roles.append(("S" in roles, "C" in roles, "A" in roles))
+
+    def _base_load_needs(self, base_cps: float, roles: str) -> str:
+        """What an LPAR too small for its base load of ``base_cps`` reference CPs needs (error text).
+
+        ``n`` CPs carry ``n / (t s (1 + mp_loss (n - 1)))`` reference CPs (``t s`` the time factor
+        of its processors), so the base load needs ``n >= k (1 - mp_loss) / (1 - k mp_loss)`` with
+        ``k = base_cps t s``; no ``n`` does when ``k mp_loss >= 1``.
+        """
+        k = base_cps * self.time_factor * self.platform.speed(roles)
+        loss = self.c.mp_loss
+        load = f"the LPAR's base load of z/OS, Db2, MQ and monitors ({base_cps:.2g} reference CPs)"
+        speed = _processor_text(self.inp)
+        if k * loss >= 1.0:
+            return f"faster processors than {speed}: no number of them carries {load}"
+        needed = math.ceil(k * (1.0 - loss) / (1.0 - k * loss) - 1e-9)
+        return f"at least {needed:,} CPs of {speed} to carry {load}, or faster processors"
 
     def _capture_setup(self, inp, c, g, d) -> None:
         persistent = inp.persistent

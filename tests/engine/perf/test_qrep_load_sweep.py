@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,14 @@ def test_an_offered_rate_of_zero_gives_the_latency_floor():
 def test_an_lpar_too_slow_for_its_base_load_is_an_error_naming_the_setting():
     settings = copy.deepcopy(_scenario("redpaper-baseline"))
     settings["hardware"]["mips_per_cp"] = 1.0
+    with pytest.raises(ValueRangeError, match="hardware.source_lpar_cps") as refused:
+        predict(settings)
+    needed = int(re.search(r"at least (\d+) CPs of 1 MIPS \(hardware.mips_per_cp\)", str(refused.value))[1])
+    settings["hardware"]["source_lpar_cps"] = needed - 1
     with pytest.raises(ValueRangeError, match="hardware.source_lpar_cps"):
+        predict(settings)
+    settings["hardware"]["source_lpar_cps"] = needed  # the source LPAR passes; the next one is named
+    with pytest.raises(ValueRangeError, match="hardware.capture_lpar_cps"):
         predict(settings)
 
 
