@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from engine.advise.base import Rule, SetKnobRule, first, metric, nodes, set_all
+from engine.advise.outage import pool_storage_text
 
 
 class MirrorSsdRule(SetKnobRule):
@@ -189,7 +190,8 @@ class MoverBufferPoolRule(Rule):
         return set_all(project, "queue_manager", "buffpool_pages", pages)
 
     def title(self, before, after, prediction) -> str:
-        return f"Hold the backlog: BUFFPOOL {first(after, 'queue_manager').params['buffpool_pages']:,} pages"
+        pages = first(after, "queue_manager").params["buffpool_pages"]
+        return f"Hold the backlog: BUFFPOOL {pages:,} pages ({pool_storage_text(pages)})"
 
 
 class MoverReadAheadRule(SetKnobRule):

@@ -77,6 +77,14 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
     }
 
 
+def pool_storage_text(pages: int) -> str:
+    """Storage of a buffer pool of ``pages`` 4 KB buffers, as an MQ administrator sizes it: ``"6.4 GiB"``."""
+    from engine.perf.mq_bufferpool import BUFFER_BYTES
+
+    mib = pages * BUFFER_BYTES / 2**20
+    return f"{mib / 1024:,.3g} GiB" if mib >= 1024 else f"{mib:,.3g} MiB"
+
+
 def pool_pages_for(minutes: float, metrics: dict, dwp_start_pct: float = 85.0) -> int:
     """Smallest BUFFPOOL (4 KB pages) whose DWP threshold holds ``minutes`` of backlog (closed form).
 

@@ -12,7 +12,7 @@ import math
 
 from engine.advise.base import Rule, SetKnobRule, first, knob_axis, metric, nodes, set_all
 from engine.advise.goalseek import Constraint, make_goal, seek, seek_change
-from engine.advise.outage import outage_metrics, transmit_queue_manager
+from engine.advise.outage import outage_metrics, pool_storage_text, transmit_queue_manager
 from engine.advise.queue_map_rule import QueueMapsRule
 from engine.sweep import Axis
 
@@ -165,10 +165,10 @@ class OutageBufferPoolRule(Rule):
         return seek_change(project, goal)
 
     def title(self, before, after, prediction) -> str:
-        qm = transmit_queue_manager(after)
+        pages = transmit_queue_manager(after).params["buffpool_pages"]
         return (
-            f"Size the transmit queue's buffer pool at {qm.params['buffpool_pages']:,} pages to hold a "
-            f"{self.outage_min:g}-minute channel outage"
+            f"Size the transmit queue's buffer pool at {pages:,} pages ({pool_storage_text(pages)}) to hold "
+            f"a {self.outage_min:g}-minute channel outage"
         )
 
 
@@ -204,7 +204,8 @@ class DrainBufferPoolRule(Rule):
         return set_all(project, "queue_manager", "buffpool_pages", pages)
 
     def title(self, before, after, prediction) -> str:
-        return f"Hold the backlog in a {first(after, 'queue_manager').params['buffpool_pages']:,}-page buffer pool"
+        pages = first(after, "queue_manager").params["buffpool_pages"]
+        return f"Hold the backlog in a {pages:,}-page buffer pool ({pool_storage_text(pages)})"
 
 
 class ReadAheadRule(SetKnobRule):

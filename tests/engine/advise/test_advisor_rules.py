@@ -17,7 +17,7 @@ from engine.advise.mirror_mq_rules import (
     MoverReadAheadRule,
     PageFixRule,
 )
-from engine.advise.outage import outage_metrics
+from engine.advise.outage import outage_metrics, pool_storage_text
 from engine.advise.qrep_rules import (
     ColumnSuppressionRule,
     DrainBufferPoolRule,
@@ -206,6 +206,14 @@ def test_outage_pool_is_the_smallest_that_holds_the_outage(base):
     assert rec.after["outage_held_min"] >= 20.0
     less = base.with_param(XQ, "buffpool_pages", pages - 1000)
     assert outage_metrics(less, predict_project(less).metrics)["outage_held_min"] < 20.0
+    gib = pages * 4096 / 2**30  # the title says what the pool costs in storage
+    assert f"{pages:,} pages ({gib:,.3g} GiB)" in rec.title
+
+
+def test_pool_storage_is_told_in_mib_below_a_gib_and_in_gib_above():
+    assert pool_storage_text(1000) == "3.91 MiB"
+    assert pool_storage_text(262_144) == "1 GiB"
+    assert pool_storage_text(8_161_000) == "31.1 GiB"
 
 
 def test_column_suppression_respects_conflict_rules(base):
