@@ -36,12 +36,11 @@ class SqlComparisonTable(QTableWidget):
         rows = sql_comparison_rows(metrics, units)
         self.setRowCount(len(rows))
         for r, row in enumerate(rows):
-            ratio = f"{row.qrep / row.sql:.2f}x" if row.qrep is not None and row.sql else ""
             cells = [
                 row.label,
                 "" if row.qrep is None else format_number(row.qrep),
                 "" if row.sql is None else format_number(row.sql),
-                ratio,
+                row.ratio_text,
                 row.unit,
             ]
             for c, text in enumerate(cells):

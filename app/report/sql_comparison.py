@@ -18,10 +18,6 @@ def _cell(value) -> str:
     return "-" if value is None else format_value(value)
 
 
-def _ratio(q, sql) -> str:
-    return f"{q / sql:.2f}x" if q is not None and sql else "-"
-
-
 def run_sql_comparison_blocks(run: ReportRun) -> list[Block]:
     """The Q-against-SQL table of one run (empty list when the run has no SQL Replication figures)."""
     rows = sql_comparison_rows(run.metrics, run.units)
@@ -31,7 +27,7 @@ def run_sql_comparison_blocks(run: ReportRun) -> list[Block]:
         "<tr><td>"
         + html.escape(r.label)
         + f"</td><td class=num>{_cell(r.qrep)}</td><td class=num>{_cell(r.sql)}</td>"
-        + f"<td class=num>{_ratio(r.qrep, r.sql)}</td><td>{html.escape(r.unit)}</td></tr>"
+        + f"<td class=num>{r.ratio_text or '-'}</td><td>{html.escape(r.unit)}</td></tr>"
         for r in rows
     ]
     return [

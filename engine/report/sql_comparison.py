@@ -35,8 +35,19 @@ _LABELS = {
 }
 
 
-#: One figure of both products: label, Q value, SQL value (None when one lacks it), unit.
-ComparisonRow = namedtuple("ComparisonRow", "label qrep sql unit")
+class ComparisonRow(namedtuple("ComparisonRow", "label qrep sql unit")):
+    """One figure of both products: label, Q value, SQL value (None when one lacks it), unit."""
+
+    __slots__ = ()
+
+    @property
+    def ratio_text(self) -> str:
+        """Q over SQL Replication, ``"3.25x"`` (two significant digits below 0.1: ``"0.0041x"``);
+        ``""`` when either value is missing or SQL's is 0."""
+        if self.qrep is None or not self.sql:
+            return ""
+        ratio = self.qrep / self.sql
+        return f"{ratio:,.2f}x" if abs(ratio) >= 0.1 else f"{ratio:.2g}x"
 
 
 def sql_comparison_rows(metrics: dict, units: dict) -> tuple:

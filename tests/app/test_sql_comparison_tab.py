@@ -29,6 +29,11 @@ def test_the_tab_appears_with_sql_figures_and_goes_without_them(qtbot):
     }
     q_max, sql_max = cells["Most rows/s (driven to the maximum)"]
     assert float(q_max.replace(",", "")) > 2 * float(sql_max.replace(",", ""))
+    ratios = {table.item(r, 0).text(): table.item(r, 3).text() for r in range(table.rowCount())}
+    q_apply, sql_apply = (float(v.replace(",", "")) for v in cells["APPLY_LATENCY"])
+    assert (
+        ratios["APPLY_LATENCY"] == f"{q_apply / sql_apply:.2g}x" != "0.00x"
+    )  # a small ratio keeps its digits
     plain = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     panel.show_prediction(predict_project(plain), plain)
     assert TAB_TITLE not in _tabs(panel)
