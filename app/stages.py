@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.limit import WORKLOAD_STAGES, limit_of
 from engine.model import Project
 
 #: Stage name prefix -> node kinds that carry it (longest prefix wins).
@@ -57,56 +58,6 @@ STAGE_KINDS: dict[str, tuple[str, ...]] = {
 #: Queue-manager stages that happen on the receiving side of a flow (the rest are on the sending side):
 #: Q Apply's MQ log and gets, and the receive queue's page set (deep queues are drained from it).
 RECEIVE_SIDE = ("mq_get", "mq_pageset", "mq_recv", "apply_mq", "mq_svrconn")
-
-
-#: Stages that stand for the offered workload, not a resource: at 100% they mean "the rate offered is carried".
-WORKLOAD_STAGES = ("source_workload",)
-
-
-@dataclass(frozen=True)
-class Limit:
-    """The one bottleneck every view names: the busiest stage, and whether the offered rate is held.
-
-    Attributes
-    ----------
-    stage : str or None
-        The busiest resource stage (``qapply_agents``), None when the prediction has no stages.
-    utilisation : float
-        Its utilisation, 0..1.
-    holds_offered : bool
-        An offered rate is set and the pipeline carries it (the workload stage is full, every
-        resource below 100%): the healthy case, described as headroom instead of a bottleneck.
-    headroom_pct : float
-        How much more load the busiest stage takes before it is full: ``(1 / utilisation - 1) * 100``.
-    """
-
-    stage: str | None
-    utilisation: float
-    holds_offered: bool
-    headroom_pct: float
-
-
-def limit_of(prediction) -> Limit:
-    """The bottleneck of ``prediction``: its busiest resource stage (ties go to the engine's own pick).
-
-    Parameters
-    ----------
-    prediction : engine.perf.Prediction
-        Its ``stages`` and ``bottleneck``.
-    """
-    stages = [s for s in prediction.stages if s.name not in WORKLOAD_STAGES]
-    if not stages:
-        return Limit(prediction.bottleneck, 1.0 if prediction.bottleneck else 0.0, False, 0.0)
-    top = max(s.utilisation for s in stages)
-    busiest = next(
-        (s for s in stages if s.name == prediction.bottleneck and s.utilisation >= top - 1e-9),
-        max(stages, key=lambda s: s.utilisation),
-    )
-    workload = [s for s in prediction.stages if s.name in WORKLOAD_STAGES]
-    holds = bool(workload) and busiest.utilisation < 0.999
-    util = float(busiest.utilisation)
-    headroom = (1.0 / util - 1.0) * 100.0 if util > 0 else float("inf")
-    return Limit(busiest.name, util, holds, headroom)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
+from engine.limit import limit_text
 from engine.metrics import label as metric_label
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
@@ -288,7 +289,7 @@ class AdvisorPanel(QWidget):
         n_rules = len(advice.checked)
         self._done(
             f"{len(self.results)} recommendation{'s' if len(self.results) != 1 else ''} from {n_rules} rules "
-            f"checked with the engine (bottleneck: {advice.prediction.bottleneck or 'none'})."
+            f"checked with the engine (bottleneck: {limit_text(advice.prediction)})."
         )
         if self.results:
             self.list.setCurrentRow(0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from app import style
-from app.stages import Limit, limit_of
+from engine.limit import Limit, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_value, format_number
 

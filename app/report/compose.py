@@ -12,6 +12,7 @@ from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.bands import band_label
 from engine.report import Report, ReportRun, describe, format_delta, format_value
+from engine.report.build import short_limit
 from engine.report.model import END2END
 
 #: Metrics shown as small-multiple charts in a comparison, when the runs have them.
@@ -107,7 +108,7 @@ def summary_block(report: Report) -> Html:
                     )
                     if lat
                     else "-",
-                    f"<b>{esc(r.bottleneck)}</b>" if r.bottleneck else "none",
+                    f"<b>{esc(r.bottleneck)}</b>" if r.bottleneck else esc(short_limit(r)),
                     str(len(r.changed_settings)),
                 ]
             )
@@ -217,7 +218,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
         Html(
             f"<h2>{heading}</h2><p class='muted'>{esc(kind)}; {esc(run.origin)}; "
             f"coefficients {esc(run.coefficients_version or 'n/a')}; bottleneck "
-            f"<b>{esc(run.bottleneck or 'none')}</b></p>",
+            f"<b>{esc(run.limit_text or short_limit(run))}</b></p>",
             keep_with_next=True,
         )
     ]
@@ -325,7 +326,7 @@ def _results_comparison_table(cmp, labels: list) -> Table:
             for a, p in zip(m.abs_delta[1:], m.pct_delta[1:])
         ]
         rows.append(_row(cells, right=right))
-    bottlenecks = [esc(b or "none") for b in cmp.bottlenecks]
+    bottlenecks = [esc(b) for b in cmp.bottlenecks]
     rows.append(_row(["<b>bottleneck</b>", "", *bottlenecks, *([""] * (n - 1))], right=right))
     value_pct = max(7, 40 // n)
     delta_pct = max(10, (100 - 30 - 9 - value_pct * n) // max(n - 1, 1))

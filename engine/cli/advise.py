@@ -80,9 +80,10 @@ def _fmt(v) -> str:
 def format_advice(advice) -> str:
     """Readable recommendations, then what was checked."""
     from engine.bands import band_label
+    from engine.limit import limit_text
 
     pred = advice.prediction
-    lines = [f"{advice.project.name}  ({pred.kind}, bottleneck {pred.bottleneck or 'none'})", ""]
+    lines = [f"{advice.project.name}  ({pred.kind}, bottleneck {limit_text(pred)})", ""]
     if not advice.recommendations:
         lines.append("  No change the rules know improves this configuration by the engine's prediction.")
     for i, r in enumerate(advice.recommendations, 1):

@@ -11,6 +11,7 @@ from engine.bands import band_label
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
+from engine.limit import Limit, limit_of, limit_text
 from engine.metric_sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
 from engine.perf import Prediction
@@ -82,8 +83,9 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
     lines.append(
         f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
     )
+    limit = limit_of(pred)
     for s in pred.stages:
-        mark = "  <- bottleneck" if getattr(s, "is_bottleneck", s.name == pred.bottleneck) else ""
+        mark = _stage_mark(s.name, limit)
         msgs = getattr(s, "capacity_msgs_per_s", float("nan"))
         lines.append(
             f"  {s.name:<16} {s.capacity:>11.4g} {msgs:>10.4g} {getattr(s, 'servers', 1):>7d} "
@@ -113,7 +115,7 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
     lines = [f"{title}  ({pred.kind}, coefficients {pred.coefficients_version or 'n/a'})", ""]
     if pred.kind == "qrep":
         _format_sections(pred, lines, project)
-        lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
+        lines += ["", f"  bottleneck: {limit_text(pred)}"]
         lines += format_ignored(pred, project)
         return "\n".join(lines)
     width = max((len(k) for k in pred.metrics), default=10)
@@ -124,14 +126,22 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
         lines.append(f"  {name:<{width}}  {value:>12.4g} {unit}{extra}")
     if pred.stages:
         lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
+        limit = limit_of(pred)
         for s in pred.stages:
-            mark = "  <- bottleneck" if s.name == pred.bottleneck else ""
+            mark = _stage_mark(s.name, limit)
             lines.append(
                 f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
             )
-    lines += ["", f"  bottleneck: {pred.bottleneck or 'none'}"]
+    lines += ["", f"  bottleneck: {limit_text(pred)}"]
     lines += format_ignored(pred, project)
     return "\n".join(lines)
+
+
+def _stage_mark(name: str, limit: Limit) -> str:
+    """The stage table's mark: the bottleneck, or the busiest stage when the offered rate is held."""
+    if name == limit.bottleneck:
+        return "  <- bottleneck"
+    return "  <- busiest" if limit.holds_offered and name == limit.stage else ""
 
 
 def systems_json(pred: Prediction, project) -> dict:

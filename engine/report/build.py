@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.compare import deltas, differing_paths, flatten
 from engine.errors import QrtuneError
+from engine.limit import held_rate_text, limit_of_stages
 from engine.metric_sections import QREP_SECTIONS
 from engine.report.model import (
     END2END,
@@ -109,6 +110,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
 
     settings = project_to_scenario(project)
     pred = predict_project(project)
+    limit = _limit(((s.name, s.utilisation) for s in pred.stages), pred.bottleneck, pred.metrics)
     stages = tuple(
         StageRow(
             s.name,
@@ -116,7 +118,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
             s.unit,
             float(s.utilisation),
             float(s.latency_ms),
-            s.name == pred.bottleneck,
+            s.name == limit["bottleneck"],
         )
         for s in pred.stages
     )
@@ -131,7 +133,6 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         units=dict(pred.units),
         bands=dict(pred.bands),
         stages=stages,
-        bottleneck=pred.bottleneck,
         setting_rows=rows_from_project(project),
         groups=group_metrics(pred.metrics, pred.units, pred.bands),
         engine_version=_engine_version(),
@@ -139,7 +140,23 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         started=None,
         ignored=tuple(ignored_by_node(project, pred)),
         **_systems(pred.metrics, project),
+        **limit,
     )
+
+
+def short_limit(run: ReportRun) -> str:
+    """The limit in a table cell: the bottleneck stage, ``"none (rate held)"`` or ``"none"``."""
+    return run.bottleneck or ("none (rate held)" if run.holds_offered else "none")
+
+
+def _limit(stages: Iterable[tuple[str, float]], bottleneck: str | None, metrics: dict) -> dict:
+    """``bottleneck``, ``holds_offered`` and ``limit_text`` of a report run (:mod:`engine.limit`)."""
+    limit = limit_of_stages(stages, bottleneck)
+    return {
+        "bottleneck": limit.bottleneck,
+        "holds_offered": limit.holds_offered,
+        "limit_text": limit.text(held_rate_text(metrics)),
+    }
 
 
 def _systems(metrics: dict, project) -> dict:
@@ -188,8 +205,9 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
             project = None
         metrics = {m.metric: m.value for m in data.metrics}
         units = {m.metric: m.unit for m in data.metrics}
+        limit = _limit(((s.stage, s.utilisation) for s in data.stages), run.bottleneck, metrics)
         stages = tuple(
-            StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == run.bottleneck)
+            StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == limit["bottleneck"])
             for s in data.stages
         )
         kind = run.scenario_kind or str(settings.get("kind", ""))
@@ -213,13 +231,13 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                 units=units,
                 bands={},
                 stages=stages,
-                bottleneck=run.bottleneck,
                 setting_rows=rows,
                 groups=group_metrics(metrics, units, {}),
                 engine_version=run.engine_version,
                 coefficients_version=run.coefficients_version,
                 started=run.started,
                 **_systems(metrics, project),
+                **limit,
             )
         )
     return out
@@ -246,7 +264,7 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         tuple(_unique_labels(runs)),
         settings,
         tuple(metrics),
-        tuple(r.bottleneck for r in runs),
+        tuple(short_limit(r) for r in runs),
         _compare_systems(runs),
     )
 

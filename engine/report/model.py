@@ -105,6 +105,8 @@ class ReportRun:
         Metric -> value, unit and (low, high) band (the prediction's, :data:`engine.bands.COVERAGE`).
     stages : tuple[StageRow, ...]
     bottleneck : str or None
+        The stage the views mark as the bottleneck (:attr:`engine.limit.Limit.bottleneck`): the
+        busiest resource stage, None when the offered rate is held.
     setting_rows : tuple[SettingRow, ...]
     groups : tuple[MetricGroup, ...]
     engine_version, coefficients_version : str
@@ -117,6 +119,11 @@ class ReportRun:
         Figures per system of a bidirectional or peer-to-peer run (empty otherwise).
     systems_note : str
         How the engine models the two systems (alike, or which settings of the second flow it leaves out).
+    holds_offered : bool
+        An offered rate is set and carried: ``bottleneck`` is None and ``limit_text`` gives the headroom.
+    limit_text : str
+        The limit as every view names it (:meth:`engine.limit.Limit.text`): ``"qapply_agents (95% busy)"``
+        or ``"none: holds 3,000 rows/s; headroom 393% at qapply_cpu (20% busy)"``.
     """
 
     title: str
@@ -138,6 +145,8 @@ class ReportRun:
     ignored: tuple = ()
     systems: tuple = ()
     systems_note: str = ""
+    holds_offered: bool = False
+    limit_text: str = ""
 
     @property
     def label(self) -> str:
@@ -188,6 +197,7 @@ class MetricComparison:
 class RunComparison:
     """Several runs side by side; the first is the reference.
 
+    ``bottlenecks`` holds each run's limit as a table cell (:func:`engine.report.build.short_limit`).
     ``systems`` holds the figures per system of bidirectional and peer-to-peer runs
     (:class:`MetricComparison` with ``system`` set), apart from ``metrics``.
     """

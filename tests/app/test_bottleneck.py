@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.panels.results import limit_text
-from app.stages import limit_of, node_loads
+from app.stages import node_loads
+from engine.limit import limit_of
 from engine import projectfile
 from engine.perf.result import Prediction, StageResult
 from engine.predict import predict_project

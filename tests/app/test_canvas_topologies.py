@@ -8,7 +8,8 @@ from PySide6.QtGui import QImage, QPainter
 
 from app.canvas import CanvasView, TopologyScene
 from app.document import Document
-from app.stages import limit_of, node_loads
+from app.stages import node_loads
+from engine.limit import limit_of
 from engine import projectfile
 from engine.predict import predict_project
 

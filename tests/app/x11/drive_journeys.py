@@ -133,7 +133,7 @@ class Walk:
 def j1_falling_behind(w: Walk, checks) -> None:
     w.open("redpaper-baseline.json")
     w.key("F5")  # Predict and Record
-    from app.stages import limit_of
+    from engine.limit import limit_of
 
     text = w.window.summary.text()
     checks.append(

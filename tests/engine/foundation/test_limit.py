@@ -1,0 +1,85 @@
+"""The one limit every view names (engine.limit): the busiest resource stage, or the headroom of a held rate.
+
+Checked on the engine's own figures and in ``qrtune predict``, ``qrtune advise`` and the report
+(a project predicted for it and the same run read back from a store): the sample
+``sql-replication-vs-q`` holds its offered 3,000 rows/s, the baseline is driven to its maximum.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import projectfile
+from engine.cli.advise import format_advice
+from engine.cli.predict import format_prediction
+from engine.limit import limit_of, limit_of_stages, limit_text
+from engine.predict import predict_project
+from engine.report import run_from_project, runs_from_store
+
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"
+
+
+def test_a_held_rate_names_no_bottleneck_and_the_headroom_of_the_busiest_resource():
+    limit = limit_of_stages(
+        [("source_workload", 1.0), ("qcapture", 0.1), ("qapply_cpu", 0.2)], "source_workload"
+    )
+    assert (limit.stage, limit.holds_offered, limit.bottleneck) == ("qapply_cpu", True, None)
+    assert limit.headroom_pct == pytest.approx(400.0)
+    assert limit.text("3,000 rows/s") == "none: holds 3,000 rows/s; headroom 400% at qapply_cpu (20% busy)"
+
+
+def test_a_saturated_resource_is_the_bottleneck_and_ties_go_to_the_engines_pick():
+    saturated = limit_of_stages([("source_workload", 1.0), ("qapply_agents", 1.0)], "source_workload")
+    assert (saturated.bottleneck, saturated.text()) == ("qapply_agents", "qapply_agents (100% busy)")
+    tie = limit_of_stages([("mq_channel", 0.95), ("qapply_agents", 0.95)], "qapply_agents")
+    assert tie.bottleneck == "qapply_agents"
+    assert limit_of_stages([], None).text() == "none"
+
+
+def _project(name: str):
+    return projectfile.load(SAMPLES / f"{name}.json")
+
+
+def test_predict_and_advise_name_the_held_rate_and_the_bottleneck_alike():
+    held, driven = _project("sql-replication-vs-q"), _project("redpaper-baseline")
+    held_pred, driven_pred = predict_project(held), predict_project(driven)
+    held_text = format_prediction(held_pred, held.name, held)
+    assert "<- bottleneck" not in held_text
+    assert "bottleneck: none: holds 3,000 rows/s; headroom" in held_text
+    busiest = limit_of(held_pred).stage
+    assert any(
+        line.split()[:1] == [busiest] and line.endswith("<- busiest") for line in held_text.splitlines()
+    )
+    driven_text = format_prediction(driven_pred, driven.name, driven)
+    assert "bottleneck: qapply_agents (95% busy)" in driven_text
+    assert any(
+        line.split()[:1] == ["qapply_agents"] and line.endswith("<- bottleneck")
+        for line in driven_text.splitlines()
+    )
+
+    class _Advice:  # what format_advice reads of an Advice with no recommendation
+        project, prediction, recommendations, checked = held, held_pred, (), ()
+
+    first_line = format_advice(_Advice()).splitlines()[0]
+    assert first_line.endswith(f"(qrep, bottleneck {limit_text(held_pred)})")
+    assert limit_text(held_pred).startswith("none: holds 3,000 rows/s; headroom ")
+
+
+def test_the_report_marks_no_stage_of_a_held_rate_predicted_or_read_back(tmp_path):
+    from engine.store import Store
+
+    held = _project("sql-replication-vs-q")
+    pred = predict_project(held)
+    with Store.open(tmp_path / "runs.duckdb") as store:
+        run_id = store.record_prediction(held, pred)
+    with Store.open(tmp_path / "runs.duckdb", read_only=True) as store:
+        stored = runs_from_store(store, [run_id])[0]
+    for run in (run_from_project(held), stored):
+        assert run.bottleneck is None and run.holds_offered
+        assert not any(s.bottleneck for s in run.stages)
+        assert run.limit_text == limit_of(pred).text("3,000 rows/s")
+    driven = run_from_project(_project("redpaper-baseline"))
+    assert driven.bottleneck == "qapply_agents" and not driven.holds_offered
+    assert [s.name for s in driven.stages if s.bottleneck] == ["qapply_agents"]
