@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.csvcell import text_cell
 from engine.errors import QrtuneError
+from engine.limit import bottleneck_label
 
 
 @dataclass(frozen=True)
@@ -381,7 +382,12 @@ def format_table(comparison: Comparison) -> str:
         [m.metric, m.unit, *_delta_cells(m)] for m in comparison.metrics
     ]
     rows.append(
-        ["bottleneck", "", *(b or "none" for b in comparison.bottlenecks), *([""] * (2 * (len(ids) - 1)))]
+        [
+            "bottleneck",
+            "",
+            *(bottleneck_label(b) or "none" for b in comparison.bottlenecks),
+            *([""] * (2 * (len(ids) - 1))),
+        ]
     )
     lines += _grid(rows, left=2)
     if comparison.systems:

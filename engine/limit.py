@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 #: Stages that stand for the offered workload, not a resource: at 100% they mean "the rate offered is carried".
 WORKLOAD_STAGES = ("source_workload",)
+#: How the limit of a run that carries its offered rate reads in a table cell.
+RATE_HELD = "none (rate held)"
 
 
 @dataclass(frozen=True)
@@ -90,3 +92,11 @@ def held_rate_text(metrics: dict) -> str:
 def limit_text(prediction) -> str:
     """:meth:`Limit.text` of ``prediction`` with its held rate (:func:`held_rate_text`)."""
     return limit_of(prediction).text(held_rate_text(prediction.metrics))
+
+
+def bottleneck_label(name: str | None) -> str:
+    """A stored run's bottleneck as the views name it: the stage, :data:`RATE_HELD` when the engine's
+    limiting stage is the offered workload, "" when it names none."""
+    if not name:
+        return ""
+    return RATE_HELD if name in WORKLOAD_STAGES else name

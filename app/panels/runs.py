@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panels.tables import panel_column, read_only_table
+from engine.limit import bottleneck_label
 
 COLUMNS = ("Run", "Label", "Kind", "Bottleneck", "Started (UTC)", "Project")
 
@@ -82,7 +83,7 @@ class RunsPanel(QWidget):
                 run.id,
                 run.label or kind,
                 kind,
-                run.bottleneck or "",
+                bottleneck_label(run.bottleneck),
                 run.started.strftime("%Y-%m-%d %H:%M:%S") if run.started else "",
                 run.project_name,
             )
@@ -94,7 +95,7 @@ class RunsPanel(QWidget):
                 item.setToolTip(
                     run.error
                     if run.status != "ok"
-                    else f"#{run.id} {kind}: {run.label}\n{run.project_name}, bottleneck {run.bottleneck or '-'}"
+                    else f"#{run.id} {kind}: {run.label}\n{run.project_name}, bottleneck {bottleneck_label(run.bottleneck) or '-'}"
                 )
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)

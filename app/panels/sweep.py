@@ -37,6 +37,7 @@ from app.panels.results import format_number
 from engine.metrics import knob_label
 from engine.metrics import label as metric_label
 from engine.errors import FieldError
+from engine.limit import bottleneck_label
 from engine.model import Project
 from engine.registry import KINDS
 from engine.sweep import knob_spec
@@ -440,7 +441,7 @@ class SweepView(QWidget):
                 _values_text(p.series),
                 "" if rows_per_s is None else format_number(rows_per_s),
                 format_number(p.metrics["end2end_latency_ms"]) if "end2end_latency_ms" in p.metrics else "",
-                p.error or (p.bottleneck or ""),
+                p.error or bottleneck_label(p.bottleneck),
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)

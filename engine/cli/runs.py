@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from engine.cli import argtypes
+from engine.limit import bottleneck_label
 
 #: Seconds a command waits by default for another process (the workbench, a sweep) holding the store.
 DEFAULT_WAIT_S = 10.0
@@ -226,7 +227,7 @@ def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
         if r.status != "ok":
             note = f"{r.label}  ({r.error})"
         else:
-            note = r.label + (f"  [{r.bottleneck}]" if r.bottleneck else "")
+            note = r.label + (f"  [{bottleneck_label(r.bottleneck)}]" if r.bottleneck else "")
         lines.append(f"{r.id:>6}  {r.status:<6}  " + "  ".join(cells) + f"  {note.strip()}")
     return lines
 
@@ -241,7 +242,7 @@ def _run_lines(runs: list) -> list[str]:
         if r.status != "ok":
             note = f"{note} ({r.error})".strip()
         elif r.bottleneck:
-            note = f"{note}  [{r.bottleneck}]".strip()
+            note = f"{note}  [{bottleneck_label(r.bottleneck)}]".strip()
         lines.append(
             f"{r.id:>6}  {r.started:%Y-%m-%d %H:%M:%S}  {r.kind:<8} {r.status:<6}  {r.project_name[:32]:<32}  {note}"
         )

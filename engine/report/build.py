@@ -19,7 +19,7 @@ from pathlib import Path
 
 from engine.compare import deltas, differing_paths, flatten
 from engine.errors import QrtuneError
-from engine.limit import held_rate_text, limit_of_stages
+from engine.limit import RATE_HELD, held_rate_text, limit_of_stages
 from engine.metric_sections import QREP_SECTIONS
 from engine.report.model import (
     END2END,
@@ -146,7 +146,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
 
 def short_limit(run: ReportRun) -> str:
     """The limit in a table cell: the bottleneck stage, ``"none (rate held)"`` or ``"none"``."""
-    return run.bottleneck or ("none (rate held)" if run.holds_offered else "none")
+    return run.bottleneck or (RATE_HELD if run.holds_offered else "none")
 
 
 def _limit(stages: Iterable[tuple[str, float]], bottleneck: str | None, metrics: dict) -> dict:

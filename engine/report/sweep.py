@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.errors import QrtuneError
+from engine.limit import bottleneck_label
 from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow, format_value
@@ -280,7 +281,7 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
             p.run.id,
             p.metrics,
             p.units,
-            p.run.bottleneck,
+            bottleneck_label(p.run.bottleneck),
             p.run.failure,
         )
         for p in stored

@@ -14,7 +14,7 @@ import pytest
 from engine import projectfile
 from engine.cli.advise import format_advice
 from engine.cli.predict import format_prediction
-from engine.limit import limit_of, limit_of_stages, limit_text
+from engine.limit import RATE_HELD, bottleneck_label, limit_of, limit_of_stages, limit_text
 from engine.predict import predict_project
 from engine.report import run_from_project, runs_from_store
 
@@ -83,3 +83,20 @@ def test_the_report_marks_no_stage_of_a_held_rate_predicted_or_read_back(tmp_pat
     driven = run_from_project(_project("redpaper-baseline"))
     assert driven.bottleneck == "qapply_agents" and not driven.holds_offered
     assert [s.name for s in driven.stages if s.bottleneck] == ["qapply_agents"]
+
+
+def test_stored_runs_that_held_their_rate_read_as_such_in_runs_and_compare(tmp_path, capsys):
+    from engine.cli import main
+
+    assert bottleneck_label("source_workload") == RATE_HELD
+    assert (bottleneck_label("qapply_agents"), bottleneck_label(None)) == ("qapply_agents", "")
+    db = str(tmp_path / "runs.duckdb")
+    for name in ("sql-replication-vs-q", "redpaper-baseline"):
+        assert main(["predict", str(SAMPLES / f"{name}.json"), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["runs", "--db", db]) == 0
+    listed = capsys.readouterr().out
+    assert f"[{RATE_HELD}]" in listed and "[qapply_agents]" in listed and "source_workload" not in listed
+    assert main(["compare", "1", "2", "--db", db]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("bottleneck"))
+    assert row.split()[1:] == ["none", "(rate", "held)", "qapply_agents"]
