@@ -26,8 +26,8 @@ one adapter to :mod:`engine.perf.qrep`):
   the agents are ``NUM_APPLY_AGENTS`` servers (fewer when the apply LPAR's CPU caps them
   below their own capacity).
 * Fitted coefficients of the steady-state engine used as delays and sizes
-  (:func:`engine.sim.cost_model.qrep_delays`): the merged-log read delay ``log_merge_delay_ms``, the MQ
-  staging time ``mq_staging_ms``, the source transactions per MQ commit
+  (:func:`engine.sim.cost_model.qrep_delays`): the merged-log read delay ``log_merge_delay_ms``, the
+  source transactions per MQ commit
   ``maxtrans_per_commit`` and the channel's time per batch ``ch_batch_us`` (+
   ``ch_batch_log_us`` for persistent messages). A coefficient the engine no longer has
   leaves its mechanism out, with a note.

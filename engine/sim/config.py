@@ -29,7 +29,7 @@ latencies are never read. What else comes from the engine goes through
   of given rows, the wait part (log force, synchronous I/O, lock waits) is drawn exponential,
   so the service's squared coefficient of variation is the wait share squared;
 * fitted coefficients used as delays (:func:`engine.sim.cost_model.qrep_delays`): the
-  merged-log read delay (Q Capture on another LPAR than the source), the MQ staging time, the source transactions Q Capture puts per MQ commit
+  merged-log read delay (Q Capture on another LPAR than the source), the source transactions Q Capture puts per MQ commit
   (``maxtrans_per_commit``) and the channel's time per batch;
 * the share of target transactions that depend on an earlier one
   (:func:`engine.sim.cost_model.dependent_share`); the agents' capacity already carries the
@@ -111,9 +111,6 @@ class PipelineConfig:
     log_delay_s : float
         Time after its commit before Q Capture can read a transaction from the log, s
         (the steady-state engine's fitted ``log_merge_delay_ms`` when Q Capture reads another LPAR's log).
-    mq_staging_s : float
-        Fixed time a message spends being staged in MQ besides queueing and transmission, s
-        (the steady-state engine's fitted ``mq_staging_ms``).
     browser_rows_per_s : float or None
         Speed of Q Apply's browser (one thread per receive queue), rows/s; None: instantaneous.
     agent_service_cv2 : float
@@ -165,7 +162,6 @@ class PipelineConfig:
     recvq_pageset_s_per_msg: float = 0.0
     predicted_rows_per_s: float | None = None
     log_delay_s: float = 0.0
-    mq_staging_s: float = 0.0
     browser_rows_per_s: float | None = None
     agent_service_cv2: float = 0.0
     maxtrans_per_commit: float = math.inf
@@ -592,7 +588,6 @@ def build_config(
         recvq_pageset_s_per_msg=pools.recvq_pageset_s_per_msg,
         predicted_rows_per_s=float(predicted) if predicted else None,
         log_delay_s=float(delays.get("log_delay_s", 0.0)),
-        mq_staging_s=float(delays.get("mq_staging_s", 0.0)),
         agent_service_cv2=float(wait_share) ** 2,
         maxtrans_per_commit=maxtrans,
         channel_batch_msgs=batch_msgs,

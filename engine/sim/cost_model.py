@@ -5,8 +5,7 @@ capacities of its prediction goes through this module, so a change of that engin
 is adapted here:
 
 * :func:`qrep_delays`: fitted coefficients used as delays and sizes (the merged-log read
-  delay of a data-sharing group, MQ staging time, source transactions per MQ commit, channel
-  time per batch);
+  delay of a data-sharing group, source transactions per MQ commit, channel time per batch);
 * :func:`dependent_share`: the share of target transactions that depend on an earlier one;
 * :func:`apply_wait_share`: how an agent's service time splits into CPU (deterministic for a
   transaction of a given size) and Db2 class 2 waits (random), from the cost model's service
@@ -33,15 +32,14 @@ PAGE_BYTES = 4096
 #: Coefficients of the steady-state Q Replication engine the simulation uses:
 #: field -> (coefficient name, factor to the field's unit).
 DELAY_COEFFICIENTS = {
-    "mq_staging_s": ("mq_staging_ms", 1e-3),
     "maxtrans_per_commit": ("maxtrans_per_commit", 1.0),
     "ch_batch_s": ("ch_batch_us", 1e-6),
     "ch_batch_log_s": ("ch_batch_log_us", 1e-6),
 }
-#: Coefficients giving the time before Q Capture can read a committed change from the log, ms:
+#: Coefficient giving the time before Q Capture can read a committed change from the log, ms:
 #: the data-sharing group's merged-log delay (only when Q Capture runs on another LPAR than the
-#: source workload), or an older engine's unconditional log-read delay.
-LOG_DELAY_COEFFICIENTS = ("log_merge_delay_ms", "cap_log_delay_ms")
+#: source workload).
+LOG_DELAY_COEFFICIENT = "log_merge_delay_ms"
 
 
 def _coefficient_values(coefficients) -> dict:
@@ -57,17 +55,15 @@ def _coefficient_values(coefficients) -> dict:
 
 def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
     """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
-    if "log_merge_delay_ms" in values:
-        if knob(settings, "platform.source_db2") != ZOS:  # db2ReadLog: no data-sharing merged log
-            return 0.0, "db2ReadLog of a Db2 for Linux, UNIX and Windows"
-        factor = merge_delay_factor(
-            knob(settings, "hardware.data_sharing_members"),
-            knob(settings, "hardware.capture_colocated_with_source"),
-        )
-        return float(values["log_merge_delay_ms"]) * factor * 1e-3, "log_merge_delay_ms"
-    if "cap_log_delay_ms" in values:
-        return float(values["cap_log_delay_ms"]) * 1e-3, "cap_log_delay_ms"
-    return None, ""
+    if LOG_DELAY_COEFFICIENT not in values:
+        return None, ""
+    if knob(settings, "platform.source_db2") != ZOS:  # db2ReadLog: no data-sharing merged log
+        return 0.0, "db2ReadLog of a Db2 for Linux, UNIX and Windows"
+    factor = merge_delay_factor(
+        knob(settings, "hardware.data_sharing_members"),
+        knob(settings, "hardware.capture_colocated_with_source"),
+    )
+    return float(values[LOG_DELAY_COEFFICIENT]) * factor * 1e-3, LOG_DELAY_COEFFICIENT
 
 
 def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
@@ -84,7 +80,7 @@ def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
     Returns
     -------
     delays : dict
-        ``log_delay_s`` (from :data:`LOG_DELAY_COEFFICIENTS`) and the fields of
+        ``log_delay_s`` (from :data:`LOG_DELAY_COEFFICIENT`) and the fields of
         :data:`DELAY_COEFFICIENTS` in s (``maxtrans_per_commit`` in transactions); a
         coefficient the engine does not have is left out (the simulation then omits that
         mechanism).

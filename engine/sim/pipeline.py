@@ -31,8 +31,7 @@ transaction at a time; tests check both agree):
    reach the receive queue together ``channel_sync_s`` plus the network delay after its last
    message, and the channel starts the next batch after the confirmation comes back. At full
    batches this gives the steady-state channel capacity. Channel stops warp its time (events).
-5. **Receive queue and Q Apply**: messages arrive after MQ staging (``mq_staging_s``, fitted
-   by the steady-state engine); a message that arrives when the messages ahead of it fill the
+5. **Receive queue and Q Apply**: messages arrive after the network delay; a message that arrives when the messages ahead of it fill the
    receive queue's buffer pool is read back from the page set, the browser waiting
    ``recvq_pageset_s_per_msg`` for it (the messages ahead are those the browser has not read
    yet; those read but not yet deleted after their target commit are not counted, so the
@@ -419,7 +418,7 @@ class QrepPipeline:
 
     def _arrival(self, t, batched: bool):
         """Time messages sent (or, in batches, committed) at ``t`` are on the receive queue, s."""
-        return t + (self.cfg.network_latency_s + self.cfg.mq_staging_s)
+        return t + self.cfg.network_latency_s
 
     # ------------------------------------------------------------------ apply
     def _apply(self, m: dict, busy: dict, mean_service: bool = False) -> None:

@@ -280,7 +280,7 @@ def _apply_times(cfg: PipelineConfig, m: _Messages, delivered, apply_warp: Warp,
     get, done = [0.0] * len(m), [0.0] * len(m)
     for first in range(0, len(m), cfg.commit_count):
         members = range(first, min(first + cfg.commit_count, len(m)))
-        arrive = delivered[members[-1]] + (cfg.network_latency_s + cfg.mq_staging_s)
+        arrive = delivered[members[-1]] + cfg.network_latency_s
         opener = m.groups[first][0]  # the target transaction's first source transaction
         dependent = v is not None and v[opener] < cfg.dependent_share
         entry, finish = loop.apply(
