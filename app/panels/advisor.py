@@ -289,7 +289,7 @@ class AdvisorPanel(QWidget):
         n_rules = len(advice.checked)
         self._done(
             f"{len(self.results)} recommendation{'s' if len(self.results) != 1 else ''} from {n_rules} rules "
-            f"checked with the engine (bottleneck: {limit_text(advice.prediction)})."
+            f"checked with the engine; bottleneck: {limit_text(advice.prediction)}."
         )
         if self.results:
             self.list.setCurrentRow(0)

@@ -83,7 +83,7 @@ def format_advice(advice) -> str:
     from engine.limit import limit_text
 
     pred = advice.prediction
-    lines = [f"{advice.project.name}  ({pred.kind}, bottleneck {limit_text(pred)})", ""]
+    lines = [f"{advice.project.name}  ({pred.kind})  bottleneck: {limit_text(pred)}", ""]
     if not advice.recommendations:
         lines.append("  No change the rules know improves this configuration by the engine's prediction.")
     for i, r in enumerate(advice.recommendations, 1):

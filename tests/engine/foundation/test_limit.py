@@ -63,7 +63,7 @@ def test_predict_and_advise_name_the_held_rate_and_the_bottleneck_alike():
         project, prediction, recommendations, checked = held, held_pred, (), ()
 
     first_line = format_advice(_Advice()).splitlines()[0]
-    assert first_line.endswith(f"(qrep, bottleneck {limit_text(held_pred)})")
+    assert first_line.endswith(f"(qrep)  bottleneck: {limit_text(held_pred)}")
     assert limit_text(held_pred).startswith("none: holds 3,000 rows/s; headroom ")
 
 
