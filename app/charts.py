@@ -386,6 +386,17 @@ class CommaAxis(pg.AxisItem):
         return super().tickStrings(values, scale, spacing)
 
 
+class CompactAxis(pg.AxisItem):
+    """An axis whose large ticks read ``2.5M`` and ``500k`` rather than ``2.5e+06`` (queue depths, rows/s)."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        top = max((abs(v * scale) for v in values), default=0.0)
+        for from_value, divisor, suffix in ((1e6, 1e6, "M"), (1e4, 1e3, "k")):
+            if top >= from_value:
+                return [f"{v * scale / divisor:,.6g}{suffix}" if v else "0" for v in values]
+        return super().tickStrings(values, scale, spacing)
+
+
 class SpanChart(Chart):
     """One horizontal bar per row from a start to an end, each its own colour with a text at its end,
     and labelled vertical reference lines (a limit, the size now).
@@ -498,7 +509,7 @@ class LineChart(Chart):
     """
 
     def __init__(self, title: str, x_label: str = "", y_label: str = "", parent=None):
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"left": CompactAxis("left")})
         _frame(self, title, min_height=120, grid_x=True, grid_y=True, grid_alpha=0.2)
         if x_label:
             self.setLabel("bottom", x_label)

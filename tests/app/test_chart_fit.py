@@ -148,3 +148,20 @@ def test_long_legend_entries_take_fewer_columns_instead_of_widening_the_plot(qtb
     chart.set_series(short)  # short names: side by side again
     qtbot.wait(50)
     assert chart.legend.columnCount >= 2
+
+
+def test_a_deep_queue_reads_in_millions_and_thousands_not_in_exponents(qtbot):
+    from app.charts import LineChart
+
+    chart = LineChart("Queue depth", "time (s)", "messages")
+    qtbot.addWidget(chart)
+    chart.resize(400, 300)
+    chart.show()
+    chart.set_series({"transmit queue": ([0.0, 600.0, 1200.0], [0.0, 2.4e6, 4.5e5])})
+    qtbot.wait(50)
+    axis = chart.getAxis("left")
+    assert axis.tickStrings([0.0, 1e6, 2.5e6], 1.0, 5e5) == ["0", "1M", "2.5M"]
+    assert axis.tickStrings([0.0, 20000.0, 60000.0], 1.0, 20000.0) == ["0", "20k", "60k"]
+    assert axis.tickStrings([0.0, 500.0, 1000.0], 1.0, 500.0) == ["0", "500", "1000"]
+    shown = [text for _, level in axis.tickValues(*axis.range, axis.height()) for text in level]
+    assert shown and not any("e+" in s for s in axis.tickStrings(shown, 1.0, 5e5))
