@@ -289,6 +289,7 @@ class SweepView(QWidget):
             ["Value", "For each", "Throughput", "END2END_LATENCY\nms", "Bottleneck"], stretch_column=4
         )
         self.table.setColumnHidden(1, True)
+        self.table.setWordWrap(False)  # a narrow bottleneck column elides on one line; its tooltip has it all
         add_grid(layout, [[self.rate_chart, self.latency_chart], [self.cpu_chart, self.table]])
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.export_button.clicked.connect(
@@ -447,6 +448,8 @@ class SweepView(QWidget):
                 item = QTableWidgetItem(text)
                 if c in (2, 3):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if c == len(cells) - 1:
+                    item.setToolTip(text)
                 self.table.setItem(r, c, item)
         self.table.setUpdatesEnabled(True)
 
