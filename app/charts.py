@@ -393,7 +393,9 @@ class CompactAxis(pg.AxisItem):
         top = max((abs(v * scale) for v in values), default=0.0)
         for from_value, divisor, suffix in ((1e6, 1e6, "M"), (1e4, 1e3, "k")):
             if top >= from_value:
-                return [f"{v * scale / divisor:,.6g}{suffix}" if v else "0" for v in values]
+                return [
+                    f"{v * scale / divisor:,.6g}{suffix}" if abs(v) > 1e-9 * spacing else "0" for v in values
+                ]
         return super().tickStrings(values, scale, spacing)
 
 
