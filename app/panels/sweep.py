@@ -285,11 +285,11 @@ class SweepView(QWidget):
         self.rate_chart = LineChart("Throughput", "", "")
         self.latency_chart = LineChart("Latency", "", "ms")
         self.cpu_chart = LineChart("CPU busy (%)", "", "%")
-        self.table = read_only_table(
-            ["Value", "For each", "Throughput", "END2END_LATENCY\nms", "Bottleneck"], stretch_column=4
-        )
+        self.table = read_only_table(["Value", "For each", "Throughput", "END2END_LATENCY\nms", "Bottleneck"])
         self.table.setColumnHidden(1, True)
-        self.table.setWordWrap(False)  # a narrow bottleneck column elides on one line; its tooltip has it all
+        self.table.setWordWrap(False)
+        # the bottleneck takes the width left over, and never less than its text: the table scrolls instead
+        self.table.horizontalHeader().setStretchLastSection(True)
         add_grid(layout, [[self.rate_chart, self.latency_chart], [self.cpu_chart, self.table]])
         self.run_button.clicked.connect(lambda: self.run_requested.emit(self.axis_text()))
         self.export_button.clicked.connect(
@@ -451,6 +451,9 @@ class SweepView(QWidget):
                 if c == len(cells) - 1:
                     item.setToolTip(text)
                 self.table.setItem(r, c, item)
+        last = self.table.columnCount() - 1
+        header = self.table.horizontalHeader()
+        header.resizeSection(last, max(self.table.sizeHintForColumn(last), header.sectionSizeHint(last)))
         self.table.setUpdatesEnabled(True)
 
     def _label_table(self, two: bool, by_name: str, axis_name: str) -> None:

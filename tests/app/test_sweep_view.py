@@ -33,8 +33,10 @@ def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_r
     assert view.table.item(0, 1).text() == "1" and not view.table.isColumnHidden(1)
     assert view.table.horizontalHeaderItem(1).text() == "TRANS_BATCH_SZ"
     assert view.table.horizontalHeaderItem(0).text() == "NUM_APPLY_AGENTS"
-    bottleneck = view.table.item(0, view.table.columnCount() - 1)  # one line, elided; the tooltip has it all
+    last = view.table.columnCount() - 1
+    bottleneck = view.table.item(0, last)  # its whole text on one line (the table scrolls), and as a tooltip
     assert bottleneck.text() and bottleneck.toolTip() == bottleneck.text() and not view.table.wordWrap()
+    assert view.table.horizontalHeader().sectionSize(last) >= view.table.sizeHintForColumn(last)
     runs = window.history.list_runs()
     assert len(runs) == 12 and len({r.sweep_id for r in runs}) == 1
     assert "qapply.num_apply_agents=3 qcapture.trans_batch_sz=2" in {r.label for r in runs}
