@@ -39,9 +39,10 @@ def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
     return None
 
 
-def limit_text(limit: Limit, head: tuple[str, float, str] | None) -> str:
-    """The headline's bottleneck part: "bottleneck qapply_agents at 95%", or, when the offered rate is
-    held, "holds 30,000 rows/s; headroom 35% at qapply_agents" (the workload is not a bottleneck)."""
+def limit_html(limit: Limit, head: tuple[str, float, str] | None) -> str:
+    """The headline's bottleneck part as rich text: "bottleneck qapply_agents at 95%", or, when the offered
+    rate is held, "holds 30,000 rows/s; headroom 35% at qapply_agents" (the plain text of the other views
+    is :meth:`engine.limit.Limit.text`)."""
     if limit.stage is None:
         return ""
     if limit.holds_offered:
@@ -194,7 +195,7 @@ def pipeline_headline(metrics: dict, units: dict, systems: tuple, limit: Limit) 
         if isinstance(metrics.get(key), (int, float)):
             value, unit = display_value(metrics[key], "ms")
             parts.append(f"{metric_label(key)} <b>{format_number(value)}</b> {unit}")
-    parts += [t for t in (limit_text(limit, head),) if t]
+    parts += [t for t in (limit_html(limit, head),) if t]
     return " &nbsp;|&nbsp; ".join(parts) or "<b>Predicted</b>"
 
 

@@ -48,7 +48,7 @@ from app.panels.headlines import (  # noqa: F401 - re-exported: the results view
     _n,
     _whole,
     headline,
-    limit_text,
+    limit_html,
     mover_headline,
     pipeline_headline,
     v8_headline,

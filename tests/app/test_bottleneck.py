@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.panels.results import limit_text
+from app.panels.results import limit_html
 from app.stages import node_loads
 from engine.limit import limit_of
 from engine import projectfile
@@ -30,7 +30,7 @@ def test_the_busiest_stage_is_the_bottleneck_whatever_the_engine_named():
     p = _prediction([("qapply_browser", 0.95), ("qapply_agents", 0.94), ("qapply_cpu", 0.86)], "qapply_cpu")
     limit = limit_of(p)
     assert (limit.stage, limit.holds_offered) == ("qapply_browser", False)
-    assert "bottleneck" in limit_text(limit, None) and "qapply_browser" in limit_text(limit, None)
+    assert "bottleneck" in limit_html(limit, None) and "qapply_browser" in limit_html(limit, None)
 
 
 def test_a_held_offered_rate_is_headroom_not_a_workload_bottleneck():
@@ -38,7 +38,7 @@ def test_a_held_offered_rate_is_headroom_not_a_workload_bottleneck():
     limit = limit_of(p)
     assert limit.holds_offered and limit.stage == "qapply_agents"
     assert limit.headroom_pct == pytest.approx(35.1, abs=0.1)
-    text = limit_text(limit, ("apply_rows_per_s", 30000.0, "rows/s"))
+    text = limit_html(limit, ("apply_rows_per_s", 30000.0, "rows/s"))
     assert "holds 30,000 rows/s" in text and "headroom <b>35%</b> at qapply_agents" in text
     assert "source_workload" not in text and "bottleneck" not in text
 
