@@ -167,7 +167,8 @@ def draw_utilisation(
     items = (
         [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)]
         if multi
-        else [("utilisation", style.RUN_COLOURS[0]), ("bottleneck", style.BOTTLENECK)]
+        else [("utilisation", style.RUN_COLOURS[0])]
+        + ([("bottleneck", style.BOTTLENECK)] if any(b for _, _, b in series) else [])
     )
     head = _legend(painter, rect.left(), rect.top(), items, ctx)
     painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
