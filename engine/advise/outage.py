@@ -79,9 +79,9 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
 
 def pool_storage_text(pages: int) -> str:
     """Storage of a buffer pool of ``pages`` 4 KB buffers, as an MQ administrator sizes it: ``"6.4 GiB"``."""
-    from engine.perf.mq_bufferpool import BUFFER_BYTES
+    from engine.perf.mq_bufferpool import buffers_mb
 
-    mib = pages * BUFFER_BYTES / 2**20
+    mib = buffers_mb(pages)
     return f"{mib / 1024:,.3g} GiB" if mib >= 1024 else f"{mib:,.3g} MiB"
 
 

@@ -180,7 +180,7 @@ class QueueBufferRule(Rule):
     def title(self, before, after, prediction) -> str:
         param = self._param(before)
         qm = self._short(before, prediction)[0]
-        size_kb = int(next(n for n in after.nodes if n.id == qm.id).params[param]) // 1024
+        size_kb = int(after.node(qm.id).params[param]) // 1024
         return f"Raise {knob_label(param)} to {size_kb:,} KB so the queues stay in memory"
 
 

@@ -11,7 +11,7 @@ from engine.bands import band_label
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
-from engine.limit import Limit, limit_of, limit_text
+from engine.limit import Limit, held_rate_text, limit_of
 from engine.metric_sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
 from engine.perf import Prediction
@@ -59,7 +59,7 @@ def format_systems(systems, note: str = "") -> list[str]:
     return lines
 
 
-def _format_sections(pred: Prediction, lines: list, project=None) -> None:
+def _format_sections(pred: Prediction, lines: list, limit: Limit, project=None) -> None:
     from engine.perf.qrep.systems import is_system_metric, symmetry_note, systems_of
 
     shown = {m for m in pred.metrics if is_system_metric(m)}
@@ -83,7 +83,6 @@ def _format_sections(pred: Prediction, lines: list, project=None) -> None:
     lines.append(
         f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
     )
-    limit = limit_of(pred)
     for s in pred.stages:
         mark = _stage_mark(s.name, limit)
         msgs = getattr(s, "capacity_msgs_per_s", float("nan"))
@@ -113,9 +112,11 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
     """A readable breakdown: metrics with units, the systems of a two-way ``project``, every stage,
     then the knobs of ``project`` that cannot change the prediction."""
     lines = [f"{title}  ({pred.kind}, coefficients {pred.coefficients_version or 'n/a'})", ""]
+    limit = limit_of(pred)
+    closing = ["", f"  bottleneck: {limit.text(held_rate_text(pred.metrics))}"]
     if pred.kind == "qrep":
-        _format_sections(pred, lines, project)
-        lines += ["", f"  bottleneck: {limit_text(pred)}"]
+        _format_sections(pred, lines, limit, project)
+        lines += closing
         lines += format_ignored(pred, project)
         return "\n".join(lines)
     width = max((len(k) for k in pred.metrics), default=10)
@@ -126,13 +127,12 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
         lines.append(f"  {name:<{width}}  {value:>12.4g} {unit}{extra}")
     if pred.stages:
         lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
-        limit = limit_of(pred)
         for s in pred.stages:
             mark = _stage_mark(s.name, limit)
             lines.append(
                 f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
             )
-    lines += ["", f"  bottleneck: {limit_text(pred)}"]
+    lines += closing
     lines += format_ignored(pred, project)
     return "\n".join(lines)
 

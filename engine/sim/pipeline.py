@@ -31,20 +31,21 @@ transaction at a time; tests check both agree):
    reach the receive queue together ``channel_sync_s`` plus the network delay after its last
    message, and the channel starts the next batch after the confirmation comes back. At full
    batches this gives the steady-state channel capacity. Channel stops warp its time (events).
-5. **Receive queue and Q Apply**: messages arrive after the network delay; a message that arrives when the messages ahead of it fill the
-   receive queue's buffer pool is read back from the page set, the browser waiting
-   ``recvq_pageset_s_per_msg`` for it (the messages ahead are those the browser has not read
-   yet; those read but not yet deleted after their target commit are not counted, so the
-   depth, and how often a message is read back, is a lower bound); the single browser reads
-   one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits: MEM_FULL_TIME) and
-   parses it in ``rows / browser capacity`` (QLATENCY ends here); NUM_APPLY_AGENTS agents apply messages first come
-   first served, each taking ``rows x agents / capacity`` on average (fewer servers when a
-   shared resource caps them, :attr:`PipelineConfig.apply_servers`) times a random
-   multiplier of mean 1 and squared coefficient of variation ``agent_service_cv2``
-   (:func:`service_multiplier`, drawn from the message's first transaction): from the cost
-   model, a fixed CPU part plus an exponential Db2 class 2 wait part, ``cv2`` the square of
-   the wait's share (:func:`engine.sim.cost_model.apply_wait_share`). Q Apply stops and
-   target slow-downs warp its time.
+5. **Receive queue and Q Apply**: messages arrive after the network delay; a message that
+   arrives when the messages ahead of it fill the receive queue's buffer pool is read back from
+   the page set, the browser waiting ``recvq_pageset_s_per_msg`` for it (the messages ahead are
+   those the browser has not read yet; those read but not yet deleted after their target commit
+   are not counted, so the depth, and how often a message is read back, is a lower bound); the
+   single browser reads one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits:
+   MEM_FULL_TIME) and parses it in ``rows / browser capacity`` (QLATENCY ends here);
+   NUM_APPLY_AGENTS agents apply messages first come first served, each taking ``rows x agents
+   / capacity`` on average (fewer servers when a shared resource caps them,
+   :attr:`PipelineConfig.apply_servers`) times a random multiplier of mean 1 and squared
+   coefficient of variation ``agent_service_cv2`` (:func:`service_multiplier`, drawn from the
+   message's first transaction): from the cost model, a fixed CPU part plus an exponential Db2
+   class 2 wait part, ``cv2`` the square of the wait's share
+   (:func:`engine.sim.cost_model.apply_wait_share`). Q Apply stops and target slow-downs warp
+   its time.
 6. **Target transactions and dependencies**: with COMMIT_COUNT ``k`` an agent applies ``k``
    consecutive messages as one target transaction (read by the browser together, one commit);
    the messages of a chunk's last incomplete one wait for the next chunk. A share
