@@ -502,9 +502,10 @@ def solve(cfg: MirrorConfig, coeffs: dict) -> Solution:
         remote_s *= 0.5  # each node hosts half the waiting jobs
     if cfg.mode != "none":
         waiting = x * remote_s
-        src_busy += g["spin_fraction"] * min(max(src_c - src_busy, 0.0), waiting)
-        if cfg.mode == "active-active":
-            tgt_busy = src_busy
+        spin_src = g["spin_fraction"] * min(max(src_c - src_busy, 0.0), waiting)
+        if cfg.mode == "active-active":  # each node spins on its own idle cores
+            tgt_busy += g["spin_fraction"] * min(max(tgt_c - tgt_busy, 0.0), waiting)
+        src_busy += spin_src
     return Solution(x, r, min(src_busy, src_c), min(tgt_busy, tgt_c), util, dict(resid))
 
 

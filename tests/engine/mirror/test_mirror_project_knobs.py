@@ -61,3 +61,17 @@ def test_memory_pool_must_be_one_of_the_documented_values():
 
     with pytest.raises(FieldError, match="target_memory_pool"):
         mirror.parse_settings({"kind": "db2mirror", "hardware": {"target_memory_pool": "same as app"}})
+
+
+def test_active_active_nodes_spin_on_their_own_idle_cores():
+    """Each node of an active-active pair carries half of both sides' work and polls for RDMA
+    completions on its own idle cores: the node with fewer cores is busier, below its capacity
+    while the pair is not CPU bound, and both nodes match when their cores do."""
+    base = _pair("mirror-active-active.json")
+    cores = {n.id: n.params["cores"] for n in base.nodes_of("db2_mirror_node")}
+    assert len(set(cores.values())) == 2  # the sample's nodes differ (25 and 11 cores)
+    m = predict_project(base).metrics
+    assert m["source_cpu_pct"] < m["target_cpu_pct"] < 100.0
+    even = _set_all(base, "cores", max(cores.values()))
+    m_even = predict_project(even).metrics
+    assert abs(m_even["source_cpu_pct"] - m_even["target_cpu_pct"]) < 1e-9
