@@ -40,6 +40,7 @@ from statistics import NormalDist
 
 from engine.errors import QrtuneError
 from engine.packagedata import asset_path
+from engine.metrics.catalog import is_share_pct
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
@@ -184,7 +185,8 @@ def bands_for(kind: str, metrics: dict, coverage: float = COVERAGE) -> dict:
         f = factors.get(name)
         if f is None or isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             continue
-        out[name] = (value / f, value * f)
+        high = value * f
+        out[name] = (value / f, min(high, 100.0) if is_share_pct(name) else high)
     return out
 
 
@@ -236,7 +238,7 @@ def widen_for_v8(prediction: Prediction, workload_type: str) -> Prediction:
         lo_v8 = apply_cpu_band(lo, workload_type)
         hi_v8 = apply_cpu_band(hi, workload_type)
         low, high = min(lo_v8[0], lo), max(hi_v8[1], hi)
-        if name.endswith("_pct"):
+        if is_share_pct(name):
             high = min(high, 100.0)
         bands[name] = (low, high)
     return replace(prediction, bands=bands)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.metrics.catalog import format_number
 from engine.csvcell import text_cell
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
@@ -344,11 +345,7 @@ def _fmt(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return "-"
-        if 1e4 <= abs(value) < 1e12:
-            return f"{value:,.0f}"  # 47,212 rather than 4.721e+04
-        return f"{value:.4g}"
+        return format_number(value)
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True)
     return str(value)

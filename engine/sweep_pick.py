@@ -19,6 +19,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.metrics.catalog import format_number
+
 #: Throughput metrics in order of preference (the first present is the sweep's throughput).
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
 #: Latency metrics in order of preference.
@@ -161,7 +163,7 @@ class Pick:
 
     def describe(self, fmt=None) -> str:
         """One sentence naming the pick (the Sweep view's label and the report's)."""
-        fmt = fmt or _fmt
+        fmt = fmt or format_number
         goal = (
             f"the target rate ({fmt(self.target)} {self.unit})"
             if self.target is not None
@@ -228,15 +230,6 @@ def choose(
 
 def _value_text(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _fmt(value) -> str:
-    """``43,400`` / ``3.21`` (as reports print rates)."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        return str(value)
-    if isinstance(value, int) or abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.4g}"
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
+from engine.metrics.catalog import format_number
 from engine.limit import limit_text
 from engine.metrics import label as metric_label
 
@@ -56,17 +57,6 @@ def goal_presets(project) -> tuple[str, ...]:
     if "db2_mirror_node" in kinds:
         return ("mirror-baseline", "mirror-baseline:cores")
     return ()
-
-
-def _fmt(v) -> str:
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return str(v)
-    if math.isnan(v):
-        return "-"
-    if math.isinf(v):
-        return "unbounded"
-    a = abs(v)
-    return f"{v:,.0f}" if a >= 1000 else f"{v:.3g}"
 
 
 def advise_task(project, db_path: str | None, outage_min: float = 20.0):
@@ -334,11 +324,11 @@ class AdvisorPanel(QWidget):
             notes = [f"{(a - b) / abs(b) * 100:+.1f}%"] if ok else []
             band = bands.get(name)
             if band:
-                notes.append(keep(f"{_fmt(band[0])} .. {_fmt(band[1])}"))
-            after_text = _fmt(a) if a is not None else "-"
+                notes.append(keep(f"{format_number(band[0])} .. {format_number(band[1])}"))
+            after_text = format_number(a) if a is not None else "-"
             rows.append(
                 f"<tr><td>{html.escape(metric_label(name))}<br><small>{html.escape(units.get(name, ''))}</small></td>"
-                f"<td align=right>{keep(f'{_fmt(b)} → {after_text}')}<br><small>{', '.join(notes)}</small></td></tr>"
+                f"<td align=right>{keep(f'{format_number(b)} → {after_text}')}<br><small>{', '.join(notes)}</small></td></tr>"
             )
         return (
             "<table cellspacing=0 cellpadding=2 border=1><tr><th>metric</th>"
@@ -369,7 +359,7 @@ class AdvisorPanel(QWidget):
         else:
             cons = "".join(
                 f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: {html.escape(str(c))} "
-                f"(predicted {_fmt(r.metrics.get(c.metric, float('nan')))})</li>"
+                f"(predicted {format_number(r.metrics.get(c.metric, float('nan')))})</li>"
                 for c in r.goal.constraints
             )
             keys = [

@@ -19,10 +19,10 @@ runs in the results store (``--db``; ``--no-store`` to skip).
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 from engine import projectfile
+from engine.metrics.catalog import format_number
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
@@ -69,14 +69,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        if math.isinf(v):
-            return "unbounded"
-        return f"{v:,.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
-    return str(v)
-
-
 def format_advice(advice) -> str:
     """Readable recommendations, then what was checked."""
     from engine.bands import band_label
@@ -97,9 +89,11 @@ def format_advice(advice) -> str:
         for name, b in r.before.items():
             a = r.after.get(name)
             band = r.prediction.bands.get(name) if r.prediction is not None else None
-            extra = f"   [{band_label()} {_fmt(band[0])} .. {_fmt(band[1])}]" if band else ""
+            extra = (
+                f"   [{band_label()} {format_number(band[0])} .. {format_number(band[1])}]" if band else ""
+            )
             lines.append(
-                f"     {metric_label(name):<26} {_fmt(b):>12} -> {_fmt(a) if a is not None else '-':>12} "
+                f"     {metric_label(name):<26} {format_number(b):>12} -> {format_number(a) if a is not None else '-':>12} "
                 f"{r.units.get(name, '')}{extra}"
             )
         lines.append(f"   cost/risk: {r.cost_risk}")
@@ -120,7 +114,7 @@ def format_goal(result) -> str:
         "",
         f"  {'found' if result.feasible else 'NO FEASIBLE POINT; nearest miss'}: "
         + " ".join(f"{name}={v}" for name, v in result.changes()),
-        f"  {g.objective} = {_fmt(result.objective_value)}",
+        f"  {g.objective} = {format_number(result.objective_value)}",
         (
             f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
             f"{result.elapsed_s * 1000:.0f} ms"
@@ -129,7 +123,7 @@ def format_goal(result) -> str:
     for c in g.constraints:
         v = result.metrics.get(c.metric)
         lines.append(
-            f"  {'ok ' if c.satisfied(result.metrics) else 'MISS'} {c}  (predicted {_fmt(v) if v is not None else 'n/a'})"
+            f"  {'ok ' if c.satisfied(result.metrics) else 'MISS'} {c}  (predicted {format_number(v) if v is not None else 'n/a'})"
         )
     return "\n".join(lines)
 

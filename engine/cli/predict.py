@@ -14,6 +14,7 @@ from engine.errors import QrtuneError
 from engine.limit import Limit, held_rate_text, limit_of
 from engine.metric_sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
+from engine.metrics.catalog import format_number
 from engine.perf import Prediction
 from engine.predict import ignored_by_node, predict_project
 
@@ -51,7 +52,7 @@ def format_systems(systems, note: str = "") -> list[str]:
         values = [s.get(name) for s in systems]
         if all(v is None for v in values):
             continue
-        cells = "".join(f" {'-':>{width}}" if v is None else f" {v:>{width}.4g}" for v in values)
+        cells = "".join(f" {format_number(v):>{width}}" for v in values)
         lines.append(f"    {label:<44}{cells} {unit}")
     if note:
         lines += textwrap.wrap(note, 100, initial_indent="    ", subsequent_indent="    ")
@@ -70,26 +71,31 @@ def _format_sections(pred: Prediction, lines: list, limit: Limit, project=None) 
         lines.append(f"  {heading}")
         for m, label in rows:
             shown.add(m)
-            band = pred.bands.get(m)
-            extra = f"   ({band_label()} {band[0]:.4g} .. {band[1]:.4g})" if band else ""
-            lines.append(f"    {label:<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}{extra}")
+            lines.append(_metric_line(pred, m, label))
         lines.append("")
     lines += format_systems(systems_of(pred.metrics, project), symmetry_note(project) if project else "")
     rest = [m for m in pred.metrics if m not in shown]
     if rest:
         lines.append("  Other")
-        lines += [f"    {metric_label(m):<38} {pred.metrics[m]:>12.4g} {pred.units.get(m, '')}" for m in rest]
+        lines += [_metric_line(pred, m, metric_label(m)) for m in rest]
         lines.append("")
     lines.append(
         f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
     )
     for s in pred.stages:
         mark = _stage_mark(s.name, limit)
-        msgs = getattr(s, "capacity_msgs_per_s", float("nan"))
         lines.append(
-            f"  {s.name:<16} {s.capacity:>11.4g} {msgs:>10.4g} {getattr(s, 'servers', 1):>7d} "
-            f"{100 * s.utilisation:>10.1f}% {s.latency_ms:>10.3g}{mark}"
+            f"  {s.name:<16} {format_number(s.capacity):>11} {format_number(getattr(s, 'capacity_msgs_per_s', None)):>10} "
+            f"{getattr(s, 'servers', 1):>7d} {100 * s.utilisation:>10.1f}% {format_number(s.latency_ms):>10}{mark}"
         )
+
+
+def _metric_line(pred: Prediction, name: str, label: str, indent: int = 4) -> str:
+    """One metric's line: label, value, unit and, when the prediction has one, its band."""
+    band = pred.bands.get(name)
+    extra = f"   ({band_label()} {format_number(band[0])} .. {format_number(band[1])})" if band else ""
+    value = format_number(pred.metrics[name])
+    return f"{'':<{indent}}{label:<38} {value:>12} {pred.units.get(name, '')}{extra}"
 
 
 def format_ignored(pred: Prediction, project) -> list[str]:
@@ -119,18 +125,13 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
         lines += closing
         lines += format_ignored(pred, project)
         return "\n".join(lines)
-    width = max((len(k) for k in pred.metrics), default=10)
-    for name, value in pred.metrics.items():
-        unit = pred.units.get(name, "")
-        band = pred.bands.get(name)
-        extra = f"   [{band[0]:.4g} .. {band[1]:.4g}]" if band else ""
-        lines.append(f"  {name:<{width}}  {value:>12.4g} {unit}{extra}")
+    lines += [_metric_line(pred, name, metric_label(name), indent=2) for name in pred.metrics]
     if pred.stages:
         lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
         for s in pred.stages:
             mark = _stage_mark(s.name, limit)
             lines.append(
-                f"  {s.name:<16} {s.capacity:>12.4g} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
+                f"  {s.name:<16} {format_number(s.capacity):>12} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
             )
     lines += closing
     lines += format_ignored(pred, project)

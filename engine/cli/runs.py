@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from engine.metrics.catalog import format_number
 from engine.cli import argtypes
 from engine.limit import bottleneck_label
 
@@ -110,12 +111,6 @@ def _metric_columns(args, runs, values: dict) -> list[str]:
         first = next((values[r.id] for r in runs if values.get(r.id)), {})
         chosen = list(first)[:4]
     return chosen
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
 def _values_text(values: list) -> str:
@@ -223,7 +218,9 @@ def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
         + "  label / bottleneck"
     ]
     for r in runs:
-        cells = [_cell(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)]
+        cells = [
+            format_number(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)
+        ]
         if r.status != "ok":
             note = f"{r.label}  ({r.error})"
         else:

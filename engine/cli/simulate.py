@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 from engine import projectfile
+from engine.metrics.catalog import format_number
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_rate_option, project_command
@@ -110,10 +111,11 @@ class ProgressBar:
             sys.stderr.flush()
 
 
-def _fmt(v, unit="", digits=4) -> str:
+def _fmt(v, unit="") -> str:
+    """``v`` as every view prints a number, then its unit; ``n/a`` when the run has no value."""
     if v is None:
         return "n/a"
-    return f"{v:,.{digits}g} {unit}".rstrip()
+    return f"{format_number(v)} {unit}".rstrip()
 
 
 def format_summary(s: dict, title: str) -> str:

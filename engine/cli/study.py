@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
+from engine.metrics.catalog import format_number
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import add_rate_option, execution_options
@@ -75,7 +76,11 @@ def _plan(args, project):
 def _cell(spread, q: int) -> str:
     value = spread.percentiles[q]
     return (
-        "not caught up" if value is None and spread.n_missing else "n/a" if value is None else f"{value:,.4g}"
+        "not caught up"
+        if value is None and spread.n_missing
+        else "n/a"
+        if value is None
+        else format_number(value)
     )
 
 

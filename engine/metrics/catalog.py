@@ -383,6 +383,19 @@ _SWITCH_AT = {
 }
 
 
+#: Metrics that are a share of a whole (processors busy, a structure used): never above 100 %.
+_SHARE_PCT = frozenset(
+    {"source_cpu_pct", "target_cpu_pct", "cf_cpu_pct", "cf_structure_used_pct", "offloaded_msgs_pct"}
+)
+
+
+def is_share_pct(name: str) -> bool:
+    """True when metric ``name`` is a percentage of a whole, so 0..100 % (``apply_lpar_busy_pct``)."""
+    m = _SYSTEM.match(name)
+    plain = m.group(2) if m else name
+    return plain in _SHARE_PCT or plain.endswith(("busy_pct", "_utilisation_pct"))
+
+
 def display_scale(magnitude: float, unit: str) -> tuple[float, str]:
     """The factor and unit that show values of about ``magnitude`` ``unit`` readably.
 
@@ -421,18 +434,33 @@ def display_value(value: float, unit: str) -> tuple[float, str]:
 
 
 def format_number(value) -> str:
-    """Compact, readable number (``12,345``, ``3.21``, ``0.0042``); text for what is not a finite number."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+    """A number as every view of qrtune prints it: ``43,404``, ``146.5``, ``5.82``, ``0.123``, ``0.0042``.
+
+    From 1,000 up a whole number with thousands separators; below it three or four significant
+    digits with a fixed count of decimals per decade (one from 10, two from 1), so a column
+    of values lines up. ``-`` for None or NaN (never shown as a value), ``unbounded`` for an
+    infinite value (a stage without a limit, a queue that grows without bound); anything
+    that is not a number as ``str``.
+    """
+    if value is None:
+        return "-"
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
         return f"{value:,}"
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "unbounded" if value > 0 else "-unbounded"
     a = abs(value)
-    if a >= 1000:
+    if 1000 <= a < 1e15:
         return f"{value:,.0f}"
-    if a >= 10:
+    if 10 <= a < 1000:
         return f"{value:.1f}"
-    if a >= 0.01 or a == 0:
-        return f"{value:.3g}" if a < 1 else f"{value:.2f}"
+    if 1 <= a < 10:
+        return f"{value:.2f}"
+    if 1e-4 <= a < 1 or a == 0:
+        return f"{value:.3g}"
     return f"{value:.2e}"
 
 

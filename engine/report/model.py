@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engine.metrics.catalog import format_number
 from engine.validation_summary import ValidationSummary
 
 #: Latency breakdown of a Q Replication flow: (metric, IBM monitor column name), in pipeline order.
@@ -269,15 +270,8 @@ def format_value(value) -> str:
         return "not set"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "-"
-        a = abs(value)
-        if a >= 1000:
-            return f"{value:,.0f}"
-        return f"{value:.4g}"
+    if isinstance(value, (int, float)):
+        return format_number(value)
     if isinstance(value, dict):
         return ", ".join(f"{k} x{v}" for k, v in value.items())
     if isinstance(value, (list, tuple)):

@@ -153,7 +153,7 @@ def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_e
     elapsed = time.perf_counter() - t0
     text = pdf_text(out)
     rows = re.findall(
-        r"^\s*(\d+)\s+([12])\s+[\d,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:qapply_agents|mq_channel)",
+        r"^\s*(\d+)\s+([12])\s+[\d.,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:qapply_agents|mq_channel)",
         text,
         re.MULTILINE,
     )

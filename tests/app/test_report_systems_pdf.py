@@ -21,6 +21,7 @@ def _text(path) -> str:
 def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path, capsys):
     from engine import projectfile
     from engine.predict import predict_project
+    from engine.report import format_value
 
     out = tmp_path / "j6.pdf"
     bidir, p2p = SAMPLES / "redpaper-bidirectional.json", SAMPLES / "redpaper-peer-to-peer.json"
@@ -29,7 +30,7 @@ def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path
     assert "Systems (deltas against" in text and "Systems (each runs its own workload" in text
     trigger = predict_project(projectfile.load(p2p)).metrics["system2_trigger_cpu_us_per_row"]
     line = next(ln for ln in text.splitlines() if ln.startswith("Db2 B") and "peer-to-peer triggers" in ln)
-    assert f"+{trigger:.4g} (-)" in line  # 0 -> the trigger cost; no percent from 0
+    assert f"+{format_value(trigger)} (-)" in line  # 0 -> the trigger cost; no percent from 0
     uni = tmp_path / "uni.pdf"
     assert (
         main(["report", str(SAMPLES / "redpaper-baseline.json"), "--out", str(uni), "--no-validation"]) == 0

@@ -87,3 +87,42 @@ def test_sources_are_shown_by_title():
         == "Db2 Mirror for i: Performance Considerations, 2020, Case Study #1"
     )
     assert ".txt" not in source_title("004_ffcf34fd6a8d592a.txt")
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (43404.2, "43,404"),
+        (580.06, "580.1"),
+        (5.8183, "5.82"),
+        (0.12345, "0.123"),
+        (0.0041, "0.0041"),
+        (0.0, "0"),
+        (-1234.5, "-1,234"),
+        (240000, "240,000"),
+        (float("inf"), "unbounded"),
+        (float("nan"), "-"),
+        (None, "-"),
+    ],
+)
+def test_every_view_prints_a_number_one_way(value, text):
+    from engine.metrics.catalog import format_number
+
+    assert format_number(value) == text
+
+
+@pytest.mark.parametrize(
+    "name, share",
+    [
+        ("apply_lpar_busy_pct", True),
+        ("system2_busiest_lpar_busy_pct", True),
+        ("target_cpu_pct", True),
+        ("qapply_agents_utilisation_pct", True),
+        ("cpu_change_pct", False),
+        ("throughput_change_pct", False),
+    ],
+)
+def test_shares_of_a_whole_are_known(name, share):
+    from engine.metrics.catalog import is_share_pct
+
+    assert is_share_pct(name) is share

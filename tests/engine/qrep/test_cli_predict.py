@@ -1,6 +1,7 @@
 """``qrtune predict`` and ``qrtune evaluate`` on Q Replication inputs."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,20 @@ def test_predict_set_is_a_what_if_without_editing_the_file():
     assert "qapply.num_apply_agents" in bad.stderr and "1 to 128" in bad.stderr
     several = qrtune("predict", "sample_runs/redpaper-baseline.json", "--set", "qapply.num_apply_agents=2,3")
     assert several.returncode == 2 and "one value per knob" in several.stderr
+
+
+def test_predict_prints_numbers_without_exponents_and_labels_every_kind():
+    """Rates read 43,353 rows/s, not 4.335e+04; a Db2 Mirror prediction is labelled, not keyed;
+    a stage without a limit reads "unbounded", never "inf"; a CPU band stops at 100 %."""
+    qrep = qrtune("predict", "sample_runs/redpaper-baseline.json")
+    mirror = qrtune("predict", "sample_runs/mirror-active-active.json", "--set", "mirror-target.cores=8")
+    assert qrep.returncode == 0 and mirror.returncode == 0, qrep.stderr + mirror.stderr
+    for text in (qrep.stdout, mirror.stdout):
+        assert "e+0" not in text and " inf " not in text and "nan" not in text.lower()
+    assert re.search(r"Q Apply\s+\d{2},\d{3} rows/s\s+\(80% band \d{2},\d{3} \.\. \d{2},\d{3}\)", qrep.stdout)
+    assert re.search(r"Response time\s+[\d.]+ ms", mirror.stdout)
+    assert re.search(r"mirror_link\s+unbounded txn/s", mirror.stdout)
+    band_high = re.search(
+        r"Secondary node CPU busy\s+([\d.]+) %\s+\(80% band [\d.]+ \.\. ([\d.]+)\)", mirror.stdout
+    )
+    assert band_high and float(band_high.group(2)) <= 100.0 < float(band_high.group(1)) * 1.09

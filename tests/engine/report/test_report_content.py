@@ -181,8 +181,11 @@ def test_report_needs_a_run_and_formats_numbers():
         build_report([], validation=False)
     assert (
         format_value(43404.2) == "43,404"
-        and format_value(43.906) == "43.91"
-        and format_value(5.8183) == "5.818"
+        and format_value(43.906) == "43.9"
+        and format_value(5.8183) == "5.82"
+        and format_value(0.0041) == "0.0041"
+        and format_value(math.inf) == "unbounded"
+        and format_value(math.nan) == "-"
     )
     assert (
         format_value(True) == "yes" and format_value(None) == "not set" and format_value(240000) == "240,000"

@@ -38,7 +38,7 @@ def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     table = qrtune(env, "runs", "--db", str(db), "--sweep", str(summary["sweep_id"]), "--limit", "5").stdout
     lines = table.splitlines()
     assert "apply_rows_per_s (rows/s)" in lines[0] and "apply_latency_ms (ms)" in lines[0]
-    assert lines[1].split()[:4] == ["1", "ok", "900", "105"]  # point 0: 1 agent, batch 1 (point order)
+    assert lines[1].split()[:4] == ["1", "ok", "900.0", "105.0"]  # point 0: 1 agent, batch 1 (point order)
     assert "qapply.num_apply_agents=1 qcapture.trans_batch_sz=1" in lines[1]
     assert lines[-1] == "(5 of 12 runs shown; --limit 0 shows all)"
     sweeps = qrtune(env, "runs", "--db", str(db), "--sweeps").stdout.splitlines()
