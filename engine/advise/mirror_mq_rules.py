@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from engine.advise.base import Rule, SetKnobRule, first, metric, nodes, set_all
-from engine.advise.outage import pool_storage_text
+from engine.advise.outage import advised_pool_pages, dwp_start_pct, pool_storage_text
+from engine.perf.mq_bufferpool import buffers_below_dwp
 
 
 class MirrorSsdRule(SetKnobRule):
@@ -185,9 +186,9 @@ class MoverBufferPoolRule(Rule):
         )
 
     def change(self, project, prediction):
-        pages = math.ceil(metric(prediction, "peak_depth") * metric(prediction, "pages_per_msg", 1.0) / 0.85)
-        pages = min(50_000_000, max(1000, math.ceil(pages / 1000) * 1000))
-        return set_all(project, "queue_manager", "buffpool_pages", pages)
+        backlog_pages = metric(prediction, "peak_depth") * metric(prediction, "pages_per_msg", 1.0)
+        needed = buffers_below_dwp(backlog_pages, dwp_start_pct(first(project, "queue_manager")))
+        return set_all(project, "queue_manager", "buffpool_pages", advised_pool_pages(needed))
 
     def title(self, before, after, prediction) -> str:
         pages = first(after, "queue_manager").params["buffpool_pages"]

@@ -19,6 +19,10 @@ import math
 from engine.model import Project
 from engine.registry.platform_knobs import ZOS
 
+#: The advisor sizes buffer pools in steps of this many 4 KB pages, and never below it.
+MIN_ADVISED_PAGES = 1000
+#: The largest BUFFPOOL the advisor proposes (4 KB pages; about 191 GiB).
+MAX_BUFFPOOL_PAGES = 50_000_000
 #: Derived metrics :func:`outage_metrics` adds, with units.
 UNITS = {"outage_held_min": "min", "xmitq_backlog_msgs_per_min": "msgs/min", "xmitq_pages_per_msg": "pages"}
 
@@ -63,7 +67,7 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
         return {}
     from engine.perf import mq_bufferpool as mqbp
 
-    kw = {"dwp_start_pct": float(qm.params.get("dwp_start_pct", 85))}
+    kw = {"dwp_start_pct": dwp_start_pct(qm)}
     lo, hi = qm.params.get("dwp_target_pct", [75, 85])
     kw["dwp_target_pct"] = (float(min(lo, kw["dwp_start_pct"])), float(min(hi, kw["dwp_start_pct"])))
     pool = mqbp.BufferPool(buffers=int(qm.params["buffpool_pages"]), **kw)
@@ -92,6 +96,17 @@ def pool_pages_for(minutes: float, metrics: dict, dwp_start_pct: float = 85.0) -
     """
     from engine.perf import mq_bufferpool as mqbp
 
-    pages = mqbp.pages_per_message(max(1, round(metrics["msg_size_kb"] * 1024)))
-    need = minutes * 60.0 * metrics["channel_msgs_per_s"] * pages
-    return math.ceil(need * 100.0 / dwp_start_pct)
+    backlog_msgs = minutes * 60.0 * metrics["channel_msgs_per_s"]
+    return mqbp.buffers_to_hold(backlog_msgs, max(1, round(metrics["msg_size_kb"] * 1024)), dwp_start_pct)
+
+
+def advised_pool_pages(buffers: int, at_least: int = MIN_ADVISED_PAGES) -> int:
+    """A BUFFPOOL to advise for ``buffers`` needed: rounded up to 1,000 pages, at least ``at_least``,
+    at most :data:`MAX_BUFFPOOL_PAGES`."""
+    rounded = math.ceil(buffers / MIN_ADVISED_PAGES) * MIN_ADVISED_PAGES
+    return min(MAX_BUFFPOOL_PAGES, max(at_least, rounded))
+
+
+def dwp_start_pct(qm) -> float:
+    """The deferred write start threshold of queue manager node ``qm`` (%, 85 when not set)."""
+    return float(qm.params.get("dwp_start_pct", 85))

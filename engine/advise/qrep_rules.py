@@ -12,8 +12,17 @@ import math
 
 from engine.advise.base import Rule, SetKnobRule, first, knob_axis, metric, nodes, set_all
 from engine.advise.goalseek import Constraint, make_goal, seek, seek_change
-from engine.advise.outage import outage_metrics, pool_storage_text, transmit_queue_manager
+from engine.advise.outage import (
+    MAX_BUFFPOOL_PAGES,
+    MIN_ADVISED_PAGES,
+    advised_pool_pages,
+    dwp_start_pct,
+    outage_metrics,
+    pool_storage_text,
+    transmit_queue_manager,
+)
 from engine.advise.queue_map_rule import QueueMapsRule
+from engine.perf.mq_bufferpool import buffers_to_hold
 from engine.sweep import Axis
 
 #: The message size range the seeds recommend for Q Replication messages (KB).
@@ -23,7 +32,6 @@ MSG_KB_RANGE = (32.0, 256.0)
 OUTAGE_MIN = 20.0
 
 #: Largest BUFFPOOL the registry allows (4 KB pages).
-MAX_BUFFPOOL_PAGES = 50_000_000
 
 #: CPU ceiling of the seeds' tuning goal (%).
 CPU_CEILING_PCT = 90.0
@@ -155,7 +163,9 @@ class OutageBufferPoolRule(Rule):
     def change(self, project, prediction):
         qm = transmit_queue_manager(project)
         lo = int(qm.params["buffpool_pages"])
-        values = range(lo + 1000 - lo % 1000, MAX_BUFFPOOL_PAGES + 1, 1000)
+        values = range(
+            lo + MIN_ADVISED_PAGES - lo % MIN_ADVISED_PAGES, MAX_BUFFPOOL_PAGES + 1, MIN_ADVISED_PAGES
+        )
         goal = make_goal(
             f"{qm.id}.buffpool_pages",
             "min",
@@ -194,13 +204,9 @@ class DrainBufferPoolRule(Rule):
     def change(self, project, prediction):
         qm = first(project, "queue_manager")
         depth = max(int(n.params.get("initial_depth_msgs", 0)) for n in nodes(project, "queue_manager"))
-        pages = math.ceil(
-            depth
-            * max(1.0, math.ceil(metric(prediction, "msg_size_kb") * 1024 / 4096 + 1e-9))
-            * 100
-            / float(qm.params.get("dwp_start_pct", 85))
-        )
-        pages = min(MAX_BUFFPOOL_PAGES, max(pages, int(qm.params["buffpool_pages"]) + 1000))
+        msg_bytes = max(1, round(metric(prediction, "msg_size_kb") * 1024))
+        needed = buffers_to_hold(depth, msg_bytes, dwp_start_pct(qm))
+        pages = advised_pool_pages(needed, at_least=int(qm.params["buffpool_pages"]) + 1000)
         return set_all(project, "queue_manager", "buffpool_pages", pages)
 
     def title(self, before, after, prediction) -> str:

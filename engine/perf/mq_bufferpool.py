@@ -84,13 +84,24 @@ def buffers_to_hold(
         ``messages`` is not a number >= 0, ``message_bytes`` not > 0 or ``dwp_start_pct`` not in (0, 100].
     """
     require_nonnegative("messages", messages, "a number of messages >= 0")
+    return buffers_below_dwp(messages * pages_per_message(message_bytes, coeffs), dwp_start_pct)
+
+
+def buffers_below_dwp(pages: float, dwp_start_pct: float = 85.0) -> int:
+    """4 KB buffers a pool needs to hold ``pages`` pages of messages below the DWP start threshold.
+
+    Raises
+    ------
+    FieldError
+        ``pages`` is not a number >= 0 or ``dwp_start_pct`` not in (0, 100].
+    """
+    require_nonnegative("pages", pages, "a number of pages >= 0")
     if (
         isinstance(dwp_start_pct, bool)
         or not isinstance(dwp_start_pct, (int, float))
         or not 0 < dwp_start_pct <= 100
     ):
         raise FieldError("dwp_start_pct", dwp_start_pct, "a percentage above 0 and at most 100")
-    pages = messages * pages_per_message(message_bytes, coeffs)
     return math.ceil(round(pages * 100.0 / dwp_start_pct, 6))
 
 

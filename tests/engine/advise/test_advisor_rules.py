@@ -332,3 +332,17 @@ def test_no_gain_means_no_recommendation(base):
     pred = predict_project(project)
     rec, outcome = evaluate_rule(TraceOffRule(), project, pred, min_gain_pct=1e6)
     assert rec is None and outcome.startswith("no gain")
+
+
+def test_mover_pool_advice_holds_the_backlog_below_the_queue_managers_dwp_threshold(root):
+    """The advised pool holds the peak backlog below the queue manager's DWP start threshold,
+    rounded up to 1,000 pages: a lower threshold needs a larger pool for the same backlog."""
+    base = _load(root, "mq-buffer-pool-mover")
+    low = base
+    for qm in ("qmgr-send", "qmgr-recv"):
+        low = low.with_param(qm, "dwp_start_pct", 70).with_param(qm, "dwp_target_pct", [60, 70])
+    for dwp_pct, project in ((85, base), (70, low)):
+        pred = predict_project(project)
+        backlog_pages = pred.metrics["peak_depth"] * pred.metrics["pages_per_msg"]
+        pages = MoverBufferPoolRule().change(project, pred).node("qmgr-send").params["buffpool_pages"]
+        assert pages % 1000 == 0 and 0 <= pages - backlog_pages * 100 / dwp_pct < 1000, dwp_pct
