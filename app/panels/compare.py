@@ -227,8 +227,9 @@ class CompareView(QWidget):
         self.metrics_table.setColumnCount(len(headers))
         self.metrics_table.setHorizontalHeaderLabels(headers)
         self.metrics_table.setRowCount(len(cmp.metrics))
+        kind = cmp.comparison.runs[0].scenario_kind
         for r, m in enumerate(cmp.metrics):
-            cells = [metric_label(m.metric), m.unit, _fmt(m.values[0])]
+            cells = [metric_label(m.metric, kind), m.unit, _fmt(m.values[0])]
             for v, pct in zip(m.values[1:], m.pct_delta[1:]):
                 cells += [_fmt(v), "" if pct is None else f"{pct:+.1f}%"]
             for c, text in enumerate(cells):
@@ -317,7 +318,9 @@ class CompareView(QWidget):
             for i in range(1, len(cmp.labels))
         }
         self.delta_chart.set_data(
-            [metric_label(k) for k in keys], deltas_pct, key_title="Change against the first run (%)"
+            [metric_label(k, cmp.comparison.runs[0].scenario_kind) for k in keys],
+            deltas_pct,
+            key_title="Change against the first run (%)",
         )  # keys in the title, not over bars
         names = self._offer_series(cmp)
         has_systems = bool(getattr(cmp.comparison, "systems", ()))

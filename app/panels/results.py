@@ -514,7 +514,8 @@ class ResultsPanel(QWidget):
         self.table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
             unit = units.get(name, "")
-            self.table.setItem(r, 0, metric_item(name))
+            kind = self.prediction.kind if self.prediction is not None else None
+            self.table.setItem(r, 0, metric_item(name, kind))
             cell, unit_cell = metric_cells(name, value, unit)
             self.table.setItem(r, 1, cell)
             self.table.setItem(r, 2, unit_cell)

@@ -72,11 +72,12 @@ def message_label(text: str = "", rich: bool = False, parent=None) -> QLabel:
     return label
 
 
-def metric_item(name: str) -> QTableWidgetItem:
-    """A table cell naming metric ``name`` as the catalogue labels it; the tooltip says where IBM names it."""
+def metric_item(name: str, kind: str | None = None) -> QTableWidgetItem:
+    """A table cell naming metric ``name`` of an engine ``kind`` as the catalogue labels it; the
+    tooltip says where IBM names it."""
     from engine.metrics import info
 
-    entry = info(name)
+    entry = info(name, kind)
     item = QTableWidgetItem(entry.label)
     tip = [entry.description, entry.source, f"<small>key: {name}</small>"]
     item.setToolTip("<br>".join(t for t in tip if t))

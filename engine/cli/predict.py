@@ -125,7 +125,7 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
         lines += closing
         lines += format_ignored(pred, project)
         return "\n".join(lines)
-    lines += [_metric_line(pred, name, metric_label(name), indent=2) for name in pred.metrics]
+    lines += [_metric_line(pred, name, metric_label(name, pred.kind), indent=2) for name in pred.metrics]
     if pred.stages:
         lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
         for s in pred.stages:

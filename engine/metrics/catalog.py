@@ -274,6 +274,21 @@ _ENTRIES = {
 }
 
 #: The latency columns of IBMQREP_APPLYMON and the engine's metric each one measures (ms).
+#: Entries that differ by engine kind: a Db2 Mirror pair's transactions are the application's,
+#: not the transactions Q Capture publishes (TRANS_PUBLISHED).
+_KIND_ENTRIES = {
+    "db2mirror": {
+        "tps": (
+            "Transactions",
+            "txn/s",
+            _UP,
+            "throughput",
+            "",
+            "Application transactions per second the mirrored node pair completes",
+        ),
+    },
+}
+
 APPLYMON_LATENCIES = {
     "END2END_LATENCY": "end2end_latency_ms",
     "QLATENCY": "qlatency_ms",
@@ -314,19 +329,24 @@ def _plain(name: str) -> tuple[str, str]:
     return text[:1].upper() + text[1:], unit
 
 
-def info(name: str) -> MetricInfo:
+def info(name: str, kind: str | None = None) -> MetricInfo:
     """The catalogue entry of ``name`` (derived for per-system, per-event, percentile and stage metrics).
 
     Parameters
     ----------
     name : str
         An engine or simulation metric key.
+    kind : str, optional
+        The engine kind of the prediction (``qrep``, ``db2mirror``...), for a key whose meaning
+        depends on it.
 
     Returns
     -------
     MetricInfo
         Never raises: an unknown key gets a label made from it.
     """
+    if name in _KIND_ENTRIES.get(kind, {}):
+        return MetricInfo(name, *_KIND_ENTRIES[kind][name])
     if name in _ENTRIES:
         return MetricInfo(name, *_ENTRIES[name])
     for pattern, prefix in ((_SYSTEM, "System {}: "), (_EVENT, "Event {}: "), (_SQL, "SQL Replication: ")):
@@ -355,9 +375,10 @@ def info(name: str) -> MetricInfo:
     return MetricInfo(name, text, unit, metric_direction.better_direction(name), "other")
 
 
-def label(name: str) -> str:
-    """What a view prints for the metric ``name`` (IBM's column or report name where there is one)."""
-    return info(name).label
+def label(name: str, kind: str | None = None) -> str:
+    """What a view prints for the metric ``name`` of an engine ``kind`` (IBM's column or report name
+    where there is one)."""
+    return info(name, kind).label
 
 
 def better_direction(name: str) -> int:

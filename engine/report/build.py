@@ -42,28 +42,31 @@ def _engine_version() -> str:
     return engine_version()
 
 
-def _metric_label(metric: str) -> str:
-    for name, label in LATENCY_PARTS + (END2END,):
-        if name == metric:
-            return label
-    for _, items in QREP_SECTIONS:
-        for m, label in items:
-            if m == metric:
-                return label
+def _metric_label(metric: str, kind: str | None = None) -> str:
+    """What the report calls ``metric`` of an engine ``kind``: a Q Replication flow's names as
+    ``qrtune predict`` prints them, else the catalogue's IBM column or report name."""
     from engine.metrics import label
 
-    return label(metric)  # the catalogue's IBM column or report name
+    if kind in (None, "qrep"):
+        for _, items in (("Latency", LATENCY_PARTS + (END2END,)), *QREP_SECTIONS):
+            named = dict(items)
+            if metric in named:
+                return named[metric]
+    return label(metric, kind)
 
 
-def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup, ...]:
-    """Metrics under the headings ``qrtune predict`` uses; the rest under "Other results".
+def group_metrics(
+    metrics: dict, units: dict, bands: dict, kind: str | None = None
+) -> tuple[MetricGroup, ...]:
+    """Metrics of an engine ``kind`` under the headings ``qrtune predict`` uses; the rest under
+    "Other results".
 
     Figures per system (bidirectional, peer-to-peer) are left out: :attr:`ReportRun.systems` has them.
     """
     from engine.perf.qrep.systems import is_system_metric
 
     groups, shown = [], {m for m in metrics if is_system_metric(m)}
-    for heading, items in QREP_SECTIONS:
+    for heading, items in QREP_SECTIONS if kind in (None, "qrep") else ():
         rows = []
         for metric, label in items:
             value = metrics.get(metric)
@@ -81,7 +84,7 @@ def group_metrics(metrics: dict, units: dict, bands: dict) -> tuple[MetricGroup,
         if rows:
             groups.append(MetricGroup(heading, tuple(rows)))
     rest = [
-        MetricValue(m, _metric_label(m), float(v), units.get(m, ""), _band(bands.get(m)))
+        MetricValue(m, _metric_label(m, kind), float(v), units.get(m, ""), _band(bands.get(m)))
         for m, v in metrics.items()
         if m not in shown and isinstance(v, (int, float)) and math.isfinite(v)
     ]
@@ -134,7 +137,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         bands=dict(pred.bands),
         stages=stages,
         setting_rows=rows_from_project(project),
-        groups=group_metrics(pred.metrics, pred.units, pred.bands),
+        groups=group_metrics(pred.metrics, pred.units, pred.bands, pred.kind),
         engine_version=_engine_version(),
         coefficients_version=pred.coefficients_version or "",
         started=None,
@@ -232,7 +235,7 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                 bands={},
                 stages=stages,
                 setting_rows=rows,
-                groups=group_metrics(metrics, units, {}),
+                groups=group_metrics(metrics, units, {}, kind),
                 engine_version=run.engine_version,
                 coefficients_version=run.coefficients_version,
                 started=run.started,
@@ -259,7 +262,9 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
     for m in metric_names:
         values = _finite_values(r.metrics.get(m) for r in runs)
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
-        metrics.append(MetricComparison(m, _metric_label(m), unit, values, *deltas(values)))
+        metrics.append(
+            MetricComparison(m, _metric_label(m, runs[0].scenario_kind), unit, values, *deltas(values))
+        )
     return RunComparison(
         tuple(_unique_labels(runs)),
         settings,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.metrics import format_metric, info, knob_label, label, source_title
@@ -126,3 +128,25 @@ def test_shares_of_a_whole_are_known(name, share):
     from engine.metrics.catalog import is_share_pct
 
     assert is_share_pct(name) is share
+
+
+def test_a_key_whose_meaning_depends_on_the_engine_is_labelled_by_kind():
+    """Q Capture's published transactions are TRANS_PUBLISHED; a Db2 Mirror pair's are the application's."""
+    assert label("tps") == label("tps", "qrep") == "TRANS_PUBLISHED"
+    assert label("tps", "db2mirror") == "Transactions" and info("tps", "db2mirror").source == ""
+    assert label("response_time_ms", "db2mirror") == label("response_time_ms")
+
+
+def test_a_db2_mirror_report_uses_no_q_replication_names():
+    from engine import projectfile
+    from engine.predict import predict_project
+    from engine.report.build import group_metrics
+
+    root = Path(__file__).resolve().parents[3]
+    pred = predict_project(projectfile.load(root / "sample_runs" / "mirror-active-active.json"))
+    labels = {
+        row.metric: row.label
+        for g in group_metrics(pred.metrics, pred.units, pred.bands, pred.kind)
+        for row in g.rows
+    }
+    assert labels["tps"] == "Transactions" and "source transactions" not in labels.values()
