@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from engine.model import Project
 from engine.study import StudyPlan, distribution, run_study_points, study_key
-from engine.sweep import Progress, dask_executor, run_batches
+from engine.progress import Progress
+from engine.sweep import dask_executor, run_batches
 
 STUDY_BATCH = 2
 """Runs per task: a 10-minute simulation takes about 1.5 s, so small tasks keep every worker busy."""

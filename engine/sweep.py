@@ -26,7 +26,6 @@ import math
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ from typing import Any
 
 from engine.errors import FieldError, QrtuneError, UnsupportedKindError
 from engine.model import Project
+from engine.progress import Progress
 from engine.registry import KINDS
 
 #: The predictor a sweep uses unless told otherwise (``module:function``).
@@ -351,44 +351,6 @@ class SweepResult:
     n_failed: int
     elapsed_s: float
     coefficients_version: str = ""
-
-
-class Progress:
-    """A one-line progress bar on stderr (redrawn at most 10 times a second)."""
-
-    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, label: str = "sweep"):
-        self.total, self.done, self.label = total, done, label
-        self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.start = time.monotonic()
-        self.start_done = done
-        self._last = 0.0
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
-
-    def update(self, n: int) -> None:
-        self.done += n
-        now = time.monotonic()
-        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
-            self._last = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        frac = self.done / self.total if self.total else 1.0
-        width = 30
-        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
-        elapsed = now - self.start
-        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
-        text = f"{self.label} [{bar}] {self.done}/{self.total} {100 * frac:5.1f}% {elapsed:6.1f}s"
-        if math.isfinite(eta):
-            text += f" eta {eta:5.1f}s"
-        self.stream.write(("\r" if self._tty else "") + text + ("" if self._tty else "\n"))
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled and self._tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def local_executor(workers: int | None = None) -> Executor:
@@ -785,7 +747,6 @@ def _stop_now(executor: Executor) -> None:
 __all__ = [
     "DEFAULT_PREDICTOR",
     "Axis",
-    "Progress",
     "SweepResult",
     "dask_executor",
     "local_executor",

@@ -36,13 +36,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from engine import projectfile
-from engine.metrics.catalog import format_number
+from engine.metrics.catalog import display_value, format_number
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
+from engine.progress import Progress
 from engine.cli.options import add_changes_option, add_rate_option, project_command
 from engine.errors import FieldError
 
@@ -86,36 +86,19 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr."""
-
-    def __init__(self, total_s: float, enabled: bool = True, width: int = 30):
-        self.total_s = total_s
-        self.enabled = enabled
-        self.width = width
-        self.t0 = time.perf_counter()
-
-    def __call__(self, fraction: float) -> None:
-        if not self.enabled:
-            return
-        n = round(fraction * self.width)
-        sys.stderr.write(
-            f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * fraction:5.1f}%  simulated "
-            f"{fraction * self.total_s:,.0f} of {self.total_s:,.0f} s  ({time.perf_counter() - self.t0:.1f} s)"
-        )
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+#: Units of things counted one by one: printed as whole numbers.
+COUNT_UNITS = ("msgs", "rows", "txns")
 
 
 def _fmt(v, unit="") -> str:
-    """``v`` as every view prints a number, then its unit; ``n/a`` when the run has no value."""
+    """``v`` in ``unit`` as every view prints it, scaled to a readable unit (``20.1 s``, ``135 MB``);
+    ``n/a`` when the run has no value."""
     if v is None:
         return "n/a"
-    return f"{format_number(v)} {unit}".rstrip()
+    if unit in COUNT_UNITS:  # a whole number of messages, rows or transactions
+        return f"{format_number(round(v))} {unit}"
+    shown, shown_unit = display_value(v, unit)
+    return f"{format_number(shown)} {shown_unit}".rstrip()
 
 
 def format_summary(s: dict, title: str) -> str:
@@ -249,11 +232,18 @@ def run(args) -> int:
         profile = profiles.constant(args.rate)
     label = f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes)
     try:
-        bar = ProgressBar(duration_s, enabled=not args.quiet)
+        bar = Progress(duration_s, enabled=not args.quiet, label="simulate", unit=" s")
         try:
-            res = simulate(project, duration_s, seed=args.seed, profile=profile, events=events, progress=bar)
+            res = simulate(
+                project,
+                duration_s,
+                seed=args.seed,
+                profile=profile,
+                events=events,
+                progress=lambda fraction: bar.update_to(fraction * duration_s),
+            )
         finally:
-            bar.done()
+            bar.close()
     except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
         if args.db:  # nothing a user ran is lost: the failure is a run too, as for qrtune predict
             from engine.store import Store

@@ -1,6 +1,8 @@
 """Db2 Mirror suspend/resync, workload profiles, and the ``qrtune simulate`` command."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -282,3 +284,13 @@ def test_cli_simulate_text_reports_the_switch_over_drain(fake_engine, capsys):
     assert simulate_30s("--rate", "5000") == 0
     out = capsys.readouterr().out
     assert "switch-over" in out and "in flight is applied" in out
+
+
+def test_simulate_summary_reads_in_units_that_suit_each_value(monkeypatch, capsys):
+    """Seconds of latency read as s, bytes as KB or MB, queue depths as whole messages."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[3])
+    assert simulate_30s("--event", "channel-stop@5s+10s") == 0
+    out = capsys.readouterr().out
+    assert re.search(r"END2END_LATENCY\s+mean [\d.]+ s, p50 [\d.]+ (?:ms|s), p95 [\d.]+ s", out), out
+    assert re.search(r"Apply peak [\d.]+ (?:KB|MB)", out) and re.search(r"transmit queue [\d,]+ msgs,", out)
+    assert "e+0" not in out and " bytes" not in out
