@@ -183,12 +183,18 @@ def flatten(settings: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+#: Values closer than this share of their size are the same value computed two ways.
+ROUND_OFF = 1e-9
+
+
 def delta(value: float | None, ref: float | None) -> tuple[float | None, float | None]:
     """``value`` against ``ref``: the absolute and the percentage change (None where either is missing or not
     finite; the percentage also when ``ref`` is 0)."""
     if value is None or ref is None or not math.isfinite(value) or not math.isfinite(ref):
         return None, None
     absolute = value - ref
+    if abs(absolute) <= ROUND_OFF * max(abs(value), abs(ref)):
+        absolute = 0.0  # equal but for floating-point round-off (7.1e-15 msgs)
     pct = None if ref == 0 else 100.0 * absolute / abs(ref)
     return absolute, pct
 
@@ -356,9 +362,17 @@ def _fmt_pct(value: float | None) -> str:
 
 
 def format_table(comparison: Comparison) -> str:
-    """A readable table: settings that differ, then metrics with deltas against the first run."""
+    """A readable table: settings that differ, then metrics with deltas against the first run.
+
+    Settings and metrics read as IBM names them (``NUM_APPLY_AGENTS``, ``END2END_LATENCY``), a
+    setting with its path for ``--set`` too; ``--json`` and ``--csv`` keep the engine's keys.
+    """
+    from engine.metrics import label as metric_label
+    from engine.report.settings import path_names
+
     ids = comparison.run_ids
     head = [f"run {i}" for i in ids]
+    kinds = list(dict.fromkeys(r.scenario_kind for r in comparison.runs))
     lines = (
         ["Runs"]
         + [
@@ -367,16 +381,25 @@ def format_table(comparison: Comparison) -> str:
         ]
         + [""]
     )
+    if len(kinds) > 1:
+        lines += [
+            f"note: the runs come from different engines ({', '.join(kinds)}): a metric they share "
+            "may not measure the same thing",
+            "",
+        ]
+    names = path_names(kinds[0])
     if comparison.settings:
         lines.append("Settings that differ")
         lines += _grid(
-            [["setting", *head]] + [[s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings]
+            [["setting", "path", *head]]
+            + [[names.get(s.path, ""), s.path, *(_fmt(v) for v in s.values)] for s in comparison.settings],
+            left=2,
         )
     else:
         lines.append("Settings: identical")
     lines += ["", f"Metrics (deltas against run {ids[0]})"]
     rows = [["metric", "unit", *_delta_head(ids)]] + [
-        [m.metric, m.unit, *_delta_cells(m)] for m in comparison.metrics
+        [metric_label(m.metric, kinds[0]), m.unit, *_delta_cells(m)] for m in comparison.metrics
     ]
     rows.append(
         [

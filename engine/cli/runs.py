@@ -208,9 +208,14 @@ def _no_runs_text(kind: str | None, total: int) -> str:
 
 
 def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
-    """The runs as a table of their values of the metric ``columns`` (with units), then label or bottleneck."""
+    """The runs as a table of their values of the metric ``columns`` (IBM's names, with units), then
+    label or bottleneck."""
+    from engine.metrics import label as metric_label
+
     units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
-    heads = [f"{m} ({units[m]})" if units.get(m) else m for m in columns]
+    kind = runs[0].scenario_kind if runs else None
+    names = [metric_label(m, kind) for m in columns]
+    heads = [f"{n} ({units[m]})" if units.get(m) else n for n, m in zip(names, columns)]
     widths = [max(10, len(h)) for h in heads]
     lines = [
         f"{'id':>6}  {'status':<6}  "

@@ -611,8 +611,6 @@ def predict(settings: dict) -> Prediction:
             "target_cpu": sol.utilisation.get("target_cpu", 0.0),
         }
         bottleneck = max(cands, key=cands.get)
-        if bottleneck == "target_cpu":
-            bottleneck = "cpu"
     units = {k: UNITS.get(k, "") for k in m}
     reasons = {p: "not used by the Db2 Mirror engine" for p in unused_settings(settings, used)}
     present = set(setting_paths(settings))

@@ -100,3 +100,15 @@ def test_stored_runs_that_held_their_rate_read_as_such_in_runs_and_compare(tmp_p
     assert main(["compare", "1", "2", "--db", db]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("bottleneck"))
     assert row.split()[1:] == ["none", "(rate", "held)", "qapply_agents"]
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_the_engines_bottleneck_is_the_limits_stage_so_stored_runs_name_it_alike(sample):
+    """``qrtune runs`` shows the bottleneck a run stored; live views show the limit. On every
+    sample they name the same stage (the Db2 Mirror engine named the secondary's CPU 'cpu')."""
+    pred = predict_project(projectfile.load(SAMPLES / sample))
+    limit = limit_of(pred)
+    if limit.holds_offered:
+        assert bottleneck_label(pred.bottleneck) == RATE_HELD
+    else:
+        assert pred.bottleneck == limit.stage

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from cli_run import qrtune as run_qrtune
@@ -37,7 +38,7 @@ def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     assert "12/12 100.0%" in out.stderr  # the progress bar
     table = qrtune(env, "runs", "--db", str(db), "--sweep", str(summary["sweep_id"]), "--limit", "5").stdout
     lines = table.splitlines()
-    assert "apply_rows_per_s (rows/s)" in lines[0] and "apply_latency_ms (ms)" in lines[0]
+    assert "ROWS_APPLIED (rows/s)" in lines[0] and "APPLY_LATENCY (ms)" in lines[0]
     assert lines[1].split()[:4] == ["1", "ok", "900.0", "105.0"]  # point 0: 1 agent, batch 1 (point order)
     assert "qapply.num_apply_agents=1 qcapture.trans_batch_sz=1" in lines[1]
     assert lines[-1] == "(5 of 12 runs shown; --limit 0 shows all)"
@@ -55,6 +56,10 @@ def test_sweep_runs_compare_round_trip(db, env_with_fakes):
     assert rate["values"][0] == 900 and abs(rate["pct_delta"][1] - 100 * (4000 / 1.2 - 900) / 900) < 1e-9
     table = qrtune(env, "compare", str(a), str(b), "--db", str(db))
     assert table.returncode == 0 and "Settings that differ" in table.stdout
+    # IBM's names, the path for --set, and no difference made of round-off
+    assert re.search(r"NUM_APPLY_AGENTS\s+qapply\.num_apply_agents\s+1\s+4", table.stdout)
+    assert re.search(r"^\s+ROWS_APPLIED\s+rows/s\s+900\.0\s", table.stdout, re.MULTILINE)
+    assert "e-1" not in table.stdout and "different engines" not in table.stdout
     csv_out = qrtune(env, "compare", str(a), str(b), "--db", str(db), "--format", "csv").stdout
     assert csv_out.splitlines()[1].startswith("setting,qapply.num_apply_agents,,1,4")
 

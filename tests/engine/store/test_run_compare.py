@@ -9,7 +9,7 @@ import json
 import pytest
 import store_fakes
 
-from engine.compare import compare_runs, flatten, format_csv, format_table
+from engine.compare import compare_runs, delta, flatten, format_csv, format_table
 from engine.errors import QrtuneError
 from engine.scenario import project_to_scenario
 from engine.store import Store
@@ -112,3 +112,11 @@ def test_needs_two_runs(three_runs):
 def test_flatten_keeps_column_maps_whole():
     flat = flatten({"table": {"columns": {"INTEGER": 10}, "row_bytes": 315}, "qapply": {"n": 1}})
     assert flat == {"table.columns": {"INTEGER": 10}, "table.row_bytes": 315, "qapply.n": 1}
+
+
+def test_a_value_computed_two_ways_is_no_change():
+    """86.49 msgs against 86.49 msgs + 1.4e-14 is a change of 0, not 1.42e-14; a real change stays."""
+
+    assert delta(86.49 + 1.4e-14, 86.49) == (0.0, 0.0)
+    absolute, pct = delta(86.5, 86.49)
+    assert absolute == pytest.approx(0.01) and pct == pytest.approx(100 * 0.01 / 86.49)
