@@ -10,6 +10,7 @@ import json
 import math
 
 from engine.errors import FieldError
+from engine.metrics.catalog import format_number
 from engine.perf import db2v8
 from engine.perf import mq_calculators as mc
 
@@ -52,11 +53,18 @@ def register(sub) -> None:
     p.add_argument("--compmsg", default="ZLIBFAST", choices=("NONE", "ZLIBFAST", "ZLIBHIGH"))
     p.add_argument("--ssl", action="store_true", help="TLS channel (16 KB segments)")
     p.add_argument("--reneg-kb", type=float, default=1024.0, help="SSLRKEYC in KB (used with --ssl)")
-    p.add_argument("--sharecnv", type=int, default=None, choices=(0, 1, 10))
+    p.add_argument(
+        "--sharecnv",
+        type=int,
+        default=None,
+        choices=(0, 1, 10),
+        help="SHARECNV of a client (SVRCONN) connection; leave it out for a local (bindings) connection",
+    )
     p.add_argument("--log-tb-per-year", type=float, default=256.0, help="TB of MQ log written per year (> 0)")
     p.add_argument(
         "--log-growth-pct", type=float, default=100.0, help="yearly growth of the log rate, %% (>= 0)"
     )
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run_mq)
     v = sub.add_parser(
         "v8", help="DB2 V8 migration: CPU change band, catalog time, page-fix advice", description=__doc__
@@ -77,6 +85,7 @@ def register(sub) -> None:
         metavar="NAME:BUFFERS:PAGES_IO",
         help="a buffer pool for page-fix advice (repeatable)",
     )
+    v.add_argument("--json", action="store_true", help="print the results as JSON")
     v.set_defaults(func=run_v8)
 
 
@@ -102,8 +111,66 @@ def run_mq(a) -> int:
             "rba8": mc.years_until_rba_reset(tb, growth, True),
         },
     }
-    print(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1) if a.json else format_mq(out, a, kb, comp, tb, growth))
     return 0
+
+
+def format_mq(out: dict, a, kb: float, comp: float, tb: float, growth: float) -> str:
+    """The MQ calculators' results, one per line with its unit."""
+    comp_cost = out["compression"]
+    who = (
+        "a local (bindings) connection"
+        if a.sharecnv is None
+        else f"a client connection, SHARECNV {a.sharecnv}"
+    )
+    rows = [
+        (
+            f"storage per connection ({who})",
+            format_number(out["connection_storage_kb"]),
+            "KB",
+        ),
+        ("channel storage footprint", format_number(out["channel_footprint_kb"]), "KB"),
+    ]
+    per_msg = "us per message"
+    if a.compmsg == "NONE":
+        rows.append(("compression (COMPMSG NONE)", "0", per_msg))
+    else:
+        how = f"COMPMSG {a.compmsg}, data {100 * comp:.0f}% compressible"
+        rows += [
+            (
+                f"compress in {comp_cost['compress_in']} ({how})",
+                format_number(comp_cost["compress_us"]),
+                per_msg,
+            ),
+            (f"inflate in {comp_cost['inflate_in']}", format_number(comp_cost["inflate_us"]), per_msg),
+        ]
+    if out["ssl_renegotiation_us_per_msg"] is not None:
+        lo, hi = out["ssl_renegotiation_us_per_msg"]
+        rows.append((f"TLS renegotiation (SSLRKEYC {format_number(a.reneg_kb)} KB)", _range(lo, hi), per_msg))
+    logged, years = out["log_bytes_per_message"], out["years_until_rba_reset"]
+    growth_text = f"at {format_number(tb)} TB a year, growing {format_number(growth)}% a year"
+    for rba in ("rba6", "rba8"):
+        width = rba[-1]
+        rows += [
+            (f"MQ log per message ({width}-byte RBA)", format_number(round(logged[rba])), "bytes"),
+            (
+                f"until the log RBA must be reset ({width}-byte RBA)",
+                format_number(years[rba]),
+                f"years {growth_text}",
+            ),
+        ]
+    return "\n".join([f"MQ calculators for {format_number(kb)} KB messages", "", *_aligned(rows)])
+
+
+def _range(lo: float, hi: float) -> str:
+    return f"{format_number(lo)} .. {format_number(hi)}"
+
+
+def _aligned(rows: list[tuple[str, str, str]]) -> list[str]:
+    """``(label, value, unit)`` rows with labels flush left and values flush right in their columns."""
+    label_w = max(len(r[0]) for r in rows)
+    value_w = max(len(r[1]) for r in rows)
+    return [f"  {label:<{label_w}}  {value:>{value_w}} {unit}".rstrip() for label, value, unit in rows]
 
 
 def _pool(spec: str) -> tuple[str, dict]:
@@ -132,5 +199,22 @@ def run_v8(a) -> int:
         "catalog_migration_min": db2v8.catalog_migration_minutes(gb),
         "page_fix": db2v8.page_fix_advice(pools),
     }
-    print(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1) if a.json else format_v8(out, a, cpu, gb))
     return 0
+
+
+def format_v8(out: dict, a, cpu: float, gb: float) -> str:
+    """The DB2 V8 migration helpers' results, one per line with its unit."""
+    rows = [
+        (f"V7 CPU {format_number(cpu)} in V8", _range(*out["cpu_band"]), "(the same unit)"),
+        (f"catalog migration of {format_number(gb)} GB", format_number(out["catalog_migration_min"]), "min"),
+    ]
+    rows += [
+        (
+            f"page-fix {p['pool']} (PGFIX YES)",
+            format_number(p["intensity"]),
+            "pages of I/O per buffer: " + ("recommended" if p["recommend"] else "not worth it"),
+        )
+        for p in out["page_fix"]
+    ]
+    return "\n".join([f"DB2 V8 migration, {a.workload} workload", "", *_aligned(rows)])

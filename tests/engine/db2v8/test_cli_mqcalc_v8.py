@@ -1,6 +1,7 @@
 """`qrtune mq-calc` and `qrtune v8`: results on good input, one clear line on bad input."""
 
 import json
+import re
 
 import pytest
 
@@ -28,6 +29,7 @@ def test_v8_band_catalog_and_page_fix(capsys):
         "BP1:1000:5000",
         "--pool",
         "BP2:1000:3",
+        "--json",
     )
     assert code == 0
     doc = json.loads(out)
@@ -70,9 +72,30 @@ def test_workload_list_names_every_type(capsys):
 
 
 def test_mq_calc_ssl_and_rba(capsys):
-    code, out, _ = _run(capsys, "mq-calc", "--ssl", "--message-kb", "64", "--compressibility", "0.4")
+    code, out, _ = _run(
+        capsys, "mq-calc", "--ssl", "--message-kb", "64", "--compressibility", "0.4", "--json"
+    )
     doc = json.loads(out)
     assert code == 0
     assert doc["ssl_renegotiation_us_per_msg"] is not None
     assert doc["log_bytes_per_message"]["rba8"] > doc["log_bytes_per_message"]["rba6"]
     assert doc["years_until_rba_reset"]["rba8"] > doc["years_until_rba_reset"]["rba6"]
+
+
+def test_mq_calc_and_v8_print_each_result_with_its_unit(capsys):
+    """Without --json a user reads one line per result, its value in the value column and its unit."""
+    code, out, _ = _run(capsys, "mq-calc", "--ssl", "--message-kb", "5.8", "--compressibility", "0.5")
+    doc = json.loads(
+        _run(capsys, "mq-calc", "--ssl", "--message-kb", "5.8", "--compressibility", "0.5", "--json")[1]
+    )
+    assert code == 0 and out.startswith("MQ calculators for 5.80 KB messages")
+    lo, hi = doc["ssl_renegotiation_us_per_msg"]
+    assert re.search(rf"TLS renegotiation \(SSLRKEYC 1,024 KB\)\s+{lo:.1f} \.\. {hi:.1f} us per message", out)
+    assert re.search(
+        rf"MQ log per message \(8-byte RBA\)\s+{round(doc['log_bytes_per_message']['rba8']):,} bytes", out
+    )
+    assert "local (bindings) connection" in out and "{" not in out
+    code, out, _ = _run(capsys, "v8", "--workload", "batch", "--cpu", "200", "--pool", "BP1:1000:5000")
+    lo, hi = (200 * (1 + c) for c in db2v8.cpu_change_band("batch"))
+    assert code == 0 and re.search(rf"V7 CPU 200\.0 in V8\s+{lo:.1f} \.\. {hi:.1f}", out)
+    assert re.search(r"page-fix BP1 \(PGFIX YES\)\s+5\.00 pages of I/O per buffer: recommended", out)
