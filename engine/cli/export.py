@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from engine.cli.runs import add_db_options, open_store
+
+
+#: The file formats ``qrtune export`` writes.
+FORMATS = ("csv", "parquet")
 
 
 def register(sub) -> None:
@@ -19,16 +24,29 @@ def register(sub) -> None:
     )
     p.add_argument("runs", nargs="*", type=int, metavar="RUN_ID", help="runs to export")
     p.add_argument("--sweep", type=int, metavar="ID", help="export every point of this sweep")
-    p.add_argument("--format", default="csv", choices=("csv", "parquet"), help="file format (default csv)")
-    p.add_argument("--out", required=True, metavar="FILE", help="file to write")
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=FORMATS,
+        help="file format (default: parquet for a .parquet or .pq file, else csv)",
+    )
+    p.add_argument("--out", "-o", required=True, metavar="FILE", help="file to write")
     add_db_options(p)
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p.set_defaults(func=run)
 
 
+def file_format(out: str, given: str | None) -> str:
+    """The format to write ``out`` in: ``given``, else what its extension names (csv by default)."""
+    if given is not None:
+        return given
+    return "parquet" if Path(out).suffix.lower() in (".parquet", ".pq") else "csv"
+
+
 def run(args) -> int:
     from engine.store.export import export_runs
 
+    args.format = file_format(args.out, args.format)
     if bool(args.runs) == (args.sweep is not None):
         print("qrtune export: give run ids or --sweep ID (one of them)", file=sys.stderr)
         return 2

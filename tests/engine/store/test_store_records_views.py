@@ -132,3 +132,20 @@ def test_export_of_an_unknown_run_names_it(baseline, db, tmp_path):
         s.record_failure(baseline, "x")
         with pytest.raises(UnknownRunError, match="no run 42"):
             export_runs(s, tmp_path / "r.csv", "csv", run_ids=[1, 42])
+
+
+@pytest.mark.parametrize(
+    "out, given, written",
+    [
+        ("runs.parquet", None, "parquet"),
+        ("runs.PQ", None, "parquet"),
+        ("runs.csv", None, "csv"),
+        ("runs.txt", None, "csv"),
+        ("runs.parquet", "csv", "csv"),
+    ],
+)
+def test_export_writes_the_format_its_file_names_unless_told(out, given, written):
+    """``qrtune export -o runs.parquet`` writes Parquet, not CSV in a .parquet file; --format wins."""
+    from engine.cli.export import file_format
+
+    assert file_format(out, given) == written
