@@ -45,8 +45,20 @@ def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
     return parse
 
 
-def number(minimum: float = 0.0, maximum: float = 1e12, unit: str = "") -> Callable[[str], float]:
-    """A finite number from ``minimum`` to ``maximum`` (inclusive); NaN and infinities never are."""
+def number(
+    minimum: float = 0.0,
+    maximum: float = 1e12,
+    unit: str = "",
+    above_minimum: bool = False,
+    below_maximum: bool = False,
+) -> Callable[[str], float]:
+    """A finite number from ``minimum`` to ``maximum``; NaN and infinities never are.
+
+    The bounds are inclusive unless ``above_minimum`` (the number must exceed ``minimum``: a
+    message size) or ``below_maximum`` (it must stay under ``maximum``: a fraction below 1).
+    """
+    low = f"above {minimum:g}" if above_minimum else f"from {minimum:g}"
+    high = f"to below {maximum:g}" if below_maximum else f"to {maximum:g}"
     suffix = f" {unit}" if unit else ""
 
     def parse(text: str) -> float:
@@ -54,9 +66,12 @@ def number(minimum: float = 0.0, maximum: float = 1e12, unit: str = "") -> Calla
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
-        if not (math.isfinite(value) and minimum <= value <= maximum):
+        in_range = (value > minimum if above_minimum else value >= minimum) and (
+            value < maximum if below_maximum else value <= maximum
+        )
+        if not (math.isfinite(value) and in_range):
             raise argparse.ArgumentTypeError(
-                f"{text[:40]} is not allowed; expected a number from {minimum:g} to {maximum:g}{suffix}"
+                f"{text[:40]} is not allowed; expected a number {low} {high}{suffix}"
             )
         return value
 

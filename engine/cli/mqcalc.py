@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 
+from engine.cli import argtypes
 from engine.errors import FieldError
 from engine.metrics.catalog import format_number
 from engine.perf import db2v8
@@ -20,39 +21,30 @@ MAX_MESSAGE_KB = 100 * 1024.0
 MAX_RENEG_KB = 999_999_999 / 1024.0
 
 
-def _number(
-    flag: str,
-    value: float,
-    lo: float,
-    hi: float,
-    lo_open: bool = False,
-    hi_open: bool = False,
-    unit: str = "",
-) -> float:
-    """``value`` if finite and in range, else a FieldError naming ``flag``."""
-    ok = (
-        math.isfinite(value)
-        and (value > lo if lo_open else value >= lo)
-        and (value < hi if hi_open else value <= hi)
-    )
-    if not ok:
-        lo_txt = f"> {lo:g}" if lo_open else f">= {lo:g}"
-        hi_txt = f"< {hi:g}" if hi_open else f"<= {hi:g}"
-        raise FieldError(flag, value, f"a number {lo_txt} and {hi_txt}{' ' + unit if unit else ''}")
-    return value
-
-
 def register(sub) -> None:
     p = sub.add_parser(
         "mq-calc", help="MQ storage, SSL, compression and log calculators", description=__doc__
     )
-    p.add_argument("--message-kb", type=float, default=64.0, help="message size in KB (above 0, to 102400)")
     p.add_argument(
-        "--compressibility", type=float, default=0.0, help="fraction the data compresses (0 to below 1)"
+        "--message-kb",
+        type=argtypes.number(0.0, MAX_MESSAGE_KB, "KB", above_minimum=True),
+        default=64.0,
+        help="message size in KB (above 0, to 102400)",
+    )
+    p.add_argument(
+        "--compressibility",
+        type=argtypes.number(0.0, 1.0, below_maximum=True),
+        default=0.0,
+        help="fraction the data compresses (0 to below 1)",
     )
     p.add_argument("--compmsg", default="ZLIBFAST", choices=("NONE", "ZLIBFAST", "ZLIBHIGH"))
     p.add_argument("--ssl", action="store_true", help="TLS channel (16 KB segments)")
-    p.add_argument("--reneg-kb", type=float, default=1024.0, help="SSLRKEYC in KB (used with --ssl)")
+    p.add_argument(
+        "--reneg-kb",
+        type=argtypes.number(0.0, MAX_RENEG_KB, "KB", above_minimum=True),
+        default=1024.0,
+        help="SSLRKEYC in KB (used with --ssl)",
+    )
     p.add_argument(
         "--sharecnv",
         type=int,
@@ -60,9 +52,17 @@ def register(sub) -> None:
         choices=(0, 1, 10),
         help="SHARECNV of a client (SVRCONN) connection; leave it out for a local (bindings) connection",
     )
-    p.add_argument("--log-tb-per-year", type=float, default=256.0, help="TB of MQ log written per year (> 0)")
     p.add_argument(
-        "--log-growth-pct", type=float, default=100.0, help="yearly growth of the log rate, %% (>= 0)"
+        "--log-tb-per-year",
+        type=argtypes.number(0.0, 1e9, "TB per year", above_minimum=True),
+        default=256.0,
+        help="TB of MQ log written per year (> 0)",
+    )
+    p.add_argument(
+        "--log-growth-pct",
+        type=argtypes.number(0.0, 1e6, "% per year"),
+        default=100.0,
+        help="yearly growth of the log rate, %% (>= 0)",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run_mq)
@@ -75,9 +75,17 @@ def register(sub) -> None:
         help="online, batch, query, utility, data_sharing, drda, online_data_sharing, batch_data_sharing",
     )
     v.add_argument(
-        "--cpu", type=float, default=100.0, help="a V7 Db2 CPU figure (>= 0, any unit) to put a band on"
+        "--cpu",
+        type=argtypes.number(0.0, 1e12),
+        default=100.0,
+        help="a V7 Db2 CPU figure (>= 0, any unit) to put a band on",
     )
-    v.add_argument("--catalog-gb", type=float, default=1.0, help="GB of SPT01, SYSPKAGE, SYSDBASE ... (>= 0)")
+    v.add_argument(
+        "--catalog-gb",
+        type=argtypes.number(0.0, 1e6, "GB"),
+        default=1.0,
+        help="GB of SPT01, SYSPKAGE, SYSDBASE ... (>= 0)",
+    )
     v.add_argument(
         "--pool",
         action="append",
@@ -90,11 +98,8 @@ def register(sub) -> None:
 
 
 def run_mq(a) -> int:
-    kb = _number("--message-kb", a.message_kb, 0.0, MAX_MESSAGE_KB, lo_open=True, unit="KB")
-    comp = _number("--compressibility", a.compressibility, 0.0, 1.0, hi_open=True)
-    reneg = _number("--reneg-kb", a.reneg_kb, 0.0, MAX_RENEG_KB, lo_open=True, unit="KB")
-    tb = _number("--log-tb-per-year", a.log_tb_per_year, 0.0, 1e9, lo_open=True, unit="TB per year")
-    growth = _number("--log-growth-pct", a.log_growth_pct, 0.0, 1e6, unit="% per year")
+    kb, comp, reneg = a.message_kb, a.compressibility, a.reneg_kb
+    tb, growth = a.log_tb_per_year, a.log_growth_pct
     out = {
         "connection_storage_kb": mc.connection_storage_kb(a.sharecnv),
         "channel_footprint_kb": mc.channel_footprint_kb(kb),
@@ -191,8 +196,7 @@ def run_v8(a) -> int:
     types = db2v8.workload_types()
     if a.workload not in types:
         raise FieldError("--workload", a.workload, "one of " + ", ".join(types))
-    cpu = _number("--cpu", a.cpu, 0.0, 1e12)
-    gb = _number("--catalog-gb", a.catalog_gb, 0.0, 1e6, unit="GB")
+    cpu, gb = a.cpu, a.catalog_gb
     pools = dict(_pool(spec) for spec in a.pool)
     out = {
         "cpu_band": list(db2v8.apply_cpu_band(cpu, a.workload)),

@@ -10,7 +10,10 @@ from engine.perf import db2v8
 
 
 def _run(capsys, *argv):
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # a number out of range is refused where argparse reads it
+        code = e.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -45,16 +48,16 @@ def test_v8_band_catalog_and_page_fix(capsys):
     [
         (["v8", "--workload", "bogus"], "--workload", "bogus"),
         (["v8", "--cpu", "-5"], "--cpu", "-5"),
-        (["v8", "--cpu", "nan"], "--cpu", "NaN"),
-        (["v8", "--catalog-gb", "inf"], "--catalog-gb", "Infinity"),
+        (["v8", "--cpu", "nan"], "--cpu", "nan"),
+        (["v8", "--catalog-gb", "inf"], "--catalog-gb", "inf"),
         (["v8", "--pool", "BP1:0:5"], "--pool", "BP1:0:5"),
         (["v8", "--pool", "BP1:10"], "--pool", "BP1:10"),
         (["mq-calc", "--message-kb", "0"], "--message-kb", "0"),
-        (["mq-calc", "--message-kb", "1e9"], "--message-kb", "1000000000"),
+        (["mq-calc", "--message-kb", "1e9"], "--message-kb", "1e9"),
         (["mq-calc", "--compressibility", "1"], "--compressibility", "1"),
         (["mq-calc", "--ssl", "--reneg-kb", "-1"], "--reneg-kb", "-1"),
         (["mq-calc", "--log-tb-per-year", "0"], "--log-tb-per-year", "0"),
-        (["mq-calc", "--log-growth-pct", "nan"], "--log-growth-pct", "NaN"),
+        (["mq-calc", "--log-growth-pct", "nan"], "--log-growth-pct", "nan"),
     ],
 )
 def test_bad_input_is_one_line_naming_option_value_and_allowed(capsys, argv, flag, value):
