@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.metrics.catalog import format_number
+from engine.report.model import format_setting
 
 #: Throughput metrics in order of preference (the first present is the sweep's throughput).
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
@@ -180,7 +181,7 @@ class Pick:
         p = self.point
         return (
             f"Fewest {self.knob} reaching {self.reach:.0%} of {goal} with every CPU under "
-            f"{self.cpu_limit_pct:g}%: {_value_text(p.value)} ({fmt(p.metrics[self.rate_metric])} {self.unit}"
+            f"{self.cpu_limit_pct:g}%: {format_setting(p.value)} ({fmt(p.metrics[self.rate_metric])} {self.unit}"
             + (f", busiest CPU {self.busiest_cpu_pct:.1f}%" if self.busiest_cpu_pct is not None else "")
             + ")"
         )
@@ -226,10 +227,6 @@ def choose(
     if point is not None:
         busiest = max((point.metrics[m] for m in cpus if m in point.metrics), default=None)
     return Pick(knob, point, rate, unit, best, target, busiest, reach, cpu_limit_pct)
-
-
-def _value_text(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 __all__ = [

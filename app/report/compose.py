@@ -11,7 +11,7 @@ from app.report.layout import Block, Drawing, Html, PageBreak, Table
 from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.bands import band_label
-from engine.report import Report, ReportRun, describe, format_delta, format_value
+from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.model import END2END
 
@@ -202,7 +202,7 @@ def settings_table(run: ReportRun, changed_only: bool) -> Table:
     table = Table(
         ["Node", "Parameter", "Value", "Unit", "Default", "Changed"],
         rows,
-        [15, 29, 20, 11, 14, 11],
+        [15, 27, 19, 15, 14, 10],
         caption=caption,
     )
     for i in range(len(table.rows)):  # the mark column in its colour
@@ -298,7 +298,7 @@ def _settings_difference_block(cmp, labels: list) -> Block:
     if not cmp.settings:
         return Html("<p>The runs have identical settings.</p>")
     rows = [
-        _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_value(v)) for v in s.values)])
+        _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_setting(v)) for v in s.values)])
         for s in cmp.settings
     ]
     value_pct = max(8, 46 // len(labels))

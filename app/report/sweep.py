@@ -25,7 +25,8 @@ from app import style
 from app.report.charts import nice_ticks
 from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Table, report_font
 from engine.report.model import Report, format_value
-from engine.report.sweep import SweepSection, value_text
+from engine.report.model import format_setting
+from engine.report.sweep import SweepSection
 from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
 
 #: Height of one chart panel, mm.
@@ -123,7 +124,7 @@ def pick_blocks(s: SweepSection) -> list[Block]:
     for series, p in applicable:
         cells = [
             esc(s.series_label(series)),
-            f"<b>{esc(value_text(p.value))}</b>" if p.point is not None else _no_pick_reason(p),
+            f"<b>{esc(format_setting(p.value))}</b>" if p.point is not None else _no_pick_reason(p),
             format_value(p.point.metrics[p.rate_metric]) if p.point is not None else "-",
             format_value(p.goal),
             f"{p.busiest_cpu_pct:.1f}%" if p.busiest_cpu_pct is not None else "-",
@@ -254,7 +255,7 @@ def points_table(s: SweepSection) -> Table:
     picked = s.picked_indexes
     rows = []
     for p in s.points:
-        cells = [esc(value_text(v)) for v in p.values] + _point_cells(
+        cells = [esc(format_setting(v)) for v in p.values] + _point_cells(
             s, p, cpu_cols, len(headers) - len(s.axes) - 1, picked
         )
         bg = f' bgcolor="{style.PICKED_BACKGROUND}"' if p.index in picked else ""
@@ -424,15 +425,15 @@ class XScale:
     def ticks(self) -> list[tuple[float, str]]:
         """(position, text) of the tick labels."""
         if not self.numeric:
-            return [(float(i), value_text(v)) for i, v in enumerate(self.values)]
+            return [(float(i), format_setting(v)) for i, v in enumerate(self.values)]
         vals = sorted(self.values)
         if self.log:
             if len(vals) <= 12:
-                return [(math.log10(v), value_text(v)) for v in vals]
+                return [(math.log10(v), format_setting(v)) for v in vals]
             lo, hi = math.floor(math.log10(vals[0])), math.ceil(math.log10(vals[-1]))
             return [(float(e), _tick(10.0**e)) for e in range(lo, hi + 1) if vals[0] <= 10.0**e <= vals[-1]]
         if len(vals) <= 17 and all(float(v).is_integer() for v in vals):
-            return [(float(v), value_text(v)) for v in vals]
+            return [(float(v), format_setting(v)) for v in vals]
         lo, hi = vals[0], vals[-1]
         step_ticks = nice_ticks(hi - lo, 6) if hi > lo else [0.0]
         step = step_ticks[1] if len(step_ticks) > 1 else 1.0
@@ -442,7 +443,7 @@ class XScale:
             out.append((t, _tick(t)))
             t += step
         if not out or out[0][0] - lo > 0.08 * (hi - lo):  # the first value too (1 on a 1 .. 2048 axis)
-            out.insert(0, (float(lo), value_text(vals[0])))
+            out.insert(0, (float(lo), format_setting(vals[0])))
         return out
 
 
@@ -800,11 +801,11 @@ class _SweepCharts:
         self.compact = self.two and len(self.series) > 8 and len(s.axes) == 2
         self.legend_title = f"{s.axes[1].label}{_unit_text(s.axes[1].unit)}:" if self.compact else ""
         pick = self.picks.get(()) if not self.two else None
-        self.vline = (pick.point.value, f"pick: {value_text(pick.point.value)}") if pick else None
+        self.vline = (pick.point.value, f"pick: {format_setting(pick.point.value)}") if pick else None
         self.series_mm = self.panel_mm([self.label_of(ser) for ser in self.series]) if self.two else PANEL_MM
 
     def label_of(self, ser: tuple) -> str:
-        return value_text(ser[0]) if self.compact else self.s.series_label(ser)
+        return format_setting(ser[0]) if self.compact else self.s.series_label(ser)
 
     def per_series(self, metric_of) -> list[Curve]:
         """One curve of ``metric_of(point)`` per value of the other knobs."""

@@ -279,6 +279,19 @@ def format_value(value) -> str:
     return str(value)
 
 
+def format_setting(value) -> str:
+    """A knob's value as a user set it (``2.5``, ``500``, ``240,000``, ``yes``, ``INTEGER x10``).
+
+    Unlike a result (:func:`format_value`), a setting keeps the digits it was given: no
+    padding to a fixed count of decimals and no rounding of 2.125 to 2.13.
+    """
+    if isinstance(value, float) and math.isfinite(value):
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:,.6g}"
+    return format_value(value)
+
+
 def format_delta(value: float | None, pct: bool = False) -> str:
     """A signed delta (``+1,200`` or ``+12.5%``); ``-`` when undefined."""
     if value is None or not math.isfinite(value):

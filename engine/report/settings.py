@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.registry import KINDS
-from engine.report.model import SettingRow, format_value
+from engine.report.model import SettingRow, format_setting
 from engine.scenario import get_path
 
 
@@ -26,8 +26,8 @@ def _row(node_label: str, spec, value: Any) -> SettingRow:
     return SettingRow(
         node_label,
         spec.label,
-        format_value(value),
-        format_value(spec.default),
+        format_setting(value),
+        format_setting(spec.default),
         spec.unit,
         not _same(value, spec.default),
     )

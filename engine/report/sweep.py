@@ -27,7 +27,7 @@ from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
-from engine.report.model import Report, SettingRow, format_value
+from engine.report.model import Report, SettingRow, format_setting
 from engine.report.settings import rows_from_project
 from engine.sweep import knob_spec, point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
@@ -202,7 +202,7 @@ class SweepSection:
 
     def series_label(self, series: tuple) -> str:
         """``TRANS_BATCH_SZ=3`` (the other knobs' names and values of one curve); "" for ()."""
-        return ", ".join(f"{a.label}={value_text(v)}" for a, v in zip(self.axes[1:], series))
+        return ", ".join(f"{a.label}={format_setting(v)}" for a, v in zip(self.axes[1:], series))
 
     @property
     def picked_indexes(self) -> set[int]:
@@ -213,13 +213,6 @@ class SweepSection:
         """The highest CPU busy metric of ``point``, percent."""
         values = [point.metrics[m] for m in self.cpu_metrics if _finite(point.metrics.get(m))]
         return max(values) if values else None
-
-
-def value_text(value) -> str:
-    """A knob value as printed (``4``, ``0.5``, ``yes``)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return f"{value:g}"
-    return format_value(value) if not isinstance(value, str) else value
 
 
 def values_text(values: Sequence, limit: int = 12) -> str:
@@ -234,7 +227,7 @@ def values_text(values: Sequence, limit: int = 12) -> str:
                 return f"{vals[0]} .. {vals[-1]}"
             if step > 0:
                 return f"{vals[0]} .. {vals[-1]} step {step}"
-    texts = [value_text(v) for v in vals]
+    texts = [format_setting(v) for v in vals]
     if len(texts) > limit:
         texts = texts[: limit - 2] + ["...", texts[-1]]
     return ", ".join(texts)
@@ -423,6 +416,5 @@ __all__ = [
     "UnknownSweepError",
     "build_sweep_report",
     "sweep_section",
-    "value_text",
     "values_text",
 ]

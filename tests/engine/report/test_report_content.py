@@ -7,16 +7,18 @@ transaction in a batch), so the report is checked against known values.
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
-from engine import templates
+from engine import projectfile, templates
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS
 from engine.report import (
     build_report,
     compare,
     format_delta,
+    format_setting,
     format_value,
     run_from_project,
     runs_from_store,
@@ -193,3 +195,21 @@ def test_report_needs_a_run_and_formats_numbers():
     assert format_value({"INTEGER": 10}) == "INTEGER x10" and format_value([75, 85]) == "75 .. 85"
     assert format_delta(-2400.0) == "-2,400" and format_delta(12.34, pct=True) == "+12.3%"
     assert format_delta(None) == "-" and format_delta(math.nan, pct=True) == "-"
+
+
+def test_a_setting_reads_as_the_user_set_it_a_result_with_fixed_decimals():
+    """CORE_GHZ 2.5 is "2.5" in the settings table (a result of 2.5 reads "2.50"); a whole number
+    has no decimals and thousands are separated (1,000,000, not 1e+06)."""
+    assert [format_setting(v) for v in (2.5, 500.0, 1e6, 2.125, 240000, True, "row")] == [
+        "2.5",
+        "500",
+        "1,000,000",
+        "2.125",
+        "240,000",
+        "yes",
+        "row",
+    ]
+    assert format_value(2.5) == "2.50"
+    sample = Path(__file__).resolve().parents[3] / "sample_runs" / "redpaper-baseline.json"
+    rows = {r.name: r for r in rows_from_project(projectfile.load(sample))}
+    assert rows["Core speed"].value == "2.5" and rows["Client round trip"].value == "500"
