@@ -39,8 +39,8 @@ from pathlib import Path
 from statistics import NormalDist
 
 from engine.errors import QrtuneError
-from engine.packagedata import asset_path
 from engine.metrics.catalog import is_share_pct
+from engine.packagedata import asset_path
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction

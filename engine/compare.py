@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.metrics.catalog import format_number
 from engine.csvcell import text_cell
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
+from engine.metrics.catalog import format_number
 
 
 @dataclass(frozen=True)

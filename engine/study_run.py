@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass
 
 from engine.model import Project
-from engine.study import StudyPlan, distribution, run_study_points, study_key
 from engine.progress import Progress
+from engine.study import StudyPlan, distribution, run_study_points, study_key
 from engine.sweep import dask_executor, run_batches
 
 STUDY_BATCH = 2

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
-from engine.metrics.catalog import format_number
 from engine.limit import limit_text
 from engine.metrics import label as metric_label
+from engine.metrics.catalog import format_number
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
 QREP_WRITTEN_GOAL = (

@@ -31,8 +31,6 @@ MSG_KB_RANGE = (32.0, 256.0)
 #: Channel outage (minutes) the transmit queue's buffer pool should hold (journey 4).
 OUTAGE_MIN = 20.0
 
-#: Largest BUFFPOOL the registry allows (4 KB pages).
-
 #: CPU ceiling of the seeds' tuning goal (%).
 CPU_CEILING_PCT = 90.0
 

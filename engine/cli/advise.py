@@ -22,11 +22,11 @@ import json
 import sys
 
 from engine import projectfile
-from engine.metrics.catalog import format_number
-from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
+from engine.cli.runs import add_db_options, open_store
 from engine.metrics import label as metric_label
+from engine.metrics.catalog import format_number
 
 
 def register(sub) -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from engine.cli.runs import add_db_options, open_store
 
-
 #: The file formats ``qrtune export`` writes.
 FORMATS = ("csv", "parquet")
 

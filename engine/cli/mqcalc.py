@@ -116,12 +116,13 @@ def run_mq(a) -> int:
             "rba8": mc.years_until_rba_reset(tb, growth, True),
         },
     }
-    print(json.dumps(out, indent=1) if a.json else format_mq(out, a, kb, comp, tb, growth))
+    print(json.dumps(out, indent=1) if a.json else format_mq(out, a))
     return 0
 
 
-def format_mq(out: dict, a, kb: float, comp: float, tb: float, growth: float) -> str:
-    """The MQ calculators' results, one per line with its unit."""
+def format_mq(out: dict, a) -> str:
+    """The MQ calculators' results for the command line ``a``, one per line with its unit."""
+    kb, comp, tb, growth = a.message_kb, a.compressibility, a.log_tb_per_year, a.log_growth_pct
     comp_cost = out["compression"]
     who = (
         "a local (bindings) connection"
@@ -203,12 +204,13 @@ def run_v8(a) -> int:
         "catalog_migration_min": db2v8.catalog_migration_minutes(gb),
         "page_fix": db2v8.page_fix_advice(pools),
     }
-    print(json.dumps(out, indent=1) if a.json else format_v8(out, a, cpu, gb))
+    print(json.dumps(out, indent=1) if a.json else format_v8(out, a))
     return 0
 
 
-def format_v8(out: dict, a, cpu: float, gb: float) -> str:
-    """The DB2 V8 migration helpers' results, one per line with its unit."""
+def format_v8(out: dict, a) -> str:
+    """The DB2 V8 migration helpers' results for the command line ``a``, one per line with its unit."""
+    cpu, gb = a.cpu, a.catalog_gb
     rows = [
         (f"V7 CPU {format_number(cpu)} in V8", _range(*out["cpu_band"]), "(the same unit)"),
         (f"catalog migration of {format_number(gb)} GB", format_number(out["catalog_migration_min"]), "min"),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
-from engine.metrics.catalog import format_number
+
 from engine.cli import argtypes
 from engine.limit import bottleneck_label
+from engine.metrics.catalog import format_number
 
 #: Seconds a command waits by default for another process (the workbench, a sweep) holding the store.
 DEFAULT_WAIT_S = 10.0

@@ -39,12 +39,12 @@ import sys
 from pathlib import Path
 
 from engine import projectfile
-from engine.metrics.catalog import display_value, format_number
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
-from engine.progress import Progress
 from engine.cli.options import add_changes_option, add_rate_option, project_command
 from engine.errors import FieldError
+from engine.metrics.catalog import display_value, format_number
+from engine.progress import Progress
 
 
 def register(sub) -> None:

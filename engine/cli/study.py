@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.metrics.catalog import format_number
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import add_rate_option, execution_options
+from engine.metrics.catalog import format_number
 from engine.study import PERCENTILES, SUMMARY_METRICS
 
 UNITS = {

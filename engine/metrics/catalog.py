@@ -273,7 +273,6 @@ _ENTRIES = {
     "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
 }
 
-#: The latency columns of IBMQREP_APPLYMON and the engine's metric each one measures (ms).
 #: Entries that differ by engine kind: a Db2 Mirror pair's transactions are the application's,
 #: not the transactions Q Capture publishes (TRANS_PUBLISHED).
 _KIND_ENTRIES = {
@@ -289,6 +288,7 @@ _KIND_ENTRIES = {
     },
 }
 
+#: The latency columns of IBMQREP_APPLYMON and the engine's metric each one measures (ms).
 APPLYMON_LATENCIES = {
     "END2END_LATENCY": "end2end_latency_ms",
     "QLATENCY": "qlatency_ms",
