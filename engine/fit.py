@@ -391,6 +391,8 @@ class FitResult:
     stopped_at : str
         Empty when the fit converged (to :data:`FIT_TOLERANCE`); else the budget it stopped at
         (``"15.2 s (the budget is 15 s)"``), the coefficients being the best seen until then.
+    bounds : dict[str, tuple[float, float]]
+        Each coefficient's physical range (low, high), in its unit.
     """
 
     base: dict
@@ -409,6 +411,24 @@ class FitResult:
     held_intervals: tuple = ()
     n_predictions: int = 0
     stopped_at: str = ""
+    bounds: dict = field(default_factory=dict)
+
+    def bound_hit(self, name: str) -> str:
+        """``"upper"`` or ``"lower"`` when coefficient ``name`` was fitted to that end of its range
+        (within :data:`AT_BOUND_SHARE` of it), else "".
+
+        A coefficient at a bound says the intervals ask for more than the engine's mechanism
+        can give within its physical range: a setting of the project may not match the system.
+        """
+        low, high = self.bounds.get(name, (None, None))
+        value = self.fitted.get(name)
+        if value is None or low is None or value == self.base.get(name):
+            return ""
+        if value >= high * (1.0 - AT_BOUND_SHARE):
+            return "upper"
+        if value <= low * (1.0 + AT_BOUND_SHARE):
+            return "lower"
+        return ""
 
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
@@ -427,6 +447,7 @@ class FitResult:
             "fit_error_after": self.train_after,
             "n_predictions": self.n_predictions,
             "stopped_at_budget": self.stopped_at,
+            "at_bound": {name: hit for name in self.fitted if (hit := self.bound_hit(name))},
         }
 
 
@@ -732,6 +753,16 @@ FIT_TOLERANCE = 1e-3
 #: Step of the 2-point Jacobian in log space (a 0.1% change of a coefficient): large enough to move
 #: the engine's predictions well above its own numerical noise, small against the fit's resolution.
 FIT_DIFF_STEP = 1e-3
+#: What a user is told when a fitted coefficient ends at a bound of its range.
+AT_BOUND_ADVICE = (
+    "A coefficient at a bound of its physical range: the intervals ask for more than the engine's "
+    "mechanism gives there. Check the project's settings against the system (LPAR processors, network "
+    "latency, BATCHSZ, NUM_APPLY_AGENTS) before trusting the fitted values."
+)
+#: A fitted coefficient within this share of an end of its range is reported at that bound: ten
+#: times the fit's resolution (:data:`FIT_TOLERANCE`), so a value the solver left a step short of
+#: the bound counts.
+AT_BOUND_SHARE = 10 * FIT_TOLERANCE
 
 
 class _BudgetSpent(Exception):
@@ -889,6 +920,7 @@ def fit_sample(
         base_version=model.version,
         n_predictions=budget.predictions,
         stopped_at=budget.stopped_at,
+        bounds={k: (float(v[1]), float(v[2])) for k, v in model.parameters.items()},
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -72,6 +73,16 @@ def budget_text(fit) -> str:
         f"<b style='color:{style.NOTE_TEXT}'>The fit stopped at its budget</b> after {stopped_at}: "
         "these are the best coefficients it found until then. "
     )
+
+
+def bound_text(fit) -> str:
+    """The fit's coefficients at a bound of their range and what that means; empty when none is."""
+    hits = [name for name in fit.fitted if fit.bound_hit(name)]
+    if not hits:
+        return ""
+    from engine.fit import AT_BOUND_ADVICE
+
+    return f" <span style='color:{style.NOTE_TEXT}'>At a bound: <b>{', '.join(hits)}</b>. {AT_BOUND_ADVICE}</span>"
 
 
 class MonitorView(QWidget):
@@ -251,6 +262,26 @@ class MonitorView(QWidget):
                 chart.curves["measured, held out"].setSymbol("o")
         self._show_fit(outcome.fit)
 
+    def _show_coefficient(self, row: int, fit, name: str, before: float) -> None:
+        """One row of the coefficients table; a coefficient fitted to a bound says which, in the note colour."""
+        after = fit.fitted[name]
+        hit = fit.bound_hit(name)
+        change = f"{100 * (after - before) / before:+.1f}%" if before else ""
+        if hit:
+            change += f" ({hit} bound)"
+        cells = (name, fit.units.get(name, ""), format_number(before), format_number(after), change)
+        for c, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if c >= 2:
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            if hit:
+                low, high = fit.bounds[name]
+                item.setForeground(QColor(style.NOTE_TEXT))
+                item.setToolTip(
+                    f"{name} ranges from {format_number(low)} to {format_number(high)} {fit.units.get(name, '')}"
+                )
+            self.coefficients.setItem(row, c, item)
+
     def _show_fit(self, fit) -> None:
         self.coefficients.setRowCount(0)
         self.errors.setRowCount(0)
@@ -267,19 +298,11 @@ class MonitorView(QWidget):
             + budget_text(fit)
             + f"Error on the held-out intervals (mean over metrics of the median absolute %): "
             f"<b>{b['mean_metric_pct']:.1f}%</b> with the published coefficients, "
-            f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted."
+            f"<b style='color:{style.GOOD}'>{a['mean_metric_pct']:.1f}%</b> fitted." + bound_text(fit)
         )
         self.coefficients.setRowCount(len(fit.base))
         for r, (name, before) in enumerate(fit.base.items()):
-            after = fit.fitted[name]
-            change = f"{100 * (after - before) / before:+.1f}%" if before else ""
-            for c, text in enumerate(
-                (name, fit.units.get(name, ""), format_number(before), format_number(after), change)
-            ):
-                item = QTableWidgetItem(text)
-                if c >= 2:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                self.coefficients.setItem(r, c, item)
+            self._show_coefficient(r, fit, name, before)
         metrics = list(b["by_metric"])
         self.errors.setRowCount(len(metrics))
         for r, metric in enumerate(metrics):

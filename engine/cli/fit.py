@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.metrics.catalog import format_number
 
 
 def register(sub) -> None:
@@ -136,7 +138,15 @@ def run(args) -> int:
     for name, base in result.base.items():
         after = result.fitted[name]
         change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
-        print(f"  {name:<24} {result.units.get(name, ''):<8} {base:>12.5g} {after:>12.5g} {change:>8}")
+        hit = result.bound_hit(name)
+        print(
+            f"  {name:<24} {result.units.get(name, ''):<8} {format_number(base):>12} {format_number(after):>12} "
+            f"{change:>8}" + (f"  at its {hit} bound" if hit else "")
+        )
+    if any(result.bound_hit(name) for name in result.fitted):
+        from engine.fit import AT_BOUND_ADVICE
+
+        print(textwrap.fill(AT_BOUND_ADVICE, 100, initial_indent="  ", subsequent_indent="  "))
     b, a = result.before, result.after
     print(
         f"\n  error on held-out intervals (mean over metrics of the median absolute %): "

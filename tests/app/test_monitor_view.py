@@ -120,3 +120,45 @@ def test_fit_that_stopped_at_its_budget_says_so():
     assert "stopped at its budget</b> after 15.1 s (the budget is 15 s)" in budget_text(stopped)
     assert "best coefficients it found" in budget_text(stopped)
     assert budget_text(SimpleNamespace(stopped_at="")) == ""
+
+
+def _fit_at_bound():
+    from engine.fit import FitResult
+
+    return FitResult(
+        base={"ch_batch_us": 6154.0, "maxtrans_per_commit": 129.7},
+        fitted={"ch_batch_us": 20000.0, "maxtrans_per_commit": 130.7},
+        units={"ch_batch_us": "us", "maxtrans_per_commit": "txns"},
+        n_fit=300,
+        n_holdout=107,
+        before={"mean_metric_pct": 30.3, "by_metric": {"apply_rows_per_s": 0.0}},
+        after={"mean_metric_pct": 11.0, "by_metric": {"apply_rows_per_s": 0.0}},
+        train_after={},
+        bounds={"ch_batch_us": (0.0, 20000.0), "maxtrans_per_commit": (1.0, 1000.0)},
+    )
+
+
+def test_a_coefficient_fitted_to_a_bound_is_marked_and_explained():
+    """A fit that pushed ch_batch_us to the top of its range says so in the table, the summary,
+    the command's output and the stored JSON; a coefficient inside its range is not marked."""
+    from app.panels.monitor import bound_text
+
+    fit = _fit_at_bound()
+    assert fit.bound_hit("ch_batch_us") == "upper" and fit.bound_hit("maxtrans_per_commit") == ""
+    assert fit.to_json()["at_bound"] == {"ch_batch_us": "upper"}
+    text = bound_text(fit)
+    assert "At a bound: <b>ch_batch_us</b>" in text and "Check the project's settings" in text
+    assert bound_text(_fit_at_bound().__class__(**{**fit.__dict__, "fitted": dict(fit.base)})) == ""
+
+
+def test_the_coefficients_table_marks_the_bound(window):
+    from types import SimpleNamespace
+
+    view = window.view_widget("Monitor")
+    view.outcome = SimpleNamespace(n_intervals=431, fit_id=1)
+    view._show_fit(_fit_at_bound())
+    cells = [view.coefficients.item(0, c).text() for c in range(5)]
+    assert cells == ["ch_batch_us", "us", "6,154", "20,000", "+225.0% (upper bound)"]
+    assert view.coefficients.item(1, 4).text() == "+0.8%"
+    assert "ranges from 0 to 20,000 us" in view.coefficients.item(0, 3).toolTip()
+    assert "At a bound" in view.summary.text()
