@@ -17,6 +17,7 @@ from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
 
 
@@ -134,26 +135,34 @@ def run(args) -> int:
             f"  stopped at its budget after {result.stopped_at}: the best coefficients seen so far "
             "(--budget-s to give it longer)"
         )
-    print(f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}")
+    print("\n".join(format_fit(result)))
+    return 0
+
+
+def format_fit(result) -> list[str]:
+    """The lines of a fit's outcome: each coefficient before and after (marked at a bound of its
+    range), then the error on the held-out intervals by metric under IBM's names."""
+    from engine.fit import AT_BOUND_ADVICE
+
+    lines = [f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}"]
     for name, base in result.base.items():
         after = result.fitted[name]
         change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
         hit = result.bound_hit(name)
-        print(
+        lines.append(
             f"  {name:<24} {result.units.get(name, ''):<8} {format_number(base):>12} {format_number(after):>12} "
             f"{change:>8}" + (f"  at its {hit} bound" if hit else "")
         )
     if any(result.bound_hit(name) for name in result.fitted):
-        from engine.fit import AT_BOUND_ADVICE
-
-        print(textwrap.fill(AT_BOUND_ADVICE, 100, initial_indent="  ", subsequent_indent="  "))
+        lines += textwrap.wrap(AT_BOUND_ADVICE, 100, initial_indent="  ", subsequent_indent="  ")
     b, a = result.before, result.after
-    print(
-        f"\n  error on held-out intervals (mean over metrics of the median absolute %): "
-        f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%"
-    )
+    lines += [
+        "",
+        "  error on held-out intervals (mean over metrics of the median absolute %): "
+        f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%",
+    ]
     for metric in b["by_metric"]:
-        print(
-            f"    {metric:<22} {b['by_metric'][metric]:>7.1f}% -> {a['by_metric'].get(metric, float('nan')):>6.1f}%"
-        )
-    return 0
+        after = a["by_metric"].get(metric)
+        after_text = "-" if after is None else f"{after:.1f}%"
+        lines.append(f"    {metric_label(metric):<22} {b['by_metric'][metric]:>7.1f}% -> {after_text:>6}")
+    return lines

@@ -9,6 +9,7 @@ is tested in test_fit_qrep_contract.py.
 
 from __future__ import annotations
 
+import re
 import csv
 import json
 import types
@@ -309,3 +310,32 @@ def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch
         qrtune_main([*args, "--budget-s", "0"])
     assert e.value.code == 2
     assert "--budget-s: 0 is not allowed; expected a number from 0.1 to 86400 s" in capsys.readouterr().err
+
+
+def test_qrtune_fit_marks_a_coefficient_at_a_bound_and_names_metrics_as_ibm_does():
+    from engine.cli.fit import format_fit
+    from engine.fit import FitResult
+
+    result = FitResult(
+        base={"ch_batch_us": 6154.0, "class2_commit_ms": 0.746, "maxtrans_per_commit": 129.7},
+        fitted={"ch_batch_us": 20000.0, "class2_commit_ms": 0.0747, "maxtrans_per_commit": 130.7},
+        units={"ch_batch_us": "us", "class2_commit_ms": "ms", "maxtrans_per_commit": "txns"},
+        n_fit=300,
+        n_holdout=107,
+        before={"mean_metric_pct": 30.3, "by_metric": {"apply_latency_ms": 128.8, "qlatency_ms": 73.5}},
+        after={"mean_metric_pct": 11.0, "by_metric": {"apply_latency_ms": 14.7}},
+        train_after={},
+        bounds={
+            "ch_batch_us": (0.0, 20000.0),
+            "class2_commit_ms": (0.0746, 10.0),
+            "maxtrans_per_commit": (1, 1000),
+        },
+    )
+    text = "\n".join(format_fit(result))
+    assert re.search(r"ch_batch_us\s+us\s+6,154\s+20,000\s+\+225\.0%  at its upper bound", text)
+    assert re.search(r"class2_commit_ms\s+ms\s+0\.746\s+0\.0747\s+-90\.0%  at its lower bound", text)
+    assert re.search(r"maxtrans_per_commit\s+txns\s+129\.7\s+130\.7\s+\+0\.8%$", text, re.MULTILINE)
+    assert "Check the project's settings" in text
+    assert re.search(r"APPLY_LATENCY\s+128\.8% ->  14\.7%", text) and re.search(
+        r"QLATENCY\s+73\.5% ->\s+-$", text, re.MULTILINE
+    )
