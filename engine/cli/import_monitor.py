@@ -65,6 +65,13 @@ def _summary(import_id: int, pf) -> dict:
     }
 
 
+def _when(t) -> str:
+    """A monitor time as a user reads it: to the second, microseconds only when it has them."""
+    if t is None:
+        return "?"
+    return t.isoformat(sep=" ", timespec="microseconds" if t.microsecond else "seconds")
+
+
 def run(args) -> int:
     from engine.monitor_import import import_files
 
@@ -80,8 +87,8 @@ def run(args) -> int:
         json.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    for d in done:
-        span = f"{d['first_monitor_time']} .. {d['last_monitor_time']}" if d["rows"] else "no rows"
+    for (_, pf), d in zip(imported, done):
+        span = f"{_when(pf.first_monitor_time)} .. {_when(pf.last_monitor_time)}" if d["rows"] else "no rows"
         print(
             f"{d['file']}: {d['rows']} rows of {d['table']} ({d['shape']}; {len(d['numeric_columns'])} numeric "
             f"columns; {span}; MONITOR_INTERVAL from the {d['monitor_interval_from']}) -> import {d['import_id']}"
