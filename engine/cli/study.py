@@ -17,17 +17,10 @@ import sys
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import add_rate_option, execution_options
-from engine.metrics.catalog import format_number
+from engine.metrics import info as metric_info
+from engine.metrics import label as metric_label
+from engine.metrics.catalog import display_scale, format_number
 from engine.study import PERCENTILES, SUMMARY_METRICS
-
-UNITS = {
-    "catch_up_s": "s",
-    "peak_backlog_rows": "rows",
-    "end2end_latency_p95_ms": "ms",
-    "end2end_latency_p99_ms": "ms",
-    "throughput_rows_per_s": "rows/s",
-}
-"""Unit of each summary figure (printed after its values)."""
 
 
 def add_study_options(p) -> None:
@@ -73,31 +66,28 @@ def _plan(args, project):
     return plan
 
 
-def _cell(spread, q: int) -> str:
+def _cell(spread, q: int, factor: float) -> str:
+    """Percentile ``q`` of ``spread`` times ``factor`` (the display unit's), or why there is none."""
     value = spread.percentiles[q]
-    return (
-        "not caught up"
-        if value is None and spread.n_missing
-        else "n/a"
-        if value is None
-        else format_number(value)
-    )
+    if value is None:
+        return "not caught up" if spread.n_missing else "n/a"
+    return format_number(value * factor)
 
 
 def format_distribution(rows: list) -> str:
-    """The study's table: per knob combination and scenario, each figure's percentiles across seeds."""
+    """The study's table: per knob combination and scenario, each figure's percentiles across
+    seeds, under its catalogue name and in a unit that suits its size (10.5 s, not 10,529 ms)."""
     lines = []
     for row in rows:
         lines.append(f"  {row['knobs']} | {row['scenario']} ({row['n_seeds']} seeds)")
         for name in SUMMARY_METRICS:
             s = row[name]
-            cells = ", ".join(f"p{q} {_cell(s, q)}" for q in PERCENTILES)
-            missing = (
-                f" ({s.n_missing} of {s.n_runs} not caught up)"
-                if name == "catch_up_s" and s.n_missing
-                else ""
-            )
-            lines.append(f"      {name:<24} {cells} {UNITS[name]}{missing}")
+            largest = max((abs(v) for v in s.percentiles.values() if v is not None), default=0.0)
+            factor, unit = display_scale(largest, metric_info(name).unit)
+            cells = ", ".join(f"p{q} {_cell(s, q, factor)}" for q in PERCENTILES)
+            missing = f" ({s.n_missing} of {s.n_runs} not caught up)" if s.n_missing else ""
+            unit = unit if any(v is not None for v in s.percentiles.values()) else ""
+            lines.append(f"      {metric_label(name):<24} {cells} {unit}".rstrip() + missing)
     return "\n".join(lines)
 
 

@@ -55,3 +55,26 @@ def test_a_small_study_records_each_run_and_reports_catch_up_percentiles(root, t
     assert 0 < catch_up.percentiles[50] <= catch_up.percentiles[95] < 50
     assert calm["catch_up_s"].percentiles == dict.fromkeys(PERCENTILES)  # nothing to catch up with
     assert outage["peak_backlog_rows"].percentiles[50] > 10 * calm["peak_backlog_rows"].percentiles[95]
+
+
+def test_the_study_table_names_figures_and_scales_their_units():
+    """END2END_LATENCY p95 of 10,529 ms reads 10.5 s; a catch-up that never happened names no unit."""
+    from engine.cli.study import format_distribution
+    from engine.study import SUMMARY_METRICS, spread
+
+    values = {
+        "catch_up_s": [None, None],
+        "peak_backlog_rows": [350_225.0, 350_660.0],
+        "end2end_latency_p95_ms": [10_529.0, 10_634.0],
+        "end2end_latency_p99_ms": [10_634.0, 10_687.0],
+        "throughput_rows_per_s": [28_007.0, 28_169.0],
+    }
+    row = {"knobs": "qapply.num_apply_agents=4", "scenario": "channel-stop@10s+10s", "n_seeds": 2}
+    row.update({name: spread(values[name]) for name in SUMMARY_METRICS})
+    lines = format_distribution([row]).splitlines()
+    assert (
+        lines[1].split()
+        == "Catch-up time p50 not caught up, p95 not caught up (2 of 2 not caught up)".split()
+    )
+    assert lines[3].split() == "END2END_LATENCY p95 p50 10.5, p95 10.6 s".split()
+    assert lines[2].split() == "Peak backlog p50 350,225, p95 350,660 rows".split()
