@@ -27,6 +27,7 @@ from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
+from engine.report.model import format_setting
 
 
 def register(sub) -> None:
@@ -109,12 +110,14 @@ def format_advice(advice) -> str:
 def format_goal(result) -> str:
     """Readable goal-seek outcome."""
     g = result.goal
+    is_knob = g.objective in {a.name for a in g.knobs}
+    objective_text = (format_setting if is_knob else format_number)(result.objective_value)
     lines = [
         g.describe(),
         "",
         f"  {'found' if result.feasible else 'NO FEASIBLE POINT; nearest miss'}: "
         + " ".join(f"{name}={v}" for name, v in result.changes()),
-        f"  {g.objective} = {format_number(result.objective_value)}",
+        f"  {g.objective} = {objective_text}",
         (
             f"  search: {result.method}, {result.evaluations} engine runs of {g.n_points:,} grid points, "
             f"{result.elapsed_s * 1000:.0f} ms"

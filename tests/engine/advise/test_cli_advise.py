@@ -45,6 +45,10 @@ def test_advise_text_and_goal(baseline, tmp_path, capsys):
     assert doc["values"]["qapply.num_apply_agents"] >= 1
     assert doc["metrics"]["apply_lpar_busy_pct"] < 90
     assert isinstance(doc["run_id"], int)
+    assert main(["advise", baseline, "--no-store", "--goal", "fewest-agents:40000"]) == 0
+    text = capsys.readouterr().out
+    agents = doc["values"]["qapply.num_apply_agents"]
+    assert f"  qapply.num_apply_agents = {agents}\n" in text  # a knob's value as set: 6, not 6.00
 
 
 def test_bad_goal_is_one_line_exit_2(baseline, capsys):
