@@ -263,12 +263,11 @@ class MonitorView(QWidget):
         self._show_fit(outcome.fit)
 
     def _show_coefficient(self, row: int, fit, name: str, before: float) -> None:
-        """One row of the coefficients table; a coefficient fitted to a bound says which, in the note colour."""
+        """One row of the coefficients table; a coefficient fitted to a bound of its range is in the
+        note colour, the bound and the range in its tooltip (the summary names it too)."""
         after = fit.fitted[name]
         hit = fit.bound_hit(name)
         change = f"{100 * (after - before) / before:+.1f}%" if before else ""
-        if hit:
-            change += f" ({hit} bound)"
         cells = (name, fit.units.get(name, ""), format_number(before), format_number(after), change)
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)
@@ -278,7 +277,8 @@ class MonitorView(QWidget):
                 low, high = fit.bounds[name]
                 item.setForeground(QColor(style.NOTE_TEXT))
                 item.setToolTip(
-                    f"{name} ranges from {format_number(low)} to {format_number(high)} {fit.units.get(name, '')}"
+                    f"Fitted to the {hit} bound: {name} ranges from {format_number(low)} to "
+                    f"{format_number(high)} {fit.units.get(name, '')}"
                 )
             self.coefficients.setItem(row, c, item)
 

@@ -154,11 +154,16 @@ def test_a_coefficient_fitted_to_a_bound_is_marked_and_explained():
 def test_the_coefficients_table_marks_the_bound(window):
     from types import SimpleNamespace
 
+    from app import style
+
     view = window.view_widget("Monitor")
     view.outcome = SimpleNamespace(n_intervals=431, fit_id=1)
     view._show_fit(_fit_at_bound())
     cells = [view.coefficients.item(0, c).text() for c in range(5)]
-    assert cells == ["ch_batch_us", "us", "6,154", "20,000", "+225.0% (upper bound)"]
-    assert view.coefficients.item(1, 4).text() == "+0.8%"
-    assert "ranges from 0 to 20,000 us" in view.coefficients.item(0, 3).toolTip()
+    assert cells == ["ch_batch_us", "us", "6,154", "20,000", "+225.0%"]
+    assert view.coefficients.item(0, 4).foreground().color().name() == style.NOTE_TEXT
+    assert view.coefficients.item(1, 4).foreground().color().name() != style.NOTE_TEXT
+    tip = view.coefficients.item(0, 3).toolTip()
+    assert "Fitted to the upper bound" in tip and "ranges from 0 to 20,000 us" in tip
+    assert view.coefficients.item(1, 3).toolTip() == ""
     assert "At a bound" in view.summary.text()
