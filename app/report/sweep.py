@@ -566,7 +566,7 @@ def draw_panel(
     _draw_x_axis(painter, plot, ctx, fm)
     painter.save()
     painter.setClipRect(plot.area.adjusted(-ctx.mm(1.5), -ctx.mm(1.5), ctx.mm(1.5), ctx.mm(0.5)))
-    _draw_reference_lines(painter, plot, ctx, fm, hlines, vline)
+    _draw_reference_lines(painter, plot, ctx, fm, hlines, vline, marks)
     for c in curves:
         _draw_curve(painter, plot, ctx, c)
     painter.setPen(QPen(QColor(style.GOOD), ctx.pt(1.4)))
@@ -671,8 +671,10 @@ def _draw_reference_lines(
     fm: QFontMetricsF,
     hlines: Sequence[tuple[float, str, str]],
     vline: tuple | None,
+    marks: Sequence[tuple] = (),
 ) -> None:
-    """Dashed horizontal lines with their labels above them; the dashed pick line with its label."""
+    """Dashed horizontal lines with their labels above them; the dashed pick line with its label,
+    at the foot of the plot unless a marked point on the line sits there (then at its top)."""
     area = plot.area
     for value, text, colour in hlines:
         y = plot.py(value)
@@ -697,7 +699,10 @@ def _draw_reference_lines(
         painter.setPen(QColor(style.GOOD))
         w = QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(vline[1])
         left = xx + ctx.mm(1) if xx + ctx.mm(1) + w < area.right() else xx - ctx.mm(1) - w
-        painter.drawText(QPointF(left, area.bottom() - ctx.mm(1.2)), vline[1])
+        foot = area.bottom() - area.height() / 3.0
+        mark_low = any(v == vline[0] and plot.py(y) > foot for v, y, _ in marks)
+        baseline = area.top() + fm.ascent() + ctx.mm(1.2) if mark_low else area.bottom() - ctx.mm(1.2)
+        painter.drawText(QPointF(left, baseline), vline[1])
 
 
 def _draw_curve(painter: QPainter, plot: _Plot, ctx: Context, c: Curve) -> None:
