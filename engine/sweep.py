@@ -162,10 +162,16 @@ def parse_axis(text: str, project: Project) -> Axis:
             raise FieldError(where, target, f"a node kind present in the project: {', '.join(kinds_here)}")
     else:
         kinds_here = sorted({n.kind for n in project.nodes})
+        owners = [k for k in kinds_here if param in {p.name for p in KINDS[k].params}]
+        hint = (
+            f"; {param} is a knob of {' and '.join(owners)}: --set {owners[0]}.{param}={right}"
+            if owners
+            else ""
+        )
         raise FieldError(
             where,
             target,
-            f"a node kind ({', '.join(kinds_here)}) or a node id ({', '.join(sorted(node_ids))})",
+            f"a node kind ({', '.join(kinds_here)}) or a node id ({', '.join(sorted(node_ids))}){hint}",
         )
     kind = KINDS[nodes[0].kind]
     try:

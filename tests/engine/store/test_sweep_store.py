@@ -164,3 +164,15 @@ def test_missing_engine_stops_before_any_point(db, baseline):
 
 # Interrupted sweeps (SIGKILL, Ctrl-C) and the Dask path are tested with the real engine in
 # test_sweep_real_engine.py.
+
+
+def test_a_scenario_section_as_target_points_to_the_node_kind_that_owns_the_knob(baseline):
+    """``--set hardware.network_mbps=100`` names the section of a scenario file; the message says
+    ``channel.network_mbps`` is what to write. A knob no node has gets no guess."""
+    with pytest.raises(
+        FieldError, match=r"network_mbps is a knob of channel: --set channel\.network_mbps=100$"
+    ):
+        parse_axis("hardware.network_mbps=100", baseline)
+    with pytest.raises(FieldError) as e:
+        parse_axis("hardware.no_such_knob=1", baseline)
+    assert "is a knob of" not in str(e.value)
