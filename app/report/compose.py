@@ -125,7 +125,8 @@ def summary_block(report: Report) -> Html:
 def results_table(run: ReportRun) -> Table:
     rows = []
     for group in run.groups:
-        rows.append(f'<tr class="group"><td colspan="4">{esc(group.heading)}</td></tr>')
+        if len(run.groups) > 1:  # one group needs no heading under the table's own caption
+            rows.append(f'<tr class="group"><td colspan="4">{esc(group.heading)}</td></tr>')
         for m in group.rows:
             band = f"{format_value(m.band[0])} .. {format_value(m.band[1])}" if m.band else ""
             label = f"<b>{esc(m.label)}</b>" if m.label.isupper() else esc(m.label)

@@ -168,3 +168,16 @@ def test_real_engine_values_in_the_pdf_match_predict_project(tmp_path):
     assert f"bottleneck {pred.bottleneck}" in text.replace("\n", " ")
     assert re.search(r"NUM_APPLY_AGENTS\s+6\s+agents\s+16\s+changed", text)
     assert os.path.getsize(out) < 2_000_000
+
+
+def test_a_run_with_one_group_of_results_has_no_heading_row_under_the_caption():
+    """A Db2 Mirror run's results are one group: no "Results" row under the "Results" caption,
+    while a Q Replication run keeps its Throughput, Latency ... headings."""
+    from app.report.compose import results_table
+    from engine.report import run_from_project
+
+    samples = Path(__file__).resolve().parents[2] / "sample_runs"
+    mirror = results_table(run_from_project(projectfile.load(samples / "mirror-active-active.json")))
+    qrep = results_table(run_from_project(projectfile.load(samples / "redpaper-baseline.json")))
+    assert not any('class="group"' in row for row in mirror.rows)
+    assert sum('class="group"' in row for row in qrep.rows) >= 4
