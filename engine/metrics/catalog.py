@@ -318,14 +318,37 @@ _UNIT_SUFFIX = {
 }
 
 
+#: Words of a metric key that IBM writes in capitals (Db2 storage pools, MQ and z/OS names).
+_ACRONYMS = frozenset(
+    {
+        "cpu",
+        "v7",
+        "v8",
+        "dbm1",
+        "edm",
+        "rds",
+        "op",
+        "rid",
+        "dsc",
+        "csa",
+        "dwp",
+        "mq",
+        "cf",
+        "smds",
+        "ssl",
+        "rba",
+    }
+)
+
+
 def _plain(name: str) -> tuple[str, str]:
-    """A label and unit made from an unknown key (``v8_edm_pool_mb`` -> ``V8 edm pool``, ``MB``)."""
+    """A label and unit made from an unknown key (``v8_edm_pool_mb`` -> ``V8 EDM pool``, ``MB``)."""
     unit = ""
     for suffix, u in sorted(_UNIT_SUFFIX.items(), key=lambda kv: -len(kv[0])):
         if name.endswith(suffix):
             name, unit = name[: -len(suffix)], u
             break
-    text = name.replace("_", " ").replace("cpu", "CPU").replace("v8", "V8").replace("v7", "V7")
+    text = " ".join(w.upper() if w in _ACRONYMS else w for w in name.split("_"))
     return text[:1].upper() + text[1:], unit
 
 

@@ -150,3 +150,17 @@ def test_a_db2_mirror_report_uses_no_q_replication_names():
         for row in g.rows
     }
     assert labels["tps"] == "Transactions" and "source transactions" not in labels.values()
+
+
+@pytest.mark.parametrize(
+    "key, text",
+    [
+        ("v8_edm_pool_mb", "V8 EDM pool"),
+        ("v8_rds_op_pool_mb", "V8 RDS OP pool"),
+        ("dbm1_region_mb", "DBM1 region"),
+        ("dwp_cpu_us_per_msg", "DWP CPU us per msg"),
+        ("csa_per_connection_kb", "CSA per connection"),
+    ],
+)
+def test_a_derived_label_writes_ibm_acronyms_in_capitals(key, text):
+    assert label(key) == text
