@@ -271,6 +271,9 @@ _ENTRIES = {
     "sql_max_rows_per_s": ("SQL Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_max_rows_per_s": ("Q Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
+    # DB2 V8 migration (engine.perf.db2v8): DBM1 storage below the 2 GB bar
+    "relief_mb": ("DBM1 storage relief", "MB", _UP, "storage", "", "DBM1 storage V7 used that V8 frees"),
+    "relief_pct": ("DBM1 storage relief, share of V7", "%", _UP, "storage", "", ""),
 }
 
 #: Entries that differ by engine kind: a Db2 Mirror pair's transactions are the application's,

@@ -160,6 +160,8 @@ def test_a_db2_mirror_report_uses_no_q_replication_names():
         ("dbm1_region_mb", "DBM1 region"),
         ("dwp_cpu_us_per_msg", "DWP CPU us per msg"),
         ("csa_per_connection_kb", "CSA per connection"),
+        ("relief_mb", "DBM1 storage relief"),
+        ("relief_pct", "DBM1 storage relief, share of V7"),
     ],
 )
 def test_a_derived_label_writes_ibm_acronyms_in_capitals(key, text):
