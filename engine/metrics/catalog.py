@@ -223,7 +223,7 @@ _ENTRIES = {
     "buffers_to_hold_all_msgs": ("BUFFPOOL to hold every message", "4 KB buffers", _NONE, "storage", "", ""),
     "pageset_get_fraction": (
         "Gets from the page set",
-        "",
+        "share of gets",
         _DOWN,
         "mq",
         "",

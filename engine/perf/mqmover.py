@@ -305,6 +305,7 @@ def predict(settings: dict) -> Prediction:
         get_rate_from_pageset_msgs_per_s="msgs/s",
         capacity_msgs="messages",
         pages_per_msg="4 KB pages",
+        pageset_get_fraction="share of gets",
     )
     z = sizing(settings, c)
     m["buffpool_buffers"] = float(z.buffers)
