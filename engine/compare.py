@@ -361,6 +361,14 @@ def _fmt_pct(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
+def mixed_engines_note(runs: Sequence) -> str:
+    """What to tell a user comparing runs of different engines (``qrep`` and ``db2mirror``); "" for one."""
+    kinds = list(dict.fromkeys(r.scenario_kind for r in runs))
+    if len(kinds) < 2:
+        return ""
+    return f"the runs come from different engines ({', '.join(kinds)}): a metric they share may not measure the same thing"
+
+
 def format_table(comparison: Comparison) -> str:
     """A readable table: settings that differ, then metrics with deltas against the first run.
 
@@ -381,12 +389,8 @@ def format_table(comparison: Comparison) -> str:
         ]
         + [""]
     )
-    if len(kinds) > 1:
-        lines += [
-            f"note: the runs come from different engines ({', '.join(kinds)}): a metric they share "
-            "may not measure the same thing",
-            "",
-        ]
+    if mixed_engines_note(comparison.runs):
+        lines += [f"note: {mixed_engines_note(comparison.runs)}", ""]
     names = path_names(kinds[0])
     if comparison.settings:
         lines.append("Settings that differ")

@@ -31,6 +31,7 @@ from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
+from engine.compare import mixed_engines_note
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import delta_verdict
 
@@ -208,7 +209,13 @@ class CompareView(QWidget):
         """Fill tables and charts from ``cmp``."""
         self.comparison = cmp
         n = len(cmp.labels)
-        self.title.setText("Comparing " + ", ".join(cmp.labels) + f" (reference: {cmp.labels[0]})")
+        note = mixed_engines_note(cmp.comparison.runs)
+        self.title.setText(
+            "Comparing "
+            + ", ".join(cmp.labels)
+            + f" (reference: {cmp.labels[0]})"
+            + (f". Note: {note}" if note else "")
+        )
         short = [f"#{i}" for i in cmp.run_ids]
         self.settings_table.setColumnCount(1 + n)
         self.settings_table.setHorizontalHeaderLabels(["Setting", *short])

@@ -125,3 +125,16 @@ def test_compare_of_unidirectional_runs_has_no_systems(window):
     view = window.view_widget("Compare")
     assert view.result_tabs.count() == 1 and view.systems_table.rowCount() == 0
     assert view.systems_chart.isHidden() and not view.latency_chart.isHidden()
+    assert "different engines" not in view.title.text()
+
+
+def test_compare_of_runs_from_two_engines_says_their_metrics_may_differ(window):
+    """A Q Replication run beside a Db2 Mirror run: the title says a shared metric (tps) may not
+    measure the same thing."""
+    ids = []
+    for name in ("redpaper-baseline", "mirror-active-active"):
+        assert window.open_project(str(SAMPLES / f"{name}.json"), ask=False)
+        ids.append(window.predict_and_record())
+    assert window.compare_runs(ids)
+    view = window.view_widget("Compare")
+    assert "different engines (qrep, db2mirror)" in view.title.text()
