@@ -380,7 +380,8 @@ def format_table(comparison: Comparison) -> str:
 
     ids = comparison.run_ids
     head = [f"run {i}" for i in ids]
-    kinds = list(dict.fromkeys(r.scenario_kind for r in comparison.runs))
+    kind = comparison.runs[0].scenario_kind  # the reference run's engine names settings and metrics
+    note = mixed_engines_note(comparison.runs)
     lines = (
         ["Runs"]
         + [
@@ -389,9 +390,9 @@ def format_table(comparison: Comparison) -> str:
         ]
         + [""]
     )
-    if mixed_engines_note(comparison.runs):
-        lines += [f"note: {mixed_engines_note(comparison.runs)}", ""]
-    names = path_names(kinds[0])
+    if note:
+        lines += [f"note: {note}", ""]
+    names = path_names(kind)
     if comparison.settings:
         lines.append("Settings that differ")
         lines += _grid(
@@ -403,7 +404,7 @@ def format_table(comparison: Comparison) -> str:
         lines.append("Settings: identical")
     lines += ["", f"Metrics (deltas against run {ids[0]})"]
     rows = [["metric", "unit", *_delta_head(ids)]] + [
-        [metric_label(m.metric, kinds[0]), m.unit, *_delta_cells(m)] for m in comparison.metrics
+        [metric_label(m.metric, kind), m.unit, *_delta_cells(m)] for m in comparison.metrics
     ]
     rows.append(
         [

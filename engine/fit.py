@@ -430,6 +430,10 @@ class FitResult:
             return "lower"
         return ""
 
+    def at_bound(self) -> dict:
+        """Coefficient -> ``"upper"`` or ``"lower"``, for those fitted to a bound (:meth:`bound_hit`)."""
+        return {name: hit for name in self.fitted if (hit := self.bound_hit(name))}
+
     def to_json(self) -> dict:
         """Plain data for JSON output and the store."""
         return {
@@ -447,7 +451,7 @@ class FitResult:
             "fit_error_after": self.train_after,
             "n_predictions": self.n_predictions,
             "stopped_at_budget": self.stopped_at,
-            "at_bound": {name: hit for name in self.fitted if (hit := self.bound_hit(name))},
+            "at_bound": self.at_bound(),
         }
 
 

@@ -209,6 +209,7 @@ class CompareView(QWidget):
         """Fill tables and charts from ``cmp``."""
         self.comparison = cmp
         n = len(cmp.labels)
+        kind = cmp.comparison.runs[0].scenario_kind  # the reference run's engine names the metrics
         note = mixed_engines_note(cmp.comparison.runs)
         self.title.setText(
             "Comparing "
@@ -234,7 +235,6 @@ class CompareView(QWidget):
         self.metrics_table.setColumnCount(len(headers))
         self.metrics_table.setHorizontalHeaderLabels(headers)
         self.metrics_table.setRowCount(len(cmp.metrics))
-        kind = cmp.comparison.runs[0].scenario_kind
         for r, m in enumerate(cmp.metrics):
             cells = [metric_label(m.metric, kind), m.unit, _fmt(m.values[0])]
             for v, pct in zip(m.values[1:], m.pct_delta[1:]):
@@ -324,8 +324,9 @@ class CompareView(QWidget):
             f"#{cmp.run_ids[i]}": [by_name[k].pct_delta[i] or 0.0 for k in keys]
             for i in range(1, len(cmp.labels))
         }
+        kind = cmp.comparison.runs[0].scenario_kind
         self.delta_chart.set_data(
-            [metric_label(k, cmp.comparison.runs[0].scenario_kind) for k in keys],
+            [metric_label(k, kind) for k in keys],
             deltas_pct,
             key_title="Change against the first run (%)",
         )  # keys in the title, not over bars

@@ -77,7 +77,7 @@ def budget_text(fit) -> str:
 
 def bound_text(fit) -> str:
     """The fit's coefficients at a bound of their range and what that means; empty when none is."""
-    hits = [name for name in fit.fitted if fit.bound_hit(name)]
+    hits = list(fit.at_bound())
     if not hits:
         return ""
     from engine.fit import AT_BOUND_ADVICE

@@ -144,16 +144,17 @@ def format_fit(result) -> list[str]:
     range), then the error on the held-out intervals by metric under IBM's names."""
     from engine.fit import AT_BOUND_ADVICE
 
+    at_bound = result.at_bound()
     lines = [f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}"]
     for name, base in result.base.items():
         after = result.fitted[name]
         change = f"{100 * (after - base) / base:+.1f}%" if base else "-"
-        hit = result.bound_hit(name)
+        hit = at_bound.get(name)
         lines.append(
             f"  {name:<24} {result.units.get(name, ''):<8} {format_number(base):>12} {format_number(after):>12} "
             f"{change:>8}" + (f"  at its {hit} bound" if hit else "")
         )
-    if any(result.bound_hit(name) for name in result.fitted):
+    if at_bound:
         lines += textwrap.wrap(AT_BOUND_ADVICE, 100, initial_indent="  ", subsequent_indent="  ")
     b, a = result.before, result.after
     lines += [

@@ -82,11 +82,11 @@ def format_distribution(rows: list) -> str:
         lines.append(f"  {row['knobs']} | {row['scenario']} ({row['n_seeds']} seeds)")
         for name in SUMMARY_METRICS:
             s = row[name]
-            largest = max((abs(v) for v in s.percentiles.values() if v is not None), default=0.0)
-            factor, unit = display_scale(largest, metric_info(name).unit)
+            present = [abs(v) for v in s.percentiles.values() if v is not None]
+            factor, unit = display_scale(max(present, default=0.0), metric_info(name).unit)
             cells = ", ".join(f"p{q} {_cell(s, q, factor)}" for q in PERCENTILES)
             missing = f" ({s.n_missing} of {s.n_runs} not caught up)" if s.n_missing else ""
-            unit = unit if any(v is not None for v in s.percentiles.values()) else ""
+            unit = unit if present else ""
             lines.append(f"      {metric_label(name):<24} {cells} {unit}".rstrip() + missing)
     return "\n".join(lines)
 
