@@ -11,6 +11,7 @@ from app.report.layout import Block, Drawing, Html, PageBreak, Table
 from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.bands import band_label
+from engine.compare import mixed_engines_note
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.model import END2END
@@ -278,10 +279,11 @@ def comparison_blocks(report: Report) -> list[Block]:
     """The comparison of the report's runs against the first: settings, results, systems and charts."""
     cmp = report.comparison
     labels = list(cmp.labels)
+    note = mixed_engines_note(report.runs)
     out: list[Block] = [
         Html(
             f"<h2>Comparison</h2><p>Every run against <b>{esc(labels[0])}</b> (the reference): "
-            "absolute and percent deltas.</p>",
+            "absolute and percent deltas." + (f" Note: {esc(note)}." if note else "") + "</p>",
             keep_with_next=True,
         ),
         _settings_difference_block(cmp, labels),

@@ -181,3 +181,18 @@ def test_a_run_with_one_group_of_results_has_no_heading_row_under_the_caption():
     qrep = results_table(run_from_project(projectfile.load(samples / "redpaper-baseline.json")))
     assert not any('class="group"' in row for row in mirror.rows)
     assert sum('class="group"' in row for row in qrep.rows) >= 4
+
+
+def test_a_comparison_of_two_engines_carries_the_note_the_cli_prints():
+    from app.report.compose import comparison_blocks
+    from engine.report import build_report, run_from_project
+
+    samples = Path(__file__).resolve().parents[2] / "sample_runs"
+    runs = [
+        run_from_project(projectfile.load(samples / f))
+        for f in ("redpaper-baseline.json", "mirror-active-active.json")
+    ]
+    intro = comparison_blocks(build_report(runs, validation=False))[0].html
+    assert "different engines (qrep, db2mirror)" in intro
+    same = [run_from_project(projectfile.load(samples / "redpaper-baseline.json"))] * 2
+    assert "different engines" not in comparison_blocks(build_report(same, validation=False))[0].html
