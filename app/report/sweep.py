@@ -24,7 +24,8 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, Q
 from app import style
 from app.report.charts import nice_ticks
 from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Table, report_font
-from engine.report.model import Report, format_setting, format_value
+from engine.metrics.catalog import format_setting, format_value
+from engine.report.model import Report
 from engine.report.sweep import SweepSection
 from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
 

@@ -27,7 +27,7 @@ from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
-from engine.report.model import format_setting
+from engine.metrics.catalog import format_setting
 
 
 def register(sub) -> None:
@@ -50,19 +50,25 @@ def register(sub) -> None:
         default="auto",
         help="goal search method (default: exhaustive up to 4096 points)",
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--outage-min",
-        type=argtypes.number(0.0, 10_080.0, "min"),
+        "channel outage the transmit queue's buffer pool should hold",
+        minimum=0.0,
+        maximum=10_080.0,
+        unit="min",
         default=20.0,
         metavar="MINUTES",
-        help="channel outage the transmit queue's buffer pool should hold (default: %(default)s)",
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--min-gain",
-        type=argtypes.number(0.0, 1000.0, "%"),
+        "smallest improvement of a rule's target metric to recommend it",
+        minimum=0.0,
+        maximum=1000.0,
+        unit="%",
         default=1.0,
         metavar="PCT",
-        help="smallest improvement of a rule's target metric to recommend it (default: %(default)s%%)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-store", action="store_true", help="do not record runs")

@@ -14,6 +14,7 @@ import re
 from typing import Callable
 
 from engine.errors import FieldError
+from engine.metrics.catalog import format_setting
 from engine.registry import KINDS
 
 #: Largest value of an integer argument: what the results store's BIGINT columns hold.
@@ -29,7 +30,8 @@ _SCHEDULER = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://([^\s/:]+)(:\d{1,5})?/?"
 
 
 def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
-    """An integer from ``minimum`` to ``maximum`` (inclusive)."""
+    """An integer from ``minimum`` to ``maximum`` (inclusive); ``allowed`` on the result says so in words."""
+    allowed = f"{minimum:,} or more" if maximum == INT64_MAX else f"from {minimum:,} to {maximum:,}"
 
     def parse(text: str) -> int:
         try:
@@ -37,12 +39,16 @@ def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
         if not minimum <= value <= maximum:
-            raise argparse.ArgumentTypeError(
-                f"{value} is not allowed; expected an integer from {minimum} to {maximum}"
-            )
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; expected an integer {allowed}")
         return value
 
+    parse.allowed = allowed
     return parse
+
+
+def _with_unit(text: str, unit: str) -> str:
+    """``text`` followed by ``unit`` (``20 min``, ``1%``)."""
+    return f"{text}{unit}" if unit == "%" else f"{text} {unit}" if unit else text
 
 
 def number(
@@ -56,10 +62,11 @@ def number(
 
     The bounds are inclusive unless ``above_minimum`` (the number must exceed ``minimum``: a
     message size) or ``below_maximum`` (it must stay under ``maximum``: a fraction below 1).
+    The returned function's ``allowed`` says what it takes in words (``from 0 to 10,080 min``).
     """
-    low = f"above {minimum:g}" if above_minimum else f"from {minimum:g}"
-    high = f"to below {maximum:g}" if below_maximum else f"to {maximum:g}"
-    suffix = f" {unit}" if unit else ""
+    low = f"above {format_setting(minimum)}" if above_minimum else f"from {format_setting(minimum)}"
+    high = f"to below {format_setting(maximum)}" if below_maximum else f"to {format_setting(maximum)}"
+    allowed = _with_unit(f"{low} {high}", unit)
 
     def parse(text: str) -> float:
         try:
@@ -70,12 +77,64 @@ def number(
             value < maximum if below_maximum else value <= maximum
         )
         if not (math.isfinite(value) and in_range):
-            raise argparse.ArgumentTypeError(
-                f"{text[:40]} is not allowed; expected a number {low} {high}{suffix}"
-            )
+            raise argparse.ArgumentTypeError(f"{text[:40]} is not allowed; expected a number {allowed}")
         return value
 
+    parse.allowed = allowed
     return parse
+
+
+def _add_checked(
+    parser, flag: str, parse, help_text: str, default, metavar, default_text: str | None
+) -> None:
+    """Add ``flag`` parsed by ``parse``; its help is ``help_text``, ``parse.allowed`` and the default.
+
+    ``default_text`` is what the option left out means (``20 min``, ``the CPU count``); ``%`` in
+    what is added is escaped for argparse.
+    """
+    shown = f"; default {default_text}" if default_text else ""
+    help_ = help_text + f" ({parse.allowed}{shown})".replace("%", "%%")
+    parser.add_argument(flag, type=parse, default=default, metavar=metavar, help=help_)
+
+
+def add_number(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    help_text: str,
+    *,
+    default: float | None = None,
+    metavar: str | None = None,
+    default_text: str | None = None,
+    **bounds,
+) -> None:
+    """Add a number option checked by :func:`number` (``bounds`` are its arguments).
+
+    Its help is ``help_text`` (argparse help, ``%%`` for a literal ``%``) followed by the
+    allowed values, written from the same bounds the check uses so the two never disagree,
+    and the default; ``default_text`` names it where ``default`` is None (worked out later).
+    """
+    parse = number(**bounds)
+    if default_text is None and default is not None:
+        default_text = _with_unit(format_setting(default), bounds.get("unit", ""))
+    _add_checked(parser, flag, parse, help_text, default, metavar, default_text)
+
+
+def add_integer(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    help_text: str,
+    *,
+    minimum: int = 0,
+    maximum: int = INT64_MAX,
+    default: int | None = None,
+    metavar: str = "N",
+    default_text: str | None = None,
+) -> None:
+    """Add an integer option checked by :func:`integer`; its help is written as :func:`add_number`'s."""
+    parse = integer(minimum, maximum)
+    if default_text is None and default is not None:
+        default_text = f"{default:,}"
+    _add_checked(parser, flag, parse, help_text, default, metavar, default_text)
 
 
 def text(max_chars: int) -> Callable[[str], str]:
@@ -105,15 +164,6 @@ def scheduler_address(text: str) -> str:
             f"{text[:60]!r} is not a scheduler address; expected tcp://HOST:PORT"
         )
     return text
-
-
-#: ``--wait``: seconds to wait for another process holding the results store.
-wait_seconds = number(0.0, MAX_WAIT_S, "s")
-#: ``--seed`` of the random numbers (stored in a BIGINT column).
-seed = integer(0)
-
-#: ``--rate``: a constant offered rate, rows/s.
-rate = number(0.0, MAX_RATE_ROWS_PER_S, "rows/s")
 
 
 def duration_s(text: str, option: str = "--duration") -> float:

@@ -24,12 +24,12 @@ from engine.metrics.catalog import format_number
 def register(sub) -> None:
     p = project_command(sub, "fit", "fit coefficients to imported monitor intervals", __doc__)
     add_db_options(p)
-    p.add_argument(
+    argtypes.add_integer(
+        p,
         "--holdout-every",
-        type=argtypes.integer(0, 1_000_000),
+        "hold every N-th interval out of the fit to judge it, 0 for none",
+        maximum=1_000_000,
         default=4,
-        metavar="N",
-        help="hold every N-th interval out of the fit to judge it (default 4)",
     )
     p.add_argument("--only", metavar="NAME[,NAME...]", help="fit only these coefficients")
     p.add_argument(
@@ -37,21 +37,24 @@ def register(sub) -> None:
         metavar="NAME[,NAME...]",
         help="fit to these measured metrics only (e.g. apply_rows_per_s,apply_latency_ms)",
     )
-    p.add_argument(
+    argtypes.add_integer(
+        p,
         "--max-intervals",
-        type=argtypes.integer(1),
-        default=None,
-        metavar="N",
-        help="fit at most N intervals and judge on at most N held out, evenly spaced in time "
-        f"(default {MAX_INTERVALS}; a week of 10 s intervals is 60,480)",
+        "fit at most N intervals and judge on at most N held out, evenly spaced in time; "
+        "a week of 10 s intervals is 60,480",
+        minimum=1,
+        default_text=f"{MAX_INTERVALS:,}",
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--budget-s",
-        type=argtypes.number(0.1, 86_400.0, "s"),
-        default=None,
+        "stop the least-squares loop after S seconds and keep the best coefficients seen so far; "
+        f"the fit also stops after {MAX_PREDICTIONS:,} engine predictions",
+        minimum=0.1,
+        maximum=86_400.0,
+        unit="s",
         metavar="S",
-        help="stop the least-squares loop after S seconds and keep the best coefficients seen so far "
-        f"(default {FIT_BUDGET_S:g}; the fit also stops after {MAX_PREDICTIONS:,} engine predictions)",
+        default_text=f"{FIT_BUDGET_S:g} s",
     )
     p.add_argument(
         "--export",

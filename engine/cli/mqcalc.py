@@ -25,25 +25,36 @@ def register(sub) -> None:
     p = sub.add_parser(
         "mq-calc", help="MQ storage, SSL, compression and log calculators", description=__doc__
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--message-kb",
-        type=argtypes.number(0.0, MAX_MESSAGE_KB, "KB", above_minimum=True),
+        "message size",
+        minimum=0.0,
+        maximum=MAX_MESSAGE_KB,
+        unit="KB",
         default=64.0,
-        help="message size in KB (above 0, to 102400)",
+        above_minimum=True,
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--compressibility",
-        type=argtypes.number(0.0, 1.0, below_maximum=True),
+        "fraction the data compresses",
+        minimum=0.0,
+        maximum=1.0,
         default=0.0,
-        help="fraction the data compresses (0 to below 1)",
+        below_maximum=True,
     )
     p.add_argument("--compmsg", default="ZLIBFAST", choices=("NONE", "ZLIBFAST", "ZLIBHIGH"))
     p.add_argument("--ssl", action="store_true", help="TLS channel (16 KB segments)")
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--reneg-kb",
-        type=argtypes.number(0.0, MAX_RENEG_KB, "KB", above_minimum=True),
+        "SSLRKEYC, used with --ssl",
+        minimum=0.0,
+        maximum=MAX_RENEG_KB,
+        unit="KB",
         default=1024.0,
-        help="SSLRKEYC in KB (used with --ssl)",
+        above_minimum=True,
     )
     p.add_argument(
         "--sharecnv",
@@ -52,17 +63,24 @@ def register(sub) -> None:
         choices=(0, 1, 10),
         help="SHARECNV of a client (SVRCONN) connection; leave it out for a local (bindings) connection",
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--log-tb-per-year",
-        type=argtypes.number(0.0, 1e9, "TB per year", above_minimum=True),
+        "MQ log written per year",
+        minimum=0.0,
+        maximum=1e9,
+        unit="TB",
         default=256.0,
-        help="TB of MQ log written per year (> 0)",
+        above_minimum=True,
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--log-growth-pct",
-        type=argtypes.number(0.0, 1e6, "% per year"),
+        "yearly growth of the log rate",
+        minimum=0.0,
+        maximum=1e6,
+        unit="%",
         default=100.0,
-        help="yearly growth of the log rate, %% (>= 0)",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run_mq)
@@ -74,17 +92,22 @@ def register(sub) -> None:
         default="online",
         help="online, batch, query, utility, data_sharing, drda, online_data_sharing, batch_data_sharing",
     )
-    v.add_argument(
+    argtypes.add_number(
+        v,
         "--cpu",
-        type=argtypes.number(0.0, 1e12),
+        "a V7 Db2 CPU figure, in any unit, to put a band on",
+        minimum=0.0,
+        maximum=1e12,
         default=100.0,
-        help="a V7 Db2 CPU figure (>= 0, any unit) to put a band on",
     )
-    v.add_argument(
+    argtypes.add_number(
+        v,
         "--catalog-gb",
-        type=argtypes.number(0.0, 1e6, "GB"),
+        "size of SPT01, SYSPKAGE, SYSDBASE ...",
+        minimum=0.0,
+        maximum=1e6,
+        unit="GB",
         default=1.0,
-        help="GB of SPT01, SYSPKAGE, SYSDBASE ... (>= 0)",
     )
     v.add_argument(
         "--pool",

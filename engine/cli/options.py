@@ -45,7 +45,15 @@ def add_changes_option(p, what: str) -> None:
 
 def add_rate_option(p, help: str) -> None:
     """``--rate ROWS_PER_S``: a constant offered rate, rows/s (None when not given)."""
-    p.add_argument("--rate", type=argtypes.rate, default=None, metavar="ROWS_PER_S", help=help)
+    argtypes.add_number(
+        p,
+        "--rate",
+        help,
+        minimum=0.0,
+        maximum=argtypes.MAX_RATE_ROWS_PER_S,
+        unit="rows/s",
+        metavar="ROWS_PER_S",
+    )
 
 
 def execution_options(args) -> dict:

@@ -26,12 +26,15 @@ def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None 
         default=None,
         help=db_help or "results store file (default: runs.duckdb in the user data directory, or $QRTUNE_DB)",
     )
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--wait",
-        metavar="SECONDS",
-        type=argtypes.wait_seconds,
+        "wait this long for another process holding the store",
+        minimum=0.0,
+        maximum=argtypes.MAX_WAIT_S,
+        unit="s",
         default=wait_default,
-        help="wait this long for another process holding the store (default: %(default)s)",
+        metavar="SECONDS",
     )
 
 
@@ -74,13 +77,7 @@ def register(sub) -> None:
 
     p.add_argument("--kind", metavar="KIND", help=f"only runs of this kind ({', '.join(RUN_KINDS)})")
     p.add_argument("--sweep", metavar="ID", type=argtypes.integer(0), help="only the points of this sweep")
-    p.add_argument(
-        "--limit",
-        metavar="N",
-        type=argtypes.integer(0),
-        default=50,
-        help="at most N runs (0: all; default 50)",
-    )
+    argtypes.add_integer(p, "--limit", "at most N runs, 0 for all", default=50)
     p.add_argument(
         "--metrics",
         metavar="NAME[,NAME...]",

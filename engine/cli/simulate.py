@@ -56,7 +56,7 @@ def register(sub) -> None:
         keep_layout=True,
     )
     p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
-    p.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random numbers (default 0)")
+    argtypes.add_integer(p, "--seed", "seed of the random numbers", default=0)
     p.add_argument(
         "--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s"
     )
@@ -75,12 +75,15 @@ def register(sub) -> None:
         "--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here"
     )
     p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
-    p.add_argument(
+    argtypes.add_number(
+        p,
         "--wait",
-        type=argtypes.wait_seconds,
+        "with --db: wait this long for another process holding the store",
+        minimum=0.0,
+        maximum=argtypes.MAX_WAIT_S,
+        unit="s",
         default=5.0,
-        metavar="S",
-        help="with --db: wait this long for another process holding the store",
+        metavar="SECONDS",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

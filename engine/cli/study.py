@@ -32,13 +32,7 @@ def add_study_options(p) -> None:
     g.add_argument(
         "--duration", default="10m", help="simulated time per run: 600, 90s, 20m, 1h (default 10m)"
     )
-    g.add_argument(
-        "--seeds",
-        type=argtypes.integer(1, 100_000),
-        default=10,
-        metavar="N",
-        help="seeds 0..N-1 per combination (default 10)",
-    )
+    argtypes.add_integer(g, "--seeds", "seeds 0..N-1 per combination", minimum=1, maximum=100_000, default=10)
     g.add_argument(
         "--scenario",
         action="append",

@@ -38,12 +38,12 @@ def register(sub) -> None:
         help="one sweep axis; repeat for a cartesian product",
     )
     add_db_options(p)
-    p.add_argument(
+    argtypes.add_integer(
+        p,
         "--workers",
-        type=argtypes.integer(0, 1024),
-        default=None,
-        metavar="N",
-        help="local worker processes (default: CPU count; 0: in this process)",
+        "local worker processes, 0 to run the points in this process",
+        maximum=1024,
+        default_text="the CPU count",
     )
     p.add_argument(
         "--scheduler",
@@ -51,9 +51,7 @@ def register(sub) -> None:
         metavar="tcp://HOST:PORT",
         help="run the points on this Dask scheduler",
     )
-    p.add_argument(
-        "--batch-size", type=argtypes.integer(1, 1_000_000), default=None, metavar="N", help="points per task"
-    )
+    argtypes.add_integer(p, "--batch-size", "points per task", minimum=1, maximum=1_000_000)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--yes", action="store_true", help="run a grid of more than 100,000 points")

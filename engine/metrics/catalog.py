@@ -511,6 +511,34 @@ def format_number(value) -> str:
     return f"{value:.2e}"
 
 
+def format_value(value) -> str:
+    """A number or setting as printed in a report (``43,400``, ``3.21``, ``yes``, ``INTEGER x10``)."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} x{v}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return " .. ".join(str(v) for v in value) if len(value) == 2 else ", ".join(map(str, value))
+    return str(value)
+
+
+def format_setting(value) -> str:
+    """A knob's value as a user set it (``2.5``, ``500``, ``240,000``, ``yes``, ``INTEGER x10``).
+
+    Unlike a result (:func:`format_value`), a setting keeps the digits it was given: no
+    padding to a fixed count of decimals and no rounding of 2.125 to 2.13.
+    """
+    if isinstance(value, float) and math.isfinite(value):
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:,.6g}"
+    return format_value(value)
+
+
 def format_metric(name: str, value: float, unit: str | None = None) -> str:
     """``value`` of metric ``name`` with its display unit (``END2END_LATENCY`` 1.2e6 ms -> ``20 min``).
 

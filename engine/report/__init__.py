@@ -17,7 +17,8 @@ from engine.report.build import (
     run_from_project_file,
     runs_from_store,
 )
-from engine.report.model import Report, ReportRun, format_delta, format_setting, format_value
+from engine.metrics.catalog import format_setting, format_value
+from engine.report.model import Report, ReportRun, format_delta
 from engine.report.validation import describe, score_scenarios
 
 #: What front ends use; the records of a report (rows, groups, comparisons) are in

@@ -27,7 +27,8 @@ from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
-from engine.report.model import Report, SettingRow, format_setting
+from engine.metrics.catalog import format_setting
+from engine.report.model import Report, SettingRow
 from engine.report.settings import rows_from_project
 from engine.sweep import knob_spec, point_values
 from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate

@@ -309,7 +309,7 @@ def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch
     with pytest.raises(SystemExit) as e:
         qrtune_main([*args, "--budget-s", "0"])
     assert e.value.code == 2
-    assert "--budget-s: 0 is not allowed; expected a number from 0.1 to 86400 s" in capsys.readouterr().err
+    assert "--budget-s: 0 is not allowed; expected a number from 0.1 to 86,400 s" in capsys.readouterr().err
 
 
 def test_qrtune_fit_marks_a_coefficient_at_a_bound_and_names_metrics_as_ibm_does():
