@@ -279,6 +279,35 @@ def evaluate(settings: dict, coeffs: dict | None = None):
     return m, pool, channel, putter, r, messages
 
 
+#: Unit of each metric of the MQ mover (a ``..._us_per_msg`` cost is in us; see :func:`metric_unit`).
+UNITS = {
+    "elapsed_s": "s",
+    "putter_done_s": "s",
+    "peak_depth": "messages",
+    "transfer_mb_per_s": "MiB/s",
+    "backlog_depth_msgs": "messages",
+    "channel_msgs_per_s": "msgs/s",
+    "get_rate_from_bufferpool_msgs_per_s": "msgs/s",
+    "get_rate_from_pageset_msgs_per_s": "msgs/s",
+    "capacity_msgs": "messages",
+    "pages_per_msg": "4 KB pages",
+    "pageset_get_fraction": "share of gets",
+    "buffpool_buffers": "4 KB buffers",
+    "dwp_start_depth_msgs": "messages",
+    "backlog_msgs": "messages",
+    "buffers_to_hold_backlog": "4 KB buffers",
+    "buffers_to_hold_all_msgs": "4 KB buffers",
+    "storage_per_connection_kb": "KB",
+    "csa_per_connection_kb": "KB",
+    "channel_storage_kb": "KB",
+}
+
+
+def metric_unit(metric: str) -> str:
+    """Unit of an MQ mover metric: :data:`UNITS`, ``us`` for a per-message cost, else none."""
+    return UNITS.get(metric, "us" if metric.endswith("_us_per_msg") else "")
+
+
 def predict(settings: dict) -> Prediction:
     """Predict an ``mq-mover`` scenario; see the module docstring.
 
@@ -290,40 +319,17 @@ def predict(settings: dict) -> Prediction:
     c = bp.coefficients()
     m, pool, channel, putter, r, messages = evaluate(settings, c)
     used = set(USED)
-    units = {k: ("us" if k.endswith("_us_per_msg") else "") for k in m}
-    units.update(
-        elapsed_s="s",
-        putter_done_s="s",
-        peak_depth="messages",
-        transfer_mb_per_s="MiB/s",
-        backlog_depth_msgs="messages",
-        channel_msgs_per_s="msgs/s",
-    )
-    units = {k: v for k, v in units.items() if k in m}
-    units.update(
-        get_rate_from_bufferpool_msgs_per_s="msgs/s",
-        get_rate_from_pageset_msgs_per_s="msgs/s",
-        capacity_msgs="messages",
-        pages_per_msg="4 KB pages",
-        pageset_get_fraction="share of gets",
-    )
     z = sizing(settings, c)
     m["buffpool_buffers"] = float(z.buffers)
     m["dwp_start_depth_msgs"] = z.dwp_start_depth_msgs
-    units.update(buffpool_buffers="4 KB buffers", dwp_start_depth_msgs="messages")
     if z.backlog_msgs is not None:
         m["backlog_msgs"] = z.backlog_msgs
         m["buffers_to_hold_backlog"] = float(z.buffers_to_hold_backlog)
         m["buffers_to_hold_all_msgs"] = float(z.buffers_to_hold_all_msgs)
-        units.update(
-            backlog_msgs="messages",
-            buffers_to_hold_backlog="4 KB buffers",
-            buffers_to_hold_all_msgs="4 KB buffers",
-        )
     m["storage_per_connection_kb"] = z.storage_per_connection_kb
     m["csa_per_connection_kb"] = z.csa_per_connection_kb
     m["channel_storage_kb"] = z.channel_storage_kb
-    units.update(storage_per_connection_kb="KB", csa_per_connection_kb="KB", channel_storage_kb="KB")
+    units = {k: metric_unit(k) for k in m}
     put_rate = putter.rate_msgs_per_s()
     drain_rate = r.get_rate_pageset if r.dwp_started else r.get_rate_bufferpool
     stages = (
