@@ -16,9 +16,6 @@ time is the ``simulate`` call (project already loaded, steady-state prediction i
 ``cpu`` is the process CPU time of the best run: on a machine shared with other work the wall
 time grows with the load, the CPU time much less.
 
-When the Q Replication steady-state engine (``engine.perf.qrep``) cannot predict the baseline yet, the
-stage capacities come from a stand-in prediction and the output says so.
-
 Usage: ``.venv/bin/python benchmarks/bench_sim.py [--repeat N] [--command-only]``
 """
 
@@ -38,18 +35,6 @@ import json, resource, sys, time
 sys.path.insert(0, {root!r})
 from engine import projectfile
 from engine.sim import profiles, simulate
-import engine.predict
-standin = False
-from engine.scenario import project_to_scenario
-try:
-    engine.predict.predict_settings(project_to_scenario(projectfile.load({project!r})))
-except Exception:
-    standin = True
-    from engine.perf.result import Prediction, StageResult
-    engine.predict.predict_settings = lambda s: Prediction("qrep", {{"msg_size_kb": 5.0, "apply_rows_per_s": 32000.0}},
-        stages=(StageResult("qcapture", 45000.0, 0.7), StageResult("mq_log", 60000.0, 0.5),
-                StageResult("mq_channel", 3000.0, 0.7, "msgs/s"), StageResult("mq_pageset", 15000.0, 0.0),
-                StageResult("qapply_agents", 32000.0, 1.0), StageResult("target_db2", 40000.0, 0.8)))
 project = projectfile.load({project!r})
 rate = {rate!r}
 times, cpus = [], []
@@ -62,7 +47,7 @@ s = res.summary
 print(json.dumps({{"first_s": times[0], "best_s": min(times), "best_cpu_s": cpus[times.index(min(times))],
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "txns": s["txns_generated"], "offered_rows_per_s": s["offered_rows_per_s"],
-                  "throughput_rows_per_s": s["throughput_rows_per_s"], "standin": standin,
+                  "throughput_rows_per_s": s["throughput_rows_per_s"],
                   "predicted_rows_per_s": s["predicted_rows_per_s"]}}))
 """
 
@@ -79,7 +64,6 @@ def run_case(name: str, rate, repeat: int, limit_s: float) -> dict:
         f"(goal <= {limit_s:g} s)  "
         f"peak RSS {r['maxrss_mb']:6.0f} MB  {r['txns']:>10,} txns  offered {r['offered_rows_per_s']:,.0f} rows/s  "
         f"applied {r['throughput_rows_per_s']:,.0f} rows/s  {'OK' if ok else 'MISSED'}"
-        + ("  [stand-in stage capacities: engine.perf.qrep cannot predict yet]" if r["standin"] else "")
     )
     return r
 
