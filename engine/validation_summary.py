@@ -17,12 +17,20 @@ agree:
 * the median is the usual one and the 90th percentile is the sorted error at rank
   ``min(n - 1, int(0.9 n))``.
 
+Some measurements were published more than once for the same settings, in different tables
+(the Redpaper's baseline run recurs in most of its tables), and a metric's values can differ
+between those runs: APPLY_LATENCY of the baseline is published as 43 ms in one table and
+441 ms in another. The engine gives one value for one set of settings, so every check
+carries the range published for its settings (:func:`published_ranges`) and the summary
+counts the checks whose published values lie :data:`APART_FACTOR` times apart or more.
+
 The workbench (``app.panels.validation``) and the report (``engine.report.validation``)
 format these results; neither computes them.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Callable, Iterable
@@ -42,6 +50,11 @@ LATENCY_SUFFIXES = (
     "_mqcommit_us",
     "elapsed_us_per_msg",
 )
+
+#: Published values of one metric for the same settings this many times apart (highest over
+#: lowest) or more disagree beyond what one prediction can match (within 30% of both needs
+#: a ratio under 1.86).
+APART_FACTOR = 2.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,10 @@ class MetricCheck:
         not predicted.
     is_latency : bool
         Scored with the latencies (see :func:`is_latency`).
+    published_range : tuple[float, float, int] or None
+        Lowest and highest value published for the same settings and metric and how many
+        scenarios publish it; None when the settings were published once or always with the
+        same value (:func:`published_ranges`).
     """
 
     scenario_id: str
@@ -74,11 +91,20 @@ class MetricCheck:
     predicted: float | None
     error_pct: float | None
     is_latency: bool
+    published_range: tuple | None = None
 
     @property
     def abs_error_pct(self) -> float | None:
         """Absolute percentage error (%), None when not predicted."""
         return None if self.error_pct is None else abs(self.error_pct)
+
+    @property
+    def published_apart(self) -> bool:
+        """True when the values published for these settings are :data:`APART_FACTOR` times apart or more."""
+        if self.published_range is None:
+            return False
+        low, high, _ = self.published_range
+        return low > 0 and high >= APART_FACTOR * low
 
 
 @dataclass(frozen=True)
@@ -105,6 +131,9 @@ class ValidationSummary:
         Median and 90th percentile absolute errors (%) of each class; None without any.
     rate_n, latency_n : int
         Predicted metrics of each class.
+    n_published_apart : int
+        Checks whose settings were published more than once with values
+        :data:`APART_FACTOR` times apart or more (:attr:`MetricCheck.published_apart`).
     bottlenecks_right, bottlenecks_named : int
         Scenarios whose published bottleneck the engine names, of those that publish one.
     errors : tuple[tuple[str, str], ...]
@@ -126,6 +155,7 @@ class ValidationSummary:
     rate_n: int = 0
     latency_n: int = 0
     by_kind: tuple = ()
+    n_published_apart: int = 0
 
     @property
     def coverage(self) -> float:
@@ -147,6 +177,37 @@ def error_pct(predicted: float, measured: float) -> float:
     if measured == 0:
         return abs(predicted) * 100.0 if abs(predicted) > 1e-9 else 0.0
     return (predicted - measured) / abs(measured) * 100.0
+
+
+def settings_key(scenario: dict) -> str:
+    """What makes two scenarios the same run: every field but ``id``, ``source``, ``notes`` and ``measured...``."""
+    settings = {
+        k: v
+        for k, v in scenario.items()
+        if k not in ("id", "source", "notes") and not k.startswith("measured")
+    }
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
+def published_ranges(scenarios: list[dict]) -> dict[tuple[str, str], tuple[float, float, int]]:
+    """(lowest, highest, scenarios) of each metric published for the same settings, by (scenario id, metric).
+
+    Only metrics whose settings appear in two or more scenarios with different values are
+    listed: a measurement published once, or repeated with the same value, has no range.
+    """
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for s in scenarios:
+        key = settings_key(s)
+        for metric, value in (s.get("measured") or {}).items():
+            if _number(value):
+                groups.setdefault((key, metric), []).append((s["id"], float(value)))
+    ranges = {}
+    for (_, metric), published in groups.items():
+        values = [v for _, v in published]
+        if min(values) != max(values):
+            for scenario_id, _ in published:
+                ranges[(scenario_id, metric)] = (min(values), max(values), len(values))
+    return ranges
 
 
 def _number(v) -> bool:
@@ -199,6 +260,7 @@ def check_scenarios(
     checks: list[MetricCheck] = []
     errors = []
     kinds: list[str] = []
+    ranges = published_ranges(scenarios)
     right = named = 0
     for i, s in enumerate(scenarios):
         if cancelled and cancelled():
@@ -232,6 +294,7 @@ def check_scenarios(
                     p,
                     None if p is None else error_pct(p, measured),
                     is_latency(metric),
+                    ranges.get((s["id"], metric)),
                 )
             )
         if s.get("measured_bottleneck"):
@@ -302,6 +365,15 @@ def summarise(
         rate_n=len(rates),
         latency_n=len(lats),
         by_kind=tuple(by_kind),
+        n_published_apart=sum(c.published_apart for c in checks),
+    )
+
+
+def published_apart_text(n: int) -> str:
+    """Why ``n`` measurements cannot all be matched: their settings were published with values far apart."""
+    return (
+        f"{n} measured values belong to settings published more than once with values {APART_FACTOR:g}x apart "
+        "or more (one prediction cannot match them all)"
     )
 
 
@@ -320,4 +392,6 @@ def describe(summary: ValidationSummary) -> str:
         text += f"; bottleneck named right in {summary.bottlenecks_right} of {summary.bottlenecks_named}"
     if summary.errors:
         text += f"; {len(summary.errors)} scenarios not predicted"
+    if summary.n_published_apart:
+        text += "; " + published_apart_text(summary.n_published_apart)
     return text

@@ -79,8 +79,32 @@ def _dots(colour: str, name: str) -> pg.PlotDataItem:
 GOOD_ERROR_PCT, FAIR_ERROR_PCT = 10.0, 25.0
 
 
+def published_text(c: MetricCheck) -> str:
+    """The range published for the settings of check ``c`` (``43 .. 441 in 10 runs``), or ""."""
+    if c.published_range is None:
+        return ""
+    low, high, runs = c.published_range
+    return f"{format_number(low)} .. {format_number(high)} in {runs} runs"
+
+
+def _published_cell(c: MetricCheck) -> QTableWidgetItem:
+    """The "Same settings published" cell: the range, marked and explained where it is far apart."""
+    item = NumericItem(published_text(c))
+    if c.published_range is not None:
+        low, high, _ = c.published_range
+        item.setData(Qt.UserRole, high / low if low > 0 else None)
+        item.setToolTip(
+            "These settings were published in more than one table with different values of this metric. "
+            "The engine gives one value for one set of settings."
+        )
+    if c.published_apart:
+        item.setForeground(QColor(style.MODIFIED))
+    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    return item
+
+
 def _check_cells(c) -> list:
-    """The table cells of check ``c``: scenario, metric, measured, predicted, error, source.
+    """The table cells of check ``c``: scenario, metric, measured, predicted, error, published range, source.
 
     The number cells sort by their value (kept in ``Qt.UserRole``; the error by its size) and
     the error is coloured good, fair or poor.
@@ -91,6 +115,7 @@ def _check_cells(c) -> list:
         NumericItem(format_number(c.measured)),
         NumericItem("not predicted" if c.predicted is None else format_number(c.predicted)),
         NumericItem("" if c.error_pct is None else f"{c.error_pct:+.1f}%"),
+        _published_cell(c),
         QTableWidgetItem(source_title(c.source)),
     ]
     cells[2].setData(Qt.UserRole, c.measured)
@@ -151,7 +176,8 @@ class ValidationView(QWidget):
         layout.addWidget(self.summary_label)
         split = QSplitter(Qt.Horizontal)
         self.table = read_only_table(
-            ["Scenario", "Metric", "Measured", "Predicted", "Error", "Source"], stretch_column=5
+            ["Scenario", "Metric", "Measured", "Predicted", "Error", "Same settings published", "Source"],
+            stretch_column=6,
         )
         self.table.setSortingEnabled(True)
         split.addWidget(self.table)
@@ -235,7 +261,7 @@ class ValidationView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortItems(4, Qt.DescendingOrder)  # worst misses first
         self.table.resizeColumnsToContents()
-        for col, cap_px in ((0, 150), (1, 125), (5, 260)):  # the error column stays in view
+        for col, cap_px in ((0, 150), (1, 125), (5, 150), (6, 260)):  # the error column stays in view
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap_px))
 
     def _plot(self, checks: list) -> None:

@@ -11,7 +11,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from engine.report.model import ValidationScore
-from engine.validation_summary import BUNDLED_SCENARIOS, check_scenarios
+from engine.validation_summary import BUNDLED_SCENARIOS, check_scenarios, published_apart_text
 
 __all__ = ["BUNDLED_SCENARIOS", "describe", "score_scenarios"]
 
@@ -46,4 +46,7 @@ def describe(score: ValidationScore) -> str:
     )
     if score.bottlenecks_named:
         text += f" Bottleneck named right in {score.bottlenecks_right} of {score.bottlenecks_named}."
+    if score.n_published_apart:
+        apart = published_apart_text(score.n_published_apart)
+        text += f" {apart[0].upper()}{apart[1:]}."
     return text

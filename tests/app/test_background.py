@@ -6,6 +6,7 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 
+from app.panels.validation import published_text
 from app.worker import Cancelled, TaskRunner
 
 
@@ -121,6 +122,14 @@ def test_validation_filters_by_document_and_table_worst_first_and_is_cached(
     shown = view.filtered()
     assert 0 < len(shown) < len(view.checks) and view.table.rowCount() == len(shown)
     assert "90th percentile" in view.summary_label.text() and "median" in view.summary_label.text()
+    view.table_filter.setCurrentIndex(0)
+    view.doc_filter.setCurrentIndex(0)
+    header = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    assert header[5] == "Same settings published" and header[-1] == "Source"
+    ranged = [c for c in view.checks if c.published_range is not None]
+    assert ranged, "the first scenarios repeat the Redpaper baseline"
+    texts = {view.table.item(r, 5).text() for r in range(view.table.rowCount())}
+    assert published_text(ranged[0]) in texts and " .. " in published_text(ranged[0])
     from app.tasks import validation_task
 
     def run():

@@ -21,6 +21,7 @@ from engine.validation_summary import (
     check_scenarios,
     describe,
     is_latency,
+    published_ranges,
     summarise,
 )
 
@@ -184,3 +185,48 @@ def test_bundled_figures_equal_the_scorers_summary_line():
         str(s.bottlenecks_named),
     )
     assert ours == m.groups()
+
+
+def test_settings_published_twice_carry_the_range_and_far_apart_ones_are_counted(monkeypatch):
+    base = {"kind": "qrep", "source": "a", "qapply": {"num_apply_agents": 6}}
+    scenarios = [
+        {**base, "id": "t1", "measured": {"apply_latency_ms": 441.0, "apply_rows_per_s": 43300.0}},
+        {
+            **base,
+            "id": "t2",
+            "source": "b",
+            "notes": "another table",
+            "measured": {"apply_latency_ms": 43.0, "apply_rows_per_s": 43300.0},
+        },
+        {**base, "id": "t3", "qapply": {"num_apply_agents": 8}, "measured": {"apply_latency_ms": 90.0}},
+    ]
+    ranges = published_ranges(scenarios)
+    assert ranges == {
+        ("t1", "apply_latency_ms"): (43.0, 441.0, 2),
+        ("t2", "apply_latency_ms"): (43.0, 441.0, 2),
+    }
+    monkeypatch.setattr(
+        engine.evaluate,
+        "evaluate_scenario",
+        lambda s: {"id": s["id"], "predicted": {"apply_latency_ms": 150.0}},
+    )
+    checks, summary = check_scenarios(scenarios)
+    by = {(c.scenario_id, c.metric): c for c in checks}
+    assert (
+        by[("t1", "apply_latency_ms")].published_apart and not by[("t3", "apply_latency_ms")].published_apart
+    )
+    assert by[("t1", "apply_rows_per_s")].published_range is None  # repeated with the same value: no range
+    assert summary.n_published_apart == 2
+    assert "2 measured values belong to settings published more than once with values 2x apart" in describe(
+        summary
+    )
+
+
+def test_the_bundled_baseline_apply_latency_is_published_43_to_441_ms():
+    checks, summary = check_scenarios(json.loads(BUNDLED_SCENARIOS.read_text())["scenarios"])
+    baseline = next(
+        c for c in checks if c.scenario_id == "rp-t2-4-baseline" and c.metric == "apply_latency_ms"
+    )
+    assert baseline.published_range == (43.0, 441.0, 10) and baseline.published_apart
+    assert summary.n_published_apart == sum(c.published_apart for c in checks) >= 10
+    assert score_scenarios().n_published_apart == summary.n_published_apart
