@@ -386,7 +386,8 @@ def describe(summary: ValidationSummary) -> str:
     text = (
         f"{summary.n_scenarios} scenarios, {summary.n_predicted} of {summary.n_measured} measured metrics "
         f"predicted ({summary.coverage * 100:.0f}% coverage); rates: median error {f(summary.rate_median_abs_pct)}, "
-        f"90th percentile {f(summary.rate_p90_abs_pct)}; latencies: median {f(summary.latency_median_abs_pct)}"
+        f"90th percentile {f(summary.rate_p90_abs_pct)}; latencies: median {f(summary.latency_median_abs_pct)}, "
+        f"90th percentile {f(summary.latency_p90_abs_pct)}"
     )
     if summary.bottlenecks_named:
         text += f"; bottleneck named right in {summary.bottlenecks_right} of {summary.bottlenecks_named}"

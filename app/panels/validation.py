@@ -38,12 +38,8 @@ def table_of(source: str) -> str:
 
 
 def summary_text(summary: ValidationSummary) -> str:
-    """The engine's score: coverage, then medians and 90th percentiles of rates and latencies."""
-    text = describe(summary)
-    p90 = getattr(summary, "latency_p90_abs_pct", None)
-    if p90 is not None and "latencies" in text and "90th" not in text.split("latencies")[-1]:
-        text += f", 90th percentile {p90:.1f}%"
-    return text + ". Worst misses first."
+    """The engine's score (coverage, medians and 90th percentiles of rates and latencies), worst misses first."""
+    return describe(summary) + ". Worst misses first."
 
 
 def _fill(combo: QComboBox, everything: str, values: list[str]) -> None:
@@ -131,6 +127,8 @@ def _check_cells(c) -> list:
             else style.BOTTLENECK
         )
         cells[4].setForeground(QColor(colour))
+    if c.published_range is not None:
+        cells[4].setToolTip(f"Published for the same settings: {published_text(c)}")
     for item in cells[2:5]:
         item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
     return cells
@@ -196,7 +194,7 @@ class ValidationView(QWidget):
         for item in (self.identity, self.rates, self.latencies):
             self.plot.addItem(item)
         split.addWidget(self.plot)
-        split.setSizes([650, 350])  # the table (with each error) first; the plot stays readable
+        split.setSizes([720, 280])  # the table (with each error) first; the plot stays readable
         layout.addWidget(split, 1)
         self.checks: list[MetricCheck] = []
         self.summary: ValidationSummary | None = None
@@ -261,7 +259,7 @@ class ValidationView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortItems(4, Qt.DescendingOrder)  # worst misses first
         self.table.resizeColumnsToContents()
-        for col, cap_px in ((0, 150), (1, 125), (5, 150), (6, 260)):  # the error column stays in view
+        for col, cap_px in ((0, 140), (1, 110), (5, 150), (6, 260)):  # the error column stays in view
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap_px))
 
     def _plot(self, checks: list) -> None:
