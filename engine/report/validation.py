@@ -42,7 +42,7 @@ def describe(score: ValidationScore) -> str:
         f"{score.n_scenarios} published scenarios; {score.n_predicted} of {score.n_measured} measured "
         f"metrics predicted ({cover:.0f}%). Rates: median absolute error {pct(score.rate_median_abs_pct)}, "
         f"90th percentile {pct(score.rate_p90_abs_pct)}. Latencies: median absolute error "
-        f"{pct(score.latency_median_abs_pct)}."
+        f"{pct(score.latency_median_abs_pct)}, 90th percentile {pct(score.latency_p90_abs_pct)}."
     )
     if score.bottlenecks_named:
         text += f" Bottleneck named right in {score.bottlenecks_right} of {score.bottlenecks_named}."
