@@ -42,7 +42,7 @@ def test_views_use_them(window):
     val = window.view_widget("Validation")
     assert (
         val.table.isSortingEnabled()
-        and val.table.horizontalHeader().sectionResizeMode(5) == QHeaderView.Stretch
+        and val.table.horizontalHeader().sectionResizeMode(6) == QHeaderView.Stretch  # Source
     )
     runs = window.runs.table
     assert runs.editTriggers() == QAbstractItemView.NoEditTriggers
