@@ -19,8 +19,8 @@ agree:
 
 Some measurements were published more than once for the same settings, in different tables
 (the Redpaper's baseline run recurs in most of its tables), and a metric's values can differ
-between those runs: APPLY_LATENCY of the baseline is published as 43 ms in one table and
-441 ms in another. The engine gives one value for one set of settings, so every check
+between those runs (the baseline's APPLY_LATENCY differs tenfold from one table to another).
+The engine gives one value for one set of settings, so every check
 carries the range published for its settings (:func:`published_ranges`) and the summary
 counts the checks whose published values lie :data:`APART_FACTOR` times apart or more.
 
