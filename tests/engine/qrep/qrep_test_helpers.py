@@ -5,10 +5,14 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+#: The published scenarios bundled with qrtune.
+CALIBRATION = ROOT / "assets" / "validation" / "calibration.json"
+#: The Redpaper baseline as a project file.
+BASELINE_PROJECT = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 
 def _scenarios():
-    doc = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    doc = json.loads(CALIBRATION.read_text())
     # SQL Replication scenarios (the comparison baseline) have their own tests (tests/engine/topologies)
     return {
         s["id"]: s for s in doc["scenarios"] if s["kind"] == "qrep" and s.get("topology") != "sql-replication"

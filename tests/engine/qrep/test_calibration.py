@@ -2,15 +2,13 @@
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from qrep_test_helpers import CALIBRATION
 
 from engine import calibrate_qrep as cal
 from engine.perf.qrep.coefficients import COEFF_PATH, CoefficientsError, from_document, load
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_committed_coefficients_carry_version_and_residuals():
@@ -36,7 +34,7 @@ def test_document_round_trip_keeps_values():
 
 
 def test_derived_coefficients_come_from_the_data():
-    doc = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    doc = json.loads(CALIBRATION.read_text())
     values = {n: float(p[0]) for n, p in cal.PARAMETERS.items()}
     cal._derive(doc, values)
     assert values["src_row_us"] == pytest.approx(100 * 200 / 1202)
@@ -48,7 +46,7 @@ def test_derived_coefficients_come_from_the_data():
 
 
 def test_residual_vector_is_finite_and_smaller_at_the_fitted_point():
-    doc = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    doc = json.loads(CALIBRATION.read_text())
     values = {n: float(p[0]) for n, p in cal.PARAMETERS.items()}
     cal._derive(doc, values)
     problem = cal.Problem(doc, values)

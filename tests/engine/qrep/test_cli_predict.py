@@ -4,11 +4,9 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[3]
+from qrep_test_helpers import CALIBRATION, ROOT
 
 
 def qrtune(*args):
@@ -42,7 +40,7 @@ def test_predict_json_has_stages_with_message_capacities():
 
 
 def test_evaluate_reports_every_qrep_scenario(tmp_path):
-    cal = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
+    cal = json.loads(CALIBRATION.read_text())
     scen = [
         {k: v for k, v in s.items() if not k.startswith("measured")}
         for s in cal["scenarios"]

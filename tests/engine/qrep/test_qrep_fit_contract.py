@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 from cli_run import python, qrtune
-from qrep_test_helpers import ROOT
+from qrep_test_helpers import BASELINE_PROJECT, ROOT
 
 from engine import projectfile
 from engine.fit import engine_fit_model, synthesize_intervals
@@ -22,7 +22,6 @@ from engine.perf.qrep.coefficients import CoefficientsError, load
 from engine.scenario import project_to_scenario
 from engine.store import Store
 
-PROJECT = ROOT / "sample_runs" / "redpaper-baseline.json"
 #: Multiples of the calibrated coefficients that generate the "observed" intervals.
 PERTURB = {
     "log_merge_delay_ms": 0.6,
@@ -57,7 +56,7 @@ def test_predict_with_a_mapping_overrides_only_the_named_coefficients(baseline):
 
 @pytest.fixture
 def imported_monitor_rows(tmp_path):
-    project = projectfile.load(PROJECT)
+    project = projectfile.load(BASELINE_PROJECT)
     settings = project_to_scenario(project)
     model = engine_fit_model(settings)
     assert model.name == "engine.perf.qrep"
@@ -75,7 +74,7 @@ def imported_monitor_rows(tmp_path):
 def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_monitor_rows):
     db, true, _ = imported_monitor_rows
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = qrtune("fit", PROJECT, "--db", db, "--json", env=env, timeout_s=300)
+    out = qrtune("fit", BASELINE_PROJECT, "--db", db, "--json", env=env, timeout_s=300)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["model"] == "engine.perf.qrep"
@@ -86,7 +85,7 @@ def test_qrtune_fit_recovers_coefficients_from_engine_generated_rows(imported_mo
 
 
 def test_registry_knobs_reach_the_engine_from_project_files():
-    project = projectfile.load(PROJECT)
+    project = projectfile.load(BASELINE_PROJECT)
     qapply = next(n for n in project.nodes if n.kind == "qapply")
     channel = next(n for n in project.nodes if n.kind == "channel")
     base = project_to_scenario(project)

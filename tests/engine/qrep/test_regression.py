@@ -1,18 +1,14 @@
 """Pinned predictions for the baseline sample project (redpaper-baseline.json).
 
 These numbers change when the model or ``assets/coefficients/qrep.json`` is recalibrated:
-rerun ``python tests/engine/qrep/test_regression.py`` and paste its output into PINNED.
+rerun ``PYTHONPATH=. .venv/bin/python tests/engine/qrep/test_regression.py`` and paste its output into PINNED.
 """
 
-from pathlib import Path
-
 import pytest
+from qrep_test_helpers import BASELINE_PROJECT
 
 from engine import projectfile
 from engine.predict import predict_project
-
-ROOT = Path(__file__).resolve().parents[3]
-SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 
 PINNED = {
     "apply_rows_per_s": 43353.439976015216,
@@ -33,7 +29,7 @@ PINNED_BOTTLENECK = "qapply_agents"
 
 
 def current():
-    p = predict_project(projectfile.load(SAMPLE))
+    p = predict_project(projectfile.load(BASELINE_PROJECT))
     keys = (
         "apply_rows_per_s",
         "msg_size_kb",
