@@ -43,6 +43,21 @@ def add_changes_option(p, what: str) -> None:
     )
 
 
+#: What ``--duration`` takes (parsed by :func:`engine.cli.argtypes.duration_s` when the command runs).
+DURATION_FORMS = "600, 90s, 20m, 1h"
+#: The default ``--duration``: ten simulated minutes.
+DEFAULT_DURATION = "10m"
+
+
+def add_duration_option(p, what: str) -> None:
+    """``--duration``: the simulated time of ``what`` (``a run``), as text such as ``20m`` (default 10m)."""
+    p.add_argument(
+        "--duration",
+        default=DEFAULT_DURATION,
+        help=f"simulated time of {what}: {DURATION_FORMS} (default {DEFAULT_DURATION})",
+    )
+
+
 def add_rate_option(p, help: str) -> None:
     """``--rate ROWS_PER_S``: a constant offered rate, rows/s (None when not given)."""
     argtypes.add_number(

@@ -41,7 +41,7 @@ from pathlib import Path
 from engine import projectfile
 from engine.atomicfile import atomic_write_text
 from engine.cli import argtypes
-from engine.cli.options import add_changes_option, add_rate_option, project_command
+from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
 from engine.errors import FieldError
 from engine.metrics.catalog import display_value, format_number
 from engine.progress import Progress
@@ -55,7 +55,7 @@ def register(sub) -> None:
         __doc__,
         keep_layout=True,
     )
-    p.add_argument("--duration", default="10m", help="simulated time: 600, 90s, 20m, 1h (default 10m)")
+    add_duration_option(p, "the run")
     argtypes.add_integer(p, "--seed", "seed of the random numbers", default=0)
     p.add_argument(
         "--profile", metavar="FILE", help="workload profile: a JSON document or a CSV of t_s,rows_per_s"

@@ -16,7 +16,7 @@ import sys
 
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
-from engine.cli.options import add_rate_option, execution_options
+from engine.cli.options import add_duration_option, add_rate_option, execution_options
 from engine.metrics import info as metric_info
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_scale, format_number
@@ -29,9 +29,7 @@ def add_study_options(p) -> None:
     g.add_argument(
         "--simulate", action="store_true", help="simulate every point over time instead of predicting it"
     )
-    g.add_argument(
-        "--duration", default="10m", help="simulated time per run: 600, 90s, 20m, 1h (default 10m)"
-    )
+    add_duration_option(g, "each run")
     argtypes.add_integer(g, "--seeds", "seeds 0..N-1 per combination", minimum=1, maximum=100_000, default=10)
     g.add_argument(
         "--scenario",

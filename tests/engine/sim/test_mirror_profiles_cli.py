@@ -279,6 +279,20 @@ def test_cli_simulate_names_the_kinds_it_handles(capsys):
     assert "'mq-mover'" in err and "'qrep'" in err and "'db2mirror'" in err and "qrtune predict" in err
 
 
+def test_cli_simulate_help_names_every_event_kind_and_the_duration_forms(capsys):
+    from engine.cli import main
+    from engine.cli.options import DURATION_FORMS
+    from engine.sim.events import EVENT_TARGETS
+
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(kind.replace("_", "-") in text for kind in EVENT_TARGETS), text
+    assert f"{DURATION_FORMS} (default 10m)" in text
+    for form in DURATION_FORMS.split(", "):
+        assert parse_duration_s(form) > 0
+
+
 def test_cli_simulate_text_reports_the_switch_over_drain(fake_engine, capsys):
 
     assert simulate_30s("--rate", "5000") == 0
