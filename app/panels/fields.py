@@ -88,7 +88,11 @@ def parse_text(spec: ParamSpec, text: str) -> Any:
 
 
 class ParamField(QWidget):
-    """Base of the editors: a value widget, its unit and an inline error line.
+    """Base of the editors: a value widget and its unit, with an error line and a no-effect note.
+
+    The error and the note live in :attr:`messages`, a widget of their own that the form places
+    as a full-width row under the knob's label and value, so a long note reads across the
+    panel instead of being squeezed into the value column.
 
     Signals
     -------
@@ -108,17 +112,23 @@ class ParamField(QWidget):
         self.row = QHBoxLayout()
         self.row.setSpacing(4)
         self._layout.addLayout(self.row)
+        #: The error line and the no-effect note, shown under the form row (hidden when both are).
+        self.messages = QWidget(self)  # until the form takes it into its own row
+        lines = QVBoxLayout(self.messages)
+        lines.setContentsMargins(0, 0, 0, 2)
+        lines.setSpacing(1)
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {style.BOTTLENECK}; font-size: {style.NOTE_PT}pt;")
         self.error_label.hide()
-        self._layout.addWidget(self.error_label)
+        lines.addWidget(self.error_label)
         #: Why the knob cannot change the live prediction (hidden when it can).
         self.note_label = QLabel()
         self.note_label.setWordWrap(True)
         self.note_label.setStyleSheet(f"color: {style.MUTED}; font-size: {style.NOTE_PT}pt;")
         self.note_label.hide()
-        self._layout.addWidget(self.note_label)
+        lines.addWidget(self.note_label)
+        self.messages.hide()
         self.setToolTip(tooltip(spec))
         #: The widget taking the value (marked when the value is refused); set by each editor.
         self.editor: QWidget | None = None
@@ -141,11 +151,17 @@ class ParamField(QWidget):
         self.error_label.setText(message)
         self.error_label.show()
         self.editor_widget().setStyleSheet(ERROR_STYLE)
+        self._show_messages()
 
     def clear_error(self) -> None:
         self.error_label.clear()
         self.error_label.hide()
         self.editor_widget().setStyleSheet("")
+        self._show_messages()
+
+    def _show_messages(self) -> None:
+        """Show the messages row while the error or the note has something to say."""
+        self.messages.setVisible(not (self.error_label.isHidden() and self.note_label.isHidden()))
 
     @property
     def note(self) -> str:
@@ -156,6 +172,7 @@ class ParamField(QWidget):
         """Say under the value that it cannot change the prediction, and why ("" when it can)."""
         self.note_label.setText(f"No effect on this prediction: {reason}" if reason else "")
         self.note_label.setVisible(bool(reason))
+        self._show_messages()
 
     def set_value(self, value: Any) -> None:
         """Show the model's ``value`` (clears any error)."""

@@ -113,6 +113,7 @@ class Inspector(QWidget):
                 label = QLabel(knob_label(spec.name))
                 label.setToolTip(tooltip(spec))
                 form.addRow(label, field)
+                form.addRow(field.messages)
                 self.fields[spec.name] = field
                 if (node_id, spec.name) in self.pending:
                     field.restore(*self.pending[(node_id, spec.name)])

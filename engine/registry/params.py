@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import ValueRangeError
+from engine.metrics.catalog import format_setting
 from engine.metrics.knobs import knob_label
 
 #: Seed documents by file name (see ../shared/seeds/ of the workspace).
@@ -95,9 +96,9 @@ class ParamSpec:
             text = "true or false"
         elif self.type in ("int", "float"):
             kind = "an integer" if self.type == "int" else "a number"
-            lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
-            hi = "inf" if self.maximum is None else f"{self.maximum:g}"
-            text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "") + " (not NaN)"
+            lo = "-inf" if self.minimum is None else format_setting(self.minimum)
+            hi = "inf" if self.maximum is None else format_setting(self.maximum)
+            text = f"{kind} from {lo} to {hi}" + (f" {self.unit}" if self.unit else "")
         elif self.type == "column_map":
             text = (
                 f"a mapping of column type to a count of 0 to {MAX_COLUMNS}, "

@@ -43,10 +43,11 @@ def test_bad_value_is_marked_inline_kept_and_the_project_unchanged(qtbot):
     assert "num_apply_agents: 0 is not allowed; expected an integer from 1 to 128 agents" in f.error
     assert f.edit.text() == "0"  # the typed text stays
     assert "c0202a" in f.edit.styleSheet()
+    assert not f.messages.isHidden() and f.messages.parent() is not f  # its own full-width row of the form
     type_into(qtbot, f, "lots")
     assert '"lots" is not allowed' in f.error and f.edit.text() == "lots"
     type_into(qtbot, f, "6")
-    assert f.error == "" and f.edit.styleSheet() == ""
+    assert f.error == "" and f.edit.styleSheet() == "" and f.messages.isHidden()
     assert doc.project.node(node_id).params["num_apply_agents"] == 6
 
 

@@ -79,7 +79,7 @@ def test_v2_pre_loaded_queue_migrates_to_a_drain_run(name, mode):
         ("unknown-kind.json", UnknownKindError, ["nodes[2].kind", "queue_mgr", "queue_manager"]),
         ("unknown-param.json", UnknownParameterError, ["trans_batch_size", "trans_batch_sz"]),
         ("dangling-link.json", DanglingLinkError, ["links[3].target", "ab-9-nowhere"]),
-        ("out-of-range.json", ValueRangeError, ["nodes[1].params.trans_batch_sz", "0", "1 to 10000"]),
+        ("out-of-range.json", ValueRangeError, ["nodes[1].params.trans_batch_sz", "0", "1 to 10,000"]),
         ("incompatible-link.json", IncompatibleLinkError, ["cannot feed", "Db2 B (target)"]),
         ("duplicate-link.json", DuplicateLinkError, ["already linked", "link-1"]),
         ("duplicate-node-id.json", DuplicateIdError, ["nodes[1].id", "ab-0-source-db2"]),
