@@ -183,7 +183,13 @@ class SimulationView(QWidget):
             chart.set_x_label(axis)
         pool = getattr(outcome, "buffer_pool_msgs", None)
         self.depth_chart.set_lines(
-            [(pool, f"buffer pool holds {format_number(pool)} messages; beyond it the page set", "#c0202a")]
+            [
+                (
+                    pool,
+                    f"buffer pool holds {format_number(pool)} messages; beyond it the page set",
+                    style.BOTTLENECK,
+                )
+            ]
             if pool
             else []
         )
