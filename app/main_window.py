@@ -116,7 +116,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.summary = QLabel("No prediction yet")  # the results headline, above the canvas
         self.summary.setTextFormat(Qt.RichText)
         self.summary.setWordWrap(True)
-        self.summary.setStyleSheet("padding:4px 6px; border-bottom:1px solid #d8dde6;")
+        self.summary.setStyleSheet(f"padding:4px 6px; border-bottom:1px solid {style.GRID};")
         self.summary.setToolTip("The live prediction; the Results tab (Ctrl+2) has every chart and figure")
         cl.addWidget(self.summary)
         cl.addWidget(self.view, 1)

@@ -251,7 +251,7 @@ def headline(outcome) -> str:
         lines.insert(
             0,
             f"<b>Planned switch-over</b>: stop the source at the end of this run and everything in "
-            f"flight is applied in <b style='color:#1a7a30'>{format_metric('in_flight_drain_s', drain)}"
+            f"flight is applied in <b style='color:{style.GOOD}'>{format_metric('in_flight_drain_s', drain)}"
             "</b>: the recovery time to promise under this workload",
         )
     offered = m.get("offered_rows_per_s")
