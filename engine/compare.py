@@ -17,13 +17,16 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from engine.csvcell import text_cell
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
+
+if TYPE_CHECKING:
+    from engine.store.records import RunRecord
 
 
 @dataclass(frozen=True)
@@ -36,10 +39,13 @@ class SettingDiff:
         Dotted path in the settings (``qapply.num_apply_agents``).
     values : tuple
         The value in each run, in run order (None when a run lacks the path).
+    name : str
+        IBM's name of the setting (``NUM_APPLY_AGENTS``) where a report shows it; "" otherwise.
     """
 
     path: str
     values: tuple
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,29 +64,20 @@ class MetricDelta:
         ``value - reference`` per run (the first entry is 0 or None).
     pct_delta : tuple[float | None, ...]
         ``100 * (value - reference) / |reference|`` per run; None when the reference is 0 or missing.
+    label : str
+        The metric's or figure's label where one is shown (``CPU per row captured or applied``).
+    system : str
+        The system of a per-system figure of a two-way configuration (``Db2 A``; ``system 1``
+        when the store does not keep the project); "" for other metrics.
     """
 
     metric: str
     unit: str
-    values: tuple
-    abs_delta: tuple
-    pct_delta: tuple
-
-
-@dataclass(frozen=True)
-class SystemDelta(MetricDelta):
-    """One figure of one system of a two-way configuration across the runs.
-
-    Attributes
-    ----------
-    system : str
-        The system's name (``Db2 A``; ``system 1`` when the store does not keep the project).
-    label : str
-        The figure's label (``CPU per row captured or applied``).
-    """
-
-    system: str = ""
+    values: tuple[float | None, ...]
+    abs_delta: tuple[float | None, ...]
+    pct_delta: tuple[float | None, ...]
     label: str = ""
+    system: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,18 +97,18 @@ class Comparison:
     stages : tuple[MetricDelta, ...]
         Per pipeline stage, its utilisation (``<stage> utilisation``, %) and capacity
         (``<stage> capacity``, in the stage's unit), with deltas like the metrics.
-    systems : tuple[SystemDelta, ...]
+    systems : tuple[MetricDelta, ...]
         Figures per system of bidirectional and peer-to-peer runs, system by system in
         figure order, with deltas like the metrics (empty when no run has them).
     """
 
-    run_ids: tuple
-    runs: tuple
-    settings: tuple
-    metrics: tuple
-    bottlenecks: tuple
-    stages: tuple = ()
-    systems: tuple = ()
+    run_ids: tuple[int, ...]
+    runs: tuple[RunRecord, ...]
+    settings: tuple[SettingDiff, ...]
+    metrics: tuple[MetricDelta, ...]
+    bottlenecks: tuple[str | None, ...]
+    stages: tuple[MetricDelta, ...] = ()
+    systems: tuple[MetricDelta, ...] = ()
 
     def metric(self, name: str) -> MetricDelta:
         """The :class:`MetricDelta` of ``name``; raises KeyError when no run has it."""
@@ -296,17 +293,7 @@ def _system_deltas(store, runs: list, by_run: dict, names: list) -> tuple:
             if name not in names:
                 continue
             row = _cells_row(name, [by_run[r.id].get(name) for r in runs])
-            out.append(
-                SystemDelta(
-                    row.metric,
-                    row.unit,
-                    row.values,
-                    row.abs_delta,
-                    row.pct_delta,
-                    system,
-                    FIGURE_LABELS[figure],
-                )
-            )
+            out.append(replace(row, label=FIGURE_LABELS[figure], system=system))
     return tuple(out)
 
 
@@ -517,7 +504,6 @@ __all__ = [
     "Comparison",
     "MetricDelta",
     "SettingDiff",
-    "SystemDelta",
     "compare_runs",
     "flatten",
     "format_csv",

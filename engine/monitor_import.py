@@ -96,8 +96,8 @@ class ImportedFile:
     table: TableSpec
     shape: str
     n_rows: int
-    numeric_columns: tuple
-    ignored_columns: tuple
+    numeric_columns: tuple[str, ...]
+    ignored_columns: tuple[str, ...]
     interval_source: str
     first_monitor_time: datetime | None = None
     last_monitor_time: datetime | None = None

@@ -149,16 +149,16 @@ class MigrationSummary:
         Catalog migration time to new-function mode, minutes, when ``catalog_gb`` is given.
     """
 
-    parts: tuple
+    parts: tuple[Dbm1Part, ...]
     v7_total_mb: float
     v8_total_mb: float
-    v8_total_band_mb: tuple
+    v8_total_band_mb: tuple[float, float]
     region_mb: float
     region_given: bool
     workload_type: str
-    cpu_change: tuple
+    cpu_change: tuple[float, float]
     v7_cpu_ms_per_txn: float | None = None
-    v8_cpu_ms_per_txn_band: tuple | None = None
+    v8_cpu_ms_per_txn_band: tuple[float, float] | None = None
     catalog_gb: float | None = None
     catalog_migration_min: float | None = None
 

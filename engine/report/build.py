@@ -17,20 +17,18 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from engine.compare import deltas, differing_paths, flatten
+from engine.compare import MetricDelta, SettingDiff, deltas, differing_paths, flatten
 from engine.errors import QrtuneError
 from engine.limit import RATE_HELD, held_rate_text, limit_of_stages
 from engine.metric_sections import QREP_SECTIONS
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
-    MetricComparison,
     MetricGroup,
     MetricValue,
     Report,
     ReportRun,
     RunComparison,
-    SettingDifference,
     StageRow,
 )
 from engine.report.settings import path_names, rows_from_project, rows_from_settings
@@ -251,7 +249,7 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
     names = path_names(runs[0].scenario_kind)
     flat = [flatten(r.settings) for r in runs]
     settings = tuple(
-        SettingDifference(names.get(p, p), p, tuple(f.get(p) for f in flat)) for p in differing_paths(flat)
+        SettingDiff(p, tuple(f.get(p) for f in flat), names.get(p, p)) for p in differing_paths(flat)
     )
     from engine.perf.qrep.systems import is_system_metric
 
@@ -263,7 +261,7 @@ def compare(runs: Sequence[ReportRun]) -> RunComparison:
         values = _finite_values(r.metrics.get(m) for r in runs)
         unit = next((r.units.get(m) for r in runs if r.units.get(m)), "")
         metrics.append(
-            MetricComparison(m, _metric_label(m, runs[0].scenario_kind), unit, values, *deltas(values))
+            MetricDelta(m, unit, values, *deltas(values), label=_metric_label(m, runs[0].scenario_kind))
         )
     return RunComparison(
         tuple(_unique_labels(runs)),
@@ -287,7 +285,7 @@ def _compare_systems(runs: Sequence[ReportRun]) -> tuple:
             if all(v is None for v in values):
                 continue
             values = _finite_values(values)
-            out.append(MetricComparison(name, label, unit, values, *deltas(values), system.label))
+            out.append(MetricDelta(name, unit, values, *deltas(values), label=label, system=system.label))
     return tuple(out)
 
 

@@ -11,9 +11,10 @@ published measurements. :mod:`engine.report.build` fills these records;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
+from engine.compare import MetricDelta, SettingDiff
 from engine.metrics.catalog import format_value
 from engine.validation_summary import ValidationSummary
 
@@ -170,44 +171,20 @@ class ReportRun:
 
 
 @dataclass(frozen=True)
-class SettingDifference:
-    """A setting whose value differs between the compared runs (IBM name and settings path)."""
-
-    name: str
-    path: str
-    values: tuple
-
-
-@dataclass(frozen=True)
-class MetricComparison:
-    """One metric across runs with deltas against the first run (None where undefined).
-
-    ``system`` names the system of a per-system figure (``Db2 A``) and is "" for other metrics.
-    """
-
-    metric: str
-    label: str
-    unit: str
-    values: tuple
-    abs_delta: tuple
-    pct_delta: tuple
-    system: str = ""
-
-
-@dataclass(frozen=True)
 class RunComparison:
     """Several runs side by side; the first is the reference.
 
-    ``bottlenecks`` holds each run's limit as a table cell (:func:`engine.report.build.short_limit`).
-    ``systems`` holds the figures per system of bidirectional and peer-to-peer runs
-    (:class:`MetricComparison` with ``system`` set), apart from ``metrics``.
+    The rows are the records of :mod:`engine.compare`, labelled for print: ``settings`` carry
+    IBM's names, ``metrics`` their labels. ``bottlenecks`` holds each run's limit as a table cell
+    (:func:`engine.report.build.short_limit`). ``systems`` holds the figures per system of
+    bidirectional and peer-to-peer runs (``system`` set), apart from ``metrics``.
     """
 
-    labels: tuple
-    settings: tuple
-    metrics: tuple
-    bottlenecks: tuple
-    systems: tuple = ()
+    labels: tuple[str, ...]
+    settings: tuple[SettingDiff, ...]
+    metrics: tuple[MetricDelta, ...]
+    bottlenecks: tuple[str, ...]
+    systems: tuple[MetricDelta, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -256,11 +233,10 @@ class Report:
     title: str
     created: datetime
     engine_version: str
-    coefficient_versions: tuple
-    runs: tuple
+    coefficient_versions: tuple[str, ...]
+    runs: tuple[ReportRun, ...]
     comparison: RunComparison | None = None
     validation: ValidationScore | None = None
-    notes: tuple = field(default_factory=tuple)
     sweep: object | None = None
 
 

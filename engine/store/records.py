@@ -91,8 +91,8 @@ class StoredPoint:
     """The run that recorded one sweep point, with its metrics' values and units by name (empty if it failed)."""
 
     run: RunRecord
-    metrics: dict
-    units: dict
+    metrics: dict[str, float]
+    units: dict[str, str]
 
 
 @dataclass(frozen=True)
