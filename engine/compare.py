@@ -24,6 +24,7 @@ from engine.csvcell import text_cell
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
+from engine.registry import path_names
 
 if TYPE_CHECKING:
     from engine.store.records import RunRecord
@@ -363,7 +364,6 @@ def format_table(comparison: Comparison) -> str:
     setting with its path for ``--set`` too; ``--json`` and ``--csv`` keep the engine's keys.
     """
     from engine.metrics import label as metric_label
-    from engine.report.settings import path_names
 
     ids = comparison.run_ids
     head = [f"run {i}" for i in ids]

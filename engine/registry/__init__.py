@@ -4,7 +4,7 @@ from engine.registry.kinds import KINDS, NodeKind
 from engine.registry.params import ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATHS
 
-__all__ = ["KINDS", "NodeKind", "ParamSpec", "kind", "scenario_specs"]
+__all__ = ["KINDS", "NodeKind", "ParamSpec", "kind", "path_names", "scenario_specs"]
 
 
 def kind(kind_id: str) -> NodeKind:
@@ -42,4 +42,19 @@ def scenario_specs(scenario_kind: str) -> dict:
         scenario_kind == "qrep"
     ):  # the receiving queue manager's own knobs (the registry maps the sending one's)
         out.update(RECEIVE_QM_PATHS)
+    return out
+
+
+def path_names(scenario_kind: str) -> dict[str, str]:
+    """Settings path -> IBM parameter name (``qapply.num_apply_agents`` -> ``NUM_APPLY_AGENTS``).
+
+    A path with a ``{role}`` appears once for each role (``source``, ``target``).
+    """
+    out: dict[str, str] = {}
+    for node_kind in KINDS.values():
+        for spec in node_kind.params:
+            template = spec.scenario_paths.get(scenario_kind)
+            if template:
+                for role in ("source", "target"):
+                    out.setdefault(template.replace("{role}", role), spec.label)
     return out

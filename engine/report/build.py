@@ -31,7 +31,8 @@ from engine.report.model import (
     RunComparison,
     StageRow,
 )
-from engine.report.settings import path_names, rows_from_project, rows_from_settings
+from engine.registry import path_names
+from engine.report.settings import rows_from_project, rows_from_settings
 
 
 def _engine_version() -> str:

@@ -67,15 +67,3 @@ def rows_from_settings(settings: dict, scenario_kind: str) -> tuple[SettingRow, 
                 node = f"{kind.name} ({role})" if role else kind.name
                 rows.append(_row(node, spec, value))
     return tuple(rows)
-
-
-def path_names(scenario_kind: str) -> dict[str, str]:
-    """Settings path -> IBM parameter name (``qapply.num_apply_agents`` -> ``NUM_APPLY_AGENTS``)."""
-    out: dict[str, str] = {}
-    for kind in KINDS.values():
-        for spec in kind.params:
-            template = spec.scenario_paths.get(scenario_kind)
-            if template:
-                for role in ("source", "target"):
-                    out.setdefault(template.replace("{role}", role), spec.label)
-    return out

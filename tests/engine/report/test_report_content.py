@@ -24,7 +24,8 @@ from engine.report import (
     runs_from_store,
     score_scenarios,
 )
-from engine.report.settings import path_names, rows_from_project, rows_from_settings
+from engine.registry import path_names
+from engine.report.settings import rows_from_project, rows_from_settings
 from engine.scenario import project_to_scenario
 
 
