@@ -19,8 +19,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.metrics.catalog import format_number
-from engine.metrics.catalog import format_setting
+from engine.metrics.catalog import format_number, format_setting
 
 #: Throughput metrics in order of preference (the first present is the sweep's throughput).
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")

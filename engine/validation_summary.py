@@ -91,7 +91,7 @@ class MetricCheck:
     predicted: float | None
     error_pct: float | None
     is_latency: bool
-    published_range: tuple | None = None
+    published_range: tuple[float, float, int] | None = None
 
     @property
     def abs_error_pct(self) -> float | None:

@@ -26,8 +26,7 @@ from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.metrics import label as metric_label
-from engine.metrics.catalog import format_number
-from engine.metrics.catalog import format_setting
+from engine.metrics.catalog import format_number, format_setting
 
 
 def register(sub) -> None:

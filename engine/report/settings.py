@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.registry import KINDS
 from engine.metrics.catalog import format_setting
+from engine.registry import KINDS
 from engine.report.model import SettingRow
 from engine.scenario import get_path
 

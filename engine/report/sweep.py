@@ -25,9 +25,9 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
+from engine.metrics.catalog import format_setting
 from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
-from engine.metrics.catalog import format_setting
 from engine.report.model import Report, SettingRow
 from engine.report.settings import rows_from_project
 from engine.sweep import knob_spec, point_values

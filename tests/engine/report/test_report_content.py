@@ -13,7 +13,7 @@ import pytest
 
 from engine import projectfile, templates
 from engine.perf.result import Prediction, StageResult
-from engine.registry import KINDS
+from engine.registry import KINDS, path_names
 from engine.report import (
     build_report,
     compare,
@@ -24,7 +24,6 @@ from engine.report import (
     runs_from_store,
     score_scenarios,
 )
-from engine.registry import path_names
 from engine.report.settings import rows_from_project, rows_from_settings
 from engine.scenario import project_to_scenario
 
