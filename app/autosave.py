@@ -22,11 +22,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
-from engine import jsonfile, projectfile
-from engine.datadir import user_data_root
+from engine.io import jsonfile
+
+from engine.io import projectfile
+from engine.io.datadir import user_data_root
 from engine.errors import ProjectFileError, QrtuneError
 from engine.model import Project, build_project
-from engine.parentwatch import alive
+from engine.io.parentwatch import alive
 
 AUTOSAVE_FORMAT = "qrtune-autosave/1"
 SUFFIX = ".autosave.json"
@@ -35,7 +37,7 @@ DAMAGED_SUFFIX = ".damaged"
 
 
 def default_directory() -> Path:
-    """``autosave`` in the user data folder (:func:`engine.datadir.user_data_root`, beside the results store)."""
+    """``autosave`` in the user data folder (:func:`engine.io.datadir.user_data_root`, beside the results store)."""
     return user_data_root() / "autosave"
 
 

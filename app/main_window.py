@@ -480,8 +480,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Open ``path``; on error show the message and keep the current project."""
         if ask and not self.confirm_discard():
             return False
-        from engine import projectfile
-
+        from engine.io import projectfile
         try:
             project = projectfile.load(path)
         except Exception as e:  # noqa: BLE001 - any file the window cannot open is a message, never a crash

@@ -2,12 +2,12 @@
 
 The background task of the Monitor view (journey 8, "does the model match my system?"):
 import IBMQREP_CAPMON / IBMQREP_CAPQMON / IBMQREP_APPLYMON CSV exports for the open
-project (:mod:`engine.monitor_import`), pick the intervals a fit uses out of the project's
-imported rows in the store (:func:`engine.fit.sample_intervals`, like ``qrtune fit``: at most
-:data:`engine.fit.MAX_INTERVALS` fitted and as many held out, evenly spaced in time, so a
+project (:mod:`engine.monitor.importer`), pick the intervals a fit uses out of the project's
+imported rows in the store (:func:`engine.calibrate.fit.sample_intervals`, like ``qrtune fit``: at most
+:data:`engine.calibrate.fit.MAX_INTERVALS` fitted and as many held out, evenly spaced in time, so a
 million imported rows cost no more than a thousand), predict those intervals at their measured
 offered rates for the overlay, and optionally fit the engine's coefficients on them
-(:func:`engine.fit.fit_sample`, within its time and prediction budget), keeping the fit in the
+(:func:`engine.calibrate.fit.fit_sample`, within its time and prediction budget), keeping the fit in the
 store like ``qrtune fit``.
 """
 
@@ -26,7 +26,7 @@ class MonitorOutcome:
 
     Attributes
     ----------
-    intervals : list of engine.fit.Interval
+    intervals : list of engine.calibrate.fit.Interval
         The intervals overlaid (those of the fit's sample, fitted and held out), in time order.
     predicted : list of dict
         The engine's metrics for each interval with its current coefficients.
@@ -34,7 +34,7 @@ class MonitorOutcome:
         The same with the fitted coefficients (empty without a fit).
     held_out : list of bool
         Whether each interval was held out of the fit.
-    fit : engine.fit.FitResult or None
+    fit : engine.calibrate.fit.FitResult or None
     fit_id : int or None
         The fit's id in the store.
     imported_rows : int
@@ -79,8 +79,8 @@ def monitor_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled
-        from engine.fit import engine_fit_model, fit_sample, predict_intervals, sample_intervals
-        from engine.monitor_import import import_files
+        from engine.calibrate.fit import engine_fit_model, fit_sample, predict_intervals, sample_intervals
+        from engine.monitor.importer import import_files
         from engine.store import Store
 
         def check() -> None:

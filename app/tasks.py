@@ -84,7 +84,7 @@ def split_axes(axis_text) -> list[str]:
 
 def _point(axes, run, run_id: int, metrics: dict, units: dict) -> SweepPoint:
     """The point ``run`` (a RunRecord, recorded as ``run_id``) with its metrics' values and units."""
-    from engine.sweep import point_label, point_values
+    from engine.studies.sweep import point_label, point_values
 
     values = point_values(axes, run.point_index)
     return SweepPoint(
@@ -101,7 +101,7 @@ def _point(axes, run, run_id: int, metrics: dict, units: dict) -> SweepPoint:
 
 
 class _ReportingStore:
-    """The store as :func:`engine.sweep.run_sweep` sees it: every recorded batch is also reported
+    """The store as :func:`engine.studies.sweep.run_sweep` sees it: every recorded batch is also reported
     to the window (progress, the points so far) and Cancel is honoured between batches."""
 
     def __init__(self, store, axes, total: int, progress, cancelled, partial):
@@ -176,7 +176,7 @@ def sweep_task(
 
     The axes are parsed before the task starts, so a bad axis is reported at once
     (:class:`engine.errors.FieldError` naming the item, the value and what is allowed).
-    The task runs :func:`engine.sweep.run_sweep` on the store: points are predicted in
+    The task runs :func:`engine.studies.sweep.run_sweep` on the store: points are predicted in
     batches in the worker thread (about a millisecond a point for the steady-state
     engines: a few thousand points take seconds; ``qrtune sweep --workers N`` or
     ``--scheduler`` spreads bigger sweeps over processes or a cluster), every batch is
@@ -185,7 +185,7 @@ def sweep_task(
     stored points are shown, not predicted again.
 
     With ``scheduler`` (``tcp://HOST:PORT`` of a Dask scheduler) the points are predicted
-    on that cluster's workers (:func:`engine.sweep.run_sweep`'s ``scheduler``); a scheduler
+    on that cluster's workers (:func:`engine.studies.sweep.run_sweep`'s ``scheduler``); a scheduler
     that cannot be reached fails the task with the reason, before anything is recorded.
 
     Returns
@@ -193,14 +193,14 @@ def sweep_task(
     (fn, total)
         The task function for :class:`app.worker.TaskRunner` and the number of points.
     """
-    from engine.sweep import n_points, parse_axes
+    from engine.studies.sweep import n_points, parse_axes
 
     axes = parse_axes(split_axes(axis_text), project)
     total = n_points(axes)
 
     def fn(progress, cancelled, partial):
         from engine.store import Store
-        from engine.sweep import run_sweep
+        from engine.studies.sweep import run_sweep
 
         t0 = time.perf_counter()
         with Store.open(db_path, wait_s=5.0) as store:

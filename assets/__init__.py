@@ -1,5 +1,5 @@
 """Fitted coefficients (``coefficients/``) and the published measurements they come from (``validation/``).
 
 Package data: installed with the wheel (as ``qrtune.assets``) and read with :mod:`importlib.resources`
-through :func:`engine.packagedata.asset_path`.
+through :func:`engine.io.packagedata.asset_path`.
 """

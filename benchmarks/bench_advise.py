@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-exhaustive", action="store_true", help="skip the 1,600-point exhaustive check")
     a = ap.parse_args(argv)
 
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.advise import advise
 
     samples = ROOT / "sample_runs"

@@ -30,10 +30,10 @@ SWEEPS = (
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.report import ensure_application, write_pdf
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.report.sweep import build_sweep_report, sweep_section
     from engine.store import Store
-    from engine.sweep import parse_axes, run_sweep
+    from engine.studies.sweep import parse_axes, run_sweep
 
     ensure_application()
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
-from engine import projectfile
+from engine.io import projectfile
 from engine.sim import profiles, simulate
 project = projectfile.load({project!r})
 rate = {rate!r}

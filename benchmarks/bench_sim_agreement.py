@@ -39,7 +39,7 @@ SHORT = {
 
 def qrep_samples() -> list[Path]:
     """Sample projects of kind ``qrep``."""
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.scenario import project_to_scenario
 
     return [
@@ -59,7 +59,7 @@ def _cell(agreement, key: str) -> tuple[str, bool]:
 
 
 def main() -> int:
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.errors import QrtuneError
     from engine.scenario import project_to_scenario
     from engine.sim.agreement import compare_at_load

@@ -149,7 +149,7 @@ def bench_sweep(
     import os
 
     from engine.store import Store
-    from engine.sweep import n_points, parse_axes, run_sweep
+    from engine.studies.sweep import n_points, parse_axes, run_sweep
 
     predictor = "engine.predict:predict_settings" if synthetic_ms is None else "bench_store:synthetic_predict"
     if synthetic_ms is not None:
@@ -194,8 +194,8 @@ def bench_monitor_week(tmp: Path) -> dict:
 
     import numpy as np
 
-    from engine.fit import intervals_from_monitor
-    from engine.monitor_import import load_monitor_rows, parse_file, write_parsed
+    from engine.calibrate.fit import intervals_from_monitor
+    from engine.monitor.importer import load_monitor_rows, parse_file, write_parsed
     from engine.sim.monitor import APPLYMON_COLUMNS
     from engine.store import Store
 
@@ -242,8 +242,7 @@ def main() -> int:
         "--synthetic-ms", type=float, default=1.0, help="CPU per point of the synthetic predictor"
     )
     args = ap.parse_args()
-    from engine import projectfile
-
+    from engine.io import projectfile
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def _plan(n_runs: int, duration: str):
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.sim import parse_duration_s
-    from engine.study import StudyPlan, parse_scenarios
-    from engine.sweep import parse_axes
+    from engine.studies.study import StudyPlan, parse_scenarios
+    from engine.studies.sweep import parse_axes
 
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     axes = tuple(parse_axes(["qapply.num_apply_agents=8,16"], project))
@@ -39,7 +39,7 @@ def _plan(n_runs: int, duration: str):
 
 
 def _warm_up() -> None:
-    from engine.study import run_study_points
+    from engine.studies.study import run_study_points
 
     project, plan = _plan(1, "10s")
     run_study_points(project, plan, [0])
@@ -49,7 +49,7 @@ def bench(n_workers: int, n_runs: int, duration: str) -> dict:
     from distributed import Client, LocalCluster
 
     from engine.store import Store
-    from engine.study_run import run_study
+    from engine.studies.study_run import run_study
 
     project, plan = _plan(n_runs, duration)
     with (

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine.csvcell import text_cell
+from engine.io.csvcell import text_cell
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number

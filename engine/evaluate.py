@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from engine import jsonfile
+from engine.io import jsonfile
 from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError, one_line
 from engine.predict import predict_settings
 
@@ -24,7 +24,7 @@ def read_scenarios(path: str | Path) -> list[dict]:
     Raises
     ------
     ScenarioError
-        Unreadable, binary or too large file, malformed JSON (see :func:`engine.jsonfile.read_json`),
+        Unreadable, binary or too large file, malformed JSON (see :func:`engine.io.jsonfile.read_json`),
         wrong ``format`` or scenarios without id and kind.
     """
     path = Path(path)

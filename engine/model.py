@@ -275,7 +275,7 @@ def build_project(data: Mapping) -> Project:
     data : Mapping
         The current format's fields: ``name``, ``topology``, ``nodes``, ``links``
         and optionally ``description`` (``format_version`` is ignored here; see
-        :mod:`engine.projectfile` for migration).
+        :mod:`engine.io.projectfile` for migration).
 
     Raises
     ------

@@ -2,8 +2,8 @@
 
 A project becomes a scenario (:func:`engine.scenario.project_to_scenario`), the engine of its
 kind predicts it (:func:`engine.perf.predictor`), the prediction bands are attached
-(:func:`engine.bands.attach_bands`) and widened where the project models a V8 migration
-(:func:`engine.bands.for_project`). The settings a prediction cannot depend on (its ``ignored``,
+(:func:`engine.metrics.bands.attach_bands`) and widened where the project models a V8 migration
+(:func:`engine.metrics.bands.for_project`). The settings a prediction cannot depend on (its ``ignored``,
 with reasons) are mapped back to the project's knobs (:func:`ignored_knobs`,
 :func:`ignored_by_node`) for the inspector, ``qrtune predict`` and reports.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from engine.bands import attach_bands, for_project
+from engine.metrics.bands import attach_bands, for_project
 from engine.metrics import knob_label
 from engine.model import Project
 from engine.perf import Prediction, predictor
@@ -70,7 +70,7 @@ def as_project_sees_it(project: Project, unread: dict, prediction: Prediction) -
     The knobs of nodes the scenario does not read (``unread``, from
     :func:`engine.scenario.scenario_and_unread_params`: the second flow of a two-way project)
     are added to its ``ignored`` with their reasons, and its bands are widened where the project
-    models a V8 migration (:func:`engine.bands.for_project`).
+    models a V8 migration (:func:`engine.metrics.bands.for_project`).
     """
     if unread:
         prediction = prediction.also_ignoring(unread)

@@ -36,7 +36,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 
 #: The published measurements shipped with qrtune.
 BUNDLED_SCENARIOS = asset_path("validation", "calibration.json")

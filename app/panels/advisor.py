@@ -48,7 +48,7 @@ def goal_presets(project) -> tuple[str, ...]:
     set), ``outage-pool`` and a written goal; Db2 Mirror pairs get ``mirror-baseline`` by job sets
     and by cores; other kinds (the MQ mover, DB2 V8) no named goal.
     """
-    from engine.sweep_pick import target_rate
+    from engine.studies.sweep_pick import target_rate
 
     kinds = {n.kind for n in project.nodes}
     if "qapply" in kinds:
@@ -312,7 +312,7 @@ class AdvisorPanel(QWidget):
         """Each metric before and after the change, its change in percent and the band of the new
         prediction; two columns that wrap between figures, never inside one, so the table reads in
         the narrow dock."""
-        from engine.bands import band_label, coverage_statement
+        from engine.metrics.bands import band_label, coverage_statement
 
         def keep(text: str) -> str:
             return html.escape(text).replace(" ", "&nbsp;")

@@ -43,7 +43,7 @@ def fit_counts_text(fit, n_intervals: int, holdout_every: int) -> str:
     """How many intervals the fit used and held out, and why these numbers.
 
     ``Fitted on 300 intervals, 252 held out`` of 1,008 reads: every 4th interval (252) is held out
-    for judging the fit; of the other 756 at most :data:`engine.fit.MAX_INTERVALS` are fitted, evenly
+    for judging the fit; of the other 756 at most :data:`engine.calibrate.fit.MAX_INTERVALS` are fitted, evenly
     spaced in time, since every fit iteration predicts each fitted interval once per coefficient.
     """
     n_fit_all = getattr(fit, "n_fit_total", fit.n_fit) or fit.n_fit
@@ -65,7 +65,7 @@ START_TEXT = "Import a week of monitor exports to see how well the engine matche
 
 
 def budget_text(fit) -> str:
-    """Whether the fit stopped at its budget (:attr:`engine.fit.FitResult.stopped_at`); empty when it converged."""
+    """Whether the fit stopped at its budget (:attr:`engine.calibrate.fit.FitResult.stopped_at`); empty when it converged."""
     stopped_at = getattr(fit, "stopped_at", "")
     if not stopped_at:
         return ""
@@ -80,7 +80,7 @@ def bound_text(fit) -> str:
     hits = list(fit.at_bound())
     if not hits:
         return ""
-    from engine.fit import AT_BOUND_ADVICE
+    from engine.calibrate.fit import AT_BOUND_ADVICE
 
     return f" <span style='color:{style.NOTE_TEXT}'>At a bound: <b>{', '.join(hits)}</b>. {AT_BOUND_ADVICE}</span>"
 

@@ -8,7 +8,7 @@ finishes them; with a second knob there is one curve per value of it. For a
 one-knob sweep the view names the smallest value that reaches the best throughput
 (or the project's target rate) with every CPU under :data:`CPU_LIMIT_PCT` (the
 seeds' tuning goal: the fewest agents that handle the workload); the pick is
-:func:`engine.sweep_pick.choose`, the same the sweep report names.
+:func:`engine.studies.sweep_pick.choose`, the same the sweep report names.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from engine.errors import FieldError
 from engine.limit import bottleneck_label
 from engine.model import Project
 from engine.registry import KINDS
-from engine.sweep import knob_spec
-from engine.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
+from engine.studies.sweep import knob_spec
+from engine.studies.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
     CPU_LIMIT_PCT,
     CPU_SUFFIXES,
     LATENCY_METRICS,
@@ -482,7 +482,7 @@ class SweepView(QWidget):
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
         """The smallest value reaching the best throughput (or the target rate of the project swept) with
-        every CPU under the limit (one-knob sweeps): :func:`engine.sweep_pick.choose`."""
+        every CPU under the limit (one-knob sweeps): :func:`engine.studies.sweep_pick.choose`."""
         knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
         pick = choose(ok, knob_label(knob), self.goal_rate(axis_name)) if applicable else None
         self.pick = pick.point if pick is not None else None

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.atomicfile import atomic_path
+from engine.io.atomicfile import atomic_path
 
 #: Resolution of the PDF's device coordinates (dots per inch); vectors and text do not depend on it.
 DPI = 300
@@ -35,7 +35,7 @@ def ensure_application() -> None:
 def write_pdf(report, path: str | os.PathLike, progress: Callable[[float, str], None] | None = None) -> int:
     """Render ``report`` to the PDF file ``path`` (atomically); returns the number of pages.
 
-    The file is written through :func:`engine.atomicfile.atomic_path`: the user's umask
+    The file is written through :func:`engine.io.atomicfile.atomic_path`: the user's umask
     (or the existing file's mode), never half a file in place of the old one.
 
     Raises

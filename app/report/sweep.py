@@ -27,7 +27,7 @@ from app.report.layout import BASE_PT, STYLE, Block, Context, Drawing, Html, Tab
 from engine.metrics.catalog import format_setting, format_value
 from engine.report.model import Report
 from engine.report.sweep import SweepSection
-from engine.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
+from engine.studies.sweep_pick import CPU_LIMIT_PCT, REACH_FRACTION
 
 #: Height of one chart panel, mm.
 PANEL_MM = 52.0

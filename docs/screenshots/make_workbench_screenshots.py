@@ -6,7 +6,7 @@ against peer-to-peer comparison, ``--only journey9`` just the DB2 V8 migration, 
 and a fit to two days of synthetic monitor intervals. Uses a throw-away run store, settings and
 autosave folder. Every number comes from the engines; the monitor exports are synthesised
 from the steady-state engine with coefficients 30% off the published ones plus 3% noise
-(:func:`engine.fit.synthesize_intervals`), as a stand-in for a customer's week of exports.
+(:func:`engine.calibrate.fit.synthesize_intervals`), as a stand-in for a customer's week of exports.
 """
 
 from __future__ import annotations
@@ -256,8 +256,8 @@ def _journey9(w, shot, pump) -> None:
 def _monitor(w, tmp: Path, shot, wait) -> None:
     import numpy as np
 
-    from engine.fit import engine_fit_model, synthesize_intervals
-    from engine.monitor_import import write_exports
+    from engine.calibrate.fit import engine_fit_model, synthesize_intervals
+    from engine.monitor.importer import write_exports
     from engine.scenario import project_to_scenario
 
     settings = project_to_scenario(w.document.project)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engine.metrics import knob_label
 from engine.model import Project
-from engine.sweep import Axis
+from engine.studies.sweep import Axis
 from engine.registry import KINDS
 
 #: Metrics shown before and after for each scenario kind: (metric, label).

@@ -3,7 +3,7 @@
 A :class:`Goal` names an objective (a predicted metric, a derived metric of
 :mod:`engine.advise.outage`, or one of the searched knobs itself, written ``TARGET.PARAM``),
 a sense (``min`` or ``max``), constraints (``apply_lpar_busy_pct<=90``) and the knobs to
-search, each an :class:`engine.sweep.Axis` (``qapply.num_apply_agents=1..16``). Every point is
+search, each an :class:`engine.studies.sweep.Axis` (``qapply.num_apply_agents=1..16``). Every point is
 a project built with :meth:`~engine.model.Project.with_param` and predicted by the engine
 (:func:`engine.predict.predict_project`); results are memoised per point.
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import FieldError, QrtuneError
 from engine.model import Project
-from engine.sweep import Axis, parse_axis
+from engine.studies.sweep import Axis, parse_axis
 
 OPS = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b}
 SENSES = {
@@ -191,7 +191,7 @@ _RANGE_RE = re.compile(r"^\s*(-?\d+)\.\.(-?\d+)(?::(\d+))?\s*$")
 
 
 def parse_knob(text: str, project: Project) -> Axis:
-    """``TARGET.PARAM=VALUES`` as :func:`engine.sweep.parse_axis`, fast for one long integer range.
+    """``TARGET.PARAM=VALUES`` as :func:`engine.studies.sweep.parse_axis`, fast for one long integer range.
 
     A single ``LOW..HIGH[:STEP]`` range is validated at both ends by the knob's spec and
     expanded directly (a buffer pool searched in steps of 1,000 pages has 50,000 values).
@@ -199,7 +199,7 @@ def parse_knob(text: str, project: Project) -> Axis:
     Raises
     ------
     FieldError
-        As :func:`engine.sweep.parse_axis`.
+        As :func:`engine.studies.sweep.parse_axis`.
     """
     left, _, right = text.partition("=")
     m = _RANGE_RE.match(right)

@@ -23,7 +23,7 @@ from engine.advise.outage import (
 )
 from engine.advise.queue_map_rule import QueueMapsRule
 from engine.perf.mq_bufferpool import buffers_to_hold
-from engine.sweep import Axis
+from engine.studies.sweep import Axis
 
 #: The message size range the seeds recommend for Q Replication messages (KB).
 MSG_KB_RANGE = (32.0, 256.0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
@@ -77,7 +77,7 @@ def register(sub) -> None:
 
 def format_advice(advice) -> str:
     """Readable recommendations, then what was checked."""
-    from engine.bands import band_label
+    from engine.metrics.bands import band_label
     from engine.limit import limit_text
 
     pred = advice.prediction
@@ -106,7 +106,7 @@ def format_advice(advice) -> str:
         lines.append(f"   seed: {r.seed}")
         lines.append("")
     lines.append("  rules checked: " + ", ".join(f"{rid} ({o})" for rid, o in advice.checked))
-    from engine.bands import coverage_statement
+    from engine.metrics.bands import coverage_statement
 
     lines.append(f"  {coverage_statement(pred.kind)}")
     return "\n".join(lines)

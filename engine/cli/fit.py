@@ -16,7 +16,7 @@ import textwrap
 from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
 from engine.cli.options import project_command
-from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
 
@@ -68,13 +68,13 @@ def register(sub) -> None:
 
 
 def _export(path: str, model, settings: dict, result) -> None:
-    """Write :func:`engine.fit.comparison_rows` of the intervals the fit used as CSV (atomically)."""
+    """Write :func:`engine.calibrate.fit.comparison_rows` of the intervals the fit used as CSV (atomically)."""
     import csv
     import io
 
-    from engine.atomicfile import atomic_write_text
-    from engine.csvcell import safe_row
-    from engine.fit import comparison_rows
+    from engine.io.atomicfile import atomic_write_text
+    from engine.io.csvcell import safe_row
+    from engine.calibrate.fit import comparison_rows
 
     used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
     rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
@@ -98,8 +98,8 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 
 def run(args) -> int:
-    from engine import projectfile
-    from engine.fit import engine_fit_model, fit_sample, sample_intervals
+    from engine.io import projectfile
+    from engine.calibrate.fit import engine_fit_model, fit_sample, sample_intervals
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
@@ -145,7 +145,7 @@ def run(args) -> int:
 def format_fit(result) -> list[str]:
     """The lines of a fit's outcome: each coefficient before and after (marked at a bound of its
     range), then the error on the held-out intervals by metric under IBM's names."""
-    from engine.fit import AT_BOUND_ADVICE
+    from engine.calibrate.fit import AT_BOUND_ADVICE
 
     at_bound = result.at_bound()
     lines = [f"  {'coefficient':<24} {'unit':<8} {'before':>12} {'after':>12} {'change':>8}"]

@@ -17,7 +17,7 @@ import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store
-from engine.monitor_layouts import release_names
+from engine.monitor.layouts import release_names
 
 
 def register(sub) -> None:
@@ -73,12 +73,11 @@ def _when(t) -> str:
 
 
 def run(args) -> int:
-    from engine.monitor_import import import_files
+    from engine.monitor.importer import import_files
 
     project_name = ""
     if args.project:
-        from engine import projectfile
-
+        from engine.io import projectfile
         project_name = projectfile.load(args.project).name
     with open_store(args) as store:
         imported = import_files(store, args.files, project_name, release=args.release, columns=args.columns)

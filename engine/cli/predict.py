@@ -6,13 +6,13 @@ import json
 import sys
 import textwrap
 
-from engine import projectfile
-from engine.bands import band_label
+from engine.io import projectfile
+from engine.metrics.bands import band_label
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
 from engine.limit import Limit, held_rate_text, limit_of
-from engine.metric_sections import QREP_SECTIONS
+from engine.metrics.sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
 from engine.perf import Prediction
@@ -174,7 +174,7 @@ def _latest_fit(args, project) -> dict:
 
 
 def run(args) -> int:
-    from engine.sweep import with_changes
+    from engine.studies.sweep import with_changes
 
     changes = list(getattr(args, "changes", ()))
     project = with_changes(projectfile.load(args.project), changes)
@@ -183,7 +183,7 @@ def run(args) -> int:
     label = " ".join(([f"fitted (fit {fit['id']})"] if fit else []) + changes)
     try:
         if fit:
-            from engine.fit import fitted_predict
+            from engine.calibrate.fit import fitted_predict
             from engine.scenario import project_to_scenario
 
             pred, note = fitted_predict(project_to_scenario(project), fit)

@@ -38,8 +38,8 @@ import os
 import sys
 from pathlib import Path
 
-from engine import projectfile
-from engine.atomicfile import atomic_write_text
+from engine.io import projectfile
+from engine.io.atomicfile import atomic_write_text
 from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
 from engine.errors import FieldError
@@ -222,7 +222,7 @@ def monitor_folder(text: str) -> Path:
 def run(args) -> int:
     from engine.errors import QrtuneError
     from engine.sim import parse_event, profiles, simulate
-    from engine.sweep import with_changes
+    from engine.studies.sweep import with_changes
 
     project = with_changes(projectfile.load(args.project), args.changes)
     duration_s = argtypes.duration_s(args.duration)

@@ -20,7 +20,7 @@ from engine.cli.options import add_duration_option, add_rate_option, execution_o
 from engine.metrics import info as metric_info
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_scale, format_number
-from engine.study import PERCENTILES, SUMMARY_METRICS
+from engine.studies.study import PERCENTILES, SUMMARY_METRICS
 
 
 def add_study_options(p) -> None:
@@ -43,8 +43,8 @@ def add_study_options(p) -> None:
 
 def _plan(args, project):
     from engine.errors import FieldError
-    from engine.study import StudyPlan, parse_scenarios, parse_seeds
-    from engine.sweep import MAX_GRID_POINTS, parse_axes
+    from engine.studies.study import StudyPlan, parse_scenarios, parse_seeds
+    from engine.studies.sweep import MAX_GRID_POINTS, parse_axes
 
     plan = StudyPlan(
         tuple(parse_axes(args.axes, project)) if args.axes else (),
@@ -102,7 +102,7 @@ def _json_rows(rows: list) -> list:
 
 def run_study_command(args, project, open_store) -> int:
     """``qrtune sweep --simulate``: returns 0, or :data:`EXIT_PARTIAL` when some runs failed."""
-    from engine.study_run import run_study
+    from engine.studies.study_run import run_study
 
     plan = _plan(args, project)
     with open_store(args) as store:

@@ -11,7 +11,7 @@ of 1.2e6 ms reads ``20 min``).
 Per-system (``system1_...``), per-event (``event1_...``), percentile (``..._p95_ms``) and
 per-stage utilisation (``{stage}_utilisation_pct``) metrics are derived from their base
 entry. Names the catalogue does not know get a label made from the key and the
-direction of :func:`engine.metric_direction.better_direction`.
+direction of :func:`engine.metrics.direction.better_direction`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from engine import metric_direction
-
-
+from engine.metrics import direction as metric_direction
 @dataclass(frozen=True)
 class MetricInfo:
     """One output metric as a user reads it.

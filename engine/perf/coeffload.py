@@ -1,7 +1,7 @@
 """Load fitted coefficient files from ``assets/coefficients/``.
 
 Coefficients are written by the calibration scripts (``python -m
-engine.calibrate_misc``) and read here; the engine itself holds no published
+engine.calibrate.misc``) and read here; the engine itself holds no published
 measurement. Files are cached per process.
 """
 
@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.errors import QrtuneError
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 
 COEFF_DIR = asset_path("coefficients")
 
@@ -55,4 +55,4 @@ def load(name: str) -> dict:
     CoefficientsError
         The file is missing or not valid JSON.
     """
-    return read_document(COEFF_DIR / f"{name}.json", "coefficients", "python -m engine.calibrate_misc")
+    return read_document(COEFF_DIR / f"{name}.json", "coefficients", "python -m engine.calibrate.misc")

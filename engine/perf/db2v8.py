@@ -1,7 +1,7 @@
 """DB2 V7 to V8 migration estimates: DBM1 below-the-bar storage, CPU change, catalog time, page fixing.
 
 Coefficients come from ``assets/coefficients/db2v8.json`` (read from seed 004 by
-``python -m engine.calibrate_misc.db2v8``).
+``python -m engine.calibrate.misc.db2v8``).
 
 * :func:`estimate_dbm1` applies per-category growth to a V7 DBM1 storage
   breakdown: thread storage (system agents, user threads) and stack grow,

@@ -62,7 +62,7 @@ longer at about the same utilisation, while one whose mirrored actions are
 mostly CPU (writes to a pre-loaded target) shows a higher utilisation.
 
 Coefficients come from ``assets/coefficients/mirror.json`` (written by
-``python -m engine.calibrate_misc``).
+``python -m engine.calibrate.misc``).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Costs
     reads, the page-set read wait per I/O and per page, the dispatcher's CPU per
     request and per KB sent, the put's wait per buffer page, the channel's own
     time per message and the putting application's loop
-    (:mod:`engine.calibrate_misc.mq` fits them all at once).
+    (:mod:`engine.calibrate.misc.mq` fits them all at once).
 
 Channel get-send
     The adaptor task gets the message (from buffers, or waiting for a page-set

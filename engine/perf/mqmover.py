@@ -249,7 +249,7 @@ def sizing(settings: dict, coeffs: dict | None = None) -> Sizing:
 def evaluate(settings: dict, coeffs: dict | None = None):
     """(metrics, pool, channel, putter, result, messages) of a mover scenario with ``coeffs``.
 
-    The calibration (:mod:`engine.calibrate_misc.mq`) fits the coefficients through this function.
+    The calibration (:mod:`engine.calibrate.misc.mq`) fits the coefficients through this function.
 
     Raises
     ------

@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.compare import MetricDelta, SettingDiff, deltas, differing_paths, flatten
 from engine.errors import QrtuneError
 from engine.limit import RATE_HELD, held_rate_text, limit_of_stages
-from engine.metric_sections import QREP_SECTIONS
+from engine.metrics.sections import QREP_SECTIONS
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
@@ -173,8 +173,7 @@ def _systems(metrics: dict, project) -> dict:
 
 def run_from_project_file(path: str | Path) -> ReportRun:
     """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
-    from engine import projectfile
-
+    from engine.io import projectfile
     return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
 
 

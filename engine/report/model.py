@@ -56,7 +56,7 @@ class SettingRow:
 
 @dataclass(frozen=True)
 class MetricValue:
-    """One result: engine metric name, the label printed, value, unit and optional band (:func:`engine.bands.band_label`)."""
+    """One result: engine metric name, the label printed, value, unit and optional band (:func:`engine.metrics.bands.band_label`)."""
 
     metric: str
     label: str
@@ -104,7 +104,7 @@ class ReportRun:
     settings : dict
         The scenario settings the engine predicted from.
     metrics, units, bands : dict
-        Metric -> value, unit and (low, high) band (the prediction's, :data:`engine.bands.COVERAGE`).
+        Metric -> value, unit and (low, high) band (the prediction's, :data:`engine.metrics.bands.COVERAGE`).
     stages : tuple[StageRow, ...]
     bottleneck : str or None
         The stage the views mark as the bottleneck (:attr:`engine.limit.Limit.bottleneck`): the

@@ -3,7 +3,7 @@
 :func:`sweep_section` reads one sweep back from the results store: its axes (IBM names,
 units, the nodes set, the values), every point with its throughput, latencies, CPU busy
 and bottleneck, the base project's settings with the swept knobs marked, and the pick
-of :func:`engine.sweep_pick.choose` (the same the workbench's Sweep view names: the
+of :func:`engine.studies.sweep_pick.choose` (the same the workbench's Sweep view names: the
 fewest values reaching the best throughput, or the project's target rate, with every
 CPU under 90%; with a second knob, one pick per value of it). :func:`build_sweep_report`
 wraps it in a :class:`~engine.report.model.Report` (title block versions, the
@@ -30,8 +30,8 @@ from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow
 from engine.report.settings import rows_from_project
-from engine.sweep import knob_spec, point_values
-from engine.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
+from engine.studies.sweep import knob_spec, point_values
+from engine.studies.sweep_pick import LATENCY_METRICS, choose, cpu_metrics, rate_metrics, target_rate
 
 #: Latency metrics of the chart, the first present (APPLY_LATENCY is what more agents change).
 CHART_LATENCY_METRICS = ("apply_latency_ms", "response_time_ms", "end2end_latency_ms")

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from engine.csvcell import text_cell
+from engine.io.csvcell import text_cell
 from engine.sim.accumulate import Accumulator
 
 DB2_TS = "%Y-%m-%d-%H.%M.%S.%f"

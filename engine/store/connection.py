@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from engine.datadir import user_data_root
+from engine.io.datadir import user_data_root
 from engine.store.errors import StoreError, StoreLockedError, StoreMissingError
 
 #: File name of the default store inside the user data directory.
@@ -26,7 +26,7 @@ ENV_DB = "QRTUNE_DB"
 def default_db_path() -> Path:
     """The default store file: ``$QRTUNE_DB`` if set, else ``runs.duckdb`` in the user data dir.
 
-    The user data directory is :func:`engine.datadir.user_data_root` (``~/.local/share/qrtune``
+    The user data directory is :func:`engine.io.datadir.user_data_root` (``~/.local/share/qrtune``
     on Linux). The folder is not created here; :func:`connect` creates it (and no other) when writing.
     """
     env = os.environ.get(ENV_DB)

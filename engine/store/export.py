@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.csvcell import text_cell
-from engine.projectfile import atomic_write_text
+from engine.io.csvcell import text_cell
+from engine.io.projectfile import atomic_write_text
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.views import METRIC_COLUMNS
 

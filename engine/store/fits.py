@@ -17,10 +17,10 @@ class FitsMixin:
         Parameters
         ----------
         project : engine.model.Project
-        result : engine.fit.FitResult
-            What :func:`engine.fit.fit_coefficients` found: the fitted set, the base version,
+        result : engine.calibrate.fit.FitResult
+            What :func:`engine.calibrate.fit.fit_coefficients` found: the fitted set, the base version,
             the counts of intervals and the held-out errors ``qrtune fit`` prints
-            (:func:`engine.fit.error_pct`'s ``mean_metric_pct``, before and after), all of
+            (:func:`engine.calibrate.fit.error_pct`'s ``mean_metric_pct``, before and after), all of
             them kept in the fit's report.
         """
         return self._insert_for_project(

@@ -7,7 +7,7 @@ by their short names (``from engine.model import Project``); importing this pack
 :class:`ShortNameFinder`, which answers ``engine``, ``app`` and ``assets`` (and their submodules)
 with the very module objects of ``qrtune.engine``, ``qrtune.app`` and ``qrtune.assets``. Each
 module therefore exists once, named ``qrtune.<...>`` (what pickles and Dask workers see), and a
-worker that unpickles ``qrtune.engine.sweep`` imports this package first, so the short names work
+worker that unpickles ``qrtune.engine.studies.sweep`` imports this package first, so the short names work
 there too.
 
 The short names are answered only in a process that imported ``qrtune``; they shadow any other

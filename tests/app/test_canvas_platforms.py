@@ -8,8 +8,7 @@ from PySide6.QtGui import QImage, QPainter
 from app.canvas import CanvasView, TopologyScene
 from app.canvas.platform_marks import platform_text
 from app.document import Document
-from engine import projectfile
-
+from engine.io import projectfile
 ROOT = Path(__file__).resolve().parents[2]
 
 

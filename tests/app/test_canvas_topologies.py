@@ -10,7 +10,7 @@ from app.canvas import CanvasView, TopologyScene
 from app.document import Document
 from app.stages import node_loads
 from engine.limit import limit_of
-from engine import projectfile
+from engine.io import projectfile
 from engine.predict import predict_project
 
 ROOT = Path(__file__).resolve().parents[2]

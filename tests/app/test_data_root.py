@@ -1,7 +1,7 @@
 """One data root: the results store and the autosaves live in the same user data folder."""
 
 from app.autosave import default_directory
-from engine.datadir import user_data_root
+from engine.io.datadir import user_data_root
 from engine.store.connection import default_db_path
 
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from engine import projectfile
-from engine.fit import engine_fit_model, synthesize_intervals
-from engine.monitor_import import write_exports
+from engine.io import projectfile
+from engine.calibrate.fit import engine_fit_model, synthesize_intervals
+from engine.monitor.importer import write_exports
 from engine.scenario import project_to_scenario
 
 N = 32
@@ -51,7 +51,7 @@ def test_import_overlay_and_fit_with_held_out_error(window, qtbot, exports):
     curves = view.charts["end2end_latency_ms"].curves
     assert set(curves) == {"measured", "predicted", "predicted, fitted", "measured, held out"}
     assert len(curves["measured, held out"].getData()[0]) == N // 4
-    # the headline is engine.fit's mean over metrics (as qrtune fit prints and stores), not the pooled median
+    # the headline is engine.calibrate.fit's mean over metrics (as qrtune fit prints and stores), not the pooled median
     text = view.summary.text()
     assert f"{fit.before['mean_metric_pct']:.1f}%</b> with the published" in text
     assert f"{fit.after['mean_metric_pct']:.1f}%</b> fitted" in text and "mean over metrics" in text
@@ -123,7 +123,7 @@ def test_fit_that_stopped_at_its_budget_says_so():
 
 
 def _fit_at_bound():
-    from engine.fit import FitResult
+    from engine.calibrate.fit import FitResult
 
     return FitResult(
         base={"ch_batch_us": 6154.0, "maxtrans_per_commit": 129.7},

@@ -8,9 +8,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.autosave import find_recoverable
 from app.panels.fields import ColumnMapField
-from engine import projectfile, templates
-
-
+from engine import templates
+from engine.io import projectfile
 @pytest.fixture
 def saved(tmp_path):
     path = tmp_path / "mine.json"

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile, templates
+from engine import templates
+
+from engine.io import projectfile
 from engine.report import format_value
 from qrtune.cli import main
 

@@ -1,4 +1,4 @@
-"""GUI sweeps through engine.sweep.run_sweep: several knobs, resume after Cancel, the pick of the fewest."""
+"""GUI sweeps through engine.studies.sweep.run_sweep: several knobs, resume after Cancel, the pick of the fewest."""
 
 import pytest
 
@@ -111,7 +111,7 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     from app import tasks
     from engine.store import MetricRow, RunBundle, utc_now
     from engine.store.records import RunRecord
-    from engine.sweep import Axis
+    from engine.studies.sweep import Axis
 
     class FakeStore:
         next_id = 1

@@ -6,7 +6,7 @@ import pytest
 
 from app.document import Document
 from app.workload_mix import mix_problems
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import FieldError
 
 

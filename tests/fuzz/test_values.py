@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from app.panels.fields import parse_text
-from engine import projectfile, templates
+from engine import templates
+from engine.io import projectfile
 from engine.errors import FieldError, ProjectFileError
 from engine.registry import KINDS
 

@@ -9,10 +9,10 @@ Entry points
 ``solve_settings(settings) -> Solution``
     The solved per-stage structure (stable; the time-domain simulator builds on it).
 ``fit_parameters(settings)`` and ``predict(settings, {name: value})``
-    The contract of :mod:`engine.fit` (``qrtune fit``): the coefficients a fit to monitor
+    The contract of :mod:`engine.calibrate.fit` (``qrtune fit``): the coefficients a fit to monitor
     intervals may adjust, and a prediction with some coefficients overridden.
 
-Mechanisms (coefficients fitted by ``python -m engine.calibrate_qrep``)
+Mechanisms (coefficients fitted by ``python -m engine.calibrate.qrep``)
 -----------------------------------------------------------------------
 * Source workload: CPU per row by operation and per transaction on the source LPAR; an
   offered rate, a closed workload of ``jobs`` with think time (rate = jobs x rows /
@@ -360,7 +360,7 @@ FIT_PARAMETERS = {
 
 
 def fit_parameters(settings: dict) -> dict:
-    """Coefficients a fit to monitor intervals may adjust (the contract of :mod:`engine.fit`).
+    """Coefficients a fit to monitor intervals may adjust (the contract of :mod:`engine.calibrate.fit`).
 
     Parameters
     ----------
@@ -422,7 +422,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
         Scenario settings (../shared/validation/README.md format).
     coefficients : Coefficients or mapping of str to float, optional
         Coefficients to use instead of ``assets/coefficients/qrep.json``; a mapping overrides
-        the named coefficients of the file (the contract of :mod:`engine.fit`).
+        the named coefficients of the file (the contract of :mod:`engine.calibrate.fit`).
 
     Returns
     -------

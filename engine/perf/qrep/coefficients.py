@@ -1,6 +1,6 @@
 """Fitted coefficients of the Q Replication engine, read from ``assets/coefficients/qrep.json``.
 
-The file is written by ``python -m engine.calibrate_qrep`` (bounded least squares on the
+The file is written by ``python -m engine.calibrate.qrep`` (bounded least squares on the
 published measurements); the engine holds no published result. Its layout::
 
     {"format": "qrtune-coefficients/1", "engine": "qrep", "version": "...",
@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 from engine.perf.coeffload import CoefficientsError, read_document
 
 COEFF_PATH = asset_path("coefficients", "qrep.json")
@@ -117,5 +117,5 @@ def load(path: str | None = None) -> Coefficients:
         The file is missing, unreadable or malformed.
     """
     p = Path(path) if path else COEFF_PATH
-    doc = read_document(p, "the Q Replication coefficients", "python -m engine.calibrate_qrep")
+    doc = read_document(p, "the Q Replication coefficients", "python -m engine.calibrate.qrep")
     return from_document(doc, str(p))

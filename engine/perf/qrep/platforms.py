@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.errors import ValueRangeError
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 from engine.perf.coeffload import read_document
 from engine.registry.platform_knobs import PROCESSOR_FAMILY, ZOS
 

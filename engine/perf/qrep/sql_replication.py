@@ -18,7 +18,7 @@ model (:mod:`engine.perf.qrep.costs`, reference-CPU microseconds):
 * **SQL Capture.** One thread reading the log and inserting into the CD table.
 * **Apply.** One thread: fetch (``sql_fetch_row_us``), the target insert (Q Apply's Db2 SQL
   cost per row) and Apply's own row handling, plus ``sql_apply_row_wait_us`` of synchronous
-  waits per row (fitted by ``python -m engine.calibrate_topologies`` to the seed's
+  waits per row (fitted by ``python -m engine.calibrate.topologies`` to the seed's
   SQL-versus-Q throughput relation). No parallel agents: this single thread is what makes Q
   Replication about three times faster for the seed's workload.
 * **Latency.** CAPTURE_LATENCY: a change is read after half a SLEEP_INTERVAL (and SQL

@@ -1,7 +1,7 @@
 """Coefficients of the topology mechanisms (CF, SMDS, SCM, merged log, SQL Replication).
 
 Read from ``assets/coefficients/topologies.json``, written by ``python -m
-engine.calibrate_topologies`` (documented priors, each with its assumption, and the SQL
+engine.calibrate.topologies`` (documented priors, each with its assumption, and the SQL
 Replication coefficients fitted to the 2005 seed's relations). Layout as
 ``assets/coefficients/qrep.json``: ``{"parameters": {name: {"value", "unit", "meaning",
 "assumption", "fitted", "bounds", "prior"}}}``.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 from engine.perf.coeffload import CoefficientsError, read_document
 
 COEFF_PATH = asset_path("coefficients", "topologies.json")
-RERUN = "python -m engine.calibrate_topologies"
+RERUN = "python -m engine.calibrate.topologies"
 
 
 class TopologyCoefficients:

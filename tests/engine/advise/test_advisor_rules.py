@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.advise import advise, evaluate_rule
 from engine.advise.mirror_mq_rules import (
     MirrorCoresRule,

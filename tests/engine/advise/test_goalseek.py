@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.advise.goals import goal_from_text
 from engine.advise.goalseek import Constraint, make_goal, parse_constraint, parse_goal, seek
 from engine.advise.outage import outage_metrics, pool_pages_for

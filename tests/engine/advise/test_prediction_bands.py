@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from engine import bands, projectfile
+from engine.metrics import bands
+
+from engine.io import projectfile
 from engine.predict import predict_project, predict_settings
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.advise import advise
 from engine.advise.queue_map_rule import HOLD_SHARE, QueueMapsRule
 from engine.predict import predict_project

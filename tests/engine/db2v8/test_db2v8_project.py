@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import FieldError
 from engine.perf import db2v8
 from engine.predict import predict_project

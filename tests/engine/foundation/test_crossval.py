@@ -1,4 +1,4 @@
-"""Leave-one-table-out cross-validation (engine.crossval) and the calibration scripts' exclusion."""
+"""Leave-one-table-out cross-validation (engine.calibrate.crossval) and the calibration scripts' exclusion."""
 
 import json
 import math
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import calibrate_qrep
-from engine import crossval as cv
-from engine.calibrate_misc import mirror as cal_mirror
-from engine.calibrate_misc.sources import without_scenarios
+from engine.calibrate import qrep as calibrate_qrep
+from engine.calibrate import crossval as cv
+from engine.calibrate.misc import mirror as cal_mirror
+from engine.calibrate.misc.sources import without_scenarios
 
 ROOT = Path(__file__).resolve().parents[3]
 SCORE_PY = ROOT.parent / "shared" / "validation" / "score.py"

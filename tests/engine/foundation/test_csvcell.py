@@ -1,7 +1,7 @@
 """CSV exports never hand a spreadsheet a formula."""
 
 from engine.compare import _csv_value
-from engine.csvcell import safe_row, text_cell
+from engine.io.csvcell import safe_row, text_cell
 
 
 def test_text_starting_like_a_formula_is_quoted_numbers_are_not():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.metric_direction import better_direction
+from engine.metrics.direction import better_direction
 from engine.metrics.catalog import delta_verdict
 
 

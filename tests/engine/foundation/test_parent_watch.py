@@ -9,12 +9,12 @@ import sys
 import time
 from pathlib import Path
 
-from engine.parentwatch import alive
+from engine.io.parentwatch import alive
 
 ROOT = Path(__file__).resolve().parents[3]
 MAIN = """
 import os
-from engine.sweep import local_executor
+from engine.studies.sweep import local_executor
 
 if __name__ == "__main__":
     pool = local_executor(2)

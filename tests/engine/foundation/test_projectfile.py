@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import (
     DanglingLinkError,
     DuplicateIdError,

@@ -1,10 +1,10 @@
-"""The pick of a sweep (engine.sweep_pick): the fewest values holding the best throughput or the target rate
+"""The pick of a sweep (engine.studies.sweep_pick): the fewest values holding the best throughput or the target rate
 with every CPU under 90%, on crafted points."""
 
 from types import SimpleNamespace
 
 from engine import templates
-from engine.sweep_pick import choose, cpu_metrics, pick_smallest, rate_metrics, target_rate
+from engine.studies.sweep_pick import choose, cpu_metrics, pick_smallest, rate_metrics, target_rate
 
 
 def point(value, rate, cpu=50.0, capture_cpu=20.0, error=""):

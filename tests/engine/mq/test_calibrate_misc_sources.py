@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from engine.calibrate_misc import db2v8 as cal_db2v8
-from engine.calibrate_misc import mq as cal_mq
-from engine.calibrate_misc.sources import DEFAULT_CALIBRATION, MissingInputError, load_calibration, seeds_dir
+from engine.calibrate.misc import db2v8 as cal_db2v8
+from engine.calibrate.misc import mq as cal_mq
+from engine.calibrate.misc.sources import DEFAULT_CALIBRATION, MissingInputError, load_calibration, seeds_dir
 from engine.perf.coeffload import COEFF_DIR
 
 

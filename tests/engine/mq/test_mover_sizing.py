@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import FieldError
 from engine.perf import mq_bufferpool as bp
 from engine.perf import mq_calculators as mc

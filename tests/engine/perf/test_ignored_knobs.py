@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.cli.predict import format_prediction
 from engine.predict import ignored_knobs, predict_project
 from engine.scenario import knob_paths
-from engine.sweep import with_changes
+from engine.studies.sweep import with_changes
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"
 #: Big transactions (the per-commit transaction limit fills slowly) and a long SLEEP_INTERVAL:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import FieldError
 from engine.predict import predict_project
 from engine.registry import KINDS

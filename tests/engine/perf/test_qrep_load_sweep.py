@@ -17,7 +17,7 @@ import pytest
 
 from engine.errors import ValueRangeError
 from engine.perf.qrep import predict
-from engine.projectfile import load as load_project
+from engine.io.projectfile import load as load_project
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.advise import advise
 from engine.topology import RECEIVE_QM, flows
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine import projectfile, templates
+from engine import templates
+
+from engine.io import projectfile
 from engine.evaluate import evaluate_file
 from engine.scenario import apply_scenario, project_to_scenario
 from engine.topology import RECEIVE_QM, SEND_QM, flows

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from qrep_test_helpers import CALIBRATION
 
-from engine import calibrate_qrep as cal
+from engine.calibrate import qrep as cal
 from engine.perf.qrep.coefficients import COEFF_PATH, CoefficientsError, from_document, load
 
 

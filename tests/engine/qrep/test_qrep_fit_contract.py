@@ -1,4 +1,4 @@
-"""The Q Replication engine's fit contract (engine.fit / ``qrtune fit``) and registry wiring.
+"""The Q Replication engine's fit contract (engine.calibrate.fit / ``qrtune fit``) and registry wiring.
 
 ``qrtune fit`` must recover known coefficients from monitor rows that the real engine
 produced with perturbed coefficients (plus 2 % noise), imported like a user's CSV exports.
@@ -14,9 +14,9 @@ import pytest
 from cli_run import python, qrtune
 from qrep_test_helpers import BASELINE_PROJECT, ROOT
 
-from engine import projectfile
-from engine.fit import engine_fit_model, synthesize_intervals
-from engine.monitor_import import parse_file, write_exports, write_parsed
+from engine.io import projectfile
+from engine.calibrate.fit import engine_fit_model, synthesize_intervals
+from engine.monitor.importer import parse_file, write_exports, write_parsed
 from engine.perf.qrep import FIT_PARAMETERS, fit_parameters, predict
 from engine.perf.qrep.coefficients import CoefficientsError, load
 from engine.scenario import project_to_scenario

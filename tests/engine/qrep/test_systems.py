@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.perf.qrep import predict, solve_settings
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, symmetry_note, system_metrics, systems_of

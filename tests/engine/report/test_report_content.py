@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile, templates
+from engine import templates
+
+from engine.io import projectfile
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS, path_names
 from engine.report import (

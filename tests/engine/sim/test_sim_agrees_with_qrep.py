@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.scenario import project_to_scenario
 from engine.sim.agreement import compare_at_load
 

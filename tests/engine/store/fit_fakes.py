@@ -1,4 +1,4 @@
-"""A small coefficient-parameterised steady-state model that follows the fit contract of engine.fit.
+"""A small coefficient-parameterised steady-state model that follows the fit contract of engine.calibrate.fit.
 
 Stages and their service demands with physical meaning:
 

@@ -1,7 +1,7 @@
 """``qrtune fit`` on the Q Replication engine: its fit contract, and recovery from simulated monitor rows.
 
 The Q Replication engine exposes ``fit_parameters(settings)`` and ``predict(settings,
-coefficients)`` (the contract in the docstring of :mod:`engine.fit`); its own tests
+coefficients)`` (the contract in the docstring of :mod:`engine.calibrate.fit`); its own tests
 (tests/engine/qrep/test_qrep_fit_contract.py) fit rows the steady-state engine made. Here
 the rows come from the time-domain simulator run on a prediction with known coefficients,
 as the issue asks, imported from CSV like a user's exports.
@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engine.fit import check_engine_contract, engine_fit_model, fit_coefficients, intervals_from_monitor
-from engine.monitor_import import load_monitor_rows, parse_file, write_parsed
+from engine.calibrate.fit import check_engine_contract, engine_fit_model, fit_coefficients, intervals_from_monitor
+from engine.monitor.importer import load_monitor_rows, parse_file, write_parsed
 from engine.perf import qrep
 from engine.scenario import project_to_scenario
 from engine.store import Store
@@ -45,7 +45,7 @@ def simulated(tmp_path_factory):
     """Monitor rows of simulations at 30..90 % load from perturbed coefficients, imported from CSV."""
     from store_fakes import ROOT
 
-    from engine import projectfile
+    from engine.io import projectfile
     from engine.sim import simulate_settings
 
     baseline = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")

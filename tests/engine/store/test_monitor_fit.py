@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from engine.cli import main as qrtune_main
-from engine.fit import (
+from engine.calibrate.fit import (
     MAX_PREDICTIONS,
     check_engine_contract,
     engine_fit_model,
@@ -32,7 +32,7 @@ from engine.fit import (
     split,
     synthesize_intervals,
 )
-from engine.monitor_import import load_monitor_rows, parse_file, write_exports, write_parsed
+from engine.monitor.importer import load_monitor_rows, parse_file, write_exports, write_parsed
 from engine.scenario import project_to_scenario
 from engine.store import FitError, Store
 
@@ -294,14 +294,14 @@ def test_fit_stopped_at_its_time_budget_returns_the_start(imported, baseline):
 def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch):
     import itertools
 
-    import engine.fit
+    import engine.calibrate.fit
 
     db, _, _ = imported
     args = ["fit", "sample_runs/redpaper-baseline.json", "--db", str(db), "--model", "fit_fakes"]
     assert qrtune_main([*args, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["stopped_at_budget"] == ""  # converged: says nothing
     clock = itertools.count(0.0, 1.0)  # every look at the clock is one second later
-    monkeypatch.setattr(engine.fit, "time", types.SimpleNamespace(monotonic=lambda: next(clock)))
+    monkeypatch.setattr(engine.calibrate.fit, "time", types.SimpleNamespace(monotonic=lambda: next(clock)))
     assert qrtune_main([*args, "--budget-s", "2.5"]) == 0
     out = capsys.readouterr().out
     assert "stopped at its budget after 3.0 s (the budget is 2.5 s)" in out
@@ -314,7 +314,7 @@ def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch
 
 def test_qrtune_fit_marks_a_coefficient_at_a_bound_and_names_metrics_as_ibm_does():
     from engine.cli.fit import format_fit
-    from engine.fit import FitResult
+    from engine.calibrate.fit import FitResult
 
     result = FitResult(
         base={"ch_batch_us": 6154.0, "class2_commit_ms": 0.746, "maxtrans_per_commit": 129.7},

@@ -1,7 +1,7 @@
 """What Db2 users produce from the monitor tables imports: DEL and UNLOAD DELIMITED without a header,
 FOR BIT DATA as raw bytes or hex, CLP tables (``db2`` and ``db2 -x``), the parameter tables.
 
-Files are built from the documented column order of each release (engine.monitor_layouts) on a
+Files are built from the documented column order of each release (engine.monitor.layouts) on a
 steady workload: 23,000 rows/s, MONITOR_INTERVAL 30 s. The first interval of each queue has no
 previous row; its rate must match the others within 10% (a fixed 10 s guess made it 3x too fast).
 """
@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from engine.fit import intervals_from_monitor
-from engine.monitor_import import load_monitor_rows, parse_file, parse_files, write_parsed
-from engine.monitor_layouts import APPLYMON, CAPMON, CAPQMON, layouts
+from engine.calibrate.fit import intervals_from_monitor
+from engine.monitor.importer import load_monitor_rows, parse_file, parse_files, write_parsed
+from engine.monitor.layouts import APPLYMON, CAPMON, CAPQMON, layouts
 from engine.store import MonitorImportError, Store
 
 T0 = datetime(2024, 3, 4, 9, 0, 0, 123456)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from engine.monitor_import import (
+from engine.monitor.importer import (
     APPLYMON,
     CAPMON,
     CAPQMON,

@@ -9,17 +9,17 @@ import fit_fakes
 import numpy as np
 import pytest
 
-from engine import monitor_formats
+from engine.monitor import formats as monitor_formats
 from engine.cli import main as qrtune_main
-from engine.fit import (
+from engine.calibrate.fit import (
     engine_fit_model,
     intervals_from_monitor,
     sample_intervals,
     sample_of,
     synthesize_intervals,
 )
-from engine.monitor_formats import file_encoding, text_lines
-from engine.monitor_import import import_files, load_monitor_rows, parse_file, to_csv_text
+from engine.monitor.formats import file_encoding, text_lines
+from engine.monitor.importer import import_files, load_monitor_rows, parse_file, to_csv_text
 from engine.scenario import project_to_scenario
 from engine.store import MonitorImportError, Store
 
@@ -213,7 +213,7 @@ def test_a_field_over_the_csv_limit_or_a_device_is_a_clean_error(tmp_path):
 def test_an_import_killed_half_way_is_invisible_and_removed_by_the_next(tmp_path, db):
     f = _write(tmp_path / "q_APPLYMON.csv", _rows(12, extra=lambda i: {"MONITOR_INTERVAL": 10_000}))
     with Store.open(db) as store:  # a process killed after two committed batches: the import is unfinished
-        import engine.monitor_import as mi
+        import engine.monitor.importer as mi
 
         job = mi._monitor_job(f, 10, None, None)
         import_id = store.begin_monitor_import("p", f, "IBMQREP_APPLYMON")

@@ -14,7 +14,7 @@ from engine.store import Store
 from engine.store.export import export_runs, safe_cell
 from engine.store.records import TABLE_OF, column_names
 from engine.store.settings_patch import make_patch, merge_patch
-from engine.sweep import parse_axes, run_sweep
+from engine.studies.sweep import parse_axes, run_sweep
 
 
 def test_every_record_type_is_its_table_column_for_column(db):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from store_fakes import FAKE
 
 from engine.store import Store
-from engine.sweep import parse_axes, run_sweep
+from engine.studies.sweep import parse_axes, run_sweep
 
 
 def test_points_recorded_meanwhile_by_another_run_count_as_already_stored(db, baseline, monkeypatch):

@@ -21,7 +21,7 @@ from store_fakes import ROOT
 from engine.errors import QrtuneError
 from engine.predict import predict_project
 from engine.store import Store
-from engine.sweep import dask_executor, n_points, parse_axes, point_changes, run_sweep
+from engine.studies.sweep import dask_executor, n_points, parse_axes, point_changes, run_sweep
 
 AXES = ["qapply.num_apply_agents=1,4,8,16", "qcapture.trans_batch_sz=1,3,5"]
 
@@ -46,8 +46,7 @@ def _points(db, sweep_id) -> dict:
 @pytest.fixture(scope="module")
 def in_process(tmp_path_factory):
     """The reference: the sweep predicted in this process (workers=0)."""
-    from engine import projectfile
-
+    from engine.io import projectfile
     baseline = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     db = tmp_path_factory.mktemp("ref") / "runs.duckdb"
     axes = parse_axes(AXES, baseline)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import FieldError
 from engine.store import Store
-from engine.study import PERCENTILES, StudyPlan, parse_scenarios, parse_seeds, spread
-from engine.study_run import run_study
-from engine.sweep import parse_axes
+from engine.studies.study import PERCENTILES, StudyPlan, parse_scenarios, parse_seeds, spread
+from engine.studies.study_run import run_study
+from engine.studies.sweep import parse_axes
 
 
 def test_nearest_rank_percentiles_count_a_missing_value_as_the_largest():
@@ -60,7 +60,7 @@ def test_a_small_study_records_each_run_and_reports_catch_up_percentiles(root, t
 def test_the_study_table_names_figures_and_scales_their_units():
     """END2END_LATENCY p95 of 10,529 ms reads 10.5 s; a catch-up that never happened names no unit."""
     from engine.cli.study import format_distribution
-    from engine.study import SUMMARY_METRICS, spread
+    from engine.studies.study import SUMMARY_METRICS, spread
 
     values = {
         "catch_up_s": [None, None],

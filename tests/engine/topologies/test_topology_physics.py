@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import projectfile
+from engine.io import projectfile
 from engine.errors import ValueRangeError
 from engine.predict import predict_settings
 from engine.scenario import project_to_scenario, set_path

@@ -2,7 +2,7 @@
 
 Load is parse -> migrate -> build. Migrations are pure functions on plain
 dicts registered with :func:`migrates`; an unknown or newer version is a clear
-error. Save is atomic (:mod:`engine.atomicfile`): a temporary file in the same folder, fsync, rename,
+error. Save is atomic (:mod:`engine.io.atomicfile`): a temporary file in the same folder, fsync, rename,
 with the user's umask or the existing file's permissions.
 
 Format history
@@ -21,8 +21,8 @@ import json
 import os
 from typing import Any, Callable
 
-from engine import jsonfile
-from engine.atomicfile import atomic_write_text
+from engine.io import jsonfile
+from engine.io.atomicfile import atomic_write_text
 from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
 from engine.model import Project, build_project, to_dict
 
@@ -138,7 +138,7 @@ def loads(text: str, source: str = "<text>") -> Project:
     ------
     MalformedJsonError
         The text is not JSON (message gives line and column), nests deeper than
-        :data:`engine.jsonfile.MAX_DEPTH`, holds NaN, infinities, over-long integers or
+        :data:`engine.io.jsonfile.MAX_DEPTH`, holds NaN, infinities, over-long integers or
         text that is not valid Unicode.
     FormatVersionError, FieldError, TopologyError
         See :func:`migrate` and :func:`engine.model.build_project`.

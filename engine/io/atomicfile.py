@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from engine.parentwatch import alive
+from engine.io.parentwatch import alive
 
 _OURS = re.compile(r"^\..+\.qrtune-(\d+)-[0-9a-f]{8}\.tmp$")
 _LEGACY = re.compile(r"^\..+(\.[A-Za-z0-9_]{8}\.tmp|-[A-Za-z0-9_]{8}\.pdf\.tmp)$")

@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CALIBRATION = asset_path("validation", "calibration.json")
@@ -88,7 +88,7 @@ def load_calibration(path: str | os.PathLike | None = None) -> dict:
 def without_scenarios(doc: dict, patterns) -> tuple[dict, list[str]]:
     """A copy of a scenario document without the scenarios whose id matches any of ``patterns``.
 
-    Used by the calibration scripts' ``--exclude`` and by :mod:`engine.crossval` to refit
+    Used by the calibration scripts' ``--exclude`` and by :mod:`engine.calibrate.crossval` to refit
     without one published table. Relations naming a removed scenario are removed too.
 
     Parameters

@@ -1,6 +1,6 @@
 """Checking a batch of monitor rows and turning its text fields into numbers, cell by cell.
 
-A file is read in batches (:meth:`engine.monitor_formats.RawTable.batches`); each batch is
+A file is read in batches (:meth:`engine.monitor.formats.RawTable.batches`); each batch is
 checked here: MONITOR_TIME must be a timestamp and the queue column filled, a known numeric
 column must hold numbers and a known timestamp column timestamps. NULL is an empty field,
 ``NULL``, ``-`` or ``?``; a NULL cell is not stored. A column the table spec does not know is
@@ -18,8 +18,8 @@ from datetime import datetime
 
 import numpy as np
 
-from engine.csvcell import plain_text
-from engine.monitor_layouts import TableSpec
+from engine.io.csvcell import plain_text
+from engine.monitor.layouts import TableSpec
 
 _NULLS = {"", "NULL", "-", "?"}
 _TS_PATTERNS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-ASSETS_PACKAGE = __name__.removesuffix("engine.packagedata") + "assets"
+ASSETS_PACKAGE = __name__.removesuffix("engine.io.packagedata") + "assets"
 """``assets`` in the checkout, ``qrtune.assets`` when ``engine`` is installed as ``qrtune.engine``."""
 
 

@@ -1,6 +1,6 @@
 """Calibration scripts for the Db2 Mirror, MQ mover and DB2 V8 engines.
 
-``python -m engine.calibrate_misc`` fits every coefficient file
+``python -m engine.calibrate.misc`` fits every coefficient file
 (``assets/coefficients/mirror.json``, ``mq.json``, ``db2v8.json``) from the
 published measurements (``assets/validation/calibration.json``) and the seed
 documents' tables; each sub-module can also be run alone.
@@ -20,7 +20,7 @@ def write_coefficients(path, coeffs: dict) -> None:
     import json
     from pathlib import Path
 
-    from engine.projectfile import atomic_write_text
+    from engine.io.projectfile import atomic_write_text
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

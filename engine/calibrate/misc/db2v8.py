@@ -3,7 +3,7 @@
 The DBM1 below-the-bar growth factors, the CPU change ranges by workload type,
 the catalog migration rule of thumb and the page-fix example are read from the
 seed's text with regular expressions, so the engine holds none of them.
-Run ``python -m engine.calibrate_misc.db2v8 [--seeds DIR]``; none of these figures is in the
+Run ``python -m engine.calibrate.misc.db2v8 [--seeds DIR]``; none of these figures is in the
 calibration file, so the seed is required (a missing one stops the script with a message).
 """
 
@@ -13,8 +13,8 @@ import argparse
 import re
 from pathlib import Path
 
-from engine.calibrate_misc import write_coefficients
-from engine.calibrate_misc.sources import ROOT, seed_text, seeds_dir
+from engine.calibrate.misc import write_coefficients
+from engine.calibrate.misc.sources import ROOT, seed_text, seeds_dir
 
 SEED = "004_ffcf34fd6a8d592a.txt"
 OUT = ROOT / "assets" / "coefficients" / "db2v8.json"

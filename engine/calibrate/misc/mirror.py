@@ -1,6 +1,6 @@
 """Fit the Db2 Mirror network's coefficients to the published case studies.
 
-Run ``python -m engine.calibrate_misc.mirror [--calibration FILE]``; writes
+Run ``python -m engine.calibrate.misc.mirror [--calibration FILE]``; writes
 ``assets/coefficients/mirror.json``. The fit is a least-squares on log
 errors of throughput and CPU (response times at half weight, client relative
 changes in points) over the ``db2mirror`` scenarios of the calibration file;
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from engine.calibrate_misc.sources import ROOT, add_exclude_option, load_calibration, without_scenarios
-from engine.projectfile import atomic_write_text
+from engine.calibrate.misc.sources import ROOT, add_exclude_option, load_calibration, without_scenarios
+from engine.io.projectfile import atomic_write_text
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"
@@ -238,7 +238,7 @@ def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]
     """Staged fit; returns (coefficients, fit report). Writes nothing.
 
     ``exclude`` holds scenario-id patterns (shell style, ``"mir-cs1-*"``) left out of every
-    stage (leave-one-table-out cross-validation, :mod:`engine.crossval`); a stage left with
+    stage (leave-one-table-out cross-validation, :mod:`engine.calibrate.crossval`); a stage left with
     no data keeps its initial values. A pattern that matches no scenario raises ValueError.
 
     A. CPU costs per operation, the HDD CPU factor, the mirror's source and target CPU
@@ -304,7 +304,7 @@ def fit(calibration: dict, max_nfev: int = 200, exclude=()) -> tuple[dict, dict]
     if removed:
         report["excluded"] = removed
     coeffs["fit"] = {
-        "method": "staged scipy least_squares on log errors (see engine/calibrate_misc/mirror.py)",
+        "method": "staged scipy least_squares on log errors (see engine/calibrate/misc/mirror.py)",
         "source": "calibration.json, kind db2mirror",
         **report,
     }

@@ -366,8 +366,8 @@ def local_executor(workers: int | None = None) -> Executor:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
-        ctx.set_forkserver_preload(["engine.sweep", "engine.scenario", "engine.parentwatch"])
-    from engine.parentwatch import watch
+        ctx.set_forkserver_preload(["engine.studies.sweep", "engine.scenario", "engine.io.parentwatch"])
+    from engine.io.parentwatch import watch
 
     # workers end when this process dies (kill -9), instead of waiting forever for work
     return ProcessPoolExecutor(

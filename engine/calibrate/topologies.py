@@ -1,6 +1,6 @@
 """Write the coefficients of the topology mechanisms: ``assets/coefficients/topologies.json``.
 
-usage: python -m engine.calibrate_topologies [--data CALIBRATION.json] [--out PATH]
+usage: python -m engine.calibrate.topologies [--data CALIBRATION.json] [--out PATH]
 
 The coupling-facility, SMDS, SCM and merged-log coefficients are documented priors: the seeds
 name the mechanisms (003: SMDS for messages over 63 KB and tiered offload thresholds, an
@@ -31,7 +31,7 @@ from engine.perf.qrep import predict, sql_replication
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.topology_coefficients import COEFF_PATH, TopologyCoefficients
-from engine.projectfile import atomic_write_text
+from engine.io.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / "assets" / "validation" / "calibration.json"
@@ -260,7 +260,7 @@ def document(values: dict, summary: dict) -> dict:
         "format": "qrtune-coefficients/1",
         "engine": "qrep-topologies",
         "version": f"topologies-{digest}",
-        "created_by": "python -m engine.calibrate_topologies",
+        "created_by": "python -m engine.calibrate.topologies",
         "created": datetime.now(UTC).strftime("%Y-%m-%d"),
         "parameters": {
             name: {
@@ -280,7 +280,7 @@ def document(values: dict, summary: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Fit and write the file; one line of summary."""
-    ap = argparse.ArgumentParser(prog="python -m engine.calibrate_topologies")
+    ap = argparse.ArgumentParser(prog="python -m engine.calibrate.topologies")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--out", type=Path, default=COEFF_PATH)
     a = ap.parse_args(argv)

@@ -3,7 +3,7 @@
 A study is a sweep whose points are time-domain simulations (:func:`engine.sim.simulate`) instead
 of steady-state predictions. Each point is one combination of knob values (the sweep's axes), one
 outage scenario (a list of events such as ``channel-stop@2m+5m``) and one seed; it runs on a local
-process pool or a Dask cluster (:func:`engine.sweep.run_batches`) and is recorded in the store as
+process pool or a Dask cluster (:func:`engine.studies.sweep.run_batches`) and is recorded in the store as
 a ``simulate`` run of the study's sweep, with its summary: peak backlog, catch-up time after the
 events, END2END latency percentiles, throughput. :func:`distribution` then gives, per knob
 combination and scenario, the spread across seeds, e.g. the catch-up time at the 95th percentile:
@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.errors import FieldError, QrtuneError
 from engine.model import Project
-from engine.sweep import Axis, n_points, point_changes, point_label
+from engine.studies.sweep import Axis, n_points, point_changes, point_label
 
 SUMMARY_METRICS = (
     "catch_up_s",
@@ -44,7 +44,7 @@ class StudyPlan:
 
     Attributes
     ----------
-    axes : tuple of engine.sweep.Axis
+    axes : tuple of engine.studies.sweep.Axis
         Knob axes (empty: the project as it is).
     scenarios : tuple of tuple of str
         Each scenario's events (``KIND@START+LENGTH[*FACTOR]``); ``()`` is no outage.

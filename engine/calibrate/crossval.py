@@ -1,14 +1,14 @@
 """Leave-one-table-out cross-validation of the fitted coefficients.
 
-usage: python -m engine.crossval [--data CALIBRATION.json] [--kinds qrep,db2mirror] [--groups SUBSTR ...]
+usage: python -m engine.calibrate.crossval [--data CALIBRATION.json] [--kinds qrep,db2mirror] [--groups SUBSTR ...]
                                  [--jobs 2] [--max-nfev N] [--json OUT] [--keep-dir DIR]
 
 qrtune is scored on published tables it has never seen, so what matters is how the fitted
 coefficients extrapolate, not the in-sample error. This tool groups the calibration
 scenarios by the published table they come from (:func:`table_of`, from the ``source``
 field: ``000 Table 3-3``, ``002 Case Study #1, Figure 7-1`` ...), and for each table refits
-the coefficients without it (:func:`engine.calibrate_qrep.calibrate` for ``kind: qrep``,
-:func:`engine.calibrate_misc.mirror.fit` for ``kind: db2mirror``, with ``exclude``),
+the coefficients without it (:func:`engine.calibrate.qrep.calibrate` for ``kind: qrep``,
+:func:`engine.calibrate.misc.mirror.fit` for ``kind: db2mirror``, with ``exclude``),
 predicts the held-out table with those coefficients and compares the predictions with the
 measurements. The fits run in memory (``--keep-dir`` saves each fold's coefficient
 document); nothing under ``assets/`` is read for coefficients or written.
@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from engine.calibrate_qrep import MAX_NFEV
-from engine.packagedata import asset_path
-from engine.projectfile import atomic_write_text
+from engine.calibrate.qrep import MAX_NFEV
+from engine.io.packagedata import asset_path
+from engine.io.projectfile import atomic_write_text
 from engine.validation_summary import is_latency
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -221,8 +221,8 @@ def groups_of(doc: dict, kinds: Iterable[str] = KINDS) -> dict:
 
 
 def fit_qrep(data: dict, exclude: list, max_nfev: int) -> dict:
-    """Coefficient document of ``python -m engine.calibrate_qrep`` without ``exclude`` (ids)."""
-    from engine.calibrate_qrep import calibrate
+    """Coefficient document of ``python -m engine.calibrate.qrep`` without ``exclude`` (ids)."""
+    from engine.calibrate.qrep import calibrate
 
     doc, _ = calibrate(data, exclude=exclude, max_nfev=max_nfev, data_label="crossval")
     return doc
@@ -249,8 +249,8 @@ def qrep_values(doc: dict) -> dict:
 
 
 def fit_mirror(data: dict, exclude: list, max_nfev: int) -> dict:
-    """Coefficient document of ``python -m engine.calibrate_misc.mirror`` without ``exclude`` (ids)."""
-    from engine.calibrate_misc import mirror as cal
+    """Coefficient document of ``python -m engine.calibrate.misc.mirror`` without ``exclude`` (ids)."""
+    from engine.calibrate.misc import mirror as cal
 
     coeffs, _ = cal.fit(data, max_nfev=max(max_nfev, 400), exclude=exclude)
     return coeffs

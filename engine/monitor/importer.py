@@ -5,9 +5,9 @@ IBMQREP_CAPQMON at every MONITOR_INTERVAL; Q Apply writes one per receive queue 
 IBMQREP_APPLYMON. Their columns grew over releases, so a file may carry columns
 this module does not list and lack optional ones; only MONITOR_TIME and the queue
 column (SENDQ for CAPQMON, RECVQ for APPLYMON) are required. Files are header CSV,
-Db2 DEL or z/OS UNLOAD DELIMITED exports, or CLP output (:mod:`engine.monitor_formats`);
+Db2 DEL or z/OS UNLOAD DELIMITED exports, or CLP output (:mod:`engine.monitor.formats`);
 a file without a header has its table's documented column order
-(:mod:`engine.monitor_layouts`).
+(:mod:`engine.monitor.layouts`).
 
 MONITOR_INTERVAL is a parameter (IBMQREP_APPLYPARMS, IBMQREP_CAPPARMS), not a column of
 IBMQREP_APPLYMON: each row's interval is the time since the queue's previous row, and the
@@ -22,7 +22,7 @@ unchanged, one cell per row of ``monitor_rows``; timestamp columns other than
 MONITOR_TIME are stored as seconds since the epoch.
 
 A file is read, checked and written in batches of :data:`CHUNK_ROWS` rows
-(:mod:`engine.monitor_cells`), so memory does not grow with the file. The files of one
+(:mod:`engine.monitor.cells`), so memory does not grow with the file. The files of one
 import are all or nothing: a malformed row is reported with file, line, column and value,
 and nothing of that import is left behind (:func:`import_files`).
 """
@@ -41,10 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.csvcell import text_cell
-from engine.monitor_cells import CheckedRows, ColumnKinds, batch_cells, check_rows, parse_timestamp, to_float
-from engine.monitor_formats import RawTable, column_name, read_raw
-from engine.monitor_layouts import (
+from engine.io.csvcell import text_cell
+from engine.monitor.cells import CheckedRows, ColumnKinds, batch_cells, check_rows, parse_timestamp, to_float
+from engine.monitor.formats import RawTable, column_name, read_raw
+from engine.monitor.layouts import (
     APPLYMON,
     CAPMON,
     CAPQMON,
@@ -79,7 +79,7 @@ class ImportedFile:
     file : str
     table : TableSpec
     shape : str
-        ``csv``, ``del``, ``clp`` or ``clp-x`` (:mod:`engine.monitor_formats`).
+        ``csv``, ``del``, ``clp`` or ``clp-x`` (:mod:`engine.monitor.formats`).
     n_rows : int
         Data rows imported.
     numeric_columns : tuple[str, ...]
@@ -566,13 +566,13 @@ def import_files(
         Open for writing.
     paths : sequence of str or Path
         Header CSV, DEL or UNLOAD DELIMITED, CLP table or ``db2 -x`` output of IBMQREP_CAPMON,
-        IBMQREP_CAPQMON or IBMQREP_APPLYMON (:mod:`engine.monitor_formats`), and optionally
+        IBMQREP_CAPQMON or IBMQREP_APPLYMON (:mod:`engine.monitor.formats`), and optionally
         IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS exports.
     project_name : str
         Project the rows belong to (for ``qrtune fit``).
     release : str, optional
         Q Replication release whose column order a headerless file has
-        (:data:`engine.monitor_layouts.RELEASES`); default: by column count.
+        (:data:`engine.monitor.layouts.RELEASES`); default: by column count.
     columns : sequence of str, optional
         The column order of every monitor file, overriding a header or the release layout.
     max_errors : int
@@ -701,7 +701,7 @@ def to_csv_text(table: str, rows: Sequence[dict], columns: Sequence[str] | None 
     """Write monitor rows (dicts of column -> value) as a CSV export with a header.
 
     MONITOR_TIME (and other datetime values) are written in Db2's ``YYYY-MM-DD-HH.MM.SS.ffffff`` form;
-    text that starts like a spreadsheet formula gets an apostrophe (:func:`engine.csvcell.text_cell`,
+    text that starts like a spreadsheet formula gets an apostrophe (:func:`engine.io.csvcell.text_cell`,
     undone when the file is imported).
     Used by tests and by the simulator's export; ``table`` is only checked.
     """
@@ -732,7 +732,7 @@ def write_exports(tables: Mapping[str, Sequence[dict]], folder) -> list[Path]:
     ----------
     tables : Mapping[str, Sequence[dict]]
         Monitor table name (``IBMQREP_APPLYMON``) -> its rows, e.g. from
-        :func:`engine.fit.synthesize_intervals`.
+        :func:`engine.calibrate.fit.synthesize_intervals`.
     folder : path
         An existing folder.
 

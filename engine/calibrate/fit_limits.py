@@ -1,6 +1,6 @@
 """How much work one monitor fit (``qrtune fit``, the Monitor tab) may do.
 
-Kept apart from :mod:`engine.fit` so the command line can show these limits in its help
+Kept apart from :mod:`engine.calibrate.fit` so the command line can show these limits in its help
 without importing the fit itself.
 """
 

@@ -1,4 +1,4 @@
-"""Running a simulation study (:mod:`engine.study`) into the store, locally or on a Dask cluster.
+"""Running a simulation study (:mod:`engine.studies.study`) into the store, locally or on a Dask cluster.
 
 The study is registered as a sweep (``sweeps``; its ``axes_json`` holds the whole plan); each run
 is recorded as it finishes, so running the same study again resumes it.
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from engine.model import Project
 from engine.progress import Progress
-from engine.study import StudyPlan, distribution, run_study_points, study_key
-from engine.sweep import dask_executor, run_batches
+from engine.studies.study import StudyPlan, distribution, run_study_points, study_key
+from engine.studies.sweep import dask_executor, run_batches
 
 STUDY_BATCH = 2
 """Runs per task: a 10-minute simulation takes about 1.5 s, so small tasks keep every worker busy."""
@@ -31,7 +31,7 @@ class StudyResult:
     elapsed_s : float
         Wall time, s.
     distribution : list of dict
-        :func:`engine.study.distribution` of every recorded run.
+        :func:`engine.studies.study.distribution` of every recorded run.
     """
 
     sweep_id: int
@@ -112,7 +112,7 @@ def run_study(
     Raises
     ------
     QrtuneError
-        The Dask cluster cannot be used (see :func:`engine.sweep.dask_executor`).
+        The Dask cluster cannot be used (see :func:`engine.studies.sweep.dask_executor`).
     """
     from engine.sim import SIM_VERSION
     from engine.store import engine_version, project_hash

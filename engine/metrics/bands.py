@@ -1,6 +1,6 @@
 """Prediction bands: the range a published value is expected in, from the calibration residuals.
 
-Bands are fitted by ``python -m engine.bands --fit``: it runs every calibration scenario
+Bands are fitted by ``python -m engine.metrics.bands --fit``: it runs every calibration scenario
 (``assets/validation/calibration.json``) through the current engines and, per metric, takes the
 :data:`COVERAGE` quantile of the absolute log ratio ``|ln(published / predicted)|``; the band of
 a value ``v`` is ``[v / f, v * f]`` with ``f = exp(quantile)``. Metrics with fewer than
@@ -27,7 +27,7 @@ that engine's own coefficient file records, read at run time, so a refit never b
 
 :func:`measure_coverage` runs the calibration scenarios and counts, per metric, how many
 published values fall inside their band: the coverage the bands are quoted with is measured,
-never assumed (``python -m engine.bands`` prints it).
+never assumed (``python -m engine.metrics.bands`` prints it).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from statistics import NormalDist
 
 from engine.errors import QrtuneError
 from engine.metrics.catalog import is_share_pct
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
@@ -269,7 +269,7 @@ def coverage_statement(kind: str) -> str:
         return f"no calibration residuals for {kind}: no bands"
     return (
         f"{band_label()}s from the residual summary in {name}.json (its coefficients changed since the bands "
-        "were fitted; run python -m engine.bands --fit to measure their coverage)"
+        "were fitted; run python -m engine.metrics.bands --fit to measure their coverage)"
     )
 
 
@@ -386,7 +386,7 @@ def calibration_residuals(scenarios: list) -> dict:
         except QrtuneError:
             continue
         except Exception as e:  # noqa: BLE001 - one engine failing must not stop the other kinds' fit
-            print(f"engine.bands: {sc.get('id')}: {kind} engine failed ({type(e).__name__}: {e}); skipped")
+            print(f"engine.metrics.bands: {sc.get('id')}: {kind} engine failed ({type(e).__name__}: {e}); skipped")
             continue
         for metric, value in measured.items():
             p = pred.metrics.get(metric)
@@ -442,7 +442,7 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
     return {
         "format": BANDS_FORMAT,
         "version": "bands-" + "-".join(f"{k}:{coefficients_version(k)}" for k in sorted(kinds)),
-        "created_by": "python -m engine.bands --fit",
+        "created_by": "python -m engine.metrics.bands --fit",
         "coverage": coverage,
         "engines": {k: coefficients_version(k) for k in kinds},
         "kinds": kinds,
@@ -470,11 +470,11 @@ def coverage_text(per_metric: dict, coverage: float = COVERAGE) -> str:
 
 
 def main(argv=None) -> int:
-    """``python -m engine.bands [--fit] [--coverage 0.8] [FILE]``: fit bands or print their coverage."""
+    """``python -m engine.metrics.bands [--fit] [--coverage 0.8] [FILE]``: fit bands or print their coverage."""
     import argparse
 
     from engine.perf.coeffload import COEFF_DIR
-    from engine.projectfile import atomic_write_text
+    from engine.io.projectfile import atomic_write_text
 
     ap = argparse.ArgumentParser(
         description="Fit prediction bands, or measure their coverage, on published measurements."

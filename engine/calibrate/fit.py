@@ -58,9 +58,9 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.errors import QrtuneError
-from engine.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
 from engine.metrics import APPLYMON_LATENCIES
-from engine.monitor_import import interval_lengths_sql
+from engine.monitor.importer import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
 from engine.store.errors import FitError
 
@@ -561,7 +561,7 @@ def _no_rows_error() -> FitError:
 
 
 def _wide_relation(con, name: str, table: Mapping | None, columns: Sequence[str]) -> None:
-    """Register a wide table of :func:`engine.monitor_import.load_monitor_rows` as view ``name`` (NaN as NULL)."""
+    """Register a wide table of :func:`engine.monitor.importer.load_monitor_rows` as view ``name`` (NaN as NULL)."""
     table = table or {
         "monitor_time": np.asarray([], dtype="datetime64[us]"),
         "queue": np.asarray([], dtype=object),
@@ -584,7 +584,7 @@ def _wide_relation(con, name: str, table: Mapping | None, columns: Sequence[str]
 
 
 def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float = 10.0) -> list[Interval]:
-    """Observed intervals from the wide tables of :func:`engine.monitor_import.load_monitor_rows`.
+    """Observed intervals from the wide tables of :func:`engine.monitor.importer.load_monitor_rows`.
 
     Intervals with no applied rows are left out (their latencies are reported as 0 by the product).
     The same SQL as :func:`sample_intervals` runs over the arrays (in an in-memory DuckDB).
@@ -662,7 +662,7 @@ def sample_intervals(
     and picks the sample from it; only the picked intervals reach Python, and DuckDB works within
     :data:`engine.store.monitor.MONITOR_MEMORY_LIMIT` (writing to disk beyond it), so memory does
     not grow with the number of imported rows.
-    The intervals are those of :func:`intervals_from_monitor` on :func:`engine.monitor_import.load_monitor_rows`.
+    The intervals are those of :func:`intervals_from_monitor` on :func:`engine.monitor.importer.load_monitor_rows`.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""``python -m engine.calibrate_misc [--calibration FILE] [--seeds DIR]``: rebuild the coefficient files.
+"""``python -m engine.calibrate.misc [--calibration FILE] [--seeds DIR]``: rebuild the coefficient files.
 
 mirror.json needs only the calibration file (default: the committed
 ``assets/validation/calibration.json``); mq.json and db2v8.json also read seed
@@ -9,12 +9,12 @@ the other two are left as committed, the reason is printed and the exit status i
 import argparse
 import sys
 
-from engine.calibrate_misc import db2v8, mirror, mq
-from engine.calibrate_misc.sources import MissingInputError
+from engine.calibrate.misc import db2v8, mirror, mq
+from engine.calibrate.misc.sources import MissingInputError
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m engine.calibrate_misc", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m engine.calibrate.misc", description=__doc__)
     ap.add_argument("--calibration", default=None, help="default: assets/validation/calibration.json")
     ap.add_argument("--seeds", default=None, help="seed folder (default: $QRTUNE_SEEDS or ../shared/seeds)")
     a = ap.parse_args(argv)

@@ -10,7 +10,7 @@ by task), the 64 KB costs by task, the class 3 accounting of the gets that all w
 page set and the dispatcher cost of the SSL channel table. No coefficient is solved from one
 point or from one pair. What no published run exercises is an assumption (:data:`ASSUMED`).
 
-Run ``python -m engine.calibrate_misc.mq [--calibration FILE] [--seeds DIR]``; the calibration
+Run ``python -m engine.calibrate.misc.mq [--calibration FILE] [--seeds DIR]``; the calibration
 file defaults to the committed copy, the seed folder is found as :mod:`.sources` describes, and
 a missing seed stops the script with a message naming it.
 """
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from engine.calibrate_misc import write_coefficients
-from engine.calibrate_misc.sources import ROOT, load_calibration, seed_text, seeds_dir
+from engine.calibrate.misc import write_coefficients
+from engine.calibrate.misc.sources import ROOT, load_calibration, seed_text, seeds_dir
 
 SEED = "003_ae22eb27d25a695a.txt"
 OUT = ROOT / "assets" / "coefficients" / "mq.json"
@@ -201,7 +201,7 @@ def derive(calibration: dict, seeds: Path) -> dict:
         n: {"low": v[1], "high": v[2], "unit": v[3], "meaning": v[4]} for n, v in FREE.items()
     }
     coeffs["fit"] = {
-        "method": "bounded least squares on log errors over every published point (engine/calibrate_misc/mq.py)",
+        "method": "bounded least squares on log errors over every published point (engine/calibrate/misc/mq.py)",
         "sources": [f"calibration.json {RUN_2KB}, {RUN_64KB}", f"seed {SEED} tables"],
         **report,
     }

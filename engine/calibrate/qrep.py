@@ -1,13 +1,13 @@
 """Fit the Q Replication engine's coefficients to the published measurements.
 
-usage: python -m engine.calibrate_qrep [--data CALIBRATION.json] [--out assets/coefficients/qrep.json]
+usage: python -m engine.calibrate.qrep [--data CALIBRATION.json] [--out assets/coefficients/qrep.json]
                                        [--no-fit] [--max-nfev N] [--warm] [--exclude PATTERN ...]
 
 Two stages of bounded least squares (:func:`scipy.optimize.least_squares`): first the
 message-header sizes from the published message sizes alone, then (soft-L1 loss) every
 other fitted coefficient on the
 ``kind: qrep`` scenarios and relations of ../shared/validation/calibration.json (SQL
-Replication's are fitted by :mod:`engine.calibrate_topologies`, see :data:`FITTED_ELSEWHERE`): one
+Replication's are fitted by :mod:`engine.calibrate.topologies`, see :data:`FITTED_ELSEWHERE`): one
 log-ratio residual per measured metric (rates weighted 1, latencies 0.3, whose published
 repeats differ by 2x), one per published relation, and a pull (weight :data:`PRIOR_WEIGHT`)
 of every fitted coefficient toward its prior so poorly determined coefficients stay physical. Coefficients
@@ -30,13 +30,13 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from engine.packagedata import asset_path
+from engine.io.packagedata import asset_path
 from engine.perf.qrep import metrics_of
 from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
 from engine.perf.qrep.geometry import message_geometry
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.pipeline import solve
-from engine.projectfile import atomic_write_text
+from engine.io.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA = asset_path("validation", "calibration.json")
@@ -340,14 +340,14 @@ WEIGHTS = {"msgs_per_mq_commit": 3.0}
 ABSOLUTE_ANCHORS = {"dw-zos-max", "dw-zos-apply-16-agents"}
 #: Weight of the pull of every fitted coefficient toward its prior, per prior scale
 #: (``max(|prior|, 5% of the bounds' range)``), against log-ratio residuals of weight 1.
-#: Leave-one-table-out cross-validation (``python -m engine.crossval``) chose 0.1 over 0.03:
+#: Leave-one-table-out cross-validation (``python -m engine.calibrate.crossval``) chose 0.1 over 0.03:
 #: at 0.03 coefficients that one table alone pins drift to their bounds to absorb others'
 #: misfits (channel per-message time 150 -> 5 us, channel-initiator CPU 15 -> 54 us, buffer-pool
 #: and CF CPU to 0) and held-out rate errors reach p90 17.5%; at 0.1 they stay physical and the
 #: held-out p90 is 12.6% for an in-sample p90 of 5.9% instead of 5.2% (0.06 was worse on both).
 PRIOR_WEIGHT = 0.1
 #: Topologies whose scenarios and relations the Q Replication fit leaves out: SQL Replication
-#: has its own coefficient, fitted given this file by ``python -m engine.calibrate_topologies``.
+#: has its own coefficient, fitted given this file by ``python -m engine.calibrate.topologies``.
 #: Fitting the SQL-versus-Q relations here too made the two fits pull on each other (a fit from
 #: the priors then needed about 2,300 evaluations and converged at a higher cost).
 FITTED_ELSEWHERE = ("sql-replication",)
@@ -393,7 +393,7 @@ def document(values: dict, residuals: dict | None = None, fit: dict | None = Non
         "format": FORMAT,
         "engine": "qrep",
         "version": f"qrep-{stamp}-{digest}",
-        "created_by": "python -m engine.calibrate_qrep",
+        "created_by": "python -m engine.calibrate.qrep",
         "parameters": params,
         "cpu_models": CPU_MODELS,
         "residuals": residuals or {},
@@ -522,7 +522,7 @@ def calibrate(
         the ``mq-mover`` ones feed :data:`DERIVED`).
     exclude : iterable of str
         Scenario-id patterns (shell style, ``"rp-t3-3-*"``) left out of the fit, with every
-        relation naming them (leave-one-table-out cross-validation, :mod:`engine.crossval`).
+        relation naming them (leave-one-table-out cross-validation, :mod:`engine.calibrate.crossval`).
     max_nfev : int
         Most residual evaluations of the second stage.
     no_fit : bool
@@ -542,7 +542,7 @@ def calibrate(
     ValueError
         An exclusion pattern matches no scenario.
     """
-    from engine.calibrate_misc.sources import without_scenarios
+    from engine.calibrate.misc.sources import without_scenarios
 
     data, removed = without_scenarios(data, exclude)
     values = {n: float(p[0]) for n, p in PARAMETERS.items()}
@@ -599,7 +599,7 @@ def _data_label(path: Path) -> str:
 
 
 def main(argv=None) -> int:
-    from engine.calibrate_misc.sources import add_exclude_option
+    from engine.calibrate.misc.sources import add_exclude_option
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(BUNDLED_DATA))

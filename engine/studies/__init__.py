@@ -1,0 +1,1 @@
+"""Sweeps and simulation studies: points, picks and their runs on a pool or a Dask cluster."""
