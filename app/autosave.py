@@ -22,13 +22,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
-from engine.io import jsonfile
-
-from engine.io import projectfile
-from engine.io.datadir import user_data_root
 from engine.errors import ProjectFileError, QrtuneError
-from engine.model import Project, build_project
+from engine.io import jsonfile, projectfile
+from engine.io.datadir import user_data_root
 from engine.io.parentwatch import alive
+from engine.model import Project, build_project
 
 AUTOSAVE_FORMAT = "qrtune-autosave/1"
 SUFFIX = ".autosave.json"

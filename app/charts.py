@@ -118,7 +118,7 @@ class LatencyBreakdownChart(Chart):
         _frame(self, "", grid_x=True)
         self.set_title("Latency breakdown (ms)")
         self.bars = []
-        for _, name, colour in LATENCY_PARTS:
+        for _, _name, colour in LATENCY_PARTS:
             bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"))
             self.addItem(bar)
             self.bars.append(bar)

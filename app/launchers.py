@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from engine.errors import QrtuneError
 
 

@@ -481,6 +481,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if ask and not self.confirm_discard():
             return False
         from engine.io import projectfile
+
         try:
             project = projectfile.load(path)
         except Exception as e:  # noqa: BLE001 - any file the window cannot open is a message, never a crash

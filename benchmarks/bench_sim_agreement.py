@@ -59,8 +59,8 @@ def _cell(agreement, key: str) -> tuple[str, bool]:
 
 
 def main() -> int:
-    from engine.io import projectfile
     from engine.errors import QrtuneError
+    from engine.io import projectfile
     from engine.scenario import project_to_scenario
     from engine.sim.agreement import compare_at_load
 

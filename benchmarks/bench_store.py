@@ -243,6 +243,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     from engine.io import projectfile
+
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

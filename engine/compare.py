@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine.io.csvcell import text_cell
 from engine.errors import QrtuneError
+from engine.io.csvcell import text_cell
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
 from engine.registry import path_names

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from engine.io import jsonfile
 from engine.errors import QrtuneError, ScenarioError, UnsupportedKindError, one_line
+from engine.io import jsonfile
 from engine.predict import predict_settings
 
 SCENARIO_FORMAT = "qrtune-scenarios/1"

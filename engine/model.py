@@ -10,8 +10,9 @@ or a sweep can keep every version.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import (
     DanglingLinkError,
@@ -105,7 +106,7 @@ class Project:
         return g
 
     # -- edits (each returns a new, validated project) ----------------------------
-    def with_param(self, node_id: str, name: str, value: Any) -> "Project":
+    def with_param(self, node_id: str, name: str, value: Any) -> Project:
         """Return a copy with one parameter changed; raises FieldError if not allowed."""
         idx = self._index(node_id)
         node = self.nodes[idx]
@@ -117,24 +118,24 @@ class Project:
         nodes[idx] = replace(node, params=params)
         return replace(self, nodes=tuple(nodes))
 
-    def with_node(self, node: Node) -> "Project":
+    def with_node(self, node: Node) -> Project:
         """Return a copy with ``node`` added (or replaced when its id exists), validated."""
         nodes = [n for n in self.nodes if n.id != node.id] + [node]
         return build_project(to_dict(replace(self, nodes=tuple(nodes))))
 
-    def without_node(self, node_id: str) -> "Project":
+    def without_node(self, node_id: str) -> Project:
         """Return a copy without the node and without the links touching it."""
         nodes = tuple(n for n in self.nodes if n.id != node_id)
         links = tuple(link for link in self.links if node_id not in (link.source, link.target))
         return replace(self, nodes=nodes, links=links)
 
-    def with_link(self, source: str, target: str, link_id: str | None = None) -> "Project":
+    def with_link(self, source: str, target: str, link_id: str | None = None) -> Project:
         """Return a copy with a link added; raises a TopologyError the canvas shows as is."""
         link = Link(link_id or self.next_link_id(), source, target)
         check_link(self, link, f"links[{len(self.links)}]")
         return replace(self, links=self.links + (link,))
 
-    def without_link(self, link_id: str) -> "Project":
+    def without_link(self, link_id: str) -> Project:
         """Return a copy without the link ``link_id``."""
         return replace(self, links=tuple(link for link in self.links if link.id != link_id))
 

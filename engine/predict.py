@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from engine.metrics.bands import attach_bands, for_project
 from engine.metrics import knob_label
+from engine.metrics.bands import attach_bands, for_project
 from engine.model import Project
 from engine.perf import Prediction, predictor
 from engine.scenario import knob_paths, project_to_scenario, scenario_and_unread_params

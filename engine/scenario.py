@@ -10,7 +10,8 @@ registry only, so adding a knob needs no code here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from engine.model import Node, Project
 from engine.registry import KINDS, ParamSpec

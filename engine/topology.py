@@ -15,7 +15,7 @@ first flows and listing the nodes on any flow take time linear in nodes plus lin
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from engine.errors import TopologyError
 from engine.model import Node, Project

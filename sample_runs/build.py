@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import templates
-
 from engine.io import projectfile
 from engine.model import Project
 from engine.topology import FLOW_KINDS, RECEIVE_QM, flows

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.panels.tables import panel_column
 from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
 from app.comparison import ComparisonView
 from app.panels.results import format_number
+from app.panels.tables import panel_column
 from engine.compare import mixed_engines_note
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import delta_verdict

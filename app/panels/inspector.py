@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.panels.tables import panel_column
 from app import style
 from app.document import Document
 from app.panels.fields import ERROR_STYLE, ParamField, make_field, tooltip
+from app.panels.tables import panel_column
 from engine.errors import QrtuneError
 from engine.metrics import knob_label
 from engine.model import Project

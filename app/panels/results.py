@@ -56,9 +56,9 @@ from app.panels.headlines import (  # noqa: F401 - re-exported: the results view
 from app.panels.sql_comparison import TAB_TITLE as SQL_TAB_TITLE
 from app.panels.sql_comparison import SqlComparisonTable
 from app.panels.tables import panel_column
-from engine.metrics.bands import band_label
 from engine.limit import limit_of
 from engine.metrics import label as metric_label
+from engine.metrics.bands import band_label
 from engine.metrics.catalog import format_number
 
 

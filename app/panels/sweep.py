@@ -30,14 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app import style
 from app.charts import LineChart
 from app.panels.results import format_number
-from engine.metrics import knob_label
-from engine.metrics import label as metric_label
+from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from engine.errors import FieldError
 from engine.limit import bottleneck_label
+from engine.metrics import knob_label
+from engine.metrics import label as metric_label
 from engine.model import Project
 from engine.registry import KINDS
 from engine.studies.sweep import knob_spec

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.charts import Chart
 from app.panels.results import format_number
-from app.panels.tables import panel_column, message_label, read_only_table
+from app.panels.tables import message_label, panel_column, read_only_table
 from engine.metrics import label as metric_label
 from engine.metrics import source_title
 from engine.validation_summary import MetricCheck, ValidationSummary, describe

@@ -10,8 +10,8 @@ from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
 from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
-from engine.metrics.bands import band_label
 from engine.compare import mixed_engines_note
+from engine.metrics.bands import band_label
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.model import END2END

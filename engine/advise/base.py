@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from engine.metrics import knob_label
 from engine.model import Project
-from engine.studies.sweep import Axis
 from engine.registry import KINDS
+from engine.studies.sweep import Axis
 
 #: Metrics shown before and after for each scenario kind: (metric, label).
 EFFECT_METRICS = {

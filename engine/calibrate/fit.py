@@ -57,8 +57,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from engine.errors import QrtuneError
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.errors import QrtuneError
 from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor.importer import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor

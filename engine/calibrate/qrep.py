@@ -31,12 +31,12 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from engine.io.packagedata import asset_path
+from engine.io.projectfile import atomic_write_text
 from engine.perf.qrep import metrics_of
 from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
 from engine.perf.qrep.geometry import message_geometry
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.pipeline import solve
-from engine.io.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA = asset_path("validation", "calibration.json")

@@ -27,11 +27,11 @@ from pathlib import Path
 
 from scipy.optimize import least_squares
 
+from engine.io.projectfile import atomic_write_text
 from engine.perf.qrep import predict, sql_replication
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.topology_coefficients import COEFF_PATH, TopologyCoefficients
-from engine.io.projectfile import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / "assets" / "validation" / "calibration.json"

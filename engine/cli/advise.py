@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.io import projectfile
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
+from engine.io import projectfile
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number, format_setting
 
@@ -77,8 +77,8 @@ def register(sub) -> None:
 
 def format_advice(advice) -> str:
     """Readable recommendations, then what was checked."""
-    from engine.metrics.bands import band_label
     from engine.limit import limit_text
+    from engine.metrics.bands import band_label
 
     pred = advice.prediction
     lines = [f"{advice.project.name}  ({pred.kind})  bottleneck: {limit_text(pred)}", ""]

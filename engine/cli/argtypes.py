@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from engine.errors import FieldError
 from engine.metrics.catalog import format_setting

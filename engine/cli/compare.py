@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.cli.runs import add_db_options, open_store
 from engine.cli import argtypes
+from engine.cli.runs import add_db_options, open_store
 
 
 def register(sub) -> None:

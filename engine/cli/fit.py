@@ -13,10 +13,10 @@ import json
 import sys
 import textwrap
 
-from engine.cli.runs import add_db_options, open_store
+from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
 from engine.cli import argtypes
 from engine.cli.options import project_command
-from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.cli.runs import add_db_options, open_store
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
 
@@ -72,9 +72,9 @@ def _export(path: str, model, settings: dict, result) -> None:
     import csv
     import io
 
+    from engine.calibrate.fit import comparison_rows
     from engine.io.atomicfile import atomic_write_text
     from engine.io.csvcell import safe_row
-    from engine.calibrate.fit import comparison_rows
 
     used = sorted(result.fit_intervals + result.held_intervals, key=lambda iv: (iv.monitor_time, iv.queue))
     rows = comparison_rows(model, settings, used, result.base, result.fitted, result.held_intervals)
@@ -98,8 +98,8 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 
 def run(args) -> int:
-    from engine.io import projectfile
     from engine.calibrate.fit import engine_fit_model, fit_sample, sample_intervals
+    from engine.io import projectfile
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)

@@ -14,7 +14,7 @@ import csv
 import os
 import sys
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from engine.errors import InputFileError, QrtuneError, one_line

@@ -78,6 +78,7 @@ def run(args) -> int:
     project_name = ""
     if args.project:
         from engine.io import projectfile
+
         project_name = projectfile.load(args.project).name
     with open_store(args) as store:
         imported = import_files(store, args.files, project_name, release=args.release, columns=args.columns)

@@ -6,15 +6,15 @@ import json
 import sys
 import textwrap
 
-from engine.io import projectfile
-from engine.metrics.bands import band_label
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.errors import QrtuneError
+from engine.io import projectfile
 from engine.limit import Limit, held_rate_text, limit_of
-from engine.metrics.sections import QREP_SECTIONS
 from engine.metrics import label as metric_label
+from engine.metrics.bands import band_label
 from engine.metrics.catalog import format_number
+from engine.metrics.sections import QREP_SECTIONS
 from engine.perf import Prediction
 from engine.predict import ignored_by_node, predict_project
 

@@ -38,11 +38,11 @@ import os
 import sys
 from pathlib import Path
 
-from engine.io import projectfile
-from engine.io.atomicfile import atomic_write_text
 from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
 from engine.errors import FieldError
+from engine.io import projectfile
+from engine.io.atomicfile import atomic_write_text
 from engine.metrics.catalog import display_value, format_number
 from engine.progress import Progress
 

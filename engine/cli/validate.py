@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.io import projectfile
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from engine.errors import InputFileError, QrtuneError
+from engine.io import projectfile
 from engine.topology import check_complete
 
 

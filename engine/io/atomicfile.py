@@ -22,8 +22,8 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from engine.io.parentwatch import alive
 

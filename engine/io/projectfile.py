@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
 from engine.io import jsonfile
 from engine.io.atomicfile import atomic_write_text
-from engine.errors import FieldError, FormatVersionError, MalformedJsonError, ProjectFileError
 from engine.model import Project, build_project, to_dict
 
 FORMAT_VERSION = 3

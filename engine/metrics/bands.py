@@ -39,8 +39,8 @@ from pathlib import Path
 from statistics import NormalDist
 
 from engine.errors import QrtuneError
-from engine.metrics.catalog import is_share_pct
 from engine.io.packagedata import asset_path
+from engine.metrics.catalog import is_share_pct
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
 from engine.perf.result import Prediction
@@ -386,7 +386,9 @@ def calibration_residuals(scenarios: list) -> dict:
         except QrtuneError:
             continue
         except Exception as e:  # noqa: BLE001 - one engine failing must not stop the other kinds' fit
-            print(f"engine.metrics.bands: {sc.get('id')}: {kind} engine failed ({type(e).__name__}: {e}); skipped")
+            print(
+                f"engine.metrics.bands: {sc.get('id')}: {kind} engine failed ({type(e).__name__}: {e}); skipped"
+            )
             continue
         for metric, value in measured.items():
             p = pred.metrics.get(metric)
@@ -473,8 +475,8 @@ def main(argv=None) -> int:
     """``python -m engine.metrics.bands [--fit] [--coverage 0.8] [FILE]``: fit bands or print their coverage."""
     import argparse
 
-    from engine.perf.coeffload import COEFF_DIR
     from engine.io.projectfile import atomic_write_text
+    from engine.perf.coeffload import COEFF_DIR
 
     ap = argparse.ArgumentParser(
         description="Fit prediction bands, or measure their coverage, on published measurements."

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 
 from engine.metrics import direction as metric_direction
+
+
 @dataclass(frozen=True)
 class MetricInfo:
     """One output metric as a user reads it.

@@ -9,7 +9,7 @@ Each engine module exposes ``predict(settings: dict) -> Prediction`` where
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from engine.errors import UnsupportedKindError
 from engine.perf.result import Prediction, StageResult

@@ -8,7 +8,7 @@ measurement. Files are cached per process.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from engine.errors import QrtuneError
@@ -46,7 +46,7 @@ def read_document(path: Path, what: str, rerun: str) -> dict:
         raise CoefficientsError(f"{path}: not valid JSON at line {e.lineno}: {e.msg}") from e
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> dict:
     """Return the parsed ``assets/coefficients/<name>.json``.
 

@@ -75,9 +75,9 @@ import numpy as np
 
 from engine.errors import FieldError
 from engine.perf.coeffload import load
-from engine.registry import KINDS
 from engine.perf.mva import Station, solve_mva, throughput_curve
 from engine.perf.result import Prediction, StageResult
+from engine.registry import KINDS
 from engine.scenario import setting_paths, unused_settings
 
 MODES = ("none", "active-passive", "active-active")

@@ -10,6 +10,7 @@ the engine's score against the published measurements. ``app.report`` renders
 a :class:`Report` to PDF; ``qrtune report`` is the command line.
 """
 
+from engine.metrics.catalog import format_setting, format_value
 from engine.report.build import (
     build_report,
     compare,
@@ -17,7 +18,6 @@ from engine.report.build import (
     run_from_project_file,
     runs_from_store,
 )
-from engine.metrics.catalog import format_setting, format_value
 from engine.report.model import Report, ReportRun, format_delta
 from engine.report.validation import describe, score_scenarios
 

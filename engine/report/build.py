@@ -21,6 +21,7 @@ from engine.compare import MetricDelta, SettingDiff, deltas, differing_paths, fl
 from engine.errors import QrtuneError
 from engine.limit import RATE_HELD, held_rate_text, limit_of_stages
 from engine.metrics.sections import QREP_SECTIONS
+from engine.registry import path_names
 from engine.report.model import (
     END2END,
     LATENCY_PARTS,
@@ -31,7 +32,6 @@ from engine.report.model import (
     RunComparison,
     StageRow,
 )
-from engine.registry import path_names
 from engine.report.settings import rows_from_project, rows_from_settings
 
 
@@ -174,6 +174,7 @@ def _systems(metrics: dict, project) -> dict:
 def run_from_project_file(path: str | Path) -> ReportRun:
     """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
     from engine.io import projectfile
+
     return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
 
 

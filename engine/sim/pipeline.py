@@ -65,9 +65,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.sim import profiles as _profiles
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
-from engine.sim.logread import LogReadState, log_read_passes
 from engine.sim.kernels import (
     BatchState,
     MultiServerState,
@@ -76,9 +76,8 @@ from engine.sim.kernels import (
     fifo_departures,
     multi_server_memory,
 )
-from engine.sim import profiles as _profiles
+from engine.sim.logread import LogReadState, log_read_passes
 from engine.sim.profiles import Transactions
-
 
 #: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
 COUNT_SLACK = 1e-9

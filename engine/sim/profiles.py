@@ -217,8 +217,8 @@ def from_csv(path: str | Path) -> Profile:
     FieldError
         A line that is not two numbers (the message gives file and line), or no data.
     """
-    from engine.io import jsonfile
     from engine.errors import QrtuneError
+    from engine.io import jsonfile
 
     text = jsonfile.decode_utf8(jsonfile.read_bytes(path, QrtuneError), str(path), QrtuneError)
     try:
@@ -262,8 +262,8 @@ def load(path: str | Path) -> Profile:
         raise FieldError("--profile", str(path), "an existing .json or .csv file")
     if p.suffix.lower() == ".csv":
         return from_csv(p)
-    from engine.io import jsonfile
     from engine.errors import QrtuneError
+    from engine.io import jsonfile
 
     return from_dict(jsonfile.read_json(p, QrtuneError), where=str(p.name))
 

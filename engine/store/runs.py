@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
 from engine.store.base import where_equal
+from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.provenance import canonical_json, error_text, project_hash
 from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, TimeseriesPoint, column_names

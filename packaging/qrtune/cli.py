@@ -8,6 +8,7 @@ from typing import NoReturn
 
 from app.commands import SUBCOMMANDS as APP_SUBCOMMANDS
 from engine import cli as engine_cli
+
 SUBCOMMANDS = engine_cli.SUBCOMMANDS + APP_SUBCOMMANDS
 """Modules registering a subcommand: the engine's first, then those that need Qt."""
 

@@ -5,6 +5,7 @@ import pytest
 from app.document import Document
 from app.panels.advisor import AdvisorPanel
 from engine.io import projectfile
+
 QA, SRC, QC = "ab-5-qapply", "ab-0-source-db2", "ab-1-qcapture"
 #: The advice for the baseline's busiest stage, whichever it is with the fitted coefficients: rule -> (node, knob).
 BOTTLENECK_RULES = {"more_apply_agents": (QA, "num_apply_agents"), "trans_batch_sz": (QC, "trans_batch_sz")}

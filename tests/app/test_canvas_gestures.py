@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QApplication
 from app.canvas import KIND_MIME, CanvasView, NodePalette, TopologyScene
 from app.document import Document
 from engine import templates
+
+
 def make(qtbot, project=None, size=(1000, 700)):
     doc = Document(project or templates.unidirectional())
     scene = TopologyScene(doc)

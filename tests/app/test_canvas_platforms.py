@@ -9,6 +9,7 @@ from app.canvas import CanvasView, TopologyScene
 from app.canvas.platform_marks import platform_text
 from app.document import Document
 from engine.io import projectfile
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -9,8 +9,8 @@ from PySide6.QtGui import QImage, QPainter
 from app.canvas import CanvasView, TopologyScene
 from app.document import Document
 from app.stages import node_loads
-from engine.limit import limit_of
 from engine.io import projectfile
+from engine.limit import limit_of
 from engine.predict import predict_project
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,6 +9,8 @@ from app.autosave import Autosaver, find_recoverable, recover
 from app.document import Document
 from engine import templates
 from engine.io import projectfile
+
+
 def test_open_save_round_trip_and_recent_files(window, tmp_path, root):
     sample = root / "sample_runs" / "redpaper-baseline.json"
     assert window.open_project(str(sample))

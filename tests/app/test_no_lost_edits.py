@@ -10,6 +10,8 @@ from app.autosave import find_recoverable
 from app.panels.fields import ColumnMapField
 from engine import templates
 from engine.io import projectfile
+
+
 @pytest.fixture
 def saved(tmp_path):
     path = tmp_path / "mine.json"

@@ -5,6 +5,8 @@ import numpy as np
 from app.panels.simulation import SimulationView, headline
 from app.simadapter import SimulationOutcome
 from engine import templates
+
+
 def outage(catch_up_s, drive=False):
     events = [
         {

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from engine import templates
-
 from engine.io import projectfile
 from engine.report import format_value
 from qrtune.cli import main

@@ -42,9 +42,8 @@ def _fuzz_environment(tmp_path_factory):
     limit_gb = os.environ.get("QRTUNE_FUZZ_MEMORY_GB")
     previous = resource.getrlimit(resource.RLIMIT_AS)
     if limit_gb:  # each example may grow the (already warm) process by at most this much
-        import qrtune.cli  # noqa: F401
-
         import engine.perf  # noqa: F401 - warm the big imports before measuring the base
+        import qrtune.cli  # noqa: F401
 
         cap = _address_space_bytes() + int(float(limit_gb) * 1024**3)
         resource.setrlimit(resource.RLIMIT_AS, (cap, previous[1]))

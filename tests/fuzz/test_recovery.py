@@ -13,6 +13,7 @@ from app.autosave import AUTOSAVE_FORMAT, DAMAGED_SUFFIX, recover, scan
 from app.document import Document
 from engine import templates
 from engine.io import projectfile
+
 QStandardPaths.setTestModeEnabled(True)
 GONE_PID = 2**22 + 12345  # no process has this id: the writing session crashed
 

@@ -62,9 +62,7 @@ def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = dict(os.environ, PYTHONPATH=str(site))
-    probe = (
-        "import qrtune, engine.io.packagedata as p; print(qrtune.__file__); print(p.asset_path('coefficients'))"
-    )
+    probe = "import qrtune, engine.io.packagedata as p; print(qrtune.__file__); print(p.asset_path('coefficients'))"
     where = subprocess.run(
         [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, check=True
     ).stdout.split()

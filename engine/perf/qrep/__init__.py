@@ -107,11 +107,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
+from engine.perf.qrep import sql_replication, topology_coefficients
+from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
-from engine.perf.qrep import sql_replication, topology_coefficients
-from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
 from engine.perf.qrep.queue_maps import base_name
 from engine.perf.qrep.shared_queue import UNITS as SHARED_QUEUE_UNITS
 from engine.perf.qrep.systems import metric_units, system_metrics

@@ -21,13 +21,6 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep.costs import (
-    StaticDemands,
-    dependent_share,
-    effective_agents,
-    parallel_agents,
-    static_demands,
-)
 from engine.perf.qrep import (
     catch_up,
     data_sharing,
@@ -38,11 +31,18 @@ from engine.perf.qrep import (
     shared_queue,
     topology_coefficients,
 )
-from engine.perf.qrep.topology_inert import topology_inert_settings
+from engine.perf.qrep.costs import (
+    StaticDemands,
+    dependent_share,
+    effective_agents,
+    parallel_agents,
+    static_demands,
+)
 from engine.perf.qrep.geometry import Geometry, message_geometry
 from engine.perf.qrep.inputs import QrepInputs
 from engine.perf.qrep.platforms import FlowPlatform
 from engine.perf.qrep.queueing import RHO_CAP, blocking_factor, cpu_inflation, mmc_wait
+from engine.perf.qrep.topology_inert import topology_inert_settings
 
 #: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
 VOCABULARY = {

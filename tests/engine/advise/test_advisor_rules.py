@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
 from engine.advise import advise, evaluate_rule
 from engine.advise.mirror_mq_rules import (
     MirrorCoresRule,
@@ -33,6 +32,7 @@ from engine.advise.qrep_rules import (
     TraceOffRule,
     TransBatchRule,
 )
+from engine.io import projectfile
 from engine.predict import predict_project
 
 

@@ -6,9 +6,8 @@ import math
 
 import pytest
 
-from engine.metrics import bands
-
 from engine.io import projectfile
+from engine.metrics import bands
 from engine.predict import predict_project, predict_settings
 
 

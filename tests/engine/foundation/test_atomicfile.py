@@ -11,9 +11,13 @@ import time
 import pytest
 
 from engine import templates
-
 from engine.io import projectfile
-from engine.io.atomicfile import LEGACY_STALE_AFTER_S, atomic_path, atomic_write_text, remove_stale_temporaries
+from engine.io.atomicfile import (
+    LEGACY_STALE_AFTER_S,
+    atomic_path,
+    atomic_write_text,
+    remove_stale_temporaries,
+)
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.calibrate import qrep as calibrate_qrep
 from engine.calibrate import crossval as cv
+from engine.calibrate import qrep as calibrate_qrep
 from engine.calibrate.misc import mirror as cal_mirror
 from engine.calibrate.misc.sources import without_scenarios
 

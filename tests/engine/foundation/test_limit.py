@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
 from engine.cli.advise import format_advice
 from engine.cli.predict import format_prediction
+from engine.io import projectfile
 from engine.limit import RATE_HELD, bottleneck_label, limit_of, limit_of_stages, limit_text
 from engine.predict import predict_project
 from engine.report import run_from_project, runs_from_store

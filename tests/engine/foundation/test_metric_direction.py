@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.metrics.direction import better_direction
 from engine.metrics.catalog import delta_verdict
+from engine.metrics.direction import better_direction
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
 from engine.errors import (
     DanglingLinkError,
     DuplicateIdError,
@@ -19,6 +18,7 @@ from engine.errors import (
     UnknownParameterError,
     ValueRangeError,
 )
+from engine.io import projectfile
 from engine.topology import check_complete
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -7,10 +7,10 @@ import random
 import networkx as nx
 import pytest
 
+from benchmarks.bench_topology import mesh_project
 from engine import templates
 from engine.model import build_project
 from engine.topology import FLOW_KINDS, check_complete, flows, nodes_on_flows
-from benchmarks.bench_topology import mesh_project
 
 
 def _reference_flows(project):

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
 from engine.errors import FieldError
+from engine.io import projectfile
 from engine.predict import predict_project
 from engine.registry import KINDS
 from engine.scenario import knob_paths, project_to_scenario

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ValueRangeError
-from engine.perf.qrep import predict
 from engine.io.projectfile import load as load_project
+from engine.perf.qrep import predict
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]

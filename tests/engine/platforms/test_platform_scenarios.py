@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 from engine import templates
-
-from engine.io import projectfile
 from engine.evaluate import evaluate_file
+from engine.io import projectfile
 from engine.scenario import apply_scenario, project_to_scenario
 from engine.topology import RECEIVE_QM, SEND_QM, flows
 

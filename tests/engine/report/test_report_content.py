@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from engine import templates
-
 from engine.io import projectfile
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS, path_names

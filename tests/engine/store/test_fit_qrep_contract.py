@@ -13,7 +13,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engine.calibrate.fit import check_engine_contract, engine_fit_model, fit_coefficients, intervals_from_monitor
+from engine.calibrate.fit import (
+    check_engine_contract,
+    engine_fit_model,
+    fit_coefficients,
+    intervals_from_monitor,
+)
 from engine.monitor.importer import load_monitor_rows, parse_file, write_parsed
 from engine.perf import qrep
 from engine.scenario import project_to_scenario

@@ -9,16 +9,15 @@ is tested in test_fit_qrep_contract.py.
 
 from __future__ import annotations
 
-import re
 import csv
 import json
+import re
 import types
 
 import fit_fakes
 import numpy as np
 import pytest
 
-from engine.cli import main as qrtune_main
 from engine.calibrate.fit import (
     MAX_PREDICTIONS,
     check_engine_contract,
@@ -32,6 +31,7 @@ from engine.calibrate.fit import (
     split,
     synthesize_intervals,
 )
+from engine.cli import main as qrtune_main
 from engine.monitor.importer import load_monitor_rows, parse_file, write_exports, write_parsed
 from engine.scenario import project_to_scenario
 from engine.store import FitError, Store
@@ -313,8 +313,8 @@ def test_fit_command_says_it_stopped_at_its_budget(imported, capsys, monkeypatch
 
 
 def test_qrtune_fit_marks_a_coefficient_at_a_bound_and_names_metrics_as_ibm_does():
-    from engine.cli.fit import format_fit
     from engine.calibrate.fit import FitResult
+    from engine.cli.fit import format_fit
 
     result = FitResult(
         base={"ch_batch_us": 6154.0, "class2_commit_ms": 0.746, "maxtrans_per_commit": 129.7},

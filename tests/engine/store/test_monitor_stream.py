@@ -9,8 +9,6 @@ import fit_fakes
 import numpy as np
 import pytest
 
-from engine.monitor import formats as monitor_formats
-from engine.cli import main as qrtune_main
 from engine.calibrate.fit import (
     engine_fit_model,
     intervals_from_monitor,
@@ -18,6 +16,8 @@ from engine.calibrate.fit import (
     sample_of,
     synthesize_intervals,
 )
+from engine.cli import main as qrtune_main
+from engine.monitor import formats as monitor_formats
 from engine.monitor.formats import file_encoding, text_lines
 from engine.monitor.importer import import_files, load_monitor_rows, parse_file, to_csv_text
 from engine.scenario import project_to_scenario

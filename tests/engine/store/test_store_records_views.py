@@ -91,7 +91,7 @@ def test_run_summary_view_has_one_row_per_run_with_settings_and_metrics(baseline
     settings = dict(con.execute("SELECT run_id, settings_json FROM run_settings").fetchall())
     con.close()
     assert [row[1] for row in rows] == [1, 2, 3, 4]
-    for run_id, agents, batch, rate, latency in rows:
+    for run_id, _agents, batch, rate, latency in rows:
         assert json.loads(settings[run_id]) == full[run_id]
         assert batch == full[run_id]["qcapture"]["trans_batch_sz"]
         assert (rate, latency) == (

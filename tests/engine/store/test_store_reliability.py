@@ -73,6 +73,7 @@ def test_commands_migrate_an_old_store_before_reading_it(old_store, capsys):
 
 def store_fakes_project():
     from engine.io import projectfile
+
     return projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
 
 

@@ -7,7 +7,15 @@ from store_fakes import FAKE
 
 from engine.errors import FieldError, UnsupportedKindError
 from engine.store import Store
-from engine.studies.sweep import n_points, parse_axes, parse_axis, point_changes, point_label, point_values, run_sweep
+from engine.studies.sweep import (
+    n_points,
+    parse_axes,
+    parse_axis,
+    point_changes,
+    point_label,
+    point_values,
+    run_sweep,
+)
 
 
 def test_kind_axis_addresses_every_node_of_that_kind(bidirectional):
