@@ -16,6 +16,7 @@ from typing import Any
 from engine.model import Node, Project
 from engine.registry import KINDS, ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF, SEND_QM_PATH_OF
+from engine.settings import get_path, read_paths, set_path
 from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows, partner_flows
 
 #: Project topology -> scenario kind.
@@ -31,25 +32,6 @@ SCENARIO_KIND = {
 
 def _node_path(node: Node, template: str) -> str:
     return template.replace("{role}", str(node.params.get("role", "")))
-
-
-def get_path(doc: dict, path: str) -> Any:
-    """Return ``doc``'s value at dotted ``path``; raises KeyError when absent."""
-    cur: Any = doc
-    for part in path.split("."):
-        if not isinstance(cur, dict) or part not in cur:
-            raise KeyError(path)
-        cur = cur[part]
-    return cur
-
-
-def set_path(doc: dict, path: str, value: Any) -> None:
-    """Set ``doc``'s value at dotted ``path``, creating groups on the way."""
-    *groups, last = path.split(".")
-    cur = doc
-    for part in groups:
-        cur = cur.setdefault(part, {})
-    cur[last] = value
 
 
 def _fill(
@@ -195,23 +177,19 @@ def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
 
     :func:`project_to_scenario` predicts from the first flow (the engine mirrors it for
     the partner system); this lists what that leaves out: ``(settings path, first flow's
-    value, second flow's value)`` for every path the engine reads, in path order. Empty
+    value, second flow's value)`` for every path the engine reads (:func:`engine.settings.read_paths`),
+    in path order. Empty
     for one-flow projects and for two flows set up alike.
     """
     found = partner_flows(project)
     if not found:
         return []
-    from engine.perf.qrep.inputs import read_inputs
-
     filled = []
     for flow in found:
         settings: dict = {"topology": project.topology}
         _fill(settings, flow, "qrep")
         filled.append(settings)
-    try:
-        _, used = read_inputs(filled[0])
-    except Exception:  # noqa: BLE001 - invalid settings are reported by the prediction itself
-        used = None
+    used = read_paths("qrep")
 
     def leaves(doc: dict, prefix: str = "") -> dict:
         out: dict = {}
@@ -224,11 +202,7 @@ def flow_differences(project: Project) -> list[tuple[str, Any, Any]]:
         return out
 
     a, b = leaves(filled[0]), leaves(filled[1])
-    return [
-        (p, a.get(p), b.get(p))
-        for p in sorted(set(a) | set(b))
-        if a.get(p) != b.get(p) and (used is None or p in used)
-    ]
+    return [(p, a.get(p), b.get(p)) for p in sorted(set(a) | set(b)) if a.get(p) != b.get(p) and p in used]
 
 
 def apply_scenario(project: Project, scenario: dict) -> Project:
@@ -286,28 +260,3 @@ def known_paths(scenario_kind: str) -> set[str]:
     if scenario_kind == "qrep":
         paths.update(RECEIVE_QM_PATH_OF.values())
     return paths
-
-
-def setting_paths(scenario: dict) -> list[str]:
-    """Dotted paths of every setting leaf in a scenario (``measured``, ids and notes excluded)."""
-    skip = {"id", "source", "kind", "notes", "note", "measured", "measured_bottleneck", "topology"}
-    out: list[str] = []
-
-    def walk(obj: Any, prefix: str) -> None:
-        if isinstance(obj, dict) and not prefix.endswith("columns"):
-            for k, v in obj.items():
-                if not prefix and (k in skip or k.startswith("measured")):
-                    continue
-                if k in ("note", "notes"):
-                    continue
-                walk(v, f"{prefix}.{k}" if prefix else k)
-        else:
-            out.append(prefix)
-
-    walk(scenario, "")
-    return out
-
-
-def unused_settings(scenario: dict, used: set[str]) -> list[str]:
-    """Setting paths of ``scenario`` not in ``used``: what an engine reports as ``ignored``."""
-    return sorted(p for p in setting_paths(scenario) if p not in used)

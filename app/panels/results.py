@@ -270,8 +270,9 @@ class ResultsPanel(QWidget):
         self.stage_time_chart.setLabel("bottom", "ms")
         systems, note, warn = (), "", False
         if prediction.kind == "qrep" and any(_is_system_metric(k) for k in metrics):
-            from engine.perf.qrep.systems import symmetry_note, systems_of
+            from engine.perf.qrep.systems import systems_of
             from engine.scenario import flow_differences
+            from engine.two_way_note import symmetry_note
 
             systems = systems_of(metrics, project)
             if project is not None:

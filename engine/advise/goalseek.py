@@ -347,7 +347,7 @@ class _Evaluator:
     def _fast_settings(self, values: tuple, paths) -> dict:
         import copy
 
-        from engine.scenario import set_path
+        from engine.settings import set_path
 
         s = copy.deepcopy(self.base_settings)
         for ax, v in zip(paths, values):

@@ -61,7 +61,8 @@ def format_systems(systems, note: str = "") -> list[str]:
 
 
 def _format_sections(pred: Prediction, lines: list, limit: Limit, project=None) -> None:
-    from engine.perf.qrep.systems import is_system_metric, symmetry_note, systems_of
+    from engine.perf.qrep.systems import is_system_metric, systems_of
+    from engine.two_way_note import symmetry_note
 
     shown = {m for m in pred.metrics if is_system_metric(m)}
     for heading, items in QREP_SECTIONS:
@@ -151,7 +152,8 @@ def systems_json(pred: Prediction, project) -> dict:
     Each system: its source Db2 node's ``id`` and ``label``, the ``metric_prefix`` of its
     figures in ``metrics`` and every figure (units under ``units`` with the prefix).
     """
-    from engine.perf.qrep.systems import symmetry_note, systems_of
+    from engine.perf.qrep.systems import systems_of
+    from engine.two_way_note import symmetry_note
 
     systems = systems_of(pred.metrics, project)
     if not systems:

@@ -348,7 +348,7 @@ def predict(settings: dict) -> Prediction:
     if s.catalog_migration_min is not None:
         metrics["catalog_migration_min"] = s.catalog_migration_min
         units["catalog_migration_min"] = "min"
-    from engine.scenario import unused_settings
+    from engine.settings import unused_settings
 
     reasons = {
         p: "not used by the DB2 V8 storage estimate"

@@ -78,7 +78,7 @@ from engine.perf.coeffload import load
 from engine.perf.mva import Station, solve_mva, throughput_curve
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS
-from engine.scenario import setting_paths, unused_settings
+from engine.settings import setting_paths, unused_settings
 
 MODES = ("none", "active-passive", "active-active")
 STORAGE = ("SSD", "HDD")

@@ -29,7 +29,7 @@ from engine.perf import mq_bufferpool as bp
 from engine.perf import mq_calculators as mc
 from engine.perf.result import Prediction, StageResult
 from engine.registry import scenario_specs
-from engine.scenario import unused_settings
+from engine.settings import unused_settings
 
 REFERENCE_CPU = "zEC12-2827"
 #: ``sharecnv`` setting -> SHARECNV of :func:`engine.perf.mq_calculators.connection_storage_kb` (None: local).

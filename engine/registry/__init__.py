@@ -3,6 +3,7 @@
 from engine.registry.kinds import KINDS, NodeKind
 from engine.registry.params import ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATHS
+from engine.registry.scenario_level import SCENARIO_LEVEL
 
 __all__ = ["KINDS", "NodeKind", "ParamSpec", "kind", "path_names", "scenario_specs"]
 
@@ -32,7 +33,7 @@ def scenario_specs(scenario_kind: str) -> dict:
         Settings path (``"qcapture.commit_interval_ms"``) -> :class:`ParamSpec`; the engines
         take defaults and ranges from here (one source of truth).
     """
-    out = {}
+    out = dict(SCENARIO_LEVEL.get(scenario_kind, {}))
     for node_kind in KINDS.values():
         for spec in node_kind.params:
             path = spec.scenario_paths.get(scenario_kind)

@@ -163,7 +163,8 @@ def _limit(stages: Iterable[tuple[str, float]], bottleneck: str | None, metrics:
 
 def _systems(metrics: dict, project) -> dict:
     """``systems`` and ``systems_note`` of a report run (bidirectional, peer-to-peer), named from ``project``."""
-    from engine.perf.qrep.systems import symmetry_note, systems_of
+    from engine.perf.qrep.systems import systems_of
+    from engine.two_way_note import symmetry_note
 
     systems = systems_of(metrics, project)
     if not systems:

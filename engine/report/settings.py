@@ -12,7 +12,7 @@ from typing import Any
 from engine.metrics.catalog import format_setting
 from engine.registry import KINDS
 from engine.report.model import SettingRow
-from engine.scenario import get_path
+from engine.settings import get_path
 
 
 def _same(value: Any, default: Any) -> bool:

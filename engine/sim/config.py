@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from engine.errors import FieldError
 from engine.perf.qrep.queue_maps import base_name
 from engine.sim import cost_model
-from engine.sim.knobs import knob, setting
+from engine.sim.knobs import knob
 
 CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
 PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
@@ -389,7 +389,7 @@ def complete_stages(groups: StageGroups, settings: dict, prediction, notes: list
     if not groups.apply and groups.browser is not None:
         groups.apply.append(("qapply_browser", groups.browser))
         groups.browser = None
-    if setting(settings, "run.mode") == "drain":
+    if knob(settings, "run.mode") == "drain":
         # draining a pre-loaded receive queue: Q Capture and the channel do not run
         for side in ("capture", "channel"):
             if not getattr(groups, side):

@@ -1,4 +1,4 @@
-"""Knob values of a scenario for the simulation, defaults and ranges from :mod:`engine.registry`.
+"""Knob values of a scenario for the simulation, read through :mod:`engine.settings`.
 
 The simulation keeps no default of its own: a knob a scenario leaves out takes the product
 default the registry declares for its scenario path (``qcapture.sleep_interval_ms`` ->
@@ -9,19 +9,11 @@ knob with a default written in the module.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from engine.registry import scenario_specs
 from engine.registry.params import ParamSpec
+from engine.settings import SettingsReader, spec_of
 
 #: Scenario kind whose paths the simulation reads.
 SCENARIO_KIND = "qrep"
-
-
-@lru_cache(maxsize=1)
-def _specs_by_path() -> dict[str, ParamSpec]:
-    """Every registry knob with a Q Replication scenario path, by that path."""
-    return scenario_specs(SCENARIO_KIND)
 
 
 def spec(path: str) -> ParamSpec:
@@ -32,21 +24,11 @@ def spec(path: str) -> ParamSpec:
     KeyError
         No registry knob has that scenario path (a programming error in the simulation).
     """
-    return _specs_by_path()[path]
-
-
-def setting(settings: dict, path: str):
-    """The value at dotted ``path`` of ``settings``, or None (also for entries that are not knobs, e.g. ``run.mode``)."""
-    cur = settings
-    for part in path.split("."):
-        if not isinstance(cur, dict) or cur.get(part) is None:
-            return None
-        cur = cur[part]
-    return cur
+    return spec_of(SCENARIO_KIND, path)
 
 
 def knob(settings: dict, path: str):
-    """The value at dotted scenario ``path`` of ``settings``, else the registry's product default.
+    """The value at dotted scenario ``path`` of ``settings``, checked, else the registry's product default.
 
     Parameters
     ----------
@@ -59,7 +41,7 @@ def knob(settings: dict, path: str):
     ------
     KeyError
         No registry knob has that scenario path.
+    ValueRangeError
+        The value is outside the registry's range.
     """
-    default = spec(path).default
-    value = setting(settings, path)
-    return default if value is None else value
+    return SettingsReader(settings, SCENARIO_KIND).value(path)

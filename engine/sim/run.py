@@ -15,7 +15,7 @@ from engine.sim.accumulate import Accumulator
 from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
 from engine.sim.kernels import warm_up_in_background
-from engine.sim.knobs import knob, setting
+from engine.sim.knobs import knob
 from engine.sim.limits import RunSize, check_simulation_budget
 from engine.sim.mirror import simulate_mirror
 from engine.sim.monitor import monitor_columns
@@ -534,12 +534,12 @@ def simulate_settings(
     if not any(st.name == "mq_pageset" for st in prediction.stages):
         drain = _drain_prediction(settings, coefficients)
     cfg = build_config(settings, prediction, project, drain, coefficients=coefficients)
-    draining = setting(settings, "run.mode") == "drain"
+    draining = knob(settings, "run.mode") == "drain"
     if kw.get("profile") is None:
         # a drain: the source is quiet, Q Apply works off the pre-loaded queue
         offered = 0.0 if draining else knob(settings, "workload.offered_rows_per_s")
         kw["profile"] = _profiles.constant(float(offered) if offered is not None else default_rate(cfg))
-    if setting(settings, "run.mode") in ("drain", "catch-up") and "initial_recvq_msgs" not in kw:
+    if knob(settings, "run.mode") in ("drain", "catch-up") and "initial_recvq_msgs" not in kw:
         kw["initial_recvq_msgs"] = int(knob(settings, "run.initial_receive_queue_depth"))
     res = simulate_config(cfg, duration_s, **kw)
     res.settings = settings

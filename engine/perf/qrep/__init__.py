@@ -116,7 +116,7 @@ from engine.perf.qrep.queue_maps import base_name
 from engine.perf.qrep.shared_queue import UNITS as SHARED_QUEUE_UNITS
 from engine.perf.qrep.systems import metric_units, system_metrics
 from engine.perf.result import Prediction, StageResult
-from engine.scenario import setting_paths, unused_settings
+from engine.settings import setting_paths, unused_settings
 
 #: z value of a two-sided 90% band.
 _BAND_Z = 1.645

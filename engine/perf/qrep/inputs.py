@@ -17,13 +17,10 @@ from dataclasses import dataclass
 from engine.errors import ValueRangeError
 from engine.perf.qrep.platforms import ALL_ZOS, PlatformInputs, read_platform
 from engine.perf.qrep.topology_inputs import ONE_PRIVATE_QUEUE_PAIR, TopologyInputs, read_topology
-from engine.registry import scenario_specs
+from engine.settings import SettingsReader
 
-TOPOLOGIES = ("unidirectional", "bidirectional", "peer-to-peer", "sql-replication")
-CONFLICT_ACTIONS = ("I", "F", "D", "Q")
-LOCKING = ("row", "page")
-COMPMSG = ("NONE", "ZLIBFAST", "ZLIBHIGH")
-RUN_MODES = ("steady", "drain", "catch-up")
+#: Scenario kind whose registry paths the engine reads.
+SCENARIO_KIND = "qrep"
 
 #: Db2 column type families the cost model knows, with their stored bytes when no length is given.
 _TYPE_PATTERNS = (
@@ -121,84 +118,6 @@ class QrepInputs:
         return sum(g.count for g in self.columns)
 
 
-_PARTS: dict = {}
-#: Settings path -> registry spec: the one source of every knob's default and range.
-SPECS = scenario_specs("qrep")
-#: Marks an argument the registry supplies (default, lowest or highest value).
-REGISTRY = object()
-
-
-class _Reader:
-    """Reads dotted paths from settings, remembering every path it touched."""
-
-    def __init__(self, settings: dict):
-        self.settings = settings
-        self.used: set[str] = set()
-
-    def raw(self, path: str, default=None):
-        self.used.add(path)
-        cur = self.settings
-        parts = _PARTS.get(path)
-        if parts is None:
-            parts = _PARTS[path] = tuple(path.split("."))
-        for part in parts:
-            if not isinstance(cur, dict) or part not in cur:
-                return default
-            cur = cur[part]
-        return default if cur is None else cur
-
-    def number(self, path, default=REGISTRY, lo=REGISTRY, hi=REGISTRY, integer=False, nullable=False):
-        spec = SPECS.get(path)
-        if spec is not None:
-            default = spec.default if default is REGISTRY else default
-            lo = spec.minimum if lo is REGISTRY else lo
-            hi = spec.maximum if hi is REGISTRY else hi
-        value = self.raw(path, None)
-        if value is None:
-            if nullable:
-                return None
-            value = default
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
-        if integer and value != int(value):
-            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ValueRangeError(path, value, _range_text(lo, hi, integer))
-        return int(value) if integer else float(value)
-
-    def flag(self, path, default=REGISTRY):
-        if default is REGISTRY:
-            default = SPECS[path].default
-        value = self.raw(path, None)
-        if value is None:
-            return default
-        if isinstance(value, bool):
-            return value
-        if value in ("Y", "N", "y", "n"):
-            return value in ("Y", "y")
-        raise ValueRangeError(path, value, "true or false")
-
-    def choice(self, path, default=REGISTRY, choices=REGISTRY):
-        spec = SPECS.get(path)
-        default = spec.default if default is REGISTRY else default
-        choices = spec.choices if choices is REGISTRY else choices
-        value = self.raw(path, None)
-        if value is None:
-            return default
-        if value not in choices:
-            raise ValueRangeError(path, value, "one of " + ", ".join(repr(c) for c in choices))
-        return value
-
-
-def _range_text(lo, hi, integer):
-    kind = "an integer" if integer else "a number"
-    if lo is not None and hi is not None:
-        return f"{kind} from {lo:g} to {hi:g}"
-    if lo is not None:
-        return f"{kind} of at least {lo:g}"
-    return kind
-
-
 def _column_groups(columns) -> tuple:
     if not isinstance(columns, dict) or not columns:
         raise ValueRangeError(
@@ -232,6 +151,24 @@ def _column_groups(columns) -> tuple:
     return tuple(groups)
 
 
+def _row_bytes(r: SettingsReader, columns: tuple) -> float:
+    """``table.row_bytes``, else the sum of the column types' stored bytes.
+
+    Raises
+    ------
+    ValueRangeError
+        Out of the registry range, or absent while a column type gives no length.
+    """
+    known_bytes = sum(g.count * g.bytes_each for g in columns if g.bytes_each == g.bytes_each)
+    if r.raw("table.row_bytes") is not None or known_bytes <= 0:
+        if r.raw("table.row_bytes") is None:
+            raise ValueRangeError(
+                "table.row_bytes", None, "the row length in bytes (the column types do not give it)"
+            )
+        return r.number("table.row_bytes")
+    return float(known_bytes)
+
+
 def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     """Validate ``kind: qrep`` scenario settings.
 
@@ -252,26 +189,13 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     ValueRangeError
         A setting has the wrong type or is out of range; the message names the path.
     """
-    r = _Reader(settings)
-    topology = r.choice("topology", "unidirectional", TOPOLOGIES)
-    cpu_model = r.raw("hardware.cpu_model", "z196-2817-778")
-    if not isinstance(cpu_model, str):
-        raise ValueRangeError("hardware.cpu_model", cpu_model, "a CPU model name")
-    columns = _column_groups(r.raw("table.columns", None))
+    r = SettingsReader(settings, SCENARIO_KIND)
+    topology = r.choice("topology")
+    cpu_model = r.choice("hardware.cpu_model")
+    columns = _column_groups(r.raw("table.columns"))
     n_cols = sum(g.count for g in columns)
-    known_bytes = sum(g.count * g.bytes_each for g in columns if g.bytes_each == g.bytes_each)
-    row_bytes = r.number(
-        "table.row_bytes",
-        None if known_bytes <= 0 else known_bytes,
-        lo=1,
-        hi=2_000_000,
-        nullable=known_bytes <= 0,
-    )
-    if row_bytes is None:
-        raise ValueRangeError(
-            "table.row_bytes", None, "the row length in bytes (the column types do not give it)"
-        )
-    unique_indexes = r.number("table.unique_indexes", integer=True)
+    row_bytes = _row_bytes(r, columns)
+    unique_indexes = r.integer("table.unique_indexes")
     index_type = r.choice("table.index_column_type")
 
     rows_per_txn = r.number("workload.rows_per_txn")
@@ -282,27 +206,27 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
     if mix <= 0:
         ins, upd, dele, mix = 1.0, 0.0, 0.0, 1.0
     changed = r.number("workload.columns_changed_per_update")
-    offered = r.number("workload.offered_rows_per_s", nullable=True)
-    jobs = r.number("workload.jobs", integer=True, nullable=True)
-    think = r.number("workload.think_time_ms", nullable=True) or 0.0  # null: no think time
+    offered = r.optional("workload.offered_rows_per_s")
+    jobs = r.optional_integer("workload.jobs")
+    think = r.optional("workload.think_time_ms") or 0.0  # null: no think time
 
-    mode = r.choice("run.mode", "steady", RUN_MODES)
+    mode = r.choice("run.mode")
     depth = r.number("run.initial_receive_queue_depth")
     topo = read_topology(r)
     if mode != "steady" and depth <= 0:
         raise ValueRangeError(
             "run.initial_receive_queue_depth",
-            r.raw("run.initial_receive_queue_depth", 0),
+            r.raw("run.initial_receive_queue_depth") or 0,
             f"a positive number of messages for run.mode '{mode}'",
         )
 
     inputs = QrepInputs(
         topology=topology,
         cpu_model=cpu_model,
-        mips_per_cp=r.number("hardware.mips_per_cp", nullable=True),
-        source_lpar_cps=r.number("hardware.source_lpar_cps", integer=True),
-        capture_lpar_cps=r.number("hardware.capture_lpar_cps", integer=True),
-        apply_lpar_cps=r.number("hardware.apply_lpar_cps", integer=True),
+        mips_per_cp=r.optional("hardware.mips_per_cp"),
+        source_lpar_cps=r.integer("hardware.source_lpar_cps"),
+        capture_lpar_cps=r.integer("hardware.capture_lpar_cps"),
+        apply_lpar_cps=r.integer("hardware.apply_lpar_cps"),
         capture_colocated_with_source=r.flag("hardware.capture_colocated_with_source"),
         apply_colocated_with_target=r.flag("hardware.apply_colocated_with_target"),
         network_latency_ms=r.number("hardware.network_latency_ms"),
@@ -323,20 +247,20 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         capture_memory_limit_mb=r.number("qcapture.memory_limit_mb"),
         commit_interval_ms=r.number("qcapture.commit_interval_ms"),
         sleep_interval_ms=r.number("qcapture.sleep_interval_ms"),
-        trans_batch_sz=r.number("qcapture.trans_batch_sz", integer=True),
+        trans_batch_sz=r.integer("qcapture.trans_batch_sz"),
         persistent=r.flag("qcapture.msg_persistence"),
         capture_monitor_interval_ms=r.number("qcapture.monitor_interval_ms"),
         max_message_size_kb=r.number("qcapture.max_message_size_kb"),
         changed_cols_only=r.flag("qcapture.changed_cols_only"),
-        num_apply_agents=r.number("qapply.num_apply_agents", integer=True),
+        num_apply_agents=r.integer("qapply.num_apply_agents"),
         apply_memory_limit_mb=r.number("qapply.memory_limit_mb"),
         apply_monitor_interval_ms=r.number("qapply.monitor_interval_ms"),
         conflict_action=r.choice("qapply.conflict_action"),
-        commit_count=r.number("qapply.commit_count", integer=True),
-        maxagents_correlid=r.number("qapply.maxagents_correlid", integer=True),
-        batchsz=r.number("mq.batchsz", integer=True),
+        commit_count=r.integer("qapply.commit_count"),
+        maxagents_correlid=r.integer("qapply.maxagents_correlid"),
+        batchsz=r.integer("mq.batchsz"),
         maxmsgl=r.number("mq.maxmsgl"),
-        maxshortmsgs=r.number("mq.maxshortmsgs", integer=True),
+        maxshortmsgs=r.integer("mq.maxshortmsgs"),
         security=r.flag("mq.security"),
         read_ahead=r.flag("mq.read_ahead"),
         logload=r.number("mq.logload"),

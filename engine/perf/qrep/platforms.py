@@ -33,8 +33,11 @@ from engine.errors import ValueRangeError
 from engine.io.packagedata import asset_path
 from engine.perf.coeffload import read_document
 from engine.registry.platform_knobs import PROCESSOR_FAMILY, ZOS
+from engine.settings import SettingsReader, registry_defaults, scaled_spec
 
 ASSUMPTIONS_PATH = asset_path("coefficients", "platforms.json")
+#: Microseconds per millisecond (``hardware.client_rtt_ms`` spells the round trip in ms).
+MS_US = 1000.0
 #: Bytes of one MQ log buffer page.
 LOG_PAGE_BYTES = 4096.0
 #: LogBufferPages values below this (other than 0, the default) are raised to it by MQ; refused here.
@@ -134,8 +137,8 @@ _GHZ_PATHS = {
 }
 
 
-def _queue_manager(r, group: str) -> QueueManagerPlatform:
-    pages = r.number(f"{group}.logbufferpages", integer=True)
+def _queue_manager(r: SettingsReader, group: str) -> QueueManagerPlatform:
+    pages = r.integer(f"{group}.logbufferpages")
     if 0 < pages < MIN_LOGBUFFERPAGES:
         raise ValueRangeError(
             f"{group}.logbufferpages", pages, f"0 (the default, 512 pages) or {MIN_LOGBUFFERPAGES} to 4096"
@@ -146,21 +149,23 @@ def _queue_manager(r, group: str) -> QueueManagerPlatform:
         logbufferpages=pages,
         log_disk_mb_per_s=r.number(f"{group}.log_disk_mb_per_s"),
         log_write_us=r.number(f"{group}.log_write_us"),
-        pq_buffer_bytes=r.number(f"{group}.defaultpqbuffersize", integer=True),
-        q_buffer_bytes=r.number(f"{group}.defaultqbuffersize", integer=True),
+        pq_buffer_bytes=r.integer(f"{group}.defaultpqbuffersize"),
+        q_buffer_bytes=r.integer(f"{group}.defaultqbuffersize"),
     )
 
 
-def _client_rtt_us(r) -> float:
+def _client_rtt_us(r: SettingsReader) -> float:
     """``hardware.client_rtt_us``, or ``hardware.client_rtt_ms`` given instead (not both)."""
-    in_ms = r.raw("hardware.client_rtt_ms", None)
+    in_ms = r.raw("hardware.client_rtt_ms")
     if in_ms is None:
         return r.number("hardware.client_rtt_us")
-    if r.raw("hardware.client_rtt_us", None) is not None:
+    if r.raw("hardware.client_rtt_us") is not None:
         raise ValueRangeError(
             "hardware.client_rtt_ms", in_ms, "absent when hardware.client_rtt_us gives the round trip"
         )
-    return 1000.0 * r.number("hardware.client_rtt_ms", lo=0.001, hi=1000.0)
+    return MS_US * r.number(
+        "hardware.client_rtt_ms", scaled_spec(r.spec("hardware.client_rtt_us"), MS_US, "ms")
+    )
 
 
 def _same(path: str, value: str, other: str, why: str) -> None:
@@ -168,7 +173,7 @@ def _same(path: str, value: str, other: str, why: str) -> None:
         raise ValueRangeError(path, value, f"{other!r}, the platform of {why}")
 
 
-def read_platform(r) -> PlatformInputs:
+def read_platform(r: SettingsReader) -> PlatformInputs:
     """Read and check the platform settings through the engine's settings reader ``r``.
 
     Raises
@@ -185,7 +190,7 @@ def read_platform(r) -> PlatformInputs:
         recv_qm=_queue_manager(r, "recv_qm"),
         connection=r.choice("qapply.mq_connection"),
         client_rtt_us=_client_rtt_us(r),
-        sharecnv=r.number("qapply.sharecnv", integer=True),
+        sharecnv=r.integer("qapply.sharecnv"),
     )
     _same("platform.qcapture", p.capture_os, p.source_os, "the source Db2 whose log Q Capture reads")
     _same("platform.send_qm", p.send_qm.os, p.capture_os, "Q Capture, which puts to it in bindings mode")
@@ -235,23 +240,5 @@ class FlowPlatform:
         return zos_delay_ms if self.inputs.source_os == ZOS else 0.0
 
 
-class _RegistryDefaults:
-    """A settings reader over no settings: every value is the registry's default (see :func:`read_platform`)."""
-
-    def __init__(self):
-        from engine.registry import scenario_specs
-
-        self.specs = scenario_specs("qrep")
-
-    def raw(self, path: str, default=None):
-        return default
-
-    def choice(self, path: str):
-        return self.specs[path].default
-
-    def number(self, path: str, **_):
-        return self.specs[path].default
-
-
 #: Every node on z/OS, Q Apply in bindings mode: the registry's defaults (inputs without platform settings).
-ALL_ZOS = read_platform(_RegistryDefaults())
+ALL_ZOS = read_platform(registry_defaults("qrep"))

@@ -45,7 +45,7 @@ from engine.perf.qrep.pipeline import cpu_model_time_factor
 from engine.perf.qrep.platforms import FlowPlatform
 from engine.perf.qrep.queueing import RHO_CAP, cpu_inflation
 from engine.perf.result import Prediction, StageResult
-from engine.scenario import unused_settings
+from engine.settings import unused_settings
 
 #: Db2 log records per replicated row: the application's change, the CD insert, the prune delete.
 LOG_RECORDS_PER_ROW = 3

@@ -43,13 +43,12 @@ The LPARs' fixed load (system address spaces, monitor) is in the busy shares but
 CPU per row, like the flow's ``capture_cpu_us_per_row`` and ``apply_cpu_us_per_row``.
 
 :func:`systems_of` reads the figures back from metrics (a prediction or a stored run) and
-names each system after its project's source Db2 node; :func:`symmetry_note` says when a
-project's second flow is set up differently from the first (the engine uses the first).
+names each system after its project's source Db2 node (:func:`engine.two_way_note.symmetry_note`
+says when a project's second flow is set up differently from the first: the engine uses the first).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -288,42 +287,6 @@ def systems_of(metrics: dict, project=None) -> tuple[SystemFigures, ...]:
     return tuple(out)
 
 
-def symmetry_note(project) -> str:
-    """A sentence for a two-way ``project``: both systems are modelled alike, and what that leaves out.
-
-    The engine solves the first flow and mirrors it, so a second flow set up differently
-    (another workload, more apply agents) is not modelled; the note names the settings
-    that differ. Returns "" for other topologies.
-    """
-    nodes = system_nodes(project)
-    if len(nodes) < 2:
-        return ""
-    from engine.scenario import flow_differences
-
-    first, second = nodes[0][1], nodes[1][1]
-    diffs = flow_differences(project)
-    if not diffs:
-        return (
-            f"{first} and {second} are set up alike: each originates the same workload and applies "
-            "the other's, so their figures are equal."
-        )
-    ab, ba = f"{first} -> {second}", f"{second} -> {first}"
-    shown = ", ".join(f"{path} ({_fmt(b)} vs {_fmt(a)})" for path, a, b in diffs[:6])
-    more = f" and {len(diffs) - 6} more" if len(diffs) > 6 else ""
-    return (
-        f"Flow {ba} differs from flow {ab} in {shown}{more}; the engine models both directions with the "
-        f"{ab} settings (it mirrors the first flow), so these differences are not used."
-    )
-
-
-def _fmt(value) -> str:
-    if value is None:
-        return "not set"
-    if isinstance(value, float) and math.isfinite(value) and value == int(value):
-        return str(int(value))
-    return str(value)
-
-
 __all__ = [
     "FIGURES",
     "FIGURE_LABELS",
@@ -334,7 +297,6 @@ __all__ = [
     "metric_name",
     "metric_units",
     "parse_metric",
-    "symmetry_note",
     "system_metrics",
     "system_nodes",
     "systems_of",

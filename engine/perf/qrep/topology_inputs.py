@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
-from engine.registry import scenario_specs
+from engine.settings import SettingsReader, registry_defaults
 
 #: Offload level -> (threshold path, size path) of the CFSTRUCT's OFFLDnTHR / OFFLDnSZ.
 OFFLOAD_LEVELS = tuple((f"mq.offld{i}thr", f"mq.offld{i}sz") for i in (1, 2, 3))
@@ -73,14 +73,14 @@ class TopologyInputs:
     compare_sql: bool
 
 
-def read_topology(reader) -> TopologyInputs:
+def read_topology(reader: SettingsReader) -> TopologyInputs:
     """Read the topology settings with the Q Replication inputs' reader.
 
     The OFFLDnTHR thresholds must not fall from one level to the next (MQ refuses that too).
 
     Parameters
     ----------
-    reader : engine.perf.qrep.inputs._Reader
+    reader : engine.settings.SettingsReader
         The reader of the scenario (it records every path read, for ``ignored``).
 
     Raises
@@ -89,8 +89,7 @@ def read_topology(reader) -> TopologyInputs:
         A setting is out of its registry range, or the OFFLDnTHR thresholds do not rise.
     """
     rules = tuple(
-        (reader.number(thr, integer=True) / 100.0, reader.number(size, integer=True) * 1024.0)
-        for thr, size in OFFLOAD_LEVELS
+        (reader.integer(thr) / 100.0, reader.integer(size) * 1024.0) for thr, size in OFFLOAD_LEVELS
     )
     for (lower, _), (higher, _), (path, _) in zip(rules, rules[1:], OFFLOAD_LEVELS[1:]):
         if higher < lower:
@@ -102,29 +101,14 @@ def read_topology(reader) -> TopologyInputs:
         offload=reader.choice("mq.offload"),
         offload_rules=rules,
         scm_mb=reader.number("mq.scmmaxsize_gb") * 1024.0,
-        cf_cps=reader.number("mq.cf_cps", integer=True),
-        queue_maps=reader.number("qcapture.queue_maps", integer=True),
-        parallel_sendqs=reader.number("qcapture.num_parallel_sendqs", integer=True),
-        data_sharing_members=reader.number("hardware.data_sharing_members", integer=True),
+        cf_cps=reader.integer("mq.cf_cps"),
+        queue_maps=reader.integer("qcapture.queue_maps"),
+        parallel_sendqs=reader.integer("qcapture.num_parallel_sendqs"),
+        data_sharing_members=reader.integer("hardware.data_sharing_members"),
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
     )
 
 
-def _default(path: str):
-    return scenario_specs("qrep")[path].default
-
-
 #: The registry defaults: private queues, one queue map, no data sharing, Q Replication alone.
-ONE_PRIVATE_QUEUE_PAIR = TopologyInputs(
-    cf_structure_mb=float(_default("mq.cf_structure_size_mb")),
-    offload=_default("mq.offload"),
-    offload_rules=tuple((_default(thr) / 100.0, _default(size) * 1024.0) for thr, size in OFFLOAD_LEVELS),
-    scm_mb=_default("mq.scmmaxsize_gb") * 1024.0,
-    cf_cps=_default("mq.cf_cps"),
-    queue_maps=_default("qcapture.queue_maps"),
-    parallel_sendqs=_default("qcapture.num_parallel_sendqs"),
-    data_sharing_members=_default("hardware.data_sharing_members"),
-    sql_apply_interval_s=_default("sql_apply.sleep_minutes") * 60.0,
-    compare_sql=_default("sql_apply.compare"),
-)
+ONE_PRIVATE_QUEUE_PAIR = read_topology(registry_defaults("qrep"))

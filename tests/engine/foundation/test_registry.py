@@ -3,7 +3,8 @@
 import pytest
 
 from engine.registry import KINDS
-from engine.scenario import known_paths, setting_paths
+from engine.scenario import known_paths
+from engine.settings import setting_paths
 
 
 def test_every_calibration_setting_has_a_knob(calibration):

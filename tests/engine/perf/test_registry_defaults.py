@@ -14,7 +14,7 @@ import pytest
 from engine.errors import ValueRangeError
 from engine.perf.qrep.inputs import read_inputs
 from engine.registry import scenario_specs
-from engine.scenario import set_path
+from engine.settings import set_path
 
 MINIMAL = {"kind": "qrep", "table": {"columns": {"INTEGER": 10, "CHAR(20)": 10}}}
 #: Settings whose absence is derived from others, not defaulted: the row length from the column types.

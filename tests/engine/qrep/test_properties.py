@@ -44,8 +44,8 @@ def configs(draw):
             "apply_lpar_cps": draw(st.integers(1, 32)),
             "capture_colocated_with_source": draw(st.booleans()),
             "apply_colocated_with_target": draw(st.booleans()),
-            "network_latency_ms": draw(st.floats(0, 100)),
-            "network_mbps": draw(st.one_of(st.none(), st.floats(1, 100_000))),
+            "network_latency_ms": draw(st.floats(0, 100, allow_subnormal=False)),
+            "network_mbps": draw(st.one_of(st.none(), st.floats(1, 100_000, allow_subnormal=False))),
         },
         "table": {
             "columns": columns,
@@ -58,10 +58,12 @@ def configs(draw):
             "updates_per_txn": upd,
             "deletes_per_txn": dele,
             "columns_changed_per_update": draw(st.integers(0, 5)),
-            "dependent_txn_pct": draw(st.floats(0, 100)),
-            "offered_rows_per_s": draw(st.floats(1, 200_000)) if drive == "offered" else None,
+            "dependent_txn_pct": draw(st.floats(0, 100, allow_subnormal=False)),
+            "offered_rows_per_s": draw(st.floats(1, 200_000, allow_subnormal=False))
+            if drive == "offered"
+            else None,
             "jobs": draw(st.integers(1, 64)) if drive == "closed" else None,
-            "think_time_ms": draw(st.floats(0, 100)) if drive == "closed" else None,
+            "think_time_ms": draw(st.floats(0, 100, allow_subnormal=False)) if drive == "closed" else None,
         },
         "qcapture": {
             "memory_limit_mb": draw(st.integers(1, 2000)),
@@ -92,7 +94,7 @@ def configs(draw):
             "shared_queue": draw(st.booleans()),
             "compmsg": draw(st.sampled_from(["NONE", "ZLIBFAST", "ZLIBHIGH"])),
             "ssl": draw(st.booleans()),
-            "compressibility": draw(st.floats(0, 0.95)),
+            "compressibility": draw(st.floats(0, 0.95, allow_subnormal=False)),
         },
         "target_db2": {"locking": draw(st.sampled_from(["row", "page"]))},
         "run": {"mode": mode},

@@ -15,9 +15,10 @@ import pytest
 from engine.io import projectfile
 from engine.perf.qrep import predict, solve_settings
 from engine.perf.qrep.coefficients import load
-from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, symmetry_note, system_metrics, systems_of
+from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, system_metrics, systems_of
 from engine.predict import predict_project
 from engine.scenario import flow_differences, project_to_scenario
+from engine.two_way_note import symmetry_note
 
 TWO_WAY = (
     "redpaper-bidirectional",

@@ -12,7 +12,8 @@ import pytest
 from engine.errors import ValueRangeError
 from engine.io import projectfile
 from engine.predict import predict_settings
-from engine.scenario import project_to_scenario, set_path
+from engine.scenario import project_to_scenario
+from engine.settings import set_path
 
 ROOT = Path(__file__).resolve().parents[3]
 _DOC = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
