@@ -50,16 +50,14 @@ class TaskLaunchers:
 
         view = self.view_widget("Sweep")
         try:
+            project = view.swept_project(self.document.project)  # at the Target rate
             fn, total = sweep_task(
-                self.document.project,
-                axis_text,
-                str(self.history.db_path),
-                scheduler=view.scheduler_address(),
+                project, axis_text, str(self.history.db_path), scheduler=view.scheduler_address()
             )
         except QrtuneError as e:
             view.status.setText(str(e))
             return False
-        view.base_project = self.document.project  # the pick holds this project's target rate
+        view.base_project = project  # the pick holds its OFFERED_ROWS_PER_S, as the stored sweep
         view.clear(axis_text.partition("=")[0])
         view.status.setText(f"Sweeping {axis_text} ({total} points)...")
         view.show_running(True)
@@ -153,7 +151,7 @@ class TaskLaunchers:
                 + (f", {n_fail} failed" if n_fail else "")
                 + "; recorded in the run history."
             )
-            view.set_finished(result.sweep_id)
+            view.show_record(result.section)
             self.history.notify()
         elif kind == "simulate":
             self._lazy_views["Simulation"].show_outcome(result)

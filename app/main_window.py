@@ -505,10 +505,19 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Work on ``project`` (from ``path``, None for a new one): what was shown of the last one goes."""
         self.autosaver.discard()
         self.document.reset(project, path)
-        self.advisor.reset()
-        if "Monitor" in self._lazy_views:
-            self._lazy_views["Monitor"].clear()
+        self._clear_results()
         self.view.fit_to_view()
+
+    def _clear_results(self) -> None:
+        """Another project is open: no view keeps a result of the last one (a task of it is cancelled)."""
+        if self.tasks.busy():
+            self.tasks.cancel()
+        self.advisor.reset()
+        for name, view in self._lazy_views.items():
+            if name == "Sweep":
+                view.reset(self.document.project)
+            elif name in ("Simulation", "Compare", "Monitor"):
+                view.clear()
 
     def open_monitor_sample(self, ask: bool = True) -> bool:
         """Open the baseline sample and import its monitor exports in the background (journey 8)."""
@@ -615,7 +624,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
                 where = entry.set_aside()
             self.show_message(one_line(f"Cannot recover the autosave (set aside as {where}): {e}"))
             return False
-        self.advisor.reset()
+        self._clear_results()
         self.view.fit_to_view()
         return True
 

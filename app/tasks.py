@@ -66,7 +66,11 @@ class SweepPoint:
 
 @dataclass
 class SweepOutcome:
-    """A finished sweep (points already stored by an earlier, interrupted run included)."""
+    """A finished sweep (points already stored by an earlier, interrupted run included).
+
+    ``section`` is the sweep read back from the store (:func:`engine.report.sweep.sweep_section`):
+    its target and picks, what the sweep's PDF and ``qrtune report --sweep`` name.
+    """
 
     sweep_id: int | None
     axis_name: str
@@ -74,6 +78,7 @@ class SweepOutcome:
     elapsed_s: float = 0.0
     axis_names: tuple = ()
     n_reused: int = 0
+    section: Any = None
 
 
 def split_axes(axis_text) -> list[str]:
@@ -199,6 +204,7 @@ def sweep_task(
     total = n_points(axes)
 
     def fn(progress, cancelled, partial):
+        from engine.report.sweep import sweep_section
         from engine.store import Store
         from engine.studies.sweep import run_sweep
 
@@ -216,6 +222,7 @@ def sweep_task(
                 scheduler=scheduler,
             )
             points = load_sweep_points(store, result.sweep_id, axes)
+            section = sweep_section(store, result.sweep_id)
         return SweepOutcome(
             result.sweep_id,
             axes[0].name,
@@ -223,6 +230,7 @@ def sweep_task(
             time.perf_counter() - t0,
             tuple(a.name for a in axes),
             reporting.n_reused,
+            section,
         )
 
     return fn, total

@@ -35,6 +35,9 @@ from engine.compare import mixed_engines_note
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import delta_verdict
 
+#: What the view says before its first comparison.
+START_TEXT = "Pick two or more runs in the Runs panel and press Compare selected."
+
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
 KEY_METRICS = (
     "apply_rows_per_s",
@@ -136,7 +139,7 @@ class CompareView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         layout = panel_column(self)
-        self.title = QLabel("Pick two or more runs in the Runs panel and press Compare selected.")
+        self.title = QLabel(START_TEXT)
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
         split = QSplitter(Qt.Vertical)
@@ -204,6 +207,18 @@ class CompareView(QWidget):
 
     def show_message(self, text: str) -> None:
         self.title.setText(text)
+
+    def clear(self) -> None:
+        """Back to the view as it starts (another project was opened): no comparison on show."""
+        self.comparison = None
+        self.title.setText(START_TEXT)
+        for table in (self.settings_table, self.metrics_table, self.systems_table):
+            table.setRowCount(0)
+        self.latency_chart.set_data([], [])
+        self.delta_chart.set_data([], {})
+        self.systems_chart.set_data([], {})
+        self.series_pick.clear()
+        self.series_chart.set_series({})
 
     def show_comparison(self, cmp: ComparisonView) -> None:
         """Fill tables and charts from ``cmp``."""

@@ -66,7 +66,9 @@ class RunsPanel(QWidget):
         history.runs_changed.connect(self.refresh)
 
     def refresh(self) -> None:
-        """Reload the list from the store (errors are shown, never raised)."""
+        """Reload the list from the store (errors are shown, never raised); the selected runs stay
+        selected by their ids, wherever new runs put their rows."""
+        selected = self.selected_ids()
         name = self.project_name_fn() if self.only_project.isChecked() else None
         try:
             self.runs = self.history.list_runs(project_name=name)
@@ -99,6 +101,7 @@ class RunsPanel(QWidget):
                 )
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)
+        self.select_ids(selected)
 
     def selected_ids(self) -> list[int]:
         """Selected run ids, oldest first (the oldest is the comparison's reference)."""
@@ -108,6 +111,7 @@ class RunsPanel(QWidget):
     def select_ids(self, run_ids) -> None:
         """Select the rows of ``run_ids``."""
         wanted = {int(i) for i in run_ids}
+        self.table.blockSignals(True)  # one selection change, at the end
         self.table.clearSelection()
         mode = self.table.selectionMode()
         self.table.setSelectionMode(QAbstractItemView.MultiSelection)
@@ -115,6 +119,8 @@ class RunsPanel(QWidget):
             if int(self.table.item(r, 0).data(Qt.UserRole)) in wanted:
                 self.table.selectRow(r)
         self.table.setSelectionMode(mode)
+        self.table.blockSignals(False)
+        self._selection_changed()
 
     def _selection_changed(self) -> None:
         self.compare_button.setEnabled(len(self.selected_ids()) >= 2)

@@ -27,6 +27,9 @@ from app.panels.tables import (
 )
 from engine.errors import QrtuneError
 
+#: What the view says before its first simulation.
+START_TEXT = "Simulate the open project over time: bursts, outages, backlog and catch-up."
+
 
 def parse_duration_s(text: str) -> float:
     """``600``, ``90s``, ``10m``, ``1h`` -> seconds (the simulator's own parser).
@@ -131,9 +134,7 @@ class SimulationView(QWidget):
         events_row.addWidget(QLabel("Events"))
         events_row.addWidget(self.events, 1)
         layout.addLayout(events_row)
-        self.status = message_label(
-            "Simulate the open project over time: bursts, outages, backlog and catch-up."
-        )
+        self.status = message_label(START_TEXT)
         layout.addWidget(self.status)
         self.headline = message_label(rich=True)
         self.headline.hide()
@@ -164,6 +165,17 @@ class SimulationView(QWidget):
 
     def show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
+
+    def clear(self) -> None:
+        """Back to the view as it starts (another project was opened): no outcome, charts or summary."""
+        self.outcome = None
+        for chart in (self.depth_chart, self.latency_chart, self.rate_chart, self.castout_chart):
+            chart.set_series({})
+            chart.set_lines([])
+        self.summary.setRowCount(0)
+        self.headline.clear()
+        self.headline.hide()
+        self.status.setText(START_TEXT)
 
     def show_message(self, text: str) -> None:
         self.status.setText(text)

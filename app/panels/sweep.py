@@ -4,11 +4,16 @@ throughput, latency and CPU against it.
 The axes use the command line's syntax (``qapply.num_apply_agents=1..16``), so a
 sweep made here can be repeated with ``qrtune sweep --set ... --set ...``; two axes
 travel as one text joined by ``;``. Points stream in as the background worker
-finishes them; with a second knob there is one curve per value of it. For a
-one-knob sweep the view names the smallest value that reaches the best throughput
-(or the project's target rate) with every CPU under :data:`CPU_LIMIT_PCT` (the
-seeds' tuning goal: the fewest agents that handle the workload); the pick is
-:func:`engine.studies.sweep_pick.choose`, the same the sweep report names.
+finishes them; with a second knob there is one curve per value of it. The view
+names the smallest value that reaches the best throughput (or the target rate) with
+every CPU under :data:`CPU_LIMIT_PCT` (the seeds' tuning goal: the fewest agents that
+handle the workload), one pick per curve.
+
+A sweep runs at the Target rate: the project swept is the open one with every workload
+offering that rate (OFFERED_ROWS_PER_S, :func:`engine.studies.sweep_pick.at_target_rate`),
+so the curves are predicted at it and the stored sweep carries it. When the sweep is done
+the view shows the sweep as recorded (:class:`engine.report.sweep.SweepSection`): the pick
+and target the sweep's PDF and ``qrtune report --sweep`` name.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from engine.metrics import knob_label
 from engine.metrics import label as metric_label
 from engine.model import Project
 from engine.registry import KINDS
+from engine.report.sweep import rate_note
 from engine.studies.sweep import knob_spec
 from engine.studies.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
     CPU_LIMIT_PCT,
@@ -47,13 +53,17 @@ from engine.studies.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIX
     LATENCY_METRICS,
     RATE_METRICS,
     REACH_FRACTION,
-    TARGET_KNOBS,
+    at_target_rate,
     choose,
     cpu_metrics,
     pick_smallest,
     rate_metrics,
+    rate_nodes,
     target_rate,
 )
+
+#: What the view says before its first sweep.
+START_TEXT = "Sweep a knob over a range; every point is recorded in the run history."
 
 #: Targets and knobs offered first (the questions users bring: agents, batching, cores).
 PREFERRED_TARGETS = ("qapply", "qcapture", "db2_mirror_node", "channel", "queue_manager")
@@ -250,12 +260,12 @@ class SweepView(QWidget):
         self.target_rate.setSpecialValueText("none")
         self.target_rate.setSuffix(" rows/s")
         self.target_rate.setToolTip(
-            "The rate the pick must hold (journey 2: the fewest agents that hold it with "
-            "CPU under 90%); starts at the project's offered rate"
+            "The rate the sweep runs at and the pick must hold (journey 2: the fewest agents that "
+            "hold it with CPU under 90%): every point is predicted with the workload's "
+            "OFFERED_ROWS_PER_S at this rate (the project itself is not changed); none drives "
+            "each point to its maximum sustainable rate. Starts at the project's OFFERED_ROWS_PER_S"
         )
-        self.target_rate.valueChanged.connect(
-            lambda _: self.points and self.show_points(self.points, self._axis_name)
-        )
+        self.target_rate.valueChanged.connect(self._target_edited)
         grid_axes.addWidget(QLabel("Target rate"), 2, 0)
         grid_axes.addWidget(self.target_rate, 2, 1)
         self.scheduler = QLineEdit()
@@ -276,7 +286,7 @@ class SweepView(QWidget):
         layout.addLayout(buttons)
         # the primary axis's widgets, by their old names
         self.target, self.param, self.values = self.axis.target, self.axis.param, self.axis.values
-        self.status = message_label("Sweep a knob over a range; every point is recorded in the run history.")
+        self.status = message_label(START_TEXT)
         layout.addWidget(self.status)
         self.pick_label = message_label()
         self.pick_label.setStyleSheet(f"color:{style.PICKED}; font-weight:bold;")
@@ -301,8 +311,10 @@ class SweepView(QWidget):
         self._axis_name = ""
         self._table_keys: list = []
         self.pick = None
-        #: The project the shown sweep was made on (its target rate is the pick's goal); None: ``project``.
+        #: The project the shown sweep was made on (its OFFERED_ROWS_PER_S is the pick's goal); None: ``project``.
         self.base_project: Project | None = None
+        #: The finished sweep as recorded (:class:`engine.report.sweep.SweepSection`), or None.
+        self.section = None
         #: The store id of the finished sweep shown (what Export PDF... writes), or None.
         self.sweep_id: int | None = None
 
@@ -334,7 +346,26 @@ class SweepView(QWidget):
         self.by.set_project(project)
         self.target_rate.blockSignals(True)
         self.target_rate.setValue(target_rate(project) or 0.0)
+        self.target_rate.setEnabled(bool(rate_nodes(project)))  # a Db2 Mirror pair has no OFFERED_ROWS_PER_S
         self.target_rate.blockSignals(False)
+
+    def swept_project(self, project: Project) -> Project:
+        """The project a sweep started now predicts: ``project`` at the Target rate (see the module)."""
+        if not rate_nodes(project):
+            return project
+        return at_target_rate(project, self.target_rate.value() or None)
+
+    def _target_edited(self, _value: float) -> None:
+        """A new target applies to the next sweep: the one shown keeps the target it ran at."""
+        if self.section is None:
+            return
+        ran_at = self.section.target_rate or 0.0
+        if float(self.target_rate.value()) != ran_at:
+            self.status.setText(
+                "The sweep shown ran at "
+                + (f"{format_number(ran_at)} rows/s" if ran_at else "no target rate")
+                + ": press Run sweep to sweep at the new target (stored points are reused)."
+            )
 
     def set_axis(self, target: str, param: str, values: str, by: tuple[str, str, str] | None = None) -> None:
         """Choose the axes programmatically (tests, the advisor); ``by`` is (target, param, values)."""
@@ -359,14 +390,43 @@ class SweepView(QWidget):
         self.sweep_id = sweep_id
         self.export_button.setEnabled(sweep_id is not None)
 
+    def show_record(self, section) -> None:
+        """Show the finished sweep as recorded (:class:`engine.report.sweep.SweepSection`): its picks,
+        one per curve, and its target, the same the sweep's PDF and ``qrtune report --sweep`` name."""
+        self.section = section
+        self.set_finished(section.sweep_id)
+        picks = [(series, p) for series, p in section.picks if p is not None]
+        self.pick = picks[0][1].point if len(section.picks) == 1 and picks else None
+        if not picks:
+            self.pick_label.hide()
+            return
+        self.pick_label.setText(
+            "\n".join(
+                (f"{section.series_label(series)}: " if series else "") + p.describe(format_number)
+                for series, p in picks
+            )
+        )
+        self.pick_label.show()
+
+    def reset(self, project: Project) -> None:
+        """Another project was opened: nothing of the last one's sweep stays (charts, pick, Export PDF...)."""
+        self.base_project = None
+        self.clear("")
+        self.status.setText(START_TEXT)
+        self.set_project(project)
+
     def clear(self, axis_name: str) -> None:
+        """Empty the charts, table and pick before a new sweep (or when another project is opened)."""
         self.points = []
         self._table_keys = []
         self.pick = None
+        self.section = None
         self.set_finished(None)
+        self.pick_label.clear()
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
             chart.set_series({})
+            chart.set_lines([])
             chart.set_x_label(axis_title(axis_name, self.base_project))
         self.table.setRowCount(0)
 
@@ -389,7 +449,9 @@ class SweepView(QWidget):
         two = groups not in ([()], [])
         by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
         shown = _charted_metrics(ok, rates, lats, cpus, two)
-        self._title_charts(shown, two, _latency_gap_note(ok, lats))
+        self._title_charts(
+            shown, two, f" {rate_note(self.goal_rate(axis_name))}" + _latency_gap_note(ok, lats)
+        )
 
         def series(metric_names) -> dict:
             """Curve name -> (x, y): one curve per metric, or with a second knob one per value of it."""
@@ -474,11 +536,10 @@ class SweepView(QWidget):
             header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeHint(c)))
 
     def goal_rate(self, axis_name: str = "") -> float | None:
-        """The target rate (rows/s) the pick holds: the Target rate field, unless the sweep varies the rate."""
+        """The target rate (rows/s) the pick holds: the swept project's OFFERED_ROWS_PER_S, unless the
+        sweep varies the rate (:func:`engine.studies.sweep_pick.target_rate`, as the sweep's record)."""
         knob = (axis_name or self.axis.axis_text().partition("=")[0]).rpartition(".")[2]
-        if self.target_rate.value() <= 0 or knob in TARGET_KNOBS:
-            return None
-        return float(self.target_rate.value())
+        return target_rate(self.base_project or self.project, (knob,))
 
     def _show_pick(self, ok: list, rates: list, cpus: list, applicable: bool, axis_name: str) -> None:
         """The smallest value reaching the best throughput (or the target rate of the project swept) with

@@ -887,7 +887,7 @@ class _SweepCharts:
 
     def latency_panel(self) -> Drawing:
         s, m = self.s, self.s.latency_metric
-        title = f"{s.labels.get(m, m)} (ms)"
+        title = f"{s.labels.get(m, m)} (ms) {s.rate_note}"
         if any(m not in p.metrics for p in self.ok):
             title += "   (none where throughput falls short of the offered rate: the backlog grows)"
         marks = self.pick_marks(lambda q: q.metrics.get(m))

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
-from engine.metrics.catalog import format_setting
+from engine.metrics.catalog import format_number, format_setting
 from engine.registry import KINDS
 from engine.report.build import _metric_label, assemble_report
 from engine.report.model import Report, SettingRow
@@ -210,10 +210,23 @@ class SweepSection:
         """Point indexes of the picks."""
         return {p.point.index for _, p in self.picks if p is not None and p.point is not None}
 
+    @property
+    def rate_note(self) -> str:
+        """The rate the points were predicted at (:func:`rate_note`)."""
+        return rate_note(self.target_rate)
+
     def busiest_cpu(self, point: SweepPointRow) -> float | None:
         """The highest CPU busy metric of ``point``, percent."""
         values = [point.metrics[m] for m in self.cpu_metrics if _finite(point.metrics.get(m))]
         return max(values) if values else None
+
+
+def rate_note(target_rows_per_s: float | None) -> str:
+    """The rate a sweep's points were predicted at, for its latency chart: ``at the target rate,
+    2,400 rows/s`` or ``at each point's maximum sustainable rate`` (latency at capacity)."""
+    if target_rows_per_s:
+        return f"at the target rate, {format_number(target_rows_per_s)} rows/s"
+    return "at each point's maximum sustainable rate"
 
 
 def values_text(values: Sequence, limit: int = 12) -> str:
@@ -416,6 +429,7 @@ __all__ = [
     "SweepSettingRow",
     "UnknownSweepError",
     "build_sweep_report",
+    "rate_note",
     "sweep_section",
     "values_text",
 ]

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.metrics.catalog import format_number, format_setting
+from engine.registry import KINDS
 
 #: Throughput metrics in order of preference (the first present is the sweep's throughput).
 RATE_METRICS = ("apply_rows_per_s", "capture_rows_per_s", "throughput", "tps", "transfer_mb_per_s")
@@ -76,6 +77,28 @@ def target_rate(project, swept_params: Iterable[str] = ()) -> float | None:
         and n.params[k] > 0
     }
     return values.pop() if len(values) == 1 else None
+
+
+def rate_nodes(project) -> list[str]:
+    """Ids of the nodes of ``project`` whose kind has a :data:`TARGET_KNOBS` setting (the workloads)."""
+    return [n.id for n in project.nodes if any(spec.name in TARGET_KNOBS for spec in KINDS[n.kind].params)]
+
+
+def at_target_rate(project, rows_per_s: float | None):
+    """``project`` with every workload offering ``rows_per_s`` (OFFERED_ROWS_PER_S), or driven to the
+    maximum sustainable rate when ``rows_per_s`` is None: the project a sweep "at the target rate"
+    predicts, so its curves are at that rate and its record names the target
+    (:func:`target_rate` of the result is ``rows_per_s``).
+
+    Raises
+    ------
+    FieldError
+        ``rows_per_s`` is outside OFFERED_ROWS_PER_S's range.
+    """
+    for node_id in rate_nodes(project):
+        for knob in TARGET_KNOBS:
+            project = project.with_param(node_id, knob, rows_per_s)
+    return project
 
 
 def pick_smallest(
@@ -236,9 +259,11 @@ __all__ = [
     "REACH_FRACTION",
     "TARGET_KNOBS",
     "Pick",
+    "at_target_rate",
     "choose",
     "cpu_metrics",
     "pick_smallest",
     "rate_metrics",
+    "rate_nodes",
     "target_rate",
 ]

@@ -1,6 +1,7 @@
 """Two recorded runs side by side: settings that differ, metric deltas, charts overlaid."""
 
 import pytest
+from PySide6.QtCore import Qt
 
 from engine.metrics import label as metric_label
 
@@ -93,3 +94,24 @@ def test_runs_list_follows_the_open_project(fake_engine, window, qtbot):
     qtbot.waitUntil(lambda: window.runs.runs == [], timeout=2000)
     window.runs.only_project.setChecked(False)
     assert [r.id for r in window.runs.runs] == [first]
+
+
+def test_the_selection_follows_run_ids_when_a_new_run_is_recorded(fake_engine, window, qtbot):
+    """Select two runs, record a third (it takes the top row): Compare compares the two selected."""
+    doc = window.document
+    qcap = doc.project.nodes_of("qcapture")[0].id
+    ids = []
+    for batch in (1, 2, 3):
+        doc.set_param(qcap, "trans_batch_sz", batch)
+        ids.append(window.predict_and_record())
+    window.runs.refresh()
+    window.runs.select_ids(ids[:2])
+    doc.set_param(qcap, "trans_batch_sz", 4)
+    newest = window.predict_and_record()  # the history notifies: the list reloads, newest first
+    window.runs.refresh()
+    assert window.runs.table.item(0, 0).data(Qt.UserRole) == newest  # the rows moved down by one
+    assert window.runs.selected_ids() == ids[:2]
+    with qtbot.waitSignal(window.runs.compare_requested) as sig:
+        window.runs.compare_button.click()
+    assert sig.args == [ids[:2]]
+    assert window.view_widget("Compare").comparison.run_ids == tuple(ids[:2])

@@ -40,7 +40,15 @@ def test_two_knobs_give_one_curve_per_value_of_the_second_and_every_point_is_a_r
     runs = window.history.list_runs()
     assert len(runs) == 12 and len({r.sweep_id for r in runs}) == 1
     assert "qapply.num_apply_agents=3 qcapture.trans_batch_sz=2" in {r.label for r in runs}
-    assert view.pick_label.isHidden()  # the pick is for one-knob sweeps
+    # one pick per curve, as the sweep's PDF: 3,000 rows/s need 4 agents, 4,800 of 1..6 need 6
+    picks = view.pick_label.text().splitlines()
+    assert len(picks) == 2 and view.pick is None
+    assert (
+        picks[0].startswith("TRANS_BATCH_SZ=1: Fewest NUM_APPLY_AGENTS") and ": 4 (3,000 rows/s" in picks[0]
+    )
+    assert (
+        picks[1].startswith("TRANS_BATCH_SZ=2: Fewest NUM_APPLY_AGENTS") and ": 6 (4,800 rows/s" in picks[1]
+    )
     # back to one knob: the old curves leave the charts and their legends
     view.set_axis("qapply", "num_apply_agents", "1..3")
     run_sweep_in(window, qtbot, view.axis_text())
@@ -77,6 +85,52 @@ def test_pick_names_the_fewest_agents_holding_the_best_throughput(fake_engine, w
     assert (
         "Fewest NUM_APPLY_AGENTS" in view.pick_label.text() and ": 4 (3,000 rows/s" in view.pick_label.text()
     )
+
+
+def test_a_target_rate_is_named_alike_by_the_tab_its_pdf_and_qrtune_report(
+    fake_engine, window, qtbot, tmp_path
+):
+    """Journey 2: the sweep runs at the target typed in the tab; the PDF and the command read the same record."""
+    from test_report_pdf import pdf_text
+
+    from qrtune.cli import main
+
+    view = window.view_widget("Sweep")
+    assert window.document.project.nodes_of("source_db2")[0].params.get("offered_rows_per_s") is None
+    view.target_rate.setValue(2400)
+    run_sweep_in(window, qtbot, "qapply.num_apply_agents=1..6")
+    # 2,400 rows/s: three agents hold it (800 each), four are needed for the best (3,000)
+    said = (
+        "Fewest NUM_APPLY_AGENTS reaching 99% of the target rate (2,400 rows/s) with every CPU under 90%: 3"
+    )
+    assert said in view.pick_label.text() and view.pick.value == 3
+    assert view.section.target_rate == 2400.0 and [line.value() for line in view.rate_chart.lines] == [2400.0]
+    # the project is not changed; the swept one (stored with the sweep) offers the target
+    assert window.document.project.nodes_of("source_db2")[0].params.get("offered_rows_per_s") is None
+    window_pdf, cli_pdf = tmp_path / "tab.pdf", tmp_path / "cli.pdf"
+    with qtbot.waitSignal(window.tasks.finished, timeout=60000):
+        assert window.export_sweep_report(path=str(window_pdf))
+    assert (
+        main(
+            [
+                "report",
+                "--sweep",
+                str(view.sweep_id),
+                "--db",
+                str(window.history.db_path),
+                "--out",
+                str(cli_pdf),
+                "--no-validation",
+            ]
+        )
+        == 0
+    )
+    for pdf in (window_pdf, cli_pdf):
+        text = " ".join(pdf_text(pdf).split())
+        assert "Target rate 2,400 rows/s" in text and said in text, pdf
+    # a new target applies to the next sweep, never silently to the one shown
+    view.target_rate.setValue(3000)
+    assert said in view.pick_label.text() and "press Run sweep" in view.status.text()
 
 
 def test_pick_skips_values_whose_cpu_is_over_the_limit():
