@@ -19,5 +19,7 @@ package_dir = {"qrtune": "packaging/qrtune", **{f"qrtune.{folder}": folder for f
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={"qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md"]},
+    package_data={
+        "qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md", "layouts/*.json"]
+    },
 )

@@ -13,11 +13,13 @@ nothing of the import is left in the store.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store
-from engine.monitor.layouts import release_names
+from engine.monitor.layouts import PLATFORMS, canonical_release
+from engine.store.errors import MonitorImportError
 
 
 def register(sub) -> None:
@@ -33,8 +35,14 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--release",
-        choices=release_names(),
-        help="Q Replication release whose column order headerless files have (default: by column count)",
+        type=release_argument,
+        help="Q Replication release whose column order headerless files have: 8.2 .. 11.5 FP, e.g. 11.5, "
+        "9.7.3 (default: by column count and the types of the cells)",
+    )
+    p.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        help="luw or zos: their IBMQREP_APPLYMON column orders differ from 9.7 on (default: by the cells)",
     )
     p.add_argument(
         "--columns",
@@ -44,6 +52,14 @@ def register(sub) -> None:
     )
     p.add_argument("--json", action="store_true", help="print what was imported as JSON")
     p.set_defaults(func=run)
+
+
+def release_argument(text: str) -> str:
+    """``--release``: the documented release ``text`` names (argparse's one-line error otherwise)."""
+    try:
+        return canonical_release(text)
+    except MonitorImportError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--release ")) from None
 
 
 def _summary(import_id: int, pf) -> dict:
@@ -81,7 +97,14 @@ def run(args) -> int:
 
         project_name = projectfile.load(args.project).name
     with open_store(args) as store:
-        imported = import_files(store, args.files, project_name, release=args.release, columns=args.columns)
+        imported = import_files(
+            store,
+            args.files,
+            project_name,
+            release=args.release,
+            columns=args.columns,
+            platform=args.platform,
+        )
         done = [_summary(i, pf) for i, pf in imported]
     if args.json:
         json.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)

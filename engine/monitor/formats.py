@@ -95,6 +95,11 @@ class RawTable:
             return _blank_separated(text_lines(self.path, self.encoding))
         return _delimited_rows(self.path, self.encoding, self.delimiter, skip_header=self.header is not None)
 
+    def sample(self, n: int) -> list[list[str]]:
+        """The fields of the first ``n`` data rows (fewer in a shorter file)."""
+        with closing(self.rows()) as rows:
+            return [fields for _, fields in islice(rows, n)]
+
     def batches(self, size: int) -> Iterator[list[tuple[int, list[str]]]]:
         """:meth:`rows` in lists of at most ``size`` rows."""
         rows = self.rows()

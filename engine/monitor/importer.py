@@ -42,19 +42,22 @@ from pathlib import Path
 import numpy as np
 
 from engine.io.csvcell import text_cell
-from engine.monitor.cells import CheckedRows, ColumnKinds, batch_cells, check_rows, parse_timestamp, to_float
+from engine.monitor.cells import CheckedRows, ColumnKinds, batch_cells, check_rows
 from engine.monitor.formats import RawTable, column_name, read_raw
 from engine.monitor.layouts import (
     APPLYMON,
     CAPMON,
     CAPQMON,
+    CONFIG_TABLES,
     INTERVAL_SOURCE,
     MONITOR_TABLES,
     TABLES,
     TableSpec,
-    layout_for,
     layouts,
+    match_layout,
+    parameter_layout,
 )
+from engine.monitor.values import parse_timestamp, to_float
 from engine.store.errors import MonitorImportError
 from engine.store.monitor import IMPORT_MEMORY_LIMIT
 
@@ -151,12 +154,6 @@ def _table_from_columns(header: Sequence[str]) -> TableSpec | None:
     return None
 
 
-def _table_from_column_count(n_fields: int) -> TableSpec | None:
-    """The monitor table with a documented layout of ``n_fields`` columns (the counts do not overlap)."""
-    matches = [t for t in MONITOR_TABLES.values() if any(len(c) == n_fields for c in layouts(t).values())]
-    return matches[0] if len(matches) == 1 else None
-
-
 def detect_table(path: str, header: Sequence[str]) -> TableSpec:
     """Which table a file holds: by the table name in the file name, else by its columns.
 
@@ -175,24 +172,58 @@ def detect_table(path: str, header: Sequence[str]) -> TableSpec:
     return table
 
 
-def _table_of(path: str, raw: RawTable, columns: Sequence[str] | None) -> TableSpec:
+SAMPLE_ROWS = 20
+"""Rows of a headerless file whose cells choose its layout (:func:`engine.monitor.layouts.match_layout`)."""
+
+
+def _config_table_in_name(path: str) -> str | None:
+    stem = Path(path).name.upper()
+    return next(
+        (t for t in CONFIG_TABLES if t.removeprefix("IBMQREP_") in stem.replace("IBMQREP_", "")), None
+    )
+
+
+def _table_of(
+    path: str, raw: RawTable, columns: Sequence[str] | None, platform: str | None = None
+) -> TableSpec:
     names = tuple(columns or raw.header or ())
-    if names or raw.first is None:
-        return detect_table(path, names)
-    table = _table_from_name(path) or _table_from_column_count(len(raw.first[1]))
-    return table or detect_table(path, ())
+    named = _table_from_name(path)
+    if named is None and _config_table_in_name(path):
+        raise MonitorImportError(
+            f"{path}: {_config_table_in_name(path)} holds configuration, not monitor rows; "
+            "read it with qrtune import-config"
+        )
+    if names or raw.first is None or named is not None:
+        return named or detect_table(path, names)
+    table, _, _ = match_layout(
+        tuple(MONITOR_TABLES.values()),
+        raw.sample(SAMPLE_ROWS),
+        platform=platform,
+        where=f"{path}:{raw.first[0]}",
+    )
+    return table
 
 
 def _column_names(
-    path: str, raw: RawTable, table: TableSpec, release: str | None, columns: Sequence[str] | None
+    path: str,
+    raw: RawTable,
+    table: TableSpec,
+    release: str | None,
+    columns: Sequence[str] | None,
+    platform: str | None = None,
 ) -> tuple[str, ...]:
     """The file's column order: ``--columns``, its header, or the release's documented layout."""
     if columns:
         names = tuple(column_name(c) for c in columns)
     elif raw.header is not None:
         names = raw.header
+    elif raw.first is not None and table.is_parameters:
+        names = parameter_layout(table, len(raw.first[1]), release, f"{path}:{raw.first[0]}")
     elif raw.first is not None:
-        names = layout_for(table, len(raw.first[1]), release, f"{path}:{raw.first[0]}")
+        where = f"{path}:{raw.first[0]}"
+        _, names, _ = match_layout(
+            (table,), raw.sample(SAMPLE_ROWS), release=release, platform=platform, where=where
+        )
     else:
         raise MonitorImportError(f"{path}:1: no rows and no header line")
     required = (
@@ -478,7 +509,13 @@ def _import_all(
     return done
 
 
-def read_file(path: str | Path, *, release: str | None = None, columns: Sequence[str] | None = None):
+def read_file(
+    path: str | Path,
+    *,
+    release: str | None = None,
+    columns: Sequence[str] | None = None,
+    platform: str | None = None,
+):
     """A file's shape (rows read on demand), its table and its column order: ``(raw, table, names)``.
 
     Raises
@@ -488,14 +525,19 @@ def read_file(path: str | Path, *, release: str | None = None, columns: Sequence
     """
     path = str(path)
     raw = read_raw(path, KNOWN_COLUMNS)
-    table = _table_of(path, raw, columns)
-    return raw, table, _column_names(path, raw, table, release, columns)
+    platform = platform or ("zos" if raw.encoding == "cp037" else None)  # EBCDIC: transferred from z/OS
+    table = _table_of(path, raw, columns, platform)
+    return raw, table, _column_names(path, raw, table, release, columns, platform)
 
 
 def _monitor_job(
-    path: str, max_errors: int, release: str | None, columns: Sequence[str] | None
+    path: str,
+    max_errors: int,
+    release: str | None,
+    columns: Sequence[str] | None,
+    platform: str | None = None,
 ) -> _FileImport:
-    raw, table, names = read_file(path, release=release, columns=columns)
+    raw, table, names = read_file(path, release=release, columns=columns, platform=platform)
     if table.is_parameters:
         raise MonitorImportError(
             f"{path}: {table.name} holds MONITOR_INTERVAL, not monitor rows; import it "
@@ -526,7 +568,13 @@ def parse_parameters(
     return table, value
 
 
-def _plan(paths: Sequence[str | Path], release: str | None, columns: Sequence[str] | None, max_errors: int):
+def _plan(
+    paths: Sequence[str | Path],
+    release: str | None,
+    columns: Sequence[str] | None,
+    max_errors: int,
+    platform: str | None = None,
+):
     """The monitor files of ``paths`` checked at their head, each with the MONITOR_INTERVAL parameter that serves it.
 
     Files of IBMQREP_APPLYPARMS / IBMQREP_CAPPARMS among ``paths`` are read first; their
@@ -534,12 +582,12 @@ def _plan(paths: Sequence[str | Path], release: str | None, columns: Sequence[st
     """
     monitor, interval_ms = [], {}
     for p in map(str, paths):
-        table = _table_of(p, read_raw(p, KNOWN_COLUMNS), None)
+        table = _table_of(p, read_raw(p, KNOWN_COLUMNS), None, platform)
         if table.is_parameters:
             interval_ms[table.name] = parse_parameters(p, release=release)[1]
         else:
             monitor.append(p)
-    jobs = [_monitor_job(p, max_errors, release, columns) for p in monitor]
+    jobs = [_monitor_job(p, max_errors, release, columns, platform) for p in monitor]
     return [(job, interval_ms.get(INTERVAL_SOURCE[job.table.name].name)) for job in jobs]
 
 
@@ -550,6 +598,7 @@ def import_files(
     *,
     release: str | None = None,
     columns: Sequence[str] | None = None,
+    platform: str | None = None,
     max_errors: int = 10,
     chunk_rows: int = CHUNK_ROWS,
     progress: Callable[[float, str], None] | None = None,
@@ -572,9 +621,12 @@ def import_files(
         Project the rows belong to (for ``qrtune fit``).
     release : str, optional
         Q Replication release whose column order a headerless file has
-        (:data:`engine.monitor.layouts.RELEASES`); default: by column count.
+        (:func:`engine.monitor.layouts.release_names`); default: by column count and cell types.
     columns : sequence of str, optional
         The column order of every monitor file, overriding a header or the release layout.
+    platform : str, optional
+        ``luw`` or ``zos`` (their IBMQREP_APPLYMON column orders differ from 9.7 on); default: by
+        the cells, z/OS for an EBCDIC file.
     max_errors : int
         Problems listed before giving up.
     chunk_rows : int
@@ -592,7 +644,7 @@ def import_files(
         A file cannot be read or is malformed: the message lists up to ``max_errors`` problems
         as ``file:line: what`` and nothing of the import is left in the store.
     """
-    plan = _plan(paths, release, columns, max_errors)
+    plan = _plan(paths, release, columns, max_errors, platform)
     with store.monitor_memory_limit(IMPORT_MEMORY_LIMIT):
         store.discard_monitor_imports()  # what an import killed half way left
         return _import_all(store, plan, project_name, chunk_rows, progress)

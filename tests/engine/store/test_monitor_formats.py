@@ -19,7 +19,7 @@ import pytest
 
 from engine.calibrate.fit import intervals_from_monitor
 from engine.monitor.importer import load_monitor_rows, parse_file, parse_files, write_parsed
-from engine.monitor.layouts import APPLYMON, CAPMON, CAPQMON, layouts
+from engine.monitor.layouts import APPLYMON, CAPMON, CAPQMON, column_kinds, layouts
 from engine.store import MonitorImportError, Store
 
 T0 = datetime(2024, 3, 4, 9, 0, 0, 123456)
@@ -35,15 +35,16 @@ def _value(table, column: str, i: int, queue: str):
         return T0 + timedelta(seconds=INTERVAL_S * i)
     if column in (table.queue_column,):
         return queue
-    if column in ("QSTART_TIME", "CURRENT_LOG_TIME", "LAST_EOL_TIME", "OLDEST_TRANS"):
+    kind = column_kinds(table.name)[column]
+    if kind == "time":
         return T0 - timedelta(hours=1) + timedelta(seconds=INTERVAL_S * i)
-    if column in table.bit_data:
+    if kind == "bit":
         return BIT_VALUES[i % 2]
     if column in ("ROWS_APPLIED", "ROWS_PUBLISHED", "ROWS_PROCESSED"):
         return ROWS_PER_S * INTERVAL_S
     if column == "UNIQ_RETRIES":
         return None
-    return 7 + i % 3
+    return 7 + i % 3  # within Q_PERCENT_FULL's 0 .. 100
 
 
 def _rows(table, columns, n=6):
@@ -114,7 +115,7 @@ def _assert_steady(rates):
     assert np.all(np.abs(rates / ROWS_PER_S - 1) < 0.10), rates
 
 
-@pytest.mark.parametrize("release", ["9.5", "9.7", "9.7.3"])
+@pytest.mark.parametrize("release", ["9.5", "9.7", "9.7 FP3"])
 @pytest.mark.parametrize("bit", ["raw", "hex"])
 def test_del_export_without_header_imports_by_the_release_layout(tmp_path, db, release, bit):
     columns = layouts(APPLYMON)[release]
@@ -129,7 +130,7 @@ def test_del_export_without_header_imports_by_the_release_layout(tmp_path, db, r
 
 def test_first_interval_from_the_parameter_table_in_ms_or_seconds(tmp_path, db):
     f = tmp_path / "ASN.IBMQREP_APPLYMON.del"
-    f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7.3"])))
+    f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7 FP3"])))
     parms = tmp_path / "ASN.IBMQREP_APPLYPARMS.del"
     parms.write_text('"QM1",10080,10080,30000,300,"N","N","N"\n')
     pf = parse_files([parms, f])[0]
@@ -145,7 +146,7 @@ def test_first_interval_from_the_parameter_table_in_ms_or_seconds(tmp_path, db):
 @pytest.mark.parametrize("header", [True, False])
 def test_clp_output_of_each_monitor_table(tmp_path, header):
     for table in (APPLYMON, CAPQMON, CAPMON):
-        columns = layouts(table)["9.7.3"]
+        columns = layouts(table)["9.7 FP3"]
         f = tmp_path / f"{table.name.lower()}-{header}.txt"
         f.write_text(clp_text(columns, _rows(table, columns), header=header))
         pf = parse_file(f)
@@ -160,7 +161,7 @@ def test_clp_output_of_each_monitor_table(tmp_path, header):
 
 
 def test_clp_output_imports_end_to_end(tmp_path, db):
-    columns = layouts(APPLYMON)["9.7.3"]
+    columns = layouts(APPLYMON)["9.7 FP3"]
     f = tmp_path / "applymon.txt"
     f.write_text(clp_text(columns, _rows(APPLYMON, columns)))
     _assert_steady(_rates(db, [f]))
@@ -178,11 +179,12 @@ def test_zos_unload_delimited_of_each_table_ascii_and_ebcdic(tmp_path):
 
 
 def test_headerless_file_with_an_undocumented_column_count_names_what_was_expected(tmp_path):
-    columns = layouts(APPLYMON)["9.7.3"] + ("SOMETHING_NEW",)
+    columns = layouts(APPLYMON)["9.7 FP3"] + ("SOMETHING_NEW",)
     f = tmp_path / "x_APPLYMON.del"
     f.write_bytes(del_bytes([r + [1] for r in _rows(APPLYMON, columns[:-1])]))
     with pytest.raises(
-        MonitorImportError, match=r"36 columns; the documented layouts have 26 \(9.1\).*--columns"
+        MonitorImportError,
+        match=r"37 columns; the documented layouts have 26 \(8.2\), 27 \(9.1\).*36 \(9.7 FP3 .. 10.1 FP\).*--columns",
     ):
         parse_file(f)
     pf = parse_file(f, columns=columns)
@@ -192,7 +194,7 @@ def test_headerless_file_with_an_undocumented_column_count_names_what_was_expect
 def test_wrong_release_is_reported_with_the_layout_used(tmp_path):
     f = tmp_path / "x_APPLYMON.del"
     f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7"])))
-    with pytest.raises(MonitorImportError, match="release 9.5 has 28 columns, the file 32"):
+    with pytest.raises(MonitorImportError, match="release 9.5 has 29 columns, the file 33"):
         parse_file(f, release="9.5")
 
 
@@ -214,7 +216,7 @@ def test_header_csv_with_hex_bit_data_is_still_read_by_its_header(tmp_path):
 
 def test_cli_import_of_a_del_export_and_its_parameters(tmp_path, root):
     f = tmp_path / "applymon.del"
-    f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7.3"])))
+    f.write_bytes(del_bytes(_rows(APPLYMON, layouts(APPLYMON)["9.7 FP3"])))
     parms = tmp_path / "applyparms.del"
     parms.write_text('"QM1",10080,10080,30000\n')
     out = subprocess.run(

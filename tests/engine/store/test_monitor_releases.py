@@ -1,0 +1,156 @@
+"""Every release's layout of IBMQREP_APPLYMON, IBMQREP_CAPQMON and IBMQREP_CAPMON, in every export format, imports with every row.
+
+The layouts come from IBM's migration scripts (assets/layouts/qrep_control_tables.json); the files
+are named neutrally, so a headerless one is recognised by its column count and the types of its
+cells alone (IBMQREP_CAPQMON at 10.1 FP and IBMQREP_CAPMON at 9.7 both have 17 columns; the z/OS
+IBMQREP_APPLYMON orders Q_PERCENT_FULL before ROWS_PROCESSED from 9.7 on). FOR BIT DATA columns
+hold 10- and 16-byte values in one column, raw or as hex.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from engine.monitor.importer import import_files, read_file
+from engine.monitor.layouts import (
+    APPLYMON,
+    CAPMON,
+    CAPQMON,
+    canonical_release,
+    columns_at,
+    release_names,
+    table_layouts,
+)
+from engine.store import MonitorImportError, Store
+from tests.engine.store.test_monitor_formats import _db2_text, _rows, clp_text, del_bytes
+
+TABLES = {t.name: t for t in (APPLYMON, CAPQMON, CAPMON)}
+LAYOUTS = [lay for t in TABLES for p in ("luw", "zos") for lay in table_layouts(t, p)]
+LAYOUTS = [  # z/OS's where its column order is its own
+    lay
+    for lay in LAYOUTS
+    if lay.platform == "luw" or lay.names not in {luw.names for luw in table_layouts(lay.table, "luw")}
+]
+ROWS_COLUMN = {
+    "IBMQREP_APPLYMON": "ROWS_APPLIED",
+    "IBMQREP_CAPQMON": "ROWS_PUBLISHED",
+    "IBMQREP_CAPMON": "ROWS_PROCESSED",
+}
+
+
+def _csv_text(columns, rows) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for row in rows:
+        w.writerow(["" if v is None else v.hex() if isinstance(v, bytes) else _db2_text(v) for v in row])
+    return buf.getvalue()
+
+
+def _export(fmt: str, columns, rows) -> bytes:
+    if fmt in ("del-raw", "del-hex"):
+        return del_bytes(rows, bit=fmt.removeprefix("del-"))
+    if fmt in ("clp", "clp-x"):
+        return clp_text(columns, rows, header=fmt == "clp").encode()
+    return _csv_text(columns, rows).encode()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    with Store.open(tmp_path_factory.mktemp("releases") / "r.duckdb") as s:
+        yield s
+
+
+@pytest.mark.parametrize("fmt", ["del-raw", "del-hex", "clp", "clp-x", "csv"])
+@pytest.mark.parametrize(
+    "layout", LAYOUTS, ids=lambda lay: f"{lay.table.removeprefix('IBMQREP_')}-{lay.label}"
+)
+def test_every_layout_in_every_format_imports_every_row(tmp_path, store, layout, fmt):
+    table = TABLES[layout.table]
+    rows = _rows(table, layout.names)
+    f = tmp_path / f"export-{fmt}.txt"
+    f.write_bytes(_export(fmt, layout.names, rows))
+    raw, found, names = read_file(f)
+    assert found is table and names == layout.names, (found.name, layout.label)
+    [(import_id, done)] = import_files(store, [f], f"p-{layout.table}-{layout.label}-{fmt}")
+    assert done.n_rows == len(rows) and done.table is table
+    stored = store.con.execute(
+        "SELECT value FROM monitor_rows WHERE import_id = ? AND col = ?", [import_id, ROWS_COLUMN[table.name]]
+    ).fetchall()
+    assert len(stored) == len(rows) and {v for (v,) in stored} == {690_000.0}
+    if "ROWS_PROCESSED" in names and "Q_PERCENT_FULL" in names:  # the z/OS order is read as z/OS's
+        percent = store.con.execute(
+            "SELECT max(value) FROM monitor_rows WHERE import_id = ? AND col = 'Q_PERCENT_FULL'", [import_id]
+        ).fetchall()[0][0]
+        assert percent <= 100
+
+
+def test_releases_and_their_column_counts_are_those_of_the_migration_scripts():
+    counts = {t: [len(lay.columns) for lay in table_layouts(t)] for t in TABLES}
+    assert counts["IBMQREP_APPLYMON"] == [26, 27, 29, 33, 36, 47, 50, 57, 65]
+    assert counts["IBMQREP_CAPQMON"] == [7, 10, 14, 16, 17, 22, 26]
+    assert counts["IBMQREP_CAPMON"] == [12, 13, 17, 19, 23, 28]
+    assert release_names()[0] == "8.2" and release_names()[-1] == "11.5 FP"
+
+
+def test_types_change_where_the_scripts_alter_them():
+    def type_at(table, release, name):
+        return {c.name: c for c in columns_at(table, release)}[name]
+
+    assert type_at("IBMQREP_APPLYMON", "9.7", "OLDEST_COMMIT_SEQ").type == "CHAR(10) FOR BIT DATA"
+    assert type_at("IBMQREP_APPLYMON", "9.7 FP3", "OLDEST_COMMIT_SEQ").type == "VARCHAR(16) FOR BIT DATA"
+    assert type_at("IBMQREP_APPLYMON", "11.5", "CURRENT_MEMORY").type == "INTEGER"
+    assert type_at("IBMQREP_APPLYMON", "11.5 FP", "CURRENT_MEMORY").type == "BIGINT"
+    dbms = type_at("IBMQREP_APPLYMON", "10.2.1", "DBMS_TIME")
+    assert dbms.added == "10.2.1" and dbms.source.endswith("repl/mig1021/q/asnqappluwv1021.sql")
+    zos = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5", "zos")]
+    luw = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5", "luw")]
+    assert zos.index("Q_PERCENT_FULL") < zos.index("ROWS_PROCESSED") and luw.index(
+        "Q_PERCENT_FULL"
+    ) > luw.index("ROWS_PROCESSED")
+
+
+def test_release_names_as_users_type_them():
+    assert canonical_release("11.5") == "11.5"
+    assert canonical_release("9.7.3") == canonical_release("9.7fp3") == "9.7 FP3"
+    assert canonical_release("10.2.1 fp") == "10.2.1 FP"
+    with pytest.raises(
+        MonitorImportError, match=r"--release '12' is not a documented release; use one of 8.2, 9.1"
+    ):
+        canonical_release("12")
+
+
+def test_named_release_reads_a_file_by_that_layout(tmp_path):
+    names = columns_at("IBMQREP_APPLYMON", "11.5")
+    rows = _rows(APPLYMON, [c.name for c in names])
+    f = tmp_path / "applymon.del"
+    f.write_bytes(del_bytes(rows))
+    _, table, read_names = read_file(f, release="11.5")
+    assert table is APPLYMON and len(read_names) == 57
+    with pytest.raises(MonitorImportError, match="release 10.2.1 has 47 columns, the file 57"):
+        read_file(f, release="10.2.1")
+
+
+def test_unknown_count_without_a_telling_name_lists_every_table(tmp_path):
+    f = tmp_path / "export.del"
+    f.write_bytes(b'"2024-03-04-09.00.00.000000",1,2\n')
+    with pytest.raises(MonitorImportError) as e:
+        read_file(f)
+    text = str(e.value)
+    assert "3 columns, which no documented layout has" in text
+    assert "IBMQREP_APPLYMON: 26 (8.2)" in text and "IBMQREP_CAPMON: 12 (8.2)" in text
+
+
+def test_bit_data_of_ten_and_sixteen_bytes_in_one_column(tmp_path, store):
+    names = [c.name for c in columns_at("IBMQREP_CAPMON", "9.7 FP3")]
+    rows = _rows(CAPMON, names)
+    for k, row in enumerate(rows):  # values from before the migration stay unpadded next to new ones
+        row[names.index("CURRENT_SEQ")] = bytes(range(10)) if k % 2 else bytes(range(200, 216))
+    f = tmp_path / "capmon.del"
+    f.write_bytes(del_bytes(rows))
+    [(_, done)] = import_files(store, [f], "bit-data")
+    assert done.n_rows == len(rows) and "CURRENT_SEQ" not in done.numeric_columns
+    assert "ROWS_PROCESSED" in done.numeric_columns
