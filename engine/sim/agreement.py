@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
@@ -60,19 +61,54 @@ def capacity_rows_per_s(settings: dict, predict) -> float:
     return float(predict(top).metrics["apply_rows_per_s"])
 
 
+def _averages(columns: dict, keep, interval_s: float) -> dict:
+    """Rows/s and each latency (ms, weighted by TRANS_APPLIED) of the APPLYMON ``columns`` rows ``keep``."""
+    n = np.asarray(columns["TRANS_APPLIED"], dtype=float)[keep]
+    out = {
+        col: float((np.asarray(columns[col], dtype=float)[keep] * n).sum() / n.sum())
+        if n.sum()
+        else float("nan")
+        for col in LATENCY_COLUMNS
+    }
+    rows = np.asarray(columns["ROWS_APPLIED"], dtype=float)[keep]
+    out["rows_per_s"] = float(rows.sum() / max(np.count_nonzero(keep) * interval_s, 1e-12))
+    out["MEM_FULL_TIME"] = float(np.asarray(columns["MEM_FULL_TIME"], dtype=float).sum())
+    return out
+
+
 def monitor_averages(res, warm_up_s: float) -> dict:
     """APPLYMON averages after ``warm_up_s``: rows/s and each latency (ms) weighted by TRANS_APPLIED."""
     mon = res.monitor["IBMQREP_APPLYMON"]
     interval_s = res.config.apply_monitor_s
     keep = np.arange(len(mon["TRANS_APPLIED"])) * interval_s >= warm_up_s
-    n = mon["TRANS_APPLIED"][keep].astype(float)
-    out = {
-        col: float((mon[col][keep] * n).sum() / n.sum()) if n.sum() else float("nan")
-        for col in LATENCY_COLUMNS
+    return _averages(mon, keep, interval_s)
+
+
+#: Timestamp format of the monitor tables' MONITOR_TIME and QSTART_TIME.
+MONITOR_TIME_FORMAT = "%Y-%m-%d-%H.%M.%S.%f"
+
+
+def monitor_row_averages(rows: list, warm_up_s: float) -> dict:
+    """:func:`monitor_averages` of IBMQREP_APPLYMON rows as ``qrtune simulate --json`` prints them.
+
+    A row counts when its interval began at least ``warm_up_s`` after QSTART_TIME.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two rows (no MONITOR_INTERVAL to read).
+    """
+    if len(rows) < 2:
+        raise ValueError(f"{len(rows)} IBMQREP_APPLYMON row(s): at least two are needed to average")
+    times = [datetime.strptime(r["MONITOR_TIME"], MONITOR_TIME_FORMAT) for r in rows]
+    start = datetime.strptime(rows[0]["QSTART_TIME"], MONITOR_TIME_FORMAT)
+    interval_s = (times[1] - times[0]).total_seconds()
+    keep = np.array([(t - start).total_seconds() - interval_s >= warm_up_s - 1e-6 for t in times])
+    columns = {
+        col: [r[col] for r in rows]
+        for col in (*LATENCY_COLUMNS, "TRANS_APPLIED", "ROWS_APPLIED", "MEM_FULL_TIME")
     }
-    out["rows_per_s"] = float(mon["ROWS_APPLIED"][keep].sum()) / max(keep.sum() * interval_s, 1e-12)
-    out["MEM_FULL_TIME"] = float(mon["MEM_FULL_TIME"].sum())
-    return out
+    return _averages(columns, keep, interval_s)
 
 
 def compare_at_load(
@@ -104,14 +140,17 @@ def compare_at_load(
         The steady-state engine or the simulation cannot run the settings.
     """
     from engine.predict import predict_settings
-    from engine.sim import simulate_settings
+    from engine.sim import profiles, simulate_settings
 
     offered = load_fraction * capacity_rows_per_s(settings, predict_settings)
     at_load = copy.deepcopy(settings)
     at_load.setdefault("workload", {})["offered_rows_per_s"] = offered
     at_load["workload"].pop("jobs", None)
     pred = predict_settings(at_load)
-    res = simulate_settings(at_load, duration_s, prediction=pred, project=project, seed=seed)
+    # as qrtune simulate --rate runs it: the simulation evaluates the cost model at the rate itself
+    res = simulate_settings(
+        settings, duration_s, project=project, seed=seed, profile=profiles.constant(offered)
+    )
     steady = {col: pred.metrics.get(metric) for col, metric in LATENCY_COLUMNS.items()}
     steady["rows_per_s"] = pred.metrics.get("apply_rows_per_s")
     return Agreement(load_fraction, offered, steady, monitor_averages(res, warm_up_s))

@@ -437,14 +437,24 @@ def _drain_pageset_rows_per_s(drain_prediction, shape: MessageShape, notes: list
 
 
 def buffer_pools(
-    project, settings: dict, shape: MessageShape, groups: StageGroups, drain_prediction, notes: list
+    project,
+    settings: dict,
+    shape: MessageShape,
+    groups: StageGroups,
+    drain_prediction,
+    notes: list,
+    coefficients=None,
 ) -> BufferPools:
     """Buffer pools of the flow's first (transmit) and last (receive) queue manager, and page-set speeds."""
     qms = _queue_managers(project) or [{}]
     msg_bytes = shape.bytes_per_row * shape.rows_per_msg
-    xmitq_msgs, xmit_read_s, pool_notes = cost_model.queue_pool(qms[0], settings, msg_bytes, "transmit queue")
+    xmitq_msgs, xmit_read_s, pool_notes = cost_model.queue_pool(
+        qms[0], settings, msg_bytes, "transmit queue", coefficients
+    )
     notes += pool_notes
-    recvq_msgs, recv_read_s, pool_notes = cost_model.queue_pool(qms[-1], settings, msg_bytes, "receive queue")
+    recvq_msgs, recv_read_s, pool_notes = cost_model.queue_pool(
+        qms[-1], settings, msg_bytes, "receive queue", coefficients
+    )
     notes += pool_notes
     pageset = groups.pageset
     if xmit_read_s > 0:
@@ -558,7 +568,7 @@ def build_config(
     shape = message_shape(settings, prediction, notes)
     groups = sort_stages(prediction, shape, notes)
     complete_stages(groups, settings, prediction, notes)
-    pools = buffer_pools(project, settings, shape, groups, drain_prediction, notes)
+    pools = buffer_pools(project, settings, shape, groups, drain_prediction, notes, coefficients)
     if delays is None:
         delays, delay_notes = cost_model.qrep_delays(settings, coefficients)
         notes += delay_notes

@@ -10,8 +10,8 @@ is adapted here:
 * :func:`apply_wait_share`: how an agent's service time splits into CPU (deterministic for a
   transaction of a given size) and Db2 class 2 waits (random), from the cost model's service
   demands at the operating point;
-* :func:`queue_pool`: messages a queue's buffer pool holds and the page-set read wait
-  (:mod:`engine.perf.mq_bufferpool`).
+* :func:`queue_pool`: messages a queue's buffer pool holds and the page-set read wait, the
+  steady-state engine's model with each queue manager's own settings.
 
 Every function degrades to "mechanism left out" with a note when the engine does not offer
 what it reads (a missing coefficient, settings it cannot solve).
@@ -19,15 +19,13 @@ what it reads (a missing coefficient, settings it cannot solve).
 
 from __future__ import annotations
 
+import copy
 import math
 
-from engine.errors import FieldError, QrtuneError
+from engine.errors import QrtuneError
 from engine.perf.qrep.data_sharing import merge_delay_factor
 from engine.registry.platform_knobs import ZOS
-from engine.sim.knobs import knob
-
-#: Bytes of an MQ buffer-pool page (4 KB pages).
-PAGE_BYTES = 4096
+from engine.sim.knobs import SCENARIO_KIND, knob
 
 #: Coefficients of the steady-state Q Replication engine the simulation uses:
 #: field -> (coefficient name, factor to the field's unit).
@@ -201,23 +199,53 @@ def apply_wait_share(settings: dict, coefficients=None) -> tuple[float, list[str
     return share, [note]
 
 
-def _pool_keywords(qm: dict) -> dict:
-    """Deferred-write thresholds and page class of a queue manager, as :class:`BufferPool` takes them."""
-    kw = {}
-    if qm.get("dwp_start_pct") is not None:
-        kw["dwp_start_pct"] = float(qm["dwp_start_pct"])
-    if qm.get("dwp_target_pct") is not None:
-        kw["dwp_target_pct"] = tuple(float(x) for x in qm["dwp_target_pct"])
-    if qm.get("pageclas") is not None:
-        kw["pageclas"] = qm["pageclas"]
-    return kw
+def queue_manager_settings(qm: dict, settings: dict) -> dict:
+    """``settings`` as the queue manager with parameters ``qm`` has them: each of its knobs that the
+    scenario reads as one ``mq.*`` setting (BUFFPOOL, READ_AHEAD...) set to its own value."""
+    from engine.registry import KINDS
+
+    out = copy.deepcopy(settings)
+    mq = out.setdefault("mq", {})
+    for spec in KINDS["queue_manager"].params:
+        path = spec.scenario_paths.get(SCENARIO_KIND, "")
+        if path.startswith("mq.") and path.count(".") == 1 and qm.get(spec.name) is not None:
+            mq[path[3:]] = qm[spec.name]
+    return out
 
 
-def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[float, float, list[str]]:
+def _zos_pool(qm: dict, settings: dict, coefficients, which: str) -> tuple[float, float, list[str]]:
+    """The steady-state model of a z/OS queue manager's buffer pool and page set, with its own settings."""
+    from engine.perf.qrep import _coefficients
+    from engine.perf.qrep.inputs import read_inputs
+    from engine.perf.qrep.pipeline import queue_manager_pool
+
+    try:
+        inputs, _ = read_inputs(queue_manager_settings(qm, settings))
+        held, read_us = queue_manager_pool(inputs, _coefficients(coefficients))
+    except QrtuneError as e:
+        return (
+            math.inf,
+            0.0,
+            [f"{which}: buffer pool not modelled (the steady-state engine cannot read the settings: {e})"],
+        )
+    note = (
+        f"{which} holds {held:,.0f} messages in its buffer pool (BUFFPOOL {inputs.buffpool_pages:,.0f} pages); a "
+        f"message beyond that is read back from the page set in {read_us / 1000:.3g} ms (READ_AHEAD "
+        f"{'on' if inputs.read_ahead else 'off'}; the steady-state engine's buffer-pool model)"
+    )
+    return held, read_us * 1e-6, [note]
+
+
+def queue_pool(
+    qm: dict, settings: dict, msg_bytes: float, which: str, coefficients=None
+) -> tuple[float, float, list[str]]:
     """Messages a queue's buffer pool holds and the wait to read one back from the page set (s).
 
-    From :mod:`engine.perf.mq_bufferpool`: ``BufferPool.capacity_messages`` for the typical
-    message, and ``Channel.pageset_read_us`` (divided by read-ahead when it is on).
+    The steady-state engine's models with the queue manager's own settings: a z/OS buffer pool
+    and page set (:func:`engine.perf.qrep.pipeline.queue_manager_pool`), a distributed queue
+    manager's queue buffer and queue file
+    (:func:`engine.perf.qrep.distributed_qm.queue_file_backlog`), a shared queue's CF
+    structure (:func:`engine.perf.qrep.shared_queue.sim_holding`).
 
     Parameters
     ----------
@@ -229,11 +257,13 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
         Bytes of a typical message.
     which : str
         ``"transmit queue"`` or ``"receive queue"``, for the notes.
+    coefficients : Coefficients or mapping, optional
+        The Q Replication engine's coefficients (page read time, read-ahead depth).
 
     Returns
     -------
     capacity_msgs, pageset_read_s, notes
-        ``(inf, 0, notes)`` when the model is not available.
+        ``(inf, 0, notes)`` for a queue manager without a BUFFPOOL size.
     """
     if qm.get("shared_queue", knob(settings, "mq.shared_queue")):  # the CF structure and SMDS
         from engine.perf.qrep import shared_queue, topology_coefficients
@@ -250,36 +280,6 @@ def queue_pool(qm: dict, settings: dict, msg_bytes: float, which: str) -> tuple[
         persistent = bool(knob(settings, "qcapture.msg_persistence"))
         held, read_s, note = queue_file_backlog(qm, persistent, msg_bytes, assumptions())
         return held, read_s, [f"{which}: {note}"]
-    pages = qm.get("buffpool_pages", knob(settings, "mq.buffpool_pages"))
-    if not pages:
+    if not qm.get("buffpool_pages", knob(settings, "mq.buffpool_pages")):
         return math.inf, 0.0, [f"no BUFFPOOL size: the {which} never reaches the page set"]
-    read_ahead = bool(qm.get("read_ahead", knob(settings, "mq.read_ahead")))
-    try:
-        from engine.perf import mq_bufferpool as mqbp
-
-        pool = mqbp.BufferPool(buffers=int(pages), **_pool_keywords(qm))
-        nbytes = max(1, round(msg_bytes))
-        capacity = float(pool.capacity_messages(nbytes))
-        extra_s = mqbp.Channel(read_ahead=read_ahead).pageset_read_us(nbytes) * 1e-6
-    except (ImportError, AttributeError, KeyError, OSError, FieldError) as e:
-        pages_per_msg = max(1, math.ceil(msg_bytes / PAGE_BYTES))
-        return (
-            float(pages) / pages_per_msg,
-            0.0,
-            [
-                (
-                    f"{which}: capacity = BUFFPOOL pages / pages per message, no page-set wait "
-                    f"(engine.perf.mq_bufferpool unusable: {e!r})"
-                )
-            ],
-        )
-    return (
-        capacity,
-        extra_s,
-        [
-            (
-                f"{which} holds {capacity:,.0f} messages in its buffer pool; a message beyond that is read back from the "
-                f"page set in {1000 * extra_s:.3g} ms (read-ahead {'on' if read_ahead else 'off'}; engine.perf.mq_bufferpool)"
-            )
-        ],
-    )
+    return _zos_pool(qm, settings, coefficients, which)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -463,6 +464,28 @@ def default_rate(cfg: PipelineConfig) -> float:
     return min(cfg.predicted_rows_per_s or cfg.max_rows_per_s, cfg.max_rows_per_s)
 
 
+def settings_at_load(settings: dict, profile, duration_s: float) -> dict:
+    """``settings`` offering ``profile``'s mean rate as an open workload (the settings themselves without a profile).
+
+    The simulation's service demands come from the steady-state cost model evaluated at the
+    load it simulates: CPU contention, the rows Q Capture puts per MQ commit and the agents'
+    Db2 class 2 time all depend on the rate. A run given a profile is therefore evaluated at
+    the profile's average rate over the run (its own rows per transaction when it has them);
+    the workload is then open (no application jobs). A drain (``run.mode: drain``) keeps its
+    settings: the source is quiet.
+    """
+    if profile is None or setting(settings, "run.mode") == "drain":
+        return settings
+    out = copy.deepcopy(settings)
+    workload = out.setdefault("workload", {})
+    workload["offered_rows_per_s"] = float(profile.mean_rows_per_s(duration_s))
+    workload.pop("jobs", None)
+    workload.pop("think_time_ms", None)
+    if profile.rows_per_txn is not None:
+        workload["rows_per_txn"] = int(profile.rows_per_txn)
+    return out
+
+
 def _predict(settings: dict, coefficients=None):
     """The steady-state prediction (with ``coefficients`` for the Q Replication engine when given)."""
     if coefficients is not None:
@@ -476,8 +499,6 @@ def _predict(settings: dict, coefficients=None):
 
 def _drain_prediction(settings: dict, coefficients=None):
     """The steady-state prediction of ``settings`` draining a deep receive queue, or None."""
-    import copy
-
     drain = copy.deepcopy(settings)
     drain["run"] = {"mode": "drain", "initial_receive_queue_depth": 1_000_000}
     try:
@@ -528,6 +549,7 @@ def simulate_settings(
         return simulate_mirror(settings, duration_s, prediction=prediction, **kw)
     if kind != "qrep":
         raise UnsupportedKindError(unsupported_message(kind))
+    settings = settings_at_load(settings, kw.get("profile"), duration_s)
     if prediction is None:
         prediction = _predict(settings, coefficients)
     drain = None

@@ -232,6 +232,39 @@ def cpu_model_time_factor(inp: QrepInputs, c) -> float:
     return _cpu_model(inp, c)[0]
 
 
+def buffer_pool(inp: QrepInputs, c, geometry: Geometry, page_read_us: float) -> tuple[float, float]:
+    """A z/OS queue manager's buffer pool for the flow's messages: ``(messages held, us per page-set read)``.
+
+    Beyond what the buffer pool holds (deferred write starts at 85% of BUFFPOOL's pages) messages
+    are read back from the page set, each its pages at ``page_read_us`` (the storage's read time
+    per page), divided by ``read_ahead_depth`` with READ_AHEAD on. The simulation uses the same
+    model for the transmit queue's and the receive queue's own queue manager
+    (:func:`queue_manager_pool`).
+    """
+    pages = geometry.pages_per_msg
+    held_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+    read_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
+    return held_msgs, read_us
+
+
+def queue_manager_pool(inp: QrepInputs, c) -> tuple[float, float]:
+    """:func:`buffer_pool` of the queue manager whose BUFFPOOL and READ_AHEAD ``inp`` carries.
+
+    Returns
+    -------
+    held_msgs : float
+        Messages of the flow's size the buffer pool holds before they go to the page set.
+    read_us : float
+        Wait to read one message back from the page set, us.
+
+    Raises
+    ------
+    ValueRangeError
+        The inputs' CPU model is unknown (it gives the storage's page read time).
+    """
+    return buffer_pool(inp, c, message_geometry(inp, c), _cpu_model(inp, c)[1])
+
+
 class _Flow:
     """Rate-independent quantities of one flow, and its capacities at a given throughput.
 
@@ -361,11 +394,8 @@ class _Flow:
             effective_agents(self.agents, self.dependent) * (1.0 - self.monster_share) + self.monster_share
         )
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
-        pages = g.pages_per_msg
-        self.pageset_msg_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
-        # beyond what the buffer pool holds (deferred write starts at 85%) messages are read back
-        # from the page set; shared queues live in the CF structure and SMDS, not in a buffer pool
-        self.pool_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+        # the receive queue's buffer pool and page set (a shared queue misses none: pageset_miss_share)
+        self.pool_msgs, self.pageset_msg_us = buffer_pool(inp, c, g, page_read_us)
         self.pageset_miss = self.pageset_miss_share(self.depth_msgs(0.0)) if self.drain else 0.0
         self.browser_fixed_us = self.shared_queue_us
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us

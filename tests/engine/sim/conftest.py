@@ -13,7 +13,7 @@ from engine.sim.config import build_config
 SETTINGS = {
     "kind": "qrep",
     "topology": "unidirectional",
-    "table": {"row_bytes": 300},
+    "table": {"row_bytes": 500, "columns": {"INTEGER": 10, "CHAR(20)": 10}},
     "workload": {"rows_per_txn": 5, "offered_rows_per_s": None},
     "qcapture": {
         "memory_limit_mb": 500,
