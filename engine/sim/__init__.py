@@ -20,9 +20,11 @@ one adapter to :mod:`engine.perf.qrep`):
 
 * Stage capacities (rows/s): the steady-state prediction's ``stages``, i.e. the cost model's
   service demands per row, message and transaction (CPU, Db2 class 2 time, MQPUT and MQGET,
-  channel time per message, log forces) at the operating point, stretched by the CPU
-  contention the steady-state solver finds (:mod:`engine.sim.config`). "Drive to the
-  maximum" offers the predicted throughput. The Q Apply browser is its own single server;
+  channel time per message, log forces) at the load simulated, stretched by the CPU
+  contention the steady-state solver finds there (:mod:`engine.sim.config`): a run given a
+  profile (``qrtune simulate --rate R``) is evaluated at the profile's average rate as an open
+  workload (:func:`engine.sim.run.settings_at_load`), one without at the project's own
+  workload; "drive to the maximum" offers the predicted throughput. The Q Apply browser is its own single server;
   the agents are ``NUM_APPLY_AGENTS`` servers (fewer when the apply LPAR's CPU caps them
   below their own capacity).
 * Fitted coefficients of the steady-state engine used as delays and sizes
@@ -31,9 +33,11 @@ one adapter to :mod:`engine.perf.qrep`):
   ``maxtrans_per_commit`` and the channel's time per batch ``ch_batch_us`` (+
   ``ch_batch_log_us`` for persistent messages). A coefficient the engine no longer has
   leaves its mechanism out, with a note.
-* Buffer pools and page sets: :mod:`engine.perf.mq_bufferpool` (messages a pool holds, the
-  wait to read a message back from the page set, read-ahead) for the transmit queue (the
-  channel reads it) and the receive queue (the Q Apply browser reads it).
+* Buffer pools and page sets: the steady-state engine's model
+  (:func:`engine.perf.qrep.pipeline.queue_manager_pool`: messages a pool holds, the wait to
+  read a message back from the page set, read-ahead) with each queue manager's own BUFFPOOL
+  and READ_AHEAD, for the transmit queue (the sending queue manager's; the channel reads it)
+  and the receive queue (the receiving one's; the Q Apply browser reads it).
 * Dependent transactions: the steady-state engine's share
   (:func:`engine.perf.qrep.costs.dependent_share` of ``workload.dependent_txn_pct``).
 * Knob values, defaults and ranges: :mod:`engine.registry` (:mod:`engine.sim.knobs`); the
@@ -61,9 +65,10 @@ Distributions and variability
   share (a Bernoulli draw per target transaction).
 
 Agreement with the steady-state engine is a measurement, not a constraint:
-``benchmarks/bench_sim_agreement.py`` prints simulated and steady-state throughput and
-CAPTURE / Q / APPLY / END2END latency at 50% and 80% of capacity for every Q Replication sample
-(goal: throughput within 2%, latencies within 25%); ``tests/engine/sim/test_sim_agrees_with_qrep.py``
+``benchmarks/bench_sim_agreement.py`` runs ``qrtune simulate --rate R`` and ``qrtune predict`` at R
+(50% and 80% of capacity) on the open-workload samples and prints throughput and CAPTURE / Q /
+APPLY / END2END latency of both (goal: throughput within 2%; END2END, CAPTURE and Q latency
+within 25%); ``tests/engine/sim/test_sim_agrees_with_qrep.py``
 pins looser tolerances.
 
 Bounds: :func:`engine.sim.limits.check_simulation_budget` refuses, before anything is
