@@ -139,6 +139,26 @@ def knob_paths(project: Project) -> Iterator[tuple[Node, ParamSpec, str]]:
                 yield node, spec, _node_path(node, template)
 
 
+def scenario_and_knob_paths(project: Project) -> tuple[dict, dict[tuple[str, str], str]]:
+    """:func:`project_to_scenario` and where each knob that reaches it lands: ``(node id, knob) -> path``.
+
+    A knob the engine does not read (:func:`unread_params`) has no entry. Which node supplies
+    a path depends on the nodes and links only, never on the knobs' values (but for a
+    ``{role}`` in a path), so a project that differs from ``project`` in the values of knobs
+    other than ``role`` has the settings of ``project`` with those values at these paths.
+
+    Raises
+    ------
+    TopologyError
+        The project is not complete enough to predict.
+    """
+    settings, sources = _build(project)
+    paths = {
+        (node.id, spec.name): path for node, spec, path in knob_paths(project) if sources.get(path) == node.id
+    }
+    return settings, paths
+
+
 def unread_params(project: Project) -> dict[str, str]:
     """Knobs of ``project`` that do not reach the engine: ``"<node id>.<param>"`` -> why.
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from engine.store.base import where_equal
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import RunRecord, StoredPoint, SweepRecord
@@ -66,6 +68,24 @@ class SweepsMixin:
             "SELECT DISTINCT point_index FROM runs WHERE sweep_id = ?", [sweep_id]
         ).fetchall()
         return {int(r[0]) for r in rows}
+
+    def done_points_between(self, sweep_id: int, first: int, last: int) -> set[int]:
+        """:meth:`done_points` among the point indexes ``first`` to ``last`` (inclusive)."""
+        rows = self.con.execute(
+            "SELECT DISTINCT point_index FROM runs WHERE sweep_id = ? AND point_index BETWEEN ? AND ?",
+            [sweep_id, int(first), int(last)],
+        ).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def done_point_mask(self, sweep_id: int, n_points: int) -> np.ndarray:
+        """Which of the ``n_points`` points of ``sweep_id`` are recorded: a boolean array (1 byte a point)."""
+        done = np.zeros(n_points, dtype=bool)
+        column = self.con.execute(
+            "SELECT DISTINCT point_index FROM runs WHERE sweep_id = ? AND point_index BETWEEN 0 AND ?",
+            [sweep_id, n_points - 1],
+        ).fetchnumpy()["point_index"]
+        done[np.asarray(column, dtype=np.int64)] = True
+        return done
 
     def sweep_points(self, sweep_id: int) -> list[StoredPoint]:
         """The recorded points of sweep ``sweep_id``, each once, by the newest run that recorded it.

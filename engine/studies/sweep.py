@@ -33,6 +33,8 @@ from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from engine.errors import FieldError, QrtuneError, UnsupportedKindError
 from engine.model import Project
 from engine.progress import Progress
@@ -305,17 +307,18 @@ def run_points(
     UnsupportedKindError
         No engine exists for the project's kind.
     """
-    from engine.scenario import project_to_scenario
+    from engine.studies.point_settings import PointSettings
 
     predict = _load_predictor(predictor)
+    try:
+        points = PointSettings(project)
+    except QrtuneError as e:  # an incomplete project: every point fails as it would alone
+        return [(index, {}, None, f"{type(e).__name__}: {e}") for index, _ in batch]
     out = []
     for index, changes in batch:
         settings: dict = {}
         try:
-            p = project
-            for node_id, name, value in changes:
-                p = p.with_param(node_id, name, value)
-            settings = project_to_scenario(p)
+            settings = points.settings(changes)
             out.append((index, settings, predict(settings), ""))
         except UnsupportedKindError:
             raise
@@ -462,7 +465,7 @@ class _Writer:
             return
         results = sorted(self.buffer, key=lambda r: r[0])
         if self.release:  # the file was let go: another run of the same sweep may have recorded some points
-            done = self.store.done_points(self.sweep_id)
+            done = self.store.done_points_between(self.sweep_id, results[0][0], results[-1][0])
             mine = [r for r in results if r[0] not in done]
             self.n_recorded_elsewhere += len(results) - len(mine)
             results = mine
@@ -568,21 +571,23 @@ def run_sweep(
             for a in axes
         ]
         sweep_id = store.create_sweep(key, project, axes_data, total)
-    done = store.done_points(sweep_id)
+    done = store.done_point_mask(sweep_id, total)  # a byte a point: memory flat in the sweep's size
+    n_done = int(done.sum())
     if release_between_writes:
         store.release()
-    todo = [i for i in range(total) if i not in done]
-    bar = Progress(total, len(done), enabled=progress)
+    todo = np.flatnonzero(~done)  # point indexes still to run, in order (8 bytes each)
+    del done
+    bar = Progress(total, n_done, enabled=progress)
     writer = _Writer(store, project, digest, axes, sweep_id, bar, flush_interval_s, release_between_writes)
     try:
-        if todo and todo[0] == 0:
+        if len(todo) and todo[0] == 0:
             writer.add(probe)
-            todo.pop(0)
-        if todo:
+            todo = todo[1:]
+        if len(todo):
             if workers == 0 and executor is None and scheduler is None:
                 step = batch_size or 64
                 for k in range(0, len(todo), step):
-                    chunk = todo[k : k + step]
+                    chunk = todo[k : k + step].tolist()
                     writer.add(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
             else:
                 _run_parallel(
@@ -605,7 +610,7 @@ def run_sweep(
     return SweepResult(
         sweep_id,
         total,
-        len(done) + writer.n_recorded_elsewhere,
+        n_done + writer.n_recorded_elsewhere,
         writer.n_recorded,
         writer.n_failed,
         time.monotonic() - t0,
@@ -652,7 +657,7 @@ def run_batches(
     args_of : callable
         A batch (list of point indexes) -> the arguments of ``task``.
     todo : sequence of int
-        Point indexes to run.
+        Point indexes to run (a list or a numpy array: anything with a length that slices).
     add : callable
         Called in this process with each finished batch's result, as batches finish.
     workers : int, optional
@@ -672,9 +677,9 @@ def run_batches(
         if executor is None:
             executor = local_executor(n_workers)
     size = batch_size or max(1, min(max_batch, math.ceil(len(todo) / (n_workers * 8))))
-    batches = [list(todo[k : k + size]) for k in range(0, len(todo), size)]
+    # batches made as they are submitted: memory follows the batches in flight, not the points
+    it = ([int(i) for i in todo[k : k + size]] for k in range(0, len(todo), size))
     pending: set = set()
-    it = iter(batches)
     in_flight = max(2, 4 * n_workers)
 
     def submit(batch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from store_fakes import FAKE
 
 from engine.store import Store
@@ -16,14 +17,7 @@ def test_points_recorded_meanwhile_by_another_run_count_as_already_stored(db, ba
         )
         assert (first.n_run, first.n_skipped) == (6, 0)
         # the second run looked before the first had written anything (the race of two identical commands)
-        real = s.done_points
-        calls = []
-
-        def done_points(sweep_id):
-            calls.append(sweep_id)
-            return set() if len(calls) == 1 else real(sweep_id)
-
-        monkeypatch.setattr(s, "done_points", done_points)
+        monkeypatch.setattr(s, "done_point_mask", lambda sweep_id, n_points: np.zeros(n_points, dtype=bool))
         second = run_sweep(
             baseline, axes, s, workers=0, predictor=FAKE, progress=False, release_between_writes=True
         )

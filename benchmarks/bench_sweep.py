@@ -1,0 +1,158 @@
+"""Speed and memory of large sweeps (``qrtune sweep``): points per second and the main process's memory.
+
+Goals (issue 36, item 6): a 100,000-point sweep of ``sample_runs/redpaper-baseline.json`` in at most
+60 s on two cores with the main process's memory flat in the number of points; a million-point
+sweep runs, resumable, within 1 GB.
+
+Each case runs :func:`engine.studies.sweep.run_sweep` with two local workers into a fresh store in
+a temporary folder, as ``qrtune sweep PROJECT --set ... --workers 2 --db runs.duckdb --yes`` does
+(the command's write interval, the store let go between writes).
+A thread samples this (the main) process's resident memory every 0.2 s; the figures are the
+wall time, points per second, the main process's CPU time, its resident memory before the
+sweep and at its peak, and the growth per point between a fifth of the sweep and its end (what
+a longer sweep would add). The machine's load average is printed with each line: other work on
+the machine stretches the wall time.
+
+``--resume`` runs the largest case in two parts: interrupted (the first run is stopped after a
+third of its points) and resumed by the same call, and checks every point is stored once.
+
+Usage: ``.venv/bin/python benchmarks/bench_sweep.py [--points 10000,100000] [--million] [--resume]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: Pages of the resident set reported by /proc/self/statm, bytes each.
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_mb() -> float:
+    """This process's resident memory, MB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE_BYTES / 2**20
+
+
+class MemorySampler(threading.Thread):
+    """Samples :func:`rss_mb` every ``every_s`` with the number of points recorded so far."""
+
+    def __init__(self, recorded, every_s: float = 0.2):
+        super().__init__(daemon=True)
+        self.recorded, self.every_s = recorded, every_s
+        self.samples: list[tuple[int, float]] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(self.every_s):
+            self.samples.append((self.recorded(), rss_mb()))
+
+    def growth_kb_per_point(self, total: int) -> float:
+        """Resident memory added per point recorded from a fifth of the sweep to its end, KB."""
+        later = [(n, mb) for n, mb in self.samples if n >= total / 5]
+        if len(later) < 2 or later[-1][0] == later[0][0]:
+            return math.nan
+        (n0, m0), (n1, m1) = later[0], max(later, key=lambda s: s[0])
+        return (max(mb for _, mb in later) - m0) * 1024 / (n1 - n0)
+
+
+def axes_for(points: int) -> list[str]:
+    """Two axes of the baseline whose product is ``points`` (NUM_APPLY_AGENTS x TRANS_BATCH_SZ)."""
+    agents = 100 if points >= 100 else points
+    return [f"qapply.num_apply_agents=1..{agents}", f"qcapture.trans_batch_sz=1..{max(1, points // agents)}"]
+
+
+def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
+    """One sweep of ``points`` points into ``db``; the figures."""
+    from engine.cli.sweep import FLUSH_INTERVAL_S
+    from engine.io import projectfile
+    from engine.store import Store
+    from engine.studies import sweep
+
+    project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
+    axes = sweep.parse_axes(axes_for(points), project)
+    total = sweep.n_points(axes)
+    recorded = [0]
+    before = rss_mb()
+    sampler = MemorySampler(lambda: recorded[0])
+    sampler.start()
+    t0, c0 = time.perf_counter(), time.process_time()
+    with Store.open(db) as store:
+        original = store.record_runs
+
+        def counting(bundles):
+            recorded[0] += len(bundles)
+            if stop_after is not None and recorded[0] >= stop_after:
+                out = original(bundles)
+                raise KeyboardInterrupt  # as Ctrl-C would stop it
+            return original(bundles)
+
+        store.record_runs = counting
+        try:
+            result = sweep.run_sweep(
+                project,
+                axes,
+                store,
+                workers=2,
+                progress=False,
+                flush_interval_s=FLUSH_INTERVAL_S,
+                release_between_writes=True,
+            )
+        except KeyboardInterrupt:
+            result = None
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    sampler.stop.set()
+    sampler.join()
+    return {
+        "points": total,
+        "run": result.n_run if result else recorded[0],
+        "skipped": result.n_skipped if result else 0,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "rss_before_mb": before,
+        "rss_peak_mb": max([mb for _, mb in sampler.samples] + [rss_mb()]),
+        "growth_kb_per_point": sampler.growth_kb_per_point(total),
+        "load": os.getloadavg()[0],
+    }
+
+
+def show(label: str, r: dict) -> None:
+    rate = r["run"] / r["wall_s"] if r["wall_s"] else 0.0
+    print(
+        f"{label:<34} {r['run']:>9,} run {r['skipped']:>9,} skipped  {r['wall_s']:7.1f} s  {rate:7.0f} points/s  "
+        f"main CPU {r['cpu_s']:6.1f} s  RSS {r['rss_before_mb']:6.0f} -> {r['rss_peak_mb']:6.0f} MB  "
+        f"growth {r['growth_kb_per_point']:6.3f} KB/point  (load {r['load']:.1f})",
+        flush=True,
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--points", default="10000,100000", help="sweep sizes (default 10000,100000)")
+    ap.add_argument("--million", action="store_true", help="also a 1,000,000-point sweep")
+    ap.add_argument("--resume", action="store_true", help="run the largest case interrupted, then resumed")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.points.split(",")] + ([1_000_000] if args.million else [])
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="qrtune-bench-sweep-") as tmp:
+        for k, points in enumerate(sizes):
+            db = Path(tmp) / f"sweep-{k}.duckdb"
+            if args.resume and points == max(sizes):
+                show(f"{points:,} points, interrupted", run_case(points, db, stop_after=points // 3))
+                show(f"{points:,} points, resumed", run_case(points, db))
+            else:
+                show(f"{points:,} points", run_case(points, db))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
