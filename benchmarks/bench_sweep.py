@@ -61,8 +61,9 @@ class MemorySampler(threading.Thread):
         later = [(n, mb) for n, mb in self.samples if n >= total / 5]
         if len(later) < 2 or later[-1][0] == later[0][0]:
             return math.nan
-        (n0, m0), (n1, m1) = later[0], max(later, key=lambda s: s[0])
-        return (max(mb for _, mb in later) - m0) * 1024 / (n1 - n0)
+        n0, mb0 = later[0]
+        n1 = max(n for n, _ in later)
+        return (max(mb for _, mb in later) - mb0) * 1024 / (n1 - n0)
 
 
 def axes_for(points: int) -> list[str]:
@@ -92,7 +93,7 @@ def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
         def counting(bundles):
             recorded[0] += len(bundles)
             if stop_after is not None and recorded[0] >= stop_after:
-                out = original(bundles)
+                original(bundles)
                 raise KeyboardInterrupt  # as Ctrl-C would stop it
             return original(bundles)
 

@@ -474,7 +474,7 @@ def settings_at_load(settings: dict, profile, duration_s: float) -> dict:
     the workload is then open (no application jobs). A drain (``run.mode: drain``) keeps its
     settings: the source is quiet.
     """
-    if profile is None or setting(settings, "run.mode") == "drain":
+    if profile is None or knob(settings, "run.mode") == "drain":
         return settings
     out = copy.deepcopy(settings)
     workload = out.setdefault("workload", {})
