@@ -20,6 +20,24 @@ class InputFileError(QrtuneError):
     """An input file is missing, unreadable or not valid (the command exits 3, ``EXIT_INPUT``)."""
 
 
+class OutputFileError(QrtuneError, OSError):
+    """A file cannot be written; the previous file is unchanged (the command exits 3, ``EXIT_INPUT``).
+
+    An :class:`OSError` too, so code that handles a failed write handles this one.
+
+    Parameters
+    ----------
+    message : str
+        The whole message: the file, why, and that the previous file is unchanged.
+    reason : str
+        Why alone (``No space left on device``), for a shorter message.
+    """
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason or message
+
+
 class ProjectFileError(InputFileError):
     """A project file cannot be read: malformed JSON, wrong version or shape."""
 

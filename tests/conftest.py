@@ -35,3 +35,11 @@ def route_engine(monkeypatch):
         monkeypatch.setitem(ENGINE_MODULES, kind, name)
 
     return route
+
+
+@pytest.fixture
+def full_disk(tmp_path, monkeypatch):
+    """A folder on a full disk (:mod:`fulldisk`): a real 3 MB tmpfs when it can be mounted, else simulated."""
+    from fulldisk import full_disk_folder
+
+    yield from full_disk_folder(tmp_path, monkeypatch)

@@ -17,6 +17,7 @@ from pathlib import Path
 from engine.cli import argtypes
 from engine.cli.runs import add_db_options
 from engine.errors import QrtuneError
+from engine.io.atomicfile import writable_target
 
 
 def register(sub) -> None:
@@ -80,6 +81,7 @@ def run(args) -> int:
         raise QrtuneError(f"--out: {str(out)!r} must name a .pdf file")
     if not out.parent.exists():
         raise QrtuneError(f"--out: folder {str(out.parent)!r} does not exist")
+    writable_target(out)  # a folder, FIFO or device is refused before the report is built
     if args.sweep is not None:
         report = _sweep_report(args)
     elif not args.items:

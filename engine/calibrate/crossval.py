@@ -37,8 +37,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from engine.calibrate.qrep import MAX_NFEV
+from engine.io.atomicfile import atomic_write_text
 from engine.io.packagedata import asset_path
-from engine.io.projectfile import atomic_write_text
 from engine.validation_summary import is_latency
 
 ROOT = Path(__file__).resolve().parents[1]

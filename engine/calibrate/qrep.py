@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
+from engine.io.atomicfile import atomic_write_text
 from engine.io.packagedata import asset_path
-from engine.io.projectfile import atomic_write_text
 from engine.perf.qrep import metrics_of
 from engine.perf.qrep.coefficients import COEFF_PATH, FORMAT, from_document
 from engine.perf.qrep.geometry import message_geometry

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from scipy.optimize import least_squares
 
-from engine.io.projectfile import atomic_write_text
+from engine.io.atomicfile import atomic_write_text
 from engine.perf.qrep import predict, sql_replication
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.inputs import read_inputs

@@ -7,6 +7,6 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 """Bad command-line arguments or values (argparse's convention)."""
 EXIT_INPUT = 3
-"""An input file is missing, unreadable or not valid."""
+"""An input file is missing, unreadable or not valid, or an output file cannot be written."""
 EXIT_PARTIAL = 4
 """Part of the work failed (for example some sweep points)."""

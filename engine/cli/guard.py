@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from engine.errors import InputFileError, QrtuneError, one_line
+from engine.errors import InputFileError, OutputFileError, QrtuneError, one_line
 
 #: Exit status after Ctrl-C (128 + SIGINT), the shell's convention.
 EXIT_INTERRUPTED = 130
@@ -25,7 +25,7 @@ EXIT_INTERRUPTED = 130
 
 def _describe(e: BaseException) -> tuple[str, int]:
     """The message and exit code for an exception that escaped a command."""
-    if isinstance(e, InputFileError):
+    if isinstance(e, (InputFileError, OutputFileError)):
         return str(e), EXIT_INPUT
     if isinstance(e, QrtuneError):
         return str(e), EXIT_USAGE

@@ -4,10 +4,11 @@ Project files, scenario files, workload profiles and autosaves all come through
 :func:`read_json` (or :func:`parse_json` for text in hand), which checks, before or
 while parsing:
 
-- the size: at most ``max_bytes`` are read, so ``/dev/zero`` or a huge file stops at the limit;
+- the file: a regular file (a FIFO, folder or device such as ``/dev/zero`` is refused, never
+  waited on); at most ``max_bytes`` are read, so a huge file stops at the limit;
 - the encoding: UTF-8 text (a binary file is an error naming the first bad byte);
-- the nesting depth: at most :data:`MAX_DEPTH` levels, counted before parsing, so no
-  RecursionError can happen;
+- the nesting depth: at most :data:`MAX_DEPTH` levels, counted before parsing in bounded
+  memory, so no RecursionError can happen;
 - the numbers: ``NaN``, ``Infinity``, numbers too large for a float (``1e400``) and
   integers over Python's 4,300-digit limit are refused;
 - the strings: text with a lone surrogate (``"\\ud800"``), which no file or terminal can
@@ -22,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
+import stat
 import sys
 from typing import Any
 
@@ -36,22 +37,64 @@ STDIN = "-"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted; qrtune's formats use at most 6.
 MAX_DEPTH = 64
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: Bytes of JSON text :func:`nesting_depth` looks at at once.
+NESTING_CHUNK_BYTES = 1 << 20
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_OPEN_ARRAY, _OPEN_OBJECT, _CLOSE_ARRAY, _CLOSE_OBJECT = (ord(c) for c in "[{]}")
 
 
 def read_bytes(path: str | os.PathLike, error: type[QrtuneError], max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """At most ``max_bytes`` of a file (``-``: standard input); larger files, folders and unreadable files raise ``error``."""
+    """At most ``max_bytes`` of a file (``-``: standard input).
+
+    Larger files, folders, FIFOs and devices (which could block or never end) and unreadable
+    files raise ``error``; a FIFO is opened without blocking, so it never hangs.
+    """
     try:
         if str(path) == STDIN:
             data = sys.stdin.buffer.read(max_bytes + 1)
         else:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 data = f.read(max_bytes + 1)
+    except NotRegularFileError as e:
+        raise error(f"{_short(path)}: {e}; not a qrtune file") from None
     except OSError as e:
         raise error(f"{_short(path)}: cannot read: {e.strerror or type(e).__name__}") from None
     if len(data) > max_bytes:
         raise error(f"{_short(path)}: larger than {max_bytes // (1024 * 1024)} MB; not a qrtune file")
     return data
+
+
+class NotRegularFileError(OSError):
+    """A path names a folder, FIFO, socket or device where a file was expected."""
+
+
+def open_regular(path: str | os.PathLike):
+    """``path`` opened for binary reading; raises :class:`NotRegularFileError` unless it is a regular file.
+
+    The file is opened without blocking (a FIFO with no writer would wait forever) and checked
+    on the open descriptor, so nothing can swap it between the check and the read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(f"a {_file_kind(mode)}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
 
 
 def decode_utf8(data: bytes, source: str, error: type[QrtuneError]) -> str:
@@ -65,12 +108,50 @@ def decode_utf8(data: bytes, source: str, error: type[QrtuneError]) -> str:
         ) from None
 
 
-def nesting_depth(text: str | bytes) -> int:
-    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings not counted."""
-    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    codes = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
-    step = np.isin(codes, (ord("["), ord("{"))).astype(np.int32) - np.isin(codes, (ord("]"), ord("}")))
-    return int(np.cumsum(step).max(initial=0))
+def nesting_depth(text: str | bytes, chunk_bytes: int = NESTING_CHUNK_BYTES) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings not counted.
+
+    The text is scanned ``chunk_bytes`` at a time, carrying whether a string is open and how
+    many backslashes end the chunk, so memory stays bounded (a few times ``chunk_bytes``)
+    whatever the file holds. A quote preceded by an odd number of backslashes is escaped.
+    """
+    raw = memoryview(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    state = _ScanState()
+    for start in range(0, len(raw), chunk_bytes):
+        state.scan(np.frombuffer(raw[start : start + chunk_bytes], dtype=np.uint8))
+    return state.deepest
+
+
+class _ScanState:
+    """What :func:`nesting_depth` carries from one chunk to the next."""
+
+    def __init__(self):
+        self.depth = 0
+        self.deepest = 0
+        self.in_string = 0
+        self.trailing_backslashes = 0
+
+    def scan(self, codes: np.ndarray) -> None:
+        n = len(codes)
+        index = np.arange(n, dtype=np.int64)
+        backslash = codes == _BACKSLASH
+        # index of the last byte that is not a backslash, at or before each position
+        last_other = np.maximum.accumulate(np.where(backslash, -1 - self.trailing_backslashes, index))
+        quotes = np.flatnonzero(codes == _QUOTE)
+        before = np.where(quotes > 0, last_other[np.maximum(quotes - 1, 0)], -1 - self.trailing_backslashes)
+        real_quotes = quotes[(quotes - 1 - before) % 2 == 0]
+        toggles = np.zeros(n, dtype=np.int8)
+        toggles[real_quotes] = 1
+        inside = (np.cumsum(toggles, dtype=np.int64) + self.in_string) & 1
+        opens = (codes == _OPEN_ARRAY) | (codes == _OPEN_OBJECT)
+        closes = (codes == _CLOSE_ARRAY) | (codes == _CLOSE_OBJECT)
+        step = opens.view(np.int8) - closes.view(np.int8)
+        step[inside == 1] = 0
+        levels = np.cumsum(step, dtype=np.int64) + self.depth
+        self.deepest = max(self.deepest, int(levels.max(initial=0)))
+        self.depth = int(levels[-1]) if n else self.depth
+        self.in_string = int(inside[-1]) if n else self.in_string
+        self.trailing_backslashes = int(n - 1 - last_other[-1]) if n else self.trailing_backslashes
 
 
 def _refuse_constant(name: str) -> Any:

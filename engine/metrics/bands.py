@@ -475,7 +475,7 @@ def main(argv=None) -> int:
     """``python -m engine.metrics.bands [--fit] [--coverage 0.8] [FILE]``: fit bands or print their coverage."""
     import argparse
 
-    from engine.io.projectfile import atomic_write_text
+    from engine.io.atomicfile import atomic_write_text
     from engine.perf.coeffload import COEFF_DIR
 
     ap = argparse.ArgumentParser(

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.io.atomicfile import atomic_write_text
 from engine.io.csvcell import text_cell
 from engine.monitor.cells import CheckedRows, ColumnKinds, batch_cells, check_rows
 from engine.monitor.formats import RawTable, column_name, read_raw
@@ -796,7 +797,7 @@ def write_exports(tables: Mapping[str, Sequence[dict]], folder) -> list[Path]:
     files = []
     for table, rows in tables.items():
         path = Path(folder) / f"{table}.csv"
-        path.write_text(to_csv_text(table, rows))
+        atomic_write_text(path, to_csv_text(table, rows))
         files.append(path)
     return files
 

@@ -8,14 +8,12 @@ running it as a formula (numbers are left as they are).
 from __future__ import annotations
 
 import csv
-import io
 import os
-import tempfile
+import re
 from collections.abc import Sequence
-from pathlib import Path
 
+from engine.io.atomicfile import atomic_file, atomic_path
 from engine.io.csvcell import text_cell
-from engine.io.projectfile import atomic_write_text
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.views import METRIC_COLUMNS
 
@@ -80,12 +78,17 @@ def safe_cell(value) -> object:
     return "" if value is None else text_cell(value)
 
 
+#: Rows fetched from the store at a time while a CSV export is written (memory stays bounded).
+EXPORT_CHUNK_ROWS = 2048
+
+
 def export_runs(
     store, out: str | os.PathLike, fmt: str, run_ids: Sequence[int] | None = None, sweep_id: int | None = None
 ) -> int:
     """Write the selected runs to ``out`` as ``csv`` or ``parquet``; returns the number of rows.
 
-    The file is written to a temporary name next to ``out`` and renamed over it.
+    The file is written atomically (:mod:`engine.io.atomicfile`); CSV rows are streamed from
+    the store :data:`EXPORT_CHUNK_ROWS` at a time, so a 100,000-point sweep is never held in memory.
 
     Raises
     ------
@@ -93,30 +96,46 @@ def export_runs(
         Unknown format.
     UnknownRunError
         Nothing selected exists.
+    OutputFileError
+        ``out`` cannot be written (a device, a full disk); a previous file is unchanged.
     """
     if fmt not in FORMATS:
         raise StoreError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     sql, args = export_query(store, run_ids, sweep_id)
-    out = Path(out)
     if fmt == "csv":
+        return _write_csv(store, out, sql, args)
+    return _write_parquet(store, out, sql, args)
+
+
+def _write_csv(store, out, sql: str, args: list) -> int:
+    rows = 0
+    with atomic_file(out, text=True, newline="") as f:
         cursor = store.con.execute(sql, args)
-        header = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows([safe_cell(v) for v in row] for row in rows)
-        atomic_write_text(out, buf.getvalue())
-        return len(rows)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
-    os.close(fd)
-    os.unlink(tmp)  # DuckDB creates the file itself (with the user's umask)
-    try:
-        store.con.execute(
-            f"COPY ({sql}) TO '{tmp.replace(chr(39), chr(39) * 2)}' (FORMAT PARQUET)", args
-        ).fetchall()
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow([d[0] for d in cursor.description])
+        while chunk := cursor.fetchmany(EXPORT_CHUNK_ROWS):
+            writer.writerows([safe_cell(v) for v in row] for row in chunk)
+            rows += len(chunk)
+    return rows
+
+
+def _os_error(e: Exception) -> OSError:
+    """DuckDB's IO error as an OSError with its errno (DuckDB appends ``"errno":"28"`` to the message)."""
+    found = re.search(r'"errno"\s*:\s*"?(\d+)', str(e))
+    if found:
+        code = int(found.group(1))
+        return OSError(code, os.strerror(code))
+    return OSError(str(e).splitlines()[0][:200])
+
+
+def _write_parquet(store, out, sql: str, args: list) -> int:
+    import duckdb
+
+    with atomic_path(out) as tmp:
+        try:
+            store.con.execute(
+                f"COPY ({sql}) TO '{str(tmp).replace(chr(39), chr(39) * 2)}' (FORMAT PARQUET)", args
+            ).fetchall()
+        except duckdb.IOException as e:  # a full disk while DuckDB writes
+            raise _os_error(e) from None
     return int(store.con.execute(f"SELECT count(*) FROM ({sql})", args).fetchall()[0][0])

@@ -56,6 +56,7 @@ INCIDENT = "channel-stop@38h+20m"
 def build(out: Path = HERE, days: int = DAYS) -> dict[str, int]:
     """Simulate and write the three CSV files into ``out``; returns the rows written per table."""
     from engine.io import projectfile
+    from engine.io.atomicfile import atomic_write_text
     from engine.sim import profiles, simulate
     from engine.sim.events import parse_event
 
@@ -76,7 +77,7 @@ def build(out: Path = HERE, days: int = DAYS) -> dict[str, int]:
     print(file=sys.stderr)
     written = {}
     for table in result.monitor:
-        (out / f"{table}.csv").write_text(result.monitor_csv(table), encoding="utf-8")
+        atomic_write_text(out / f"{table}.csv", result.monitor_csv(table))
         written[table] = len(result.monitor_rows[table])
     return written
 

@@ -197,3 +197,26 @@ def test_a_comparison_of_two_engines_carries_the_note_the_cli_prints():
     assert "different engines (qrep, db2mirror)" in intro
     same = [run_from_project(projectfile.load(samples / "redpaper-baseline.json"))] * 2
     assert "different engines" not in comparison_blocks(build_report(same, validation=False))[0].html
+
+
+def test_a_report_to_a_full_disk_exits_3_and_keeps_the_previous_pdf(fake_engine, full_disk, tmp_path, capsys):
+    path = project_file(tmp_path, "Full", agents=4)
+    out = full_disk.folder / "rep.pdf"
+    assert main(["report", str(path), "--out", str(out), "--no-validation"]) == 0
+    before = out.read_bytes()
+    full_disk.fill()
+    capsys.readouterr()
+    assert main(["report", str(path), "--out", str(out), "--no-validation"]) == 3
+    out_text, err = capsys.readouterr()
+    assert "wrote" not in out_text
+    assert err.count("\n") == 1 and "No space left on device; the previous rep.pdf is unchanged" in err
+    assert out.read_bytes() == before and pdf_text(out)
+    assert not [p for p in os.listdir(full_disk.folder) if p.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_report_to_a_fifo_or_folder_is_refused_before_any_work(tmp_path, capsys, kind):
+    target = tmp_path / "out.pdf"
+    os.mkfifo(target) if kind == "fifo" else target.mkdir()
+    assert main(["report", str(BASELINE), "--out", str(target)]) == 3
+    assert "not a regular file; nothing was written" in capsys.readouterr().err

@@ -20,7 +20,7 @@ def write_coefficients(path, coeffs: dict) -> None:
     import json
     from pathlib import Path
 
-    from engine.io.projectfile import atomic_write_text
+    from engine.io.atomicfile import atomic_write_text
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from engine.calibrate.misc.sources import ROOT, add_exclude_option, load_calibration, without_scenarios
-from engine.io.projectfile import atomic_write_text
+from engine.io.atomicfile import atomic_write_text
 from engine.perf import mirror
 
 OUT = ROOT / "assets" / "coefficients" / "mirror.json"

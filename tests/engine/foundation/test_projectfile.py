@@ -13,6 +13,7 @@ from engine.errors import (
     FormatVersionError,
     IncompatibleLinkError,
     MalformedJsonError,
+    ProjectFileError,
     TopologyError,
     UnknownKindError,
     UnknownParameterError,
@@ -111,3 +112,17 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
         projectfile.save(project, target)
     assert target.read_text() == "previous content"
     assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_fifo_device_or_folder_is_refused_as_a_project_without_waiting(tmp_path, kind):
+    if kind == "fifo":
+        path = tmp_path / "p.json"
+        os.mkfifo(path)  # no writer: opening it for reading would wait forever
+        what = r"named pipe \(FIFO\)"
+    elif kind == "device":
+        path, what = "/dev/zero", "device"
+    else:
+        path, what = tmp_path, "folder"
+    with pytest.raises(ProjectFileError, match=rf"{what}, not a regular file; not a qrtune file"):
+        projectfile.load(path)
