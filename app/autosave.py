@@ -3,9 +3,13 @@
 While a document has unsaved edits, :class:`Autosaver` writes it (atomically)
 a couple of seconds after each change into the application data folder as
 ``<session>.autosave.json``: the project in the current file format plus the
-original path, the writing process id and the time. Saving the document or
-closing it normally removes the file. At start, :func:`scan` lists
-autosaves whose process is gone: those are edits a crash would have lost. An autosave
+original path, the writing process (its id and start, :mod:`engine.io.processid`) and the
+time. Saving the document or closing it normally removes the file. At start, :func:`scan`
+lists autosaves whose process is gone (a process id now used by another process counts as
+gone): those are edits a crash would have lost. A recovered autosave is taken over by the
+new session (:meth:`Autosaver.take_over`) and replaced atomically by its next write, so
+there is never a moment without a copy of the edits on disk. A write that fails (a full
+disk) is reported through :attr:`Autosaver.failed`. An autosave
 that cannot be read (damaged, truncated, nested too deep) is set aside: renamed to
 ``<name>.damaged`` so it is never read again, and reported, so one bad file can never
 stop the workbench from starting.
@@ -20,12 +24,13 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.errors import ProjectFileError, QrtuneError
+from engine.errors import ProjectFileError, QrtuneError, one_line
 from engine.io import jsonfile, projectfile
+from engine.io.atomicfile import atomic_write_text
 from engine.io.datadir import user_data_root
-from engine.io.parentwatch import alive
+from engine.io.processid import still_running, this_process_start
 from engine.model import Project, build_project
 
 AUTOSAVE_FORMAT = "qrtune-autosave/1"
@@ -48,6 +53,7 @@ class AutosaveEntry:
     saved_at: float
     pid: int
     project_name: str
+    pid_started: str | None = None
 
     def load(self) -> Project:
         """The autosaved project; raises QrtuneError when the file is damaged."""
@@ -100,6 +106,7 @@ def _entry(f: Path) -> AutosaveEntry | None:
         return None
     project = meta.get("project")
     original = meta.get("original_path", "")
+    started = meta.get("pid_started")
     try:
         return AutosaveEntry(
             f,
@@ -107,6 +114,7 @@ def _entry(f: Path) -> AutosaveEntry | None:
             float(meta.get("saved_at", 0)),
             int(meta.get("pid", 0)),
             str(project.get("name", "?"))[:200],
+            started if isinstance(started, str) else None,
         )
     except (ValueError, TypeError, AttributeError, OverflowError):
         raise ProjectFileError(f"{f}: not a readable autosave") from None
@@ -127,7 +135,7 @@ def scan(directory: Path | None = None) -> Scan:
             except OSError:
                 pass  # cannot rename: it is skipped each start, never read into the window
             continue
-        if entry is not None and not alive(entry.pid):
+        if entry is not None and not still_running(entry.pid, entry.pid_started):
             out.append(entry)
     return Scan(sorted(out, key=lambda e: e.saved_at, reverse=True), damaged)
 
@@ -147,7 +155,15 @@ class Autosaver(QObject):
         Where autosaves go (default :func:`default_directory`).
     delay_ms : int
         Quiet time after an edit before writing.
+
+    Signals
+    -------
+    failed(str)
+        An autosave could not be written (a full disk, no permission): the message says so
+        and that the edits are only in the window until a write succeeds.
     """
+
+    failed = Signal(str)
 
     def __init__(self, document, directory: Path | None = None, delay_ms: int = 2000, parent=None):
         super().__init__(parent)
@@ -182,15 +198,37 @@ class Autosaver(QObject):
             data = {
                 "format": AUTOSAVE_FORMAT,
                 "pid": os.getpid(),
+                "pid_started": this_process_start(),
                 "saved_at": time.time(),
                 "original_path": self.document.path,
                 "project": json.loads(projectfile.dumps(self.document.project)),
             }
-            projectfile.atomic_write_text(self.file, json.dumps(data, indent=1, allow_nan=False))
-        except (OSError, QrtuneError):
-            return None  # autosave is best effort; the next change tries again
+            atomic_write_text(self.file, json.dumps(data, indent=1, allow_nan=False))
+        except (OSError, QrtuneError) as e:  # the next change tries again; the user is told meanwhile
+            reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or str(e)
+            self.failed.emit(
+                one_line(
+                    f"Autosave failed: {reason}. Edits since the last autosave are only in this window; save them."
+                )
+            )
+            return None
         self.writes += 1
         return self.file
+
+    def take_over(self, file: Path) -> None:
+        """Continue the recovered autosave ``file``: the next write replaces it atomically.
+
+        This session's own autosave (if any) is removed. When the document has unsaved
+        edits it is written at once; ``file`` stays on disk until that write is complete
+        (and stays when the write fails), so the edits are never only in memory.
+        """
+        if file != self.file:
+            self.discard()
+        self.file = Path(file)
+        if self.document.is_modified():
+            self.save_now()
+        else:
+            self.discard()
 
     def discard(self) -> None:
         """Remove this session's autosave (after a save or a normal close)."""
@@ -213,6 +251,9 @@ def _loads_as_project(path: str) -> Project | None:
 def recover(document, entry: AutosaveEntry) -> None:
     """Load ``entry`` into ``document`` as an unsaved edit of its original file.
 
+    The autosave file is not removed: the window's :class:`Autosaver` takes it over
+    (:meth:`Autosaver.take_over`) and replaces it with its next write.
+
     The original path is kept only when that file is a project that loads: it then becomes
     the clean state, so undo goes back to it and Save writes the recovered version over it.
     Otherwise (gone, not a project, damaged, an autosave naming some other file) the
@@ -231,4 +272,3 @@ def recover(document, entry: AutosaveEntry) -> None:
     if base is None:
         # nothing on disk to compare with: still unsaved
         document.undo_stack.resetClean()
-    entry.discard()

@@ -170,6 +170,10 @@ class TaskLaunchers:
         self._task_done_ui()
         first = message.splitlines()[0]
         self.show_message(f"{self.tasks.title or kind} failed: {first}")
+        if kind in ("report", "sweep-report"):  # the PDF was not written: say so where it cannot be missed
+            from app import dialogs
+
+            dialogs.show_error(self, "Report not written", first.removeprefix("OutputFileError: "))
         if kind == "simulate":
             self._lazy_views["Simulation"].show_message(first)
         elif kind in ("sweep", "sweep-report"):

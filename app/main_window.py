@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import style
+from app import dialogs, style
 from app.autosave import Autosaver, recover
 from app.autosave import scan as scan_autosaves
 from app.canvas import CanvasView, NodePalette, TopologyScene
@@ -40,7 +40,7 @@ from app.panels.inspector import Inspector
 from app.stages import node_loads
 from app.worker import TaskRunner
 from engine import templates
-from engine.errors import QrtuneError, one_line
+from engine.errors import OutputFileError, QrtuneError, one_line
 from engine.model import Project
 
 MAX_RECENT = 8
@@ -101,6 +101,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.scene = TopologyScene(self.document, self)
         self.view = CanvasView(self.scene)
         self.banner = QLabel()
+        self.banner.setTextFormat(Qt.PlainText)  # messages quote project files: never rich text
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(
             f"background:{style.ERROR_BACKGROUND}; color:{style.ERROR_TEXT}; padding:6px; "
@@ -196,6 +197,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.tasks.cancelled.connect(self._task_cancelled)
         self._task_kind = ""
         self.autosaver = Autosaver(self.document, autosave_dir, parent=self)
+        self.autosaver.failed.connect(self.show_message)
 
         self._build_actions()
         self._build_menus()
@@ -452,7 +454,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.inspector.flush()  # a value still in its field counts as an edit
         if not self.document.is_modified():
             return True
-        answer = QMessageBox.question(
+        answer = dialogs.ask(
             self,
             "Unsaved changes",
             f"Save the changes to {self.document.project.name}?",
@@ -490,7 +492,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             )
             self.show_message(text)
             if ask:
-                QMessageBox.warning(self, "Cannot open project", text)
+                dialogs.show_warning(self, "Cannot open project", text)
             return False
         self._replace_project(project, str(Path(path).resolve()))
         self._add_recent(str(Path(path).resolve()))
@@ -553,7 +555,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
         try:
             self.document.save(path)
         except (OSError, QrtuneError) as e:
-            self.show_message(one_line(f"Cannot save {path}: {getattr(e, 'strerror', None) or e}"))
+            text = one_line(
+                str(e) if isinstance(e, OutputFileError) else f"Cannot save {path}: {e.strerror or e}"
+            )
+            self.show_message(text)
+            dialogs.show_error(self, "Cannot save project", text)
             return False
         self._add_recent(str(Path(path).resolve()))
         self.statusBar().showMessage(f"Saved {path}", 4000)
@@ -603,7 +609,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             from datetime import datetime
 
             when = datetime.fromtimestamp(entry.saved_at).strftime("%Y-%m-%d %H:%M")
-            answer = QMessageBox.question(
+            answer = dialogs.ask(
                 self,
                 "Recover unsaved changes",
                 f"qrtune closed without saving changes to {entry.project_name} "
@@ -618,6 +624,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
                 return False
         try:
             recover(self.document, entry)
+            self.autosaver.take_over(entry.file)  # the old copy stays until the new one is on disk
         except Exception as e:  # noqa: BLE001 - a damaged autosave must never stop the window
             where = entry.file
             with contextlib.suppress(OSError):

@@ -69,9 +69,12 @@ def test_autosave_then_recovery_after_a_crash(qtbot, tmp_path):
     recover(fresh, entries[0])
     assert fresh.project.node(qapply).params["num_apply_agents"] == 5
     assert fresh.path == str(saved) and fresh.is_modified()
+    assert entries[0].file.exists()  # the only copy on disk until a new autosave replaces it
+    Autosaver(fresh, tmp_path / "autosave").take_over(entries[0].file)
+    assert json.loads(entries[0].file.read_text())["pid"] == os.getpid()
+    assert find_recoverable(tmp_path / "autosave") == []
     fresh.undo_stack.undo()  # back to what is on disk
     assert fresh.project == projectfile.load(saved)
-    assert not entries[0].file.exists()
 
 
 def test_autosave_removed_on_save(qtbot, tmp_path):

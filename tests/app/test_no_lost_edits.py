@@ -2,10 +2,12 @@
 closing or opening asks first, and an autosave brings edits back after a crash."""
 
 import json
+import os
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from app import dialogs
 from app.autosave import find_recoverable
 from app.panels.fields import ColumnMapField
 from engine import templates
@@ -27,7 +29,7 @@ def answer(monkeypatch, button):
         asked.append((title, text))
         return button
 
-    monkeypatch.setattr(QMessageBox, "question", question)
+    monkeypatch.setattr(dialogs, "ask", question)
     return asked
 
 
@@ -154,6 +156,10 @@ def test_autosave_of_the_window_is_recovered_after_a_crash(
     assert again.document.path == str(saved.resolve()) and again.document.is_modified()
     assert again.isWindowModified()
     assert find_recoverable(directory) == []  # recovered once, not offered again
+    # the recovered autosave was never deleted: the new session took it over and rewrote it
+    kept = json.loads(data_file.read_text()) if (data_file := again.autosaver.file).exists() else {}
+    assert data_file.parent == directory and kept.get("pid") == os.getpid()
+    assert kept["project"]["nodes"] and "Apply at B" in data_file.read_text()
     assert again.save()
     assert projectfile.load(saved).node(qapply).label == "Apply at B"
 
