@@ -62,6 +62,12 @@ class Limit:
         return busy
 
 
+def resource_bottleneck(limiting_stage: str | None) -> str | None:
+    """The bottleneck an engine reports for its limiting stage: None when that is the offered
+    workload (the rate offered is carried; no resource limits it)."""
+    return None if limiting_stage in WORKLOAD_STAGES else limiting_stage
+
+
 def limit_of_stages(stages: Iterable[tuple[str, float]], bottleneck: str | None) -> Limit:
     """The limit of stages given as ``(name, utilisation 0..1)`` and the engine's ``bottleneck`` name."""
     stages = list(stages)
@@ -69,6 +75,9 @@ def limit_of_stages(stages: Iterable[tuple[str, float]], bottleneck: str | None)
     if not resources:
         return Limit(bottleneck, 1.0 if bottleneck else 0.0, False, 0.0)
     top = max(u for _, u in resources)
+    if bottleneck is not None and bottleneck not in {n for n, _ in stages}:
+        # the engine names the cause of its busiest stage (target_db2 for agents waiting on Db2)
+        return Limit(bottleneck, top, False, (1.0 / top - 1.0) * 100.0 if top > 0 else float("inf"))
     name, util = next(
         ((n, u) for n, u in resources if n == bottleneck and u >= top - 1e-9),
         max(resources, key=lambda s: s[1]),
@@ -92,6 +101,14 @@ def held_rate_text(metrics: dict) -> str:
 def limit_text(prediction) -> str:
     """:meth:`Limit.text` of ``prediction`` with its held rate (:func:`held_rate_text`)."""
     return limit_of(prediction).text(held_rate_text(prediction.metrics))
+
+
+def stored_bottleneck(prediction) -> str | None:
+    """The bottleneck a results store records for ``prediction``: the engine's, or the offered
+    workload's stage when the rate is held (:func:`bottleneck_label` reads it as :data:`RATE_HELD`)."""
+    if prediction.bottleneck is None and limit_of(prediction).holds_offered:
+        return WORKLOAD_STAGES[0]
+    return prediction.bottleneck
 
 
 def bottleneck_label(name: str | None) -> str:

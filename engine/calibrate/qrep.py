@@ -301,8 +301,9 @@ PARAMETERS = {
         1000,
         True,
         "ms",
-        "data-sharing merged log read: delay before a change "
-        "on another member's log is returned to Q Capture (capture not on the source LPAR)",
+        "data-sharing merged log read: mean interval between log writes of a member idle apart "
+        "from Db2's own work, which a change waits for before the merged read returns it (capture "
+        "not on the source LPAR; hardware.other_member_log_interval_ms replaces it when given)",
     ),
     "page_read_us_ds8000": (
         159,

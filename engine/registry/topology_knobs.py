@@ -140,6 +140,20 @@ DATA_SHARING_PARAMS = (
         minimum=1,
         maximum=32,
     ),
+    _p(
+        "other_member_log_interval_ms",
+        "float",
+        None,
+        "ms",
+        "Mean time between log writes on each other data-sharing member whose log the merged read "
+        "waits for (busy members write often; an idle one only for Db2's own work).",
+        f"{SEED_QREP_2005}, Latency (Data sharing)",
+        "hardware.other_member_log_interval_ms",
+        minimum=0,
+        maximum=60_000,
+        nullable=True,
+        null_meaning="members idle apart from Db2's own work, as in the Redpaper's set-up",
+    ),
 )
 
 #: Q Apply: the SQL Replication comparison (Apply's subscription-set interval).

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engine.limit import stored_bottleneck
 from engine.store.provenance import canonical_json, engine_version, utc_now
 from engine.store.records import MetricRow, RunRecord, StageMetricRow
 
@@ -117,7 +118,7 @@ def bundle_from_prediction(*, prediction, kind: str, **run) -> RunBundle:
         kind=kind,
         coefficients_version=prediction.coefficients_version or "",
         scenario_kind=prediction.kind,
-        bottleneck=prediction.bottleneck,
+        bottleneck=stored_bottleneck(prediction),
         **run,
     )
     return RunBundle(record, metric_rows(prediction.metrics, prediction.units), stage_rows(prediction.stages))

@@ -43,7 +43,8 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate.qrep``)
 * Latencies (:mod:`.latency`): the log reader's wait (half a SLEEP_INTERVAL plus its
   queueing) and cycle (SLEEP_INTERVAL / (1 - busy)), the
   data-sharing merged-log delay when Q Capture is not on the source LPAR, the MQ commit at
-  the end of a log pass / COMMIT_INTERVAL / transaction limit, the channel batch, the browser
+  COMMIT_INTERVAL or the transaction limit, whichever comes first, messages holding the
+  transactions one log pass finds (at most TRANS_BATCH_SZ), the channel batch, the browser
   and the agents (M/M/c plus batch arrivals, bounded by MEMORY_LIMIT).
 * Settings that cannot change the results at a configuration are reported in ``ignored``
   with their reason (:mod:`.inert`).
@@ -107,6 +108,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
+from engine.limit import resource_bottleneck
 from engine.perf.qrep import sql_replication, topology_coefficients
 from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
@@ -319,10 +321,10 @@ def _stage_results(sol: Solution) -> tuple:
             capacity_msgs_per_s=s.capacity_msgs_per_s,
             servers=s.servers,
             service_ms=s.service_ms,
-            fixed_delay_ms=fixed.get(s.name, 0.0),
+            fixed_delay_ms=fixed.get(base_name(s.name), 0.0),
             backlog_read_ms=sol.backlog_us_per_msg.get(base_name(s.name), 0.0) / 1000.0,
             bottleneck_name=VOCABULARY[base_name(s.name)],
-            is_bottleneck=s.name == sol.limiting_stage,
+            is_bottleneck=s.name == sol.limiting_stage and resource_bottleneck(s.name) is not None,
         )
         for s in sol.stages
     )
@@ -453,7 +455,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
         {**{p: "the Q Replication engine does not read it for this project" for p in unused}, **inert_here},
         units={k: UNITS.get(k, "") for k in metrics},
         stages=_stage_results(sol),
-        bottleneck=sol.bottleneck,
+        bottleneck=resource_bottleneck(sol.bottleneck),
         coefficients_version=c.version,
         bands=_bands(metrics, c),
     )

@@ -2,11 +2,13 @@
 
 In a data-sharing group Q Capture reads the group's merged log (IFI READS of IFCID 306): a
 log record is returned only once every member's log has advanced past it, so a change waits
-for the slowest of the other members. If each member's lag behind the merge point is an
-independent exponential delay with mean ``log_merge_delay_ms`` (the Q Replication
-coefficient fitted where Q Capture reads another member's log, i.e. two members), the wait
-for the slowest of ``n - 1`` other members has mean ``log_merge_delay_ms x H(n - 1)`` (the
-harmonic number): 1x for two members, 1.5x for three, 1.83x for four. With one member and Q
+for the next log write of the slowest of the other members. If each member writes its log at
+random (Poisson) with mean interval ``I`` (``hardware.other_member_log_interval_ms``; for
+members idle apart from Db2's own work, as in the Redpaper's set-up, the Q Replication
+coefficient ``log_merge_delay_ms`` fitted where Q Capture reads another member's log, i.e.
+two members), the wait for one member's next write is exponential with mean ``I`` (memoryless)
+and for the slowest of ``n - 1`` other members ``I x H(n - 1)`` (the harmonic number): 1x
+for two members, 1.5x for three, 1.83x for four. With one member and Q
 Capture on the source LPAR there is no merge.
 
 Merging costs CPU too: each record is compared against the heads of the members' streams,

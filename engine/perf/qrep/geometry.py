@@ -1,8 +1,8 @@
 """Message geometry: bytes per row by operation, rows per MQ message, pages and segments.
 
-Q Capture sends one MQ message per group of ``TRANS_BATCH_SZ`` source transactions
-(smaller when the group would pass ``MAX_MESSAGE_SIZE`` or MQ ``MAXMSGL``; a transaction
-larger than that spans several messages). A row in a message carries a row header, a
+Q Capture sends one MQ message per group of up to ``TRANS_BATCH_SZ`` source transactions:
+fewer when one pass over the log finds fewer (``txns_available``) or when the group would pass
+``MAX_MESSAGE_SIZE`` or MQ ``MAXMSGL``; a transaction larger than that spans several messages. A row in a message carries a row header, a
 header per column sent and the column data:
 
 * INSERT: every column (the after image);
@@ -106,8 +106,18 @@ def column_weight(inputs: QrepInputs, char_byte_weight: float = CHAR_BYTE_WEIGHT
     return total
 
 
-def message_geometry(inputs: QrepInputs, c) -> Geometry:
-    """Compute the message layout of a flow from its inputs and coefficients ``c``."""
+def message_geometry(inputs: QrepInputs, c, txns_available: float = math.inf) -> Geometry:
+    """Compute the message layout of a flow from its inputs and coefficients ``c``.
+
+    Parameters
+    ----------
+    inputs : QrepInputs
+    c : Coefficients
+    txns_available : float
+        Mean source transactions Q Capture's worker has at hand when it builds a message
+        (:func:`engine.perf.qrep.latency.txns_per_pass`; at least 1, infinite when TRANS_BATCH_SZ
+        groups are full).
+    """
     n_cols = float(inputs.n_columns)
     h_row, h_col = c.row_header_bytes, c.column_header_bytes
     full_row = h_row + n_cols * h_col + inputs.row_bytes
@@ -132,7 +142,9 @@ def message_geometry(inputs: QrepInputs, c) -> Geometry:
         msgs_per_txn = math.ceil(txn_bytes / room)
         txns_per_msg = 1.0 / msgs_per_txn
     else:
-        txns_per_msg = float(min(inputs.trans_batch_sz, max(1, int(room // txn_bytes))))
+        txns_per_msg = min(
+            float(inputs.trans_batch_sz), max(1.0, room // txn_bytes), max(txns_available, 1.0)
+        )
     rows_per_msg = txns_per_msg * inputs.rows_per_txn
     msg_bytes = c.msg_header_bytes + txns_per_msg * txn_bytes
 

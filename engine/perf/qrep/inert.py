@@ -1,7 +1,7 @@
 """Settings a flow reads but that cannot change its results at this configuration, with the reason.
 
 A knob can be physically inert: CONFLICT_ACTION acts only on a conflict, the buffer pool only
-when the queue outgrows it, COMMIT_INTERVAL only when Q Capture's log pass outlasts it.
+when the queue outgrows it, COMMIT_INTERVAL only when the transaction limit does not fill first.
 :func:`inert_settings` names each such setting with its reason, so a prediction reports it in
 ``ignored`` instead of silently returning the same numbers (the knob walk test checks that every
 knob either changes an output or is reported here).
@@ -112,12 +112,11 @@ def _mq(flow, rows_per_s: float) -> dict:
             out["mq.read_ahead"] = reason
     if not flow.drain:
         ci_low = _SPECS["qcapture.commit_interval_ms"].minimum
-        early_ms = min(latency.reader_cycle_ms(flow, rows_per_s), latency.maxtrans_fill_ms(flow, rows_per_s))
-        if early_ms <= ci_low:
+        fill_ms = latency.maxtrans_fill_ms(flow, rows_per_s)
+        if fill_ms <= ci_low:
             out["qcapture.commit_interval_ms"] = (
-                f"Q Capture commits every {early_ms:,.0f} ms at the end of a log pass "
-                f"or at its transaction limit, before any COMMIT_INTERVAL "
-                f"(at least {ci_low:,.0f} ms) elapses at this load"
+                f"Q Capture reaches its transaction limit every {fill_ms:,.0f} ms and commits then, "
+                f"before any COMMIT_INTERVAL (at least {ci_low:,.0f} ms) elapses at this load"
             )
     return out
 
@@ -130,6 +129,11 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     out.update(_mix(inp))
     out.update(_layout(inp))
     out.update(_mq(flow, rows_per_s))
+    if latency.log_merge_delay_ms(flow) <= 0.0:
+        out["hardware.other_member_log_interval_ms"] = (
+            "Q Capture reads one member's log alone (no data-sharing merged read): on the source "
+            "LPAR with one member, or a platform without data sharing"
+        )
     out.update(platform_flow.inert_settings(flow, rows_per_s))
     if flow.drain:
         return {

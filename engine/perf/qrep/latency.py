@@ -13,19 +13,26 @@ load falls and rises only through queueing as the load grows:
   (:func:`reader_wait_ms`). A pass over the log takes the reader's utilisation share of the
   cycle, so the cycle is ``SLEEP_INTERVAL / (1 - rho_reader)``. When Q Capture does not run on the
   source workload's LPAR it reads that member's log through the data-sharing group's merged
-  log (IFI), which returns a record only once every member's log has advanced past it: a
-  bounded, fitted ``log_merge_delay_ms``. The worker then assembles the transaction and the
+  log (IFI), which returns a record only once every member's log has advanced past it: the
+  wait for the other members' next log writes, from how often they write
+  (``hardware.other_member_log_interval_ms``; for idle members, as in the Redpaper's set-up, a
+  bounded, fitted ``log_merge_delay_ms``). The worker then assembles the transaction and the
   publisher puts it (an M/M/1 queue on Q Capture's busiest thread).
-* **MQ commit** (QLATENCY). Q Capture commits its puts every COMMIT_INTERVAL, at the end of a
-  log-read cycle (it has reached the end of the log and sends what it has before sleeping), or
-  when a commit holds ``maxtrans_per_commit`` transactions, whichever comes first; it never
-  waits for a group to fill. Puts happen during a pass over the log, so a message waits half
-  of the shortest of the pass, COMMIT_INTERVAL and the limit's fill time, then the MQCMIT
-  (with the log force of persistent messages). COMMIT_INTERVAL therefore matters where a pass
-  is longer than it and the limit has not filled (few large transactions, a long SLEEP_INTERVAL
-  backlog), as Table 4-5 of seed 000 shows (no effect of 200/500/800 ms at the maximum rate,
-  where the limit, ~128 transactions = 43 messages of 3, commits every ~12 ms; at 10,000 rows/s
-  of 5-row transactions it still commits every ~64 ms, before any interval of 200 ms or more).
+* **MQ commit** (QLATENCY). Q Capture "puts messages on the send queue and commits the
+  messages to the queue manager at the frequency set by the commit_interval parameter"
+  (IBM, Q Capture tuning); seed 000 Table 2-1 adds the second trigger: "at high throughput,
+  the maxtrans limit is reached much sooner and Capture commits much more frequently". So a
+  commit period is ``T = min(COMMIT_INTERVAL, time to put maxtrans_per_commit transactions)``
+  (:func:`commit_period_ms`), it carries ``rate x T`` rows, and a message, put at a uniformly
+  random moment of the period, waits ``T / 2`` for the MQCMIT (then the commit itself, with the
+  log force of persistent messages). As the load falls ``T`` tends to COMMIT_INTERVAL: the
+  floor of QLATENCY is half of it. Where the limit fills first (the Redpaper baseline above
+  about 1,300 rows/s of 5-row transactions) COMMIT_INTERVAL no longer matters, as Table 4-5
+  of seed 000 shows at the maximum rate.
+* **Message packing**. Q Capture's worker groups the transactions one pass over the log hands
+  it into messages of up to TRANS_BATCH_SZ transactions; it never waits for a group to fill
+  (:func:`txns_per_pass`): at light load a message holds the transactions of one pass, at
+  least one.
 * **Channel**. A commit makes its messages available at once; the channel sends them in
   batches of at most BATCHSZ, a batch ending early when the transmission queue is empty. A
   persistent message becomes visible when the receiver commits its batch (the rest of the
@@ -43,6 +50,8 @@ load falls and rises only through queueing as the load grows:
 """
 
 from __future__ import annotations
+
+import math
 
 from engine.perf.qrep import data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
@@ -86,15 +95,30 @@ def maxtrans_fill_ms(flow, rows_per_s: float) -> float:
     return flow.c.maxtrans_per_commit / txns_per_s * 1000.0 if txns_per_s > 0.0 else float("inf")
 
 
+def txns_per_pass(flow, rows_per_s: float) -> float:
+    """Mean source transactions one pass over the log hands Q Capture's worker (at least 1).
+
+    A pass reads what was committed during the last log-read cycle
+    (:func:`reader_cycle_ms`); with Poisson commits of mean ``n`` per cycle, a pass that finds
+    any holds ``n / (1 - exp(-n))`` on average.
+    """
+    n = rows_per_s / flow.inp.rows_per_txn * reader_cycle_ms(flow, rows_per_s) / 1000.0
+    return n / -math.expm1(-n) if n > 1e-9 else 1.0
+
+
 def log_merge_delay_ms(flow) -> float:
     """Delay before a change is readable through a data-sharing group's merged log (ms).
 
     When Q Capture runs on another LPAR than the source workload (and so reads that member's
     log through the merged IFI read), or the source is a data-sharing group: the wait for the
-    slowest other member (:mod:`engine.perf.qrep.data_sharing`); 0 when it reads its own
-    member's log alone.
+    slowest other member's next log write (:mod:`engine.perf.qrep.data_sharing`), each member
+    writing every ``hardware.other_member_log_interval_ms`` on average (by default idle members,
+    the fitted ``log_merge_delay_ms``); 0 when it reads its own member's log alone.
     """
-    delay_ms = flow.c.log_merge_delay_ms * data_sharing.flow_merge_delay_factor(flow.inp)
+    interval_ms = flow.inp.topo.other_member_log_interval_ms
+    if interval_ms is None:
+        interval_ms = flow.c.log_merge_delay_ms
+    delay_ms = interval_ms * data_sharing.flow_merge_delay_factor(flow.inp)
     return flow.platform.log_merge_delay_ms(delay_ms)  # z/OS data sharing only
 
 
@@ -110,24 +134,15 @@ def capture_latency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
 
 
 def commit_period_ms(flow, rows_per_s: float) -> float:
-    """Time between Q Capture's MQ commits (ms).
-
-    The shortest of COMMIT_INTERVAL, the log-read cycle (at the end of the log Q Capture
-    commits what it has before it sleeps) and the time to fill ``maxtrans_per_commit``.
-    """
-    return min(
-        flow.inp.commit_interval_ms, reader_cycle_ms(flow, rows_per_s), maxtrans_fill_ms(flow, rows_per_s)
-    )
+    """Time between Q Capture's MQ commits (ms): COMMIT_INTERVAL, or less when the transaction
+    limit (``maxtrans_per_commit``) fills first."""
+    return min(flow.inp.commit_interval_ms, maxtrans_fill_ms(flow, rows_per_s))
 
 
 def commit_wait_ms(flow, rows_per_s: float) -> float:
-    """Mean time (ms) from a message's MQPUT to Q Capture's MQCMIT.
-
-    Puts happen during a pass over the log, and the commit comes at the end of the pass (or
-    earlier at COMMIT_INTERVAL or the transaction limit): half of the shortest of the three.
-    """
-    pass_ms = reader_cycle_ms(flow, rows_per_s) * reader_busy_share(flow, rows_per_s)
-    return min(flow.inp.commit_interval_ms, pass_ms, maxtrans_fill_ms(flow, rows_per_s)) / 2.0
+    """Mean time (ms) from a message's MQPUT to Q Capture's MQCMIT: half a commit period (the
+    puts of a period are spread over it)."""
+    return commit_period_ms(flow, rows_per_s) / 2.0
 
 
 def channel_batch_msgs(flow, point) -> float:

@@ -272,9 +272,9 @@ class _Flow:
     microseconds (multiplied by ``time_factor`` and the LPAR's CPU inflation to get elapsed).
     """
 
-    def __init__(self, inp: QrepInputs, c):
+    def __init__(self, inp: QrepInputs, c, txns_available: float = math.inf):
         self.inp, self.c = inp, c
-        self.geometry = g = message_geometry(inp, c)
+        self.geometry = g = message_geometry(inp, c, txns_available)
         self.k = topology_coefficients.load()
         self.demands = d = data_sharing.with_merge_cost(static_demands(inp, g, c), inp, self.k)
         self.sq = shared_queue.costs(inp, self.k, c.cf_access_us, g.msg_bytes, self._queued_msgs(inp, c, g))
@@ -617,10 +617,40 @@ def solve(inp: QrepInputs, c) -> Solution:
     return _solve_flow(inp, c)
 
 
-def _solve_flow(inp: QrepInputs, c) -> Solution:
-    """Solve a steady flow (at the backlog's depth in a catch-up) or a drain."""
+#: Most re-solves with the message packing of the last throughput (:func:`_packed_flow`).
+PACKING_ROUNDS = 8
+#: Relative change of transactions per message below which the packing has converged.
+PACKING_RTOL = 1e-6
+
+
+def _packed_flow(inp: QrepInputs, c) -> tuple[_Flow, float]:
+    """The flow whose messages hold what one log pass finds at its own throughput, and that rate.
+
+    TRANS_BATCH_SZ groups are full at high rates; at light load a message holds the
+    transactions of one pass over the log (:func:`engine.perf.qrep.latency.txns_per_pass`),
+    which depends on the throughput, which depends on the packing: a fixed point reached by
+    re-solving from full groups (fewer transactions per message only lower the throughput a
+    flow can carry, so the iteration settles within a few rounds).
+    """
     flow = _Flow(inp, c)
     rows_per_s = _throughput(flow)
+    if flow.drain:
+        return flow, rows_per_s
+    for _ in range(PACKING_ROUNDS):
+        available = latency.txns_per_pass(flow, rows_per_s)
+        if available >= inp.trans_batch_sz and flow.geometry.txns_per_msg >= inp.trans_batch_sz:
+            break
+        packed = _Flow(inp, c, available)
+        old_txns = flow.geometry.txns_per_msg
+        flow, rows_per_s = packed, _throughput(packed)
+        if abs(packed.geometry.txns_per_msg - old_txns) <= PACKING_RTOL * old_txns:
+            break
+    return flow, rows_per_s
+
+
+def _solve_flow(inp: QrepInputs, c) -> Solution:
+    """Solve a steady flow (at the backlog's depth in a catch-up) or a drain."""
+    flow, rows_per_s = _packed_flow(inp, c)
     point = flow.evaluate(rows_per_s, True)
     overloaded = (not flow.driven) and point.demand_rows_per_s > point.capacity_rows_per_s * (1.0 + 1e-9)
     return _assemble(flow, rows_per_s, point, overloaded)

@@ -39,6 +39,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from engine.limit import resource_bottleneck
 from engine.perf.qrep.costs import static_demands
 from engine.perf.qrep.geometry import message_geometry
 from engine.perf.qrep.pipeline import cpu_model_time_factor
@@ -293,7 +294,7 @@ def prediction(settings: dict, inp, c, k) -> Prediction:
         metrics=m,
         units={name: UNITS[name] for name in m},
         stages=sol.stages,
-        bottleneck=sol.bottleneck,
+        bottleneck=resource_bottleneck(sol.bottleneck),
         ignored=tuple(unused),
         ignored_reasons=dict.fromkeys(unused, reason),
         coefficients_version=f"{c.version}+{k.version}",

@@ -55,6 +55,9 @@ class TopologyInputs:
         Send queues (and channels) per queue map.
     data_sharing_members : int
         Db2 data-sharing members writing the source log.
+    other_member_log_interval_ms : float or None
+        Mean time between log writes on each other member, ms (None: idle members, the fitted
+        ``log_merge_delay_ms``).
     sql_apply_interval_s : float
         SQL Apply's subscription-set interval, s (0: continuous).
     compare_sql : bool
@@ -69,6 +72,7 @@ class TopologyInputs:
     queue_maps: int
     parallel_sendqs: int
     data_sharing_members: int
+    other_member_log_interval_ms: float | None
     sql_apply_interval_s: float
     compare_sql: bool
 
@@ -105,6 +109,7 @@ def read_topology(reader: SettingsReader) -> TopologyInputs:
         queue_maps=reader.integer("qcapture.queue_maps"),
         parallel_sendqs=reader.integer("qcapture.num_parallel_sendqs"),
         data_sharing_members=reader.integer("hardware.data_sharing_members"),
+        other_member_log_interval_ms=reader.optional("hardware.other_member_log_interval_ms"),
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
     )

@@ -410,7 +410,8 @@ def j14_production_rate(w: Walk, checks) -> None:
             "holds 2,000" in text and "headroom" in text and "source_workload" not in text,
         )
     )
-    # she turns COMMIT_INTERVAL on Q Capture: the inspector says why it cannot move the latency here
+    # she turns COMMIT_INTERVAL on Q Capture: at 2,000 rows/s the interval, not the transaction
+    # limit, decides the MQ commit, so a shorter one lowers END2END and no note says otherwise
     qcapture = w.window.document.project.nodes_of("qcapture")[0].id
     w.window.scene.select_node(qcapture)
     w.window.inspector_dock.raise_()
@@ -419,13 +420,13 @@ def j14_production_rate(w: Walk, checks) -> None:
     w.type_into(field.edit, "200")
     field.edit.editingFinished.emit()
     w.window.inspector.scroll.ensureWidgetVisible(field)
-    w.settle(0.3)
+    w.wait(lambda: w.window.live.shown.metrics["end2end_latency_ms"] < e2e, 10)
     checks.append(
         (
-            "COMMIT_INTERVAL 200 ms leaves END2END as it was and the inspector says why",
+            "COMMIT_INTERVAL 200 ms lowers END2END at 2,000 rows/s and carries no no-effect note",
             w.window.document.project.node(qcapture).params["commit_interval_ms"] == 200
-            and w.window.live.shown.metrics["end2end_latency_ms"] == e2e
-            and field.note.startswith("No effect on this prediction: Q Capture commits every"),
+            and w.window.live.shown.metrics["end2end_latency_ms"] < 0.95 * e2e
+            and not field.note.startswith("No effect on this prediction"),
         )
     )
 

@@ -14,7 +14,14 @@ import pytest
 from engine.cli.advise import format_advice
 from engine.cli.predict import format_prediction
 from engine.io import projectfile
-from engine.limit import RATE_HELD, bottleneck_label, limit_of, limit_of_stages, limit_text
+from engine.limit import (
+    RATE_HELD,
+    bottleneck_label,
+    limit_of,
+    limit_of_stages,
+    limit_text,
+    stored_bottleneck,
+)
 from engine.predict import predict_project
 from engine.report import run_from_project, runs_from_store
 
@@ -36,6 +43,27 @@ def test_a_saturated_resource_is_the_bottleneck_and_ties_go_to_the_engines_pick(
     tie = limit_of_stages([("mq_channel", 0.95), ("qapply_agents", 0.95)], "qapply_agents")
     assert tie.bottleneck == "qapply_agents"
     assert limit_of_stages([], None).text() == "none"
+
+
+def test_a_cause_the_engine_names_for_its_busiest_stage_is_the_bottleneck():
+    limit = limit_of_stages([("qapply_agents", 0.95), ("qapply_cpu", 0.5)], "target_db2")
+    assert (limit.bottleneck, limit.text()) == ("target_db2", "target_db2 (95% busy)")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SAMPLES.glob("*.json")))
+def test_predict_json_and_text_name_the_same_bottleneck_on_every_sample(name):
+    """``qrtune predict --json`` prints ``Prediction.to_json()``; the text its limit line."""
+    project = _project(name)
+    pred = predict_project(project)
+    text = format_prediction(pred, project.name, project)
+    said = next(line for line in text.splitlines() if line.startswith("  bottleneck: "))
+    assert said == f"  bottleneck: {limit_text(pred)}"
+    limit = limit_of(pred)
+    assert pred.bottleneck == limit.bottleneck
+    assert said.startswith("  bottleneck: none") == (pred.bottleneck is None)
+    if pred.bottleneck is not None:
+        assert said.startswith(f"  bottleneck: {pred.bottleneck} (")
+    assert pred.to_json()["bottleneck"] == pred.bottleneck
 
 
 def _project(name: str):
@@ -109,6 +137,6 @@ def test_the_engines_bottleneck_is_the_limits_stage_so_stored_runs_name_it_alike
     pred = predict_project(projectfile.load(SAMPLES / sample))
     limit = limit_of(pred)
     if limit.holds_offered:
-        assert bottleneck_label(pred.bottleneck) == RATE_HELD
+        assert pred.bottleneck is None and bottleneck_label(stored_bottleneck(pred)) == RATE_HELD
     else:
         assert pred.bottleneck == limit.stage

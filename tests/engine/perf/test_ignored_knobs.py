@@ -16,17 +16,10 @@ from engine.scenario import knob_paths
 from engine.studies.sweep import with_changes
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"
-#: Big transactions (the per-commit transaction limit fills slowly) and a long SLEEP_INTERVAL:
-#: a pass over the log outlasts COMMIT_INTERVAL (as in test_qrep_load_sweep.py).
-LONG_PASSES = [
-    "source_db2.offered_rows_per_s=20000",
-    "source_db2.rows_per_txn=100",
-    "source_db2.inserts_per_txn=20",
-    "source_db2.updates_per_txn=60",
-    "source_db2.deletes_per_txn=20",
-    "qcapture.sleep_interval_ms=4000",
-    "qcapture.trans_batch_sz=1",
-]
+#: 10,000 rows/s of 5-row transactions: Q Capture's transaction limit (~130) fills in ~65 ms,
+#: before the shortest COMMIT_INTERVAL (100 ms); at 1,000 rows/s it takes ~650 ms.
+LIMIT_FIRST = ["source_db2.offered_rows_per_s=10000"]
+INTERVAL_FIRST = ["source_db2.offered_rows_per_s=1000"]
 
 
 def _project(name: str, changes=()):
@@ -37,14 +30,15 @@ def _knob(project, kind: str, name: str, index: int = 0) -> tuple[str, str]:
     return project.nodes_of(kind)[index].id, name
 
 
-def test_commit_interval_is_named_with_why_at_light_load_and_not_where_it_acts():
-    light = _project("redpaper-baseline", ["source_db2.offered_rows_per_s=2000"])
-    why = ignored_knobs(light, predict_project(light))[_knob(light, "qcapture", "commit_interval_ms")]
-    assert why.startswith("Q Capture commits every") and "before any COMMIT_INTERVAL" in why
-    long_passes = _project("redpaper-baseline", LONG_PASSES)
-    assert _knob(long_passes, "qcapture", "commit_interval_ms") not in ignored_knobs(
-        long_passes, predict_project(long_passes)
+def test_commit_interval_is_named_with_why_where_the_limit_fills_first_and_not_where_it_acts():
+    busy = _project("redpaper-baseline", LIMIT_FIRST)
+    why = ignored_knobs(busy, predict_project(busy))[_knob(busy, "qcapture", "commit_interval_ms")]
+    assert (
+        why.startswith("Q Capture reaches its transaction limit every")
+        and "before any COMMIT_INTERVAL" in why
     )
+    light = _project("redpaper-baseline", INTERVAL_FIRST)
+    assert _knob(light, "qcapture", "commit_interval_ms") not in ignored_knobs(light, predict_project(light))
 
 
 def test_every_ignored_setting_of_every_sample_is_some_nodes_knob():
@@ -74,20 +68,23 @@ def test_the_second_flow_of_a_two_way_project_names_the_node_whose_value_counts(
 
 
 def test_predict_prints_the_knobs_by_node_with_ibm_names_and_reasons():
-    project = _project("redpaper-baseline", ["source_db2.offered_rows_per_s=2000"])
+    project = _project("redpaper-baseline", LIMIT_FIRST)
     text = format_prediction(predict_project(project), project.name, project)
     tail = text.split("Knobs with no effect on this prediction, and why\n", 1)[1]
     qcapture = project.nodes_of("qcapture")[0]
     after = tail.split(f"    {qcapture.label} ({qcapture.id})\n", 1)[1].splitlines()
     section = after[: next(i for i, line in enumerate(after) if not line.startswith("      "))]
-    assert any(line.startswith("      COMMIT_INTERVAL: Q Capture commits every") for line in section)
+    assert any(
+        line.startswith("      COMMIT_INTERVAL: Q Capture reaches its transaction limit every")
+        for line in section
+    )
     assert "qcapture.commit_interval_ms" not in text  # IBM's name, not the settings path
 
 
 def test_a_report_lists_the_same_knobs_and_reasons():
     from engine.report.build import run_from_project
 
-    project = _project("redpaper-baseline", ["source_db2.offered_rows_per_s=2000"])
+    project = _project("redpaper-baseline", LIMIT_FIRST)
     rows = run_from_project(project).ignored
     qcapture = project.nodes_of("qcapture")[0]
     node = f"{qcapture.label} ({qcapture.id})"

@@ -1,8 +1,11 @@
 """Latency against offered load on every Q Replication sample, and the commit cycle's knobs.
 
-Q Capture sends what it has at the end of each log-read pass (or at COMMIT_INTERVAL, or at
-its transaction limit); it never waits for a group to fill, so every latency approaches a
-floor as the load falls and grows only through queueing as the load rises.
+Q Capture commits its messages at COMMIT_INTERVAL or when its transaction limit fills, whichever
+comes first, and packs into a message only the transactions a log pass finds: every latency
+approaches a floor as the load falls and grows only through queueing as the load rises, except
+the wait for the MQ commit (half a commit period), which falls where the transaction limit
+fills before COMMIT_INTERVAL (seed 000 Table 2-1: "at high throughput, the maxtrans limit is
+reached much sooner and Capture commits much more frequently").
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 from engine.errors import ValueRangeError
 from engine.io.projectfile import load as load_project
 from engine.perf.qrep import predict
+from engine.perf.qrep.coefficients import load
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,14 +49,32 @@ def _scenario(name: str) -> dict:
     return project_to_scenario(load_project(ROOT / "sample_runs" / f"{name}.json"))
 
 
-def _open(settings: dict, rows_per_s: float, **changes) -> dict:
+def _prediction(settings: dict, rows_per_s: float, **changes):
     s = copy.deepcopy(settings)
     s["workload"]["offered_rows_per_s"] = rows_per_s
     s["workload"]["jobs"] = None
     for path, value in changes.items():
         group, key = path.split("__")
         s[group][key] = value
-    return predict(s).metrics
+    return predict(s)
+
+
+def _open(settings: dict, rows_per_s: float, **changes) -> dict:
+    return _prediction(settings, rows_per_s, **changes).metrics
+
+
+def _queueing_latencies(settings: dict, rows_per_s: float) -> list[float]:
+    """CAPTURE, Q, APPLY and END2END latency without the wait for Q Capture's MQ commit."""
+    p = _prediction(settings, rows_per_s)
+    commit_wait_ms = next(st.fixed_delay_ms for st in p.stages if st.name.startswith("mq_channel"))
+    m = p.metrics
+    assert all(math.isfinite(m[k]) and m[k] >= 0 for k in LATENCIES), (rows_per_s, m)
+    return [
+        m["capture_latency_ms"],
+        m["qlatency_ms"] - commit_wait_ms,
+        m["apply_latency_ms"],
+        m["end2end_latency_ms"] - commit_wait_ms,
+    ]
 
 
 def _capacity(settings: dict) -> float:
@@ -69,40 +91,68 @@ def _capacity(settings: dict) -> float:
 
 @pytest.mark.parametrize("name", QREP_SAMPLES)
 def test_latencies_finite_and_non_decreasing_from_light_load_to_capacity(name):
+    """Every latency, less the MQ commit wait (which may fall as the limit takes over), rises with
+    load, by at most 30% between neighbouring loads except where the messages cross the size a
+    coupling facility always offloads (63 KB: the mean message grows as a log pass finds more
+    transactions to pack). Packing more transactions per message lowers Q Capture's per-row
+    share of the message cost, which may take microseconds off CAPTURE_LATENCY."""
     settings = _scenario(name)
     capacity = _capacity(settings)
-    previous = None
+    previous = previous_offloaded = None
     for share in LOAD_SHARES:
-        m = _open(settings, share * capacity)
-        values = [m[k] for k in LATENCIES]
-        assert all(math.isfinite(v) and v >= 0 for v in values), (name, share, values)
+        values = _queueing_latencies(settings, share * capacity)
+        offloaded = _open(settings, share * capacity).get("offloaded_msgs_pct")
         if previous is not None:
             for key, before, now in zip(LATENCIES, previous, values):
-                assert now >= before * (1 - 1e-9), (name, key, share, before, now)
-                assert now <= before * 1.3 + 1.0, (name, key, share, before, now)  # no jump over 30%
-        previous = values
+                assert now >= before - 0.01, (name, key, share, before, now)
+                if offloaded == previous_offloaded:
+                    assert now <= before * 1.3 + 1.0, (name, key, share, before, now)  # no jump over 30%
+        previous, previous_offloaded = values, offloaded
 
 
-def test_baseline_end2end_non_decreasing_from_1_to_30000_rows_per_s_and_under_1_5_s_at_1_row_per_s():
+def test_the_commit_wait_is_half_the_shorter_of_commit_interval_and_the_limit_fill():
+    settings = _scenario("redpaper-baseline")
+    for rows_per_s in (1, 100, 1000, 3000, 10_000):
+        p = _prediction(settings, rows_per_s)
+        wait_ms = next(st.fixed_delay_ms for st in p.stages if st.name == "mq_channel")
+        txns_per_s = rows_per_s / settings["workload"]["rows_per_txn"]
+        fill_ms = load().maxtrans_per_commit / txns_per_s * 1000.0
+        assert wait_ms == pytest.approx(min(settings["qcapture"]["commit_interval_ms"], fill_ms) / 2.0)
+
+
+def test_baseline_end2end_under_1_5_s_at_1_row_per_s_and_falls_only_by_the_commit_wait():
     settings = _scenario("redpaper-baseline")
     rates = (1, 3, 10, 30, 100, 300, 1000, 3000, 10_000, 20_000, 30_000)
-    e2e = [_open(settings, r)["end2end_latency_ms"] for r in rates]
-    assert e2e[0] < 1500.0
+    assert _open(settings, 1)["end2end_latency_ms"] < 1500.0
+    e2e = [_queueing_latencies(settings, r)[3] for r in rates]
     assert all(b >= a * (1 - 1e-9) for a, b in zip(e2e, e2e[1:])), e2e
 
 
-def test_commit_interval_changes_latency_where_a_log_pass_is_longer_than_it():
-    """Big transactions (few per second, so the commit limit fills slowly) and a long
-    SLEEP_INTERVAL: a pass over the accumulated log outlasts COMMIT_INTERVAL."""
-    settings = copy.deepcopy(_scenario("redpaper-baseline"))
-    settings["workload"].update(rows_per_txn=100, inserts_per_txn=20, updates_per_txn=60, deletes_per_txn=20)
-    knobs = dict(qcapture__sleep_interval_ms=4000, qcapture__trans_batch_sz=1)
-    e2e = [
-        _open(settings, 20_000, qcapture__commit_interval_ms=ms, **knobs)["end2end_latency_ms"]
-        for ms in (200, 500, 800)
-    ]
-    assert e2e[0] < e2e[1] < e2e[2]  # a shorter interval commits sooner
-    assert e2e[2] > e2e[0] * 1.05
+def test_commit_interval_moves_end2end_where_it_commits_before_the_transaction_limit():
+    """5-row transactions: at 1,000 rows/s the limit (~130 transactions) fills in ~650 ms, so
+    COMMIT_INTERVAL 200 against 800 ms decides the commit; at 10,000 rows/s it fills in ~65 ms."""
+    settings = _scenario("redpaper-baseline")
+
+    def change(rows_per_s: float) -> float:
+        short, long = (
+            _open(settings, rows_per_s, qcapture__commit_interval_ms=ms)["end2end_latency_ms"]
+            for ms in (200, 800)
+        )
+        return long / short - 1.0
+
+    assert change(1000) >= 0.15
+    assert abs(change(10_000)) <= 0.05
+
+
+def test_messages_hold_only_the_transactions_one_log_pass_finds():
+    """TRANS_BATCH_SZ 100 at 20 rows/s (4 transactions/s, a 50 ms sleep): a pass finds about one
+    transaction, so a message holds about one, and Q Apply pays its per-message cost per row."""
+    settings = _scenario("redpaper-baseline")
+    light = _open(settings, 20, qcapture__trans_batch_sz=100)
+    full = _open(settings, 30_000, qcapture__trans_batch_sz=100)
+    assert light["rows_per_msg"] == pytest.approx(5.0, rel=0.15)
+    assert full["rows_per_msg"] == pytest.approx(500.0)
+    assert light["apply_cpu_us_per_row"] > 2.0 * full["apply_cpu_us_per_row"]
 
 
 def test_commit_interval_does_not_bind_where_the_transaction_limit_commits_first():

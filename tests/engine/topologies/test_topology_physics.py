@@ -147,6 +147,22 @@ def test_data_sharing_raises_capture_latency_and_capture_cpu():
     assert cpu[1] == pytest.approx(cpu[0]) and cpu[3] > cpu[2] > cpu[1]
 
 
+def test_busier_other_members_shorten_the_merged_log_wait_by_their_log_interval():
+    """Q Capture off the source LPAR reads the source member's log through the merged read: a
+    change waits for the other member's next log write, on average its interval (memoryless)."""
+    base = _with(_sample("redpaper-baseline"), workload__offered_rows_per_s=1000.0)
+    idle = predict_settings(base)
+    busy, busier = (
+        predict_settings(_with(base, hardware__other_member_log_interval_ms=ms)) for ms in (100.0, 10.0)
+    )
+    assert "hardware.other_member_log_interval_ms" not in idle.ignored
+    drop = busy.metrics["capture_latency_ms"] - busier.metrics["capture_latency_ms"]
+    assert drop == pytest.approx(90.0, rel=1e-3)
+    assert idle.metrics["capture_latency_ms"] > busy.metrics["capture_latency_ms"] + 300.0
+    alone = _with(base, hardware__capture_colocated_with_source=True)
+    assert "hardware.other_member_log_interval_ms" in predict_settings(alone).ignored
+
+
 # -- catch-up ---------------------------------------------------------------------------------
 
 
