@@ -68,6 +68,12 @@ def register(sub) -> None:
         metavar="KIND@START+LENGTH[*FACTOR]",
         help="an outage or slow-down (repeatable): channel-stop, apply-stop, target-slow, mirror-suspend",
     )
+    p.add_argument(
+        "--every-transaction",
+        action="store_true",
+        help="simulate every transaction, also in stationary stretches (default: a simulated window stands "
+        "for the steady windows after it)",
+    )
     add_changes_option(p, "this run")
     p.add_argument("--json", action="store_true", help="print summary and monitor rows as JSON")
     p.add_argument("--series", action="store_true", help="with --json: include the per-stage time series")
@@ -244,6 +250,7 @@ def run(args) -> int:
                 profile=profile,
                 events=events,
                 progress=lambda fraction: bar.update_to(fraction * duration_s),
+                **({"stationary_windows": False} if args.every_transaction else {}),
             )
         finally:
             bar.close()

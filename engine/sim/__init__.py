@@ -71,9 +71,16 @@ APPLY / END2END latency of both (goal: throughput within 2%; END2END, CAPTURE an
 within 25%); ``tests/engine/sim/test_sim_agrees_with_qrep.py``
 pins looser tolerances.
 
+Long runs: where the run is stationary (a constant rate, no batch window, no event, the queues
+settled) a window of it is simulated and the windows after it are copies of it
+(:mod:`engine.sim.stationary`: the method, and what is kept transaction by transaction:
+everything where queues form or drain); ``summary["replicated_s"]`` says how much, and
+``qrtune simulate --every-transaction`` (``stationary_windows=False``) simulates every one.
+
 Bounds: :func:`engine.sim.limits.check_simulation_budget` refuses, before anything is
-allocated, a run of more than 30 million transactions or 100,000 time bins, a rate above the
-registry's OFFERED_ROWS_PER_S range or a non-finite duration, naming the field and the range;
+allocated, a run that would simulate more than 60 million transactions (copied windows not
+counted) or report 100,000 time bins, a rate above the registry's OFFERED_ROWS_PER_S range or
+a non-finite duration, naming the field and the range;
 transactions are streamed in chunks (a pre-loaded receive queue too), so memory follows the
 reported series and what is in flight, not the messages simulated. A chunk's results are added
 to the series in a second thread while the next chunk goes through the pipeline (the compiled

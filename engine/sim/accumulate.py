@@ -51,11 +51,21 @@ class Binned:
         self.n = self.t.shape[0]
         self.ordered = self.n < 2 or bool(np.all(self.t[1:] >= self.t[:-1]))
         if self.ordered:
-            # bin k: [bounds[k], bounds[k + 1]); bin 0 from the first time, bin nbins to the last
+            # bin k: [bounds[k], bounds[k + 1]); bin 0 from the first time, bin nbins to the last;
+            # only the edges between the first and the last time are searched (a chunk of a long run
+            # spans a few of its bins)
             self.bounds = np.empty(self.nb + 2, dtype=np.int64)
             self.bounds[0] = 0
-            self.bounds[1:-1] = np.searchsorted(self.t, acc.edges[1:])
             self.bounds[-1] = self.n
+            inner = self.bounds[1:-1]
+            if self.n:
+                lo = int(np.searchsorted(acc.edges[1:], self.t[0], side="right"))
+                hi = int(np.searchsorted(acc.edges[1:], self.t[-1], side="right"))
+                inner[:lo] = 0
+                inner[lo:hi] = np.searchsorted(self.t, acc.edges[1 + lo : 1 + hi])
+                inner[hi:] = self.n
+            else:
+                inner[:] = 0
             # the bins with events, and where their runs start (each run ends where the next begins)
             self.full = np.flatnonzero(self.bounds[:-1] < self.bounds[1:])
             self.full_starts = self.bounds[self.full]
@@ -128,6 +138,15 @@ class Accumulator:
         self.busy_int: dict[str, np.ndarray] = {}
         self.mins: dict[str, np.ndarray] = {}
         self.hist: dict[str, np.ndarray] = {}
+        #: Pipeline time -> run time (:class:`engine.sim.stationary.TimeMap`); None: the same.
+        self.timemap = None
+        #: Weight of a histogram value by the window of run time it is at (copied windows' references).
+        self.hist_window_s = 0.0
+        self.hist_weights: dict[int, float] = {}
+
+    def real(self, t):
+        """Run time of pipeline times ``t`` (the same unless windows were copied)."""
+        return t if self.timemap is None else self.timemap.real(np.asarray(t, dtype=float))
 
     def index(self, t) -> np.ndarray:
         """Bin of each time (``nbins`` for times at or after the end)."""
@@ -136,8 +155,8 @@ class Accumulator:
         return i
 
     def binned(self, t) -> Binned:
-        """Times ``t`` put into the bins, for :meth:`add_sums`, :meth:`enter_sums`, :meth:`leave_sums`."""
-        return Binned(self, t)
+        """Times ``t`` (pipeline clock) put into the bins, for :meth:`add_sums`, :meth:`enter_sums`, :meth:`leave_sums`."""
+        return Binned(self, self.real(t))
 
     def add_sums(self, name: str, sums) -> None:
         """Add per-bin sums (:meth:`Binned.sums`) to series ``name`` (times at or after the end left out)."""
@@ -176,9 +195,27 @@ class Accumulator:
             return
         if weights is not None:
             weights = np.broadcast_to(np.asarray(weights, dtype=float), np.shape(start))
+        start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
         acc += scale * (
-            Binned(self, end).sum_min(self.edges, weights) - Binned(self, start).sum_min(self.edges, weights)
+            Binned(self, self.real(end)).sum_min(self.edges, weights)
+            - Binned(self, self.real(start)).sum_min(self.edges, weights)
         )
+        if self.timemap is not None:
+            self._cut_at_stretches(acc, start, end, scale, weights)
+
+    def _cut_at_stretches(self, acc, start, end, scale: float, weights) -> None:
+        """Take out of busy intervals that cross a stretch of copied windows the stretch itself."""
+        at, gap_starts, gap_ends = self.timemap.gaps()
+        first, last = np.searchsorted(at, (start.min(), end.max()))
+        for at_tau, gap_start, gap_end in zip(at[first:last], gap_starts[first:last], gap_ends[first:last]):
+            crossing = (start <= at_tau) & (end > at_tau)
+            if crossing.any():
+                n = int(crossing.sum())
+                w = None if weights is None else weights[crossing]
+                acc -= scale * (
+                    Binned(self, np.full(n, gap_end)).sum_min(self.edges, w)
+                    - Binned(self, np.full(n, gap_start)).sum_min(self.edges, w)
+                )
 
     def oldest(self, name: str, commit, done) -> None:
         """Track, at each edge, the earliest ``commit`` among items with ``commit < edge <= done``.
@@ -188,7 +225,8 @@ class Accumulator:
         acc = self.mins.setdefault(name, np.full(self.nbins + 1, np.inf))
         if len(commit) == 0:
             return
-        prefix_done = np.maximum.accumulate(np.asarray(done, dtype=float))
+        commit, done = self.real(np.asarray(commit, dtype=float)), self.real(np.asarray(done, dtype=float))
+        prefix_done = np.maximum.accumulate(done)
         i = np.searchsorted(prefix_done, self.edges, side="right")  # first item still in flight at the edge
         ok = i < len(commit)
         cand = np.full(self.edges.shape, np.inf)
@@ -196,13 +234,31 @@ class Accumulator:
         cand[cand >= self.edges] = np.inf
         np.minimum(acc, cand, out=acc)
 
-    def histogram(self, name: str, values_ms) -> None:
-        """Add values (ms) to a log-spaced histogram for percentiles."""
+    def histogram(self, name: str, values_ms, at_s=None) -> None:
+        """Add values (ms) to a log-spaced histogram for percentiles.
+
+        ``at_s`` (pipeline clock): when each value was measured; a value in a window that copied
+        windows repeat (:meth:`weigh_window`) counts once more for each copy.
+        """
         acc = self.hist.setdefault(name, np.zeros(len(HIST_EDGES_MS) + 1))
         v = np.maximum(np.asarray(values_ms, dtype=float), 1e-300)
         i = np.floor((np.log(v) - _LOG_FIRST) * _INV_LOG_STEP).astype(np.int64) + 1
         np.clip(i, 0, len(acc) - 1, out=i)
-        acc += np.bincount(i, minlength=len(acc))
+        weights = None
+        if self.hist_weights and at_s is not None:
+            window = (self.real(np.asarray(at_s, dtype=float)) / self.hist_window_s).astype(np.int64)
+            keys = np.fromiter(self.hist_weights, dtype=np.int64)
+            found = np.isin(window, keys)
+            if found.any():
+                weights = np.ones(len(v))
+                weights[found] = [self.hist_weights[int(k)] for k in window[found]]
+        acc += np.bincount(i, weights=weights, minlength=len(acc))
+
+    def weigh_window(self, start_s: float, w_s: float, copies: int) -> None:
+        """Values of the run-time window ``[start_s, start_s + w_s)`` count ``1 + copies`` times in the histograms."""
+        self.hist_window_s = w_s
+        key = round(start_s / w_s)
+        self.hist_weights[key] = self.hist_weights.get(key, 1.0) + copies
 
     # ------------------------------------------------------------------ read-out
     def series(self, name: str) -> np.ndarray:

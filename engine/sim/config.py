@@ -221,14 +221,19 @@ class PipelineConfig:
         )
 
     @property
-    def max_rows_per_s(self) -> float:
-        """Smallest stage capacity: the most the pipeline carries at steady state, rows/s."""
+    def replication_rows_per_s(self) -> float:
+        """Smallest capacity of the replication stages (the source workload left out), rows/s."""
         caps = [c for _, c in self.capture_stages + self.put_stages + self.channel_stages + self.apply_stages]
         if self.browser_rows_per_s:
             caps.append(self.browser_rows_per_s)
-        if self.source_rows_per_s:
-            caps.append(self.source_rows_per_s)
         return min(caps)
+
+    @property
+    def max_rows_per_s(self) -> float:
+        """Smallest stage capacity: the most the pipeline carries at steady state, rows/s."""
+        if self.source_rows_per_s:
+            return min(self.replication_rows_per_s, self.source_rows_per_s)
+        return self.replication_rows_per_s
 
     def stage_table(self) -> list[dict]:
         """Stages as the simulation uses them: name, group, capacity in rows/s."""

@@ -3,8 +3,9 @@
 A simulation's cost grows with two things, both known before it runs:
 
 * the transactions it pushes through the pipeline: the offered rows over the run divided by
-  the rows per transaction, plus the transactions of messages pre-loaded on the receive
-  queue (``INITIAL_DEPTH_MSGS`` x TRANS_BATCH_SZ). They are streamed in chunks of at most
+  the rows per transaction (less those of the stationary windows the run represents by copies
+  of a simulated one, :mod:`engine.sim.stationary`), plus the transactions of messages
+  pre-loaded on the receive queue (``INITIAL_DEPTH_MSGS`` x TRANS_BATCH_SZ). They are streamed in chunks of at most
   :data:`engine.sim.run.CHUNK_TXNS`, so they cost time (about 0.2 to 0.5 us each) and the
   memory of what is still in flight (a backlog), not memory per message;
 * the time bins of what is reported (monitor rows and time series, one bin per second or
@@ -25,8 +26,10 @@ from dataclasses import dataclass
 from engine.errors import ValueRangeError
 from engine.sim.knobs import spec
 
-#: Most transactions one run pushes through the pipeline (offered plus pre-loaded).
-MAX_SIMULATED_TXNS = 30_000_000
+#: Most transactions one run pushes through the pipeline (offered plus pre-loaded; the transactions
+#: of stationary windows represented by copies, :mod:`engine.sim.stationary`, are not simulated and
+#: not counted). About 15 s of simulation on a small machine.
+MAX_SIMULATED_TXNS = 60_000_000
 #: Most time bins of the reported series (monitor rows, time series).
 MAX_TIME_BINS = 100_000
 #: Bytes each time bin costs over all the series a run keeps (measured, rounded up).
@@ -91,7 +94,9 @@ class RunSize:
         return float(self.initial_msgs) * float(self.trans_batch_sz)
 
 
-def estimate_budget(run: RunSize, mean_rows_per_s: float, chunk_txns: int = 400_000) -> SimulationBudget:
+def estimate_budget(
+    run: RunSize, mean_rows_per_s: float, chunk_txns: int = 400_000, copied_rows: float = 0.0
+) -> SimulationBudget:
     """Transactions, time bins and memory of a run (see :class:`SimulationBudget`).
 
     Parameters
@@ -101,8 +106,11 @@ def estimate_budget(run: RunSize, mean_rows_per_s: float, chunk_txns: int = 400_
         Average offered rate, rows/s.
     chunk_txns : int
         Transactions per chunk the simulation streams.
+    copied_rows : float
+        Rows offered in windows the run represents by copies of a simulated one
+        (:mod:`engine.sim.stationary`): not simulated.
     """
-    offered = mean_rows_per_s * run.duration_s / max(run.rows_per_txn, 1.0)
+    offered = max(0.0, mean_rows_per_s * run.duration_s - copied_rows) / max(run.rows_per_txn, 1.0)
     txns = offered + run.preloaded_txns
     bins = run.duration_s / run.bin_s
     memory = bins * BYTES_PER_BIN + min(txns, chunk_txns) * BYTES_PER_CHUNK_TXN
@@ -141,7 +149,9 @@ def check_rate(rows_per_s: float, field: str = RATE_FIELD) -> None:
         raise ValueRangeError(field, rows_per_s, f"a rate from 0 to {top:,.0f} rows/s")
 
 
-def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) -> SimulationBudget:
+def check_simulation_budget(
+    run: RunSize, profile, chunk_txns: int = 400_000, copied_rows: float = 0.0
+) -> SimulationBudget:
     """Refuse a run whose work or reported series exceed what the simulation handles.
 
     Parameters
@@ -149,7 +159,7 @@ def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) ->
     run : RunSize
     profile : engine.sim.profiles.Profile
         Offered workload (its peak and mean rates over the run).
-    chunk_txns : int
+    chunk_txns, copied_rows : int, float
         As :func:`estimate_budget`.
 
     Returns
@@ -177,7 +187,7 @@ def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) ->
             f"TRANS_BATCH_SZ {run.trans_batch_sz} for a simulation ({MAX_SIMULATED_TXNS:,} "
             "transactions); qrtune predict gives the drain time of any depth",
         )
-    budget = estimate_budget(run, mean_rows_per_s, chunk_txns)
+    budget = estimate_budget(run, mean_rows_per_s, chunk_txns, copied_rows)
     if budget.txns > MAX_SIMULATED_TXNS:
         room = (MAX_SIMULATED_TXNS - preloaded) * max(run.rows_per_txn, 1.0)
         raise ValueRangeError(
@@ -185,7 +195,7 @@ def check_simulation_budget(run: RunSize, profile, chunk_txns: int = 400_000) ->
             mean_rows_per_s,
             f"at most {room / run.duration_s:,.6g} rows/s over {run.duration_s:,.6g} s, or a duration "
             f"of at most {room / max(mean_rows_per_s, 1e-300):,.6g} s at this rate (a simulation "
-            f"handles {MAX_SIMULATED_TXNS:,} transactions; this run would offer "
-            f"{budget.txns:,.3g})",
+            f"simulates at most {MAX_SIMULATED_TXNS:,} transactions besides the stationary stretches it "
+            f"copies; this run would simulate {budget.txns:,.3g})",
         )
     return budget

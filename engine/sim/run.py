@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -12,6 +13,7 @@ import numpy as np
 
 from engine.errors import FieldError, QrtuneError, UnsupportedKindError, ValueRangeError
 from engine.sim import profiles as _profiles
+from engine.sim import stationary
 from engine.sim.accumulate import Accumulator
 from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
@@ -171,8 +173,8 @@ def _accumulate(acc: Accumulator, r: ChunkResult, cfg: PipelineConfig, trace: di
     acc.add_sums("lat_q_ms", at.sums(1000.0 * n * (get - put)))
     acc.add_sums("lat_apply_ms", at.sums(1000.0 * n * (done - get)))
     done_t = done[g]
-    inside = done_t < acc.duration
-    acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]))
+    inside = acc.real(done_t) < acc.duration
+    acc.histogram("e2e_ms", 1000.0 * (done_t[inside] - commit[inside]), done_t[inside])
     acc.oldest("oldest", m_first_commit, done)
     if trace is not None:
         for k in ("commit", "rows", "cap_dep", "u", "v"):
@@ -345,13 +347,27 @@ def simulate_config(
     python_kernel: bool = False,
     chunk_txns: int = CHUNK_TXNS,
     initial_recvq_msgs: int = 0,
+    stationary_windows: bool = True,
 ) -> SimResult:
-    """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters)."""
+    """Simulate a pipeline described by ``cfg`` (see :func:`engine.sim.simulate` for the parameters).
+
+    ``stationary_windows``: represent stationary stretches of the run by copies of a simulated
+    window (:mod:`engine.sim.stationary`); False simulates every transaction.
+    """
     events = tuple(events)
     _check_run(duration_s, events, initial_recvq_msgs)
     if profile is None:
         profile = _profiles.constant(default_rate(cfg))
     dt = _bin_width(duration_s, cfg)
+    plan = _stationary_plan(
+        profile,
+        events,
+        duration_s,
+        dt,
+        cfg,
+        chunk_txns,
+        stationary_windows and not trace and not initial_recvq_msgs,
+    )
     check_simulation_budget(
         RunSize(
             duration_s,
@@ -362,6 +378,7 @@ def simulate_config(
         ),
         profile,
         chunk_txns,
+        copied_rows=plan.static_copied_rows() if plan is not None else 0.0,
     )
     duration_s = max(dt, round(duration_s / dt) * dt)
     acc = Accumulator(duration_s, dt)
@@ -382,23 +399,31 @@ def simulate_config(
     tr: dict | None = {} if trace else None
     n_txn, n_rows, last_done = _run_preload(pipe, int(initial_recvq_msgs), chunk_txns, acc, cfg, tr, cancel)
     preload_applied_s = last_done
-    workload = _workload_chunks(profile, cfg.rows_per_txn, duration_s, block_s, children, chunk_blocks)
-    with _OneBehind() as behind:
-        for tx, final, t1 in workload:
-            if cancel is not None and cancel():
-                raise SimulationCancelled("simulation cancelled")
-            n_txn += len(tx)
-            n_rows += int(tx.rows.sum())
-            for res in pipe.run_chunk(tx, final=final):
-                behind.submit(_accumulate, acc, res, cfg, tr)
-                if res.msg and len(res.msg["ap_dep"]):
-                    last_done = max(last_done, float(res.msg["ap_dep"].max()))
-            if progress is not None:
-                progress(t1 / duration_s)
-        behind.drain()
+    copied = None
+    if plan is not None:
+        window_block_s = plan.w_s / math.ceil(plan.w_s / block_s - 1e-9)  # blocks within windows
+        n_txn, n_rows, last_done, copied = _run_windows(
+            pipe, plan, profile, cfg, acc, (seq, window_block_s), events, progress, cancel
+        )
+    else:
+        workload = _workload_chunks(profile, cfg.rows_per_txn, duration_s, block_s, children, chunk_blocks)
+        with _OneBehind() as behind:
+            for tx, final, t1 in workload:
+                if cancel is not None and cancel():
+                    raise SimulationCancelled("simulation cancelled")
+                n_txn += len(tx)
+                n_rows += int(tx.rows.sum())
+                for res in pipe.run_chunk(tx, final=final):
+                    behind.submit(_accumulate, acc, res, cfg, tr)
+                    if res.msg and len(res.msg["ap_dep"]):
+                        last_done = max(last_done, float(res.msg["ap_dep"].max()))
+                if progress is not None:
+                    progress(t1 / duration_s)
+            behind.drain()
     summary = _summary(
         acc, cfg, events, profile.mean_rows_per_s(duration_s), seed, duration_s, n_txn, n_rows, profile
     )
+    summary.update(_copied_figures(copied, n_txn, n_rows))
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
     summary.update(_drain_figures(summary, duration_s, last_done, initial_recvq_msgs, preload_applied_s))
     if tr is not None:
@@ -406,6 +431,158 @@ def simulate_config(
     start = start_time or datetime(2024, 1, 1)
     mon = monitor_columns(acc, cfg.capture_monitor_s, cfg.apply_monitor_s, start)
     return SimResult(mon, _timeseries(acc, cfg), summary, cfg, tr)
+
+
+def _stationary_plan(profile, events, duration_s: float, dt: float, cfg, chunk_txns: int, allowed: bool):
+    """The copying plan of a run (:mod:`engine.sim.stationary`), or None when no window can be a copy."""
+    if not allowed:
+        return None
+    rpt = profile.rows_per_txn or cfg.rows_per_txn
+    w_s = stationary.window_s(dt, cfg.apply_monitor_s, profile.peak_rows_per_s(duration_s) / rpt, chunk_txns)
+    plan = stationary.Plan(profile, events, duration_s, w_s, cfg.replication_rows_per_s)
+    return plan if plan.static_copies() > 0 else None
+
+
+def _window_transactions(profile, rows_per_txn: int, a_s: float, b_s: float, seeding, shift_s: float):
+    """Source transactions of run time ``[a_s, b_s)`` on the pipeline's clock (``shift_s`` earlier).
+
+    Block ``k`` of ``block_s`` seconds draws from the ``k``-th child of the run's seed
+    sequence, as in :func:`_workload_chunks`.
+    """
+    seq, block_s = seeding
+    first, stop = round(a_s / block_s), math.ceil(b_s / block_s - 1e-9)
+    bounds_s = [max(a_s, k * block_s) for k in range(first, stop)] + [b_s]
+    rngs = [
+        np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=(k,))) for k in range(first, stop)
+    ]
+    tx = _profiles.generate_blocks(profile, bounds_s, rows_per_txn, rngs)
+    if shift_s:
+        tx = _profiles.Transactions(tx.commit_s - shift_s, tx.rows, tx.begin_s - shift_s, tx.u, tx.v)
+    return tx
+
+
+def _window_stats(results, rate: float, tau_end_s: float, unapplied_rows: float) -> stationary.WindowStats:
+    """What a simulated window measured: mean END2END of its applied transactions, rows still in flight."""
+    n = lat = late_rows = 0.0
+    for res in results:
+        m = res.msg
+        if not m or not len(m["ap_dep"]):
+            continue
+        done = m["ap_dep"] <= tau_end_s
+        t = res.txn
+        per_msg_commit = np.add.reduceat(
+            t["commit"], np.concatenate(([0], np.cumsum(m["m_txns"][:-1]).astype(np.int64)))
+        )
+        n += float(m["m_txns"][done].sum())
+        lat += float((m["m_txns"] * m["ap_dep"] - per_msg_commit)[done].sum())
+        late_rows += float(m["m_rows"][~done].sum())
+    return stationary.WindowStats(rate, lat / n if n else math.nan, unapplied_rows + late_rows)
+
+
+def _run_windows(pipe, plan, profile, cfg, acc, seeding, events, progress, cancel):
+    """The run window by window, copying stationary windows (:mod:`engine.sim.stationary`).
+
+    Returns ``(transactions simulated, rows simulated, last target commit in run time, copied)``
+    with ``copied`` the stretches of copied windows and the rows and transactions they stand for.
+    """
+    tmap = stationary.TimeMap()
+    acc.timemap = tmap
+    w_s, duration_s = plan.w_s, plan.duration_s
+    rpt = profile.rows_per_txn or cfg.rows_per_txn
+    n_txn = n_rows = emitted_rows = 0
+    last_done_tau = 0.0
+    stretches: list[stationary.Stretch] = []
+    buffered: list = []
+    ref_start = None
+    tau_events = list(events)
+    starts = [k * w_s for k in range(plan.n_windows)] + (
+        [plan.n_windows * w_s] if plan.n_windows * w_s < duration_s - 1e-9 else []
+    )
+    with _OneBehind() as behind:
+        for k, a in enumerate(starts):
+            b = min(a + w_s, duration_s)
+            if plan.copy_next():
+                behind.drain()
+                tmap.insert(a - tmap.total_s, w_s)
+                if stretches and abs(stretches[-1].start_s + stretches[-1].length_s - a) < 1e-9:
+                    last = stretches[-1]
+                    stretches[-1] = stationary.Stretch(
+                        last.start_s, last.length_s + w_s, last.ref_start_s, w_s
+                    )
+                else:
+                    stretches.append(stationary.Stretch(a, w_s, ref_start, w_s))
+                # events after the copied window happen that much earlier on the pipeline's clock
+                tau_events = [
+                    dataclasses.replace(tau, start_s=tau.start_s - w_s) if real.start_s >= a else tau
+                    for real, tau in zip(events, tau_events)
+                ]
+                pipe.ch_warp = Warp.from_events(tau_events, "channel")
+                pipe.ap_warp = Warp.from_events(tau_events, "apply")
+                continue
+            if cancel is not None and cancel():
+                raise SimulationCancelled("simulation cancelled")
+            _submit_window(behind, buffered, acc, cfg, _stretch_of(stretches, ref_start))
+            tx = _window_transactions(profile, cfg.rows_per_txn, a, b, seeding, tmap.total_s)
+            n_txn += len(tx)
+            n_rows += int(tx.rows.sum())
+            buffered = pipe.run_chunk(tx, final=k == len(starts) - 1)
+            for res in buffered:
+                if res.msg and len(res.msg["ap_dep"]):
+                    last_done_tau = max(last_done_tau, float(res.msg["ap_dep"].max()))
+                    emitted_rows += float(res.msg["m_rows"].sum())
+            rate = float(profile.rate_at(np.array([a]))[0])
+            plan.simulated(_window_stats(buffered, rate, b - tmap.total_s, n_rows - emitted_rows))
+            ref_start = a
+            if progress is not None:
+                progress(b / duration_s)
+        tail = []
+        if plan.stats and plan.stats[-1] is None:  # the run ends with copies: apply what is in flight
+            tail = pipe.run_chunk(_profiles.concat([]), final=True)
+            for res in tail:
+                if res.msg and len(res.msg["ap_dep"]):
+                    last_done_tau = max(last_done_tau, float(res.msg["ap_dep"].max()))
+        _submit_window(behind, buffered, acc, cfg, _stretch_of(stretches, ref_start))
+        _submit_window(behind, tail, acc, cfg, None)
+        behind.drain()
+    stationary.fill_stretches(acc, stretches)
+    copied_s = sum(st.length_s for st in stretches)
+    copied_rows = sum(profile.rows_between(st.start_s, st.start_s + st.length_s) for st in stretches)
+    copied = {"stretches": stretches, "s": copied_s, "rows": copied_rows, "txns": copied_rows / rpt}
+    return n_txn, n_rows, float(tmap.real(last_done_tau)), copied
+
+
+def _submit_window(behind, results: list, acc, cfg, reference: stationary.Stretch | None) -> None:
+    """Accumulate a simulated window's results; first weigh its histogram values for the copies of it
+    (``reference``: the stretch that repeats it, if any)."""
+    if reference is not None and results:
+        behind.drain()
+        acc.weigh_window(reference.ref_start_s, reference.w_s, reference.copies)
+    for res in results:
+        behind.submit(_accumulate, acc, res, cfg, None)
+    results.clear()
+
+
+def _stretch_of(stretches: list, ref_start_s) -> stationary.Stretch | None:
+    """The last stretch if it repeats the window starting at ``ref_start_s``."""
+    if stretches and ref_start_s is not None and stretches[-1].ref_start_s == ref_start_s:
+        return stretches[-1]
+    return None
+
+
+def _copied_figures(copied, n_txn: int, n_rows: int) -> dict:
+    """Summary figures of the copied windows (none when every transaction was simulated)."""
+    if copied is None:
+        return {"replicated_s": 0.0, "txns_simulated": n_txn}
+    return {
+        "replicated_s": copied["s"],
+        "replicated_windows": [
+            {"start_s": st.start_s, "length_s": st.length_s, "copy_of_s": st.ref_start_s}
+            for st in copied["stretches"]
+        ],
+        "txns_simulated": n_txn,
+        "txns_generated": n_txn + round(copied["txns"]),
+        "rows_generated": n_rows + round(copied["rows"]),
+    }
 
 
 def _check_run(duration_s: float, events: tuple, initial_recvq_msgs) -> None:

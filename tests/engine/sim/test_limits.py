@@ -84,3 +84,12 @@ def test_the_db2_mirror_simulation_has_the_same_bounds(duration_s, rate):
 
     with pytest.raises(ValueRangeError):
         simulate_mirror_rates(rate, 100.0, duration_s)
+
+
+def test_stationary_stretches_copied_are_not_counted_against_the_limit():
+    six_hours = RunSize(21_600.0, 5, 2.0)
+    with pytest.raises(ValueRangeError):  # every transaction of six hours at the baseline's rate: too many
+        check_simulation_budget(six_hours, profiles.constant(43_000.0))
+    copied = 0.9 * 43_000.0 * 21_600.0
+    b = check_simulation_budget(six_hours, profiles.constant(43_000.0), copied_rows=copied)
+    assert b.txns == pytest.approx(0.1 * 43_000.0 * 21_600.0 / 5)
