@@ -157,6 +157,12 @@ def format_summary(s: dict, title: str) -> str:
                 f"{_fmt(s.get('in_flight_drain_s'), 's')} later"
             ),
         ]
+        if s.get("replicated_s"):
+            lines.append(
+                f"  steady stretches       {_fmt(s['replicated_s'], 's')} of the run are copies of simulated "
+                f"windows; {format_number(round(s['txns_simulated']))} of "
+                f"{format_number(round(s['txns_generated']))} transactions simulated (--every-transaction simulates all)"
+            )
         if s.get("utilisation"):
             lines += [
                 "",
