@@ -46,6 +46,29 @@ class ComparisonView:
         return self.comparison.metric(name)
 
 
+def setting_name(path: str, scenario_kind: str) -> str:
+    """A settings path as a user reads it: IBM's parameter name (``qapply.num_apply_agents`` ->
+    ``NUM_APPLY_AGENTS``), else the knob's label made from the path's last part."""
+    from engine.metrics import knob_label
+    from engine.registry import path_names
+
+    return path_names(scenario_kind).get(path) or knob_label(path.rpartition(".")[2])
+
+
+def distinct_labels(comparison) -> tuple[str, ...]:
+    """One label per compared run that tells it apart: ``#31 TRANS_BATCH_SZ=3`` from the settings that
+    differ between the runs (IBM's names, at most two), else ``#31`` and the run's kind."""
+    from engine.metrics.catalog import format_setting
+
+    kind = comparison.runs[0].scenario_kind
+    diffs = list(comparison.settings)[:2]
+    labels = []
+    for i, run in enumerate(comparison.runs):
+        parts = [f"{d.name or setting_name(d.path, kind)}={format_setting(d.values[i])}" for d in diffs]
+        labels.append(f"#{run.id} " + (", ".join(parts) if parts else run.kind))
+    return tuple(labels)
+
+
 def run_label(run, with_project: bool = False) -> str:
     """Short label of a RunRecord for legends and column headers (``with_project``: its project's name too)."""
     text = f"#{run.id} {run.kind}"

@@ -137,8 +137,9 @@ class Document(QObject):
         return self.undo_stack.command(clean).before
 
     def changes_label(self, limit: int = 3) -> str:
-        """The engine settings changed since the last save or open, e.g. ``qcapture.trans_batch_sz=3``
-        ("as saved" when none): what tells recorded runs of one project apart."""
+        """The engine settings changed since the last save or open by IBM's names, e.g. ``TRANS_BATCH_SZ=3``
+        ("unchanged" when none): what tells recorded runs of one project apart."""
+        from app.comparison import setting_name
         from engine.compare import flatten
         from engine.errors import QrtuneError
         from engine.scenario import project_to_scenario
@@ -150,11 +151,12 @@ class Document(QObject):
             before, after = flatten(project_to_scenario(base)), flatten(project_to_scenario(self._project))
         except QrtuneError:
             return "edited topology"
-        changed = [
-            f"{k}={_short(after.get(k))}"
-            for k in sorted(set(before) | set(after))
+        kind = str(after.get("kind", ""))
+        changed = sorted(
+            f"{setting_name(k, kind)}={_short(after.get(k))}"
+            for k in set(before) | set(after)
             if before.get(k) != after.get(k)
-        ]
+        )
         if not changed:
             return "unchanged"
         more = f" +{len(changed) - limit} more" if len(changed) > limit else ""

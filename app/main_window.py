@@ -654,6 +654,27 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self._default_sized = True
             self._default_dock_sizes()
         QTimer.singleShot(0, self._hide_stray_dock_tab_bars)
+        if not getattr(self, "_fitted", False):  # the window manager adds its frame after the first show
+            self._fitted = True
+            for delay_ms in (0, 250, 1000):
+                QTimer.singleShot(delay_ms, self.fit_to_screen)
+
+    def fit_to_screen(self) -> None:
+        """Shrink and move the window so all of it, the window manager's title bar and frame included,
+        is inside the screen's available room (no status bar, progress or Cancel below the screen)."""
+        screen = self.screen()
+        if screen is None or self.isMaximized() or self.isFullScreen():
+            return
+        room, frame, inner = screen.availableGeometry(), self.frameGeometry(), self.geometry()
+        frame_w, frame_h = frame.width() - inner.width(), frame.height() - inner.height()
+        width = min(inner.width(), room.width() - frame_w)
+        height = min(inner.height(), room.height() - frame_h)
+        if (width, height) != (inner.width(), inner.height()):
+            self.resize(width, height)
+        x = min(max(frame.x(), room.left()), room.right() + 1 - (width + frame_w))
+        y = min(max(frame.y(), room.top()), room.bottom() + 1 - (height + frame_h))
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(x, y)  # move() places the frame's top-left corner
 
     def _hide_stray_dock_tab_bars(self) -> None:
         """Hide the spare tab bar Qt leaves over the central area after a second pair of docks is

@@ -9,6 +9,7 @@ per row by run.
 from __future__ import annotations
 
 import json
+import math
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -28,12 +29,12 @@ from PySide6.QtWidgets import (
 
 from app import style
 from app.charts import BarChart, HBarChart, LatencyBreakdownChart, LineChart
-from app.comparison import ComparisonView
+from app.comparison import ComparisonView, distinct_labels, setting_name
 from app.panels.results import format_number
 from app.panels.tables import panel_column
 from engine.compare import mixed_engines_note
 from engine.metrics import label as metric_label
-from engine.metrics.catalog import delta_verdict
+from engine.metrics.catalog import delta_verdict, display_scale
 
 #: What the view says before its first comparison.
 START_TEXT = "Pick two or more runs in the Runs panel and press Compare selected."
@@ -83,16 +84,6 @@ def _colour_verdict(item: QTableWidgetItem, verdict: int) -> None:
         item.setForeground(QColor(VERDICT_COLOURS[verdict]))
 
 
-def setting_item(path: str) -> QTableWidgetItem:
-    """A compared setting (``qapply.num_apply_agents``) by its knob's IBM name (``qapply NUM_APPLY_AGENTS``)."""
-    from engine.metrics import knob_label
-
-    owner, _, key = path.rpartition(".")
-    item = QTableWidgetItem(f"{owner} {knob_label(key)}".strip())
-    item.setToolTip(path)
-    return item
-
-
 #: A simulation's time series as the picker and the chart name them (the latencies by the catalogue).
 SERIES_TITLES = {
     "source.rows_per_s": "Source rows/s",
@@ -125,6 +116,30 @@ def series_label(name: str) -> str:
     return f"{text} ({unit})" if unit else text
 
 
+def _magnitude(values) -> float:
+    """The largest absolute number among ``values`` (0 when there is none): it picks the row's display unit."""
+    numbers = [
+        abs(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    ]
+    return max(numbers, default=0.0)
+
+
+def _scaled(value, factor: float):
+    """``value`` times ``factor`` when it is a number (the display unit), else as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value * factor
+    return value
+
+
+def delta_text(pct: float | None) -> str:
+    """A percent delta as a user reads it: ``+200.0%``; ten times the reference and more as ``x1,772``."""
+    if pct is None:
+        return ""
+    if pct >= 900.0:
+        return f"x{format_number(1.0 + pct / 100.0)}"
+    return f"{pct:+.1f}%"
+
+
 def _fmt(v) -> str:
     if v is None:
         return ""
@@ -143,11 +158,14 @@ class CompareView(QWidget):
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
         split = QSplitter(Qt.Vertical)
-        tables = QSplitter(Qt.Horizontal)
+        tables = QSplitter(Qt.Vertical)  # full width each: values and deltas side by side at 1280x800
         self.settings_table = QTableWidget(0, 1)
         self.metrics_table = QTableWidget(0, 2)
         for t in (self.settings_table, self.metrics_table):
-            t.verticalHeader().hide()
+            # the row titles (setting, metric) are the vertical header: they stay put while the runs scroll
+            t.verticalHeader().setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+            t.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+            t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
             t.setEditTriggers(QTableWidget.NoEditTriggers)
         box_s = QWidget()
         ls = QVBoxLayout(box_s)
@@ -170,7 +188,7 @@ class CompareView(QWidget):
         lm.addWidget(self.result_tabs)
         tables.addWidget(box_s)
         tables.addWidget(box_m)
-        tables.setSizes([350, 650])
+        tables.setSizes([110, 400])
         self.tables = tables
         split.addWidget(tables)
         charts = QWidget()
@@ -201,7 +219,7 @@ class CompareView(QWidget):
         grid.addWidget(self.systems_chart, 0, 0)
         grid.addWidget(self.delta_chart, 0, 1)
         split.addWidget(charts)
-        split.setSizes([300, 400])
+        split.setSizes([450, 300])
         layout.addWidget(split, 1)
         self.comparison: ComparisonView | None = None
 
@@ -221,51 +239,71 @@ class CompareView(QWidget):
         self.series_chart.set_series({})
 
     def show_comparison(self, cmp: ComparisonView) -> None:
-        """Fill tables and charts from ``cmp``."""
+        """Fill tables and charts from ``cmp``: each run headed by the settings that set it apart (IBM's
+        names), each value in the unit its row's magnitude reads best in, the deltas beside the values."""
         self.comparison = cmp
-        n = len(cmp.labels)
         kind = cmp.comparison.runs[0].scenario_kind  # the reference run's engine names the metrics
         note = mixed_engines_note(cmp.comparison.runs)
+        labels = distinct_labels(cmp.comparison)
+        runs = cmp.comparison.runs
+        several = len({r.project_name for r in runs}) > 1  # runs of different projects: each one's named
+        named = [f"{label} ({r.project_name})" if several else label for label, r in zip(labels, runs)]
         self.title.setText(
-            "Comparing "
-            + ", ".join(cmp.labels)
-            + f" (reference: {cmp.labels[0]})"
+            f"Comparing {', '.join(named)}; deltas against {labels[0]}"
+            + ("" if several else f", all of {runs[0].project_name}")
             + (f". Note: {note}" if note else "")
         )
         short = [f"#{i}" for i in cmp.run_ids]
-        self.settings_table.setColumnCount(1 + n)
-        self.settings_table.setHorizontalHeaderLabels(["Setting", *short])
-        for c, label in enumerate(cmp.labels):
-            self.settings_table.horizontalHeaderItem(1 + c).setToolTip(label)
-        self.settings_table.setRowCount(len(cmp.settings))
-        for r, diff in enumerate(cmp.settings):
-            path, values = diff.path, diff.values
-            self.settings_table.setItem(r, 0, setting_item(path))
-            for c, v in enumerate(values):
-                self.settings_table.setItem(r, 1 + c, QTableWidgetItem(_fmt(v)))
-        self.settings_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        headers = ["Metric", "Unit", short[0]]
-        for label in short[1:]:
+        self._fill_settings(cmp, labels, kind)
+        headers = ["Unit", labels[0]]
+        for label in labels[1:]:
             headers += [label, "\u0394 %"]
-        self.metrics_table.setColumnCount(len(headers))
-        self.metrics_table.setHorizontalHeaderLabels(headers)
-        self.metrics_table.setRowCount(len(cmp.metrics))
+        table = self.metrics_table
+        table.setColumnCount(len(headers))
+        table.setHorizontalHeaderLabels([h.replace(", ", "\n") for h in headers])
+        table.setRowCount(len(cmp.metrics))
+        table.setVerticalHeaderLabels([metric_label(m.metric, kind) for m in cmp.metrics])
         for r, m in enumerate(cmp.metrics):
-            cells = [metric_label(m.metric, kind), m.unit, _fmt(m.values[0])]
+            factor, unit = display_scale(_magnitude(m.values), m.unit)
+            cells = [unit, _fmt(_scaled(m.values[0], factor))]
             for v, pct in zip(m.values[1:], m.pct_delta[1:]):
-                cells += [_fmt(v), "" if pct is None else f"{pct:+.1f}%"]
+                cells += [_fmt(_scaled(v, factor)), delta_text(pct)]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c >= 2:
+                if c >= 1:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if headers[c] == "\u0394 %" and text:
-                    pct = float(text.rstrip("%"))
-                    if abs(pct) >= 1:
+                    pct = m.pct_delta[1 + (c - 2) // 2]
+                    if pct is not None and abs(pct) >= 1:
                         _colour_verdict(item, delta_verdict(m.metric, pct))
-                self.metrics_table.setItem(r, c, item)
-        self.metrics_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+                table.setItem(r, c, item)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        table.verticalHeader().setMaximumWidth(max(160, self.width() // 3))
+        table.resizeColumnsToContents()
+        for t in (self.settings_table, table):  # a new comparison starts at its top left
+            t.scrollToTop()
+            t.horizontalScrollBar().setValue(0)
         self._systems(cmp, short)
         self._charts(cmp)
+
+    def _fill_settings(self, cmp: ComparisonView, labels: tuple, kind: str) -> None:
+        """The settings that differ, by IBM's names (the node's path as a tooltip), one column per run."""
+        self.settings_table.setColumnCount(len(labels))
+        self.settings_table.setHorizontalHeaderLabels([label.partition(" ")[0] for label in labels])
+        for c, label in enumerate(labels):
+            self.settings_table.horizontalHeaderItem(c).setToolTip(label)
+        self.settings_table.setRowCount(len(cmp.settings))
+        names = []
+        for r, diff in enumerate(cmp.settings):
+            names.append(diff.name or setting_name(diff.path, kind))
+            for c, v in enumerate(diff.values):
+                item = QTableWidgetItem(_fmt(v))
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.settings_table.setItem(r, c, item)
+        self.settings_table.setVerticalHeaderLabels(names)
+        for r, diff in enumerate(cmp.settings):
+            self.settings_table.verticalHeaderItem(r).setToolTip(diff.path)
+        self.settings_table.resizeColumnsToContents()
 
     def _systems(self, cmp: ComparisonView, short: list) -> None:
         """The Systems table and chart (bidirectional, peer-to-peer runs); hidden when no run has systems."""

@@ -32,21 +32,18 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
     headers = [
         view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())
     ]
-    assert headers == ["Metric", "Unit", f"#{first}", f"#{second}", "\u0394 %"]
-    row = next(
-        r
-        for r in range(view.metrics_table.rowCount())
-        if view.metrics_table.item(r, 0).text() == "ROWS_APPLIED"
-    )
-    assert view.metrics_table.item(row, 4).text() == "+200.0%"
+    # each run headed by the setting that sets it apart, by IBM's name; the metric names are the frozen rows
+    assert headers == ["Unit", f"#{first} TRANS_BATCH_SZ=1", f"#{second} TRANS_BATCH_SZ=3", "\u0394 %"]
+    assert view.settings_table.verticalHeaderItem(0).text() == "TRANS_BATCH_SZ"
+
+    def row_of(metric_text):
+        table = view.metrics_table
+        return next(r for r in range(table.rowCount()) if table.verticalHeaderItem(r).text() == metric_text)
+
+    assert view.metrics_table.item(row_of("ROWS_APPLIED"), 3).text() == "+200.0%"
 
     def colour(metric):
-        r = next(
-            r
-            for r in range(view.metrics_table.rowCount())
-            if view.metrics_table.item(r, 0).text() == metric_label(metric)
-        )
-        return view.metrics_table.item(r, 4).foreground().color().name()
+        return view.metrics_table.item(row_of(metric_label(metric)), 3).foreground().color().name()
 
     # deltas are coloured by whether they are good news: more throughput and less CPU green,
     # more latency red although its delta is positive like the throughput's
@@ -80,8 +77,8 @@ def test_recorded_runs_are_labelled_with_the_knobs_changed_since_saving(fake_eng
     third = window.predict_and_record()
     labels = {r.id: r.label for r in window.history.list_runs()}
     assert labels[first] == "unchanged"
-    assert labels[second] == "qcapture.trans_batch_sz=3"
-    assert labels[third] == "qapply.num_apply_agents=8 qcapture.trans_batch_sz=3"
+    assert labels[second] == "TRANS_BATCH_SZ=3"  # IBM's names
+    assert labels[third] == "NUM_APPLY_AGENTS=8 TRANS_BATCH_SZ=3"
     assert window.save()
     assert window.document.changes_label() == "unchanged"
 
@@ -115,3 +112,18 @@ def test_the_selection_follows_run_ids_when_a_new_run_is_recorded(fake_engine, w
         window.runs.compare_button.click()
     assert sig.args == [ids[:2]]
     assert window.view_widget("Compare").comparison.run_ids == tuple(ids[:2])
+
+
+def test_values_read_in_the_unit_their_magnitude_suits_and_huge_changes_as_times(fake_engine, window):
+    from app.panels.compare import delta_text
+
+    qapply = window.document.project.nodes_of("qapply")[0].id
+    ids = []
+    for agents in (1, 2):  # the fake engine: APPLY_LATENCY 4,000 / agents ms
+        window.document.set_param(qapply, "num_apply_agents", agents)
+        ids.append(window.predict_and_record())
+    assert window.compare_runs(ids)
+    table = window.view_widget("Compare").metrics_table
+    row = next(r for r in range(table.rowCount()) if table.verticalHeaderItem(r).text() == "APPLY_LATENCY")
+    assert [table.item(row, c).text() for c in range(4)] == ["s", "4.00", "2.00", "-50.0%"]
+    assert delta_text(177_115.0) == "x1,772" and delta_text(-99.5) == "-99.5%" and delta_text(None) == ""

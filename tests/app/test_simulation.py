@@ -37,7 +37,7 @@ def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
     assert view.depth_chart.curves and view.latency_chart.curves
     runs = window.history.list_runs()
     assert [r.kind for r in runs] == ["simulate"] and runs[0].seed == 1
-    assert runs[0].label == "120 s seed 1 channel-stop@30s+20s, mq.read_ahead=True"
+    assert runs[0].label == "120 s seed 1 channel-stop@30s+20s, Read-ahead=True"
     data = window.history.load_runs([runs[0].id])[0]
     assert "xmitq.depth_msgs" in data.timeseries
 

@@ -197,7 +197,7 @@ def j3_batching(w: Walk, checks) -> None:
     checks.append(
         ("three runs side by side", view.comparison is not None and len(view.comparison.labels) == 3)
     )
-    labels = [view.settings_table.item(r, 0).text() for r in range(view.settings_table.rowCount())]
+    labels = [view.settings_table.verticalHeaderItem(r).text() for r in range(view.settings_table.rowCount())]
     checks.append(("the setting is named as IBM does", any("TRANS_BATCH_SZ" in t for t in labels)))
 
 
