@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextOption
 
 from app import style
+from engine.metrics.stages import stage_label
 
 pg.setConfigOptions(antialias=True, background="w", foreground=style.CHART_FOREGROUND)
 
@@ -238,7 +239,7 @@ class StageChart(Chart):
         self.texts: list[pg.TextItem] = []
 
     def set_data(self, names: Sequence[str], utilisation: Sequence[float], bottleneck: str | None) -> None:
-        """``utilisation`` in 0..1 per stage ``names``; ``bottleneck`` is drawn red."""
+        """``utilisation`` in 0..1 per stage ``names`` (shown by their labels); ``bottleneck`` is drawn red."""
         self.names = list(names)
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
         brushes = [pg.mkBrush(style.BOTTLENECK if n == bottleneck else style.CAPTURE) for n in names]
@@ -246,7 +247,7 @@ class StageChart(Chart):
         self.bar.setOpts(
             x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7
         )
-        self.getAxis("left").setTicks([[(i, n) for i, n in enumerate(names)]])
+        self.getAxis("left").setTicks([[(i, stage_label(n)) for i, n in enumerate(names)]])  # a user's words
         while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
             text = pg.TextItem("", color=style.CHART_FOREGROUND, anchor=(0.0, 0.5))
             self.addItem(text)

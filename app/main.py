@@ -59,6 +59,7 @@ def smoke_test(project_path: str | None, out: Path) -> int:
         if project_path and not window.open_project(project_path, ask=False):
             print(f"qrtune: {window.last_message}", file=sys.stderr)
             return 2
+        window.fit_on_show = False  # screenshots of a full-size window, whatever the offscreen screen's size
         window.resize(1500, 950)
         window.show()
         app.processEvents()

@@ -94,6 +94,8 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.tasks = TaskRunner(self)
         self.last_message = ""
         self.confirm_discard = self._ask_discard  # replaced in tests
+        #: Fit the window to the screen when it is first shown (:meth:`fit_to_screen`).
+        self.fit_on_show = True
         self.setObjectName("qrtune-main")
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks)
 
@@ -654,8 +656,8 @@ class MainWindow(TaskLaunchers, QMainWindow):
             self._default_sized = True
             self._default_dock_sizes()
         QTimer.singleShot(0, self._hide_stray_dock_tab_bars)
-        if not getattr(self, "_fitted", False):  # the window manager adds its frame after the first show
-            self._fitted = True
+        if self.fit_on_show:  # the window manager adds its frame after the first show
+            self.fit_on_show = False
             for delay_ms in (0, 250, 1000):
                 QTimer.singleShot(delay_ms, self.fit_to_screen)
 

@@ -24,6 +24,7 @@ from engine.errors import QrtuneError
 from engine.io.csvcell import text_cell
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
+from engine.metrics.stages import stage_label
 from engine.registry import path_names
 
 if TYPE_CHECKING:
@@ -357,6 +358,12 @@ def mixed_engines_note(runs: Sequence) -> str:
     return f"the runs come from different engines ({', '.join(kinds)}): a metric they share may not measure the same thing"
 
 
+def _stage_text(row_name: str) -> str:
+    """A stage row's name as a user reads it (``Q Apply agents #2`` for the second ``qapply_agents``)."""
+    stage, sep, n = row_name.partition(" #")
+    return stage_label(stage) + sep + n
+
+
 def format_table(comparison: Comparison) -> str:
     """A readable table: settings that differ, then metrics with deltas against the first run.
 
@@ -413,7 +420,7 @@ def format_table(comparison: Comparison) -> str:
         lines += ["", "Stages"]
         lines += _grid(
             [["stage", "unit", *_delta_head(ids)]]
-            + [[m.metric, m.unit, *_delta_cells(m)] for m in comparison.stages],
+            + [[_stage_text(m.metric), m.unit, *_delta_cells(m)] for m in comparison.stages],
             left=2,
         )
     return "\n".join(lines)

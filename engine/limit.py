@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.metrics.stages import stage_label
+
 #: Stages that stand for the offered workload, not a resource: at 100% they mean "the rate offered is carried".
 WORKLOAD_STAGES = ("source_workload",)
 #: How the limit of a run that carries its offered rate reads in a table cell.
@@ -47,7 +49,8 @@ class Limit:
         return None if self.holds_offered else self.stage
 
     def text(self, held_rate: str = "the offered rate") -> str:
-        """``"qapply_agents (95% busy)"``, or ``"none: holds 3,000 rows/s; headroom 393% at qapply_cpu (20% busy)"``.
+        """``"Q Apply agents (95% busy)"``, or ``"none: holds 3,000 rows/s; headroom 393% at Q Apply LPAR CPU
+        (20% busy)"``: stages by their labels (:func:`engine.metrics.stages.stage_label`).
 
         Parameters
         ----------
@@ -56,7 +59,7 @@ class Limit:
         """
         if self.stage is None:
             return "none"
-        busy = f"{self.stage} ({self.utilisation * 100:.0f}% busy)"
+        busy = f"{stage_label(self.stage)} ({self.utilisation * 100:.0f}% busy)"
         if self.holds_offered:
             return f"none: holds {held_rate}; headroom {self.headroom_pct:.0f}% at {busy}"
         return busy
@@ -112,8 +115,8 @@ def stored_bottleneck(prediction) -> str | None:
 
 
 def bottleneck_label(name: str | None) -> str:
-    """A stored run's bottleneck as the views name it: the stage, :data:`RATE_HELD` when the engine's
-    limiting stage is the offered workload, "" when it names none."""
+    """A stored run's bottleneck as the views name it: the stage's label (``Q Apply agents``),
+    :data:`RATE_HELD` when the engine's limiting stage is the offered workload, "" when it names none."""
     if not name:
         return ""
-    return RATE_HELD if name in WORKLOAD_STAGES else name
+    return RATE_HELD if name in WORKLOAD_STAGES else stage_label(name)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app import style
 from app.canvas.platform_marks import CLIENT_LINK_TEXT, is_client_link, platform_text
+from engine.metrics.stages import stage_label
 from engine.model import Node
 from engine.registry import KINDS
 
@@ -132,7 +133,7 @@ class NodeItem(QGraphicsObject):
         if self.platform:
             text += f"<br>{self.platform}"
         if self.utilisation is not None:
-            text += f"<br>utilisation {self.utilisation * 100:.0f}% ({', '.join(self.stage_names)})"
+            text += f"<br>utilisation {self.utilisation * 100:.0f}% ({', '.join(map(stage_label, self.stage_names))})"
         if self.bottleneck:
             text += "<br><b>bottleneck</b>"
         self.setToolTip(text)

@@ -260,7 +260,10 @@ class CompareView(QWidget):
             headers += [label, "\u0394 %"]
         table = self.metrics_table
         table.setColumnCount(len(headers))
-        table.setHorizontalHeaderLabels([h.replace(", ", "\n") for h in headers])
+        # "#19" over "TRANS_BATCH_SZ=3": narrow columns, every run's values and deltas side by side
+        table.setHorizontalHeaderLabels(
+            [h if h in ("Unit", "\u0394 %") else h.replace(" ", "\n", 1).replace(", ", "\n") for h in headers]
+        )
         table.setRowCount(len(cmp.metrics))
         table.setVerticalHeaderLabels([metric_label(m.metric, kind) for m in cmp.metrics])
         for r, m in enumerate(cmp.metrics):

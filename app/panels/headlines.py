@@ -15,6 +15,7 @@ from app import style
 from engine.limit import Limit, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_value, format_number
+from engine.metrics.stages import stage_label
 
 #: Colours of the sizing views: before/now, after/estimated, the limit, within it.
 OLD, NEW, LIMIT, OK, NOW = style.QUEUE, style.APPLY, style.BOTTLENECK, style.WITHIN_LIMIT, style.CAPTURE
@@ -40,15 +41,18 @@ def headline(metrics: dict, units: dict) -> tuple[str, float, str] | None:
 
 
 def limit_html(limit: Limit, head: tuple[str, float, str] | None) -> str:
-    """The headline's bottleneck part as rich text: "bottleneck qapply_agents at 95%", or, when the offered
+    """The headline's bottleneck part as rich text: "bottleneck Q Apply agents at 95%", or, when the offered
     rate is held, "holds 30,000 rows/s; headroom 35% at qapply_agents" (the plain text of the other views
     is :meth:`engine.limit.Limit.text`)."""
     if limit.stage is None:
         return ""
     if limit.holds_offered:
         rate = f"<b style='color:{OK}'>holds {format_number(head[1])} {head[2]}</b>; " if head else ""
-        return f"{rate}headroom <b>{limit.headroom_pct:.0f}%</b> at {limit.stage} ({limit.utilisation * 100:.0f}% busy)"
-    return f"bottleneck <b style='color:{LIMIT}'>{limit.stage}</b> at {limit.utilisation * 100:.0f}%"
+        return (
+            f"{rate}headroom <b>{limit.headroom_pct:.0f}%</b> at {stage_label(limit.stage)} "
+            f"({limit.utilisation * 100:.0f}% busy)"
+        )
+    return f"bottleneck <b style='color:{LIMIT}'>{stage_label(limit.stage)}</b> at {limit.utilisation * 100:.0f}%"
 
 
 def _n(metrics: dict, name: str):
@@ -140,7 +144,7 @@ def mover_headline(metrics: dict, bottleneck: str | None, utilisation: float | N
         )
     if bottleneck:
         tail = f" at {utilisation * 100:.0f}%" if utilisation is not None else ""
-        text = f"bottleneck <b style='color:{LIMIT}'>{bottleneck}</b>{tail}"
+        text = f"bottleneck <b style='color:{LIMIT}'>{stage_label(bottleneck)}</b>{tail}"
         share = _n(metrics, "pageset_get_fraction")
         if share:
             text += f": {share * 100:.0f}% of gets from the page set"

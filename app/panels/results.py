@@ -60,6 +60,7 @@ from engine.limit import limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.bands import band_label
 from engine.metrics.catalog import format_number
+from engine.metrics.stages import stage_label
 
 
 def _is_system_metric(name: str) -> bool:
@@ -312,7 +313,9 @@ class ResultsPanel(QWidget):
             self.stage_time_chart.setTitle(
                 f"Time per {timed[0].unit.split('/')[0] or 'unit'} by stage (ms)", size="9pt"
             )
-            self.stage_time_chart.set_data([s.name for s in timed], {"ms": [s.latency_ms for s in timed]})
+            self.stage_time_chart.set_data(
+                [stage_label(s.name) for s in timed], {"ms": [s.latency_ms for s in timed]}
+            )
         elif not has_latency and not breakdown_kind:  # no stages: the metrics of the most common unit
             unit, names = main_unit_metrics(metrics, units)
             show_stage_times = bool(names)
@@ -410,7 +413,7 @@ class ResultsPanel(QWidget):
         self.stage_time_chart.setTitle("Time per message by stage (us)", size="9pt")
         self.stage_time_chart.setLabel("bottom", "us")
         self.stage_time_chart.set_data(
-            [s.name for s in timed], {"us": [s.latency_ms * 1000.0 for s in timed]}
+            [stage_label(s.name) for s in timed], {"us": [s.latency_ms * 1000.0 for s in timed]}
         )
         self.latency_stack.setCurrentIndex(1 if timed else 0)
         rows = []

@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from app import style
 from app.report.layout import Context, report_font
+from engine.metrics.stages import stage_label
 from engine.report.model import format_value
 
 PART_COLOURS = {"CAPTURE_LATENCY": style.CAPTURE, "QLATENCY": style.QUEUE, "APPLY_LATENCY": style.APPLY}
@@ -173,7 +174,7 @@ def draw_utilisation(
     head = _legend(painter, rect.left(), rect.top(), items, ctx)
     painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
     fm = QFontMetricsF(painter.font(), painter.device())
-    label_w = max((fm.horizontalAdvance(s) for s in stages), default=0) + ctx.mm(2)
+    label_w = max((fm.horizontalAdvance(stage_label(s)) for s in stages), default=0) + ctx.mm(2)
     value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)
     plot = _bar_plot_area(rect, head, label_w, value_w, fm, ctx)
     top_u = max([1.0] + [u for _, us, _ in series for u in us.values() if math.isfinite(u)])
@@ -194,7 +195,7 @@ def draw_utilisation(
         painter.drawText(
             QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
             Qt.AlignRight | Qt.AlignVCenter,
-            stage,
+            stage_label(stage),
         )
         for j, (_, utils, bottleneck) in enumerate(series):
             u = utils.get(stage)

@@ -12,6 +12,7 @@ from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.compare import mixed_engines_note
 from engine.metrics.bands import band_label
+from engine.metrics.stages import stage_label
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.model import END2END
@@ -143,7 +144,7 @@ def stage_table(run: ReportRun) -> Table:
         rows.append(
             _row(
                 [
-                    ("<b>" + esc(s.name) + "</b>") if s.bottleneck else esc(s.name),
+                    ("<b>" + esc(stage_label(s.name)) + "</b>") if s.bottleneck else esc(stage_label(s.name)),
                     format_value(s.capacity),
                     esc(s.unit),
                     f"{s.utilisation * 100:.1f}%",

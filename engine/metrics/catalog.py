@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from engine.metrics import direction as metric_direction
+from engine.metrics.stages import stage_label
 
 
 @dataclass(frozen=True)
@@ -396,7 +397,7 @@ def info(name: str, kind: str | None = None) -> MetricInfo:
         )
     m = _UTILISATION.match(name)
     if m:
-        return MetricInfo(name, f"{m.group(1)} utilisation", "%", _NONE, "utilisation", "", "")
+        return MetricInfo(name, f"{stage_label(m.group(1))} utilisation", "%", _NONE, "utilisation", "", "")
     text, unit = _plain(name)
     return MetricInfo(name, text, unit, metric_direction.better_direction(name), "other")
 

@@ -21,6 +21,7 @@ from engine.compare import MetricDelta, SettingDiff, deltas, differing_paths, fl
 from engine.errors import QrtuneError
 from engine.limit import RATE_HELD, held_rate_text, limit_of_stages
 from engine.metrics.sections import QREP_SECTIONS
+from engine.metrics.stages import stage_label
 from engine.registry import path_names
 from engine.report.model import (
     END2END,
@@ -148,7 +149,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
 
 def short_limit(run: ReportRun) -> str:
     """The limit in a table cell: the bottleneck stage, ``"none (rate held)"`` or ``"none"``."""
-    return run.bottleneck or (RATE_HELD if run.holds_offered else "none")
+    return stage_label(run.bottleneck) if run.bottleneck else (RATE_HELD if run.holds_offered else "none")
 
 
 def _limit(stages: Iterable[tuple[str, float]], bottleneck: str | None, metrics: dict) -> dict:

@@ -30,7 +30,7 @@ def test_the_busiest_stage_is_the_bottleneck_whatever_the_engine_named():
     p = _prediction([("qapply_browser", 0.95), ("qapply_agents", 0.94), ("qapply_cpu", 0.86)], "qapply_cpu")
     limit = limit_of(p)
     assert (limit.stage, limit.holds_offered) == ("qapply_browser", False)
-    assert "bottleneck" in limit_html(limit, None) and "qapply_browser" in limit_html(limit, None)
+    assert "bottleneck" in limit_html(limit, None) and "Q Apply browser" in limit_html(limit, None)
 
 
 def test_a_held_offered_rate_is_headroom_not_a_workload_bottleneck():
@@ -39,7 +39,7 @@ def test_a_held_offered_rate_is_headroom_not_a_workload_bottleneck():
     assert limit.holds_offered and limit.stage == "qapply_agents"
     assert limit.headroom_pct == pytest.approx(35.1, abs=0.1)
     text = limit_html(limit, ("apply_rows_per_s", 30000.0, "rows/s"))
-    assert "holds 30,000 rows/s" in text and "headroom <b>35%</b> at qapply_agents" in text
+    assert "holds 30,000 rows/s" in text and "headroom <b>35%</b> at Q Apply agents" in text
     assert "source_workload" not in text and "bottleneck" not in text
 
 

@@ -28,7 +28,7 @@ def test_prediction_updates_the_charts_and_the_canvas(fake_engine, window):
     window.document.set_param(qapply_id(window), "num_apply_agents", 2)
     assert res.prediction.bottleneck == "qapply_agents"
     assert res.prediction.metrics["apply_rows_per_s"] == 1600.0
-    assert "1,600" in res.headline.text() and "qapply_agents" in res.headline.text()
+    assert "1,600" in res.headline.text() and "Q Apply agents" in res.headline.text()
     np.testing.assert_allclose(res.latency_chart.values, [[100.0, 50.0, 2000.0]])
     bar = res.latency_chart.bars[2]
     assert bar.opts["width"][0] == pytest.approx(2000.0) and bar.opts["x0"][0] == pytest.approx(150.0)

@@ -15,6 +15,7 @@ import pytest
 
 from engine import templates
 from engine.io import projectfile
+from engine.metrics.stages import stage_label
 from engine.report import format_value
 from qrtune.cli import main
 
@@ -91,7 +92,7 @@ def test_one_project_report_has_title_settings_marks_and_engine_values(fake_engi
     assert re.search(r"Q Apply\s+4,800\s+rows/s", text)  # min(800 x 6 agents, 3000 x 3) rows/s
     assert "END2END_LATENCY 916.7 ms" in text  # the latency chart's label is text too
     assert "80% band" in text and "90% band" not in text  # the bands' own coverage (it said 90%)
-    assert re.search(r"qapply_agents\s+4,800\s+rows/s\s+100.0%.*BOTTLENECK", text)
+    assert re.search(r"Q Apply agents\s+4,800\s+rows/s\s+100.0%.*BOTTLENECK", text)
     pages = render_pages(out, tmp_path)
     assert len(pages) == pdf_pages(out) >= 2
     assert all(ink_fraction(p) > 0.01 for p in pages)
@@ -166,7 +167,7 @@ def test_real_engine_values_in_the_pdf_match_predict_project(tmp_path):
             rf"^\s*{name}\s+{re.escape(format_value(pred.metrics[metric]))}\s+ms", text, re.MULTILINE
         ), name
     assert re.search(rf"Q Apply\s+{re.escape(format_value(pred.metrics['apply_rows_per_s']))}\s+rows/s", text)
-    assert f"bottleneck {pred.bottleneck}" in text.replace("\n", " ")
+    assert f"bottleneck {stage_label(pred.bottleneck)}" in text.replace("\n", " ")
     assert re.search(r"NUM_APPLY_AGENTS\s+6\s+agents\s+16\s+changed", text)
     assert os.path.getsize(out) < 2_000_000
 

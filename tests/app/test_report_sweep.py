@@ -61,10 +61,10 @@ def test_sweep_report_shows_the_knob_every_point_the_pick_and_the_settings(fake_
         row = (
             rf"^\s*{agents}\s+{re.escape(format_value(rate(agents)))}\s+{re.escape(format_value(4000 / agents))}"
             rf"\s+{re.escape(format_value(150 + 4000 / agents))}\s+{30 + agents:.1f}\s+"
-            + ("qapply_agents" if agents < 4 else "mq_channel")
+            + ("Q Apply agents" if agents < 4 else "MQ channel")
         )
         assert re.search(row, text, re.MULTILINE), (agents, row)
-    assert re.search(r"^\s*4\s+3,000.*mq_channel PICK", text, re.MULTILINE)
+    assert re.search(r"^\s*4\s+3,000.*MQ channel PICK", text, re.MULTILINE)
     assert len(re.findall(r"PICK", text)) == 1
     # the base settings with the swept knob marked
     assert re.search(r"NUM_APPLY_AGENTS\s+\S+\s+1 \.\. 10\s+agents\s+16\s+swept", text)
@@ -154,7 +154,7 @@ def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_e
     elapsed = time.perf_counter() - t0
     text = pdf_text(out)
     rows = re.findall(
-        r"^\s*(\d+)\s+([12])\s+[\d.,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:qapply_agents|mq_channel)",
+        r"^\s*(\d+)\s+([12])\s+[\d.,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:Q Apply agents|MQ channel)",
         text,
         re.MULTILINE,
     )

@@ -19,7 +19,7 @@ def test_engines_without_a_breakdown_show_time_per_stage(qtbot, fake_engine):
     assert panel.latency_stack.currentWidget() is panel.stage_time_chart
     names = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
     assert "Transactions" in names and "TRANS_PUBLISHED" not in names  # a Db2 Mirror pair's, not Q Capture's
-    assert panel.stage_time_chart.categories == ["cpu", "mirror_link"]  # stages that take time
+    assert panel.stage_time_chart.categories == ["CPU", "Db2 Mirror RoCE link"]  # stages that take time
     assert list(panel.stage_time_chart.series["ms"]) == [8.07, 0.16]
     assert "Time per txn by stage" in panel.stage_time_chart.plotItem.titleLabel.text
     qrep = fake_engine({"qapply": {"num_apply_agents": 4}, "qcapture": {"trans_batch_sz": 1}})

@@ -109,7 +109,7 @@ def test_mover_headline_gives_rate_bottleneck_and_buffer_pool_size(panel):
     panel.show_prediction(p, project)
     text = panel.headline.text()
     need = p.metrics["buffers_to_hold_backlog"]
-    assert f"<b>{p.metrics['transfer_mb_per_s']:.2f}</b> MiB/s" in text and "mq_pageset" in text
+    assert f"<b>{p.metrics['transfer_mb_per_s']:.2f}</b> MiB/s" in text and "MQ page set" in text
     assert f"{p.metrics['pageset_get_fraction'] * 100:.0f}% of gets from the page set" in text
     assert f"BUFFPOOL <b>{need:,.0f}</b> buffers ({buffers_mb(need):,.0f} MB), now 200,000" in text
     assert "per connection <b>14</b> KB (+2.43 KB CSA)" in text and "per channel <b>107</b> KB" in text

@@ -34,12 +34,14 @@ def test_a_held_rate_names_no_bottleneck_and_the_headroom_of_the_busiest_resourc
     )
     assert (limit.stage, limit.holds_offered, limit.bottleneck) == ("qapply_cpu", True, None)
     assert limit.headroom_pct == pytest.approx(400.0)
-    assert limit.text("3,000 rows/s") == "none: holds 3,000 rows/s; headroom 400% at qapply_cpu (20% busy)"
+    assert (
+        limit.text("3,000 rows/s") == "none: holds 3,000 rows/s; headroom 400% at Q Apply LPAR CPU (20% busy)"
+    )
 
 
 def test_a_saturated_resource_is_the_bottleneck_and_ties_go_to_the_engines_pick():
     saturated = limit_of_stages([("source_workload", 1.0), ("qapply_agents", 1.0)], "source_workload")
-    assert (saturated.bottleneck, saturated.text()) == ("qapply_agents", "qapply_agents (100% busy)")
+    assert (saturated.bottleneck, saturated.text()) == ("qapply_agents", "Q Apply agents (100% busy)")
     tie = limit_of_stages([("mq_channel", 0.95), ("qapply_agents", 0.95)], "qapply_agents")
     assert tie.bottleneck == "qapply_agents"
     assert limit_of_stages([], None).text() == "none"
@@ -81,7 +83,7 @@ def test_predict_and_advise_name_the_held_rate_and_the_bottleneck_alike():
         line.split()[:1] == [busiest] and line.endswith("<- busiest") for line in held_text.splitlines()
     )
     driven_text = format_prediction(driven_pred, driven.name, driven)
-    assert "bottleneck: qapply_agents (95% busy)" in driven_text
+    assert "bottleneck: Q Apply agents (95% busy)" in driven_text
     assert any(
         line.split()[:1] == ["qapply_agents"] and line.endswith("<- bottleneck")
         for line in driven_text.splitlines()
@@ -117,17 +119,17 @@ def test_stored_runs_that_held_their_rate_read_as_such_in_runs_and_compare(tmp_p
     from engine.cli import main
 
     assert bottleneck_label("source_workload") == RATE_HELD
-    assert (bottleneck_label("qapply_agents"), bottleneck_label(None)) == ("qapply_agents", "")
+    assert (bottleneck_label("qapply_agents"), bottleneck_label(None)) == ("Q Apply agents", "")
     db = str(tmp_path / "runs.duckdb")
     for name in ("sql-replication-vs-q", "redpaper-baseline"):
         assert main(["predict", str(SAMPLES / f"{name}.json"), "--db", db]) == 0
     capsys.readouterr()
     assert main(["runs", "--db", db]) == 0
     listed = capsys.readouterr().out
-    assert f"[{RATE_HELD}]" in listed and "[qapply_agents]" in listed and "source_workload" not in listed
+    assert f"[{RATE_HELD}]" in listed and "[Q Apply agents]" in listed and "source_workload" not in listed
     assert main(["compare", "1", "2", "--db", db]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("bottleneck"))
-    assert row.split()[1:] == ["none", "(rate", "held)", "qapply_agents"]
+    assert row.split()[1:] == ["none", "(rate", "held)", "Q", "Apply", "agents"]
 
 
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.json")))
