@@ -22,6 +22,7 @@ from engine.limit import (
     limit_text,
     stored_bottleneck,
 )
+from engine.metrics.stages import stage_label
 from engine.predict import predict_project
 from engine.report import run_from_project, runs_from_store
 
@@ -49,7 +50,7 @@ def test_a_saturated_resource_is_the_bottleneck_and_ties_go_to_the_engines_pick(
 
 def test_a_cause_the_engine_names_for_its_busiest_stage_is_the_bottleneck():
     limit = limit_of_stages([("qapply_agents", 0.95), ("qapply_cpu", 0.5)], "target_db2")
-    assert (limit.bottleneck, limit.text()) == ("target_db2", "target_db2 (95% busy)")
+    assert (limit.bottleneck, limit.text()) == ("target_db2", "target Db2 (95% busy)")
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in SAMPLES.glob("*.json")))
@@ -64,7 +65,7 @@ def test_predict_json_and_text_name_the_same_bottleneck_on_every_sample(name):
     assert pred.bottleneck == limit.bottleneck
     assert said.startswith("  bottleneck: none") == (pred.bottleneck is None)
     if pred.bottleneck is not None:
-        assert said.startswith(f"  bottleneck: {pred.bottleneck} (")
+        assert said.startswith(f"  bottleneck: {stage_label(pred.bottleneck)} (")
     assert pred.to_json()["bottleneck"] == pred.bottleneck
 
 
