@@ -143,16 +143,21 @@ class SettingsReader:
         """The registry spec of ``path`` (KeyError: no such knob, a programming error)."""
         return spec_of(self.kind, path)
 
+    def knows(self, path: str) -> bool:
+        """Whether the registry has a knob at ``path`` for this scenario kind."""
+        return path in _specs(self.kind)
+
     def raw(self, path: str) -> Any:
         """The value at ``path`` as written, or None when absent or null; no default, no check."""
         self.used.add(path)
         return lookup(self.settings, path)
 
     def value(self, path: str, spec: ParamSpec | None = None) -> Any:
-        """The value at ``path`` checked against its registry ``spec`` (the registry default when missing).
+        """The value at ``path`` checked against its registry ``spec``.
 
-        A nullable knob with no value gives None. ``spec`` replaces the registry's for a setting
-        spelled in another unit (:func:`scaled_spec`).
+        A missing value is the registry default; an explicit null is None for a nullable knob
+        (what the registry's ``null_meaning`` says) and the default for others. ``spec`` replaces
+        the registry's for a setting spelled in another unit (:func:`scaled_spec`).
 
         Raises
         ------
@@ -160,30 +165,39 @@ class SettingsReader:
             The value's type, range or choice is not what the registry allows.
         """
         spec = spec or self.spec(path)
-        value = self.raw(path)
-        if value is None:
+        self.used.add(path)
+        try:
+            value = get_path(self.settings, path)
+        except KeyError:
             value = spec.default
-            if value is None and spec.nullable:
+        if value is None:
+            if spec.nullable:
                 return None
+            value = spec.default
         if spec.type == "bool" and value in ("Y", "N", "y", "n"):
             return value in ("Y", "y")  # IBM's own spelling of a flag
         return spec.check(value, path)
 
+    def setting(self, path: str) -> Any:
+        """:meth:`value`, a null taking the registry default when the knob has one (None otherwise)."""
+        value = self.value(path)
+        return self.spec(path).default if value is None else value
+
     def number(self, path: str, spec: ParamSpec | None = None) -> float:
-        """A numeric setting as a float (an ``int`` knob must still be whole)."""
-        return float(self._present(path, self.value(path, spec)))
+        """A numeric setting as a float (an ``int`` knob must still be whole); null is the default."""
+        return float(self._present(path, self.value(path, spec), spec))
 
     def integer(self, path: str) -> int:
-        """An ``int`` setting."""
+        """An ``int`` setting; null is the default."""
         return int(self._present(path, self.value(path)))
 
     def optional(self, path: str) -> float | None:
-        """A nullable numeric setting as a float, or None when it is not set (its registry null meaning)."""
+        """A nullable numeric setting as a float, or None when it is null (its registry null meaning)."""
         value = self.value(path)
         return None if value is None else float(value)
 
     def optional_integer(self, path: str) -> int | None:
-        """A nullable ``int`` setting, or None when it is not set."""
+        """A nullable ``int`` setting, or None when it is null."""
         value = self.value(path)
         return None if value is None else int(value)
 
@@ -195,9 +209,12 @@ class SettingsReader:
         """An ``enum`` setting: one of the registry's choices."""
         return self.value(path)
 
-    def _present(self, path: str, value: Any) -> Any:
-        if value is None:  # a nullable knob read as a number: the engine needs a value
-            raise ValueRangeError(path, value, self.spec(path).allowed())
+    def _present(self, path: str, value: Any, spec: ParamSpec | None = None) -> Any:
+        """``value``, or for a null the knob's default; refused when the knob has none."""
+        spec = spec or self.spec(path)
+        value = spec.default if value is None else value
+        if value is None:  # a nullable knob without a default read as a number: the engine needs one
+            raise ValueRangeError(path, value, spec.allowed())
         return value
 
 

@@ -68,7 +68,7 @@ def outage_metrics(project: Project, metrics: dict, qm=None) -> dict:
     from engine.perf import mq_bufferpool as mqbp
 
     kw = {"dwp_start_pct": dwp_start_pct(qm)}
-    lo, hi = qm.params.get("dwp_target_pct", [75, 85])
+    lo, hi = qm.params["dwp_target_pct"]
     kw["dwp_target_pct"] = (float(min(lo, kw["dwp_start_pct"])), float(min(hi, kw["dwp_start_pct"])))
     pool = mqbp.BufferPool(buffers=int(qm.params["buffpool_pages"]), **kw)
     pages = mqbp.pages_per_message(max(1, round(kb * 1024)))
@@ -89,13 +89,15 @@ def pool_storage_text(pages: int) -> str:
     return f"{mib / 1024:,.3g} GiB" if mib >= 1024 else f"{mib:,.3g} MiB"
 
 
-def pool_pages_for(minutes: float, metrics: dict, dwp_start_pct: float = 85.0) -> int:
+def pool_pages_for(minutes: float, metrics: dict, dwp_start_pct: float | None = None) -> int:
     """Smallest BUFFPOOL (4 KB pages) whose DWP threshold holds ``minutes`` of backlog (closed form).
 
-    Used to check the goal seeker; the advisor itself searches with the engine.
+    Used to check the goal seeker; the advisor itself searches with the engine. ``dwp_start_pct``
+    None: the registry default.
     """
     from engine.perf import mq_bufferpool as mqbp
 
+    dwp_start_pct = mqbp.DWP_START_PCT if dwp_start_pct is None else dwp_start_pct
     backlog_msgs = minutes * 60.0 * metrics["channel_msgs_per_s"]
     return mqbp.buffers_to_hold(backlog_msgs, max(1, round(metrics["msg_size_kb"] * 1024)), dwp_start_pct)
 
@@ -108,5 +110,5 @@ def advised_pool_pages(buffers: int, at_least: int = MIN_ADVISED_PAGES) -> int:
 
 
 def dwp_start_pct(qm) -> float:
-    """The deferred write start threshold of queue manager node ``qm`` (%, 85 when not set)."""
-    return float(qm.params.get("dwp_start_pct", 85))
+    """The deferred write start threshold of queue manager node ``qm`` (%)."""
+    return float(qm.params["dwp_start_pct"])

@@ -201,7 +201,7 @@ class DrainBufferPoolRule(Rule):
 
     def change(self, project, prediction):
         qm = first(project, "queue_manager")
-        depth = max(int(n.params.get("initial_depth_msgs", 0)) for n in nodes(project, "queue_manager"))
+        depth = max(int(n.params["initial_depth_msgs"]) for n in nodes(project, "queue_manager"))
         msg_bytes = max(1, round(metric(prediction, "msg_size_kb") * 1024))
         needed = buffers_to_hold(depth, msg_bytes, dwp_start_pct(qm))
         pages = advised_pool_pages(needed, at_least=int(qm.params["buffpool_pages"]) + 1000)

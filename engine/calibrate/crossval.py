@@ -263,7 +263,7 @@ def predict_mirror(coeffs: dict, scenarios: list) -> dict:
     out = {}
     for s in scenarios:
         try:
-            cfg, _ = mirror.parse_settings(s, coeffs)
+            cfg, _ = mirror.parse_settings(s)
             m, _ = mirror.evaluate(cfg, coeffs)
             out[s["id"]] = {k: v for k, v in m.items() if _finite(v)}
         except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):

@@ -62,6 +62,7 @@ from engine.errors import QrtuneError
 from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor.importer import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
+from engine.settings import SettingsReader
 from engine.store.errors import FitError
 
 #: Monitor latency column -> metric name of the engine.
@@ -997,7 +998,7 @@ def synthesize_intervals(
                 round(
                     published
                     / rows_per_txn
-                    / max(1, (settings.get("qcapture") or {}).get("trans_batch_sz", 1))
+                    / SettingsReader(settings, "qrep").integer("qcapture.trans_batch_sz")
                 ),
             )
             crow["MQ_MESSAGES"] = msgs

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from engine.errors import FieldError, require_nonnegative
 from engine.perf.coeffload import load
 from engine.perf.result import Prediction
+from engine.settings import SettingsReader, unused_settings
 
 #: V7 breakdown key -> growth category (keys not listed fall to ``other``: moved above the bar).
 CATEGORY = {
@@ -251,21 +252,19 @@ def page_fix_advice(pools: dict) -> list[dict]:
     return sorted(out, key=lambda r: -r["intensity"])
 
 
-def _optional_number(settings: dict, key: str, lo: float = 0.0, hi: float = math.inf, lo_open: bool = False):
-    v = settings.get(key)
-    if v is None:
-        return None
-    if (
-        isinstance(v, bool)
-        or not isinstance(v, (int, float))
-        or not math.isfinite(v)
-        or v > hi
-        or (v <= lo if lo_open else v < lo)
-    ):
-        lo_txt = f"> {lo:g}" if lo_open else f">= {lo:g}"
-        hi_txt = "" if hi == math.inf else f" and <= {hi:g}"
-        raise FieldError(key, v, f"a finite number {lo_txt}{hi_txt} or null")
-    return float(v)
+#: Scenario kind whose registry paths the estimate reads.
+SCENARIO_KIND = "db2-v8-storage"
+
+
+def _v7_parts(r: SettingsReader) -> dict:
+    """``v7_measured_mb``, each part the registry knows checked against its range (others: MB >= 0)."""
+    v7 = r.raw("v7_measured_mb")
+    if not isinstance(v7, dict) or not v7:
+        raise FieldError("v7_measured_mb", v7, "an object of V7 DBM1 storage MB by category")
+    return {
+        key: r.value(f"v7_measured_mb.{key}") if r.knows(f"v7_measured_mb.{key}") else mb
+        for key, mb in v7.items()
+    }
 
 
 def summarise(settings: dict) -> MigrationSummary:
@@ -281,22 +280,24 @@ def summarise(settings: dict) -> MigrationSummary:
     FieldError
         ``v7_measured_mb`` is missing or holds a bad value, or an optional setting is out of range.
     """
-    v7 = settings.get("v7_measured_mb")
-    if not isinstance(v7, dict) or not v7:
-        raise FieldError("v7_measured_mb", v7, "an object of V7 DBM1 storage MB by category")
+    return summarise_and_paths(settings)[0]
+
+
+def summarise_and_paths(settings: dict) -> tuple[MigrationSummary, set[str]]:
+    """:func:`summarise` and the settings paths it read."""
+    r = SettingsReader(settings, SCENARIO_KIND)
+    v7 = _v7_parts(r)
     c = _coeffs()
     v8 = estimate_dbm1(v7)
     lo_g, _hi_g = c["user_thread_growth_range"]
     v8_lo = sum(estimate_dbm1(v7, lo_g).values())
     total = sum(v8.values())
     parts = tuple(Dbm1Part(k, part_label(k), float(v7[k]), v) for k, v in v8.items())
-    workload = settings.get("workload_type", "online")
-    if workload not in c["cpu_change_range"]:
-        raise FieldError("workload_type", workload, "one of " + ", ".join(workload_types()))
-    cpu = _optional_number(settings, "v7_db2_cpu_ms_per_txn")
-    gb = _optional_number(settings, "catalog_gb")
-    region = _optional_number(settings, "extended_region_mb", 0.0, BAR_MB, lo_open=True)
-    return MigrationSummary(
+    workload = r.choice("workload_type")
+    cpu = r.optional("v7_db2_cpu_ms_per_txn")
+    gb = r.optional("catalog_gb")
+    region = r.optional("extended_region_mb")
+    summary = MigrationSummary(
         parts=parts,
         v7_total_mb=sum(p.v7_mb for p in parts),
         v8_total_mb=total,
@@ -310,6 +311,7 @@ def summarise(settings: dict) -> MigrationSummary:
         catalog_gb=gb,
         catalog_migration_min=None if gb is None else catalog_migration_minutes(gb),
     )
+    return summary, r.used
 
 
 def predict(settings: dict) -> Prediction:
@@ -323,7 +325,7 @@ def predict(settings: dict) -> Prediction:
         ``v7_measured_mb`` is missing or holds a bad value, or an optional setting is out of range.
     """
     c = _coeffs()
-    s = summarise(settings)
+    s, used = summarise_and_paths(settings)
     metrics = {"v8_estimated_total_mb": s.v8_total_mb, "v7_total_mb": s.v7_total_mb, "relief_mb": s.relief_mb}
     metrics.update({f"v8_{p.name}_mb": p.v8_mb for p in s.parts})
     metrics.update(
@@ -336,7 +338,6 @@ def predict(settings: dict) -> Prediction:
         "v8_estimated_total_mb": s.v8_total_band_mb,
         "v8_headroom_mb": (s.region_mb - s.v8_total_band_mb[1], s.region_mb - s.v8_total_band_mb[0]),
     }
-    used = {"v7_measured_mb", "workload_type", "v7_db2_cpu_ms_per_txn", "catalog_gb", "extended_region_mb"}
     if s.v8_cpu_ms_per_txn_band is not None:
         lo, hi = s.v8_cpu_ms_per_txn_band
         metrics["v8_db2_cpu_ms_per_txn"] = 0.5 * (lo + hi)
@@ -348,8 +349,6 @@ def predict(settings: dict) -> Prediction:
     if s.catalog_migration_min is not None:
         metrics["catalog_migration_min"] = s.catalog_migration_min
         units["catalog_migration_min"] = "min"
-    from engine.settings import unused_settings
-
     reasons = {
         p: "not used by the DB2 V8 storage estimate"
         for p in unused_settings(settings, used)

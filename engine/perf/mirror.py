@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -77,204 +76,111 @@ from engine.errors import FieldError
 from engine.perf.coeffload import load
 from engine.perf.mva import Station, solve_mva, throughput_curve
 from engine.perf.result import Prediction, StageResult
-from engine.registry import KINDS
-from engine.settings import setting_paths, unused_settings
-
-MODES = ("none", "active-passive", "active-active")
-STORAGE = ("SSD", "HDD")
-APIS = ("native", "sql")
+from engine.settings import SettingsReader, setting_paths, unused_settings
 
 
 @dataclass(frozen=True)
 class MirrorConfig:
-    """Validated settings of one Db2 Mirror scenario (see module docstring)."""
+    """Validated settings of one Db2 Mirror scenario (see module docstring), read by :func:`parse_settings`."""
 
-    mode: str = "active-passive"
-    api: str = "native"
-    source_cores: float = 4
-    target_cores: float = 4
-    storage: str = "SSD"
-    shared_storage: bool = True
-    source_memory_gb: float | None = None
-    target_memory_gb: float | None = None
-    target_pool_separate: bool = True
-    source_pool_separate: bool = True
-    write_frac: float | None = None
-    reads_for_update: bool = False
-    opens_for_update_per_txn: float = 0.0
-    commitment_control: bool = True
-    users: int | None = None
-    job_sets: int | None = None
-    think_time_ms: float | None = None
-    distance_km: float = 0.0
-    target_preload: bool = False
-    source_preload: bool = False
-    resync_tracked_changes: float | None = None
-    resync_parallel_degree: int = 1
+    mode: str
+    api: str
+    source_cores: float
+    target_cores: float
+    storage: str
+    shared_storage: bool
+    source_memory_gb: float | None
+    target_memory_gb: float | None
+    target_pool_separate: bool
+    source_pool_separate: bool
+    write_frac: float | None
+    reads_for_update: bool
+    opens_for_update_per_txn: float
+    commitment_control: bool
+    users: int | None
+    job_sets: int | None
+    think_time_ms: float | None
+    distance_km: float
+    target_preload: bool
+    source_preload: bool
+    resync_tracked_changes: float | None
+    resync_parallel_degree: int
 
 
 #: ``hardware.{role}_memory_pool`` -> the replication server jobs run apart from the application's pool.
 POOL_SEPARATE = {"*BASE": True, "separate": True, "application": False}
 
 
-@lru_cache(maxsize=1)
-def _specs() -> dict:
-    """Registry knob of every ``db2mirror`` settings path (``{role}`` expanded to source and target)."""
-    out = {}
-    for node_kind in KINDS.values():
-        for spec in node_kind.params:
-            template = spec.scenario_paths.get("db2mirror")
-            if template:
-                for role in ("source", "target"):
-                    out.setdefault(template.replace("{role}", role), spec)
-    return out
+#: Scenario kind whose registry paths the engine reads.
+SCENARIO_KIND = "db2mirror"
 
 
-def _get(settings: dict, path: str):
-    """The value at dotted ``path``, else the registry's default for it (one source of truth)."""
-    group, _, key = path.rpartition(".")
-    doc = settings.get(group) or {} if group else settings
-    return doc.get(key, _specs()[path].default) if isinstance(doc, dict) else _specs()[path].default
+def _pool_separate(r: SettingsReader, role: str) -> bool:
+    """Whether the replication server jobs of ``role`` run apart from the application's memory pool.
+
+    *BASE (the default, apart from the application's pool) or a pool of their own: separate;
+    the application's pool: the replication jobs share it (7.3.6).
+    """
+    return POOL_SEPARATE[r.choice(f"hardware.{role}_memory_pool")]
 
 
-def _num(settings: dict, path: str, value, lo: float, hi: float, allow_none: bool = True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi):
-        raise FieldError(path, value, f"a number from {lo:g} to {hi:g}" + (" or null" if allow_none else ""))
-    return value
+def _write_pct(r: SettingsReader) -> float | None:
+    """The modifying share of operations (%): ``workload.write_pct``, else what ``read_pct`` leaves."""
+    write_pct = r.optional("workload.write_pct")
+    read_pct = r.optional("workload.read_pct")
+    if write_pct is None and read_pct is not None:
+        write_pct = 100.0 - read_pct  # the operations that are not reads modify
+    return write_pct
 
 
-def _flag(path: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise FieldError(path, value, "true or false")
-    return value
-
-
-def parse_settings(settings: dict, coeffs: dict | None = None) -> tuple[MirrorConfig, set[str]]:
-    """Read a ``db2mirror`` scenario into a :class:`MirrorConfig`.
-
-    ``coeffs`` defaults to the stored ``mirror.json`` (its defaults fill unstated hardware).
+def parse_settings(settings: dict) -> tuple[MirrorConfig, set[str]]:
+    """Read a ``db2mirror`` scenario into a :class:`MirrorConfig` through the registry's specs.
 
     Returns the config and the settings paths used.
 
     Raises
     ------
+    ValueRangeError
+        A value is of the wrong type or outside its registry range; the message names the path.
     FieldError
-        A value is of the wrong type or outside its range; the message names the path.
+        ``workload.users`` and ``workload.job_sets`` are both set.
     """
-    used: set[str] = {"mode"}
-    hw = settings.get("hardware") or {}
-    wl = settings.get("workload") or {}
-    resync = settings.get("resync") or {}
-    g = (coeffs or load("mirror"))["global"]
-    mode = _get(settings, "mode")
-    if mode not in MODES:
-        raise FieldError("mode", mode, "one of " + ", ".join(repr(m) for m in MODES))
-    api = _get(settings, "workload.api")
-    if api not in APIS:
-        raise FieldError("workload.api", api, "one of 'native', 'sql'")
-    storage = _get(settings, "hardware.storage")
-    if storage not in STORAGE:
-        raise FieldError("hardware.storage", storage, "one of 'SSD', 'HDD'")
-    src = _num(settings, "hardware.source_cores", hw.get("source_cores"), 0.1, 1000)
-    tgt = _num(settings, "hardware.target_cores", hw.get("target_cores"), 0.1, 1000)
-    src = src if src is not None else g["default_cores"]
-    tgt = tgt if tgt is not None else src
-    write_pct = _num(settings, "workload.write_pct", wl.get("write_pct"), 0, 100)
-    read_pct = _num(settings, "workload.read_pct", wl.get("read_pct"), 0, 100)
-    if write_pct is None and read_pct is not None:
-        write_pct = 100.0 - read_pct  # the operations that are not reads modify
-    users = _num(settings, "workload.users", wl.get("users"), 1, 1e8)
-    job_sets = _num(settings, "workload.job_sets", wl.get("job_sets"), 1, 1e6)
-    think = _num(settings, "workload.think_time_ms", wl.get("think_time_ms"), 0, 3.6e6)
-
-    def _separate(role: str) -> bool:
-        # *BASE (the default, apart from the application's pool) or a pool of their own: separate;
-        # the application's pool: the replication jobs share it (7.3.6)
-        path = f"hardware.{role}_memory_pool"
-        pool = _get(settings, path)
-        if pool not in POOL_SEPARATE:
-            raise FieldError(path, pool, "one of " + ", ".join(repr(k) for k in POOL_SEPARATE))
-        return POOL_SEPARATE[pool]
-
-    style = _get(settings, "workload.style")
-    if style not in _specs()["workload.style"].choices:
-        raise FieldError("workload.style", style, "'auto', 'interactive' or 'batch'")
-    tracked = _num(settings, "resync.tracked_changes", resync.get("tracked_changes"), 0, 1e13)
-    degree = _num(settings, "resync.parallel_degree", _get(settings, "resync.parallel_degree"), 1, 256, False)
-    cfg = MirrorConfig(
-        mode=mode,
-        api=api,
-        source_cores=float(src),
-        target_cores=float(tgt),
-        storage=storage,
-        # one storage subsystem for both nodes (Case Study #1) only when the scenario says so
-        shared_storage=_flag("hardware.shared_storage", _get(settings, "hardware.shared_storage")),
-        source_memory_gb=_num(settings, "hardware.source_memory_gb", hw.get("source_memory_gb"), 0.1, 1e6),
-        target_memory_gb=_num(settings, "hardware.target_memory_gb", hw.get("target_memory_gb"), 0.1, 1e6),
-        target_pool_separate=_separate("target"),
-        source_pool_separate=_separate("source"),
-        write_frac=None if write_pct is None else write_pct / 100.0,
-        reads_for_update=_flag("workload.reads_for_update", _get(settings, "workload.reads_for_update")),
-        opens_for_update_per_txn=float(
-            _num(
-                settings,
-                "workload.opens_for_update_per_txn",
-                _get(settings, "workload.opens_for_update_per_txn"),
-                0,
-                1e6,
-            )
-            or 0.0
-        ),
-        commitment_control=_flag(
-            "workload.commitment_control", _get(settings, "workload.commitment_control")
-        ),
-        users=None if users is None else int(users),
-        job_sets=None if job_sets is None else int(job_sets),
-        think_time_ms=think,
-        distance_km=float(
-            _num(settings, "link.distance_km", _get(settings, "link.distance_km"), 0, 1000) or 0.0
-        ),
-        target_preload=_flag("hardware.target_preload", _get(settings, "hardware.target_preload")),
-        source_preload=_flag("hardware.source_preload", _get(settings, "hardware.source_preload")),
-        resync_tracked_changes=tracked,
-        resync_parallel_degree=int(degree),
+    r = SettingsReader(settings, SCENARIO_KIND)
+    source_cores = r.number("hardware.source_cores")
+    # the registry's null meaning of a node's cores: not stated, same as the source
+    target_cores = (
+        source_cores if r.raw("hardware.target_cores") is None else r.number("hardware.target_cores")
     )
-    used |= {
-        f"hardware.{k}"
-        for k in (
-            "source_cores",
-            "target_cores",
-            "storage",
-            "shared_storage",
-            "source_memory_gb",
-            "target_memory_gb",
-            "target_memory_pool",
-            "source_memory_pool",
-            "target_preload",
-            "source_preload",
-        )
-    }
-    used |= {
-        f"workload.{k}"
-        for k in (
-            "api",
-            "write_pct",
-            "read_pct",
-            "reads_for_update",
-            "commitment_control",
-            "users",
-            "job_sets",
-            "think_time_ms",
-            "style",
-            "opens_for_update_per_txn",
-        )
-    }
-    used |= {"link.distance_km", "resync.tracked_changes", "resync.parallel_degree"}
+    write_pct = _write_pct(r)
+    cfg = MirrorConfig(
+        mode=r.choice("mode"),
+        api=r.choice("workload.api"),
+        source_cores=source_cores,
+        target_cores=target_cores,
+        storage=r.choice("hardware.storage"),
+        # one storage subsystem for both nodes (Case Study #1) only when the scenario says so
+        shared_storage=r.flag("hardware.shared_storage"),
+        source_memory_gb=r.optional("hardware.source_memory_gb"),
+        target_memory_gb=r.optional("hardware.target_memory_gb"),
+        target_pool_separate=_pool_separate(r, "target"),
+        source_pool_separate=_pool_separate(r, "source"),
+        write_frac=None if write_pct is None else write_pct / 100.0,
+        reads_for_update=r.flag("workload.reads_for_update"),
+        opens_for_update_per_txn=r.number("workload.opens_for_update_per_txn"),
+        commitment_control=r.flag("workload.commitment_control"),
+        users=r.optional_integer("workload.users"),
+        job_sets=r.optional_integer("workload.job_sets"),
+        think_time_ms=r.optional("workload.think_time_ms"),
+        distance_km=r.number("link.distance_km"),
+        target_preload=r.flag("hardware.target_preload"),
+        source_preload=r.flag("hardware.source_preload"),
+        resync_tracked_changes=r.optional("resync.tracked_changes"),
+        resync_parallel_degree=r.integer("resync.parallel_degree"),
+    )
+    r.choice("workload.style")  # checked; one profile serves every style (see inert_settings)
     if cfg.users is not None and cfg.job_sets is not None:
         raise FieldError("workload.users", cfg.users, "null when workload.job_sets is set (one population)")
-    return cfg, used
+    return cfg, r.used
 
 
 # --------------------------------------------------------------------------- demands

@@ -47,6 +47,11 @@ from dataclasses import dataclass, field
 
 from engine.errors import FieldError, require_nonnegative
 from engine.perf.mq_calculators import coefficients, compression_cost
+from engine.settings import registry_defaults
+
+#: The registry's product defaults of the mover's knobs (the defaults of the classes below).
+_DEFAULT = registry_defaults("mq-mover")
+DWP_START_PCT = float(_DEFAULT.integer("dwp_start_pct"))
 
 BUFFER_BYTES = 4096
 PAGECLAS = ("4KB", "FIXED4KB")
@@ -71,7 +76,7 @@ def pages_per_message(message_bytes: int, coeffs: dict | None = None) -> int:
 
 
 def buffers_to_hold(
-    messages: float, message_bytes: int, dwp_start_pct: float = 85.0, coeffs: dict | None = None
+    messages: float, message_bytes: int, dwp_start_pct: float = DWP_START_PCT, coeffs: dict | None = None
 ) -> int:
     """4 KB buffers a pool needs to hold ``messages`` messages below the DWP start threshold.
 
@@ -87,7 +92,7 @@ def buffers_to_hold(
     return buffers_below_dwp(messages * pages_per_message(message_bytes, coeffs), dwp_start_pct)
 
 
-def buffers_below_dwp(pages: float, dwp_start_pct: float = 85.0) -> int:
+def buffers_below_dwp(pages: float, dwp_start_pct: float = DWP_START_PCT) -> int:
     """4 KB buffers a pool needs to hold ``pages`` pages of messages below the DWP start threshold.
 
     Raises
@@ -119,9 +124,9 @@ class BufferPool:
     buffers : int
         4 KB buffers in the pool (BUFFPOOL pages).
     dwp_start_pct : float
-        Usage (%) at which the deferred write processor starts (85).
+        Usage (%) at which the deferred write processor starts (the registry default: :data:`DWP_START_PCT`).
     dwp_target_pct : tuple[float, float]
-        Band (%) the DWP holds usage in once started (75, 85).
+        Band (%) the DWP holds usage in once started.
     sync_write_pct : float
         Usage (%) above which puts write pages synchronously.
     pageclas : str
@@ -129,10 +134,10 @@ class BufferPool:
     """
 
     buffers: int
-    dwp_start_pct: float = 85.0
-    dwp_target_pct: tuple = (75.0, 85.0)
+    dwp_start_pct: float = DWP_START_PCT
+    dwp_target_pct: tuple = tuple(float(p) for p in _DEFAULT.value("dwp_target_pct"))
     sync_write_pct: float = 95.0
-    pageclas: str = "4KB"
+    pageclas: str = _DEFAULT.choice("pageclas")
 
     def __post_init__(self):
         if isinstance(self.buffers, bool) or not isinstance(self.buffers, (int, float)) or self.buffers < 1:
@@ -205,13 +210,13 @@ class Channel:
         ``mq.json`` document (defaults to the stored one).
     """
 
-    ssl: bool = False
-    batchsz: int = 50
-    network_latency_ms: float = 0.0
-    network_mbps: float = 10_000.0
-    read_ahead: bool = False
-    compmsg: str = "NONE"
-    compressibility: float = 0.0
+    ssl: bool = _DEFAULT.flag("ssl")
+    batchsz: int = _DEFAULT.integer("batchsz")
+    network_latency_ms: float = _DEFAULT.number("network_latency_ms")
+    network_mbps: float = _DEFAULT.number("network_mbps")
+    read_ahead: bool = _DEFAULT.flag("read_ahead")
+    compmsg: str = _DEFAULT.choice("compmsg")
+    compressibility: float = _DEFAULT.number("compressibility")
     coeffs: dict | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -321,8 +326,8 @@ class Putter:
     """A putting application (MQPUT in batches, then MQCMIT)."""
 
     message_bytes: int
-    msgs_per_commit: int = 200
-    persistent: bool = False
+    msgs_per_commit: int = _DEFAULT.integer("msgs_per_put_commit")
+    persistent: bool = _DEFAULT.flag("persistent")
     coeffs: dict | None = field(default=None, compare=False, repr=False)
 
     @property

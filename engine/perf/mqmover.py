@@ -24,81 +24,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import FieldError
 from engine.perf import mq_bufferpool as bp
 from engine.perf import mq_calculators as mc
 from engine.perf.result import Prediction, StageResult
-from engine.registry import scenario_specs
-from engine.settings import unused_settings
+from engine.settings import SettingsReader, unused_settings
 
 REFERENCE_CPU = "zEC12-2827"
 #: ``sharecnv`` setting -> SHARECNV of :func:`engine.perf.mq_calculators.connection_storage_kb` (None: local).
 SHARECNV = {"local": None, "0": 0, "1": 1, "10": 10}
 
 
-def _spec(key: str):
-    """The registry's knob for mover setting ``key`` (its default and range: one source of truth)."""
-    return scenario_specs("mq-mover")[key]
+#: Scenario kind whose registry paths the engine reads.
+SCENARIO_KIND = "mq-mover"
 
 
-def _num(settings: dict, key: str):
-    """Setting ``key`` as a number in its registry range (its registry default when absent)."""
-    spec = _spec(key)
-    v = settings.get(key, spec.default)
-    if v is None and spec.nullable:
-        return None
-    integer = spec.type == "int"
-    lo, hi = spec.minimum, spec.maximum
-    if (
-        isinstance(v, bool)
-        or not isinstance(v, (int, float))
-        or not (lo <= v <= hi)
-        or (integer and float(v) != int(v))
-    ):
-        kind = "an integer" if integer else "a number"
-        raise FieldError(key, v, f"{kind} from {lo:g} to {hi:g}" + (" or null" if spec.nullable else ""))
-    return int(v) if integer else float(v)
-
-
-def _flag(settings: dict, key: str) -> bool:
-    """Setting ``key`` as true/false (its registry default when absent)."""
-    v = settings.get(key, _spec(key).default)
-    if not isinstance(v, bool):
-        raise FieldError(key, v, "true or false")
-    return v
-
-
-def _choice(settings: dict, key: str):
-    """Setting ``key`` as one of its registry choices (its registry default when absent)."""
-    spec = _spec(key)
-    v = settings.get(key, spec.default)
-    if v not in spec.choices:
-        raise FieldError(key, v, "one of " + ", ".join(repr(c) for c in spec.choices))
-    return v
-
-
-USED = frozenset(
-    {
-        "messages",
-        "backlog_mb",
-        "message_bytes",
-        "persistent",
-        "msgs_per_put_commit",
-        "batchsz",
-        "ssl",
-        "read_ahead",
-        "network_latency_ms",
-        "network_mbps",
-        "buffpool_buffers",
-        "dwp_start_pct",
-        "dwp_target_pct",
-        "pageclas",
-        "compmsg",
-        "compressibility",
-        "sharecnv",
-    }
-)
-"""Settings the mover reads (``channel`` and ``cpu_model`` are reported in ``ignored`` with why)."""
+def _reader(settings: dict) -> SettingsReader:
+    """A reader of a mover scenario: every default and range from :mod:`engine.registry`."""
+    return SettingsReader(settings, SCENARIO_KIND)
 
 
 def build(settings: dict, coeffs: dict | None = None):
@@ -112,35 +54,37 @@ def build(settings: dict, coeffs: dict | None = None):
         A setting is missing a valid value (the message names it and what is allowed).
     """
     c = coeffs or bp.coefficients()
-    messages = _num(settings, "messages")
-    size = _num(settings, "message_bytes")
-    target = settings.get("dwp_target_pct", _spec("dwp_target_pct").default)
-    if not (isinstance(target, (list, tuple)) and len(target) == 2):
-        raise FieldError("dwp_target_pct", target, "a pair [low, high] of percentages")
+    r = _reader(settings)
+    messages = r.optional_integer("messages")
+    size = r.integer("message_bytes")
+    low, high = r.value("dwp_target_pct")
     pool = bp.BufferPool(
-        buffers=_num(settings, "buffpool_buffers"),
-        dwp_start_pct=_num(settings, "dwp_start_pct"),
-        dwp_target_pct=(float(target[0]), float(target[1])),
+        buffers=r.integer("buffpool_buffers"),
+        dwp_start_pct=r.integer("dwp_start_pct"),
+        dwp_target_pct=(float(low), float(high)),
         sync_write_pct=c["assumed"]["sync_write_pct"],
-        pageclas=_choice(settings, "pageclas"),
+        pageclas=r.choice("pageclas"),
     )
     channel = bp.Channel(
-        ssl=_flag(settings, "ssl"),  # the free-text ``channel`` description never selects physics
-        batchsz=_num(settings, "batchsz"),
-        network_latency_ms=_num(settings, "network_latency_ms") or 0.0,
-        network_mbps=_num(settings, "network_mbps"),
-        read_ahead=_flag(settings, "read_ahead"),
-        compmsg=_choice(settings, "compmsg"),
-        compressibility=_num(settings, "compressibility"),
+        ssl=r.flag("ssl"),  # the free-text ``channel`` description never selects physics
+        batchsz=r.integer("batchsz"),
+        network_latency_ms=r.number("network_latency_ms"),
+        network_mbps=r.number("network_mbps"),
+        read_ahead=r.flag("read_ahead"),
+        compmsg=r.choice("compmsg"),
+        compressibility=r.number("compressibility"),
         coeffs=c,
     )
-    putter = bp.Putter(size, _num(settings, "msgs_per_put_commit"), _flag(settings, "persistent"), coeffs=c)
-    return pool, channel, putter, messages, set(USED)
+    putter = bp.Putter(size, r.integer("msgs_per_put_commit"), r.flag("persistent"), coeffs=c)
+    r.choice("sharecnv")  # read by sizing (the connection's storage)
+    r.number("backlog_mb")  # read by backlog_msgs (the standing backlog when messages is null)
+    return pool, channel, putter, messages, r.used
 
 
 def backlog_msgs(settings: dict) -> float:
     """Messages of the standing backlog ``backlog_mb`` (used when ``messages`` is null)."""
-    return _num(settings, "backlog_mb") * 2**20 / _num(settings, "message_bytes")
+    r = _reader(settings)
+    return r.number("backlog_mb") * 2**20 / r.integer("message_bytes")
 
 
 def inert_settings(settings: dict, channel, result) -> dict:
@@ -197,7 +141,7 @@ class Sizing:
 
 
 def _sharecnv(settings: dict):
-    return SHARECNV[_choice(settings, "sharecnv")]
+    return SHARECNV[_reader(settings).choice("sharecnv")]
 
 
 def _built(settings: dict, coeffs: dict | None):
@@ -318,7 +262,7 @@ def predict(settings: dict) -> Prediction:
     """
     c = bp.coefficients()
     m, pool, channel, putter, r, messages = evaluate(settings, c)
-    used = set(USED)
+    used = build(settings, c)[4]
     z = sizing(settings, c)
     m["buffpool_buffers"] = float(z.buffers)
     m["dwp_start_depth_msgs"] = z.dwp_start_depth_msgs

@@ -19,6 +19,17 @@ def kind(kind_id: str) -> NodeKind:
     return KINDS[kind_id]
 
 
+#: The roles a ``{role}`` in a settings path stands for (the node's ``role`` parameter).
+ROLES = ("source", "target")
+
+
+def _role_paths(template: str | None) -> list[str]:
+    """The settings paths of a registry path template: ``{role}`` filled with each role."""
+    if not template:
+        return []
+    return [template.replace("{role}", role) for role in ROLES] if "{role}" in template else [template]
+
+
 def scenario_specs(scenario_kind: str) -> dict:
     """Every knob that feeds a scenario of ``scenario_kind``, by its settings path.
 
@@ -30,14 +41,15 @@ def scenario_specs(scenario_kind: str) -> dict:
     Returns
     -------
     dict
-        Settings path (``"qcapture.commit_interval_ms"``) -> :class:`ParamSpec`; the engines
-        take defaults and ranges from here (one source of truth).
+        Settings path (``"qcapture.commit_interval_ms"``, ``{role}`` filled with each of
+        :data:`ROLES`) -> :class:`ParamSpec`; the engines take defaults and ranges from here
+        (one source of truth).
     """
     out = dict(SCENARIO_LEVEL.get(scenario_kind, {}))
     for node_kind in KINDS.values():
         for spec in node_kind.params:
-            path = spec.scenario_paths.get(scenario_kind)
-            if path and "{" not in path:
+            template = spec.scenario_paths.get(scenario_kind)
+            for path in _role_paths(template):
                 out.setdefault(path, spec)
     if (
         scenario_kind == "qrep"
@@ -54,8 +66,6 @@ def path_names(scenario_kind: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for node_kind in KINDS.values():
         for spec in node_kind.params:
-            template = spec.scenario_paths.get(scenario_kind)
-            if template:
-                for role in ("source", "target"):
-                    out.setdefault(template.replace("{role}", role), spec.label)
+            for path in _role_paths(spec.scenario_paths.get(scenario_kind)):
+                out.setdefault(path, spec.label)
     return out

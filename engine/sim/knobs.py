@@ -44,4 +44,4 @@ def knob(settings: dict, path: str):
     ValueRangeError
         The value is outside the registry's range.
     """
-    return SettingsReader(settings, SCENARIO_KIND).value(path)
+    return SettingsReader(settings, SCENARIO_KIND).setting(path)

@@ -85,8 +85,8 @@ class RunSize:
     duration_s: float
     rows_per_txn: float
     bin_s: float
-    initial_msgs: int = 0
-    trans_batch_sz: int = 1
+    initial_msgs: int = spec("run.initial_receive_queue_depth").default
+    trans_batch_sz: int = spec("qcapture.trans_batch_sz").default
 
     @property
     def preloaded_txns(self) -> float:

@@ -27,7 +27,6 @@ VERSION = "mirror-5"
 
 #: Structural values not fitted (seed 002 text, or physical defaults).
 FIXED_GLOBAL = {
-    "default_cores": 4.0,  # client scenarios state no hardware
     "default_jobs_per_core": 1.0,  # a back-to-back job stream per core
     "rfu_share": 0.9,  # 7.4.3: "most of the read activity is read for update"
     "commit_ops": 1.0,  # 6.4: the commit is mirrored under commitment control
@@ -126,7 +125,7 @@ def residuals(coeffs: dict, scen: list[dict]) -> list[float]:
     """Weighted errors of ``coeffs`` on ``scen`` (log ratios; points / 25 for relative changes)."""
     out = []
     for s in scen:
-        cfg, _ = _parse(s, coeffs)
+        cfg, _ = mirror.parse_settings(s)
         try:
             m, _ = mirror.evaluate(cfg, coeffs)
         except (ValueError, FloatingPointError, ZeroDivisionError):
@@ -144,10 +143,6 @@ def residuals(coeffs: dict, scen: list[dict]) -> list[float]:
     return out
 
 
-def _parse(s, coeffs):
-    return mirror.parse_settings(s, coeffs)
-
-
 def _measured_x(s, coeffs):
     p = coeffs["profiles"][s["workload"]["api"]]
     m = s["measured"]
@@ -161,7 +156,7 @@ def _cpu_residuals(coeffs, scen):
     for s in scen:
         if "source_cpu_pct" not in s["measured"]:
             continue
-        cfg, _ = _parse(s, coeffs)
+        cfg, _ = mirror.parse_settings(s)
         d = mirror.demands(cfg, coeffs)
         x = _measured_x(s, coeffs)
         busy = x * d.cpu_s
@@ -221,7 +216,7 @@ def _model_residuals(coeffs, scen):
     for s in scen:
         if s["id"].startswith("mir-client"):
             continue
-        cfg, _ = _parse(s, coeffs)
+        cfg, _ = mirror.parse_settings(s)
         m = mirror._metrics(cfg, mirror.solve(cfg, coeffs), coeffs)
         for k in ("throughput", "tps", "response_time_ms"):
             if k in s["measured"]:

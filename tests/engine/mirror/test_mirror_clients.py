@@ -16,7 +16,7 @@ def _cal(calibration, sid):
 @pytest.mark.parametrize("sid", ["mir-client-interactive", "mir-client-batch-1", "mir-client-batch-2"])
 def test_cpu_change_is_cpu_per_unit_times_rate(calibration, sid):
     coeffs = load("mirror")
-    cfg, _ = mirror.parse_settings(_cal(calibration, sid), coeffs)
+    cfg, _ = mirror.parse_settings(_cal(calibration, sid))
     m, sol = mirror.evaluate(cfg, coeffs)
     base = mirror.solve(mirror.replace(cfg, mode="none"), coeffs)
     per_unit_ratio = (sol.source_cpu_busy / sol.txn_per_s) / (base.source_cpu_busy / base.txn_per_s)
@@ -59,8 +59,12 @@ def test_preloading_the_target_removes_lock_reads(calibration):
 def test_lock_flows_and_target_read_in_demands():
     coeffs = load("mirror")
     g = coeffs["global"]
-    base = mirror.MirrorConfig(
-        write_frac=0.0, commitment_control=False, job_sets=1, target_pool_separate=False
+    base = mirror.replace(
+        mirror.parse_settings({})[0],
+        write_frac=0.0,
+        commitment_control=False,
+        job_sets=1,
+        target_pool_separate=False,
     )
     rfu = mirror.replace(base, reads_for_update=True)
     d0, d1 = mirror.demands(base, coeffs), mirror.demands(rfu, coeffs)
@@ -88,5 +92,5 @@ def test_more_job_sets_bring_case_study_2_back_to_baseline(calibration):
     assert tps104 > 0.97 * base
     # the baseline is not pinned to a saturated storage queue
     coeffs = load("mirror")
-    cfg, _ = mirror.parse_settings(_cal(calibration, "mir-cs2-baseline"), coeffs)
+    cfg, _ = mirror.parse_settings(_cal(calibration, "mir-cs2-baseline"))
     assert mirror.solve(cfg, coeffs).utilisation["storage"] < 0.95
