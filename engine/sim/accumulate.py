@@ -201,11 +201,11 @@ class Accumulator:
             - Binned(self, self.real(start)).sum_min(self.edges, weights)
         )
         if self.timemap is not None:
-            self._cut_at_stretches(acc, start, end, scale, weights)
+            self._cut_at_stretches(self.timemap, acc, start, end, scale, weights)
 
-    def _cut_at_stretches(self, acc, start, end, scale: float, weights) -> None:
-        """Take out of busy intervals that cross a stretch of copied windows the stretch itself."""
-        at, gap_starts, gap_ends = self.timemap.gaps()
+    def _cut_at_stretches(self, timemap, acc, start, end, scale: float, weights) -> None:
+        """Take out of busy intervals that cross a stretch of copied windows (of ``timemap``) the stretch itself."""
+        at, gap_starts, gap_ends = timemap.gaps()
         first, last = np.searchsorted(at, (start.min(), end.max()))
         for at_tau, gap_start, gap_end in zip(at[first:last], gap_starts[first:last], gap_ends[first:last]):
             crossing = (start <= at_tau) & (end > at_tau)
