@@ -21,9 +21,11 @@ milliseconds; CURRENT_MEMORY in bytes; MQ_BYTES in bytes. Values are stored
 unchanged, one cell per row of ``monitor_rows``; timestamp columns other than
 MONITOR_TIME are stored as seconds since the epoch.
 
-A file is read, checked and written in batches of :data:`CHUNK_ROWS` rows
-(:mod:`engine.monitor.cells`), so memory does not grow with the file. The files of one
-import are all or nothing: a malformed row is reported with file, line, column and value,
+A delimited file (header CSV, DEL, UNLOAD DELIMITED) is read, checked and written by DuckDB's
+CSV reader in streaming passes (:mod:`engine.monitor.sqlimport`); a file with a problem to
+report, CLP output and EBCDIC are read, checked and written in batches of :data:`CHUNK_ROWS`
+rows (:mod:`engine.monitor.cells`), so memory does not grow with the file either way. The files
+of one import are all or nothing: a malformed row is reported with file, line, column and value,
 and nothing of that import is left behind (:func:`import_files`).
 """
 
@@ -58,6 +60,8 @@ from engine.monitor.layouts import (
     match_layout,
     parameter_layout,
 )
+from engine.monitor.sqlimport import NotPlain, import_delimited
+from engine.monitor.sqlimport import Result as SqlResult
 from engine.monitor.values import parse_timestamp, to_float
 from engine.store.errors import MonitorImportError
 from engine.store.monitor import IMPORT_MEMORY_LIMIT
@@ -411,6 +415,12 @@ class _FileImport:
         self.last_time = high if self.last_time is None else max(self.last_time, high)
         self.n_rows += len(rows)
 
+    def take(self, done: SqlResult) -> None:
+        """What DuckDB's passes over the file wrote (:func:`engine.monitor.sqlimport.import_delimited`)."""
+        self.n_rows = done.n_rows
+        self.first_time, self.last_time = done.first_time, done.last_time
+        self.kinds.kinds.update({name: kind for name, kind in done.kinds.items() if kind is not None})
+
     def raise_errors(self) -> None:
         """Raise :class:`MonitorImportError` listing :attr:`errors` (with a hint for a headerless file)."""
         hint = ""
@@ -437,6 +447,29 @@ def _progress_of(path: str, raw: RawTable, report: Callable[[float, str], None] 
     return progress
 
 
+def _shares(job: _FileImport, progress):
+    """``report(share, what)`` of the DuckDB passes over one file, as the import's progress."""
+    if progress is None:
+        return None
+    name = Path(job.path).name
+    return lambda share, what: progress(min(0.99, share), f"{name}: {what}")
+
+
+def _stream_rows(store, job: _FileImport, import_id: int, chunk_rows: int, progress) -> None:
+    """Check and write a file row by row in batches (each committed); problems go to ``job.errors``."""
+    report = _progress_of(job.path, job.raw, progress)
+    for written, raw_rows in enumerate(job.raw.batches(chunk_rows), start=1):
+        rows, cells, overturned = job.check(raw_rows)
+        if job.errors:
+            if len(job.errors) >= job.max_errors:
+                break
+            continue  # look for more problems; nothing more is written
+        with store.transaction():
+            job.write(store, import_id, rows, cells, overturned)
+        store.checkpoint_monitor_rows(written)
+        report(raw_rows[-1][0])
+
+
 def _stream_file(
     store, job: _FileImport, import_id: int, interval_ms, chunk_rows: int, progress
 ) -> ImportedFile:
@@ -451,17 +484,14 @@ def _stream_file(
         store.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {_ROW_KEYS} (line INTEGER, monitor_time TIMESTAMP, queue VARCHAR)"
         ).fetchall()
-    report = _progress_of(job.path, job.raw, progress)
-    for written, raw_rows in enumerate(job.raw.batches(chunk_rows), start=1):
-        rows, cells, overturned = job.check(raw_rows)
-        if job.errors:
-            if len(job.errors) >= job.max_errors:
-                break
-            continue  # look for more problems; nothing more is written
-        with store.transaction():
-            job.write(store, import_id, rows, cells, overturned)
-        store.checkpoint_monitor_rows(written)
-        report(raw_rows[-1][0])
+    try:
+        job.take(
+            import_delimited(
+                store, job, import_id, _ROW_KEYS if job.needs_intervals else None, _shares(job, progress)
+            )
+        )
+    except NotPlain:
+        _stream_rows(store, job, import_id, chunk_rows, progress)
     if job.errors:
         job.raise_errors()
     numeric = job.kinds.stored(job.names)

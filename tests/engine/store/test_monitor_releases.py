@@ -154,3 +154,28 @@ def test_bit_data_of_ten_and_sixteen_bytes_in_one_column(tmp_path, store):
     [(_, done)] = import_files(store, [f], "bit-data")
     assert done.n_rows == len(rows) and "CURRENT_SEQ" not in done.numeric_columns
     assert "ROWS_PROCESSED" in done.numeric_columns
+
+
+@pytest.mark.parametrize("line_end", [b"\n", b"\r\n"])
+def test_raw_bit_data_of_any_bytes_is_read_by_duckdb(tmp_path, store, monkeypatch, line_end):
+    """Random log sequence numbers (every byte value, C1 controls, CR and LF inside quotes) in a DEL file."""
+    import engine.monitor.importer as importer
+
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=200)
+    rng = __import__("numpy").random.default_rng(3)
+    for k, row in enumerate(rows):
+        for col in ("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ"):
+            row[names.index(col)] = rng.integers(0, 256, 16 if k % 2 else 10, dtype="uint8").tobytes()
+    f = tmp_path / "applymon.del"
+    f.write_bytes(del_bytes(rows).replace(b"\n", line_end) if line_end == b"\r\n" else del_bytes(rows))
+    if line_end == b"\r\n":  # inside a value a LF stays a LF: rebuild rows with CR LF line ends only
+        f.write_bytes(b"".join(del_bytes([r]).rstrip(b"\n") + b"\r\n" for r in rows))
+    fell_back = []
+    monkeypatch.setattr(importer, "_stream_rows", lambda *a, **k: fell_back.append(1))
+    [(import_id, done)] = import_files(store, [f], f"raw-bytes-{len(line_end)}")
+    assert not fell_back and done.n_rows == len(rows)
+    count = store.con.execute(
+        "SELECT count(*) FROM monitor_rows WHERE import_id = ? AND col = 'ROWS_APPLIED'", [import_id]
+    ).fetchall()[0][0]
+    assert count == len(rows)
