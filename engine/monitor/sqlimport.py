@@ -104,36 +104,36 @@ def line_ending(path: str) -> str:
 
 
 @contextmanager
-def readable_copy(path: str, encoding: str) -> Iterator[tuple[str, str]]:
-    """``(path, line ending)`` of the file as DuckDB reads it: itself, or for Latin-1 a cleaned temporary copy.
+def readable_copy(path: str, encoding: str) -> Iterator[str]:
+    """The file as DuckDB reads it: itself, or a cleaned temporary copy with LF line ends.
 
-    A Latin-1 file holds raw FOR BIT DATA (log sequence numbers), whose bytes 0x80 .. 0x9F and
-    carriage returns inside a quoted value DuckDB's CSV reader refuses. Those values are not
-    stored, and no number, timestamp or queue name has such bytes, so the copy maps them to
-    ``?`` and ends its lines with LF (a CR LF becomes a LF, anywhere). It is written block by
-    block and removed afterwards.
+    DuckDB's strict CSV reader reads no row of a file whose lines end in CR LF (an export written
+    on Windows), and its Latin-1 decoder refuses bytes 0x80 .. 0x9F, which a Latin-1 file holds in
+    raw FOR BIT DATA (log sequence numbers) with CRs inside quoted values. Those values are not
+    stored, and no number, timestamp or queue name has such bytes, so the copy ends every line
+    with a LF (a CR LF becomes a LF, anywhere), maps a CR elsewhere to ``?`` and, for Latin-1,
+    bytes 0x80 .. 0x9F to ``?``. It is written block by block and removed afterwards.
     """
-    if encoding != "latin-1":
-        yield path, line_ending(path)
+    latin = encoding == "latin-1"
+    if not latin and line_ending(path) == "\n":
+        yield path
         return
-    table = bytes.maketrans(_C1_CONTROLS, b"?" * len(_C1_CONTROLS))
+    table = bytes.maketrans(_C1_CONTROLS, b"?" * len(_C1_CONTROLS)) if latin else None
     fd, copy = tempfile.mkstemp(prefix="qrtune-import-", suffix=".del")
     try:
         with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
             carry = b""
             while block := src.read(COPY_BLOCK):
-                block = carry + block.translate(table)
+                block = carry + (block.translate(table) if table else block)
                 carry, block = (b"\r", block[:-1]) if block.endswith(b"\r") else (b"", block)
                 dst.write(block.replace(b"\r\n", b"\n").replace(b"\r", b"?"))
             dst.write(carry.replace(b"\r", b"?"))
-        yield copy, "\n"
+        yield copy
     finally:
         os.unlink(copy)
 
 
-def source_sql(
-    path: str, n_fields: int, delimiter: str, header: bool, encoding: str, new_line: str = "\n"
-) -> str:
+def source_sql(path: str, n_fields: int, delimiter: str, header: bool, encoding: str) -> str:
     """``read_csv`` of the file with its fields as text columns ``c0`` .. ``c{n-1}`` (NULL as exports write it).
 
     Raises
@@ -148,7 +148,7 @@ def source_sql(
     return (
         f"read_csv({_lit(path)}, delim={_lit(delimiter)}, quote='\"', escape='\"', header={str(header).lower()}, "
         f"columns={{{columns}}}, auto_detect=false, strict_mode=true, encoding={_lit(ENCODINGS[encoding])}, "
-        f"nullstr=[{nulls}], null_padding=false, new_line={_lit(new_line.encode('unicode_escape').decode())})"
+        f"nullstr=[{nulls}], null_padding=false, new_line='\\n')"
     )
 
 
@@ -320,6 +320,8 @@ def _write(con, plan: Plan, kinds: dict, source: str, target: _Target, part) -> 
     ).fetchall()[0][0]
     if bad_keys or bad_cells:
         raise NotPlain(f"{bad_keys + bad_cells} value(s) to report")
+    if not n_rows:  # the file has a first row (read_raw found it): DuckDB did not read it
+        raise NotPlain("no row read")
     return int(n_rows), first, last
 
 
@@ -356,9 +358,8 @@ def import_delimited(
     plan = plan_of(job.names, job.table, raw.first[1])
     if raw.encoding not in ENCODINGS:
         raise NotPlain(f"encoding {raw.encoding}")
-    with readable_copy(job.path, raw.encoding) as (path, new_line):
-        header = raw.header is not None
-        source = source_sql(path, len(job.names), raw.delimiter, header, raw.encoding, new_line)
+    with readable_copy(job.path, raw.encoding) as path:
+        source = source_sql(path, len(job.names), raw.delimiter, raw.header is not None, raw.encoding)
         return _passes(store, job, import_id, keys_table, plan, source, report)
 
 

@@ -179,3 +179,13 @@ def test_raw_bit_data_of_any_bytes_is_read_by_duckdb(tmp_path, store, monkeypatc
         "SELECT count(*) FROM monitor_rows WHERE import_id = ? AND col = 'ROWS_APPLIED'", [import_id]
     ).fetchall()[0][0]
     assert count == len(rows)
+
+
+def test_a_windows_export_with_crlf_line_ends_imports_every_row(tmp_path, store):
+    names = [c.name for c in columns_at("IBMQREP_CAPQMON", "11.5")]
+    rows = _rows(CAPQMON, names, n=50)
+    for fmt in ("csv", "del-hex"):
+        f = tmp_path / f"crlf-{fmt}.txt"
+        f.write_bytes(_export(fmt, names, rows).replace(b"\n", b"\r\n"))
+        [(_, done)] = import_files(store, [f], f"crlf-{fmt}")
+        assert done.n_rows == len(rows), fmt
