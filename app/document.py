@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from engine.errors import FieldError
 from engine.io import projectfile
 from engine.model import Node, Project
 from engine.registry import KINDS
@@ -202,13 +203,22 @@ class Document(QObject):
         self.undo_stack.push(ProjectCommand(self, self._project, after, text, merge_key))
 
     def set_param(self, node_id: str, name: str, value: Any) -> None:
-        """Set one knob; raises FieldError (nothing changes) when the value is not allowed."""
+        """Set one knob; raises FieldError (nothing changes) when the value is not allowed, its message
+        naming the node's label and the knob's IBM name (``Q Apply B NUM_APPLY_AGENTS: 200 is not
+        allowed; expected ...``)."""
         from app.workload_mix import sync_mix
+        from engine.metrics import knob_label
+        from engine.metrics.catalog import format_setting
 
-        after = self._project.with_param(node_id, name, value)
+        try:
+            after = self._project.with_param(node_id, name, value)
+        except FieldError as e:  # named as the user reads it: the node's label and the knob's IBM name
+            raise type(e)(
+                f"{self._project.node(node_id).label} {knob_label(name)}", e.value, e.allowed
+            ) from None
         after, note = sync_mix(after, node_id, name)  # ROWS_PER_TXN and the mix never disagree
         node = after.node(node_id)
-        self.push(after, f"Set {name.upper()} = {_short(value)} on {node.label}{note}")
+        self.push(after, f"Set {knob_label(name)} = {_short(format_setting(value))} on {node.label}{note}")
 
     def add_node(self, kind_id: str, x: float = 0.0, y: float = 0.0, label: str | None = None) -> str:
         """Add a node of ``kind_id`` with product defaults at ``(x, y)``; return its new id."""

@@ -241,6 +241,10 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.act_undo.setShortcuts(K.Undo)
         self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
         self.act_redo.setShortcuts([K(K.Redo), K("Ctrl+Y")])
+        self.addAction(
+            self.act_undo
+        )  # the window's actions are the shortcut list's (Help > Keyboard Shortcuts)
+        self.addAction(self.act_redo)
         self.act_delete = self._action("&Delete", self.scene.delete_selected, [K(K.Delete), K("Backspace")])
         self.act_select_all = self._action("Select &All", self._select_all, K.SelectAll)
         self.act_zoom_in = self._action(
@@ -554,6 +558,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
 
     def _save_to(self, path: str) -> bool:
         self.inspector.flush()  # typed, then Ctrl+S with the cursor still in the field
+        refused = self.inspector.refused_edits()
+        if refused:  # saving the old value and marking the project clean would lose what was typed
+            text = one_line(f"Not saved: {refused[0]}; correct the value (or undo it) and save again")
+            self.show_message(text)
+            return False
         try:
             self.document.save(path)
         except (OSError, QrtuneError) as e:

@@ -139,6 +139,13 @@ class Inspector(QWidget):
             else:
                 self.pending.pop((self.node_id, name), None)
 
+    def refused_edits(self) -> list[str]:
+        """The model's message for every value the user typed that it refused and that is still shown
+        or pending (the fields of the node on show and of nodes shown before); [] when there is none."""
+        shown = [field.error for field in self.fields.values() if field.error]
+        pending = [message for key, (_, message) in self.pending.items() if key[0] != self.node_id]
+        return shown + pending
+
     def flush(self) -> None:
         """Commit every edit the form shows but has not sent to the document yet."""
         for field in list(self.fields.values()):

@@ -70,7 +70,8 @@ def test_set_param_validates_and_is_one_undo_step(qtbot):
     assert "NUM_APPLY_AGENTS = 6" in doc.undo_stack.undoText()
     with pytest.raises(FieldError) as err:
         doc.set_param(node, "num_apply_agents", 0)
-    assert "num_apply_agents" in str(err.value) and "from 1 to 128" in str(err.value)
+    assert "NUM_APPLY_AGENTS" in str(err.value) and "from 1 to 128" in str(err.value)
+    assert str(err.value).startswith(doc.project.node(node).label)  # the node by its label, not its index
     assert doc.project.node(node).params["num_apply_agents"] == 6
     doc.undo_stack.undo()
     assert doc.project.node(node).params["num_apply_agents"] == 16

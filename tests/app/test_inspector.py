@@ -40,7 +40,7 @@ def test_bad_value_is_marked_inline_kept_and_the_project_unchanged(qtbot):
     f = insp.fields["num_apply_agents"]
     type_into(qtbot, f, "0")
     assert doc.project is before
-    assert "num_apply_agents: 0 is not allowed; expected an integer from 1 to 128 agents" in f.error
+    assert "NUM_APPLY_AGENTS: 0 is not allowed; expected an integer from 1 to 128 agents" in f.error
     assert f.edit.text() == "0"  # the typed text stays
     assert "c0202a" in f.edit.styleSheet()
     assert not f.messages.isHidden() and f.messages.parent() is not f  # its own full-width row of the form

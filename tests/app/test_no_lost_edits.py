@@ -43,7 +43,8 @@ def test_refused_input_stays_marked_when_the_node_is_selected_again(fake_engine,
     field.edit.setText("200")
     field.edit.editingFinished.emit()
     message = field.error
-    assert "num_apply_agents" in message and "200" in message and "from 1 to 128" in message
+    assert "NUM_APPLY_AGENTS" in message and "200" in message and "from 1 to 128" in message
+    assert "nodes[" not in message and doc.project.node(qapply).label in message
     window.scene.select_node(qcapture)
     assert insp.node_id == qcapture and "num_apply_agents" not in insp.fields
     window.scene.select_node(qapply)
@@ -173,3 +174,34 @@ def test_declined_recovery_can_be_kept_for_later_or_discarded(qtbot, window, mon
     answer(monkeypatch, QMessageBox.Discard)
     assert not window.offer_recovery()
     assert find_recoverable(directory) == []
+
+
+def test_save_as_with_a_refused_value_in_a_field_writes_nothing_and_stays_modified(window, saved, tmp_path):
+    assert window.open_project(str(saved), ask=False)
+    qapply = window.document.project.nodes_of("qapply")[0]
+    window.scene.select_node(qapply.id)
+    field = window.inspector.fields["num_apply_agents"]
+    field.edit.setText("200")  # out of range: refused
+    other = tmp_path / "other.json"
+    assert not window.save_as(str(other))
+    assert not other.exists() and "Not saved" in window.last_message
+    assert f"{qapply.label} NUM_APPLY_AGENTS: 200 is not allowed" in window.last_message  # the user's words
+    assert "nodes[" not in window.last_message and "num_apply_agents" not in window.last_message
+    field.edit.setText("12")
+    qcapture = window.document.project.nodes_of("qcapture")[0].id
+    window.document.set_param(qcapture, "trans_batch_sz", 2)  # something to save
+    assert (
+        window.save_as(str(other))
+        and projectfile.load(other).node(qapply.id).params["num_apply_agents"] == 12
+    )
+    assert not window.document.is_modified()
+
+
+def test_undo_text_and_shortcut_list_use_ibm_names(window):
+    from app.help import shortcuts_html
+
+    qapply = window.document.project.nodes_of("qapply")[0]
+    window.document.set_param(qapply.id, "num_apply_agents", 6)
+    assert window.document.undo_stack.undoText() == f"Set NUM_APPLY_AGENTS = 6 on {qapply.label}"
+    table = shortcuts_html(window.actions())
+    assert "Undo" in table and "Redo" in table and "Ctrl+Z" in table
