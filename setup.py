@@ -15,11 +15,15 @@ packages = ["qrtune"] + [
     f"qrtune.{name}" for folder in FOLDERS for name in find_packages(include=[folder, f"{folder}.*"])
 ]
 package_dir = {"qrtune": "packaging/qrtune", **{f"qrtune.{folder}": folder for folder in FOLDERS}}
+# the user guide and its screenshots, shown by the window's Help > User Guide (qrtune/docs)
+packages.append("qrtune.docs")
+package_dir["qrtune.docs"] = "docs"
 
 setup(
     packages=packages,
     package_dir=package_dir,
     package_data={
-        "qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md", "layouts/*.json"]
+        "qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md", "layouts/*.json"],
+        "qrtune.docs": ["user-guide.md", "user-guide/*.png"],
     },
 )

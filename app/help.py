@@ -6,12 +6,12 @@ import json
 import platform
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
+from app.help_window import USER_GUIDE
+
 ROOT = Path(__file__).resolve().parents[1]
-USER_GUIDE = ROOT / "docs" / "user-guide.md"
 COEFFICIENTS = ROOT / "assets" / "coefficients"
 
 
@@ -95,11 +95,17 @@ def build_help_menu(window) -> dict[str, QAction]:
 
 
 def open_user_guide(window) -> bool:
-    """Open docs/user-guide.md with the desktop's viewer; say where it is when it cannot be opened."""
-    if USER_GUIDE.is_file() and QDesktopServices.openUrl(QUrl.fromLocalFile(str(USER_GUIDE))):
-        return True
-    window.show_message(f"The user guide is {USER_GUIDE} (no viewer could open it here).")
-    return False
+    """Show the user guide in its own window (:class:`app.help_window.HelpWindow`), kept for the next F1."""
+    from app.help_window import HelpWindow
+
+    if not USER_GUIDE.is_file():
+        window.show_message(f"The user guide is missing from this installation ({USER_GUIDE}).")
+        return False
+    if getattr(window, "help_window", None) is None:
+        window.help_window = HelpWindow(window, USER_GUIDE)
+    window.help_window.show()
+    window.help_window.raise_()
+    return True
 
 
 def show_about(window) -> None:

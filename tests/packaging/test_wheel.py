@@ -18,7 +18,7 @@ from cli_run import python
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SOURCES = ("engine", "app", "assets", "packaging/qrtune", "setup.py", "pyproject.toml", "README.md")
+SOURCES = ("engine", "app", "assets", "docs", "packaging/qrtune", "setup.py", "pyproject.toml", "README.md")
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,10 @@ def test_wheel_has_one_top_level_package_and_the_package_data(wheel, root):
     for data in sorted((root / "assets").rglob("*.json")):
         assert f"qrtune/{data.relative_to(root).as_posix()}" in names
     assert "qrtune/engine/cli/__init__.py" in names and "qrtune/app/main.py" in names
+    # the user guide the window's Help > User Guide shows, with every screenshot it names
+    assert "qrtune/docs/user-guide.md" in names
+    for shot in sorted((root / "docs" / "user-guide").glob("*.png")):
+        assert f"qrtune/docs/user-guide/{shot.name}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "qrtune = qrtune.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
