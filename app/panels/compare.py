@@ -131,6 +131,17 @@ def _scaled(value, factor: float):
     return value
 
 
+def header_text(label: str) -> str:
+    """A run's column title in lines: ``#19``, then each setting that sets it apart, a long name's value on
+    a line of its own (``TRANS_BATCH_SZ`` over ``=3``)."""
+    run, _, settings = label.partition(" ")
+    lines = [run]
+    for part in settings.split(", "):
+        name, eq, value = part.partition("=")
+        lines += [name, eq + value] if eq and len(part) > 12 else [part]
+    return "\n".join(line for line in lines if line)
+
+
 def delta_text(pct: float | None) -> str:
     """A percent delta as a user reads it: ``+200.0%``; ten times the reference and more as ``x1,772``."""
     if pct is None:
@@ -260,10 +271,8 @@ class CompareView(QWidget):
             headers += [label, "\u0394 %"]
         table = self.metrics_table
         table.setColumnCount(len(headers))
-        # "#19" over "TRANS_BATCH_SZ=3": narrow columns, every run's values and deltas side by side
-        table.setHorizontalHeaderLabels(
-            [h if h in ("Unit", "\u0394 %") else h.replace(" ", "\n", 1).replace(", ", "\n") for h in headers]
-        )
+        # "#19" over "TRANS_BATCH_SZ" over "=3": narrow columns, every run's values and deltas side by side
+        table.setHorizontalHeaderLabels([h if h in ("Unit", "\u0394 %") else header_text(h) for h in headers])
         table.setRowCount(len(cmp.metrics))
         table.setVerticalHeaderLabels([metric_label(m.metric, kind) for m in cmp.metrics])
         for r, m in enumerate(cmp.metrics):
@@ -281,7 +290,7 @@ class CompareView(QWidget):
                         _colour_verdict(item, delta_verdict(m.metric, pct))
                 table.setItem(r, c, item)
         table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        table.verticalHeader().setMaximumWidth(max(160, self.width() // 3))
+        table.verticalHeader().setMaximumWidth(max(150, self.width() // 4))
         table.resizeColumnsToContents()
         for t in (self.settings_table, table):  # a new comparison starts at its top left
             t.scrollToTop()

@@ -33,7 +33,7 @@ def test_compare_two_recorded_predictions(fake_engine, window, qtbot):
         view.metrics_table.horizontalHeaderItem(c).text() for c in range(view.metrics_table.columnCount())
     ]
     # each run headed by the setting that sets it apart, by IBM's name; the metric names are the frozen rows
-    assert headers == ["Unit", f"#{first}\nTRANS_BATCH_SZ=1", f"#{second}\nTRANS_BATCH_SZ=3", "\u0394 %"]
+    assert headers == ["Unit", f"#{first}\nTRANS_BATCH_SZ\n=1", f"#{second}\nTRANS_BATCH_SZ\n=3", "\u0394 %"]
     assert view.settings_table.verticalHeaderItem(0).text() == "TRANS_BATCH_SZ"
 
     def row_of(metric_text):
