@@ -60,7 +60,8 @@ def title_block(report: Report) -> Html:
     s: SweepSection = report.sweep
     axes = "<br>".join(
         f"<b>{esc(a.label)}</b>{esc(_unit_text(a.unit))} = {esc(a.values_text)} "
-        f"<span class='muted'>({len(a.values)} values; {esc(a.name)} on {esc(', '.join(a.nodes))})</span>"
+        f"<span class='muted'>({len(a.values)} values; {esc(a.name)}"
+        f"{' on ' + esc(', '.join(a.nodes)) if a.nodes else ''})</span>"
         for a in s.axes
     )
     engines = ", ".join(s.engine_versions) or "not recorded"

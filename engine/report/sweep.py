@@ -371,7 +371,7 @@ def _axis_info(axis: dict, project) -> SweepAxisInfo:
         if found:
             nodes = tuple(n.label for n in found)
     spec = knob_spec(axis["target"], param, project)
-    label, unit = (spec.label, spec.unit) if spec is not None else (param.upper(), "")
+    label, unit = (spec.label, spec.unit) if spec is not None else (axis.get("label", param.upper()), "")
     return SweepAxisInfo(f"{axis['target']}.{param}", param, label, unit, nodes, tuple(axis["values"]))
 
 

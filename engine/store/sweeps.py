@@ -41,8 +41,9 @@ class SweepsMixin:
         )
 
     def list_sweeps(self, project_name: str | None = None) -> list[dict]:
-        """Sweeps, newest first: ``id``, ``project_name``, ``axes`` (list of dicts), ``n_points``,
-        ``n_done`` (points recorded), ``n_failed`` and ``started``."""
+        """Sweeps and simulation studies, newest first: ``id``, ``project_name``, ``kind`` (``sweep`` or
+        ``study``), ``axes`` (list of dicts, :func:`point_axes`), ``n_points``, ``n_done`` (points
+        recorded), ``n_failed`` and ``started``."""
         where, args = where_equal({"s.project_name": project_name})
         sql = (
             "SELECT s.id, s.project_name, s.axes_json, s.n_points, s.started, count(DISTINCT r.point_index), "
@@ -53,7 +54,8 @@ class SweepsMixin:
             {
                 "id": int(i),
                 "project_name": p,
-                "axes": json.loads(a),
+                "kind": "study" if _is_study(plan := json.loads(a)) else "sweep",
+                "axes": point_axes(plan),
                 "n_points": int(n),
                 "started": st,
                 "n_done": int(d),
@@ -144,6 +146,44 @@ class SweepsMixin:
             full = merge_patch(bases[run.sweep_id], json.loads(run.settings_json)[PATCH_KEY])
             out.append(replace(run, settings_json=canonical_json(full)))
         return out
+
+
+def scenario_text(events: Sequence[str]) -> str:
+    """A simulation study's scenario: its events joined by ``,`` (``no-outage`` for none)."""
+    return ",".join(events) or "no-outage"
+
+
+def _is_study(stored: Any) -> bool:
+    return isinstance(stored, dict) and stored.get("study") == "simulate"
+
+
+def point_axes(stored: Any) -> list[dict]:
+    """A sweep's stored axes as the list of axes its point index runs over (last fastest).
+
+    A sweep stores that list. A simulation study stores its whole plan (knob axes, scenarios,
+    seeds); its run index is knob point x scenario x seed, so its axes are the knob axes and
+    then two more, ``study.scenario`` (:func:`scenario_text` of each) and ``study.seed``, each
+    with a ``label`` to show.
+    """
+    if not _is_study(stored):
+        return list(stored) if isinstance(stored, list) else []
+    return [
+        *stored.get("axes", []),
+        {
+            "target": "study",
+            "param": "scenario",
+            "label": "Outage scenario",
+            "node_ids": [],
+            "values": [scenario_text(s) for s in stored.get("scenarios", [[]])],
+        },
+        {
+            "target": "study",
+            "param": "seed",
+            "label": "Seed",
+            "node_ids": [],
+            "values": list(stored.get("seeds", [0])),
+        },
+    ]
 
 
 def _as_patch(base: dict, settings_json: str) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 
 from engine.errors import FieldError, QrtuneError
 from engine.model import Project
+from engine.store.sweeps import scenario_text
 from engine.studies.sweep import Axis, n_points, point_changes, point_label
 
 SUMMARY_METRICS = (
@@ -101,11 +102,6 @@ class StudyPlan:
             "rate_rows_per_s": self.rate_rows_per_s,
             "study": "simulate",
         }
-
-
-def scenario_text(events: Sequence[str]) -> str:
-    """A scenario's events joined by ``,`` (``no-outage`` for none)."""
-    return ",".join(events) or "no-outage"
 
 
 def parse_scenarios(texts: Sequence[str]) -> tuple[tuple[str, ...], ...]:

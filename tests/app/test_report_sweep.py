@@ -239,3 +239,15 @@ def test_failed_points_are_listed_with_their_error_and_left_out_of_the_pick(
     assert "anything but four" in text
     # 4 agents would be the pick; failed, the fewest holding 3,000 rows/s is 5
     assert "with every CPU under 90%: 5 (3,000 rows/s" in re.sub(r"\s+", " ", text)
+
+
+def test_a_simulation_study_is_reported_with_its_scenario_and_seed_axes(tmp_path, root):
+    db = tmp_path / "study.duckdb"
+    sample = root / "sample_runs" / "redpaper-baseline.json"
+    study = ["sweep", str(sample), "--simulate", "--duration", "20s", "--seeds", "2", "--rate", "30000"]
+    assert main([*study, "--scenario", "channel-stop@5s+5s", "--db", str(db), "--workers", "0"]) == EXIT_OK
+    out = tmp_path / "study.pdf"
+    assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == EXIT_OK
+    text = pdf_text(out)
+    assert "Outage scenario x Seed" in text.replace("\n", " ") and "2 of 2 points recorded" in text
+    assert "Outage scenario = channel-stop@5s+5s" in text and "Seed = 0, 1 (2 values; study.seed)" in text

@@ -78,3 +78,33 @@ def test_the_study_table_names_figures_and_scales_their_units():
     )
     assert lines[3].split() == "END2END_LATENCY p95 p50 10.5, p95 10.6 s".split()
     assert lines[2].split() == "Peak backlog p50 350,225, p95 350,660 rows".split()
+
+
+def test_a_study_in_the_store_is_listed_and_reported_like_a_sweep(root, tmp_path, capsys):
+    from engine import cli
+    from engine.report.sweep import sweep_section
+
+    project = projectfile.load(root / "sample_runs" / "redpaper-baseline.json")
+    plan = StudyPlan(
+        tuple(parse_axes(["qapply.num_apply_agents=4,8"], project)),
+        parse_scenarios(["none", "channel-stop@10s+10s"]),
+        parse_seeds(2),
+        30.0,
+        30_000.0,
+    )
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        result = run_study(project, plan, store, workers=0, progress=False)
+    assert cli.main(["runs", "--sweeps", "--db", str(db)]) == 0
+    listing = capsys.readouterr().out
+    assert f"{result.sweep_id:>6}" in listing and "8/8" in listing
+    assert (
+        "qapply.num_apply_agents=4,8 x study.scenario=no-outage,channel-stop@10s+10s x study.seed=0,1"
+        in listing
+    )
+    with Store.open(db, read_only=True) as store:
+        section = sweep_section(store, result.sweep_id)
+    assert [a.label for a in section.axes] == ["NUM_APPLY_AGENTS", "Outage scenario", "Seed"]
+    by_index = {p.index: p.values for p in section.points}
+    assert by_index[5] == (8, "no-outage", 1) and by_index[2] == (4, "channel-stop@10s+10s", 0)
+    assert section.n_done == 8 and section.n_failed == 0
