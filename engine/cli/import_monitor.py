@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from engine.cli.runs import add_db_options, open_store
+from engine.cli.runs import add_db_options, open_store, require_writable_store
 from engine.monitor.layouts import PLATFORMS, canonical_release
 from engine.store.errors import MonitorImportError
 
@@ -96,6 +96,7 @@ def run(args) -> int:
         from engine.io import projectfile
 
         project_name = projectfile.load(args.project).name
+    require_writable_store(args)
     with open_store(args) as store:
         imported = import_files(
             store,

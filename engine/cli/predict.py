@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 from engine.cli.options import add_changes_option, project_command
-from engine.cli.runs import add_db_options, open_store
+from engine.cli.runs import add_db_options, not_recorded, open_store, record_in_store, require_writable_store
 from engine.errors import QrtuneError
 from engine.io import projectfile
 from engine.limit import Limit, held_rate_text, limit_of
@@ -181,6 +181,8 @@ def run(args) -> int:
     changes = list(getattr(args, "changes", ()))
     project = with_changes(projectfile.load(args.project), changes)
     db = getattr(args, "db", None)
+    if db:
+        require_writable_store(args)
     fit = _latest_fit(args, project) if getattr(args, "fitted", False) else None
     label = " ".join(([f"fitted (fit {fit['id']})"] if fit else []) + changes)
     try:
@@ -199,10 +201,11 @@ def run(args) -> int:
                 run_id = store.record_failure(project, e, kind="predict", label=label)
             print(f"qrtune predict: recorded as failed run {run_id} in {store.path}", file=sys.stderr)
         raise
-    run_id = None
+    run_id, not_recorded_why = None, ""
     if db:
-        with open_store(args) as store:
-            run_id = store.record_prediction(project, pred, kind="predict", label=label)
+        run_id, not_recorded_why = record_in_store(
+            args, lambda store: store.record_prediction(project, pred, kind="predict", label=label)
+        )
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
         json.dump(
@@ -214,5 +217,7 @@ def run(args) -> int:
     else:
         print(format_prediction(pred, project.name + (f"  [{label}]" if label else ""), project))
         if run_id is not None:
-            print(f"\n  recorded as run {run_id} in {store.path}")
+            print(f"\n  recorded as run {run_id} in {db}")
+    if not_recorded_why:
+        return not_recorded("predict", args, not_recorded_why)
     return 0

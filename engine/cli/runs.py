@@ -7,10 +7,15 @@ e.g. to find the fewest apply agents that hold a target rate with CPU under 90 %
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import os
 import sys
+from collections.abc import Callable
 
 from engine.cli import argtypes
+from engine.errors import QrtuneError
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
 
@@ -24,6 +29,7 @@ def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None 
         "--db",
         metavar="PATH",
         default=None,
+        type=store_path,
         help=db_help or "results store file (default: runs.duckdb in the user data directory, or $QRTUNE_DB)",
     )
     argtypes.add_number(
@@ -36,6 +42,87 @@ def add_db_options(p, wait_default: float = DEFAULT_WAIT_S, db_help: str | None 
         default=wait_default,
         metavar="SECONDS",
     )
+
+
+def store_path(text: str) -> str:
+    """``--db``'s value: refused at once when it is no DuckDB store (a JSON file, a folder, a damaged store).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        :func:`engine.store.connection.check_store_file`'s message.
+    """
+    from engine.store.connection import check_store_file
+
+    try:
+        check_store_file(text)
+    except QrtuneError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--db ")) from None
+    return text
+
+
+def require_writable_store(args) -> None:
+    """Before any work: the store ``args.db`` names (the default when None) can be written.
+
+    Raises
+    ------
+    StoreError
+        :func:`engine.store.connection.check_store_writable`'s message; a damaged store
+        (:class:`~engine.store.errors.DamagedStoreError`), a store from a newer qrtune, or one
+        another process holds longer than ``args.wait``.
+    """
+    from engine.store.connection import check_store_writable, default_db_path
+
+    path = args.db if args.db is not None else default_db_path()
+    check_store_writable(path)
+    if os.path.exists(path):  # opened once (and closed): a damaged or newer store is refused now
+        open_store(args).close()
+
+
+def record_in_store(args, record: Callable) -> tuple[int | None, str]:
+    """``record(store)`` on the store ``args`` names, opened for writing: ``(its result, "")``, or
+    ``(None, why)`` when the store cannot be written, so finished results are still shown."""
+    try:
+        with open_store(args) as store:
+            return record(store), ""
+    except (QrtuneError, OSError) as e:
+        return None, str(e)
+    except Exception as e:  # DuckDB's own errors (a full disk, a damaged file) name what failed
+        if type(e).__module__.split(".")[0] != "duckdb" and not type(e).__module__.startswith("_duckdb"):
+            raise
+        return None, f"{type(e).__name__}: {e}"
+
+
+def not_recorded(command: str, args, why: str) -> int:
+    """Say on stderr (one line) that the results printed were not recorded and how to record them; exit 4."""
+    from engine.cli.exitcodes import EXIT_PARTIAL
+    from engine.errors import one_line
+
+    where = args.db if args.db is not None else "the default store"
+    print(
+        one_line(
+            f"qrtune {command}: the results above were not recorded in {where}: {why}; to record them, "
+            "re-run the same command with --db naming a store that can be written"
+        ),
+        file=sys.stderr,
+    )
+    return EXIT_PARTIAL
+
+
+def keep_waiting(store, command: str) -> None:
+    """Make a resumable writer (a sweep, a study) wait for the store as long as another process holds it,
+    saying every few seconds on stderr how long it has waited and that finished points are kept."""
+
+    def report(waited_s: float, holder: str) -> None:
+        print(
+            f"qrtune {command}: waiting {waited_s:.0f} s for the results store {store.path}, held by another "
+            f"process{holder}; finished points are kept (Ctrl-C stops; the same command resumes)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    store.reacquire_wait_s = math.inf
+    store.on_wait = report
 
 
 def open_store(args, read_only: bool = False):

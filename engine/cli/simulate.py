@@ -40,6 +40,7 @@ from pathlib import Path
 
 from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
+from engine.cli.runs import not_recorded, record_in_store, require_writable_store, store_path
 from engine.errors import FieldError
 from engine.io import projectfile
 from engine.io.atomicfile import atomic_write_text
@@ -80,7 +81,13 @@ def register(sub) -> None:
     p.add_argument(
         "--monitor-csv", metavar="DIR", help="write IBMQREP_CAPMON/CAPQMON/APPLYMON CSV files here"
     )
-    p.add_argument("--db", metavar="PATH", default=None, help="also record the run in this results store")
+    p.add_argument(
+        "--db",
+        metavar="PATH",
+        default=None,
+        type=store_path,
+        help="also record the run in this results store",
+    )
     argtypes.add_number(
         p,
         "--wait",
@@ -239,6 +246,8 @@ def run(args) -> int:
     project = with_changes(projectfile.load(args.project), args.changes)
     duration_s = argtypes.duration_s(args.duration)
     monitor_dir = monitor_folder(args.monitor_csv) if args.monitor_csv else None
+    if args.db:
+        require_writable_store(args)
     events = [parse_event(e) for e in args.event]
     profile = None
     if args.profile:
@@ -278,10 +287,9 @@ def run(args) -> int:
     if monitor_dir is not None:
         for table in res.monitor:
             atomic_write_text(monitor_dir / f"{table}.csv", res.monitor_csv(table))
-    run_id = None
+    run_id, not_recorded_why = None, ""
     if args.db:
         from engine.perf.result import StageResult
-        from engine.store import Store
 
         metrics, units = res.metrics()
         t_s = res.timeseries["t_s"]
@@ -296,8 +304,9 @@ def run(args) -> int:
             for st in res.summary.get("stages") or ()
         ]
         settings = _settings(project, args, duration_s, res.summary.get("profile"))
-        with Store.open(args.db, wait_s=args.wait) as store:
-            run_id = store.record_simulation(
+        run_id, not_recorded_why = record_in_store(
+            args,
+            lambda store: store.record_simulation(
                 project,
                 metrics,
                 units,
@@ -308,7 +317,8 @@ def run(args) -> int:
                 coefficients_version=str(res.summary.get("coefficients_version") or ""),
                 scenario_kind=str(settings.get("kind", "")),
                 label=label,
-            )
+            ),
+        )
     if args.json:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:
@@ -322,4 +332,6 @@ def run(args) -> int:
                 print(f"\n  recorded as run {run_id} in {args.db}")
         except BrokenPipeError:  # e.g. piped into head
             sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter quiet at exit
+    if not_recorded_why:
+        return not_recorded("simulate", args, not_recorded_why)
     return 0

@@ -107,7 +107,8 @@ def run_study_command(args, project, open_store) -> int:
     plan = _plan(args, project)
     with open_store(args) as store:
         result = run_study(project, plan, store, **execution_options(args))
-        n_failed = sum(1 for r in store.list_runs(sweep_id=result.sweep_id) if r.status != "ok")
+        n_runs, n_ok, _, _ = store.sweep_run_counts(result.sweep_id)
+        n_failed = n_runs - n_ok
     status = EXIT_PARTIAL if n_failed else EXIT_OK
     if args.json:
         json.dump(

@@ -19,7 +19,7 @@ import sys
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import execution_options, project_command
-from engine.cli.runs import add_db_options, open_store
+from engine.cli.runs import add_db_options, keep_waiting, open_store, require_writable_store
 from engine.cli.study import add_study_options, run_study_command
 
 #: The sweep writes finished points at most this often (s) and lets go of the store file in
@@ -66,6 +66,7 @@ def run(args) -> int:
     from engine.studies.sweep import DEFAULT_PREDICTOR, MAX_GRID_POINTS, n_points, parse_axes, run_sweep
 
     project = projectfile.load(args.project)
+    require_writable_store(args)
     if args.simulate:
         return run_study_command(args, project, open_store)
     axes = parse_axes(args.axes, project)
@@ -76,6 +77,7 @@ def run(args) -> int:
             f"at most {MAX_GRID_POINTS:,} points without --yes (a large grid runs for hours)",
         )
     with open_store(args) as store:
+        keep_waiting(store, "sweep")
         try:
             result = run_sweep(
                 project,
@@ -93,9 +95,8 @@ def run(args) -> int:
                 file=sys.stderr,
             )
             return 130
-        runs = store.list_runs(sweep_id=result.sweep_id)
-        ok_ids = [r.id for r in runs if r.status == "ok"]  # point order
-    status = EXIT_PARTIAL if len(ok_ids) < len(runs) else EXIT_OK  # failed points, now or before
+        n_runs, n_ok, first_ok, last_ok = store.sweep_run_counts(result.sweep_id)
+    status = EXIT_PARTIAL if n_ok < n_runs else EXIT_OK  # failed points, now or before
     summary = {
         "sweep_id": result.sweep_id,
         "points": result.n_points,
@@ -118,9 +119,7 @@ def run(args) -> int:
         f"  {result.n_run} predicted now, {result.n_skipped} already stored, {result.n_failed} failed, "
         f"{result.elapsed_s:.2f} s; store {store.path}"
     )
-    if ok_ids:
+    if n_ok:
         print(f"  list them: qrtune runs --sweep {result.sweep_id} --db {store.path}")
-        print(
-            f"  compare the first and last point: qrtune compare {ok_ids[0]} {ok_ids[-1]} --db {store.path}"
-        )
+        print(f"  compare the first and last point: qrtune compare {first_ok} {last_ok} --db {store.path}")
     return status

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.store.connection import connect, default_db_path
+from engine.store.connection import check_blocks, connect, default_db_path
 from engine.store.errors import StoreError, StoreNeedsMigrationError
 from engine.store.records import TABLE_OF
 from engine.store.schema import SCHEMA_VERSION, current_version, migrate
@@ -66,6 +66,12 @@ class StoreBase:
         self._next_run_id: int | None = None
         self._in_tx = False
         self._released = False
+        #: Seconds a released store waits to get its file back (``math.inf``: as long as it takes,
+        #: for a writer whose work resumes, such as a sweep).
+        self.reacquire_wait_s = REACQUIRE_WAIT_S
+        #: Called every few seconds while that wait lasts, with the seconds waited and who holds
+        #: the file (see :func:`engine.store.connection.connect`); None: wait silently.
+        self.on_wait = None
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -93,6 +99,7 @@ class StoreBase:
         path = Path(path) if path is not None else default_db_path()
         con = connect(path, read_only=read_only, wait_s=wait_s)
         try:
+            check_blocks(con, path)
             if read_only:
                 version = current_version(con)
                 if version < SCHEMA_VERSION:
@@ -155,13 +162,16 @@ class StoreBase:
             The store was closed.
         StoreLockedError
             The store was released and another process still holds the file after
-            waiting :data:`REACQUIRE_WAIT_S` seconds.
+            waiting :attr:`reacquire_wait_s` seconds (:data:`REACQUIRE_WAIT_S` unless set).
         """
         if self._con is None:
             if not self._released:
                 raise StoreError(f"the store {self.path} is closed")
             self._con = connect(
-                self.path, read_only=self.read_only, wait_s=max(self.wait_s, REACQUIRE_WAIT_S)
+                self.path,
+                read_only=self.read_only,
+                wait_s=max(self.wait_s, self.reacquire_wait_s),
+                on_wait=self.on_wait,
             )
             self._released = False
         return self._con

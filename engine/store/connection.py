@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.io.datadir import user_data_root
-from engine.store.errors import StoreError, StoreLockedError, StoreMissingError
+from engine.store.errors import (
+    DamagedStoreError,
+    NotAStoreError,
+    StoreError,
+    StoreLockedError,
+    StoreMissingError,
+)
 
 #: File name of the default store inside the user data directory.
 DEFAULT_FILE_NAME = "runs.duckdb"
@@ -55,12 +63,149 @@ def _ensure_folder(path: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+#: Where DuckDB's main header has its magic bytes.
+_MAGIC_OFFSET, _MAGIC = 8, b"DUCK"
+#: Bytes before DuckDB's first block: a main header and two database headers of 4 KiB.
+_HEADERS_BYTES = 3 * 4096
+
+
+def _kind_of(mode: int) -> str:
+    return (
+        "a folder"
+        if stat.S_ISDIR(mode)
+        else "a named pipe"
+        if stat.S_ISFIFO(mode)
+        else "a device or special file"
+    )
+
+
+def _what_it_looks_like(head: bytes) -> str:
+    text = head.lstrip()[:1]
+    if text in (b"{", b"["):
+        return "it holds JSON (a project or a monitor export?)"
+    if not head:
+        return "it is empty"
+    return "it has no DuckDB header"
+
+
+def check_store_file(path: str | os.PathLike) -> None:
+    """Refuse, before any work, a ``--db`` that is not a usable DuckDB results store.
+
+    A missing file is fine (it is created). Cheap: reads DuckDB's magic bytes only (a damaged
+    store is found when it is opened, :func:`check_blocks`).
+
+    Raises
+    ------
+    NotAStoreError
+        An empty name, a folder, FIFO or device, or a file without DuckDB's header (a JSON file).
+    """
+    if not str(path):
+        raise NotAStoreError(
+            "--db '': give a results store file name, or leave --db out for the default store"
+        )
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise NotAStoreError(f"the results store {path} cannot be read: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAStoreError(
+            f"--db {path} is {_kind_of(st.st_mode)}, not a DuckDB results store; choose a file"
+        )
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_MAGIC_OFFSET + len(_MAGIC))
+    except OSError as e:
+        raise NotAStoreError(f"the results store {path} cannot be read: {e.strerror or e}") from None
+    if head[_MAGIC_OFFSET : _MAGIC_OFFSET + len(_MAGIC)] != _MAGIC:
+        raise NotAStoreError(
+            f"--db {path} is not a DuckDB results store: {_what_it_looks_like(head)}; "
+            "qrtune leaves it alone: choose another file (e.g. runs.duckdb)"
+        )
+
+
+def check_blocks(con, path: str | os.PathLike) -> None:
+    """Refuse a store whose tables use blocks past the end of its file (truncated, half copied).
+
+    DuckDB reads a block only when a query needs it, so such a file opens and even takes new
+    rows, and fails later (or is left unreadable). The tables' storage info lists every block in
+    use; the file must reach past the last one.
+
+    Raises
+    ------
+    DamagedStoreError
+        The file is too short, or its storage information cannot be read.
+    """
+    import duckdb
+
+    try:
+        tables = [
+            r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()
+        ]
+        if not tables:
+            return
+        used = " UNION ALL ".join(
+            f"SELECT max(block_id) AS block FROM pragma_storage_info('{t.replace(chr(39), chr(39) * 2)}')"
+            for t in tables
+        )
+        last_block = con.execute(f"SELECT max(block) FROM ({used})").fetchall()[0][0]
+        block_bytes = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0]
+    except duckdb.Error as e:
+        raise DamagedStoreError(
+            f"the results store {path} is damaged: {str(e).splitlines()[0][:200]}"
+        ) from None
+    if last_block is None or last_block < 0:
+        return
+    needed = _HEADERS_BYTES + (int(last_block) + 1) * int(block_bytes)
+    size = os.stat(path).st_size
+    if size < needed:
+        raise DamagedStoreError(
+            f"the results store {path} is damaged: {size:,} bytes where its tables need {needed:,} "
+            "(truncated or half copied); qrtune will not read or write it: restore it from a copy, "
+            "or choose another file with --db"
+        )
+
+
+def check_store_writable(path: str | os.PathLike) -> None:
+    """Refuse, before any work, a store that cannot be written (see also :func:`check_store_file`).
+
+    Raises
+    ------
+    NotAStoreError, DamagedStoreError
+        As :func:`check_store_file`.
+    StoreError
+        The file or its folder cannot be written (no permission, a read-only file system, a
+        missing folder other than qrtune's default one).
+    """
+    check_store_file(path)
+    path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():
+        if folder.exists() or folder.resolve() != user_data_root().resolve():
+            raise StoreError(f"cannot write the results store {path}: the folder {folder} does not exist")
+        return
+    target, what = (path, "file") if path.exists() else (folder, "folder")
+    if not os.access(target, os.W_OK):
+        raise StoreError(f"cannot write the results store {path}: no permission to write its {what}")
+
+
 def _lock_holder(message: str) -> str:
     m = re.search(r"\(PID (\d+)\)", message)
     return f" (process {m.group(1)})" if m else ""
 
 
-def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.0):
+#: Seconds between two reports of :func:`connect`'s ``on_wait`` while it waits for the lock.
+WAIT_REPORT_S = 5.0
+
+
+def connect(
+    path: str | os.PathLike,
+    read_only: bool = False,
+    wait_s: float = 0.0,
+    on_wait: Callable[[float, str], None] | None = None,
+):
     """Open the DuckDB file at ``path``.
 
     Parameters
@@ -71,7 +216,11 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
     read_only : bool
         Open for reading only; the file must exist.
     wait_s : float
-        Seconds to keep retrying while another process holds the file (0: fail at once).
+        Seconds to keep retrying while another process holds the file (0: fail at once;
+        ``math.inf``: until it is free).
+    on_wait : callable, optional
+        Called every :data:`WAIT_REPORT_S` seconds while waiting, with the seconds waited so far
+        and who holds the file (`` (process 1234)`` or ""), so a long wait is never silent.
 
     Returns
     -------
@@ -83,10 +232,11 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
         Another process still holds the file after ``wait_s`` seconds.
     StoreError
         A read-only open of a file that does not exist, a missing folder other than the default
-        one, or a file that is not a DuckDB database.
+        one, or a file that is not a DuckDB database or is damaged (:func:`check_store_file`).
     """
     import duckdb
 
+    check_store_file(path)
     path = Path(path)
     if read_only and not path.exists():
         raise StoreMissingError(
@@ -94,8 +244,9 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
         )
     if not read_only:
         _ensure_folder(path)
-    deadline = time.monotonic() + max(0.0, wait_s)
-    delay = 0.05
+    start = time.monotonic()
+    deadline = start + max(0.0, wait_s)
+    delay, reported = 0.05, start
     while True:
         try:
             return duckdb.connect(str(path), read_only=read_only)
@@ -110,10 +261,21 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
                     "DuckDB allows one writer per file: wait for that process to finish "
                     "(or pass --wait SECONDS), or choose another file with --db"
                 ) from None
+            if on_wait is not None and time.monotonic() - reported >= WAIT_REPORT_S:
+                reported = time.monotonic()
+                on_wait(reported - start, _lock_holder(text))
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 0.5)
         except duckdb.Error as e:
             raise StoreError(f"cannot open the results store {path}: {e}") from None
 
 
-__all__ = ["DEFAULT_FILE_NAME", "ENV_DB", "connect", "default_db_path"]
+__all__ = [
+    "DEFAULT_FILE_NAME",
+    "ENV_DB",
+    "check_blocks",
+    "check_store_file",
+    "check_store_writable",
+    "connect",
+    "default_db_path",
+]

@@ -13,6 +13,14 @@ class StoreMissingError(StoreError, InputFileError):
     """No store file where one is read."""
 
 
+class NotAStoreError(StoreError, InputFileError):
+    """``--db`` names something that is not a DuckDB results store: a JSON file, a folder, a device."""
+
+
+class DamagedStoreError(StoreError, InputFileError):
+    """The store file is damaged (its tables use blocks past its end): qrtune neither reads nor writes it."""
+
+
 class StoreLockedError(StoreError):
     """Another process holds the store file's write lock (DuckDB allows one writer per file)."""
 
@@ -33,4 +41,12 @@ class FitError(QrtuneError):
     """Coefficients cannot be fitted (no imported intervals, too few to hold some out ...)."""
 
 
-__all__ = ["FitError", "MonitorImportError", "StoreError", "StoreLockedError", "UnknownRunError"]
+__all__ = [
+    "DamagedStoreError",
+    "FitError",
+    "MonitorImportError",
+    "NotAStoreError",
+    "StoreError",
+    "StoreLockedError",
+    "UnknownRunError",
+]

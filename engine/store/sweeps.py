@@ -64,6 +64,17 @@ class SweepsMixin:
             for i, p, a, n, st, d, fl in self.con.execute(sql, args).fetchall()
         ]
 
+    def sweep_run_counts(self, sweep_id: int) -> tuple[int, int, int | None, int | None]:
+        """``(runs, ok runs, first ok run id, last ok run id)`` of ``sweep_id`` in point order, counted in SQL
+        (a 100,000-point sweep is never read into memory for its summary line)."""
+        row = self.con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE status = 'ok'), "
+            "arg_min(id, (point_index, id)) FILTER (WHERE status = 'ok'), "
+            "arg_max(id, (point_index, id)) FILTER (WHERE status = 'ok') FROM runs WHERE sweep_id = ?",
+            [sweep_id],
+        ).fetchall()[0]
+        return int(row[0]), int(row[1]), row[2], row[3]
+
     def done_points(self, sweep_id: int) -> set[int]:
         """Point indexes of ``sweep_id`` already recorded (finished, ok or failed)."""
         rows = self.con.execute(
