@@ -277,6 +277,12 @@ class MainWindow(TaskLaunchers, QMainWindow):
                 a.setShortcut(QKeySequence.New)
             a.triggered.connect(lambda _=False, k=key: self.new_from_template(k))
             new_menu.addAction(a)
+        act_tables = QAction("New from &Control Tables...", self)
+        act_tables.setStatusTip(
+            "A project from exports of IBMQREP_CAPPARMS, APPLYPARMS, SENDQUEUES, RECVQUEUES (and SUBS, TARGETS)"
+        )
+        act_tables.triggered.connect(lambda: self.new_from_control_tables())
+        file_menu.addAction(act_tables)
         file_menu.addAction(self.act_open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.act_monitor_sample = QAction("Open Sample &Monitor Exports", self)
@@ -476,6 +482,31 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if not self.confirm_discard():
             return False
         self._replace_project(templates.TEMPLATES[key](), None)
+        return True
+
+    def new_from_control_tables(self, paths: list[str] | None = None) -> bool:
+        """Start a new unsaved project from exports of the control tables (one flow per queue map)."""
+        if paths is None:
+            paths, _ = QFileDialog.getOpenFileNames(
+                self,
+                "New from control tables: IBMQREP_CAPPARMS, APPLYPARMS, SENDQUEUES, RECVQUEUES (SUBS, TARGETS)",
+                self._last_dir(),
+                "Control table exports (*.del *.csv *.txt *.ixf);;All files (*)",
+            )
+        if not paths or not self.confirm_discard():
+            return False
+        from engine.io.controltables import import_config
+
+        try:
+            done = import_config(paths)
+        except QrtuneError as e:
+            dialogs.show_warning(self, "Cannot build a project from these tables", one_line(str(e)))
+            return False
+        self._replace_project(done.project, None)
+        self.show_message(
+            f"{len(done.queue_maps)} queue map(s) from the control tables; not in them, still the defaults: "
+            + "; ".join(done.not_known)
+        )
         return True
 
     def open_dialog(self) -> bool:

@@ -22,7 +22,7 @@ def _node(node_id: str, kind: str, label: str, col: int, row: int, **params) -> 
     }
 
 
-def _flow(
+def flow_nodes(
     prefix: str, src: str, dst: str, row: int, reverse: bool
 ) -> tuple[list[dict], list[tuple[str, str]]]:
     """Nodes and links of one Q Replication flow from site ``src`` to site ``dst``."""
@@ -60,13 +60,13 @@ def _project(
 
 def unidirectional(name: str = "Unidirectional") -> Project:
     """Site A replicating to site B."""
-    nodes, links = _flow("ab", "A", "B", 0, False)
+    nodes, links = flow_nodes("ab", "A", "B", 0, False)
     return _project(name, "unidirectional", nodes, links, "One Q Replication flow from site A to site B.")
 
 
 def _two_way(name: str, topology: str, description: str) -> Project:
-    n1, l1 = _flow("ab", "A", "B", 0, False)
-    n2, l2 = _flow("ba", "B", "A", 1, True)
+    n1, l1 = flow_nodes("ab", "A", "B", 0, False)
+    n2, l2 = flow_nodes("ba", "B", "A", 1, True)
     return _project(name, topology, n1 + n2, l1 + l2, description)
 
 

@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "engine.cli.compare",
     "engine.cli.runs",
     "engine.cli.import_monitor",
+    "engine.cli.import_config",
     "engine.cli.fit",
     "engine.cli.advise",
     "engine.cli.export",

@@ -116,3 +116,15 @@ def test_shortcuts(window):
     assert "F5" in keys["Predict and Record"] and "Ctrl+0" in keys["Fit to View"]
     assert "Del" in keys["Delete"]
     assert "Ctrl+Z" in [s.toString() for s in window.act_undo.shortcuts()]
+
+
+def test_new_from_control_tables_builds_one_flow_per_queue_map(window, root, monkeypatch):
+    files = sorted(str(p) for p in (root / "sample_runs" / "control-tables").glob("*.del"))
+    assert window.new_from_control_tables(files)
+    agents = sorted(n.params["num_apply_agents"] for n in window.document.project.nodes_of("qapply"))
+    assert agents == [4, 12] and not window.document.path  # a new, unsaved project
+    warned = []
+    monkeypatch.setattr("app.dialogs.show_warning", lambda parent, title, text: warned.append(text))
+    assert not window.new_from_control_tables(files[:2])  # CAPPARMS and APPLYPARMS only
+    assert warned and "lack IBMQREP_" in warned[0]
+    assert sorted(n.params["num_apply_agents"] for n in window.document.project.nodes_of("qapply")) == [4, 12]
