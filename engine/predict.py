@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 
+from engine.errors import ValueRangeError
 from engine.metrics import knob_label
-from engine.metrics.bands import attach_bands, for_project
+from engine.metrics.bands import attach_bands, for_project, v8_workload_type
 from engine.model import Project
 from engine.perf import Prediction, predictor
-from engine.scenario import knob_paths, project_to_scenario, scenario_and_unread_params
+from engine.registry import KINDS
+from engine.scenario import SCENARIO_KIND, knob_paths, project_to_scenario, scenario_and_unread_params
 
 __all__ = [
     "as_project_sees_it",
@@ -61,7 +63,20 @@ def predict_project(project: Project) -> Prediction:
         No engine exists for the project's topology.
     """
     settings, unread = scenario_and_unread_params(project)
-    return as_project_sees_it(project, unread, predict_settings(settings))
+    try:
+        prediction = predict_settings(settings)
+    except ValueRangeError as e:
+        raise on_its_node(project, unread, e) from None
+    return as_project_sees_it(project, unread, prediction)
+
+
+def on_its_node(project: Project, unread: dict, error: ValueRangeError) -> ValueRangeError:
+    """``error`` about a settings path, named as the user sees it: the node's label and the knob's
+    IBM name (``QMGR A (xmitq) MAXMSGL``); the error itself when no knob of the project reads the path."""
+    for node, spec, path in knob_paths(project):
+        if path == error.path and f"{node.id}.{spec.name}" not in unread:
+            return ValueRangeError(f"{node.label} {knob_label(spec.name)}", error.value, error.allowed)
+    return error
 
 
 def as_project_sees_it(project: Project, unread: dict, prediction: Prediction) -> Prediction:
@@ -72,9 +87,51 @@ def as_project_sees_it(project: Project, unread: dict, prediction: Prediction) -
     are added to its ``ignored`` with their reasons, and its bands are widened where the project
     models a V8 migration (:func:`engine.metrics.bands.for_project`).
     """
+    unread = {**unread, **pathless_knobs(project)}
     if unread:
         prediction = prediction.also_ignoring(unread)
     return for_project(project, prediction)
+
+
+#: Scenario kind -> the engine's name in the reasons of :func:`pathless_knobs`.
+ENGINE_LABELS = {
+    "qrep": "Q Replication",
+    "db2mirror": "Db2 Mirror",
+    "mq-mover": "MQ buffer-pool mover",
+    "db2-v8-storage": "DB2 V8 storage",
+}
+#: (scenario kind, knob) -> why the engine of that kind has no setting for the knob.
+PATHLESS_REASONS = {
+    ("qrep", "pageclas"): "PAGECLAS changes only the queue manager's cost of page-fixing buffers around "
+    "page-set I/O (seed 003, on the MQ buffer-pool mover); the Q Replication engine does not count the "
+    "queue manager's own CPU per page I/O",
+}
+#: Knobs that act on the project's bands, not on a setting of its engine (:func:`for_project`).
+PROJECT_SIDE_KNOBS = ("v8_migration", "v8_workload_type")
+
+
+def pathless_knobs(project: Project) -> dict[str, str]:
+    """Knobs of ``project``'s nodes that map to no setting of its engine: ``"<node id>.<knob>"`` -> why.
+
+    A DB2 V8 migration's knobs act on the bands (:func:`for_project`): the workload type only
+    while the migration is modelled.
+    """
+    kind = SCENARIO_KIND[project.topology]
+    label = ENGINE_LABELS.get(kind, kind)
+    modelled_v8 = v8_workload_type(project) is not None
+    out = {}
+    for node in project.nodes:
+        for spec in KINDS[node.kind].params:
+            if kind in spec.scenario_paths or (spec.name in PROJECT_SIDE_KNOBS and modelled_v8):
+                continue
+            if spec.name == "v8_migration":
+                continue  # turning it on widens the bands
+            if spec.name == "v8_workload_type":
+                why = "no DB2 V8 migration is modelled (V8 migration is off)"
+            else:
+                why = PATHLESS_REASONS.get((kind, spec.name), f"the {label} engine does not model it")
+            out[f"{node.id}.{spec.name}"] = why
+    return out
 
 
 def _matched_knobs(project: Project, prediction: Prediction) -> list[tuple]:
@@ -88,9 +145,16 @@ def _matched_knobs(project: Project, prediction: Prediction) -> list[tuple]:
     reasons = prediction.ignored_reasons
     knobs = list(knob_paths(project))
     labels = {path: knob_label(spec.name) for _, spec, path in knobs}
+    kind = SCENARIO_KIND[project.topology]
+    knobs += [
+        (node, spec, None)
+        for node in project.nodes
+        for spec in KINDS[node.kind].params
+        if kind not in spec.scenario_paths
+    ]
     out = []
     for node, spec, path in knobs:
-        names = (f"{node.id}.{spec.name}", path)
+        names = (f"{node.id}.{spec.name}", path) if path else (f"{node.id}.{spec.name}",)
         listed = next((n for n in names if n in ignored), None)
         if listed is not None:
             out.append((node, spec, names, _with_knob_labels(reasons.get(listed, NO_REASON), labels)))
@@ -103,7 +167,7 @@ def ignored_knobs(project: Project, prediction: Prediction) -> dict[tuple[str, s
     A knob counts when the prediction lists its settings path (``qcapture.commit_interval_ms``)
     or ``"<node id>.<knob name>"`` (a node the scenario does not read) in ``ignored``; the reason
     is the prediction's (:data:`NO_REASON` when its engine gave none). Knobs that map to no
-    setting of the project's engine are not listed.
+    setting of the project's engine are listed with the reason :func:`pathless_knobs` gives.
 
     Raises
     ------

@@ -448,7 +448,7 @@ QUEUE_MANAGER = NodeKind(
             "%",
             "Buffer pool usage at which the deferred write processor starts.",
             f"{SEED_MQ_V8}, Deferred write processor",
-            {MOV: "dwp_start_pct"},
+            {Q: "mq.dwp_start_pct", MOV: "dwp_start_pct"},
             minimum=1,
             maximum=100,
         ),

@@ -2,7 +2,8 @@
 
 Q Capture sends one MQ message per group of up to ``TRANS_BATCH_SZ`` source transactions:
 fewer when one pass over the log finds fewer (``txns_available``) or when the group would pass
-``MAX_MESSAGE_SIZE`` or MQ ``MAXMSGL``; a transaction larger than that spans several messages. A row in a message carries a row header, a
+``MAX_MESSAGE_SIZE``; a transaction larger than that spans several messages. A message larger
+than the queue's ``MAXMSGL`` is refused by MQ (the put fails), so the flow is an error. A row in a message carries a row header, a
 header per column sent and the column data:
 
 * INSERT: every column (the after image);
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.errors import ValueRangeError
 from engine.perf.qrep.inputs import QrepInputs
 
 PAGE_BYTES = 4096.0  # MQ buffer pool page
@@ -136,7 +138,7 @@ def message_geometry(inputs: QrepInputs, c, txns_available: float = math.inf) ->
     bytes_per_row = inputs.insert_frac * full_row + inputs.update_frac * update + inputs.delete_frac * delete
     txn_bytes = c.txn_header_bytes + inputs.rows_per_txn * bytes_per_row
 
-    limit = min(inputs.max_message_size_kb * 1024.0, inputs.maxmsgl)
+    limit = inputs.max_message_size_kb * 1024.0  # Q Capture splits at MAX_MESSAGE_SIZE, not MAXMSGL
     room = max(limit - c.msg_header_bytes, 1.0)
     if txn_bytes > room:  # one transaction spans several messages
         msgs_per_txn = math.ceil(txn_bytes / room)
@@ -147,6 +149,13 @@ def message_geometry(inputs: QrepInputs, c, txns_available: float = math.inf) ->
         )
     rows_per_msg = txns_per_msg * inputs.rows_per_txn
     msg_bytes = c.msg_header_bytes + txns_per_msg * txn_bytes
+    if msg_bytes > inputs.maxmsgl:
+        raise ValueRangeError(
+            "mq.maxmsgl",
+            int(inputs.maxmsgl),
+            f"at least the {math.ceil(msg_bytes):,}-byte messages Q Capture puts (MQ fails a larger put: "
+            "MQRC_MSG_TOO_BIG_FOR_Q); lower MAX_MESSAGE_SIZE or TRANS_BATCH_SZ to send smaller ones",
+        )
 
     stored = msg_bytes + MQ_MESSAGE_OVERHEAD_BYTES
     if inputs.maxshortmsgs == -1 or stored > PAGE_BYTES:

@@ -9,6 +9,8 @@ knob either changes an output or is reported here).
 
 from __future__ import annotations
 
+import math
+
 from engine.perf.qrep import latency, platform_flow
 from engine.registry import scenario_specs
 
@@ -91,12 +93,28 @@ def _layout(inp) -> dict:
         out["qapply.maxagents_correlid"] = (
             "correlation ids are known only for a closed workload (workload.jobs)"
         )
+    elif inp.jobs >= inp.num_apply_agents:
+        out["qapply.maxagents_correlid"] = (
+            f"{inp.jobs:,} jobs (correlation ids) can keep all {inp.num_apply_agents:,} agents busy "
+            "with even one agent each"
+        )
+    elif inp.maxagents_correlid == 0 or inp.maxagents_correlid * inp.jobs >= inp.num_apply_agents:
+        binding = math.ceil(inp.num_apply_agents / inp.jobs) - 1
+        out["qapply.maxagents_correlid"] = (
+            f"at this value it does not limit the agents: {inp.jobs:,} jobs (correlation ids) keep all "
+            f"{inp.num_apply_agents:,} busy; it would at "
+            + ("1 agent" if binding == 1 else f"1 to {binding:,} agents")
+            + " per correlation id"
+        )
     return out
 
 
 def _mq(flow, rows_per_s: float) -> dict:
     g = flow.geometry
     out = {}
+    out["mq.maxmsgl"] = (
+        f"every message ({g.msg_bytes:,.0f} bytes) fits; MQ refuses only a message larger than MAXMSGL"
+    )
     if g.msg_bytes >= 4096:
         out["mq.maxshortmsgs"] = f"messages of {g.msg_bytes:,.0f} bytes fill at least one 4 KB page each"
     if not flow.drain:
@@ -107,9 +125,17 @@ def _mq(flow, rows_per_s: float) -> dict:
             f"{depth_msgs * g.pages_per_msg:,.0f} pages) fits even the smallest buffer pool "
             f"({pool_low:,.0f} pages): no page-set reads"
         )
-        if depth_msgs * g.pages_per_msg < latency.BUFFPOOL_USABLE_SHARE * pool_low:
+        depth_pages = depth_msgs * g.pages_per_msg
+        if depth_pages < flow.inp.dwp_start_pct / 100.0 * pool_low:
             out["mq.buffpool_pages"] = reason
             out["mq.read_ahead"] = reason
+        dwp_low = _SPECS["mq.dwp_start_pct"].minimum
+        if depth_pages < dwp_low / 100.0 * flow.inp.buffpool_pages:
+            out["mq.dwp_start_pct"] = (
+                f"the modelled queue depth at this load ({depth_pages:,.0f} pages) stays below even the "
+                f"lowest deferred-write start ({dwp_low:g}% of {flow.inp.buffpool_pages:,.0f} pages): "
+                "nothing is written out and read back"
+            )
     if not flow.drain:
         ci_low = _SPECS["qcapture.commit_interval_ms"].minimum
         fill_ms = latency.maxtrans_fill_ms(flow, rows_per_s)

@@ -100,6 +100,7 @@ class QrepInputs:
     read_ahead: bool
     logload: float
     buffpool_pages: float
+    dwp_start_pct: float
     global_trace: bool
     chinit_trace: bool
     shared_queue: bool
@@ -265,6 +266,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         read_ahead=r.flag("mq.read_ahead"),
         logload=r.number("mq.logload"),
         buffpool_pages=r.number("mq.buffpool_pages"),
+        dwp_start_pct=r.number("mq.dwp_start_pct"),
         global_trace=r.flag("mq.global_trace"),
         chinit_trace=r.flag("mq.chinit_trace"),
         shared_queue=r.flag("mq.shared_queue"),

@@ -56,8 +56,6 @@ import math
 from engine.perf.qrep import data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
 
-#: Share of the buffer pool's pages that hold messages before deferred write starts (DWP at 85%).
-BUFFPOOL_USABLE_SHARE = 0.85
 #: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
 READER_BUSY_CAP = 0.95
 

@@ -235,14 +235,14 @@ def cpu_model_time_factor(inp: QrepInputs, c) -> float:
 def buffer_pool(inp: QrepInputs, c, geometry: Geometry, page_read_us: float) -> tuple[float, float]:
     """A z/OS queue manager's buffer pool for the flow's messages: ``(messages held, us per page-set read)``.
 
-    Beyond what the buffer pool holds (deferred write starts at 85% of BUFFPOOL's pages) messages
+    Beyond what the buffer pool holds (deferred write starts at DWP start % of BUFFPOOL's pages) messages
     are read back from the page set, each its pages at ``page_read_us`` (the storage's read time
     per page), divided by ``read_ahead_depth`` with READ_AHEAD on. The simulation uses the same
     model for the transmit queue's and the receive queue's own queue manager
     (:func:`queue_manager_pool`).
     """
     pages = geometry.pages_per_msg
-    held_msgs = latency.BUFFPOOL_USABLE_SHARE * inp.buffpool_pages / pages
+    held_msgs = inp.dwp_start_pct / 100.0 * inp.buffpool_pages / pages
     read_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
     return held_msgs, read_us
 

@@ -10,10 +10,11 @@ on z/OS and Q Apply in bindings mode they change nothing.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from engine.perf.qrep import client_apply, distributed_qm
-from engine.perf.qrep.platforms import MIN_LOGBUFFERPAGES
+from engine.perf.qrep.platforms import LOG_PAGE_BYTES, MIN_LOGBUFFERPAGES
 from engine.registry import scenario_specs
 from engine.registry.platform_knobs import ZOS
 
@@ -117,6 +118,31 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
     return {"recv_qm.logbufferpages": why, "recv_qm.logtype": why}
 
 
+def _send_log_inert(flow, rows_per_s: float) -> dict:
+    """The sending queue manager's log buffer, when one commit's log records fit in it.
+
+    Q Capture's MQCMIT forces its log records in ``ceil(bytes / buffer)`` writes
+    (:func:`engine.perf.qrep.distributed_qm.force_us`): one write at this LogBufferPages and at
+    any larger one; only a buffer smaller than the commit would take more writes.
+    """
+    send = flow.platform.inputs.send_qm
+    if flow.drain or not (send.distributed and flow.inp.persistent):
+        return {}
+    commit_bytes = (
+        flow.msgs_per_commit(rows_per_s) * flow.demands.capture_log_bytes_per_msg
+        + flow.c.restart_bytes_per_commit
+    )
+    buffer = distributed_qm.buffer_bytes(send, flow.platform.k)
+    if commit_bytes > buffer:
+        return {}
+    pages_needed = math.ceil(commit_bytes / LOG_PAGE_BYTES)
+    return {
+        "send_qm.logbufferpages": f"one MQ commit logs {commit_bytes:,.0f} bytes, one log write with this "
+        f"buffer ({buffer / LOG_PAGE_BYTES:,.0f} pages) or a larger one; below {pages_needed:,} pages it "
+        "would take more writes"
+    }
+
+
 def _queue_buffer_inert(flow, rows_per_s: float) -> dict:
     """A distributed queue's buffer size, when the modelled depth at ``rows_per_s`` fits even the smallest."""
     p, g = flow.platform.inputs, flow.geometry
@@ -146,9 +172,9 @@ def inert_settings(flow, rows_per_s: float) -> dict:
         out["hardware.client_rtt_us"] = why
         out["qapply.sharecnv"] = why
     out.update(_receive_log_inert(flow, rows_per_s))
+    out.update(_send_log_inert(flow, rows_per_s))
     out.update(_queue_buffer_inert(flow, rows_per_s))
     if p.recv_qm.distributed and p.send_qm.distributed:
         why = "both queue managers run on Linux/UNIX/Windows: queue buffers and files, not buffer pools"
-        out["mq.buffpool_pages"] = why
-        out["mq.read_ahead"] = why
+        out["mq.buffpool_pages"] = out["mq.read_ahead"] = out["mq.dwp_start_pct"] = why
     return out

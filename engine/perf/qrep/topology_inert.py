@@ -50,7 +50,7 @@ def _shared_queue(flow) -> dict:
         return dict.fromkeys(_CF_PATHS, reason)
     out = _offload_rules(flow)
     pool = "shared queues live in the CF structure and SMDS, not in a buffer pool with page sets"
-    out["mq.buffpool_pages"] = out["mq.read_ahead"] = pool
+    out["mq.buffpool_pages"] = out["mq.read_ahead"] = out["mq.dwp_start_pct"] = pool
     where = flow.sq.placement
     if where.offloaded_share <= 0.0:
         out["mq.offload"] = "no message is offloaded at this structure usage and message size"

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import FieldError
+from engine.errors import FieldError, ValueRangeError
 from engine.io import projectfile
 from engine.predict import predict_project
-from engine.registry import KINDS
 from engine.scenario import knob_paths, project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -110,29 +109,21 @@ def test_a_queue_depth_does_not_switch_the_run_into_a_drain():
     assert "elapsed_s" in predict_project(drain).metrics
 
 
-def test_maxmsgl_steps_only_where_a_transaction_needs_one_message_fewer():
-    """MAXMSGL's jump (near 1,240 bytes on the baseline, where it falls with the fitted header
-    sizes) is the documented integer step: the results are flat while the messages per
-    transaction stay the same and move only when it changes."""
+def test_maxmsgl_below_a_message_fails_as_mq_does_and_above_it_changes_nothing():
+    """MQ refuses a put larger than MAXMSGL (MQRC_MSG_TOO_BIG_FOR_Q); Q Capture splits only at
+    MAX_MESSAGE_SIZE. The error names the queue manager by its label, MAXMSGL and the message size."""
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
-    spec = next(s for s in KINDS["queue_manager"].params if s.name == "maxmsgl")
-    assert spec.integer_step
-    qms = [n.id for n in project.nodes if n.kind == "queue_manager"]
-
-    def at(value):
-        q = project
-        for qm in qms:
-            q = q.with_param(qm, "maxmsgl", value)
-        return predict_project(q).metrics
-
-    points = [at(v) for v in range(1100, 1400, 20)]
-    for a, b in zip(points, points[1:]):
-        jump = abs(b["apply_rows_per_s"] / a["apply_rows_per_s"] - 1.0)
-        if jump > 0.30:
-            assert b["rows_per_msg"] != a["rows_per_msg"]
-        if b["rows_per_msg"] == a["rows_per_msg"]:
-            assert b["apply_rows_per_s"] == pytest.approx(a["apply_rows_per_s"], rel=1e-9)
-    assert points[0]["rows_per_msg"] < points[-1]["rows_per_msg"]  # the sweep crosses a step
+    qm = next(n for n in project.nodes if n.kind == "queue_manager")
+    base = predict_project(project)
+    msg_bytes = base.metrics["msg_size_kb"] * 1000.0
+    with pytest.raises(ValueRangeError) as refused:
+        predict_project(project.with_param(qm.id, "maxmsgl", int(msg_bytes) - 1))
+    text = str(refused.value)
+    assert text.startswith(f"{qm.label} MAXMSGL: ") and "\n" not in text
+    assert f"{math.ceil(msg_bytes):,}-byte messages" in text
+    roomy = predict_project(project.with_param(qm.id, "maxmsgl", int(msg_bytes) + 1))
+    assert roomy.metrics == base.metrics
+    assert "mq.maxmsgl" in base.ignored
 
 
 def test_the_bottleneck_has_one_name_in_predict_the_stage_table_and_the_advisor():

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.errors import ValueRangeError
 from engine.perf.qrep import predict
 
 TYPES = [
@@ -110,7 +111,11 @@ def configs(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs())
 def test_random_configurations_are_finite_non_negative_and_stable(s):
-    p = predict(s)
+    try:
+        p = predict(s)
+    except ValueRangeError as refused:  # MQ fails the put of a message larger than MAXMSGL
+        assert refused.path == "mq.maxmsgl" and "messages Q Capture puts" in str(refused)
+        return
     assert p.metrics["apply_rows_per_s"] > 0
     for name, v in p.metrics.items():
         assert math.isfinite(v) and v >= 0, (name, v)
