@@ -15,9 +15,9 @@ import re
 from engine.errors import ValueRangeError
 from engine.metrics import knob_label
 from engine.metrics.bands import attach_bands, for_project, v8_workload_type
-from engine.model import Project
+from engine.model import Node, Project
 from engine.perf import Prediction, predictor
-from engine.registry import KINDS
+from engine.registry import KINDS, ParamSpec
 from engine.scenario import SCENARIO_KIND, knob_paths, project_to_scenario, scenario_and_unread_params
 
 __all__ = [
@@ -143,9 +143,10 @@ def _matched_knobs(project: Project, prediction: Prediction) -> list[tuple]:
     """
     ignored = set(prediction.ignored)
     reasons = prediction.ignored_reasons
-    knobs = list(knob_paths(project))
-    labels = {path: knob_label(spec.name) for _, spec, path in knobs}
+    with_paths = list(knob_paths(project))
+    labels = {path: knob_label(spec.name) for _, spec, path in with_paths}
     kind = SCENARIO_KIND[project.topology]
+    knobs: list[tuple[Node, ParamSpec, str | None]] = [*with_paths]
     knobs += [
         (node, spec, None)
         for node in project.nodes

@@ -153,8 +153,9 @@ def test_an_empty_label_is_marked_and_the_window_keeps_the_old_one(qtbot):
 
 
 def test_a_knob_the_live_prediction_ignores_says_why_until_it_matters(window):
-    """MAXAGENTS_CORRELID acts only on a closed workload: the form says so, and stops saying it
-    once the source runs a fixed number of jobs (the real engine decides, not the form)."""
+    """MAXAGENTS_CORRELID acts only on a closed workload whose jobs are fewer than the agents: the
+    form says so, and stops saying it once 4 jobs may use 2 agents each of 16 (the real engine
+    decides, not the form)."""
     doc, insp = window.document, window.inspector
     qapply = doc.project.nodes_of("qapply")[0].id
     source = doc.project.nodes_of("source_db2")[0].id
@@ -163,7 +164,9 @@ def test_a_knob_the_live_prediction_ignores_says_why_until_it_matters(window):
     field = insp.fields["maxagents_correlid"]
     assert field.note.startswith("No effect on this prediction: correlation ids are known only")
     assert insp.fields["num_apply_agents"].note == ""  # the bottleneck's knob has its effect
-    doc.set_param(source, "jobs", 40)
+    doc.set_param(source, "jobs", 4)
+    doc.set_param(qapply, "maxagents_correlid", 2)
+    window.live.update(wait=True)
     assert window.live.shown is not None and field.note == ""
     window.live._fail(doc.project, "no engine")  # no prediction: nothing to explain
     assert field.note == ""

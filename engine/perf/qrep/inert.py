@@ -65,7 +65,7 @@ def _mix(inp) -> dict:
 
 
 def _layout(inp) -> dict:
-    out = {}
+    out: dict[str, str] = {}
     if inp.mode == "drain":
         return out
     if inp.capture_colocated_with_source:
