@@ -95,7 +95,7 @@ class Inspector(QWidget):
             node = project.node(node_id)
             kind = KINDS[node.kind]
             self.title.setText(
-                f"<b>{kind.name}</b> <small>({node.id})</small><br><small>{kind.description}</small>"
+                f"<b>{kind.name}</b><br><small>{kind.description}</small>"  # the node by its label (below), never its id
             )
             self.label_edit = QLineEdit(node.label)
             self.label_edit.setCursorPosition(0)
