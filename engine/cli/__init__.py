@@ -15,6 +15,7 @@ import argparse
 import importlib
 import sys
 
+from engine.cli.exitcodes import EXIT_INTERNAL
 from engine.cli.guard import OneLineArgumentParser, run_guarded
 from engine.store.provenance import engine_version
 
@@ -36,7 +37,13 @@ SUBCOMMANDS = (
 
 
 def build_parser(subcommands: tuple[str, ...] = SUBCOMMANDS) -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand of ``subcommands`` (module names) registered."""
+    """The argument parser with every subcommand of ``subcommands`` (module names) registered.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        A listed module is missing (an incomplete install or bundle): never skipped silently.
+    """
     parser = OneLineArgumentParser(
         prog="qrtune",
         description="qrtune, the Q Replication Tuning Workbench: predict, simulate and compare "
@@ -45,13 +52,7 @@ def build_parser(subcommands: tuple[str, ...] = SUBCOMMANDS) -> argparse.Argumen
     parser.add_argument("--version", action="version", version=f"qrtune {engine_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 
@@ -60,7 +61,13 @@ def main(argv: list[str] | None = None, subcommands: tuple[str, ...] = SUBCOMMAN
 
     Returns the exit status (0 ok, 1 failure, 2 bad input).
     """
-    parser = build_parser(subcommands)
+    try:
+        parser = build_parser(subcommands)
+    except ModuleNotFoundError as e:  # a broken install: one line, not a traceback
+        print(
+            f"qrtune: this installation is incomplete (no module {e.name}); reinstall qrtune", file=sys.stderr
+        )
+        return EXIT_INTERNAL
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
