@@ -37,6 +37,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from engine.calibrate.qrep import MAX_NFEV
+from engine.io import jsonout
 from engine.io.atomicfile import atomic_write_text
 from engine.io.packagedata import asset_path
 from engine.validation_summary import is_latency
@@ -308,7 +309,7 @@ def _fold(
     preds = predict(doc, scen)
     if keep_dir:
         name = re.sub(r"[^A-Za-z0-9]+", "-", f"{kind} {label or 'all'}").strip("-") + ".json"
-        atomic_write_text(Path(keep_dir) / name, json.dumps(doc, indent=1) + "\n")
+        atomic_write_text(Path(keep_dir) / name, json.dumps(doc, indent=1, allow_nan=False) + "\n")
     fit_info = doc.get("fit") if isinstance(doc.get("fit"), dict) else {}
     return {
         "kind": kind,
@@ -616,7 +617,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     print(render(report))
     if a.json:
-        atomic_write_text(a.json, json.dumps(report, indent=1) + "\n")
+        atomic_write_text(a.json, jsonout.dumps(report, indent=1) + "\n")
     return 0
 
 

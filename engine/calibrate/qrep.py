@@ -629,7 +629,7 @@ def main(argv=None) -> int:
         )
     except ValueError as e:
         ap.error(str(e))
-    atomic_write_text(a.out, json.dumps(doc, indent=1) + "\n")
+    atomic_write_text(a.out, json.dumps(doc, indent=1, allow_nan=False) + "\n")
     print(f"wrote {a.out} ({doc['version']})" + (f", without {len(removed)} scenarios" if removed else ""))
     for metric, r in doc["residuals"].items():
         print(

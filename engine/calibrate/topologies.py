@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     doc = json.loads(a.data.read_text(encoding="utf-8"))
     values, summary = fit(doc)
-    atomic_write_text(a.out, json.dumps(document(values, summary), indent=1) + "\n")
+    atomic_write_text(a.out, json.dumps(document(values, summary), indent=1, allow_nan=False) + "\n")
     print(f"wrote {a.out}: sql_apply_row_wait_us {values['sql_apply_row_wait_us']:g} us, {summary}")
     return 0
 

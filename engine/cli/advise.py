@@ -18,13 +18,12 @@ runs in the results store (``--db``; ``--no-store`` to skip).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
-from engine.io import projectfile
+from engine.io import jsonout, projectfile
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number, format_setting
 
@@ -192,7 +191,7 @@ def run(args) -> int:
         if store is not None:
             store.close()
     if args.json:
-        json.dump(out, sys.stdout, indent=1, default=str)
+        jsonout.dump(out, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     elif out:
         ids = out.get("run_ids") or [out.get("run_id")]

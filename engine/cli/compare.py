@@ -5,11 +5,11 @@ Every metric of the runs side by side, with absolute and percent deltas against 
 
 from __future__ import annotations
 
-import json
 import sys
 
 from engine.cli import argtypes
 from engine.cli.runs import add_db_options, open_store
+from engine.io import jsonout
 
 
 def register(sub) -> None:
@@ -35,7 +35,7 @@ def run(args) -> int:
     with open_store(args, read_only=True) as store:
         comparison = compare_runs(store, args.run_ids)
     if args.format == "json":
-        json.dump(comparison.to_json(), sys.stdout, indent=1)
+        jsonout.dump(comparison.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif args.format == "csv":
         sys.stdout.write(format_csv(comparison))

@@ -7,11 +7,11 @@ side (the store's ``run_summary`` view plus the other metrics; ``docs/store.md``
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from engine.cli.runs import add_db_options, open_store
+from engine.io import jsonout
 
 #: The file formats ``qrtune export`` writes.
 FORMATS = ("csv", "parquet")
@@ -52,7 +52,7 @@ def run(args) -> int:
     with open_store(args, read_only=True) as store:
         n = export_runs(store, args.out, args.format, run_ids=args.runs or None, sweep_id=args.sweep)
     if args.json:
-        print(json.dumps({"out": args.out, "format": args.format, "rows": n}))
+        print(jsonout.dumps({"out": args.out, "format": args.format, "rows": n}))
     else:
         print(f"wrote {n} run(s) to {args.out} ({args.format})")
     return 0

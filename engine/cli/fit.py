@@ -9,7 +9,6 @@ coefficients are kept in the store.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 
@@ -17,6 +16,7 @@ from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICT
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
+from engine.io import jsonout
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
 
@@ -121,7 +121,7 @@ def run(args) -> int:
     with open_store(args) as store:
         fit_id = store.record_fit(project, result)
     if args.json:
-        json.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
+        jsonout.dump({"fit_id": fit_id, **result.to_json()}, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
         return 0
     spaced = ""

@@ -14,10 +14,10 @@ nothing of the import is left in the store.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from engine.cli.runs import add_db_options, open_store, require_writable_store
+from engine.io import jsonout
 from engine.monitor.layouts import PLATFORMS, canonical_release
 from engine.store.errors import MonitorImportError
 
@@ -108,7 +108,7 @@ def run(args) -> int:
         )
         done = [_summary(i, pf) for i, pf in imported]
     if args.json:
-        json.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)
+        jsonout.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     for (_, pf), d in zip(imported, done):

@@ -6,11 +6,11 @@ option, the value and what is allowed (exit status 2).
 
 from __future__ import annotations
 
-import json
 import math
 
 from engine.cli import argtypes
 from engine.errors import FieldError
+from engine.io import jsonout
 from engine.metrics.catalog import format_number
 from engine.perf import db2v8
 from engine.perf import mq_calculators as mc
@@ -139,7 +139,7 @@ def run_mq(a) -> int:
             "rba8": mc.years_until_rba_reset(tb, growth, True),
         },
     }
-    print(json.dumps(out, indent=1) if a.json else format_mq(out, a))
+    print(jsonout.dumps(out, indent=1) if a.json else format_mq(out, a))
     return 0
 
 
@@ -227,7 +227,7 @@ def run_v8(a) -> int:
         "catalog_migration_min": db2v8.catalog_migration_minutes(gb),
         "page_fix": db2v8.page_fix_advice(pools),
     }
-    print(json.dumps(out, indent=1) if a.json else format_v8(out, a))
+    print(jsonout.dumps(out, indent=1) if a.json else format_v8(out, a))
     return 0
 
 

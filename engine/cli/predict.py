@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, not_recorded, open_store, record_in_store, require_writable_store
 from engine.errors import QrtuneError
-from engine.io import projectfile
+from engine.io import jsonout, projectfile
 from engine.limit import Limit, held_rate_text, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.bands import band_label
@@ -208,7 +207,7 @@ def run(args) -> int:
         )
     if args.json:
         extra = {"run_id": run_id} if run_id is not None else {}
-        json.dump(
+        jsonout.dump(
             {"project": project.name, **pred.to_json(), **systems_json(pred, project), **extra},
             sys.stdout,
             indent=1,

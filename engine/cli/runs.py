@@ -8,7 +8,6 @@ e.g. to find the fewest apply agents that hold a target rate with CPU under 90 %
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -16,6 +15,7 @@ from collections.abc import Callable
 
 from engine.cli import argtypes
 from engine.errors import QrtuneError
+from engine.io import jsonout
 from engine.limit import bottleneck_label
 from engine.metrics.catalog import format_number
 
@@ -215,7 +215,7 @@ def _list_sweeps(args) -> int:
     if args.limit:
         sweeps = sweeps[: args.limit]
     if args.json:
-        json.dump([dict(s, started=s["started"].isoformat()) for s in sweeps], sys.stdout, indent=1)
+        jsonout.dump([dict(s, started=s["started"].isoformat()) for s in sweeps], sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     if not sweeps:
@@ -244,7 +244,7 @@ def run(args) -> int:
         values = store.metrics_of([r.id for r in runs]) if (args.metrics or args.sweep is not None) else {}
     columns = _metric_columns(args, runs, values)
     if args.json:
-        json.dump([_run_json(r, values, columns) for r in runs], sys.stdout, indent=1)
+        jsonout.dump([_run_json(r, values, columns) for r in runs], sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     if not runs:

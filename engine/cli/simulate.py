@@ -33,7 +33,6 @@ Example (journey 4, a 20-minute channel outage at 30,000 rows/s, read-ahead off)
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -42,7 +41,7 @@ from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
 from engine.cli.runs import not_recorded, record_in_store, require_writable_store, store_path
 from engine.errors import FieldError
-from engine.io import projectfile
+from engine.io import jsonout, projectfile
 from engine.io.atomicfile import atomic_write_text
 from engine.metrics.catalog import display_value, format_number
 from engine.progress import Progress
@@ -323,7 +322,7 @@ def run(args) -> int:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:
             doc["run_id"] = run_id
-        json.dump(doc, sys.stdout, indent=1, default=float)
+        jsonout.dump(doc, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
     else:
         try:

@@ -11,12 +11,12 @@ than 5% of the seeds had not caught up by the end of the run).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from engine.cli import argtypes
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import add_duration_option, add_rate_option, execution_options
+from engine.io import jsonout
 from engine.metrics import info as metric_info
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import display_scale, format_number
@@ -111,7 +111,7 @@ def run_study_command(args, project, open_store) -> int:
         n_failed = n_runs - n_ok
     status = EXIT_PARTIAL if n_failed else EXIT_OK
     if args.json:
-        json.dump(
+        jsonout.dump(
             {
                 "sweep_id": result.sweep_id,
                 "runs": result.n_runs,

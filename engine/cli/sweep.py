@@ -13,7 +13,6 @@ outage scenarios and seeds (:mod:`engine.cli.study`).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from engine.cli import argtypes
@@ -21,6 +20,7 @@ from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
 from engine.cli.options import execution_options, project_command
 from engine.cli.runs import add_db_options, keep_waiting, open_store, require_writable_store
 from engine.cli.study import add_study_options, run_study_command
+from engine.io import jsonout
 
 #: The sweep writes finished points at most this often (s) and lets go of the store file in
 #: between, so the workbench and other commands can open it while a long sweep runs.
@@ -108,7 +108,7 @@ def run(args) -> int:
         "axes": {a.name: list(a.values) for a in axes},
     }
     if args.json:
-        json.dump(summary, sys.stdout, indent=1)
+        jsonout.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return status
     print(

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from engine.errors import InputFileError, QrtuneError
-from engine.io import projectfile
+from engine.io import jsonout, projectfile
 from engine.topology import check_complete
 
 
@@ -38,7 +37,7 @@ def _check(path: str) -> dict:
 def run(args) -> int:
     results = [_check(path) for path in args.projects]
     if args.json:
-        print(json.dumps(results, indent=1))
+        print(jsonout.dumps(results, indent=1))
     for r in results if not args.json else ():
         if r["ok"]:
             print(f"{r['file']}: ok ({r['topology']}, {r['nodes']} nodes, {r['links']} links)")

@@ -493,7 +493,7 @@ def main(argv=None) -> int:
     if a.fit:
         doc = fit_bands(scenarios, a.coverage)
         path = COEFF_DIR / f"{BANDS_FILE}.json"
-        atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
+        atomic_write_text(path, json.dumps(doc, indent=1, allow_nan=False) + "\n")
         load.cache_clear()
         m = doc["measured"]
         print(

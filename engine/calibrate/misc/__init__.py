@@ -24,5 +24,5 @@ def write_coefficients(path, coeffs: dict) -> None:
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(coeffs, indent=1) + "\n")
+    atomic_write_text(path, json.dumps(coeffs, indent=1, allow_nan=False) + "\n")
     print(f"wrote {path}")

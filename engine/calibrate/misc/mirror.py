@@ -320,7 +320,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, json.dumps(coeffs, indent=1) + "\n")
+    atomic_write_text(out, json.dumps(coeffs, indent=1, allow_nan=False) + "\n")
     print(f"wrote {out}: {report}")
     return 0
 

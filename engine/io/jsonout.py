@@ -1,0 +1,80 @@
+"""JSON that strict parsers read: no ``NaN`` or ``Infinity`` token, ever; ``null`` with a reason instead.
+
+Python's :mod:`json` writes ``NaN``, ``Infinity`` and ``-Infinity`` for non-finite floats, which
+RFC 8259 does not allow (``jq``, JavaScript's ``JSON.parse``, Go and most other parsers refuse the
+whole document). Everything qrtune prints as JSON goes through :func:`dumps` or :func:`dump`:
+a non-finite number becomes ``null``, and a document that is an object gains ``null_reasons``,
+mapping the path of each such value (``stages[3].capacity``) to why it has no number
+(``unbounded``: the stage has no limit; ``not a number``: undefined). Documents without
+non-finite numbers are written by the C encoder unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from typing import IO, Any
+
+NULL_REASONS = "null_reasons"
+"""Key of the path -> reason object added to a document that had non-finite numbers."""
+
+
+def _reason(value: float) -> str:
+    if math.isnan(value):
+        return "not a number (undefined for these settings)"
+    return "unbounded (+infinity)" if value > 0 else "unbounded (-infinity)"
+
+
+def _clean(data: Any, path: str, reasons: dict[str, str]) -> Any:
+    """``data`` with every non-finite float replaced by None; ``reasons`` gets path -> reason."""
+    if isinstance(data, numbers.Real) and not isinstance(data, int):  # float, numpy floats
+        if math.isfinite(data):
+            return data
+        reasons[path or "$"] = _reason(data)
+        return None
+    if isinstance(data, dict):
+        return {k: _clean(v, f"{path}.{k}" if path else str(k), reasons) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_clean(v, f"{path}[{i}]", reasons) for i, v in enumerate(data)]
+    return data
+
+
+def strict(data: Any) -> Any:
+    """``data`` with no non-finite float left (see the module's description).
+
+    Parameters
+    ----------
+    data : object
+        JSON-able data (dicts, lists, tuples, str, int, float, bool, None; numpy floats are floats).
+
+    Returns
+    -------
+    object
+        A copy with ``null`` for each non-finite number; an object document also gets
+        ``null_reasons`` (path -> reason) when any was replaced; a list document has each of its
+        object items cleaned on its own (their paths start inside the item).
+    """
+    if isinstance(data, list | tuple):
+        return [strict(item) if isinstance(item, dict) else _clean(item, "", {}) for item in data]
+    reasons: dict[str, str] = {}
+    clean = _clean(data, "", reasons)
+    if reasons and isinstance(clean, dict):
+        clean[NULL_REASONS] = {**clean.get(NULL_REASONS, {}), **reasons}
+    return clean
+
+
+def dumps(data: Any, **kwargs) -> str:
+    """:func:`json.dumps` of :func:`strict` ``data`` (``kwargs`` as for :func:`json.dumps`)."""
+    try:
+        return json.dumps(data, allow_nan=False, **kwargs)  # the common case, in C
+    except ValueError:
+        return json.dumps(strict(data), allow_nan=False, **kwargs)
+
+
+def dump(data: Any, stream: IO[str], **kwargs) -> None:
+    """Write :func:`dumps` of ``data`` to ``stream``."""
+    stream.write(dumps(data, **kwargs))
+
+
+__all__ = ["NULL_REASONS", "dump", "dumps", "strict"]
