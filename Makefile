@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE ?= sample_runs/redpaper-baseline.json
 
-.PHONY: run test fuzz check-qt-libs bench package clean
+.PHONY: run test fuzz check-qt-libs check-test-tools bench package clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,13 @@ run: .venv check-qt-libs
 check-qt-libs:  # with DISPLAY set it also checks the desktop (xcb) plugin's libraries
 	@$(PYTHON) packaging/check_qt_libs.py
 
+check-test-tools:  # the window's libraries plus what the tests use (poppler-utils for the PDF tests)
+	@$(PYTHON) packaging/check_qt_libs.py --for-tests
+
 # The suite runs in TEST_WORKERS processes (pytest-xdist; the machine type has 2 cores).
 # TEST_WORKERS=0 runs it in this one process, which also prints the fuzz tests' tally.
 TEST_WORKERS ?= 2
-test: .venv check-qt-libs
+test: .venv check-test-tools
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # Each example runs under a 20 s alarm; the process may grow by at most FUZZ_MEMORY_GB over its

@@ -330,7 +330,7 @@ def run(args) -> int:
             if run_id is not None:
                 print(f"\n  recorded as run {run_id} in {args.db}")
         except BrokenPipeError:  # e.g. piped into head
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter quiet at exit
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter quiet at exit
     if not_recorded_why:
         return not_recorded("simulate", args, not_recorded_why)
     return 0

@@ -14,6 +14,8 @@ import os
 import threading
 import time
 
+import psutil
+
 #: How often (s) a worker checks that the main process is alive.
 CHECK_INTERVAL_S = 1.0
 #: Exit status of a worker whose main process died.
@@ -21,20 +23,26 @@ EXIT_ORPHANED = 70
 
 
 def alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (one owned by another user counts; 0 and negative ids never do)."""
+    """Whether a process ``pid`` exists (one owned by another user counts; 0 and negative ids never do).
+
+    Asked through psutil, which tests existence on every platform (sending signal 0 tests it on
+    POSIX only: on Windows it terminates the process).
+    """
     if pid <= 0:
-        return False  # os.kill would address a process group
+        return False
     try:
-        os.kill(pid, 0)
-    except PermissionError:
-        return True
+        return psutil.pid_exists(pid)
     except (OSError, OverflowError):
         return False
-    return True
+
+
+def _orphaned() -> bool:
+    """Whether this process was handed to init (POSIX: its parent died); never on Windows."""
+    return os.name == "posix" and os.getppid() == 1
 
 
 def _loop(main_pid: int, interval_s: float) -> None:
-    while alive(main_pid) and os.getppid() != 1:
+    while alive(main_pid) and not _orphaned():
         time.sleep(interval_s)
     os._exit(EXIT_ORPHANED)  # no clean-up: the process that wanted the results is gone
 

@@ -42,5 +42,19 @@ def test_display_set_turns_on_the_desktop_check(check, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "desktop (xcb)" in out and "apt-get install" in out and "libxcb-keysyms1" in out
     monkeypatch.delenv("DISPLAY")
-    check.missing_packages = lambda desktop: ["libxcb-icccm4"] if desktop else []
+    check.missing_packages = lambda desktop, for_tests: ["libxcb-icccm4"] if desktop else []
     assert check.main([]) == 0
+
+
+def test_poppler_is_asked_for_by_the_tests_only(check, monkeypatch):
+    """``make run`` needs what the window needs; poppler-utils only serves the PDF report tests."""
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None if name.startswith("pdfto") else f"/usr/bin/{name}")
+    assert "poppler-utils" not in check.missing_packages(desktop=True)
+    assert "poppler-utils" in check.missing_packages(desktop=False, for_tests=True)
+
+
+def test_nothing_is_checked_outside_linux(check, monkeypatch):
+    monkeypatch.setattr(check.sys, "platform", "win32")
+    assert check.missing_packages(desktop=True, for_tests=True) == []

@@ -46,3 +46,26 @@ def test_workers_exit_when_the_main_process_is_killed(tmp_path):
     for p in left:  # never leave them behind, even when the test fails
         os.kill(p, signal.SIGKILL)
     assert left == []
+
+
+
+def test_alive_asks_psutil(monkeypatch):
+    """Liveness through psutil (``os.kill(pid, 0)`` terminates the process on Windows)."""
+    import psutil
+
+    asked = []
+    monkeypatch.setattr(psutil, "pid_exists", lambda pid: asked.append(pid) or pid == 4242)
+    assert alive(4242) and not alive(4243) and asked == [4242, 4243]
+    assert not alive(0) and not alive(-1) and asked == [4242, 4243]  # never a process group
+
+
+def test_no_process_is_signalled_to_test_liveness():
+    """No ``os.kill`` in the product: liveness asks psutil, termination goes through psutil/multiprocessing."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for folder in ("engine", "app", "packaging")
+        for path in (ROOT / folder).rglob("*.py")
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "os.kill(" in line.split("#")[0]
+    ]
+    assert found == []
