@@ -54,9 +54,8 @@ def test_bundle_smoke_test_predicts_and_exports_a_pdf(tmp_path):
 
 @needs_bundle
 def test_bundle_lists_every_command_of_the_command_line():
-    from qrtune.cli import SUBCOMMANDS
-
     from engine.cli import build_parser
+    from qrtune.cli import SUBCOMMANDS
 
     here = set(build_parser(SUBCOMMANDS)._subparsers._group_actions[0].choices)
     out = run([EXE, "--help"], env=_bundle_env(), cwd=BUNDLE.parent)
