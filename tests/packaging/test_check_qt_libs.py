@@ -50,7 +50,9 @@ def test_poppler_is_asked_for_by_the_tests_only(check, monkeypatch):
     """``make run`` needs what the window needs; poppler-utils only serves the PDF report tests."""
     import shutil
 
-    monkeypatch.setattr(shutil, "which", lambda name: None if name.startswith("pdfto") else f"/usr/bin/{name}")
+    monkeypatch.setattr(
+        shutil, "which", lambda name: None if name.startswith("pdfto") else f"/usr/bin/{name}"
+    )
     assert "poppler-utils" not in check.missing_packages(desktop=True)
     assert "poppler-utils" in check.missing_packages(desktop=False, for_tests=True)
 

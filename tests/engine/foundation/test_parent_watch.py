@@ -48,7 +48,6 @@ def test_workers_exit_when_the_main_process_is_killed(tmp_path):
     assert left == []
 
 
-
 def test_alive_asks_psutil(monkeypatch):
     """Liveness through psutil (``os.kill(pid, 0)`` terminates the process on Windows)."""
     import psutil
