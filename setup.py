@@ -19,11 +19,19 @@ package_dir = {"qrtune": "packaging/qrtune", **{f"qrtune.{folder}": folder for f
 packages.append("qrtune.docs")
 package_dir["qrtune.docs"] = "docs"
 
+# The sample projects and the sample monitor exports (File > Open Sample Monitor Exports), installed as
+# qrtune/sample_runs/ next to qrtune/assets/ as in the checkout and the desktop bundle (with the build.py
+# scripts that regenerate them).
+packages.append("qrtune.sample_runs")
+package_dir["qrtune.sample_runs"] = "sample_runs"
+SAMPLE_DATA = ["*.json", "monitor-baseline/*.csv", "monitor-baseline/README.md"]
+
 setup(
     packages=packages,
     package_dir=package_dir,
     package_data={
         "qrtune.assets": ["coefficients/*.json", "validation/*.json", "validation/*.md", "layouts/*.json"],
         "qrtune.docs": ["user-guide.md", "user-guide/*.png"],
+        "qrtune.sample_runs": SAMPLE_DATA,
     },
 )

@@ -18,7 +18,20 @@ from cli_run import python
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SOURCES = ("engine", "app", "assets", "docs", "packaging/qrtune", "setup.py", "pyproject.toml", "README.md")
+SOURCES = (
+    "engine",
+    "app",
+    "assets",
+    "docs",
+    "sample_runs",
+    "packaging/qrtune",
+    "setup.py",
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+)
+VERSION = "0.1.dev7+gabc1234"
+"""The version the copied tree (no git metadata) is built as (setuptools-scm's pretend version)."""
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +46,7 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
+        env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": VERSION},
         check=True,
         capture_output=True,
         timeout=300,
@@ -55,6 +69,23 @@ def test_wheel_has_one_top_level_package_and_the_package_data(wheel, root):
     assert "qrtune = qrtune.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
+def test_wheel_carries_the_license_classifiers_samples_and_the_git_version(wheel, root):
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    assert wheel.name.startswith(f"qrtune-{VERSION}-")
+    license_file = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert archive.read(license_file).decode() == (root / "LICENSE").read_text()
+    metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert f"Version: {VERSION}" in metadata
+    assert "Classifier: License :: OSI Approved :: MIT License" in metadata
+    assert "Classifier: Operating System :: Microsoft :: Windows" in metadata
+    for sample in [
+        *(root / "sample_runs").glob("*.json"),
+        *(root / "sample_runs").glob("monitor-baseline/*.csv"),
+    ]:
+        assert f"qrtune/{sample.relative_to(root).as_posix()}" in names
+
+
 def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
     site = tmp_path / "site"
     subprocess.run(
@@ -71,6 +102,18 @@ def test_installed_wheel_predicts_from_another_folder(wheel, root, tmp_path):
         [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, check=True
     ).stdout.split()
     assert all(Path(w).is_relative_to(site) for w in where), where
+    probe = "import qrtune, app.main_window as m; print(*sorted((m.SAMPLE_RUNS / 'monitor-baseline').glob('*.csv')))"
+    monitor = subprocess.run(
+        [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert [Path(m).name for m in monitor] == [
+        "IBMQREP_APPLYMON.csv",
+        "IBMQREP_CAPMON.csv",
+        "IBMQREP_CAPQMON.csv",
+    ]
+    assert all(Path(m).is_relative_to(site) for m in monitor)  # File > Open Sample Monitor Exports finds them
+    version = python("-m", "qrtune", "--version", cwd=elsewhere, env=env)
+    assert version.stdout.strip() == f"qrtune {VERSION}"
     out = python(
         "-m",
         "qrtune",
