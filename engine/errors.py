@@ -16,6 +16,10 @@ class QrtuneError(Exception):
     """Base of every error qrtune reports to a user."""
 
 
+class PartialWorkError(QrtuneError):
+    """The work stopped part-way; what was finished is kept (the command exits 4, ``EXIT_PARTIAL``)."""
+
+
 class InputFileError(QrtuneError):
     """An input file is missing, unreadable or not valid (the command exits 3, ``EXIT_INPUT``)."""
 

@@ -26,6 +26,7 @@ SUBCOMMANDS = (
     "engine.cli.simulate",
     "engine.cli.mqcalc",
     "engine.cli.sweep",
+    "engine.cli.worker",
     "engine.cli.compare",
     "engine.cli.runs",
     "engine.cli.import_monitor",

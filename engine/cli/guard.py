@@ -16,8 +16,8 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from engine.errors import InputFileError, OutputFileError, QrtuneError, one_line
+from engine.cli.exitcodes import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from engine.errors import InputFileError, OutputFileError, PartialWorkError, QrtuneError, one_line
 
 #: Exit status after Ctrl-C (128 + SIGINT), the shell's convention.
 EXIT_INTERRUPTED = 130
@@ -27,6 +27,8 @@ def _describe(e: BaseException) -> tuple[str, int]:
     """The message and exit code for an exception that escaped a command."""
     if isinstance(e, (InputFileError, OutputFileError)):
         return str(e), EXIT_INPUT
+    if isinstance(e, PartialWorkError):
+        return str(e), EXIT_PARTIAL
     if isinstance(e, QrtuneError):
         return str(e), EXIT_USAGE
     if isinstance(e, MemoryError):

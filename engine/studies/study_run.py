@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from engine.model import Project
 from engine.progress import Progress
+from engine.studies.cluster import dask_executor
 from engine.studies.study import StudyPlan, distribution, run_study_points, study_key
-from engine.studies.sweep import dask_executor, run_batches
+from engine.studies.sweep import run_batches
 
 STUDY_BATCH = 2
 """Runs per task: a 10-minute simulation takes about 1.5 s, so small tasks keep every worker busy."""
@@ -112,7 +113,7 @@ def run_study(
     Raises
     ------
     QrtuneError
-        The Dask cluster cannot be used (see :func:`engine.studies.sweep.dask_executor`).
+        The Dask cluster cannot be used (see :func:`engine.studies.cluster.dask_executor`).
     """
     from engine.sim import SIM_VERSION
     from engine.store import engine_version, project_hash

@@ -378,62 +378,6 @@ def local_executor(workers: int | None = None) -> Executor:
     )
 
 
-def worker_versions() -> dict:
-    """What a worker runs: qrtune, Python, dask and distributed versions (checked before a cluster sweep)."""
-    import platform
-
-    from engine.store import engine_version
-
-    out = {"qrtune": engine_version(), "python": platform.python_version()}
-    for name in ("dask", "distributed", "cloudpickle"):
-        try:
-            out[name] = importlib.import_module(name).__version__
-        except ImportError:  # pragma: no cover - a local pool has no dask
-            out[name] = ""
-    return out
-
-
-def dask_executor(address: str, check_timeout_s: float = 60.0):
-    """``(client, executor)`` for the Dask cluster at ``address`` (``tcp://HOST:PORT``).
-
-    Before any point runs, one task asks a worker for :func:`worker_versions`: the cluster
-    must run the same qrtune (else its numbers would differ from a local run) and the same
-    Python, dask, distributed and cloudpickle as this process.
-
-    Raises
-    ------
-    QrtuneError
-        dask.distributed is not installed, the scheduler cannot be reached, the workers
-        cannot import qrtune's engine, or their versions differ from this process's.
-    """
-    try:
-        from distributed import Client
-    except ImportError:
-        raise QrtuneError("--scheduler needs dask.distributed: pip install 'qrtune[dask]'") from None
-    try:
-        client = Client(address, timeout="10s")  # a silent address fails well within a command's 20 s
-    except (OSError, TimeoutError) as e:
-        raise QrtuneError(f"cannot reach the Dask scheduler at {address}: {e}") from None
-    try:
-        theirs = client.submit(worker_versions, pure=False).result(timeout=check_timeout_s)
-    except Exception as e:  # noqa: BLE001 - whatever a worker raises, the sweep cannot use it
-        client.close()
-        raise QrtuneError(
-            f"the Dask workers at {address} cannot run qrtune's engine ({type(e).__name__}: {e}); "
-            "install the same qrtune on every worker (pip install 'qrtune[dask]')"
-        ) from None
-    ours = worker_versions()
-    differ = {k: (ours[k], theirs.get(k)) for k in ours if ours[k] != theirs.get(k)}
-    if differ:
-        client.close()
-        raise QrtuneError(
-            f"the Dask workers at {address} run different versions: "
-            + ", ".join(f"{k} {b} (here {a})" for k, (a, b) in differ.items())
-            + "; use the same versions on both sides"
-        )
-    return client, client.get_executor()
-
-
 class _Writer:
     """Records finished points into the store: grouped, point-ordered, optionally releasing the file.
 
@@ -530,7 +474,8 @@ def run_sweep(
     workers : int, optional
         Local pool size (default: CPU count). ``0`` predicts in this process.
     scheduler : str, optional
-        ``tcp://HOST:PORT`` of a Dask scheduler; points then run on that cluster.
+        ``tcp://HOST:PORT`` of a Dask scheduler; points then run on that cluster (every worker
+        checked first, see :func:`engine.studies.cluster.dask_executor`).
     batch_size : int, optional
         Points per task (default: enough for ~8 tasks per worker, at most 64).
     predictor : str
@@ -561,6 +506,8 @@ def run_sweep(
     probe = run_points(project, [(0, point_changes(axes, 0))], predictor, raise_internal=True)
     client = None
     if scheduler and executor is None:  # reach the cluster (and check it) before anything is recorded
+        from engine.studies.cluster import dask_executor
+
         client, executor = dask_executor(scheduler)
     coefficients_version = probe[0][2].coefficients_version if probe[0][2] is not None else ""
     key = sweep_key(digest, axes, predictor, engine_version(), coefficients_version)
@@ -759,7 +706,6 @@ __all__ = [
     "DEFAULT_PREDICTOR",
     "Axis",
     "SweepResult",
-    "dask_executor",
     "local_executor",
     "n_points",
     "parse_axes",

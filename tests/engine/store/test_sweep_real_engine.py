@@ -21,7 +21,8 @@ from store_fakes import ROOT
 from engine.errors import QrtuneError
 from engine.predict import predict_project
 from engine.store import Store
-from engine.studies.sweep import dask_executor, n_points, parse_axes, point_changes, run_sweep
+from engine.studies.cluster import dask_executor
+from engine.studies.sweep import n_points, parse_axes, point_changes, run_sweep
 
 AXES = ["qapply.num_apply_agents=1,4,8,16", "qcapture.trans_batch_sz=1,3,5"]
 
@@ -121,7 +122,7 @@ def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch)
             )
         # a cluster running another qrtune would give other numbers: refused before any point runs
         monkeypatch.setattr(engine.store, "engine_version", lambda: "9.9")
-        with pytest.raises(QrtuneError, match=r"run different versions: qrtune .* \(here 9.9\)"):
+        with pytest.raises(QrtuneError, match=r"2 of 2 Dask workers .* different versions \(worker .*: qrtune .* \(here 9.9\)"):
             dask_executor(cluster.scheduler_address)
     assert r.n_run == 12 and r.n_failed == 0
     _assert_same(_points(db, r.sweep_id), reference)
