@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import duckdb
 import numpy as np
 
 from engine.store.provenance import utc_now
@@ -65,7 +66,10 @@ class MonitorMixin:
         try:
             yield
         finally:
-            self.con.execute("SET memory_limit = ?", [before]).fetchall()
+            try:
+                self.con.execute("SET memory_limit = ?", [before]).fetchall()
+            except duckdb.Error:  # DuckDB 1.3 prints a default it cannot parse back ('16.0 PiB')
+                self.con.execute("RESET memory_limit").fetchall()
 
     def begin_monitor_import(self, project_name: str, file: str, table_name: str) -> int:
         """Start writing one monitor file; returns its import id, unfinished until :meth:`finish_monitor_import`."""
