@@ -122,7 +122,10 @@ def test_dask_local_cluster_gives_identical_results(in_process, db, monkeypatch)
             )
         # a cluster running another qrtune would give other numbers: refused before any point runs
         monkeypatch.setattr(engine.store, "engine_version", lambda: "9.9")
-        with pytest.raises(QrtuneError, match=r"2 of 2 Dask workers .* different versions \(worker .*: qrtune .* \(here 9.9\)"):
+        with pytest.raises(
+            QrtuneError,
+            match=r"2 of 2 Dask workers .* different versions \(worker .*: qrtune .* \(here 9.9\)",
+        ):
             dask_executor(cluster.scheduler_address)
     assert r.n_run == 12 and r.n_failed == 0
     _assert_same(_points(db, r.sweep_id), reference)
