@@ -199,6 +199,11 @@ def _lock_holder(message: str) -> str:
 #: Seconds between two reports of :func:`connect`'s ``on_wait`` while it waits for the lock.
 WAIT_REPORT_S = 5.0
 
+STORAGE_COMPATIBILITY_VERSION = "v1.3.0"
+"""DuckDB's on-disk format a new store is created in: that of DuckDB 1.3, the lowest version qrtune
+supports (``duckdb>=1.3``), so the DuckDB CLI and Python package of 1.3 or any later release open
+a store a newer DuckDB created (``duckdb -readonly runs.duckdb``). Stores created before keep theirs."""
+
 
 def connect(
     path: str | os.PathLike,
@@ -249,7 +254,11 @@ def connect(
     delay, reported = 0.05, start
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            if read_only or path.exists():
+                return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(
+                str(path), config={"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
+            )
         except duckdb.IOException as e:
             text = str(e)
             if "lock" not in text.lower():
