@@ -11,6 +11,9 @@ Schema history
    ``sweeps``, ``monitor_imports``, ``monitor_rows``.
 2. ``fits``: coefficient sets fitted to imported monitor intervals
    (``qrtune fit``), with their error before and after on held-out intervals.
+3. ``sweeps.base_settings_json`` (sweep points stored as patches); the views.
+4. The views again: ``run_summary`` gives simulations' throughput and catch-up
+   (``throughput_rows_per_s``, ``event1_catch_up_s``) as ``apply_rows_per_s`` and ``catch_up_s``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from engine.store.errors import StoreError
 from engine.store.views import VIEW_STATEMENTS
 
 #: Version a store written by this qrtune has.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = [
     """CREATE TABLE schema_info (version INTEGER NOT NULL, migrated TIMESTAMP NOT NULL)""",
@@ -72,9 +75,10 @@ _V2 = [
 ]
 
 _V3 = ["ALTER TABLE sweeps ADD COLUMN base_settings_json VARCHAR", *VIEW_STATEMENTS]
+_V4 = [*VIEW_STATEMENTS]
 
 #: Version reached -> statements that reach it from the version before.
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3}
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 
 
 def current_version(con) -> int:

@@ -35,6 +35,24 @@ METRIC_COLUMNS = (
 )
 """Metrics shown in ``run_summary`` (NULL for a run whose engine does not report one)."""
 
+METRIC_FALLBACKS = {
+    "apply_rows_per_s": ("throughput_rows_per_s",),
+    "catch_up_s": ("event1_catch_up_s",),
+}
+"""``run_summary`` column -> the metrics that stand for it in runs without it, in order: a
+simulation reports the rows it applied per second as ``throughput_rows_per_s`` and the catch-up
+after its first outage as ``event1_catch_up_s``."""
+
+
+def _metric_sql(name: str) -> str:
+    """The ``run_summary`` expression of metric column ``name`` (its first stored source)."""
+    sources = [
+        f"max(m.value) FILTER (WHERE m.metric = '{source}')"
+        for source in (name, *METRIC_FALLBACKS.get(name, ()))
+    ]
+    value = sources[0] if len(sources) == 1 else f"coalesce({', '.join(sources)})"
+    return f"{value} AS {name}"
+
 
 def _run_settings_sql() -> str:
     return """CREATE OR REPLACE VIEW run_settings AS
@@ -51,9 +69,7 @@ def _run_summary_sql() -> str:
         f"TRY_CAST(json_extract_string(st.settings_json, '{path}') AS {sql_type}) AS {name}"
         for name, path, sql_type in SETTINGS_COLUMNS
     )
-    metrics = ",\n".join(
-        f"max(m.value) FILTER (WHERE m.metric = '{name}') AS {name}" for name in METRIC_COLUMNS
-    )
+    metrics = ",\n".join(_metric_sql(name) for name in METRIC_COLUMNS)
     return f"""CREATE OR REPLACE VIEW run_summary AS
         WITH wide AS (SELECT run_id, {metrics} FROM metrics m GROUP BY run_id)
         SELECT r.id AS run_id, r.started, r.kind, r.status, r.project_name, r.scenario_kind, r.sweep_id,

@@ -32,7 +32,7 @@ def _pred(project):
 
 def test_new_store_has_current_schema(db):
     with Store.open(db) as s:
-        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.schema_version == SCHEMA_VERSION == 4
         assert s.count_runs() == 0
 
 
@@ -49,7 +49,7 @@ def test_version_1_store_is_migrated_and_keeps_its_runs(db):
     with pytest.raises(StoreError, match="open it once for writing"):
         Store.open(db, read_only=True)
     with Store.open(db) as s:
-        assert s.schema_version == 3
+        assert s.schema_version == SCHEMA_VERSION
         assert [r.id for r in s.list_runs()] == [7]
         assert s.latest_fit("p") is None  # the v2 table exists
 

@@ -100,6 +100,31 @@ def test_run_summary_view_has_one_row_per_run_with_settings_and_metrics(baseline
         )
 
 
+def test_run_summary_gives_every_kind_of_run_its_throughput_and_catch_up(baseline, db):
+    """A simulation reports throughput_rows_per_s and event1_catch_up_s; a prediction apply_rows_per_s."""
+    with Store.open(db) as s:
+        sim = s.record_simulation(
+            baseline,
+            {"throughput_rows_per_s": 29_950.0, "event1_catch_up_s": 115.0, "peak_backlog_rows": 9.0e5},
+            {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s", "peak_backlog_rows": "rows"},
+        )
+        both = s.record_simulation(baseline, {"catch_up_s": 80.0, "event1_catch_up_s": 115.0}, {})
+        predicted = _sweep(baseline, s, ["qapply.num_apply_agents=4"])
+        predicted_id = s.list_runs(sweep_id=predicted.sweep_id)[0].id
+        predicted_rate = s.metrics_of([predicted_id])[predicted_id]["apply_rows_per_s"][0]
+    con = duckdb.connect(str(db), read_only=True)
+    rows = dict(
+        (r[0], r[1:])
+        for r in con.execute(
+            "SELECT run_id, apply_rows_per_s, catch_up_s, peak_backlog_rows FROM run_summary"
+        ).fetchall()
+    )
+    con.close()
+    assert rows[sim] == (29_950.0, 115.0, 9.0e5)
+    assert rows[both][1] == 80.0  # a run's own catch_up_s comes first
+    assert rows[predicted_id][0] == predicted_rate and rows[predicted_id][1] is None
+
+
 def test_export_csv_and_parquet_of_a_sweep(baseline, db, tmp_path):
     with Store.open(db) as s:
         r = _sweep(baseline, s, ["qapply.num_apply_agents=1..5"])
