@@ -204,6 +204,8 @@ STORAGE_COMPATIBILITY_VERSION = "v1.3.0"
 supports (``duckdb>=1.3``), so the DuckDB CLI and Python package of 1.3 or any later release open
 a store a newer DuckDB created (``duckdb -readonly runs.duckdb``). Stores created before keep theirs."""
 
+_CONFIG = {"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
+
 
 def connect(
     path: str | os.PathLike,
@@ -254,11 +256,9 @@ def connect(
     delay, reported = 0.05, start
     while True:
         try:
-            if read_only or path.exists():
-                return duckdb.connect(str(path), read_only=read_only)
-            return duckdb.connect(
-                str(path), config={"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
-            )
+            # the same configuration on every connection: DuckDB refuses a second connection to a file
+            # open in this process with another one
+            return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
         except duckdb.IOException as e:
             text = str(e)
             if "lock" not in text.lower():
