@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import duckdb
 import numpy as np
 
 from engine.store.provenance import utc_now
@@ -61,6 +60,8 @@ class MonitorMixin:
     @contextmanager
     def monitor_memory_limit(self, limit: str = MONITOR_MEMORY_LIMIT) -> Iterator[None]:
         """Run the block with DuckDB's memory limit at ``limit`` (the previous limit is restored)."""
+        import duckdb  # loaded already (the store is open); not at import: simulate never needs it
+
         before = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         self.con.execute(f"SET memory_limit = '{limit}'").fetchall()
         try:
