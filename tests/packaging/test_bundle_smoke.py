@@ -93,6 +93,7 @@ def test_bundle_command_works_from_another_folder(tmp_path, argv, expect):
 
 
 @needs_bundle
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the X display (Xvfb) is Linux's")
 def test_bundle_opens_the_workbench_window_on_x(tmp_path):
     """``qrtune gui SAMPLE`` on an X display (Xvfb) shows the project's window within 60 s."""
     xvfb, xwininfo = shutil.which("Xvfb"), shutil.which("xwininfo")
