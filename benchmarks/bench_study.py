@@ -1,6 +1,11 @@
 """A simulation study on a local Dask cluster with 1 and with 2 workers: wall time and runs per second.
 
     python benchmarks/bench_study.py [--runs 1000] [--duration 10m] [--workers 1,2]
+    python benchmarks/bench_study.py --runs 40 --workers 2 --against-local   # Dask vs --workers 2
+
+With ``--against-local`` each worker count is also run on the local process pool (``--workers N``)
+and on a Dask cluster whose nannies lack qrtune's allocator setting (``MALLOC_MMAP_THRESHOLD_``,
+see engine/studies/cluster.py), and the ratios Dask / local are printed.
 
 The study: the baseline sample at 30,000 rows/s, NUM_APPLY_AGENTS 8 and 16 x (no outage,
 a 1-minute channel stop at 2 minutes) x seeds, so that --runs runs are made (10 simulated minutes each by
@@ -45,14 +50,34 @@ def _warm_up() -> None:
     run_study_points(project, plan, [0])
 
 
-def bench(n_workers: int, n_runs: int, duration: str) -> dict:
+def bench(n_workers: int, n_runs: int, duration: str, pool: str = "dask") -> dict:
+    """One study on ``pool``: ``dask`` (qrtune's worker setting), ``dask-plain`` (Dask's own), ``local``."""
+    import contextlib
+
+    import dask.config
     from distributed import Client, LocalCluster
 
     from engine.store import Store
+    from engine.studies.cluster import nanny_config
     from engine.studies.study_run import run_study
 
     project, plan = _plan(n_runs, duration)
+    if pool == "local":
+        from engine.studies.sweep import local_executor
+
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            Store.open(Path(tmp) / "study.duckdb") as store,
+            local_executor(n_workers) as executor,
+        ):
+            for f in [executor.submit(_warm_up) for _ in range(n_workers)]:  # as the Dask workers are
+                f.result()
+            t0 = time.perf_counter()
+            result = run_study(project, plan, store, progress=False, executor=executor)
+            wall_s = time.perf_counter() - t0
+        return _row(pool, n_workers, result, wall_s)
     with (
+        dask.config.set(nanny_config()) if pool == "dask" else contextlib.nullcontext(),
         tempfile.TemporaryDirectory() as tmp,
         LocalCluster(
             n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None
@@ -66,8 +91,13 @@ def bench(n_workers: int, n_runs: int, duration: str) -> dict:
         t0 = time.perf_counter()
         result = run_study(project, plan, store, progress=False, executor=client.get_executor())
         wall_s = time.perf_counter() - t0
+    return _row(pool, n_workers, result, wall_s)
+
+
+def _row(pool: str, n_workers: int, result, wall_s: float) -> dict:
     outage = next(r for r in result.distribution if r["scenario"] != "no-outage")
     return {
+        "pool": pool,
         "workers": n_workers,
         "runs": result.n_runs,
         "failed": result.n_failed,
@@ -84,11 +114,24 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--duration", default="10m")
     ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--against-local", action="store_true", help="also the local pool and plain Dask workers")
     args = ap.parse_args()
     rows = []
     for w in args.workers.split(","):
         rows.append(bench(int(w), args.runs, args.duration))
         print(json.dumps(rows[-1]), flush=True)
+        if args.against_local:
+            dask_row = rows[-1]
+            for pool in ("local", "dask-plain"):
+                row = bench(int(w), args.runs, args.duration, pool)
+                print(json.dumps(row), flush=True)
+                print(
+                    f"{pool} {w} workers: Dask (qrtune worker setting) / {pool} = "
+                    f"{dask_row['wall_s'] / row['wall_s']:.2f}x",
+                    flush=True,
+                )
+    if args.against_local:
+        return 0
     if len(rows) > 1:
         print(
             f"speed-up {rows[0]['workers']} -> {rows[-1]['workers']} workers: "
