@@ -29,9 +29,10 @@ def _reason(value: float) -> str:
 def _clean(data: Any, path: str, reasons: dict[str, str]) -> Any:
     """``data`` with every non-finite float replaced by None; ``reasons`` gets path -> reason."""
     if isinstance(data, numbers.Real) and not isinstance(data, int):  # float, numpy floats
-        if math.isfinite(data):
+        value = float(data)
+        if math.isfinite(value):
             return data
-        reasons[path or "$"] = _reason(data)
+        reasons[path or "$"] = _reason(value)
         return None
     if isinstance(data, dict):
         return {k: _clean(v, f"{path}.{k}" if path else str(k), reasons) for k, v in data.items()}

@@ -62,15 +62,16 @@ class MonitorMixin:
         """Run the block with DuckDB's memory limit at ``limit`` (the previous limit is restored)."""
         import duckdb  # loaded already (the store is open); not at import: simulate never needs it
 
-        before = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-        self.con.execute(f"SET memory_limit = '{limit}'").fetchall()
+        con = self.con
+        before = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        con.execute(f"SET memory_limit = '{limit}'").fetchall()
         try:
             yield
         finally:
             try:
-                self.con.execute("SET memory_limit = ?", [before]).fetchall()
+                con.execute("SET memory_limit = ?", [before]).fetchall()
             except duckdb.Error:  # DuckDB 1.3 prints a default it cannot parse back ('16.0 PiB')
-                self.con.execute("RESET memory_limit").fetchall()
+                con.execute("RESET memory_limit").fetchall()
 
     def begin_monitor_import(self, project_name: str, file: str, table_name: str) -> int:
         """Start writing one monitor file; returns its import id, unfinished until :meth:`finish_monitor_import`."""
