@@ -15,6 +15,7 @@ import itertools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -56,6 +57,9 @@ def _finished_imports(prefix: str, project_name: str | None) -> tuple[str, list]
 
 class MonitorMixin:
     """The monitor-import part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
+
+    con: Any
+    """The open DuckDB connection (:class:`~engine.store.base.StoreBase` sets it)."""
 
     @contextmanager
     def monitor_memory_limit(self, limit: str = MONITOR_MEMORY_LIMIT) -> Iterator[None]:
