@@ -101,6 +101,7 @@ class StaticDemands:
     recursion_txn_row_us: float = 0.0
     source_sql_row_us: float = 0.0
     apply_sql_row_us: float = 0.0
+    browse_get_cpu_us: float = 0.0
 
 
 def parallel_agents(inputs: QrepInputs) -> int:
@@ -264,4 +265,5 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
         recursion_txn_row_us=recursion_txn,
         source_sql_row_us=source_sql,
         apply_sql_row_us=apply_sql,
+        browse_get_cpu_us=get_browse,
     )

@@ -13,9 +13,12 @@ the assumptions of ``assets/coefficients/platforms.json``:
 * **Sending queue manager** (Q Capture's): Q Capture's MQCMIT forces its messages and its restart
   message; that force replaces the z/OS log force in Q Capture's commit, and the log disk is a
   stage (``mq_log_disk``: rows of one commit per force time).
-* **Receiving queue manager**: the receiver channel and the agents' gets commit concurrently, so
-  the log writer writes full buffers back to back (group commit): at most
-  ``buffer / (latency + buffer * f / bandwidth)`` bytes/s, the ``apply_mq_log_disk`` stage.
+* **Receiving queue manager**: the receiver channel (a batch of BATCHSZ messages per commit) and
+  each of Q Apply's agents (one target transaction's gets) commit concurrently, so their log
+  records share writes as IBM's component measurements show
+  (:mod:`engine.perf.mqtransport.distributed_log`, fitted): a write grows with the committers up to
+  the log buffer, and the log carries ``write / (write time + log writer's gap)`` bytes/s, the
+  ``apply_mq_log_disk`` stage. LogBufferPages acts when the writes reach the buffer.
 * **Channel batches**: each distributed side of a persistent batch forces its log once per batch:
   one write latency, replacing that side's share of the fitted z/OS per-batch log time. The log
   writer writes the batch's records as the buffer fills, apart from the channel's thread, so the
@@ -30,18 +33,59 @@ the assumptions of ``assets/coefficients/platforms.json``:
 
 Non-persistent messages are not logged: no log-disk stage, no forces.
 
-The queue manager's CPU per message (MQPUT, MQGET, MQCMIT, channel work per message and segment)
-keeps the path lengths the Q Replication calibration fits on MQ for z/OS, run on the cores of
-the server it shares with Q Capture or Q Apply (:mod:`engine.perf.qrep.platforms` scales them by
-those cores' clock): the seeds publish no distributed MQ CPU figure to fit another.
+The queue manager's CPU per MQPUT and MQGET (browse and destructive) and its sender or receiver
+channel's CPU per message are the distributed costs fitted to IBM's MQ component measurements
+(:mod:`engine.perf.mqtransport.qm_cpu`, on a 3.1 GHz Xeon core), converted to reference-CPU
+microseconds so that the cores of the server it shares with Q Capture or Q Apply run them at
+their clock (:func:`with_distributed_mq_calls`); no z/OS buffer-pool or channel-initiator
+work is charged there. MQCMIT keeps the Q Replication calibration's path length.
 """
 
 from __future__ import annotations
 
-from engine.perf.qrep.platforms import LOG_PAGE_BYTES, QueueManagerPlatform
+from dataclasses import replace
+
+from engine.perf.mqtransport import MB, distributed_log, qm_cpu
+from engine.perf.mqtransport import coefficients as mq_components
+from engine.perf.qrep.platforms import LOG_PAGE_BYTES, QueueManagerPlatform, assumptions
 
 #: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
 STAGE_VOCABULARY = {"mq_log_disk": "mq_log", "apply_mq_log_disk": "mq_log"}
+
+
+def reference_us_per_core_us() -> float:
+    """Reference-CPU us of one us on a core of the component fit's reference server (3.1 GHz x86)."""
+    k = assumptions()
+    return qm_cpu.REFERENCE_CORE_GHZ * k["work_per_cycle_x86"] / k["reference_cp_ghz"]
+
+
+def with_distributed_mq_calls(demands, inputs, msg_bytes: float):
+    """``demands`` (:class:`engine.perf.qrep.costs.StaticDemands`) with the MQ calls and channel work of
+    Linux/UNIX/Windows queue managers at their fitted cost (reference-CPU us); unchanged on z/OS.
+
+    The sending queue manager serves Q Capture's MQPUT and its sender channel; the receiving one, in
+    bindings mode, Q Apply's browse and destructive MQGETs and its receiver channel.
+    """
+    p = inputs.platform
+    send_distributed = p.send_qm.distributed
+    recv_distributed = p.recv_qm.distributed and not p.client
+    if not (send_distributed or recv_distributed):
+        return demands
+    k, ref = mq_components(), reference_us_per_core_us()
+    persistent = inputs.persistent
+    channel_us = ref * qm_cpu.channel_msg_us(msg_bytes, k)
+    changes = {}
+    if send_distributed:
+        changes["put_cpu_us"] = ref * qm_cpu.call_us(msg_bytes, persistent, k)
+        changes["capture_mq_other_msg_us"] = channel_us + demands.channel_send_us
+    if recv_distributed:
+        browse = ref * qm_cpu.call_us(msg_bytes, False, k)
+        changes["browser_msg_us"] = demands.browser_msg_us - demands.browse_get_cpu_us + browse
+        changes["browse_get_cpu_us"] = browse
+        changes["get_cpu_us"] = ref * qm_cpu.call_us(msg_bytes, persistent, k)
+        changes["apply_mq_other_msg_us"] = channel_us + demands.channel_receive_us
+        changes["chinit_msg_us"] = channel_us
+    return replace(demands, **changes)
 
 
 def buffer_bytes(qm: QueueManagerPlatform, k: dict) -> float:
@@ -60,10 +104,23 @@ def force_us(qm: QueueManagerPlatform, k: dict, log_bytes: float) -> float:
     return writes * qm.log_write_us + log_bytes * _disk_bytes_factor(qm, k) / qm.log_disk_mb_per_s
 
 
-def group_commit_bytes_per_s(qm: QueueManagerPlatform, k: dict) -> float:
-    """Most log bytes/s the log writer carries writing full buffers back to back."""
-    full = buffer_bytes(qm, k)
-    return full * 1e6 / force_us(qm, k, full)
+def apply_log_bytes_per_s(flow, qm: QueueManagerPlatform, k: dict) -> float:
+    """Most log bytes/s the receiving queue manager ``qm``'s log carries for ``flow`` (a solver ``_Flow``).
+
+    The committers are the receiver channel (none in a drain) and Q Apply's agents; a commit's log
+    bytes are the flow's receive-side log bytes per message over the commits per message (one per
+    channel batch, one per target transaction). Linear logging's formatting of new extents takes
+    its share of the disk's bandwidth.
+    """
+    g = flow.geometry
+    channels = 0.0 if flow.drain else 1.0
+    commits_per_msg = channels / flow.inp.batchsz + 1.0 / g.msgs_per_target_txn
+    commit_bytes = flow.demands.apply_log_bytes_per_msg / commits_per_msg
+    bandwidth = qm.log_disk_mb_per_s / _disk_bytes_factor(qm, k)
+    mb_per_s = distributed_log.mb_per_s(
+        channels + flow.agents, commit_bytes, buffer_bytes(qm, k), qm.log_write_us, bandwidth, mq_components()
+    )
+    return mb_per_s * MB
 
 
 def queue_buffer_knob(persistent: bool) -> str:
@@ -135,7 +192,7 @@ def capacities(flow, fp, point) -> None:
         t_us = force_us(send, k, mpc * d.capture_log_bytes_per_msg + flow.c.restart_bytes_per_commit)
         point.caps.append(("mq_log_disk", mpc * g.rows_per_msg * 1e6 / t_us, 1, t_us / mpc / 1000.0))
     if recv.distributed and d.apply_log_bytes_per_msg > 0.0:
-        bytes_per_s = group_commit_bytes_per_s(recv, k)
+        bytes_per_s = apply_log_bytes_per_s(flow, recv, k)
         point.caps.append(
             (
                 "apply_mq_log_disk",

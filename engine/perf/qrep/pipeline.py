@@ -24,6 +24,7 @@ from engine.errors import ValueRangeError
 from engine.perf.qrep import (
     catch_up,
     data_sharing,
+    distributed_qm,
     inert,
     latency,
     platform_flow,
@@ -276,7 +277,8 @@ class _Flow:
         self.inp, self.c = inp, c
         self.geometry = g = message_geometry(inp, c, txns_available)
         self.k = topology_coefficients.load()
-        self.demands = d = data_sharing.with_merge_cost(static_demands(inp, g, c), inp, self.k)
+        d = distributed_qm.with_distributed_mq_calls(static_demands(inp, g, c), inp, g.msg_bytes)
+        self.demands = d = data_sharing.with_merge_cost(d, inp, self.k)
         self.sq = shared_queue.costs(inp, self.k, c.cf_access_us, g.msg_bytes, self._queued_msgs(inp, c, g))
         self.time_factor, page_read_us = _cpu_model(inp, c)
         self.platform = FlowPlatform(inp.platform, self.time_factor)

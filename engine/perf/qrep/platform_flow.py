@@ -97,7 +97,7 @@ def _queue_manager(group: str, qm, persistent: bool, used: bool) -> dict:
 def _receive_log_inert(flow, rows_per_s: float) -> dict:
     """The receiving queue manager's log buffer and log type, when its log disk cannot limit the flow.
 
-    Its log writes are off the channel's path (group commit), so they act only through the
+    Its log writes are off the channel's path (shared writes), so they act only through the
     ``apply_mq_log_disk`` stage: when that stage carries more than the flow even with the smallest
     log buffer and linear logging, neither knob changes a result.
     """
@@ -107,7 +107,7 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
         return {}
     worst = replace(recv, logbufferpages=MIN_LOGBUFFERPAGES, logtype="LINEAR")
     worst_rows_per_s = (
-        distributed_qm.group_commit_bytes_per_s(worst, k) * flow.geometry.rows_per_msg / log_bytes_per_msg
+        distributed_qm.apply_log_bytes_per_s(flow, worst, k) * flow.geometry.rows_per_msg / log_bytes_per_msg
     )
     if worst_rows_per_s * flow.c.max_drive_utilisation <= rows_per_s:
         return {}

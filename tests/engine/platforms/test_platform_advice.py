@@ -48,13 +48,22 @@ def _browser_reads_ms(prediction) -> float:
     return next(st.backlog_read_ms for st in prediction.stages if st.name == "qapply_browser")
 
 
+def _browser_bound(project):
+    """``project`` with a fast Linux log disk and 16 apply agents: Q Apply's browser limits the flow."""
+    qm = flows(project, limit=1)[0][RECEIVE_QM].id
+    for name, value in (("log_disk_mb_per_s", 2000.0), ("log_write_us", 50.0)):
+        project = project.with_param(qm, name, value)
+    return project.with_param(project.nodes_of("qapply")[0].id, "num_apply_agents", 16)
+
+
 def test_a_linux_receive_queue_deeper_than_its_buffer_is_advised_a_buffer_that_holds_it():
-    project = _load("zos-to-linux-bindings")
+    project = _browser_bound(_load("zos-to-linux-bindings"))
     advice = advise(project)
     depth_kb = (
         advice.prediction.metrics["queue_depth_msgs"] * advice.prediction.metrics["msg_size_kb"]
     )  # 1000 bytes
     recv = flows(project, limit=1)[0][RECEIVE_QM]
+    assert advice.prediction.bottleneck == "qapply_browser"
     assert recv.params["defaultpqbuffersize"] < depth_kb * 1000  # 128 KiB against about 500 KB
     assert _browser_reads_ms(advice.prediction) > 0.0
     rec = _recommended(advice, "queue_buffer")
@@ -67,7 +76,7 @@ def test_a_linux_receive_queue_deeper_than_its_buffer_is_advised_a_buffer_that_h
 
 
 def test_the_queue_buffer_advice_follows_the_message_persistence():
-    project = _load("zos-to-linux-bindings")
+    project = _browser_bound(_load("zos-to-linux-bindings"))
     capture = project.nodes_of("qcapture")[0].id
     project = project.with_param(capture, "msg_persistence", False)
     rec = _recommended(advise(project), "queue_buffer")

@@ -15,7 +15,12 @@ import pytest
 
 from engine.errors import ValueRangeError
 from engine.io import projectfile
+from engine.perf.mqtransport import coefficients, qm_cpu
 from engine.perf.qrep import predict
+from engine.perf.qrep.coefficients import load
+from engine.perf.qrep.distributed_qm import reference_us_per_core_us, with_distributed_mq_calls
+from engine.perf.qrep.inputs import read_inputs
+from engine.perf.qrep.pipeline import _Flow
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -229,3 +234,41 @@ def test_both_round_trip_spellings_at_once_are_refused():
     s["hardware"]["client_rtt_ms"] = 0.5
     with pytest.raises(ValueRangeError, match=r"hardware\.client_rtt_ms"):
         predict(s)
+
+
+def _log_capacity_rows_per_s(settings: dict) -> float:
+    p = predict(settings)
+    return next(st.capacity for st in p.stages if st.name == "apply_mq_log_disk")
+
+
+def test_more_apply_agents_share_the_linux_log_writes_so_the_log_carries_more():
+    few, many = copy.deepcopy(_log_bound(logbufferpages=4096)), copy.deepcopy(_log_bound(logbufferpages=4096))
+    few["qapply"]["num_apply_agents"] = 1
+    many["qapply"]["num_apply_agents"] = 16
+    assert _log_capacity_rows_per_s(many) > 1.5 * _log_capacity_rows_per_s(few)
+
+
+def test_non_persistent_messages_lift_a_linux_log_bound_flow():
+    persistent = _log_bound()
+    non_persistent = copy.deepcopy(persistent)
+    non_persistent["qcapture"]["msg_persistence"] = False
+    p = predict(non_persistent)
+    assert not {st.name for st in p.stages} & {"apply_mq_log_disk", "mq_log_disk"}
+    assert p.metrics["apply_rows_per_s"] > 1.5 * _rate(persistent)
+
+
+def test_linux_queue_manager_calls_cost_the_fitted_distributed_cpu():
+    flow = _Flow(*_inputs_and_coefficients(_scenario("zos-to-linux-bindings")))
+    msg_bytes, k = flow.geometry.msg_bytes, coefficients()
+    assert flow.demands.get_cpu_us == pytest.approx(
+        reference_us_per_core_us() * qm_cpu.call_us(msg_bytes, True, k)
+    )
+    assert flow.demands.browse_get_cpu_us == pytest.approx(
+        reference_us_per_core_us() * qm_cpu.call_us(msg_bytes, False, k)
+    )
+    zos = _Flow(*_inputs_and_coefficients(_scenario("redpaper-baseline")))
+    assert with_distributed_mq_calls(zos.demands, zos.inp, zos.geometry.msg_bytes) is zos.demands
+
+
+def _inputs_and_coefficients(settings: dict):
+    return read_inputs(settings)[0], load()
