@@ -43,6 +43,7 @@ work is charged there. MQCMIT keeps the Q Replication calibration's path length.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from engine.perf.mqtransport import MB, distributed_log, qm_cpu
@@ -104,21 +105,35 @@ def force_us(qm: QueueManagerPlatform, k: dict, log_bytes: float) -> float:
     return writes * qm.log_write_us + log_bytes * _disk_bytes_factor(qm, k) / qm.log_disk_mb_per_s
 
 
-def apply_log_bytes_per_s(flow, qm: QueueManagerPlatform, k: dict) -> float:
-    """Most log bytes/s the receiving queue manager ``qm``'s log carries for ``flow`` (a solver ``_Flow``).
+def _apply_committers(flow) -> tuple[float, float]:
+    """(concurrent committers, log bytes per commit) on the receiving queue manager of ``flow``.
 
     The committers are the receiver channel (none in a drain) and Q Apply's agents; a commit's log
     bytes are the flow's receive-side log bytes per message over the commits per message (one per
-    channel batch, one per target transaction). Linear logging's formatting of new extents takes
-    its share of the disk's bandwidth.
+    channel batch, one per target transaction).
     """
-    g = flow.geometry
     channels = 0.0 if flow.drain else 1.0
-    commits_per_msg = channels / flow.inp.batchsz + 1.0 / g.msgs_per_target_txn
-    commit_bytes = flow.demands.apply_log_bytes_per_msg / commits_per_msg
+    commits_per_msg = channels / flow.inp.batchsz + 1.0 / flow.geometry.msgs_per_target_txn
+    return channels + flow.agents, flow.demands.apply_log_bytes_per_msg / commits_per_msg
+
+
+def apply_write_bytes(flow, buffer: float = math.inf) -> float:
+    """Bytes of one log write on the receiving queue manager of ``flow``, at most ``buffer``."""
+    committers, commit_bytes = _apply_committers(flow)
+    return distributed_log.write_bytes(committers, commit_bytes, buffer, mq_components())
+
+
+def apply_log_bytes_per_s(flow, qm: QueueManagerPlatform, k: dict) -> float:
+    """Most log bytes/s the receiving queue manager ``qm``'s log carries for ``flow`` (a solver ``_Flow``).
+
+    Its committers' log records share writes (:func:`_apply_committers`,
+    :func:`engine.perf.mqtransport.distributed_log.mb_per_s`) up to the log buffer. Linear logging's
+    formatting of new extents takes its share of the disk's bandwidth.
+    """
+    committers, commit_bytes = _apply_committers(flow)
     bandwidth = qm.log_disk_mb_per_s / _disk_bytes_factor(qm, k)
     mb_per_s = distributed_log.mb_per_s(
-        channels + flow.agents, commit_bytes, buffer_bytes(qm, k), qm.log_write_us, bandwidth, mq_components()
+        committers, commit_bytes, buffer_bytes(qm, k), qm.log_write_us, bandwidth, mq_components()
     )
     return mb_per_s * MB
 

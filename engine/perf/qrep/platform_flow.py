@@ -99,18 +99,27 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
 
     Its log writes are off the channel's path (shared writes), so they act only through the
     ``apply_mq_log_disk`` stage: when that stage carries more than the flow even with the smallest
-    log buffer and linear logging, neither knob changes a result.
+    log buffer and linear logging, neither knob changes a result. LogBufferPages alone cannot act
+    when the committers' shared writes fit even the smallest buffer.
     """
     recv, k = flow.platform.inputs.recv_qm, flow.platform.k
     log_bytes_per_msg = flow.demands.apply_log_bytes_per_msg
     if not (recv.distributed and flow.inp.persistent and log_bytes_per_msg > 0.0):
         return {}
+    smallest = MIN_LOGBUFFERPAGES * LOG_PAGE_BYTES
+    write = distributed_qm.apply_write_bytes(flow)
+    out = {}
+    if write <= smallest:
+        out["recv_qm.logbufferpages"] = (
+            f"the receiving queue manager's log writes ({write:,.0f} bytes, its committers' records together) fit "
+            f"even the smallest log buffer (LogBufferPages {MIN_LOGBUFFERPAGES})"
+        )
     worst = replace(recv, logbufferpages=MIN_LOGBUFFERPAGES, logtype="LINEAR")
     worst_rows_per_s = (
         distributed_qm.apply_log_bytes_per_s(flow, worst, k) * flow.geometry.rows_per_msg / log_bytes_per_msg
     )
     if worst_rows_per_s * flow.c.max_drive_utilisation <= rows_per_s:
-        return {}
+        return out
     why = (
         f"the receiving queue manager's log disk carries {worst_rows_per_s:,.0f} rows/s even with LogBufferPages "
         f"{MIN_LOGBUFFERPAGES} and linear logging, more than this flow's {rows_per_s:,.0f} rows/s"
@@ -177,4 +186,6 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     if p.recv_qm.distributed and p.send_qm.distributed:
         why = "both queue managers run on Linux/UNIX/Windows: queue buffers and files, not buffer pools"
         out["mq.buffpool_pages"] = out["mq.read_ahead"] = out["mq.dwp_start_pct"] = why
+        why = "both queue managers run on Linux/UNIX/Windows: no z/OS security checks or LOGLOAD checkpoints"
+        out["mq.security"] = out["mq.logload"] = why
     return out
