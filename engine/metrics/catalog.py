@@ -95,7 +95,22 @@ _ENTRIES = {
         f"{CAPQMON}.MQ_MESSAGES",
         "MQ messages Q Capture puts per second",
     ),
-    "channel_mb_per_s": ("MQ_BYTES", "MB/s", _UP, "mq", f"{CAPQMON}.MQ_BYTES", "MQ message bytes per second"),
+    "channel_mb_per_s": (
+        "MQ_BYTES",
+        "MB/s",
+        _UP,
+        "mq",
+        f"{CAPQMON}.MQ_BYTES",
+        "MQ message bytes Q Capture puts per second (1 MB = 10^6 bytes)",
+    ),
+    "apply_mb_per_s": (
+        "Q Apply message bytes",
+        "MB/s",
+        _UP,
+        "throughput",
+        "",
+        "MQ message bytes Q Apply gets per second, beside ROWS_APPLIED (1 MB = 10^6 bytes)",
+    ),
     "end2end_latency_ms": (
         "END2END_LATENCY",
         "ms",
@@ -154,8 +169,34 @@ _ENTRIES = {
         "Depth the engine takes the transmit and the receive queue to hold at steady state (two of "
         "Q Capture's MQ commits); messages beyond a queue's memory (buffer pool, queue buffer) are read back",
     ),
-    "capture_mq_log_mb_per_s": ("MQ log rate, capture side", "MB/s", _NONE, "mq", "", ""),
-    "apply_mq_log_mb_per_s": ("MQ log rate, apply side", "MB/s", _NONE, "mq", "", ""),
+    "capture_mq_log_mb_per_s": ("MQ log rate, capture side", "MB/s", _NONE, "mq", "", "1 MB = 10^6 bytes"),
+    "apply_mq_log_mb_per_s": ("MQ log rate, apply side", "MB/s", _NONE, "mq", "", "1 MB = 10^6 bytes"),
+    "zos_qmgr_cpu_us_per_msg": (
+        "z/OS queue manager CPU per message",
+        "us/msg",
+        _DOWN,
+        "cpu",
+        "",
+        "CP microseconds per message of the z/OS queue managers' MQ calls, buffer pools and logs (MSTR), "
+        "including the MQGETs a client Q Apply runs there",
+    ),
+    "zos_chinit_cpu_us_per_msg": (
+        "z/OS channel initiator CPU per message",
+        "us/msg",
+        _DOWN,
+        "cpu",
+        "",
+        "CP microseconds per message of the z/OS channel initiators: sender and receiver channels and a "
+        "client's SVRCONN channel instance",
+    ),
+    "zos_mq_cpu_us_per_msg": (
+        "z/OS MQ CPU per message",
+        "us/msg",
+        _DOWN,
+        "cpu",
+        "",
+        "Queue manager and channel initiator CP microseconds per message on z/OS (0 when no queue manager runs there)",
+    ),
     "capture_mqput_us": (
         "MQPUT time",
         "us",
@@ -215,7 +256,14 @@ _ENTRIES = {
     "source_cpu_pct": ("Primary node CPU busy", "%", _DOWN, "cpu", "", ""),
     "target_cpu_pct": ("Secondary node CPU busy", "%", _DOWN, "cpu", "", ""),
     # MQ mover
-    "transfer_mb_per_s": ("Transfer rate", "MiB/s", _UP, "throughput", "SupportPac MP1J", ""),
+    "transfer_mb_per_s": (
+        "Transfer rate",
+        "MiB/s",
+        _UP,
+        "throughput",
+        "SupportPac MP1J",
+        "1 MiB = 2^20 bytes",
+    ),
     "elapsed_s": ("Elapsed time", "s", _DOWN, "time", "", ""),
     "backlog_msgs": ("Backlog", "messages", _DOWN, "backlog", "", "Messages waiting on the transmit queue"),
     "peak_depth": ("Peak queue depth", "messages", _DOWN, "backlog", "", ""),
@@ -268,12 +316,19 @@ _ENTRIES = {
     "cf_held_back_msgs": ("Messages held back, CF full", "messages", _DOWN, "backlog", "MQRC 2192", ""),
     "initial_backlog_rows": ("Backlog at the start", "rows", _DOWN, "backlog", "", ""),
     "catch_up_wait_ms": ("Wait behind the backlog (catch-up)", "ms", _DOWN, "latency", "", ""),
-    "source_db2_log_mb_per_s": ("Source Db2 log writes", "MB/s", _DOWN, "storage", "", ""),
+    "source_db2_log_mb_per_s": ("Source Db2 log writes", "MB/s", _DOWN, "storage", "", "1 MB = 10^6 bytes"),
     "sql_max_rows_per_s": ("SQL Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_max_rows_per_s": ("Q Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
     # DB2 V8 migration (engine.perf.db2v8): DBM1 storage below the 2 GB bar
-    "relief_mb": ("DBM1 storage relief", "MB", _UP, "storage", "", "DBM1 storage V7 used that V8 frees"),
+    "relief_mb": (
+        "DBM1 storage relief",
+        "MB",
+        _UP,
+        "storage",
+        "",
+        "DBM1 storage V7 used that V8 frees (Db2 storage MB: 1 MB = 2^20 bytes)",
+    ),
     "relief_pct": ("DBM1 storage relief, share of V7", "%", _UP, "storage", "", ""),
 }
 

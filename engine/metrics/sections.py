@@ -12,6 +12,7 @@ QREP_SECTIONS = (
             ("tps", "source transactions"),
             ("channel_msgs_per_s", "channel messages"),
             ("channel_mb_per_s", "channel bytes"),
+            ("apply_mb_per_s", "Q Apply message bytes"),
             ("msg_size_kb", "message size"),
             ("rows_per_msg", "rows per message"),
             ("msgs_per_mq_commit", "messages per MQ commit"),
@@ -38,6 +39,9 @@ QREP_SECTIONS = (
             ("source_lpar_busy_pct", "source LPAR busy"),
             ("capture_lpar_busy_pct", "Q Capture LPAR busy"),
             ("apply_lpar_busy_pct", "Q Apply LPAR busy"),
+            ("zos_qmgr_cpu_us_per_msg", "z/OS queue manager per message"),
+            ("zos_chinit_cpu_us_per_msg", "z/OS channel initiator per message"),
+            ("zos_mq_cpu_us_per_msg", "z/OS MQ per message"),
         ),
     ),
     (

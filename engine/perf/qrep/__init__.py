@@ -109,7 +109,7 @@ from dataclasses import dataclass
 
 from engine.errors import ValueRangeError
 from engine.limit import resource_bottleneck
-from engine.perf.qrep import sql_replication, topology_coefficients
+from engine.perf.qrep import sql_replication, topology_coefficients, zos_mq_cpu
 from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
@@ -161,6 +161,7 @@ class QrepStageResult(StageResult):
 UNITS = {
     "capture_rows_per_s": "rows/s",
     "apply_rows_per_s": "rows/s",
+    "apply_mb_per_s": "MB/s",
     "msg_size_kb": "KB",
     "channel_msgs_per_s": "msgs/s",
     "channel_mb_per_s": "MB/s",
@@ -191,6 +192,7 @@ UNITS = {
     **sql_replication.COMPARISON_UNITS,  # SQL Replication side by side (sql_apply.compare)
     **SHARED_QUEUE_UNITS,
     **CATCH_UP_UNITS,
+    **zos_mq_cpu.UNITS,
 }
 
 #: Settings that only matter when Q Capture and the channel run (not in a drain).
@@ -265,6 +267,7 @@ def metrics_of(sol: Solution) -> dict:
     a_lpar = next(lp for lp in sol.lpars if "A" in lp.roles)
     m = {
         "apply_rows_per_s": x,
+        "apply_mb_per_s": x / g.rows_per_msg * g.msg_bytes / 1e6,
         "msg_size_kb": g.msg_kb,
         "rows_per_msg": g.rows_per_msg,
         "apply_lpar_busy_pct": 100.0 * min(a_lpar.busy, 1.0),
@@ -447,6 +450,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
+    metrics.update(zos_mq_cpu.metrics(sol, c.mp_loss))
     metrics.update(sol.topology_metrics)
     metrics.update(_sql_comparison(inputs, c, sol))
     return Prediction.explained(

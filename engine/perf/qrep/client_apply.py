@@ -34,16 +34,25 @@ from engine.registry.platform_knobs import ZOS
 STAGE_VOCABULARY = {"mq_svrconn": "mq_channel", "mq_client": "mq_channel"}
 
 
+def call_ref_us(platform, k: dict) -> float:
+    """Reference-CPU us of one client call on the SVRCONN channel instance (SHARECNV sharing included)."""
+    sharing = 1.0 + (k["sharecnv_call_share"] if platform.sharecnv > 0 else 0.0)
+    return k["svrconn_call_us"] * sharing
+
+
+def calls_per_msg(geometry) -> float:
+    """Client calls per message: a browse MQGET, a destructive MQGET and a share of the MQCMIT."""
+    return 2.0 + 1.0 / geometry.msgs_per_target_txn
+
+
 def server_call_us(flow, fp) -> float:
     """Channel-instance time (us) of one client call on the remote queue manager's processors.
 
     A z/OS queue manager runs at the solver's z/OS time factor; a distributed one is taken to have
     the cores of Q Apply's server (the project gives no other server's cores).
     """
-    p, k = fp.inputs, fp.k
-    speed = 1.0 if p.recv_qm.os == ZOS else fp.role_speed["A"]
-    sharing = 1.0 + (k["sharecnv_call_share"] if p.sharecnv > 0 else 0.0)
-    return k["svrconn_call_us"] * flow.time_factor * speed * sharing
+    speed = 1.0 if fp.inputs.recv_qm.os == ZOS else fp.role_speed["A"]
+    return call_ref_us(fp.inputs, fp.k) * flow.time_factor * speed
 
 
 def adjust(flow, fp) -> None:
@@ -65,7 +74,7 @@ def capacities(flow, fp, point) -> None:
     point.caps.append(("mq_client", g.rows_per_msg * 1e6 / thread_us, 1, thread_us / 1000.0))
     conversations = 1 + flow.agents
     instances = conversations if p.sharecnv == 0 else math.ceil(conversations / p.sharecnv)
-    instance_us_per_msg = (2.0 + 1.0 / g.msgs_per_target_txn) * fp.client_call_us
+    instance_us_per_msg = calls_per_msg(g) * fp.client_call_us
     point.caps.append(
         (
             "mq_svrconn",

@@ -102,6 +102,7 @@ class StaticDemands:
     source_sql_row_us: float = 0.0
     apply_sql_row_us: float = 0.0
     browse_get_cpu_us: float = 0.0
+    apply_channel_msg_us: float = 0.0
 
 
 def parallel_agents(inputs: QrepInputs) -> int:
@@ -266,4 +267,5 @@ def static_demands(inputs: QrepInputs, g: Geometry, c) -> StaticDemands:
         source_sql_row_us=source_sql,
         apply_sql_row_us=apply_sql,
         browse_get_cpu_us=get_browse,
+        apply_channel_msg_us=chinit_msg + cw.receive_us,
     )

@@ -85,7 +85,7 @@ def with_distributed_mq_calls(demands, inputs, msg_bytes: float):
         changes["browse_get_cpu_us"] = browse
         changes["get_cpu_us"] = ref * qm_cpu.call_us(msg_bytes, persistent, k)
         changes["apply_mq_other_msg_us"] = channel_us + demands.channel_receive_us
-        changes["chinit_msg_us"] = channel_us
+        changes["apply_channel_msg_us"] = channel_us + demands.channel_receive_us
     return replace(demands, **changes)
 
 

@@ -303,7 +303,7 @@ class _Flow:
     def _lpar_setup(self, inp, c, g, d) -> None:
         rows_per_msg = g.rows_per_msg
         self.source_row_ref_us = d.source_row_us
-        drain_mq_msg_ref_us = (d.chinit_msg_us + d.channel_receive_us) if self.drain else 0.0
+        drain_mq_msg_ref_us = d.apply_channel_msg_us if self.drain else 0.0  # no receiver channel
         self.apply_row_ref_us = (
             d.apply_db2_row_us
             + d.apply_agent_row_us

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from engine.metrics import format_metric, info, knob_label, label, source_title
-from engine.metrics.catalog import delta_verdict, display_scale, display_value
+from engine.metrics.catalog import _ENTRIES, _KIND_ENTRIES, delta_verdict, display_scale, display_value
 
 
 @pytest.mark.parametrize(
@@ -166,3 +166,14 @@ def test_a_db2_mirror_report_uses_no_q_replication_names():
 )
 def test_a_derived_label_writes_ibm_acronyms_in_capitals(key, text):
     assert label(key) == text
+
+
+def test_every_megabyte_metric_states_its_bytes():
+    entries = list(_ENTRIES.items()) + [item for kind in _KIND_ENTRIES.values() for item in kind.items()]
+    megabytes = {name: (e[1], e[5]) for name, e in entries if "MB" in e[1] or "MiB" in e[1]}
+    assert {"channel_mb_per_s", "apply_mb_per_s", "transfer_mb_per_s"} <= set(megabytes)
+    for name, (unit, description) in megabytes.items():
+        if "MiB" in unit:
+            assert "1 MiB = 2^20 bytes" in description, name
+        else:
+            assert "10^6 bytes" in description or "2^20 bytes" in description, name
