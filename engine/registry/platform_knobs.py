@@ -97,6 +97,16 @@ QAPPLY_KNOBS = (
         choices=CONNECTIONS,
     ),
     _p(
+        "reads_send_queue",
+        "bool",
+        False,
+        "",
+        "A client Q Apply reads the send queue on Q Capture's queue manager itself: no channel, no "
+        "receiving queue manager (the send queue is the receive queue). Needs mq_connection client.",
+        _CLIENT_DOC,
+        "qapply.reads_send_queue",
+    ),
+    _p(
         "client_rtt_us",
         "float",
         500.0,

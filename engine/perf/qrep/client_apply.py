@@ -22,6 +22,11 @@ no queue manager, and so no log, on Q Apply's server. Modelled (assumptions in
 
 Small persistent messages therefore apply slower as a client than in bindings mode, and the gap
 grows with the round-trip time.
+
+**Reading the send queue** (``qapply.reads_send_queue: true``): the client connects to Q Capture's
+own queue manager and gets from the send queue, so there is no channel and no receiving queue
+manager (no channel stage, no second log, no receive queue); its MQGETs and SVRCONN calls run on
+Q Capture's z/OS LPAR instead of Q Apply's server, and the sender channel's work disappears.
 """
 
 from __future__ import annotations
@@ -55,6 +60,10 @@ def server_call_us(flow, fp) -> float:
     return call_ref_us(fp.inputs, fp.k) * flow.time_factor * speed
 
 
+#: Stages a client reading the send queue does not have: the channel and the receiving queue manager's log.
+NO_CHANNEL_STAGES = frozenset({"mq_channel", "apply_mq_log", "apply_mq_log_disk"})
+
+
 def adjust(flow, fp) -> None:
     """Add the agents' round trips to their fixed time per target transaction (client mode only)."""
     if not fp.inputs.client:
@@ -62,6 +71,19 @@ def adjust(flow, fp) -> None:
     fp.client_call_us = server_call_us(flow, fp)
     per_call_ms = (fp.inputs.client_rtt_us + fp.client_call_us) / 1000.0
     flow.agent_fixed_ms += (flow.geometry.msgs_per_target_txn + 1.0) * per_call_ms
+    if fp.inputs.no_channel:
+        _move_gets_to_capture_lpar(flow, fp)
+
+
+def _move_gets_to_capture_lpar(flow, fp) -> None:
+    """Charge the MQGETs and SVRCONN calls to Q Capture's LPAR (the send queue's queue manager), not
+    Q Apply's server; take out the channels' work (reference-CPU us per row)."""
+    d, rpm = flow.demands, flow.geometry.rows_per_msg
+    gets = d.browse_get_cpu_us + d.get_cpu_us
+    flow.apply_row_ref_us -= (gets + d.apply_mq_other_msg_us) / rpm
+    svrconn = calls_per_msg(flow.geometry) * call_ref_us(fp.inputs, fp.k)
+    sender = d.chinit_msg_us + d.channel_send_us
+    flow.capture_fixed_row_ref_us += (gets + svrconn - sender) / rpm
 
 
 def capacities(flow, fp, point) -> None:
@@ -69,6 +91,8 @@ def capacities(flow, fp, point) -> None:
     p = fp.inputs
     if not p.client:
         return
+    if p.no_channel:
+        point.caps[:] = [cap for cap in point.caps if cap[0] not in NO_CHANNEL_STAGES]
     g = flow.geometry
     thread_us = point.browser_us + p.client_rtt_us + fp.client_call_us
     point.caps.append(("mq_client", g.rows_per_msg * 1e6 / thread_us, 1, thread_us / 1000.0))

@@ -158,7 +158,9 @@ def channel_ms(flow, stages: dict, point) -> float:
     M/M/1 time plus its place in the commit's burst (a commit releases its messages at once,
     so a message waits on average for half of the others to be sent before it).
     """
-    channel = stages["mq_channel"]
+    channel = stages.get("mq_channel")
+    if channel is None:  # a client reading the send queue: visible at Q Capture's commit
+        return 0.0
     if not flow.inp.persistent:
         burst_ahead = (channel_batch_msgs(flow, point) - 1.0) / 2.0
         return channel.latency_ms + burst_ahead * point.channel_us / 1000.0
@@ -173,7 +175,7 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
         commit_wait_ms(flow, rows_per_s)
         + point.commit_us / 1000.0
         + channel_ms(flow, stages, point)
-        + flow.inp.network_latency_ms
+        + (flow.inp.network_latency_ms if "mq_channel" in stages else 0.0)
         + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
     )
 

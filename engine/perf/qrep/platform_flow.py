@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from engine.perf.qrep import client_apply, distributed_qm
 from engine.perf.qrep.platforms import LOG_PAGE_BYTES, MIN_LOGBUFFERPAGES
-from engine.registry import scenario_specs
+from engine.registry import KINDS, scenario_specs
 from engine.registry.platform_knobs import ZOS
 
 _SPECS = scenario_specs("qrep")
@@ -23,6 +23,10 @@ _SPECS = scenario_specs("qrep")
 #: New stages -> bottleneck vocabulary of ../shared/validation/README.md.
 STAGE_VOCABULARY = {**distributed_qm.STAGE_VOCABULARY, **client_apply.STAGE_VOCABULARY}
 
+#: Scenario settings of the sender-receiver channel.
+_CHANNEL_PATHS = tuple(
+    spec.scenario_paths["qrep"] for spec in KINDS["channel"].params if spec.name != "description"
+)
 _QM_LOG_KNOBS = ("logtype", "logbufferpages", "log_disk_mb_per_s", "log_write_us")
 _QM_BUFFER_KNOBS = ("defaultpqbuffersize", "defaultqbuffersize")
 
@@ -77,7 +81,9 @@ def _servers(p, colocated: bool) -> dict:
 def _queue_manager(group: str, qm, persistent: bool, used: bool) -> dict:
     """Distributed-queue-manager knobs of one queue manager that cannot act, with the reason."""
     if not used:
-        why = "Q Apply is a client and the flow has no other queue manager on this side"
+        why = (
+            "the flow has no queue manager on this side (a drain, or a client Q Apply reading the send queue)"
+        )
     elif qm.os == ZOS:
         why = "the queue manager runs on z/OS (buffer pools, page sets and the z/OS log)"
     else:
@@ -104,7 +110,9 @@ def _receive_log_inert(flow, rows_per_s: float) -> dict:
     """
     recv, k = flow.platform.inputs.recv_qm, flow.platform.k
     log_bytes_per_msg = flow.demands.apply_log_bytes_per_msg
-    if not (recv.distributed and flow.inp.persistent and log_bytes_per_msg > 0.0):
+    if flow.platform.inputs.no_channel or not (
+        recv.distributed and flow.inp.persistent and log_bytes_per_msg > 0.0
+    ):
         return {}
     smallest = MIN_LOGBUFFERPAGES * LOG_PAGE_BYTES
     write = distributed_qm.apply_write_bytes(flow)
@@ -158,7 +166,7 @@ def _queue_buffer_inert(flow, rows_per_s: float) -> dict:
     knob = distributed_qm.queue_buffer_knob(flow.inp.persistent)
     depth_msgs = flow.depth_msgs_at(rows_per_s)
     out = {}
-    for group, qm, used in (("send_qm", p.send_qm, not flow.drain), ("recv_qm", p.recv_qm, True)):
+    for group, qm, used in (("send_qm", p.send_qm, not flow.drain), ("recv_qm", p.recv_qm, not p.no_channel)):
         smallest = _SPECS[f"{group}.{knob}"].minimum
         if used and qm.distributed and depth_msgs * g.msg_bytes <= smallest:
             out[f"{group}.{knob}"] = (
@@ -175,7 +183,13 @@ def inert_settings(flow, rows_per_s: float) -> dict:
     out = _servers(p, inp.capture_colocated_with_source)
     persistent = inp.persistent
     out.update(_queue_manager("send_qm", p.send_qm, persistent, not flow.drain))
-    out.update(_queue_manager("recv_qm", p.recv_qm, persistent, True))
+    out.update(_queue_manager("recv_qm", p.recv_qm, persistent, not p.no_channel))
+    if p.no_channel:
+        out.update(
+            dict.fromkeys(
+                _CHANNEL_PATHS, "Q Apply reads the send queue (qapply.reads_send_queue): no channel"
+            )
+        )
     if not p.client:
         why = "Q Apply connects in bindings mode (qapply.mq_connection)"
         out["hardware.client_rtt_us"] = why

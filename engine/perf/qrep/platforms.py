@@ -82,11 +82,22 @@ class PlatformInputs:
     connection: str
     client_rtt_us: float
     sharecnv: int
+    reads_send_queue: bool = False
 
     @property
     def client(self) -> bool:
         """Q Apply is an MQ client of a remote queue manager."""
         return self.connection == "client"
+
+    @property
+    def no_channel(self) -> bool:
+        """A client Q Apply reads the send queue on Q Capture's queue manager: no channel, one queue manager."""
+        return self.client and self.reads_send_queue
+
+    @property
+    def served_by(self) -> QueueManagerPlatform:
+        """The queue manager Q Apply's MQGETs run on: the sending one when it reads the send queue."""
+        return self.send_qm if self.no_channel else self.recv_qm
 
     def os_of(self, role: str) -> str:
         """Platform of the server hosting role ``S`` (source), ``C`` (Q Capture), ``A`` (Q Apply) or ``T``."""
@@ -191,7 +202,15 @@ def read_platform(r: SettingsReader) -> PlatformInputs:
         connection=r.choice("qapply.mq_connection"),
         client_rtt_us=_client_rtt_us(r),
         sharecnv=r.integer("qapply.sharecnv"),
+        reads_send_queue=r.flag("qapply.reads_send_queue"),
     )
+    if p.reads_send_queue and not p.client:
+        raise ValueRangeError(
+            "qapply.reads_send_queue",
+            True,
+            "false unless qapply.mq_connection is client (a bindings Q Apply reads "
+            "the receive queue of its own queue manager)",
+        )
     _same("platform.qcapture", p.capture_os, p.source_os, "the source Db2 whose log Q Capture reads")
     _same("platform.send_qm", p.send_qm.os, p.capture_os, "Q Capture, which puts to it in bindings mode")
     _same("platform.target_db2", p.oses["T"], p.apply_os, "Q Apply, which runs with its target Db2")

@@ -12,6 +12,8 @@ demands the solver charges:
 * **Receiving queue manager on z/OS, Q Apply a client**: the same MQGETs, run for the client
   (queue manager), and the SVRCONN channel instance's work for each call, a browse, a get and a
   share of the commit (:func:`engine.perf.qrep.client_apply.calls_per_msg`; channel initiator).
+  A client reading the send queue (``qapply.reads_send_queue``) is served by Q Capture's queue
+  manager on Q Capture's LPAR, and there is no sender or receiver channel.
 * A queue manager on Linux/UNIX/Windows costs z/OS nothing: its work is on its own server.
 
 ``zos_mq_cpu_us_per_msg`` is the sum. Units: us/msg.
@@ -37,22 +39,33 @@ def _zos_cp_factor(sol, role: str, mp_loss: float) -> float:
 
 def _sending(sol, mp_loss: float) -> tuple[float, float]:
     d, f = sol.demands, _zos_cp_factor(sol, "C", mp_loss)
-    chinit = d.chinit_msg_us + d.channel_send_us
-    qmgr = d.put_cpu_us + d.commit_cpu_us / sol.msgs_per_commit + d.capture_mq_other_msg_us - chinit
+    sender = d.chinit_msg_us + d.channel_send_us
+    qmgr = d.put_cpu_us + d.commit_cpu_us / sol.msgs_per_commit + d.capture_mq_other_msg_us - sender
+    chinit = 0.0 if sol.inputs.platform.no_channel else sender
     return qmgr * f, chinit * f
+
+
+def _receiving_factor(sol, mp_loss: float) -> float:
+    """Reference-CPU us -> CP us where Q Apply's MQGETs run."""
+    p = sol.inputs.platform
+    if p.no_channel:
+        return _zos_cp_factor(sol, "C", mp_loss)  # the send queue's queue manager, on Q Capture's LPAR
+    if p.client:
+        return sol.time_factor  # the remote queue manager's LPAR is not one of the flow's
+    return _zos_cp_factor(sol, "A", mp_loss)
 
 
 def _receiving(sol, mp_loss: float) -> tuple[float, float]:
     d, p = sol.demands, sol.inputs.platform
-    gets = d.browse_get_cpu_us + d.get_cpu_us
+    receiver = 0.0 if p.no_channel else d.apply_channel_msg_us
+    qmgr = d.browse_get_cpu_us + d.get_cpu_us
+    if not p.no_channel:
+        qmgr += d.apply_mq_other_msg_us - receiver  # the receiving queue manager's buffer pool and log
+    svrconn = 0.0
     if p.client:
-        f = sol.time_factor  # the remote queue manager's LPAR is not one of the flow's
-        return gets * f, client_apply.calls_per_msg(sol.geometry) * client_apply.call_ref_us(
-            p, assumptions()
-        ) * f
-    f = _zos_cp_factor(sol, "A", mp_loss)
-    chinit = d.apply_channel_msg_us
-    return (gets + d.apply_mq_other_msg_us - chinit) * f, chinit * f
+        svrconn = client_apply.calls_per_msg(sol.geometry) * client_apply.call_ref_us(p, assumptions())
+    f = _receiving_factor(sol, mp_loss)
+    return qmgr * f, (receiver + svrconn) * f
 
 
 def metrics(sol, mp_loss: float) -> dict:
@@ -70,7 +83,7 @@ def metrics(sol, mp_loss: float) -> dict:
     if not p.send_qm.distributed and sol.inputs.mode != "drain":
         q, ch = _sending(sol, mp_loss)
         qmgr, chinit = qmgr + q, chinit + ch
-    if not p.recv_qm.distributed:
+    if not p.served_by.distributed:
         q, ch = _receiving(sol, mp_loss)
         qmgr, chinit = qmgr + q, chinit + ch
     return {
