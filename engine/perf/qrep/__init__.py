@@ -32,7 +32,7 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate.qrep``)
 * Channel: per message, per KB, per 32 KB segment and per BATCHSZ batch (persistent batches
   force the log), network round trip per batch and bandwidth; COMPMSG compression and TLS
   (16 KB segments, encryption, key renegotiation) from the MQ calculators
-  (:mod:`.channel_work`), with ``mq.compressibility`` the share compression removes.
+  (:mod:`.channel`), with ``mq.compressibility`` the share compression removes.
 * Q Apply: one browser (MQ browse, parsing, dependency analysis per row, unique index and
   transaction) feeding NUM_APPLY_AGENTS agents; each agent's time per target transaction is
   Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and

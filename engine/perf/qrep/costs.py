@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.perf.qrep.channel_work import channel_work
+from engine.perf.qrep.channel import channel_work
 from engine.perf.qrep.geometry import Geometry
 from engine.perf.qrep.inputs import QrepInputs
 
@@ -69,7 +69,7 @@ class StaticDemands:
         again), per row; part of ``apply_db2_row_us`` (bidirectional and peer-to-peer).
     channel_send_us, channel_receive_us : float
         Channel initiator CPU per message for compression and TLS on the sending and the
-        receiving side (:mod:`engine.perf.qrep.channel_work`); included in the MQ CPU per
+        receiving side (:mod:`engine.perf.qrep.channel`); included in the MQ CPU per
         message of each side.
     wire_fraction : float
         Share of the message bytes crossing the network (below 1 with compression).

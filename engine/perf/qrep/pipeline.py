@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from engine.errors import ValueRangeError
 from engine.perf.qrep import (
     catch_up,
+    channel,
     data_sharing,
     distributed_qm,
     inert,
@@ -486,6 +487,8 @@ class _Flow:
         if not self.drain:
             self._capture_capacities(p, rows_per_s, t, inflation["C"], inflation["A"])
         platform_flow.add_stages(self, p)
+        if not self.drain:
+            channel.cap_by_window(self, p)
         p.demand_rows_per_s, p.source_response_ms = self._workload(t, inflation["S"])
         p.caps = queue_maps.split(p.caps, self.inp)
         if self.inp.shared_queue:

@@ -1,12 +1,13 @@
-"""Channel compression (COMPMSG) and TLS on the Q Replication channel (engine.perf.qrep.channel_work)."""
+"""Channel compression (COMPMSG) and TLS on the Q Replication channel (engine.perf.qrep.channel)."""
 
 from __future__ import annotations
 
 import pytest
 from qrep_test_helpers import with_setting
 
+from engine.perf.mqtransport import coefficients
 from engine.perf.qrep import predict, solve_settings
-from engine.perf.qrep.channel_work import NO_EXTRA_WORK, channel_work
+from engine.perf.qrep.channel import NO_EXTRA_WORK, channel_work
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.inputs import read_inputs
 
@@ -68,3 +69,15 @@ def test_bad_compmsg_names_the_field(baseline):
 
     with pytest.raises(ValueRangeError, match="mq.compmsg"):
         predict(with_setting(baseline, "mq.compmsg", "GZIP"))
+
+
+def test_a_long_haul_channel_carries_at_most_its_tcp_window_per_round_trip(baseline):
+    near = predict(baseline)
+    far = predict(with_setting(baseline, "hardware.network_latency_ms", 25.0))  # a 50 ms round trip
+    k = coefficients()
+    wire_bytes = far.metrics["channel_mb_per_s"] * 1e6 / far.metrics["channel_msgs_per_s"] + k["header_bytes"]
+    assert _channel(far).capacity_msgs_per_s == pytest.approx(
+        k["tcp_window_bytes"] / 0.05 / wire_bytes, rel=0.02
+    )
+    assert far.metrics["channel_msgs_per_s"] < 0.5 * near.metrics["channel_msgs_per_s"]
+    assert _channel(near).capacity_msgs_per_s > 2 * _channel(far).capacity_msgs_per_s

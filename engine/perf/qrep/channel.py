@@ -1,24 +1,32 @@
-"""Channel compression (COMPMSG) and TLS (SSL) on the Q Replication sender-receiver channel.
+"""The Q Replication sender-receiver channel: compression and TLS work per message, and the TCP
+window over distance.
 
-Seed 003 (MQ for z/OS V8 performance, "Channel compression using zEDC" and "Using hardware
-compression on SSL enabled channels"): the channel initiator's dispatcher compresses each
-transmission segment before it is encrypted and sent and inflates it on the receiving side;
-ZLIBFAST runs on zEDC when the segment is at least DEFMINREQSIZE (software otherwise),
-ZLIBHIGH always in software, inflation on zEDC only from INFMINREQSIZE. TLS sends 16 KB
-segments instead of 32 KB, costs SSL-task CPU per KB and dispatcher work per segment, and a
-secret-key renegotiation every SSLRKEYC bytes (1 MB assumed) shared by the messages in
-between; compressed messages fit more per renegotiation.
+**Compression (COMPMSG) and TLS (SSL).** Seed 003 (MQ for z/OS V8 performance, "Channel
+compression using zEDC" and "Using hardware compression on SSL enabled channels"): the channel
+initiator's dispatcher compresses each transmission segment before it is encrypted and sent and
+inflates it on the receiving side; ZLIBFAST runs on zEDC when the segment is at least
+DEFMINREQSIZE (software otherwise), ZLIBHIGH always in software, inflation on zEDC only from
+INFMINREQSIZE. TLS sends 16 KB segments instead of 32 KB, costs SSL-task CPU per KB and
+dispatcher work per segment, and a secret-key renegotiation every SSLRKEYC bytes (1 MB assumed)
+shared by the messages in between; compressed messages fit more per renegotiation. The per-KB
+and per-negotiation costs are the MQ calculators' (:mod:`engine.perf.mq_calculators`, fitted from
+seed 003 into ``assets/coefficients/mq.json`` on a zEC12 2827); they are converted to the
+reference processor of the Q Replication coefficients with the same MIPS scaling the engine uses
+for every CPU cost.
 
-The per-KB and per-negotiation costs are the MQ calculators' (:mod:`engine.perf.mq_calculators`,
-fitted from seed 003 into ``assets/coefficients/mq.json`` on a zEC12 2827); they are converted
-to the reference processor of the Q Replication coefficients with the same MIPS scaling the
-engine uses for every CPU cost.
+**Distance.** The channel is one TCP connection: over a network round trip
+(``2 x hardware.network_latency_ms``) it keeps at most a TCP window of bytes in flight, so it
+carries at most ``window / round trip`` bytes/s (:func:`engine.perf.mqtransport.tcp`, the window
+fitted to IBM's MQ channel measurements over a WAN); each parallel send queue has its own channel.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from engine.perf.mqtransport import coefficients as mq_components
+from engine.perf.mqtransport import tcp
 from engine.perf.qrep.geometry import SEGMENT_BYTES, SSL_SEGMENT_BYTES
 from engine.perf.qrep.inputs import QrepInputs
 
@@ -86,3 +94,27 @@ def channel_work(inputs: QrepInputs, msg_bytes: float, c) -> ChannelWork:
         send += crypto + 0.5 * (lo + hi)
         receive += crypto
     return ChannelWork(send * to_ref, receive * to_ref, wire, seg)
+
+
+def window_rows_per_s(
+    inputs: QrepInputs, rows_per_msg: float, msg_bytes: float, wire_fraction: float
+) -> float:
+    """Most rows/s one channel's TCP window carries over the network round trip (inf without distance)."""
+    rtt_s = 2e-3 * inputs.network_latency_ms
+    if rtt_s <= 0.0:
+        return math.inf
+    k = mq_components()
+    wire_bytes = msg_bytes * wire_fraction + k["header_bytes"]
+    return tcp.per_channel_bytes_per_s(rtt_s, 0.0, k) / wire_bytes * rows_per_msg
+
+
+def cap_by_window(flow, point) -> None:
+    """Limit the ``mq_channel`` stage of ``point.caps`` to what its TCP window carries over the distance."""
+    g = flow.geometry
+    cap = window_rows_per_s(flow.inp, g.rows_per_msg, g.msg_bytes, flow.demands.wire_fraction)
+    if math.isinf(cap):
+        return
+    point.caps[:] = [
+        (name, min(rows, cap) if name == "mq_channel" else rows, servers, ms)
+        for name, rows, servers, ms in point.caps
+    ]
