@@ -567,6 +567,19 @@ QUEUE_MANAGER = NodeKind(
             minimum=0,
             maximum=1_000_000_000,
         ),
+        _p(
+            "catch_up_payload_msgs",
+            "int",
+            0,
+            "messages",
+            "A catch-up as a finite job: messages Q Capture still has to capture (a log backlog or a batch "
+            "job's changes); the run reports when capture and Q Apply finish and the deepest receive queue. "
+            "0: the workload runs on.",
+            f"{SEED_QREP_2005}, Figure 6",
+            {Q: "run.catch_up_payload_msgs"},
+            minimum=0,
+            maximum=1_000_000_000,
+        ),
     )
     + pk.QUEUE_MANAGER_KNOBS
     + QSG_PARAMS,

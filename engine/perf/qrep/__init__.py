@@ -242,6 +242,8 @@ def solve_settings(settings: dict, coefficients: Coefficients | None = None) -> 
 
 def _used_paths(inputs: QrepInputs, used: set[str]) -> set[str]:
     used = set(used)
+    if inputs.mode != "catch-up":
+        used.discard("run.catch_up_payload_msgs")  # only a catch-up has a payload to capture
     if inputs.mode == "drain":
         used.difference_update(_CAPTURE_SIDE)
     else:

@@ -13,7 +13,18 @@ at their own rates:
   by CORRELID finds its message without scanning the deep queue: its cost does not grow with
   the depth (an unindexed queue would scan, which this model does not cover).
 
-While the apply rate exceeds the capture rate the backlog shrinks at their difference
+With no offered rate (``workload.offered_rows_per_s: null``) Q Capture captures as fast as it can:
+the capture side runs at its own stages' capacity.
+
+**A finite job** (``run.catch_up_payload_msgs``: ``P`` messages, ``P x rows per message`` rows still
+to capture) ends: capture finishes after ``P / capture rate`` (``catch_up_capture_s``); Q Apply works
+the initial backlog ``B`` and the payload at its catch-up rate and finishes after
+``max(capture time, (B + P) / apply rate)`` (``catch_up_apply_s``, also ``elapsed_s``); the receive
+queue is deepest (``catch_up_peak_depth_msgs``) when capture ends if capture outruns apply,
+``B + (capture - apply) x capture time``, else at the start, ``B``. A finite job reports these
+instead of a catch-up time or a growing backlog.
+
+Otherwise, while the apply rate exceeds the capture rate the backlog shrinks at their difference
 (``catch_up_s`` = backlog rows / (apply - capture)); otherwise it still grows
 (``backlog_growth_rows_per_s``). A transaction captured during the catch-up waits behind the
 backlog left at that moment, on average half the initial backlog's apply time
@@ -26,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.errors import ValueRangeError
 from engine.perf.qrep.queue_maps import base_name
 
 #: Units of the metrics a catch-up adds.
@@ -34,12 +44,30 @@ UNITS = {
     "catch_up_s": "s",
     "catch_up_wait_ms": "ms",
     "initial_backlog_rows": "rows",
+    "catch_up_capture_s": "s",
+    "catch_up_apply_s": "s",
+    "catch_up_peak_depth_msgs": "msgs",
+    "elapsed_s": "s",
 }
 
 
 def _capture_side(stage_name: str, order: tuple) -> bool:
     """The stage runs before the receive queue (capture side, channels, CF)."""
     return order.index(base_name(stage_name)) < order.index("mq_pageset")
+
+
+def _finite_job(payload_rows: float, backlog_rows: float, capture_rows_per_s: float, apply_rows_per_s: float):
+    """When capture and apply finish a payload, and the deepest receive queue (in rows, as
+    ``catch_up_peak_depth_msgs`` until the caller converts it)."""
+    capture_s = payload_rows / capture_rows_per_s
+    apply_s = max(capture_s, (backlog_rows + payload_rows) / apply_rows_per_s)
+    peak_rows = backlog_rows + max(capture_rows_per_s - apply_rows_per_s, 0.0) * capture_s
+    return {
+        "catch_up_capture_s": capture_s,
+        "catch_up_apply_s": apply_s,
+        "elapsed_s": apply_s,
+        "catch_up_peak_depth_msgs": peak_rows,
+    }
 
 
 def solve(inp, c, solve_one, order: tuple):
@@ -60,18 +88,7 @@ def solve(inp, c, solve_one, order: tuple):
         The steady flow at the workload's rate with the apply side's stages at the catch-up
         rate, and the catch-up figures in ``topology_metrics``.
 
-    Raises
-    ------
-    ValueRangeError
-        The workload is driven to the maximum (Q Apply could never catch up).
     """
-    if inp.offered_rows_per_s is None and inp.jobs is None:
-        raise ValueRangeError(
-            "workload.offered_rows_per_s",
-            None,
-            "an offered rate (or workload.jobs) for a catch-up: a workload driven to the maximum "
-            "never lets Q Apply catch up",
-        )
     steady = solve_one(inp, c)
     drain = solve_one(dataclasses.replace(inp, mode="drain"), c)
     capture = [st for st in steady.stages if _capture_side(st.name, order)]
@@ -81,15 +98,28 @@ def solve(inp, c, solve_one, order: tuple):
         dataclasses.replace(st, utilisation=min(capture_rows_per_s / st.capacity_rows_per_s, 1.0))
         for st in capture
     ]
-    backlog_rows = inp.initial_depth_msgs * drain.geometry.rows_per_msg
+    rows_per_msg = drain.geometry.rows_per_msg
+    backlog_rows = inp.initial_depth_msgs * rows_per_msg
     extra = {"apply_rows_per_s": apply_rows_per_s, "initial_backlog_rows": backlog_rows}
-    if apply_rows_per_s > capture_rows_per_s:
+    if inp.catch_up_payload_msgs > 0:
+        extra.update(
+            _finite_job(
+                inp.catch_up_payload_msgs * rows_per_msg, backlog_rows, capture_rows_per_s, apply_rows_per_s
+            )
+        )
+        extra = {
+            name: value / rows_per_msg if name == "catch_up_peak_depth_msgs" else value
+            for name, value in extra.items()
+        }
+    elif apply_rows_per_s > capture_rows_per_s:
         extra["catch_up_s"] = backlog_rows / (apply_rows_per_s - capture_rows_per_s)
         extra["catch_up_wait_ms"] = 1000.0 * backlog_rows / (2.0 * apply_rows_per_s)
     else:
         extra["backlog_growth_rows_per_s"] = capture_rows_per_s - apply_rows_per_s
     return dataclasses.replace(
         steady,
+        overloaded=steady.overloaded
+        and not inp.catch_up_payload_msgs,  # a finite job's backlog stops growing
         rows_per_s=capture_rows_per_s,
         stages=tuple(capture) + tuple(st for st in drain.stages if not _capture_side(st.name, order)),
         bottleneck=drain.bottleneck,

@@ -111,6 +111,7 @@ class QrepInputs:
     mode: str
     initial_depth_msgs: float
     platform: PlatformInputs = ALL_ZOS
+    catch_up_payload_msgs: float = 0.0
     topo: TopologyInputs = ONE_PRIVATE_QUEUE_PAIR
 
     @property
@@ -213,12 +214,14 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
 
     mode = r.choice("run.mode")
     depth = r.number("run.initial_receive_queue_depth")
+    payload = r.number("run.catch_up_payload_msgs")
     topo = read_topology(r)
-    if mode != "steady" and depth <= 0:
+    if mode != "steady" and depth <= 0 and not (mode == "catch-up" and payload > 0):
         raise ValueRangeError(
             "run.initial_receive_queue_depth",
             r.raw("run.initial_receive_queue_depth") or 0,
-            f"a positive number of messages for run.mode '{mode}'",
+            f"a positive number of messages for run.mode '{mode}'"
+            + (" (or a run.catch_up_payload_msgs)" if mode == "catch-up" else ""),
         )
 
     inputs = QrepInputs(
@@ -276,6 +279,7 @@ def read_inputs(settings: dict) -> tuple[QrepInputs, set[str]]:
         locking=r.choice("target_db2.locking"),
         mode=mode,
         initial_depth_msgs=depth,
+        catch_up_payload_msgs=payload,
         platform=read_platform(r),
         topo=topo,
     )

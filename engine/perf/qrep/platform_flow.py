@@ -194,6 +194,7 @@ def inert_settings(flow, rows_per_s: float) -> dict:
         why = "Q Apply connects in bindings mode (qapply.mq_connection)"
         out["hardware.client_rtt_us"] = why
         out["qapply.sharecnv"] = why
+        out["qapply.reads_send_queue"] = why
     out.update(_receive_log_inert(flow, rows_per_s))
     out.update(_send_log_inert(flow, rows_per_s))
     out.update(_queue_buffer_inert(flow, rows_per_s))

@@ -105,7 +105,11 @@ def test_a_queue_depth_does_not_switch_the_run_into_a_drain():
     assert project_to_scenario(deeper)["run"]["mode"] == "steady"
     assert _signature(predict_project(deeper)) == _signature(base)
     drain = deeper.with_param(qm.id, "run_mode", "drain").with_param(qm.id, "initial_depth_msgs", 100_000)
-    assert project_to_scenario(drain)["run"] == {"mode": "drain", "initial_receive_queue_depth": 100_000}
+    assert project_to_scenario(drain)["run"] == {
+        "mode": "drain",
+        "initial_receive_queue_depth": 100_000,
+        "catch_up_payload_msgs": 0,
+    }
     assert "elapsed_s" in predict_project(drain).metrics
 
 

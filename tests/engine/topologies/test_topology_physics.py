@@ -188,9 +188,46 @@ def test_catch_up_time_grows_with_the_backlog_and_the_rate_and_a_faster_workload
     assert never["backlog_growth_rows_per_s"] > 0 and "catch_up_s" not in never
 
 
-def test_catch_up_needs_a_workload_rate():
-    s = _with(_sample("redpaper-baseline"), run__mode="catch-up", run__initial_receive_queue_depth=1000)
-    with pytest.raises(ValueRangeError, match="workload.offered_rows_per_s"):
+def _finite_job(rate, depth: float, payload: float) -> dict:
+    s = _with(
+        _sample("redpaper-baseline"),
+        workload__offered_rows_per_s=rate,
+        run__mode="catch-up",
+        run__initial_receive_queue_depth=depth,
+        run__catch_up_payload_msgs=payload,
+    )
+    return predict_settings(s).metrics
+
+
+def test_a_catch_up_captures_as_fast_as_it_can_without_an_offered_rate():
+    m = _catch_up(None, 100_000)
+    assert m["capture_rows_per_s"] > m["apply_rows_per_s"]
+    assert m["backlog_growth_rows_per_s"] == pytest.approx(m["capture_rows_per_s"] - m["apply_rows_per_s"])
+    assert "catch_up_s" not in m
+
+
+def test_a_finite_catch_up_reports_when_capture_and_apply_finish_and_the_deepest_queue():
+    m = _finite_job(None, 0, 100_000)
+    rows = 100_000 * m["rows_per_msg"]
+    capture, apply = m["capture_rows_per_s"], m["apply_rows_per_s"]
+    assert capture > apply
+    assert m["catch_up_capture_s"] == pytest.approx(rows / capture)
+    assert m["catch_up_apply_s"] == m["elapsed_s"] == pytest.approx(rows / apply)
+    assert m["catch_up_peak_depth_msgs"] == pytest.approx(
+        (capture - apply) * rows / capture / m["rows_per_msg"]
+    )
+    assert not {"catch_up_s", "backlog_growth_rows_per_s"} & set(m)
+
+
+def test_a_finite_catch_up_slower_than_apply_ends_with_capture_and_peaks_at_its_backlog():
+    m = _finite_job(10_000, 1000, 100_000)
+    assert m["catch_up_apply_s"] == pytest.approx(m["catch_up_capture_s"])
+    assert m["catch_up_peak_depth_msgs"] == pytest.approx(1000)
+
+
+def test_a_catch_up_needs_a_backlog_or_a_payload():
+    s = _with(_sample("redpaper-baseline"), run__mode="catch-up", run__initial_receive_queue_depth=0)
+    with pytest.raises(ValueRangeError, match="run.initial_receive_queue_depth"):
         predict_settings(s)
 
 
