@@ -12,6 +12,7 @@ logged).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,8 +60,9 @@ def rr_commit_bytes(msg_bytes: float, k: Coefs) -> float:
 
 def _log_buffer(r) -> float:
     log = r["settings"].get("log") or {}
-    pages = log.get("LogBufferPages") if isinstance(log, dict) else None
-    pages = int(re.match(r"\d+", str(pages)).group()) if pages and re.match(r"\d+", str(pages)) else 4096
+    stated = log.get("LogBufferPages") if isinstance(log, dict) else None
+    digits = re.match(r"\d+", str(stated)) if stated else None
+    pages = int(digits.group()) if digits else 4096  # "4096 (best practice #6 ...)"; not stated: 4096
     return pages * LOG_PAGE_BYTES
 
 
@@ -270,6 +272,10 @@ _ZOS_LOG_METRICS = {
 }
 
 
+def _zos_log_mb_per_s(dual: bool, k: Coefs) -> float:
+    return zos.log_mb_per_s(dual, k)
+
+
 def _zos_log(r) -> list[Observation]:
     if "zos" not in r["tags"] or "log" not in r["tags"]:
         return []
@@ -282,7 +288,7 @@ def _zos_log(r) -> list[Observation]:
                     "z/OS log",
                     metric,
                     float(r["measured"][metric]),
-                    lambda k, d=dual: zos.log_mb_per_s(d, k),
+                    functools.partial(_zos_log_mb_per_s, dual),
                 )
             )
     if "qm_cpu_us_per_MB" in r["measured"]:

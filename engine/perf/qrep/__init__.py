@@ -452,7 +452,7 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
-    metrics.update(zos_mq_cpu.metrics(sol, c.mp_loss))
+    metrics.update(zos_mq_cpu.metrics(sol, c))
     metrics.update(sol.topology_metrics)
     metrics.update(_sql_comparison(inputs, c, sol))
     return Prediction.explained(

@@ -68,16 +68,17 @@ def _receiving(sol, mp_loss: float) -> tuple[float, float]:
     return qmgr * f, (receiver + svrconn) * f
 
 
-def metrics(sol, mp_loss: float) -> dict:
+def metrics(sol, coefficients) -> dict:
     """``zos_qmgr_cpu_us_per_msg``, ``zos_chinit_cpu_us_per_msg`` and their sum for a solved flow.
 
     Parameters
     ----------
     sol : Solution
         A steady-state solution (:func:`engine.perf.qrep.pipeline.solve`).
-    mp_loss : float
-        The coefficients' multiprocessor loss per extra CP.
+    coefficients : Coefficients
+        The coefficients the solution was solved with (their multiprocessor loss per extra CP).
     """
+    mp_loss = coefficients.mp_loss
     p = sol.inputs.platform
     qmgr = chinit = 0.0
     if not p.send_qm.distributed and sol.inputs.mode != "drain":
