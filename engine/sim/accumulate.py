@@ -136,6 +136,7 @@ class Accumulator:
         self.level_in: dict[str, np.ndarray] = {}
         self.level_out: dict[str, np.ndarray] = {}
         self.busy_int: dict[str, np.ndarray] = {}
+        self.busy_bins: dict[str, np.ndarray] = {}
         self.mins: dict[str, np.ndarray] = {}
         self.hist: dict[str, np.ndarray] = {}
         #: Pipeline time -> run time (:class:`engine.sim.stationary.TimeMap`); None: the same.
@@ -189,21 +190,45 @@ class Accumulator:
         acc += binned.sum_min(self.edges, weights)
 
     def busy(self, name: str, start, end, scale: float = 1.0, weights=None) -> None:
-        """Add ``scale`` (times ``weights``) times the overlap of intervals ``[start, end)`` with each bin."""
-        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
+        """Add ``scale`` (times ``weights``) times the overlap of intervals ``[start, end)`` with each bin.
+
+        Only the bins the intervals touch are written (a chunk of a long run touches a few).
+        """
+        acc = self.busy_bins.setdefault(name, np.zeros(self.nbins))
         if np.size(start) == 0:
             return
-        if weights is not None:
-            weights = np.broadcast_to(np.asarray(weights, dtype=float), np.shape(start))
-        start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-        acc += scale * (
-            Binned(self, self.real(end)).sum_min(self.edges, weights)
-            - Binned(self, self.real(start)).sum_min(self.edges, weights)
+        w = scale * (
+            np.ones(np.shape(start)) if weights is None else np.broadcast_to(weights, np.shape(start))
         )
+        start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+        self._add_overlaps(acc, self.real(start), self.real(end), w)
         if self.timemap is not None:
-            self._cut_at_stretches(self.timemap, acc, start, end, scale, weights)
+            self._cut_at_stretches(self.timemap, acc, start, end, w)
 
-    def _cut_at_stretches(self, timemap, acc, start, end, scale: float, weights) -> None:
+    def _add_overlaps(self, acc, start, end, w) -> None:
+        """``acc[k] += sum_j w_j |[start_j, end_j) & bin k|`` over the bins the intervals touch."""
+        s = np.clip(start, 0.0, self.duration)
+        e = np.clip(end, 0.0, self.duration)
+        keep = e > s
+        if not keep.any():
+            return
+        s, e, w = s[keep], e[keep], w[keep]
+        first = np.minimum((s / self.dt).astype(np.int64), self.nbins - 1)
+        last = np.minimum((e / self.dt).astype(np.int64), self.nbins - 1)
+        lo, n = int(first.min()), int(last.max() - first.min()) + 2
+        one = first == last
+        head = np.where(one, e, (first + 1) * self.dt) - s  # the part in the first bin
+        local = np.bincount(first - lo, w * head, minlength=n)
+        many = ~one
+        local += np.bincount(last[many] - lo, w[many] * (e[many] - last[many] * self.dt), minlength=n)
+        # whole bins between the first and the last: a difference array over the bins touched
+        steps = np.bincount(first[many] + 1 - lo, w[many], minlength=n) - np.bincount(
+            last[many] - lo, w[many], minlength=n
+        )
+        local += np.cumsum(steps) * self.dt
+        acc[lo : lo + n - 1] += local[: n - 1]
+
+    def _cut_at_stretches(self, timemap, acc, start, end, w) -> None:
         """Take out of busy intervals that cross a stretch of copied windows (of ``timemap``) the stretch itself."""
         at, gap_starts, gap_ends = timemap.gaps()
         first, last = np.searchsorted(at, (start.min(), end.max()))
@@ -211,11 +236,7 @@ class Accumulator:
             crossing = (start <= at_tau) & (end > at_tau)
             if crossing.any():
                 n = int(crossing.sum())
-                w = None if weights is None else weights[crossing]
-                acc -= scale * (
-                    Binned(self, np.full(n, gap_end)).sum_min(self.edges, w)
-                    - Binned(self, np.full(n, gap_start)).sum_min(self.edges, w)
-                )
+                self._add_overlaps(acc, np.full(n, gap_start), np.full(n, gap_end), -w[crossing])
 
     def oldest(self, name: str, commit, done) -> None:
         """Track, at each edge, the earliest ``commit`` among items with ``commit < edge <= done``.
@@ -271,8 +292,14 @@ class Accumulator:
         return np.cumsum(self.level_in.get(name, z)) - np.cumsum(self.level_out.get(name, z))
 
     def busy_per_bin(self, name: str) -> np.ndarray:
-        """Busy time in each bin, s."""
+        """Busy time in each bin (or area, for :meth:`area_in` and :meth:`area_out`), s."""
+        if name in self.busy_bins:
+            return self.busy_bins[name]
         return np.diff(self.busy_int.get(name, np.zeros(self.nbins + 1)))
+
+    def busy_names(self) -> list[str]:
+        """Names of the busy-time and area series."""
+        return list(self.busy_bins) + [n for n in self.busy_int if n not in self.busy_bins]
 
     def percentile_ms(self, name: str, q: float) -> float | None:
         """``q``-th percentile (0..100) of a histogram, ms (upper edge of its bin); None if empty."""

@@ -251,7 +251,7 @@ def _summary(
         return float(acc.series(name).sum() / n_app) if n_app else None
 
     util = {}
-    for name in list(acc.busy_int):
+    for name in acc.busy_names():
         if name.startswith("busy."):
             util[name[5:]] = float(acc.busy_per_bin(name).sum() / acc.duration)
     return {
@@ -318,7 +318,7 @@ def _timeseries(acc: Accumulator, cfg: PipelineConfig) -> dict:
         "qlatency_ms": np.where(n > 0, acc.series("lat_q_ms") / safe, 0.0),
         "apply_latency_ms": np.where(n > 0, acc.series("lat_apply_ms") / safe, 0.0),
     }
-    for name in acc.busy_int:
+    for name in acc.busy_names():
         if name.startswith("busy."):
             stage = name[5:] if name != "busy.apply" else "qapply"
             ts[f"{stage}.utilisation"] = acc.busy_per_bin(name) / dt

@@ -259,6 +259,7 @@ def fill_stretches(acc, stretches) -> None:
     dt = acc.dt
     levels = {name: acc.level_at_edges(name) for name in set(acc.level_in) | set(acc.level_out)}
     busy = {name: np.diff(v) for name, v in acc.busy_int.items()}
+    busy.update(acc.busy_bins)  # per bin already: filled in place
     for s in stretches:
         first, ref, per, copies = (
             round(s.start_s / dt),
@@ -300,5 +301,5 @@ def fill_stretches(acc, stretches) -> None:
                 lo = first + c * per
                 n = max(0, min(per, len(v) - lo))
                 v[lo : lo + n] = block[:n] + (lo - ref) * dt
-    for name, d in busy.items():
-        acc.busy_int[name] = np.concatenate(([acc.busy_int[name][0]], acc.busy_int[name][0] + np.cumsum(d)))
+    for name, v in acc.busy_int.items():
+        acc.busy_int[name] = np.concatenate(([v[0]], v[0] + np.cumsum(busy[name])))
