@@ -290,6 +290,82 @@ def _batch_channel_py(arr, work, count, batch_msgs, sync_s, free_s, state, start
     return first, prev_close
 
 
+def _commit_times_py(put, txns, maxtrans, interval_s, last_commit, final, out):
+    """Plain-Python body of :func:`commit_times` (numba compiles the same source).
+
+    Returns the number of messages whose commit is known and the last commit before them.
+    """
+    n = put.shape[0]
+    start = 0  # first message not yet committed
+    count = 0.0  # source transactions put since the last commit
+    deadline = math.inf
+    for i in range(n):
+        if count > 0.0 and put[i] > deadline:  # COMMIT_INTERVAL ran out before this put
+            for j in range(start, i):
+                out[j] = deadline
+            last_commit = deadline
+            start = i
+            count = 0.0
+        if count == 0.0:  # the timer's next tick after this put (it ticks every COMMIT_INTERVAL)
+            ticks = math.ceil((put[i] - last_commit) / interval_s)
+            deadline = last_commit + max(ticks, 1) * interval_s
+        count += txns[i]
+        if count >= maxtrans * (1.0 - 1e-12):  # the transaction limit: commit right after this put
+            for j in range(start, i + 1):
+                out[j] = put[i]
+            last_commit = put[i]
+            start = i + 1
+            count = 0.0
+    if final and start < n:
+        for j in range(start, n):
+            out[j] = deadline
+        start = n
+    return start, last_commit
+
+
+def commit_times(
+    put, txns, maxtrans: float, interval_s: float, last_commit_s: float, final: bool, python=False
+):
+    """When Q Capture's MQ commit makes each message visible (IBM's rule), s.
+
+    Q Capture commits what it has put every COMMIT_INTERVAL (a timer from the last commit), or
+    sooner, right after the put that brings the transactions since the last commit to
+    ``maxtrans`` (the transaction limit). A message put after the last commit of a chunk may
+    still be committed by the next chunk's puts, so unless ``final`` only the messages whose
+    commit is known get a time.
+
+    Parameters
+    ----------
+    put : array of float
+        MQPUT completion of each message (non-decreasing), s.
+    txns : array of float
+        Source transactions in each message.
+    maxtrans : float
+        Transactions per MQ commit (``inf``: none).
+    interval_s : float
+        COMMIT_INTERVAL, s.
+    last_commit_s : float
+        Time of the commit before the first message, s (0 at the start of a run).
+    final : bool
+        No puts follow: the last messages are committed at the timer's next tick.
+
+    Returns
+    -------
+    visible : numpy.ndarray
+        Commit time of each message (NaN for those not known yet).
+    known : int
+        Messages ``[:known]`` have their commit time; ``[known:]`` wait for the next puts.
+    last_commit_s : float
+        The last commit before message ``known``.
+    """
+    put = np.ascontiguousarray(put, dtype=float)
+    txns = np.ascontiguousarray(txns, dtype=float)
+    out = np.full(put.shape[0], np.nan)
+    fn = _commit_times_py if python else compiled_or_plain(_commit_times_py)
+    known, last = fn(put, txns, float(maxtrans), float(interval_s), float(last_commit_s), bool(final), out)
+    return out, int(known), float(last)
+
+
 _compiled = None
 _compiled_fifo = None
 
@@ -410,6 +486,7 @@ def _load_compiled_kernels() -> None:
     """Call each compiled kernel once on tiny inputs of the real types (loads numba's cache)."""
     z = np.zeros(1)
     fifo_departures(z, z)
+    commit_times(z, np.ones(1), 1.0, 1.0, 0.0, True)
     batch_channel(z, z, np.ones(1), BatchState(), 1.0, 0.0, 0.0, True)
     multi_server_memory(z, z, z, MultiServerState(1), 1.0)
     log_read_passes(z, z, 1.0, LogReadState(1.0))

@@ -1,13 +1,13 @@
 """Q Capture's log-read cycle: passes over the log separated by SLEEP_INTERVAL (compiled kernel).
 
 Q Capture's log reader reads everything the log holds, one transaction after another; when it
-reaches the end of the log it commits what it has put (:func:`engine.sim.pipeline.visible_times`)
-and sleeps SLEEP_INTERVAL, then starts the next pass (or sleeps again if nothing was committed
+reaches the end of the log it sleeps SLEEP_INTERVAL (its MQ commits follow COMMIT_INTERVAL and
+the transaction limit, :func:`engine.sim.kernels.commit_times`), then starts the next pass (or sleeps again if nothing was committed
 meanwhile). A pass therefore lasts as long as reading its transactions takes, and a
 transaction committed while a pass is under way is read in that pass when the reader gets to
 it. The cycle is SLEEP_INTERVAL plus the pass: ``SLEEP_INTERVAL / (1 - rho)`` on average for a
 reader busy ``rho`` of the time, so a busier reader groups more transactions per MQ commit and
-per channel batch. With an instantaneous reader the passes start on the grid
+per message. With an instantaneous reader the passes start on the grid
 ``k x SLEEP_INTERVAL``.
 
 The recursion is sequential (each pass starts a sleep after the previous one ends); it is

@@ -17,12 +17,12 @@ transaction at a time; tests check both agree):
    message; a transaction larger than MAX_MESSAGE_SIZE goes alone in ``ceil(bytes /
    MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``) serve the MQPUT; the
    put completes at their departure (CAPTURE_LATENCY ends here).
-3. **MQ commit** (:func:`visible_times`): Q Capture commits right after the last put of a
-   pass (it has reached the end of the log and sends what it has before it sleeps), right
-   after the put that brings the pass's transactions to a multiple of ``maxtrans_per_commit``
-   (a fitted coefficient of the steady-state engine), and at each COMMIT_INTERVAL boundary a
-   long pass crosses; it never waits for a group to fill. Messages are visible to the channel
-   from the commit on.
+3. **MQ commit** (:func:`engine.sim.kernels.commit_times`): as IBM documents it, Q Capture
+   commits what it has put every COMMIT_INTERVAL (a timer running from its last commit), or
+   sooner, right after the put that brings the source transactions since the last commit to
+   ``maxtrans_per_commit`` (the transaction limit, a fitted coefficient of the steady-state
+   engine); it never waits for a group to fill. Messages are visible to the channel from the
+   commit on; messages put after a chunk's last commit wait for the next chunk's puts.
 4. **Transmit queue and channel**: the channel takes messages FIFO in ``rows / capacity``
    minus its share of a batch's cost; a message put when the messages ahead of it already fill
    the buffer pool lives on the page set and is read at ``mq_pageset`` speed. With BATCHSZ
@@ -73,19 +73,12 @@ from engine.sim.kernels import (
     MultiServerState,
     QueueBuffer,
     batch_channel,
+    commit_times,
     fifo_departures,
     multi_server_memory,
 )
 from engine.sim.logread import LogReadState, log_read_passes
 from engine.sim.profiles import Transactions
-
-#: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
-COUNT_SLACK = 1e-9
-
-
-def ceil_grid(t, step: float):
-    """``t`` rounded up to a multiple of ``step`` (times already on the grid stay)."""
-    return np.ceil(np.asarray(t) / step) * step
 
 
 def service_multiplier(u, cv2: float):
@@ -110,50 +103,6 @@ def service_multiplier(u, cv2: float):
     v = np.where(first, u / p, (u - p) / (1.0 - p))
     mean = np.where(first, 0.5 / p, 0.5 / (1.0 - p))
     return -mean * np.log1p(-np.minimum(v, 1.0 - 1e-16))
-
-
-def visible_times(put, window, m_txns, maxtrans: float, commit_interval_s: float):
-    """When each message's MQ commit makes it visible (rule 3), s.
-
-    Q Capture commits what it has put at the end of each pass over the log (right after the
-    pass's last put, before it sleeps), right after the put that brings the pass's
-    transactions to a multiple of ``maxtrans``, and at every COMMIT_INTERVAL boundary a long
-    pass crosses between two puts; it never waits for a group to fill.
-
-    Parameters
-    ----------
-    put : array of float
-        MQPUT completion of each message (non-decreasing), s.
-    window : array of float
-        Log-read pass of each message (non-decreasing); all of a pass's messages are given.
-    m_txns : array of float
-        Source transactions in each message.
-    maxtrans : float
-        Transactions per MQ commit within a pass (``inf``: no limit).
-    commit_interval_s : float
-        COMMIT_INTERVAL, s.
-    """
-    n = len(put)
-    if n == 0:
-        return np.empty(0)
-    idx = np.arange(n)
-    last_in_window = np.ones(n, bool)
-    last_in_window[:-1] = window[1:] != window[:-1]
-    closes = np.zeros(n, bool)
-    if math.isfinite(maxtrans):
-        first = np.ones(n, bool)
-        first[1:] = window[1:] != window[:-1]
-        cum = np.cumsum(m_txns)
-        base = np.maximum.accumulate(np.where(first, cum - m_txns, -np.inf))
-        c = cum - base
-        closes = np.floor(c / maxtrans + COUNT_SLACK) > np.floor((c - m_txns) / maxtrans + COUNT_SLACK)
-    boundary = ceil_grid(put, commit_interval_s)
-    crosses = np.zeros(n, bool)
-    crosses[:-1] = boundary[:-1] < put[1:]  # a COMMIT_INTERVAL boundary passes before the next put
-    point = closes | last_in_window | crosses
-    at = np.where(closes | last_in_window, put, boundary)
-    nxt = np.minimum.accumulate(np.where(point, idx, n)[::-1])[::-1]
-    return at[nxt]
 
 
 def _split(t: dict, m: dict, k: int) -> tuple[tuple[dict, dict], tuple[dict, dict]]:
@@ -223,6 +172,8 @@ class QrepPipeline:
         self.apply_state = MultiServerState(cfg.apply_servers)
         self.held_tx: Transactions | None = None  # the last log-read pass of the previous chunk
         self.log_state = LogReadState(cfg.sleep_interval_s)
+        self.uncommitted: tuple[dict, dict] | None = None  # put since Q Capture's last MQ commit
+        self.last_commit_s = 0.0  # Q Capture's last MQ commit (its COMMIT_INTERVAL timer runs from it)
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
@@ -317,7 +268,6 @@ class QrepPipeline:
             "m_txns": m_txns.astype(float),
             "m_msgs": np.maximum(1.0, np.ceil(m_bytes / cfg.max_message_bytes)),
             "m_ready": t["cap_dep"][ends],
-            "m_window": window[starts],
             "m_u": t["u"][starts],
             "m_v": t["v"][starts],
         }
@@ -333,9 +283,30 @@ class QrepPipeline:
             self.put_last[k] = float(dep[-1])
             arr = dep
         m["put"] = arr
-        m["visible"] = visible_times(
-            arr, m["m_window"], m["m_txns"], self.cfg.maxtrans_per_commit, self.cfg.commit_interval_s
+
+    def _mq_commit(self, t: dict, m: dict, final: bool) -> tuple[dict, dict]:
+        """Rule 3: each message's MQ commit (``visible``); messages put since the last commit
+        that the next chunk's puts may still commit are held for it (all are committed when
+        ``final``). Returns the messages with their commit and their transactions."""
+        tm = _join(self.uncommitted, (t, m) if m else None)
+        self.uncommitted = None
+        if tm is None:
+            return t, m
+        t, m = tm
+        m.pop("visible", None)
+        visible, known, self.last_commit_s = commit_times(
+            m["put"],
+            m["m_txns"],
+            self.cfg.maxtrans_per_commit,
+            self.cfg.commit_interval_s,
+            self.last_commit_s,
+            final,
+            self.python_kernel,
         )
+        m["visible"] = visible
+        if known < len(visible):
+            (t, m), self.uncommitted = _split(t, m, known)
+        return t, m
 
     def channel_work(self, m_rows, m_msgs, pageset):
         """Time to get and send each message (s): its rows at channel (or page-set) speed less its
@@ -513,7 +484,6 @@ class QrepPipeline:
             "ch_start": z,
             "ch_dep": z,
             "recv": z,
-            "m_window": z,
             "m_u": np.full(n_msgs, 0.5),
         }
         share = cfg.dependent_share
@@ -543,10 +513,12 @@ class QrepPipeline:
         t = self._capture(tx, read_pass, arrive)
         busy = dict(self.capture_busy) if len(tx) else {}
         t, m = self._group(t)
-        out: list[ChunkResult] = []
-        now = None
         if m:
             self._put(m, busy)
+        t, m = self._mq_commit(t, m, final)
+        out: list[ChunkResult] = []
+        now = None
+        if m and len(m["m_rows"]):
             k, prev = self._channel(m, busy, final)
             ended = None
             if self.pending is not None and prev is not None:  # the batch open before this chunk ended

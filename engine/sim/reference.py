@@ -13,13 +13,14 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from engine.sim.config import PipelineConfig
 from engine.sim.events import Warp
+from engine.sim.kernels import commit_times
 
 #: A transaction spilled by Q Capture (larger than MEMORY_LIMIT) passes its first stage twice.
 SPILL_PASSES = 2
-#: Slack when counting transactions against ``maxtrans_per_commit`` (float sums of counts).
-ROUNDING = 1e-9
 #: Least share of a message's channel time left after taking out its share of a batch's cost.
 BATCH_WORK_FLOOR = 0.1
 
@@ -45,7 +46,6 @@ class _Messages:
     rows: list = field(default_factory=list)
     nbytes: list = field(default_factory=list)
     msgs: list = field(default_factory=list)
-    window: list = field(default_factory=list)
     txns: list = field(default_factory=list)
     put: list = field(default_factory=list)
 
@@ -116,35 +116,23 @@ def _put_messages(cfg: PipelineConfig, rows, cap_dep, read_pass, groups) -> _Mes
         m.rows.append(r)
         m.nbytes.append(r * cfg.bytes_per_row)
         m.msgs.append(max(1.0, math.ceil(m.nbytes[-1] / cfg.max_message_bytes)))
-        m.window.append(read_pass[g[0]])
         m.txns.append(len(g))
     return m
 
 
 def _visible_times(cfg: PipelineConfig, m: _Messages) -> list[float]:
-    """Rule 3: the MQ commit that makes each message visible (end of pass, maxtrans, COMMIT_INTERVAL), s."""
-    visible = [0.0] * len(m)
-    waiting: list[int] = []  # messages put since the last MQ commit
-    in_pass = 0
-    per_commit = cfg.maxtrans_per_commit
-    for j in range(len(m)):
-        if j == 0 or m.window[j] != m.window[j - 1]:
-            in_pass = 0
-        before = in_pass
-        in_pass += m.txns[j]
-        waiting.append(j)
-        end_of_pass = j == len(m) - 1 or m.window[j + 1] != m.window[j]
-        closes = math.isfinite(per_commit) and math.floor(in_pass / per_commit + ROUNDING) > math.floor(
-            before / per_commit + ROUNDING
-        )
-        boundary = math.ceil(m.put[j] / cfg.commit_interval_s) * cfg.commit_interval_s
-        crosses = j < len(m) - 1 and boundary < m.put[j + 1]
-        if closes or end_of_pass or crosses:
-            at = m.put[j] if closes or end_of_pass else boundary
-            for i in waiting:
-                visible[i] = at
-            waiting = []
-    return visible
+    """Rule 3: the MQ commit that makes each message visible (COMMIT_INTERVAL timer or the transaction
+    limit), s: the same rule as the pipeline's, one message after the other over the whole run."""
+    visible, _, _ = commit_times(
+        np.array(m.put),
+        np.array(m.txns, dtype=float),
+        cfg.maxtrans_per_commit,
+        cfg.commit_interval_s,
+        0.0,
+        True,
+        python=True,
+    )
+    return visible.tolist()
 
 
 class _ChannelLoop:

@@ -221,8 +221,8 @@ def test_dependent_transactions_wait_for_the_one_before_and_raise_apply_latency(
     # the same transactions and the same work reach Q Apply
     np.testing.assert_array_equal(base.trace["recv"], dep.trace["recv"])
     lat0, lat1 = base.summary["apply_latency_ms"], dep.summary["apply_latency_ms"]
-    # (+16% here: the base already holds the wait of the commit groups' bursts at the agents)
-    assert lat1 > 1.1 * lat0, (lat0, lat1)
+    # (+4% here: the base already holds the wait of each COMMIT_INTERVAL's burst at the agents)
+    assert lat1 > 1.03 * lat0, (lat0, lat1)
     # the waits do not hold up the others: below capacity the throughput is what is offered
     assert dep.summary["throughput_rows_per_s"] == pytest.approx(
         base.summary["throughput_rows_per_s"], rel=0.01
