@@ -63,6 +63,9 @@ def register(sub) -> None:
         "one row per interval and metric, held-out ones marked: to overlay them in a chart",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress bar on stderr (there is one only on a terminal)"
+    )
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
@@ -100,6 +103,7 @@ def _export(path: str, model, settings: dict, result) -> None:
 def run(args) -> int:
     from engine.calibrate.fit import engine_fit_model, fit_sample, sample_intervals
     from engine.io import projectfile
+    from engine.progress import Progress
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
@@ -115,7 +119,19 @@ def run(args) -> int:
         sample = sample_intervals(store, project_name, *spacing)
     only = [x.strip() for x in args.only.split(",")] if args.only else None
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
-    result = fit_sample(model, settings, sample, only, metrics, budget_s=args.budget_s or FIT_BUDGET_S)
+    bar = Progress(100, enabled=not args.quiet and sys.stderr.isatty(), label="fit", unit=" %")
+    try:
+        result = fit_sample(
+            model,
+            settings,
+            sample,
+            only,
+            metrics,
+            budget_s=args.budget_s or FIT_BUDGET_S,
+            progress=lambda share, _text: bar.update_to(100 * share),
+        )
+    finally:
+        bar.close()
     if args.export:
         _export(args.export, model, settings, result)
     with open_store(args) as store:

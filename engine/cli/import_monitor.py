@@ -14,6 +14,8 @@ nothing of the import is left in the store.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 
 from engine.cli.runs import add_db_options, open_store, require_writable_store
@@ -51,6 +53,9 @@ def register(sub) -> None:
         help="the column order of every monitor FILE (overrides a header or the release layout)",
     )
     p.add_argument("--json", action="store_true", help="print what was imported as JSON")
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress bar on stderr (there is one only on a terminal)"
+    )
     p.set_defaults(func=run)
 
 
@@ -88,8 +93,18 @@ def _when(t) -> str:
     return t.isoformat(sep=" ", timespec="microseconds" if t.microsecond else "seconds")
 
 
+def _kilobytes(files) -> float:
+    """The files' size in kB (what the progress bar counts); an unreadable file counts 0 (its import says why)."""
+    total = 0
+    for f in files:
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(f)
+    return total / 1e3
+
+
 def run(args) -> int:
     from engine.monitor.importer import import_files
+    from engine.progress import Progress
 
     project_name = ""
     if args.project:
@@ -97,15 +112,26 @@ def run(args) -> int:
 
         project_name = projectfile.load(args.project).name
     require_writable_store(args)
+    bar = Progress(
+        max(_kilobytes(args.files), 1.0),
+        enabled=not args.quiet and sys.stderr.isatty(),
+        label="import-monitor",
+        unit=" kB",
+    )
     with open_store(args) as store:
-        imported = import_files(
-            store,
-            args.files,
-            project_name,
-            release=args.release,
-            columns=args.columns,
-            platform=args.platform,
-        )
+        try:
+            imported = import_files(
+                store,
+                args.files,
+                project_name,
+                release=args.release,
+                columns=args.columns,
+                platform=args.platform,
+                progress=lambda share, _text: bar.update_to(share * bar.total),
+            )
+            bar.update_to(bar.total)
+        finally:
+            bar.close()
         done = [_summary(i, pf) for i, pf in imported]
     if args.json:
         jsonout.dump({"db": str(store.path), "project": project_name, "imports": done}, sys.stdout, indent=1)

@@ -20,7 +20,6 @@ project's description for the user to fill in.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -98,7 +97,7 @@ def read_control_table(
     """
     path = str(path)
     raw = read_raw(path, _known_columns())
-    name = _table_from_name(path) or (raw.header and _table_from_header(raw.header))
+    name = _table_from_name(path) or (_table_from_header(raw.header) if raw.header else None)
     if raw.header is not None:
         names = raw.header
         if name is None:
@@ -113,18 +112,18 @@ def read_control_table(
             names = parameter_layout(TableSpec(name, None, ()), len(raw.first[1]), release, where)
         else:
             tables = (name,) if name else CONFIG_TABLES[2:]
-            name, names, _ = match_layout(
+            found, names, _ = match_layout(
                 tables, raw.sample(20), release=release, platform=platform, where=where
             )
-    with closing(raw.rows()) as rows:
-        out = []
-        for line, fields in islice(rows, MAX_ROWS):
-            if len(fields) != len(names):
-                raise MonitorImportError(
-                    f"{path}:{line}: {len(fields)} fields but {name} has {len(names)} columns"
-                )
-            out.append({column_name(n): (None if is_null(v) else v) for n, v in zip(names, fields)})
-    return ControlTable(name, path, tuple(out))
+            name = str(found)
+    out = []
+    for line, fields in islice(raw.rows(), MAX_ROWS):
+        if len(fields) != len(names):
+            raise MonitorImportError(
+                f"{path}:{line}: {len(fields)} fields but {name} has {len(names)} columns"
+            )
+        out.append({column_name(n): (None if is_null(v) else v) for n, v in zip(names, fields)})
+    return ControlTable(str(name), path, tuple(out))
 
 
 def _value(spec, text: str | None, where: str):

@@ -97,8 +97,7 @@ class RawTable:
 
     def sample(self, n: int) -> list[list[str]]:
         """The fields of the first ``n`` data rows (fewer in a shorter file)."""
-        with closing(self.rows()) as rows:
-            return [fields for _, fields in islice(rows, n)]
+        return [fields for _, fields in islice(self.rows(), n)]
 
     def batches(self, size: int) -> Iterator[list[tuple[int, list[str]]]]:
         """:meth:`rows` in lists of at most ``size`` rows."""

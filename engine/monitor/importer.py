@@ -206,6 +206,7 @@ def _table_of(
         platform=platform,
         where=f"{path}:{raw.first[0]}",
     )
+    assert isinstance(table, TableSpec)  # the candidates were specs
     return table
 
 

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
 from engine.monitor.values import NULLS
 
@@ -67,8 +68,8 @@ class Result:
 
     n_rows: int
     kinds: dict
-    first_time: object
-    last_time: object
+    first_time: datetime | None
+    last_time: datetime | None
 
 
 def _q(name: str) -> str:
@@ -198,11 +199,13 @@ class _Poll:
     """Reports DuckDB's progress of the running query as a share of one pass, from a thread."""
 
     def __init__(self, con, report: Callable[[float], None] | None):
-        self.con, self.report, self.done = con, report, threading.Event()
+        self.con, self.done = con, threading.Event()
+        self.report: Callable[[float], None] = report or (lambda share: None)
+        self.polls = report is not None
         self.share = 0.0
 
     def __enter__(self):
-        if self.report is not None:
+        if self.polls:
             self.thread = threading.Thread(target=self._run, daemon=True)
             self.thread.start()
         return self
@@ -216,7 +219,7 @@ class _Poll:
 
     def __exit__(self, exc_type, *exc):
         self.done.set()
-        if self.report is not None:
+        if self.polls:
             self.thread.join()
             if exc_type is None:
                 self.report(1.0)
@@ -233,7 +236,9 @@ def _kinds(plan: Plan, con, source: str, report) -> dict:
     Columns the layouts list take their type; another column is a number (a timestamp) when
     all its values are, counted in one pass over the file.
     """
-    kinds = {n: "number" for n in plan.numeric} | {n: "time" for n in plan.times}
+    kinds: dict[str, str | None] = {}
+    kinds.update({n: "number" for n in plan.numeric})
+    kinds.update({n: "time" for n in plan.times})
     if not plan.other:
         return kinds
     parts = [
@@ -256,7 +261,7 @@ def _cells_sql(plan: Plan, kinds: dict, source: str, first_line: int) -> str:
     nan = "'NaN'::DOUBLE"
     picks = []
     for i, name in enumerate(plan.names):
-        kind = kinds.get(name)
+        kind = kinds.get(name) or ""
         value = {"number": f"TRY_CAST(c{i} AS DOUBLE)", "time": f"epoch_us({plan.time(i)}) / 1e6"}.get(kind)
         if value:
             picks.append(f"CASE WHEN c{i} IS NOT NULL THEN coalesce({value}, {nan}) END AS {_q(name)}")
