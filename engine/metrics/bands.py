@@ -40,6 +40,7 @@ from statistics import NormalDist
 
 from engine.errors import QrtuneError
 from engine.io.packagedata import asset_path
+from engine.metrics import catalog
 from engine.metrics.catalog import is_share_pct
 from engine.perf import predictor
 from engine.perf.coeffload import CoefficientsError, load
@@ -351,13 +352,15 @@ def overall(per_metric: dict) -> MetricCoverage:
     )
 
 
-def metric_class(metric: str) -> str:
-    """Pooling class of a metric: ``rate``, ``latency``, ``cpu`` or ``other``."""
-    if "cpu" in metric or metric.endswith("_busy_pct"):
+def metric_class(metric: str, kind: str | None = None) -> str:
+    """Pooling class of a metric from its catalogue entry: ``cpu`` (its group), ``rate`` (a unit per
+    second), ``latency`` (a time) or ``other``."""
+    entry = catalog.info(metric, kind)
+    if entry.group == "cpu":
         return "cpu"
-    if metric.endswith(("_per_s", "_mb_per_s")) or metric in ("throughput", "tps"):
+    if entry.unit.endswith("/s"):
         return "rate"
-    if metric.endswith(("_ms", "_us", "_s")):
+    if entry.unit in ("ms", "us", "s"):
         return "latency"
     return "other"
 
@@ -418,20 +421,20 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
     for kind, metrics in sorted(res.items()):
         pooled = {}
         for metric, xs in metrics.items():
-            pooled.setdefault(metric_class(metric), []).extend(xs)
+            pooled.setdefault(metric_class(metric, kind), []).extend(xs)
         kinds[kind] = {}
         for metric, xs in sorted(metrics.items()):
             others = [
                 x
                 for m, ys in metrics.items()
-                if m != metric and metric_class(m) == metric_class(metric)
+                if m != metric and metric_class(m, kind) == metric_class(metric, kind)
                 for x in ys
             ]
             f = _factor(xs, others, coverage)
             kinds[kind][metric] = {
                 "factor": f,
                 "n": len(xs),
-                "class": metric_class(metric),
+                "class": metric_class(metric, kind),
                 "pooled": len(xs) < MIN_N,
             }
             inside = sum(1 for x in xs if x <= math.log(f) + 1e-12)

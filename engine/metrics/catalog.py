@@ -10,8 +10,8 @@ of 1.2e6 ms reads ``20 min``).
 
 Per-system (``system1_...``), per-event (``event1_...``), percentile (``..._p95_ms``) and
 per-stage utilisation (``{stage}_utilisation_pct``) metrics are derived from their base
-entry. Names the catalogue does not know get a label made from the key and the
-direction of :func:`engine.metrics.direction.better_direction`.
+entry. Every metric an engine emits has an entry; a name the catalogue does not know (a column
+of an imported monitor table) is shown with a label made from its key, no unit and no direction.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import math
 import re
 from dataclasses import dataclass
 
-from engine.metrics import direction as metric_direction
 from engine.metrics.stages import stage_label
 
 
@@ -344,6 +343,33 @@ _ENTRIES = {
     "sql_max_rows_per_s": ("SQL Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_max_rows_per_s": ("Q Replication maximum", "rows/s", _UP, "throughput", "", ""),
     "qrep_to_sql_throughput_ratio": ("Q / SQL Replication most rows/s", "x", _UP, "throughput", "", ""),
+    # MQ mover: the costs of one message per task (seed 003's MQ V8 measurements) and the pool's sizes
+    "putter_cpu_us_per_msg": ("Putter CPU per message", "us", _DOWN, "cpu", "", "MQPUT and MQCMIT CPU"),
+    "putter_elapsed_us_per_msg": ("Putter elapsed per message", "us", _DOWN, "time", "", ""),
+    "adaptor_cpu_us_per_msg": ("Channel adaptor CPU per message", "us", _DOWN, "cpu", "", "The MQGET"),
+    "adaptor_elapsed_us_per_msg": ("Channel adaptor elapsed per message", "us", _DOWN, "time", "", ""),
+    "dispatcher_cpu_us_per_msg": ("Channel dispatcher CPU per message", "us", _DOWN, "cpu", "", ""),
+    "dispatcher_elapsed_us_per_msg": ("Channel dispatcher elapsed per message", "us", _DOWN, "time", "", ""),
+    "dwp_cpu_us_per_msg": ("DWP CPU per message", "us", _DOWN, "cpu", "", "The deferred write processor"),
+    "total_cpu_us_per_msg": ("Total CPU per message", "us", _DOWN, "cpu", "", "Every task's CPU"),
+    "total_elapsed_us_per_msg": ("Total elapsed per message", "us", _DOWN, "time", "", ""),
+    "putter_done_s": ("Putter finished after", "s", _DOWN, "time", "", ""),
+    "backlog_depth_msgs": ("Standing backlog depth", "messages", _DOWN, "backlog", "", ""),
+    "get_rate_from_bufferpool_msgs_per_s": (
+        "Get rate from the buffer pool",
+        "msgs/s",
+        _UP,
+        "throughput",
+        "",
+        "",
+    ),
+    "get_rate_from_pageset_msgs_per_s": ("Get rate from the page set", "msgs/s", _UP, "throughput", "", ""),
+    "capacity_msgs": ("Messages the buffer pool holds", "messages", _UP, "storage", "", ""),
+    "dwp_start_depth_msgs": ("Depth at which the DWP starts", "messages", _UP, "storage", "", ""),
+    "pages_per_msg": ("Pages per message", "4 KB pages", _NONE, "mq", "", ""),
+    "storage_per_connection_kb": ("Queue manager storage per connection", "KB", _DOWN, "storage", "", ""),
+    "csa_per_connection_kb": ("CSA per connection", "KB", _DOWN, "storage", "", ""),
+    "channel_storage_kb": ("Channel initiator storage for the messages", "KB", _DOWN, "storage", "", ""),
     # DB2 V8 migration (engine.perf.db2v8): DBM1 storage below the 2 GB bar
     "relief_mb": (
         "DBM1 storage relief",
@@ -354,6 +380,49 @@ _ENTRIES = {
         "DBM1 storage V7 used that V8 frees (Db2 storage MB: 1 MB = 2^20 bytes)",
     ),
     "relief_pct": ("DBM1 storage relief, share of V7", "%", _UP, "storage", "", ""),
+    "v7_total_mb": ("V7 DBM1 storage below the bar", "MB", _DOWN, "storage", "", ""),
+    "v8_estimated_total_mb": ("V8 DBM1 storage below the bar", "MB", _DOWN, "storage", "", "The estimate"),
+    "dbm1_region_mb": ("DBM1 region", "MB", _NONE, "storage", "", "The extended region, else the 2 GB bar"),
+    "v7_headroom_mb": ("V7 headroom below the bar", "MB", _UP, "storage", "", ""),
+    "v8_headroom_mb": ("V8 headroom below the bar", "MB", _UP, "storage", "", ""),
+    "v8_cpu_change_low_pct": (
+        "V8 CPU change, low end",
+        "%",
+        _DOWN,
+        "cpu",
+        "",
+        "Against V7, by workload type",
+    ),
+    "v8_cpu_change_high_pct": (
+        "V8 CPU change, high end",
+        "%",
+        _DOWN,
+        "cpu",
+        "",
+        "Against V7, by workload type",
+    ),
+    "v8_db2_cpu_ms_per_txn": ("V8 Db2 CPU per transaction", "ms", _DOWN, "cpu", "", ""),
+    "catalog_migration_min": ("Catalog migration time", "min", _DOWN, "time", "", ""),
+}
+
+#: The parts of DBM1 storage below the 2 GB bar, as the DB2 V8 seed's "Customer 1" table names them.
+DBM1_PARTS = {
+    "virtual_pool": "Virtual pool",
+    "buffer_control_block": "Buffer control block",
+    "dataspace_lookaside_buffer": "Dataspace lookaside buffer",
+    "castout_buffer": "Castout buffer",
+    "edm_pool": "EDM pool",
+    "compression_dictionary": "Compression dictionary",
+    "system_agents": "System agents",
+    "user_threads": "User threads",
+    "rds_op_pool": "RDS OP pool",
+    "rid_pool": "RID pool",
+    "dsc_control_block": "DSC control block",
+    "trace_table": "Trace table",
+    "stack_storage": "Stack storage",
+    "local_dynamic_statement_cache": "Local dynamic statement cache",
+    "local_dsc": "Local dynamic statement cache",
+    "dynamic_statement_cache": "Local dynamic statement cache",
 }
 
 #: Entries that differ by engine kind: a Db2 Mirror pair's transactions are the application's,
@@ -384,21 +453,7 @@ _SQL = re.compile(r"^(sql)_(.+)$")
 _EVENT = re.compile(r"^event(\d+)_(.+)$")
 _PERCENTILE = re.compile(r"^(.+)_(p\d+)_ms$")
 _UTILISATION = re.compile(r"^(.+)_utilisation_pct$")
-_UNIT_SUFFIX = {
-    "_ms": "ms",
-    "_us": "us",
-    "_s": "s",
-    "_pct": "%",
-    "_mb": "MB",
-    "_kb": "KB",
-    "_min": "min",
-    "_rows_per_s": "rows/s",
-    "_msgs_per_s": "msgs/s",
-    "_us_per_row": "us/row",
-    "_msgs": "messages",
-    "_rows": "rows",
-    "_bytes": "bytes",
-}
+_DBM1_PART = re.compile(r"^v8_(.+)_mb$")
 
 
 #: Words of a metric key that IBM writes in capitals (Db2 storage pools, MQ and z/OS names).
@@ -424,19 +479,15 @@ _ACRONYMS = frozenset(
 )
 
 
-def _plain(name: str) -> tuple[str, str]:
-    """A label and unit made from an unknown key (``v8_edm_pool_mb`` -> ``V8 EDM pool``, ``MB``)."""
-    unit = ""
-    for suffix, u in sorted(_UNIT_SUFFIX.items(), key=lambda kv: -len(kv[0])):
-        if name.endswith(suffix):
-            name, unit = name[: -len(suffix)], u
-            break
+def _plain(name: str) -> str:
+    """A label made from a key the catalogue does not know (``buffer_pool_id`` -> ``Buffer pool id``)."""
     text = " ".join(w.upper() if w in _ACRONYMS else w for w in name.split("_"))
-    return text[:1].upper() + text[1:], unit
+    return text[:1].upper() + text[1:]
 
 
-def info(name: str, kind: str | None = None) -> MetricInfo:
-    """The catalogue entry of ``name`` (derived for per-system, per-event, percentile and stage metrics).
+def lookup(name: str, kind: str | None = None) -> MetricInfo | None:
+    """The catalogue entry of ``name`` (derived for per-system, per-event, percentile, stage and DBM1
+    part metrics), or None when the catalogue does not know it.
 
     Parameters
     ----------
@@ -448,8 +499,7 @@ def info(name: str, kind: str | None = None) -> MetricInfo:
 
     Returns
     -------
-    MetricInfo
-        Never raises: an unknown key gets a label made from it.
+    MetricInfo or None
     """
     if name in _KIND_ENTRIES.get(kind, {}):
         return MetricInfo(name, *_KIND_ENTRIES[kind][name])
@@ -457,7 +507,7 @@ def info(name: str, kind: str | None = None) -> MetricInfo:
         return MetricInfo(name, *_ENTRIES[name])
     for pattern, prefix in ((_SYSTEM, "System {}: "), (_EVENT, "Event {}: "), (_SQL, "SQL Replication: ")):
         m = pattern.match(name)
-        if m:
+        if m and lookup(m.group(2)) is not None:
             base = info(m.group(2))
             return MetricInfo(
                 name,
@@ -477,8 +527,22 @@ def info(name: str, kind: str | None = None) -> MetricInfo:
     m = _UTILISATION.match(name)
     if m:
         return MetricInfo(name, f"{stage_label(m.group(1))} utilisation", "%", _NONE, "utilisation", "", "")
-    text, unit = _plain(name)
-    return MetricInfo(name, text, unit, metric_direction.better_direction(name), "other")
+    m = _DBM1_PART.match(name)
+    if m and m.group(1) in DBM1_PARTS:
+        return MetricInfo(
+            name, f"V8 {DBM1_PARTS[m.group(1)]}", "MB", _DOWN, "storage", "", "Estimated for V8"
+        )
+    return None
+
+
+def info(name: str, kind: str | None = None) -> MetricInfo:
+    """The catalogue entry of ``name`` (:func:`lookup`); a name it does not know (a monitor column a
+    view shows as read) is labelled with the key itself, without a unit or a better direction.
+
+    Every metric an engine emits is in the catalogue (tests/engine/metrics/test_catalog_complete.py).
+    """
+    found = lookup(name, kind)
+    return found if found is not None else MetricInfo(name, _plain(name), "", _NONE, "other")
 
 
 def label(name: str, kind: str | None = None) -> str:

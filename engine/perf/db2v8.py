@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import FieldError, require_nonnegative
+from engine.metrics.catalog import DBM1_PARTS
 from engine.perf.coeffload import load
 from engine.perf.result import Prediction
 from engine.settings import SettingsReader, unused_settings
@@ -43,26 +44,6 @@ SKIP = {"total"}
 
 #: The 2 GB bar of 31-bit addressing, in MB: what DBM1 storage below the bar can never exceed.
 BAR_MB = 2048.0
-
-#: Display names of the V7 DBM1 parts, as the seed's "Customer 1" table writes them.
-PART_LABELS = {
-    "virtual_pool": "Virtual pool",
-    "buffer_control_block": "Buffer control block",
-    "dataspace_lookaside_buffer": "Dataspace lookaside buffer",
-    "castout_buffer": "Castout buffer",
-    "edm_pool": "EDM pool",
-    "compression_dictionary": "Compression dictionary",
-    "system_agents": "System agents",
-    "user_threads": "User threads",
-    "rds_op_pool": "RDS OP pool",
-    "rid_pool": "RID pool",
-    "dsc_control_block": "DSC control block",
-    "trace_table": "Trace table",
-    "stack_storage": "Stack storage",
-    "local_dynamic_statement_cache": "Local dynamic statement cache",
-    "local_dsc": "Local dynamic statement cache",
-    "dynamic_statement_cache": "Local dynamic statement cache",
-}
 
 
 def _coeffs() -> dict:
@@ -96,7 +77,7 @@ def estimate_dbm1(v7_mb: dict, user_thread_growth: float | None = None) -> dict:
 
 def part_label(name: str) -> str:
     """Display name of a V7 breakdown key (``rid_pool`` -> ``RID pool``); unknown keys read as words."""
-    return PART_LABELS.get(name, name.replace("_", " ").capitalize())
+    return DBM1_PARTS.get(name, name.replace("_", " ").capitalize())
 
 
 def moves_above_bar(name: str) -> bool:

@@ -32,7 +32,7 @@ def test_derived_names_follow_their_base_entry():
     assert label("end2end_latency_p95_ms") == "END2END_LATENCY p95"
     assert label("event1_catch_up_s") == "Event 1: Catch-up time"
     assert info("qapply_agents_utilisation_pct").unit == "%"
-    assert label("some_new_figure_ms") == "Some new figure" and info("some_new_figure_ms").unit == "ms"
+    assert label("some_new_figure_ms") == "Some new figure ms" and info("some_new_figure_ms").unit == ""
 
 
 def test_units_scale_by_magnitude():
@@ -158,7 +158,7 @@ def test_a_db2_mirror_report_uses_no_q_replication_names():
         ("v8_edm_pool_mb", "V8 EDM pool"),
         ("v8_rds_op_pool_mb", "V8 RDS OP pool"),
         ("dbm1_region_mb", "DBM1 region"),
-        ("dwp_cpu_us_per_msg", "DWP CPU us per msg"),
+        ("dwp_cpu_us_per_msg", "DWP CPU per message"),
         ("csa_per_connection_kb", "CSA per connection"),
         ("relief_mb", "DBM1 storage relief"),
         ("relief_pct", "DBM1 storage relief, share of V7"),
