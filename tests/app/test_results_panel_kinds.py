@@ -48,7 +48,8 @@ def test_engines_without_stages_show_their_main_metrics(qtbot):
     # an engine without stages and without a layout of its own (DB2 V8 and the mover have theirs)
     panel.show_prediction(Prediction("some-sizing-engine", metrics, units, (), None, (), "v8-1"))
     assert panel.latency_stack.currentWidget() is panel.stage_time_chart
-    assert panel.stage_time_chart.categories[0] == "V7 total"  # the catalogue label of v7_total_mb
+    # the catalogue label of v7_total_mb
+    assert panel.stage_time_chart.categories[0] == "V7 DBM1 storage below the bar"
     assert main_unit_metrics({"a": 1.0, "b": 2.0}, {"a": "MB", "b": "MB"}) == ("", [])
 
 
