@@ -380,11 +380,25 @@ _ENTRIES = {
         "DBM1 storage V7 used that V8 frees (Db2 storage MB: 1 MB = 2^20 bytes)",
     ),
     "relief_pct": ("DBM1 storage relief, share of V7", "%", _UP, "storage", "", ""),
-    "v7_total_mb": ("V7 DBM1 storage below the bar", "MB", _DOWN, "storage", "", ""),
-    "v8_estimated_total_mb": ("V8 DBM1 storage below the bar", "MB", _DOWN, "storage", "", "The estimate"),
-    "dbm1_region_mb": ("DBM1 region", "MB", _NONE, "storage", "", "The extended region, else the 2 GB bar"),
-    "v7_headroom_mb": ("V7 headroom below the bar", "MB", _UP, "storage", "", ""),
-    "v8_headroom_mb": ("V8 headroom below the bar", "MB", _UP, "storage", "", ""),
+    "v7_total_mb": ("V7 DBM1 storage below the bar", "MB", _DOWN, "storage", "", "1 MB = 2^20 bytes"),
+    "v8_estimated_total_mb": (
+        "V8 DBM1 storage below the bar",
+        "MB",
+        _DOWN,
+        "storage",
+        "",
+        "The estimate (1 MB = 2^20 bytes)",
+    ),
+    "dbm1_region_mb": (
+        "DBM1 region",
+        "MB",
+        _NONE,
+        "storage",
+        "",
+        "The extended region, else the 2 GB bar (1 MB = 2^20 bytes)",
+    ),
+    "v7_headroom_mb": ("V7 headroom below the bar", "MB", _UP, "storage", "", "1 MB = 2^20 bytes"),
+    "v8_headroom_mb": ("V8 headroom below the bar", "MB", _UP, "storage", "", "1 MB = 2^20 bytes"),
     "v8_cpu_change_low_pct": (
         "V8 CPU change, low end",
         "%",
@@ -530,7 +544,13 @@ def lookup(name: str, kind: str | None = None) -> MetricInfo | None:
     m = _DBM1_PART.match(name)
     if m and m.group(1) in DBM1_PARTS:
         return MetricInfo(
-            name, f"V8 {DBM1_PARTS[m.group(1)]}", "MB", _DOWN, "storage", "", "Estimated for V8"
+            name,
+            f"V8 {DBM1_PARTS[m.group(1)]}",
+            "MB",
+            _DOWN,
+            "storage",
+            "",
+            "Estimated for V8 (1 MB = 2^20 bytes)",
         )
     return None
 
