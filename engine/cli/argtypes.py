@@ -42,7 +42,7 @@ def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{value} is not allowed; expected an integer {allowed}")
         return value
 
-    parse.allowed = allowed
+    parse.allowed, parse.minimum, parse.maximum = allowed, minimum, maximum
     return parse
 
 
@@ -80,7 +80,7 @@ def number(
             raise argparse.ArgumentTypeError(f"{text[:40]} is not allowed; expected a number {allowed}")
         return value
 
-    parse.allowed = allowed
+    parse.allowed, parse.minimum, parse.maximum = allowed, minimum, maximum
     return parse
 
 

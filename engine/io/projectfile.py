@@ -101,6 +101,49 @@ def _list(data: dict, key: str) -> list:
     return value
 
 
+#: The JSON type of each field a project file may hold, by format version; checked where the file
+#: is read, before any migration touches it (versions 2 and 3 share node and link fields).
+_NUMBER = (int, float)
+_TOP_FIELDS = {"name": str, "description": str, "nodes": list, "links": list}
+_NODE_FIELDS = {
+    1: {"id": str, "type": str, "label": str, "x": _NUMBER, "y": _NUMBER, "settings": dict},
+    2: {"id": str, "kind": str, "label": str, "position": list, "params": dict},
+}
+_LINK_FIELDS = {1: {"from": str, "to": str}, 2: {"id": str, "source": str, "target": str}}
+_TYPE_WORDS = {str: "a text string", list: "a list", dict: "an object", _NUMBER: "a number"}
+
+
+def _check_fields(path: str, value: Any, fields: dict) -> None:
+    """Raise :class:`FieldError` unless ``value`` is an object whose present ``fields`` have their types."""
+    if not isinstance(value, dict):
+        raise FieldError(path, value, "an object")
+    for name, kind in fields.items():
+        if name in value:
+            item = value[name]
+            if isinstance(item, bool) or not isinstance(item, kind):
+                raise FieldError(f"{path}.{name}" if path else name, item, _TYPE_WORDS[kind])
+
+
+def check_shape(data: dict, version: int) -> None:
+    """Check that every field of a version-``version`` project file has the JSON type it must have.
+
+    Objects, lists, numbers and strings are told apart here, for every format version, so no
+    migration or builder meets a number where it expects an object (a format-2 project whose
+    ``queue_manager.params`` was ``5`` once crashed every command).
+
+    Raises
+    ------
+    FieldError
+        Naming the field path (``nodes[2].params``), the value and the type expected.
+    """
+    _check_fields("", data, _TOP_FIELDS)
+    shape = 1 if version == 1 else 2
+    for i, node in enumerate(data.get("nodes", [])):
+        _check_fields(f"nodes[{i}]", node, _NODE_FIELDS[shape])
+    for i, link in enumerate(data.get("links", [])):
+        _check_fields(f"links[{i}]", link, _LINK_FIELDS[shape])
+
+
 def migrate(data: Any) -> dict:
     """Bring plain project data to :data:`FORMAT_VERSION`.
 
@@ -108,6 +151,8 @@ def migrate(data: Any) -> dict:
     ------
     FormatVersionError
         ``format_version`` missing, not an integer, unknown or newer than this qrtune.
+    FieldError
+        A field of the wrong JSON type (:func:`check_shape`).
     """
     if not isinstance(data, dict):
         raise FieldError("(top level)", data, "a JSON object")
@@ -125,6 +170,7 @@ def migrate(data: Any) -> dict:
         )
     if version < 1:
         raise FormatVersionError(f"format_version: {version} is unknown; expected 1 to {FORMAT_VERSION}")
+    check_shape(data, version)
     while version < FORMAT_VERSION:
         data = _MIGRATIONS[version](data)
         version += 1

@@ -130,5 +130,6 @@ def years_until_rba_reset(tb_per_year: float, growth_pct_per_year: float, rba8: 
     limit = _k()["log"]["rba8_bytes" if rba8 else "rba6_bytes"]
     if g == 0:
         return limit / v
-    # sum_{t<T} v (1+g)^t = limit  ->  T = log(1 + limit g / v) / log(1+g)
-    return math.log(1.0 + limit * g / v) / math.log(1.0 + g)
+    # sum_{t<T} v (1+g)^t = limit  ->  T = log(1 + limit g / v) / log(1+g); log1p keeps a growth of
+    # 1e-16 a year (where 1 + g rounds to 1) from dividing by zero, and tends to limit / v as g -> 0
+    return math.log1p(limit * g / v) / math.log1p(g)

@@ -19,6 +19,11 @@ from engine.registry import KINDS
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_runs").glob("*.json"))
 SAMPLE_DOCS = [json.loads(p.read_text()) for p in SAMPLES]
+#: Every older format's example (format versions 1 and 2), fuzzed as well as the current samples.
+OLD_FORMAT_DOCS = [
+    json.loads(p.read_text()) for p in sorted((ROOT / "tests" / "data" / "projects").glob("v[12]-*.json"))
+]
+PROJECT_DOCS = SAMPLE_DOCS + OLD_FORMAT_DOCS
 SCENARIO_DOC = json.loads((ROOT / "assets" / "validation" / "calibration.json").read_text())
 KNOBS = sorted({(kind.id, p.name) for kind in KINDS.values() for p in kind.params})
 
@@ -209,8 +214,8 @@ def file_bytes(draw, docs):
 
 
 def project_files():
-    """Bytes of project files: mutations and meshes of every sample."""
-    base = st.sampled_from(SAMPLE_DOCS)
+    """Bytes of project files: mutations and meshes of every sample and of every older format's example."""
+    base = st.sampled_from(PROJECT_DOCS)
     docs = st.one_of(
         base.flatmap(mutated),
         base.flatmap(meshed),
@@ -339,7 +344,7 @@ OPTIONS = {
         "--min-gain": _value_text(),
         "--json": None,
     },
-    "mqcalc": {},
+    "mq-calc": {},
     "evaluate": {},
 }
 
@@ -355,15 +360,14 @@ def argument_lists(draw, db: str):
         )
     elif command == "compare":
         argv += draw(st.lists(_value_text(), min_size=1, max_size=3))
-    elif command == "mqcalc":
+    elif command == "mq-calc":
         argv += draw(
             st.lists(
                 st.one_of(
                     st.sampled_from(
                         [
-                            "channel",
-                            "bufferpool",
-                            "v8",
+                            "--log-growth-pct",
+                            "1e-14",
                             "--message-kb",
                             "nan",
                             "--compressibility",
