@@ -12,6 +12,7 @@ Layout is two passes: :func:`paginate` places every block on pages, then
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -123,8 +124,20 @@ class Html(Block):
         painter.restore()
 
 
+#: Rows a report table shows at most; the rest are left out with a note (a 10,240-point sweep's
+#: table of every point would fill 250 pages).
+MAX_TABLE_ROWS = 2000
+#: Rows :meth:`Table.split` lays out first when looking for a page break (then twice as many, ...).
+FIRST_PROBE_ROWS = 16
+
+
 class Table(Block):
     """An HTML table that splits between rows, repeating its header on the next page.
+
+    Splitting lays out only about a page's worth of rows (twice as many rows each try until they
+    overflow, then a binary search between the last two tries), so a table is laid out in time
+    linear in its rows. Tables longer than :data:`MAX_TABLE_ROWS` rows show that many and a
+    last row saying how many are left out and where to find them (``more``).
 
     Parameters
     ----------
@@ -138,6 +151,9 @@ class Table(Block):
         Columns whose heading is right-aligned (numbers).
     caption : str
         HTML heading above the table (repeated with "(continued)" after a page break).
+    more : str
+        Where the rows left out beyond :data:`MAX_TABLE_ROWS` can be read (plain text), e.g.
+        ``qrtune export --sweep 3 lists every point``.
     """
 
     #: The block type that lays out the table's HTML (a subclass may use a cheaper one).
@@ -151,7 +167,15 @@ class Table(Block):
         right: set | frozenset = frozenset(),
         caption: str = "",
         continued: bool = False,
+        more: str = "",
     ):
+        if len(rows) > MAX_TABLE_ROWS:
+            left_out = len(rows) - MAX_TABLE_ROWS
+            note = f"{left_out:,} more rows are not shown here (a table shows at most {MAX_TABLE_ROWS:,})"
+            rows = [
+                *rows[:MAX_TABLE_ROWS],
+                f'<tr><td colspan="{len(headers)}"><i>{html.escape(note + ("; " + more if more else ""))}</i></td></tr>',
+            ]
         self.headers, self.rows, self.widths, self.right, self.caption = (
             headers,
             rows,
@@ -186,9 +210,17 @@ class Table(Block):
         return self._part(len(self.rows), width, ctx).height(width, ctx)
 
     def split(self, width: float, avail: float, ctx: Context):
-        if self.height(width, ctx) <= avail:
-            return self, None
-        lo, hi = 0, len(self.rows)  # largest k with height(k) <= avail
+        n = len(self.rows)
+
+        def fits(k: int) -> bool:
+            return self._part(k, width, ctx).height(width, ctx) <= avail
+
+        lo, k = 0, min(n, FIRST_PROBE_ROWS)  # lo rows fit; grow k until k rows do not
+        while fits(k):
+            if k == n:
+                return self, None
+            lo, k = k, min(n, 2 * k)
+        hi = k - 1  # largest k with height(k) <= avail lies in lo..hi
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self._part(mid, width, ctx).height(width, ctx) <= avail:

@@ -270,7 +270,8 @@ def points_table(s: SweepSection) -> Table:
         f"Every point ({s.n_done} of {s.n_points}; CPU busy at or over {CPU_LIMIT_PCT:g}% in red, "
         "the pick highlighted)"
     )
-    return PointsTable(headers, rows, widths, right=right, caption=caption)
+    more = f"qrtune export --sweep {s.sweep_id} --out FILE writes every point"
+    return PointsTable(headers, rows, widths, right=right, caption=caption, more=more)
 
 
 #: The one CPU column of a points table too narrow for a column per LPAR: the busiest LPAR's.
