@@ -125,8 +125,8 @@ class Html(Block):
 
 
 #: Rows a report table shows at most; the rest are left out with a note (a 10,240-point sweep's
-#: table of every point would fill 250 pages).
-MAX_TABLE_ROWS = 2000
+#: table of every point would fill 250 pages, a 994-node project's settings 450).
+MAX_TABLE_ROWS = 500
 #: Rows :meth:`Table.split` lays out first when looking for a page break (then twice as many, ...).
 FIRST_PROBE_ROWS = 16
 
