@@ -42,7 +42,9 @@ def integer(minimum: int = 0, maximum: int = INT64_MAX) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{value} is not allowed; expected an integer {allowed}")
         return value
 
-    parse.allowed, parse.minimum, parse.maximum = allowed, minimum, maximum
+    vars(parse).update(
+        allowed=allowed, minimum=minimum, maximum=maximum
+    )  # read by help texts and the fuzz suite
     return parse
 
 
@@ -80,7 +82,9 @@ def number(
             raise argparse.ArgumentTypeError(f"{text[:40]} is not allowed; expected a number {allowed}")
         return value
 
-    parse.allowed, parse.minimum, parse.maximum = allowed, minimum, maximum
+    vars(parse).update(
+        allowed=allowed, minimum=minimum, maximum=maximum
+    )  # read by help texts and the fuzz suite
     return parse
 
 

@@ -131,7 +131,7 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
     over :data:`LEGACY_STALE_AFTER_S` old. Errors (a file removed meanwhile, no permission)
     are ignored: this is housekeeping.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

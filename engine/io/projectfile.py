@@ -104,13 +104,16 @@ def _list(data: dict, key: str) -> list:
 #: The JSON type of each field a project file may hold, by format version; checked where the file
 #: is read, before any migration touches it (versions 2 and 3 share node and link fields).
 _NUMBER = (int, float)
-_TOP_FIELDS = {"name": str, "description": str, "nodes": list, "links": list}
-_NODE_FIELDS = {
+_TOP_FIELDS: dict[str, Any] = {"name": str, "description": str, "nodes": list, "links": list}
+_NODE_FIELDS: dict[int, dict[str, Any]] = {
     1: {"id": str, "type": str, "label": str, "x": _NUMBER, "y": _NUMBER, "settings": dict},
     2: {"id": str, "kind": str, "label": str, "position": list, "params": dict},
 }
-_LINK_FIELDS = {1: {"from": str, "to": str}, 2: {"id": str, "source": str, "target": str}}
-_TYPE_WORDS = {str: "a text string", list: "a list", dict: "an object", _NUMBER: "a number"}
+_LINK_FIELDS: dict[int, dict[str, Any]] = {
+    1: {"from": str, "to": str},
+    2: {"id": str, "source": str, "target": str},
+}
+_TYPE_WORDS: dict[Any, str] = {str: "a text string", list: "a list", dict: "an object", _NUMBER: "a number"}
 
 
 def _check_fields(path: str, value: Any, fields: dict) -> None:
