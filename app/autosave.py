@@ -26,8 +26,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from engine import projectfile
 from engine.errors import ProjectFileError, QrtuneError, one_line
-from engine.io import jsonfile, projectfile
+from engine.io import jsonfile
 from engine.io.atomicfile import atomic_write_text
 from engine.io.datadir import user_data_root
 from engine.io.processid import still_running, this_process_start

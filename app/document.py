@@ -21,8 +21,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from engine import projectfile
 from engine.errors import FieldError
-from engine.io import projectfile
 from engine.model import Node, Project
 from engine.registry import KINDS
 
@@ -171,7 +171,7 @@ class Document(QObject):
         Raises
         ------
         QrtuneError
-            As :func:`engine.io.projectfile.load`.
+            As :func:`engine.projectfile.load`.
         """
         return cls(projectfile.load(path), str(path), parent)
 

@@ -519,7 +519,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         """Open ``path``; on error show the message and keep the current project."""
         if ask and not self.confirm_discard():
             return False
-        from engine.io import projectfile
+        from engine import projectfile
 
         try:
             project = projectfile.load(path)

@@ -50,8 +50,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-exhaustive", action="store_true", help="skip the 1,600-point exhaustive check")
     a = ap.parse_args(argv)
 
+    from engine import projectfile
     from engine.advise import advise
-    from engine.io import projectfile
 
     samples = ROOT / "sample_runs"
     print("advisor (every rule, each checked with an engine run of its changed project)")

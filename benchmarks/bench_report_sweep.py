@@ -30,7 +30,7 @@ SWEEPS = (
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.report import ensure_application, write_pdf
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.report.sweep import build_sweep_report, sweep_section
     from engine.store import Store
     from engine.studies.sweep import parse_axes, run_sweep

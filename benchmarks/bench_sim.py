@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
-from engine.io import projectfile
+from engine import projectfile
 from engine.sim import profiles, simulate
 project = projectfile.load({project!r})
 profile = {profile}

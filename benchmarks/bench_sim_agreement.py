@@ -88,7 +88,7 @@ def qrtune(*argv: str) -> dict:
 
 def rate_knob(path: Path) -> str:
     """``NODE_ID.offered_rows_per_s`` of the project's first source (``--set`` target of the rate)."""
-    from engine.io import projectfile
+    from engine import projectfile
 
     project = projectfile.load(path)
     node = next(n for n in project.nodes if "offered_rows_per_s" in n.params)
@@ -97,7 +97,7 @@ def rate_knob(path: Path) -> str:
 
 def qrep_samples(everything: bool) -> list[Path]:
     """The goal's samples, or with ``everything`` every sample of kind ``qrep``."""
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.scenario import project_to_scenario
 
     paths = sorted((ROOT / "sample_runs").glob("*.json"))

@@ -242,7 +242,7 @@ def main() -> int:
         "--synthetic-ms", type=float, default=1.0, help="CPU per point of the synthetic predictor"
     )
     args = ap.parse_args()
-    from engine.io import projectfile
+    from engine import projectfile
 
     project = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     with tempfile.TemporaryDirectory() as d:

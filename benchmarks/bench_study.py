@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def _plan(n_runs: int, duration: str):
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.sim import parse_duration_s
     from engine.studies.study import StudyPlan, parse_scenarios
     from engine.studies.sweep import parse_axes

@@ -74,8 +74,8 @@ def axes_for(points: int) -> list[str]:
 
 def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
     """One sweep of ``points`` points into ``db``; the figures."""
+    from engine import projectfile
     from engine.cli.sweep import FLUSH_INTERVAL_S
-    from engine.io import projectfile
     from engine.store import Store
     from engine.studies import sweep
 

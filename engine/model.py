@@ -276,7 +276,7 @@ def build_project(data: Mapping) -> Project:
     data : Mapping
         The current format's fields: ``name``, ``topology``, ``nodes``, ``links``
         and optionally ``description`` (``format_version`` is ignored here; see
-        :mod:`engine.io.projectfile` for migration).
+        :mod:`engine.projectfile` for migration).
 
     Raises
     ------

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 from engine.model import Project
 from engine.topology import FLOW_KINDS, RECEIVE_QM, flows
 

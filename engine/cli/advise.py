@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import sys
 
+from engine import projectfile
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
-from engine.io import jsonout, projectfile
+from engine.io import jsonout
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number, format_setting
 

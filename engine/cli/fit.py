@@ -101,8 +101,8 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 
 def run(args) -> int:
+    from engine import projectfile
     from engine.calibrate.fit import engine_fit_model, fit_sample, sample_intervals
-    from engine.io import projectfile
     from engine.progress import Progress
     from engine.scenario import project_to_scenario
 

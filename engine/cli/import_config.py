@@ -35,7 +35,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.io.controltables import import_config
 
     done = import_config(args.files, args.name or "", release=args.release, platform=args.platform)

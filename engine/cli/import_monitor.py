@@ -108,7 +108,7 @@ def run(args) -> int:
 
     project_name = ""
     if args.project:
-        from engine.io import projectfile
+        from engine import projectfile
 
         project_name = projectfile.load(args.project).name
     require_writable_store(args)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 import textwrap
 
+from engine import projectfile
 from engine.cli.options import add_changes_option, project_command
 from engine.cli.runs import add_db_options, not_recorded, open_store, record_in_store, require_writable_store
 from engine.errors import QrtuneError
-from engine.io import jsonout, projectfile
+from engine.io import jsonout
 from engine.limit import Limit, held_rate_text, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.bands import band_label

@@ -37,11 +37,12 @@ import os
 import sys
 from pathlib import Path
 
+from engine import projectfile
 from engine.cli import argtypes
 from engine.cli.options import add_changes_option, add_duration_option, add_rate_option, project_command
 from engine.cli.runs import not_recorded, record_in_store, require_writable_store, store_path
 from engine.errors import FieldError
-from engine.io import jsonout, projectfile
+from engine.io import jsonout
 from engine.io.atomicfile import atomic_write_text
 from engine.metrics.catalog import display_value, format_number
 from engine.progress import Progress

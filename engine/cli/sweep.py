@@ -61,8 +61,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from engine import projectfile
     from engine.errors import FieldError
-    from engine.io import projectfile
     from engine.studies.sweep import DEFAULT_PREDICTOR, MAX_GRID_POINTS, n_points, parse_axes, run_sweep
 
     project = projectfile.load(args.project)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from engine import projectfile
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from engine.errors import InputFileError, QrtuneError
-from engine.io import jsonout, projectfile
+from engine.io import jsonout
 from engine.topology import check_complete
 
 

@@ -175,7 +175,7 @@ def _systems(metrics: dict, project) -> dict:
 
 def run_from_project_file(path: str | Path) -> ReportRun:
     """Load the project file ``path`` and predict it (see :func:`run_from_project`)."""
-    from engine.io import projectfile
+    from engine import projectfile
 
     return run_from_project(projectfile.load(path), origin=f"project file {Path(path).name}")
 

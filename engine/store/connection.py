@@ -88,6 +88,33 @@ def _what_it_looks_like(head: bytes) -> str:
     return "it has no DuckDB header"
 
 
+#: How long a file too short for DuckDB's header may take to grow: another qrtune creating the
+#: same store writes its headers within milliseconds of creating the file.
+_CREATION_WAIT_S = 3.0
+
+
+def _read_head(path: Path) -> bytes:
+    """The first bytes of ``path``, waiting up to :data:`_CREATION_WAIT_S` seconds while the file
+    is shorter than DuckDB's magic bytes (a store another process is creating at this moment).
+
+    Raises
+    ------
+    NotAStoreError
+        The file cannot be read.
+    """
+    wanted = _MAGIC_OFFSET + len(_MAGIC)
+    deadline = time.monotonic() + _CREATION_WAIT_S
+    while True:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(wanted)
+        except OSError as e:
+            raise NotAStoreError(f"the results store {path} cannot be read: {e.strerror or e}") from None
+        if len(head) >= wanted or time.monotonic() >= deadline:
+            return head
+        time.sleep(0.05)
+
+
 def check_store_file(path: str | os.PathLike) -> None:
     """Refuse, before any work, a ``--db`` that is not a usable DuckDB results store.
 
@@ -114,11 +141,7 @@ def check_store_file(path: str | os.PathLike) -> None:
         raise NotAStoreError(
             f"--db {path} is {_kind_of(st.st_mode)}, not a DuckDB results store; choose a file"
         )
-    try:
-        with open(path, "rb") as f:
-            head = f.read(_MAGIC_OFFSET + len(_MAGIC))
-    except OSError as e:
-        raise NotAStoreError(f"the results store {path} cannot be read: {e.strerror or e}") from None
+    head = _read_head(path)
     if head[_MAGIC_OFFSET : _MAGIC_OFFSET + len(_MAGIC)] != _MAGIC:
         raise NotAStoreError(
             f"--db {path} is not a DuckDB results store: {_what_it_looks_like(head)}; "

@@ -55,7 +55,7 @@ INCIDENT = "channel-stop@38h+20m"
 
 def build(out: Path = HERE, days: int = DAYS) -> dict[str, int]:
     """Simulate and write the three CSV files into ``out``; returns the rows written per table."""
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.io.atomicfile import atomic_write_text
     from engine.sim import profiles, simulate
     from engine.sim.events import parse_event

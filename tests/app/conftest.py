@@ -14,7 +14,7 @@ from fake_figures import pipeline_metrics
 from PySide6.QtCore import QSettings, QStandardPaths, QtMsgType
 
 from app.autosave import AUTOSAVE_FORMAT
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf.result import Prediction, StageResult
 
 QStandardPaths.setTestModeEnabled(True)

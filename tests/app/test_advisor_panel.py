@@ -4,7 +4,7 @@ import pytest
 
 from app.document import Document
 from app.panels.advisor import AdvisorPanel
-from engine.io import projectfile
+from engine import projectfile
 
 QA, SRC, QC = "ab-5-qapply", "ab-0-source-db2", "ab-1-qcapture"
 #: The advice for the baseline's busiest stage, whichever it is with the fitted coefficients: rule -> (node, knob).

@@ -8,7 +8,7 @@ import pytest
 
 from app.panels.results import limit_html
 from app.stages import node_loads
-from engine.io import projectfile
+from engine import projectfile
 from engine.limit import limit_of
 from engine.perf.result import Prediction, StageResult
 from engine.predict import predict_project

@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage, QPainter
 from app.canvas import CanvasView, TopologyScene
 from app.canvas.platform_marks import platform_text
 from app.document import Document
-from engine.io import projectfile
+from engine import projectfile
 
 ROOT = Path(__file__).resolve().parents[2]
 

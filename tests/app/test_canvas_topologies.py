@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage, QPainter
 from app.canvas import CanvasView, TopologyScene
 from app.document import Document
 from app.stages import node_loads
-from engine.io import projectfile
+from engine import projectfile
 from engine.limit import limit_of
 from engine.metrics.stages import stage_label
 from engine.predict import predict_project

@@ -61,8 +61,7 @@ def test_compare_needs_two_runs(fake_engine, window):
 
 
 def test_recorded_runs_are_labelled_with_the_knobs_changed_since_saving(fake_engine, window, root, tmp_path):
-    from engine import templates
-    from engine.io import projectfile
+    from engine import projectfile, templates
 
     path = tmp_path / "p.json"
     projectfile.save(templates.unidirectional("Mine"), path)

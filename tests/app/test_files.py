@@ -7,8 +7,7 @@ from PySide6.QtCore import QSettings
 
 from app.autosave import Autosaver, find_recoverable, recover
 from app.document import Document
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 
 
 def test_open_save_round_trip_and_recent_files(window, tmp_path, root):

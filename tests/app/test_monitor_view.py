@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from engine import projectfile
 from engine.calibrate.fit import engine_fit_model, synthesize_intervals
-from engine.io import projectfile
 from engine.monitor.importer import write_exports
 from engine.scenario import project_to_scenario
 

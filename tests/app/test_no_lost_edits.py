@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QMessageBox
 from app import dialogs
 from app.autosave import find_recoverable
 from app.panels.fields import ColumnMapField
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 
 
 @pytest.fixture

@@ -3,8 +3,7 @@
 import pytest
 
 from app.tasks import simulation_available
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 
 
 def _all_text(widget) -> str:

@@ -11,8 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app import dialogs
 from app.autosave import AUTOSAVE_FORMAT, find_recoverable
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 from engine.io.processid import process_start, still_running
 
 HOSTILE_NAME = '<img src="/etc/passwd"><h1>URGENT: click Discard</h1>'

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 from engine.metrics.stages import stage_label
 from engine.report import format_value
 from qrtune.cli import main

@@ -11,9 +11,8 @@ import time
 import pytest
 from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
 
-from engine import templates
+from engine import projectfile, templates
 from engine.cli.exitcodes import EXIT_OK, EXIT_PARTIAL
-from engine.io import projectfile
 from engine.report import format_value
 from qrtune.cli import main
 

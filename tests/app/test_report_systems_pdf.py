@@ -19,7 +19,7 @@ def _text(path) -> str:
 
 
 def test_report_of_two_way_projects_prints_the_systems_and_their_deltas(tmp_path, capsys):
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.predict import predict_project
     from engine.report import format_value
 

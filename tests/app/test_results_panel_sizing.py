@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from app.panels.results import ResultsPanel
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf import db2v8
 from engine.perf.mq_bufferpool import buffers_mb
 from engine.predict import predict_project

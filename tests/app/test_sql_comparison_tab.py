@@ -6,7 +6,7 @@ from pathlib import Path
 
 from app.panels.results import ResultsPanel
 from app.panels.sql_comparison import TAB_TITLE
-from engine.io import projectfile
+from engine import projectfile
 from engine.predict import predict_project
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.panels.results import ResultsPanel
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf.qrep.systems import FIGURES
 from engine.predict import predict_project
 

@@ -6,8 +6,8 @@ import pytest
 
 from app.document import Document
 from app.workload_mix import mix_problems
+from engine import projectfile
 from engine.errors import FieldError
-from engine.io import projectfile
 
 
 @pytest.fixture

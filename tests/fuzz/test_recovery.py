@@ -11,8 +11,7 @@ from PySide6.QtCore import QSettings, QStandardPaths
 
 from app.autosave import AUTOSAVE_FORMAT, DAMAGED_SUFFIX, recover, scan
 from app.document import Document
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 
 QStandardPaths.setTestModeEnabled(True)
 GONE_PID = 2**22 + 12345  # no process has this id: the writing session crashed

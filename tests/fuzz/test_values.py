@@ -8,9 +8,8 @@ from dataclasses import replace
 import pytest
 
 from app.panels.fields import parse_text
-from engine import templates
+from engine import projectfile, templates
 from engine.errors import FieldError, ProjectFileError
-from engine.io import projectfile
 from engine.registry import KINDS
 
 FLOAT_KNOBS = [(k.id, p) for k in KINDS.values() for p in k.params if p.type == "float"]

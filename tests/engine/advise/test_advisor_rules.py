@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.advise import advise, evaluate_rule
 from engine.advise.mirror_mq_rules import (
     MirrorCoresRule,
@@ -32,7 +33,6 @@ from engine.advise.qrep_rules import (
     TraceOffRule,
     TransBatchRule,
 )
-from engine.io import projectfile
 from engine.predict import predict_project
 
 

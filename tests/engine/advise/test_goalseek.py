@@ -6,11 +6,11 @@ import math
 
 import pytest
 
+from engine import projectfile
 from engine.advise.goals import goal_from_text
 from engine.advise.goalseek import Constraint, make_goal, parse_constraint, parse_goal, seek
 from engine.advise.outage import outage_metrics, pool_pages_for
 from engine.errors import FieldError, QrtuneError
-from engine.io import projectfile
 from engine.predict import predict_project
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.metrics import bands
 from engine.predict import predict_project, predict_settings
 

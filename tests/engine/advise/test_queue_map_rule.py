@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import projectfile
 from engine.advise import advise
 from engine.advise.queue_map_rule import HOLD_SHARE, QueueMapsRule
-from engine.io import projectfile
 from engine.predict import predict_project
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import FieldError
-from engine.io import projectfile
 from engine.perf import db2v8
 from engine.predict import predict_project
 from engine.scenario import project_to_scenario

@@ -10,9 +10,8 @@ import time
 
 import pytest
 
-from engine import templates
+from engine import projectfile, templates
 from engine.errors import OutputFileError
-from engine.io import projectfile
 from engine.io.atomicfile import (
     LEGACY_STALE_AFTER_S,
     atomic_path,

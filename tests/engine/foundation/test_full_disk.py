@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli, templates
+from engine import cli, projectfile, templates
 from engine.errors import OutputFileError
-from engine.io import projectfile
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = "sample_runs/redpaper-baseline.json"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.cli.advise import format_advice
 from engine.cli.predict import format_prediction
-from engine.io import projectfile
 from engine.limit import (
     RATE_HELD,
     bottleneck_label,

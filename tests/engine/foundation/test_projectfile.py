@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import (
     DanglingLinkError,
     DuplicateIdError,
@@ -19,7 +20,6 @@ from engine.errors import (
     UnknownParameterError,
     ValueRangeError,
 )
-from engine.io import projectfile
 from engine.topology import check_complete
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -138,7 +138,7 @@ def test_a_key_whose_meaning_depends_on_the_engine_is_labelled_by_kind():
 
 
 def test_a_db2_mirror_report_uses_no_q_replication_names():
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.predict import predict_project
     from engine.report.build import group_metrics
 

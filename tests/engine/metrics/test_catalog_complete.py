@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from engine.io.packagedata import asset_path
-from engine.io.projectfile import load
 from engine.metrics import catalog
 from engine.perf import predictor
 from engine.predict import predict_project
+from engine.projectfile import load
 
 ROOT = Path(__file__).resolve().parents[3]
 

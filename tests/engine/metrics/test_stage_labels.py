@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.limit import bottleneck_label, limit_of
 from engine.metrics import label as metric_label
 from engine.metrics.stages import STAGE_LABELS, is_known_stage, stage_label

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.predict import predict_project
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"

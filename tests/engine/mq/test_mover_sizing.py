@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import FieldError
-from engine.io import projectfile
 from engine.perf import mq_bufferpool as bp
 from engine.perf import mq_calculators as mc
 from engine.perf import mqmover

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import projectfile
 from engine.cli.predict import format_prediction
-from engine.io import projectfile
 from engine.predict import ignored_knobs, predict_project
 from engine.scenario import knob_paths
 from engine.studies.sweep import with_changes

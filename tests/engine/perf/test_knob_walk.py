@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import FieldError, ValueRangeError
-from engine.io import projectfile
 from engine.predict import predict_project
 from engine.scenario import knob_paths, project_to_scenario
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ValueRangeError
-from engine.io.projectfile import load as load_project
 from engine.perf.qrep import predict
 from engine.perf.qrep.coefficients import load
+from engine.projectfile import load as load_project
 from engine.scenario import project_to_scenario
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import ValueRangeError
-from engine.io import projectfile
 from engine.perf.qrep import predict
 from engine.scenario import project_to_scenario
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import projectfile
 from engine.advise import advise
-from engine.io import projectfile
 from engine.topology import RECEIVE_QM, flows
 
 ROOT = Path(__file__).resolve().parents[3]

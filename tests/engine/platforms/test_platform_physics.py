@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import ValueRangeError
-from engine.io import projectfile
 from engine.perf.mqtransport import coefficients, qm_cpu
 from engine.perf.qrep import predict
 from engine.perf.qrep.coefficients import load

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine import templates
+from engine import projectfile, templates
 from engine.evaluate import evaluate_file
-from engine.io import projectfile
 from engine.scenario import apply_scenario, project_to_scenario
 from engine.topology import RECEIVE_QM, SEND_QM, flows
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.predict import predict_project
 from engine.sim import Event, profiles, simulate
 

@@ -14,8 +14,8 @@ import pytest
 from cli_run import python, qrtune
 from qrep_test_helpers import BASELINE_PROJECT, ROOT
 
+from engine import projectfile
 from engine.calibrate.fit import engine_fit_model, synthesize_intervals
-from engine.io import projectfile
 from engine.monitor.importer import parse_file, write_exports, write_parsed
 from engine.perf.qrep import FIT_PARAMETERS, fit_parameters, predict
 from engine.perf.qrep.coefficients import CoefficientsError, load

@@ -7,7 +7,7 @@ rerun ``PYTHONPATH=. .venv/bin/python tests/engine/qrep/test_regression.py`` and
 import pytest
 from qrep_test_helpers import BASELINE_PROJECT
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.predict import predict_project
 
 PINNED = {

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf.qrep import predict, solve_settings
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, system_metrics, systems_of

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf.qrep import predict
 from engine.scenario import project_to_scenario
 

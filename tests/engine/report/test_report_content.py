@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import templates
-from engine.io import projectfile
+from engine import projectfile, templates
 from engine.perf.result import Prediction, StageResult
 from engine.registry import KINDS, path_names
 from engine.report import (

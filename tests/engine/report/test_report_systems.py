@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.perf.qrep.systems import FIGURE_NAMES
 from engine.predict import predict_project
 from engine.report import build_report, run_from_project, runs_from_store

@@ -243,7 +243,7 @@ def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
 def test_mirror_project_through_the_engine():
     from pathlib import Path
 
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.sim import simulate
 
     project = projectfile.load(

@@ -342,7 +342,7 @@ def test_channel_outage_drains_from_the_page_set_faster_with_read_ahead(make_pre
     backlog drains at page-set speed (engine.perf.mq_bufferpool), faster with read-ahead."""
     from pathlib import Path
 
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.scenario import project_to_scenario
     from engine.sim.config import build_config
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.scenario import project_to_scenario
 from engine.sim.agreement import compare_at_load
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.scenario import project_to_scenario
 from engine.sim import Event, profiles, simulate_settings
 from engine.sim.stationary import Plan, TimeMap

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.io import projectfile
+from engine import projectfile
 from engine.scenario import project_to_scenario
 from engine.sim import profiles, simulate_settings
 from engine.sim.events import Event

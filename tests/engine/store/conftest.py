@@ -18,14 +18,14 @@ if str(HERE) not in sys.path:
 
 @pytest.fixture
 def baseline():
-    from engine.io import projectfile
+    from engine import projectfile
 
     return projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
 
 
 @pytest.fixture
 def bidirectional():
-    from engine.io import projectfile
+    from engine import projectfile
 
     return projectfile.load(ROOT / "sample_runs" / "redpaper-bidirectional.json")
 

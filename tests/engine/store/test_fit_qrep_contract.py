@@ -50,7 +50,7 @@ def simulated(tmp_path_factory):
     """Monitor rows of simulations at 30..90 % load from perturbed coefficients, imported from CSV."""
     from store_fakes import ROOT
 
-    from engine.io import projectfile
+    from engine import projectfile
     from engine.sim import simulate_settings
 
     baseline = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")

@@ -72,7 +72,7 @@ def test_commands_migrate_an_old_store_before_reading_it(old_store, capsys):
 
 
 def store_fakes_project():
-    from engine.io import projectfile
+    from engine import projectfile
 
     return projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
 
@@ -115,7 +115,7 @@ def test_predict_db_records_an_engine_failure_as_a_failed_run(db, monkeypatch, c
 
 _WRITE_ONE = """
 import sys, store_fakes
-from engine.io import projectfile
+from engine import projectfile
 from engine.scenario import project_to_scenario
 from engine.store import Store
 p = projectfile.load(sys.argv[2])

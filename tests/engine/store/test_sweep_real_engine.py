@@ -47,7 +47,7 @@ def _points(db, sweep_id) -> dict:
 @pytest.fixture(scope="module")
 def in_process(tmp_path_factory):
     """The reference: the sweep predicted in this process (workers=0)."""
-    from engine.io import projectfile
+    from engine import projectfile
 
     baseline = projectfile.load(ROOT / "sample_runs" / "redpaper-baseline.json")
     db = tmp_path_factory.mktemp("ref") / "runs.duckdb"

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import QrtuneError
-from engine.io import projectfile
 from engine.registry import KINDS
 from engine.scenario import project_to_scenario
 from engine.studies.point_settings import PointSettings

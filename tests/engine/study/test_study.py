@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from engine import projectfile
 from engine.errors import FieldError
-from engine.io import projectfile
 from engine.store import Store
 from engine.studies.study import PERCENTILES, StudyPlan, parse_scenarios, parse_seeds, spread
 from engine.studies.study_run import run_study

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import projectfile
 from engine.errors import ValueRangeError
-from engine.io import projectfile
 from engine.predict import predict_settings
 from engine.scenario import project_to_scenario
 from engine.settings import set_path
