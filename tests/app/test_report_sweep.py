@@ -6,7 +6,6 @@ is 4000 / agents ms and the apply LPAR is 30 + agents % busy.
 """
 
 import re
-import time
 
 import pytest
 from test_report_pdf import ink_fraction, pdf_pages, pdf_text, render_pages
@@ -148,9 +147,7 @@ def test_bad_sweep_id_is_a_one_line_error_naming_it(fake_engine, tmp_path, capsy
 def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_engine, tmp_path):
     db = sweep(tmp_path, "qapply.num_apply_agents=1..128", "qcapture.trans_batch_sz=1,2")
     out = tmp_path / "long.pdf"
-    t0 = time.perf_counter()
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
-    elapsed = time.perf_counter() - t0
     text = pdf_text(out)
     rows = re.findall(
         r"^\s*(\d+)\s+([12])\s+[\d.,]+\s+[\d.,]+\s+[\d.,]+\s+[\d.]+\s+(?:Q Apply agents|MQ channel)",
@@ -159,7 +156,6 @@ def test_long_sweeps_page_their_table_without_losing_or_repeating_a_point(fake_e
     )
     assert [(int(a), int(b)) for a, b in rows] == [(a, b) for a in range(1, 129) for b in (1, 2)]
     assert "(continued)" in text and pdf_pages(out) >= 6
-    assert elapsed < 30, elapsed
 
 
 def test_sweep_view_export_button_writes_the_report_in_the_background(
