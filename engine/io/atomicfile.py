@@ -230,6 +230,26 @@ def _replace(tmp: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+def _prepare_target(path: str | os.PathLike) -> tuple[Path, bool, int, tuple[int, int] | None]:
+    """Check ``path`` can be replaced and clear its folder's stale temporaries.
+
+    Returns
+    -------
+    tuple
+        The target path, whether it exists, the mode the new file takes, and its owner to keep.
+
+    Raises
+    ------
+    OutputFileError
+        As :func:`writable_target`.
+    """
+    target = writable_target(path)
+    existed = target.exists()
+    mode, owner = target_mode(target), _owner(target)
+    remove_stale_temporaries(target.parent)
+    return target, existed, mode, owner
+
+
 @contextlib.contextmanager
 def atomic_file(
     path: str | os.PathLike, text: bool = False, encoding: str = "utf-8", newline: str | None = None
@@ -249,10 +269,7 @@ def atomic_file(
         The target cannot be written (not a regular file, no folder, a full disk, no
         permission); the previous file is unchanged and no temporary file is left.
     """
-    target = writable_target(path)
-    existed = target.exists()
-    mode, owner = target_mode(target), _owner(target)
-    remove_stale_temporaries(target.parent)
+    target, existed, mode, owner = _prepare_target(path)
     tmp = _temporary_name(target)
     try:
         fd = os.open(tmp, _CREATE_FLAGS, 0o600)
@@ -295,10 +312,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     OutputFileError
         As :func:`atomic_file`.
     """
-    target = writable_target(path)
-    existed = target.exists()
-    mode, owner = target_mode(target), _owner(target)
-    remove_stale_temporaries(target.parent)
+    target, existed, mode, owner = _prepare_target(path)
     private = _temporary_name(target)
     try:
         os.mkdir(private, 0o700)
