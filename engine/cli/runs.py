@@ -11,7 +11,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from engine.cli import argtypes
 from engine.errors import QrtuneError
@@ -185,17 +185,14 @@ def register(sub) -> None:
 SWEEP_METRICS = ("apply_rows_per_s", "apply_latency_ms", "end2end_latency_ms", "apply_lpar_busy_pct")
 
 
-def _metric_columns(args, runs, values: dict) -> list[str]:
+def _metric_columns(args, units: dict[str, str]) -> list[str]:
+    """The metrics shown as columns: ``--metrics``, else for a sweep its key metrics (those recorded)."""
     if args.metrics:
         return [m.strip() for m in args.metrics.split(",") if m.strip()]
     if args.sweep is None:
         return []
-    present = {m for per_run in values.values() for m in per_run}
-    chosen = [m for m in SWEEP_METRICS if m in present]
-    if not chosen:  # another engine: its first metrics
-        first = next((values[r.id] for r in runs if values.get(r.id)), {})
-        chosen = list(first)[:4]
-    return chosen
+    chosen = [m for m in SWEEP_METRICS if m in units]
+    return chosen or list(units)[:4]  # another engine: its first metrics
 
 
 def _values_text(values: list) -> str:
@@ -236,25 +233,43 @@ def _list_sweeps(args) -> int:
 def run(args) -> int:
     if args.sweeps:
         return _list_sweeps(args)
+    select = {"project_name": args.project, "kind": args.kind, "sweep_id": args.sweep}
     with open_store(args, read_only=True) as store:
-        runs = store.list_runs(
-            project_name=args.project, kind=args.kind, sweep_id=args.sweep, limit=args.limit or None
-        )
-        total = store.count_runs(project_name=args.project, kind=args.kind, sweep_id=args.sweep)
-        values = store.metrics_of([r.id for r in runs]) if (args.metrics or args.sweep is not None) else {}
-    columns = _metric_columns(args, runs, values)
-    if args.json:
-        jsonout.dump([_run_json(r, values, columns) for r in runs], sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        return 0
-    if not runs:
+        total = store.count_runs(**select)
+        units = store.metric_units(**select) if (args.metrics or args.sweep is not None) else {}
+        columns = _metric_columns(args, units)
+        chunks = _with_metrics(store, store.iter_runs(**select, limit=args.limit or None), columns)
+        if args.json:
+            jsonout.dump_array(
+                (_run_json(r, values, columns) for runs, values in chunks for r in runs), sys.stdout
+            )
+            sys.stdout.write("\n")
+            return 0
+        shown = _print_tables(chunks, columns, units)
+    if not shown:
         print(_no_runs_text(args.kind, total))
-        return 0
-    lines = _metric_lines(runs, values, columns) if columns else _run_lines(runs)
-    print("\n".join(lines))
-    if len(runs) < total:
-        print(f"({len(runs)} of {total} runs shown; --limit 0 shows all)")
+    elif shown < total:
+        print(f"({shown} of {total} runs shown; --limit 0 shows all)")
     return 0
+
+
+def _with_metrics(store, chunks, columns: list) -> Iterator[tuple[list, dict]]:
+    """Each chunk of runs with its runs' metric values (only when metric ``columns`` are shown)."""
+    for runs in chunks:
+        yield runs, (store.metrics_of([r.id for r in runs]) if columns else {})
+
+
+def _print_tables(chunks, columns: list, units: dict[str, str]) -> int:
+    """Print the runs chunk by chunk under one heading; returns how many were printed."""
+    shown = 0
+    for runs, values in chunks:
+        if columns:
+            lines = _metric_lines(runs, values, columns, units, heading=not shown)
+        else:
+            lines = _run_lines(runs, heading=not shown)
+        print("\n".join(lines))
+        shown += len(runs)
+    return shown
 
 
 def _run_json(r, values: dict, columns: list) -> dict:
@@ -292,21 +307,24 @@ def _no_runs_text(kind: str | None, total: int) -> str:
     return "no runs" + (" match" if total else " recorded yet")
 
 
-def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
-    """The runs as a table of their values of the metric ``columns`` (IBM's names, with units), then
-    label or bottleneck."""
+def _metric_lines(runs: list, values: dict, columns: list, units: dict[str, str], heading: bool) -> list[str]:
+    """The runs as rows of their values of the metric ``columns`` (IBM's names, with units), then
+    label or bottleneck; under the table's heading when ``heading``."""
     from engine.metrics import label as metric_label
 
-    units = {m: u for per_run in values.values() for m, (_, u) in per_run.items()}
     kind = runs[0].scenario_kind if runs else None
     names = [metric_label(m, kind) for m in columns]
     heads = [f"{n} ({units[m]})" if units.get(m) else n for n, m in zip(names, columns)]
     widths = [max(10, len(h)) for h in heads]
-    lines = [
-        f"{'id':>6}  {'status':<6}  "
-        + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
-        + "  label / bottleneck"
-    ]
+    lines = (
+        [
+            f"{'id':>6}  {'status':<6}  "
+            + "  ".join(h.rjust(w) for h, w in zip(heads, widths))
+            + "  label / bottleneck"
+        ]
+        if heading
+        else []
+    )
     for r in runs:
         cells = [
             format_number(values.get(r.id, {}).get(m, (None,))[0]).rjust(w) for m, w in zip(columns, widths)
@@ -319,11 +337,11 @@ def _metric_lines(runs: list, values: dict, columns: list) -> list[str]:
     return lines
 
 
-def _run_lines(runs: list) -> list[str]:
-    """The runs as a table: id, start, kind, status, project, then label and why it failed or its bottleneck."""
-    lines = [
-        f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck"
-    ]
+def _run_lines(runs: list, heading: bool) -> list[str]:
+    """The runs as rows: id, start, kind, status, project, then label and why it failed or its bottleneck;
+    under the table's heading when ``heading``."""
+    head = f"{'id':>6}  {'started (UTC)':<19}  {'kind':<8} {'status':<6}  {'project':<32}  label / bottleneck"
+    lines = [head] if heading else []
     for r in runs:
         note = r.label or ""
         if r.status != "ok":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from collections.abc import Iterable
 from typing import IO, Any
 
 NULL_REASONS = "null_reasons"
@@ -78,4 +79,20 @@ def dump(data: Any, stream: IO[str], **kwargs) -> None:
     stream.write(dumps(data, **kwargs))
 
 
-__all__ = ["NULL_REASONS", "dump", "dumps", "strict"]
+def dump_array(items: Iterable[Any], stream: IO[str], indent: int = 1) -> int:
+    """Write the items one by one as a JSON array, as :func:`dump` of their list would (memory bounded).
+
+    Each item goes through :func:`dumps` on its own, so a long listing is never held whole.
+    Returns the number of items written.
+    """
+    pad = " " * indent
+    count = 0
+    for item in items:
+        stream.write(",\n" if count else "[\n")
+        stream.write(pad + dumps(item, indent=indent).replace("\n", "\n" + pad))
+        count += 1
+    stream.write("\n]" if count else "[]")
+    return count
+
+
+__all__ = ["NULL_REASONS", "dump", "dump_array", "dumps", "strict"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, 
 RUN_COLUMNS = ", ".join(column_names(RunRecord))
 _METRIC_COLUMNS = ", ".join(column_names(MetricRow))
 _STAGE_COLUMNS = ", ".join(column_names(StageMetricRow))
+#: Runs read from the store at a time by :meth:`RunsMixin.iter_runs`.
+RUN_CHUNK_ROWS = 2048
 
 
 class RunsMixin:
@@ -268,12 +270,54 @@ class RunsMixin:
 
         A sweep's runs (``sweep_id`` given) come in point order (the cartesian product's order).
         """
+        sql, args = self._runs_query(project_name, kind, sweep_id, limit)
+        return self.expand_settings([RunRecord(*row) for row in self.con.execute(sql, args).fetchall()])
+
+    @staticmethod
+    def _runs_query(
+        project_name: str | None, kind: str | None, sweep_id: int | None, limit: int | None
+    ) -> tuple[str, list]:
+        """The SQL (and its arguments) selecting :meth:`list_runs`'s runs in its order."""
         where, args = where_equal({"project_name": project_name, "kind": kind, "sweep_id": sweep_id})
         sql = f"SELECT {RUN_COLUMNS} FROM runs{where}"
         sql += " ORDER BY point_index, id" if sweep_id is not None else " ORDER BY id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return self.expand_settings([RunRecord(*row) for row in self.con.execute(sql, args).fetchall()])
+        return sql, args
+
+    def iter_runs(
+        self,
+        project_name: str | None = None,
+        kind: str | None = None,
+        sweep_id: int | None = None,
+        limit: int | None = None,
+        chunk_rows: int = RUN_CHUNK_ROWS,
+    ) -> Iterator[list[RunRecord]]:
+        """:meth:`list_runs`'s runs, in the same order, ``chunk_rows`` at a time as they are read.
+
+        Memory stays bounded by the chunk whatever the number of runs (a 100,000-point sweep). The
+        store must stay open while the chunks are used.
+        """
+        sql, args = self._runs_query(project_name, kind, sweep_id, limit)
+        cursor = self.con.cursor()  # its own result, so other queries may run between chunks
+        try:
+            cursor.execute(sql, args)
+            while chunk := cursor.fetchmany(chunk_rows):
+                yield self.expand_settings([RunRecord(*row) for row in chunk])
+        finally:
+            cursor.close()
+
+    def metric_units(
+        self, project_name: str | None = None, kind: str | None = None, sweep_id: int | None = None
+    ) -> dict[str, str]:
+        """Metric -> unit of every metric the selected runs recorded, in the order they were first recorded."""
+        where, args = where_equal({"project_name": project_name, "kind": kind, "sweep_id": sweep_id})
+        rows = self.con.execute(
+            "SELECT metric, any_value(unit), min(rowid) AS first FROM metrics "
+            f"WHERE run_id IN (SELECT id FROM runs{where}) GROUP BY metric ORDER BY first",
+            args,
+        ).fetchall()
+        return {metric: unit or "" for metric, unit, _ in rows}
 
     def count_runs(
         self, project_name: str | None = None, kind: str | None = None, sweep_id: int | None = None

@@ -184,3 +184,35 @@ def test_a_scenario_section_as_target_points_to_the_node_kind_that_owns_the_knob
     with pytest.raises(FieldError) as e:
         parse_axis("hardware.no_such_knob=1", baseline)
     assert "is a knob of" not in str(e.value)
+
+
+def test_runs_are_read_in_chunks_in_the_listing_order(db, baseline):
+    axes = parse_axes(["qapply.num_apply_agents=1..4", "qcapture.trans_batch_sz=1,5"], baseline)
+    with Store.open(db) as s:
+        r = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False)
+        for select in ({"sweep_id": r.sweep_id}, {}, {"sweep_id": r.sweep_id, "limit": 5}):
+            chunks = list(s.iter_runs(**select, chunk_rows=3))
+            assert [len(c) for c in chunks[:-1]] == [3] * (len(chunks) - 1) and 0 < len(chunks[-1]) <= 3
+            assert [run for chunk in chunks for run in chunk] == s.list_runs(**select)
+        units = s.metric_units(sweep_id=r.sweep_id)
+        assert units["apply_rows_per_s"] == "rows/s" and list(units)[0] in units
+        assert s.metric_units(sweep_id=r.sweep_id + 1) == {}
+
+
+def test_a_listing_in_chunks_prints_one_heading_and_every_run(db, baseline, capsys):
+    from engine.cli.runs import _print_tables
+
+    axes = parse_axes(["qapply.num_apply_agents=1..5"], baseline)
+    with Store.open(db) as s:
+        r = run_sweep(baseline, axes, s, workers=0, predictor=FAKE, progress=False)
+        columns = ["apply_rows_per_s"]
+        chunks = [
+            (c, s.metrics_of([x.id for x in c])) for c in s.iter_runs(sweep_id=r.sweep_id, chunk_rows=2)
+        ]
+        shown = _print_tables(chunks, columns, s.metric_units(sweep_id=r.sweep_id))
+    lines = capsys.readouterr().out.splitlines()
+    assert shown == 5 and len(lines) == 6
+    assert "ROWS_APPLIED (rows/s)" in lines[0] and sum("ROWS_APPLIED" in line for line in lines) == 1
+    assert [line.split()[0] for line in lines[1:]] == [
+        str(x.id) for x in chunks[0][0] + chunks[1][0] + chunks[2][0]
+    ]
