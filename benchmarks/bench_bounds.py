@@ -97,12 +97,12 @@ def main() -> int:
             f"validate of a legal {path.stat().st_size / 2**20:.1f} MB project", run(["validate", str(path)])
         )
 
-        project = tmp / "p994.json"
-        project.write_text(json.dumps(copies_of_baseline(142), indent=1))
-        out = tmp / "p994.pdf"
+        project = tmp / "p1001.json"
+        project.write_text(json.dumps(copies_of_baseline(143), indent=1))
+        out = tmp / "p1001.pdf"
         figures = run(["report", str(project), "--out", str(out), "--no-validation"])
         _print(
-            f"report of a 994-node project ({out.stat().st_size / 2**20 if out.exists() else 0:.1f} MB PDF)",
+            f"report of a 1,001-node project ({out.stat().st_size / 2**20 if out.exists() else 0:.1f} MB PDF)",
             figures,
         )
 
