@@ -25,6 +25,7 @@ from engine import projectfile
 from engine.errors import FieldError
 from engine.model import Node, Project
 from engine.registry import KINDS
+from engine.simulation_setup import SimulationSetup, build_setup
 
 #: Command id of node moves, so successive drags of the same nodes merge into one undo step.
 MOVE_COMMAND_ID = 1001
@@ -269,6 +270,17 @@ class Document(QObject):
             raise ValueError("a node label cannot be empty")
         nodes = tuple(replace(n, label=label) if n.id == node_id else n for n in self._project.nodes)
         self.push(replace(self._project, nodes=nodes), f"Rename to {label}")
+
+    def set_simulation(self, setup: SimulationSetup, text: str) -> None:
+        """Set the load profile and outage events the project is simulated with, as one undo step.
+
+        Raises
+        ------
+        FieldError
+            The simulator refuses the profile or an event (nothing changes).
+        """
+        after = replace(self._project, simulation=build_setup(setup.to_dict()))
+        self.push(after, text)
 
     def set_project_text(self, name: str | None = None, description: str | None = None) -> None:
         """Change the project's name or description."""

@@ -24,8 +24,9 @@ class TaskLaunchers:
         self.history.ensure_store()  # the task writes: its schema is made here, never by two threads at once
         return self.tasks.start(title, fn)
 
-    def simulate(self, duration_s: float, seed: int, events: list) -> bool:
-        """Run a simulation of the current project in the background."""
+    def simulate(self, duration_s: float, seed: int, events: list | None = None) -> bool:
+        """Run a simulation of the current project in the background, with its load profile and
+        ``events`` (``channel-stop@2m+20m``; None: the project's own)."""
         from app.simadapter import simulation_task
 
         view = self.view_widget("Simulation")
@@ -34,7 +35,7 @@ class TaskLaunchers:
                 self.document.project,
                 duration_s,
                 seed,
-                events,
+                self.document.project.simulation.event_texts() if events is None else events,
                 str(self.history.db_path),
                 self.document.changes_label(),
             )

@@ -331,7 +331,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         if name == "Simulation":
             from app.panels.simulation import SimulationView
 
-            w = SimulationView()
+            w = SimulationView(self.document)
             w.run_requested.connect(self.simulate)
         elif name == "Sweep":
             from app.panels.sweep import SweepView

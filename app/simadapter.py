@@ -40,7 +40,8 @@ def simulation_task(
     db_path: str | Path | None,
     note: str = "",
 ):
-    """Simulate ``project`` for ``duration_s`` seconds with outage ``events`` (``channel-stop@2m+20m``).
+    """Simulate ``project`` for ``duration_s`` seconds with its load profile and outage ``events``
+    (``channel-stop@2m+20m``).
 
     ``note`` (the settings changed since saving) ends the run's label. Raises QrtuneError when
     this build has no simulator, FieldError (bad event) or TopologyError (incomplete) before
@@ -52,6 +53,7 @@ def simulation_task(
     from engine.sim.events import parse_event
 
     parsed = [parse_event(text) for text in events]
+    profile = project.simulation.profile_model()
     settings = project_to_scenario(project)
 
     def fn(progress, cancelled, partial):
@@ -67,6 +69,7 @@ def simulation_task(
                 duration_s,
                 project=project,
                 seed=seed,
+                profile=profile,
                 events=parsed,
                 progress=lambda f: progress(f, f"simulated {f * duration_s:.0f} of {duration_s:.0f} s"),
                 cancel=cancelled,
@@ -88,7 +91,14 @@ def simulation_task(
                 units,
                 timeseries=series,
                 seed=seed,
-                settings={**settings, "simulation": {"duration_s": duration_s, "events": list(events)}},
+                settings={
+                    **settings,
+                    "simulation": {
+                        "duration_s": duration_s,
+                        "events": list(events),
+                        "profile": project.simulation.to_dict().get("profile"),
+                    },
+                },
                 coefficients_version=str(res.summary.get("coefficients_version") or ""),
                 scenario_kind="qrep",
                 label=label,
@@ -100,7 +110,7 @@ def simulation_task(
             series,
             time.perf_counter() - t0,
             list(res.summary.get("events") or ()),
-            (settings.get("workload") or {}).get("offered_rows_per_s") is None,
+            profile is None and (settings.get("workload") or {}).get("offered_rows_per_s") is None,
             _finite(getattr(res.config, "xmitq_buffer_msgs", None)),
         )
 

@@ -25,6 +25,7 @@ from engine.errors import (
     UnknownParameterError,
 )
 from engine.registry import KINDS
+from engine.simulation_setup import SimulationSetup, build_setup
 
 if TYPE_CHECKING:  # networkx is imported by graph() only: most commands never need it (0.1 s)
     import networkx as nx
@@ -74,13 +75,15 @@ class Link:
 
 @dataclass(frozen=True)
 class Project:
-    """A validated project: name, topology type, nodes and links (tuples, in file order)."""
+    """A validated project: name, topology type, nodes and links (tuples, in file order), and what
+    it simulates over time (its load profile and outage events)."""
 
     name: str
     topology: str
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
     description: str = ""
+    simulation: SimulationSetup = field(default_factory=SimulationSetup)
 
     # -- lookup -----------------------------------------------------------------
     def node(self, node_id: str) -> Node:
@@ -275,7 +278,8 @@ def build_project(data: Mapping) -> Project:
     ----------
     data : Mapping
         The current format's fields: ``name``, ``topology``, ``nodes``, ``links``
-        and optionally ``description`` (``format_version`` is ignored here; see
+        and optionally ``description`` and ``simulation``
+        (:func:`engine.simulation_setup.build_setup`; ``format_version`` is ignored here; see
         :mod:`engine.projectfile` for migration).
 
     Raises
@@ -331,11 +335,14 @@ def build_project(data: Mapping) -> Project:
         link_ids.add(link.id)
         linked[(link.source, link.target)] = link.id
         links.append(link)
-    return Project(name, topology, tuple(nodes.values()), tuple(links), description)
+    simulation = build_setup(data.get("simulation"))
+    return Project(name, topology, tuple(nodes.values()), tuple(links), description, simulation)
 
 
 def to_dict(project: Project) -> dict:
-    """The current format's plain data for ``project`` (without ``format_version``)."""
+    """The current format's plain data for ``project`` (without ``format_version``; ``simulation``
+    only when the project sets a load profile or events, so other files read as before)."""
+    simulation = {} if project.simulation.is_empty() else {"simulation": project.simulation.to_dict()}
     return {
         "name": project.name,
         "topology": project.topology,
@@ -345,6 +352,7 @@ def to_dict(project: Project) -> dict:
             for n in project.nodes
         ],
         "links": [{"id": link.id, "source": link.source, "target": link.target} for link in project.links],
+        **simulation,
     }
 
 

@@ -13,6 +13,8 @@ Format history
    ``id``, ``source``, ``target``; a ``description``.
 3. A queue manager's ``run_mode`` (steady, drain, catch-up) says what a run measures; in version 2
    any ``initial_depth_msgs`` above 0 made the run a drain, so such files become ``run_mode`` drain.
+   An optional ``simulation`` object holds the load profile and outage events the project is
+   simulated with (:mod:`engine.simulation_setup`); a file without it offers its own workload.
 """
 
 from __future__ import annotations
@@ -104,7 +106,13 @@ def _list(data: dict, key: str) -> list:
 #: The JSON type of each field a project file may hold, by format version; checked where the file
 #: is read, before any migration touches it (versions 2 and 3 share node and link fields).
 _NUMBER = (int, float)
-_TOP_FIELDS: dict[str, Any] = {"name": str, "description": str, "nodes": list, "links": list}
+_TOP_FIELDS: dict[str, Any] = {
+    "name": str,
+    "description": str,
+    "nodes": list,
+    "links": list,
+    "simulation": dict,
+}
 _NODE_FIELDS: dict[int, dict[str, Any]] = {
     1: {"id": str, "type": str, "label": str, "x": _NUMBER, "y": _NUMBER, "settings": dict},
     2: {"id": str, "kind": str, "label": str, "position": list, "params": dict},

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QSplitter,
     QTabWidget,
     QWidget,
 )
@@ -101,44 +104,53 @@ def shown_series(series: dict, limit: int = 4) -> tuple[dict, str]:
 
 
 class SimulationView(QWidget):
-    """Simulation settings and results.
+    """Simulation settings (duration, seed, the project's load profile and outage events) and results.
+
+    Parameters
+    ----------
+    document : app.document.Document, optional
+        The open project, whose load profile and events the forms edit; without one the view
+        only shows outcomes.
 
     Signals
     -------
     run_requested(float, int, list)
-        Duration in s, seed, event texts.
+        Duration in s, seed, the project's events in the command line's form.
     """
 
     run_requested = Signal(float, int, list)
 
-    def __init__(self, parent=None):
+    def __init__(self, document=None, parent=None):
         super().__init__(parent)
+        self.document = document
         layout = panel_column(self)
         row = QHBoxLayout()
         self.duration = QLineEdit("10m")
         self.duration.setMaximumWidth(80)
+        self.duration.setToolTip("Simulated time: 600, 90s, 20m, 1h or 24h")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(1)
-        self.events = QLineEdit()
-        self.events.setPlaceholderText(
-            "events, e.g. channel-stop@2m+20m  apply-stop@1m+5m  target-slow@1m+5m*0.5"
-        )
         self.run_button = QPushButton("Simulate")
         for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed):
             row.addWidget(w)
         row.addStretch(1)
         row.addWidget(self.run_button)
         layout.addLayout(row)
-        events_row = QHBoxLayout()  # a row of its own: the view fits a narrow window (150% scaling)
-        events_row.addWidget(QLabel("Events"))
-        events_row.addWidget(self.events, 1)
-        layout.addLayout(events_row)
+        split = QSplitter(Qt.Vertical)
+        split.setChildrenCollapsible(False)
+        layout.addWidget(split, 1)
+        self.profile_editor = self.events_editor = None
+        if document is not None:
+            split.addWidget(self._setup_forms(document))
+        results = QWidget()
+        column = panel_column(results)
+        column.setContentsMargins(0, 0, 0, 0)
         self.status = message_label(START_TEXT)
-        layout.addWidget(self.status)
+        column.addWidget(self.status)
         self.headline = message_label(rich=True)
         self.headline.hide()
-        layout.addWidget(self.headline)
+        column.addWidget(self.headline)
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
@@ -148,9 +160,34 @@ class SimulationView(QWidget):
         self.lower.setDocumentMode(True)
         self.lower.addTab(self.summary, "Summary")
         self.lower.addTab(self.castout_chart, "Page set")
-        add_grid(layout, [[self.depth_chart, self.latency_chart], [self.rate_chart, self.lower]])
+        add_grid(column, [[self.depth_chart, self.latency_chart], [self.rate_chart, self.lower]])
+        split.addWidget(results)
+        split.setStretchFactor(split.count() - 1, 1)
         self.run_button.clicked.connect(self._run)
         self.outcome = None
+
+    def _setup_forms(self, document) -> QWidget:
+        """The load profile and outage event forms side by side, scrolling when the window is short."""
+        from app.panels.load_profile import ProfileEditor
+        from app.panels.outage_events import EventsEditor
+
+        body = QWidget()
+        row = QHBoxLayout(body)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.profile_editor = ProfileEditor(document)
+        self.events_editor = EventsEditor(document)
+        row.addWidget(self.profile_editor, 1)
+        row.addWidget(self.events_editor, 1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(body)
+        scroll.setMinimumHeight(120)
+        return scroll
+
+    def event_texts(self) -> list[str]:
+        """The project's events in the command line's form (none without a document)."""
+        return self.document.project.simulation.event_texts() if self.document is not None else []
 
     def _run(self) -> None:
         try:
@@ -160,8 +197,7 @@ class SimulationView(QWidget):
             self.duration.setStyleSheet(f"border: 2px solid {style.BOTTLENECK};")
             return
         self.duration.setStyleSheet("")
-        events = [e for e in self.events.text().replace(",", " ").split() if e]
-        self.run_requested.emit(duration, int(self.seed.value()), events)
+        self.run_requested.emit(duration, int(self.seed.value()), self.event_texts())
 
     def show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -233,7 +269,10 @@ def headline(outcome) -> str:
     m = outcome.metrics
     lines = []
     for ev in getattr(outcome, "events", ()) or ():
-        name = ev.get("kind") or ev.get("type") or "event"
+        from engine.sim.events import EVENT_LABELS
+
+        kind = ev.get("kind") or ev.get("type") or "event"
+        name = EVENT_LABELS.get(kind, kind.replace("_", " "))
         start, end = ev.get("start_s"), ev.get("end_s")
         when = (
             f" at {_duration(start)} for {_duration(end - start)}"

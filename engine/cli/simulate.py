@@ -8,11 +8,13 @@ CAPTURE / Q / APPLY parts, peak backlog and queue depths, the catch-up time afte
 and the time to apply everything still in flight at the end of the run (what a switch-over
 must wait for), plus stage utilisation.
 
-Workload: the project's offered rate (or, when it drives the pipeline to the maximum, the
-predicted throughput); --rate for a constant rate; --profile for a JSON profile (constant,
-steps, bursts, batch_window with large transactions) or a CSV of t_s,rows_per_s.
+Workload: the load profile saved in the project (the Simulation tab's form), else the project's
+offered rate (or, when it drives the pipeline to the maximum, the predicted throughput); --rate
+for a constant rate; --profile for a JSON profile (constant, steps, bursts, batch_window with
+large transactions) or a CSV of t_s,rows_per_s.
 
-Events (repeatable): KIND@START+LENGTH[*FACTOR] with times as 90, 90s, 20m or 1h:
+Events (repeatable; none given: the events saved in the project): KIND@START+LENGTH[*FACTOR]
+with times as 90, 90s, 20m or 1h:
   channel-stop@2m+20m       the MQ channel is stopped
   apply-stop@300+60         Q Apply is stopped
   target-slow@1m+5m*0.5     the target Db2 runs at half speed
@@ -207,7 +209,7 @@ def _settings(project, args, duration_s: float, profile) -> dict:
         "simulation": {
             "duration_s": duration_s,
             "seed": args.seed,
-            "events": list(args.event),
+            "events": list(args.event or project.simulation.event_texts()),
             "changes": list(args.changes),
             "profile": profile,
         },
@@ -248,13 +250,16 @@ def run(args) -> int:
     monitor_dir = monitor_folder(args.monitor_csv) if args.monitor_csv else None
     if args.db:
         require_writable_store(args)
-    events = [parse_event(e) for e in args.event]
+    event_texts = args.event or project.simulation.event_texts()  # none given: the project's own
+    events = [parse_event(e) for e in event_texts]
     profile = None
     if args.profile:
         profile = profiles.load(args.profile)
     elif args.rate is not None:
         profile = profiles.constant(args.rate)
-    label = f"simulate {args.duration} seed {args.seed}" + "".join(" " + x for x in args.event + args.changes)
+    label = f"simulate {args.duration} seed {args.seed}" + "".join(
+        " " + x for x in event_texts + args.changes
+    )
     try:
         bar = Progress(duration_s, enabled=not args.quiet, label="simulate", unit=" s")
         try:

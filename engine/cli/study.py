@@ -36,9 +36,10 @@ def add_study_options(p) -> None:
         action="append",
         default=[],
         metavar="EVENT[,EVENT...]",
-        help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage",
+        help="an outage scenario (repeatable), e.g. channel-stop@2m+5m; 'none': no outage "
+        "(default: the events saved in the project)",
     )
-    add_rate_option(g, "constant offered rate (default: the project's workload)")
+    add_rate_option(g, "constant offered rate (default: the project's load profile, else its workload)")
 
 
 def _plan(args, project):
@@ -48,7 +49,7 @@ def _plan(args, project):
 
     plan = StudyPlan(
         tuple(parse_axes(args.axes, project)) if args.axes else (),
-        parse_scenarios(args.scenario),
+        parse_scenarios(args.scenario or [",".join(project.simulation.event_texts()) or "none"]),
         parse_seeds(args.seeds),
         argtypes.duration_s(args.duration),
         args.rate,

@@ -170,9 +170,10 @@ def simulate(
     seed : int or None
         Seed of the run's random numbers; None draws one (reported as ``summary["seed"]``).
     profile : engine.sim.profiles.Profile, optional
-        Offered workload over time.
+        Offered workload over time; None: the project's load profile
+        (:attr:`engine.model.Project.simulation`), or its own workload when it sets none.
     events : iterable of Event
-        Outages and slow-downs.
+        Outages and slow-downs (the project's saved events are the caller's to pass).
     progress : callable(float), optional
         Called with the fraction done after each chunk.
     cancel : callable() -> bool, optional
@@ -197,7 +198,7 @@ def simulate(
         duration_s,
         project=project,
         seed=seed,
-        profile=profile,
+        profile=profile if profile is not None else project.simulation.profile_model(),
         events=events,
         progress=progress,
         cancel=cancel,

@@ -38,6 +38,13 @@ EVENT_TARGETS = {
     "target_slow": "apply",
     "mirror_suspend": "mirror",
 }
+#: Event kind -> what a user reads (forms, headlines).
+EVENT_LABELS = {
+    "channel_stop": "MQ channel stopped",
+    "apply_stop": "Q Apply stopped",
+    "target_slow": "Target Db2 slowed down",
+    "mirror_suspend": "Db2 Mirror suspended",
+}
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,20 @@ def parse_duration_s(text: str, field: str = "duration") -> float:
     if not m:
         raise FieldError(field, text, "a time such as 600, 90s, 500ms, 20m or 1h")
     return float(m.group(1)) * _UNITS[m.group(2) or ""]
+
+
+def duration_text(seconds: float) -> str:
+    """``seconds`` in the shortest form :func:`parse_duration_s` reads back exactly (``20m``, ``1h``, ``90s``)."""
+    for unit, size in (("h", 3600.0), ("m", 60.0)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:.12g}{unit}"
+    return f"{seconds:.12g}s"
+
+
+def event_text(event: Event) -> str:
+    """``event`` in the command line's form :func:`parse_event` reads (``channel-stop@2m+20m``)."""
+    text = f"{event.kind.replace('_', '-')}@{duration_text(event.start_s)}+{duration_text(event.duration_s)}"
+    return text + (f"*{event.factor:g}" if event.kind == "target_slow" else "")
 
 
 def parse_event(text: str) -> Event:

@@ -16,7 +16,10 @@ def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
     window.document.set_param(qm, "read_ahead", True)  # what changed since saving ends the run's label
     view = window.view_widget("Simulation")
     view.duration.setText("2m")
-    view.events.setText("channel-stop@30s+20s")
+    view.events_editor.add_event()  # the events form: a channel stop, 30 s in, for 20 s
+    for column, text in ((1, "30s"), (2, "20s")):
+        view.events_editor.table.cellWidget(0, column).setText(text)
+        view.events_editor.table.cellWidget(0, column).editingFinished.emit()
     progress = []
     window.tasks.progress.connect(lambda f, t: progress.append(f))
     with qtbot.waitSignal(window.tasks.finished, timeout=30000):

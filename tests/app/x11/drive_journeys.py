@@ -212,7 +212,10 @@ def j4_outage(w: Walk, checks) -> None:
     w.key("F6")
     sim = w.window.view_widget("Simulation")
     w.type_into(sim.duration, "50m")
-    w.type_into(sim.events, "channel-stop@2m+20m")
+    w.click(sim.events_editor.add_button)  # a new event: the MQ channel stopped 2 minutes in, for 20 minutes
+    checks.append(
+        ("the events form adds a 20-minute channel stop", sim.event_texts() == ["channel-stop@2m+20m"])
+    )
     w.click(sim.run_button)
     checks.append(("the simulation finishes", w.idle(180) and sim.outcome is not None))
     text = sim.headline.text()
@@ -431,6 +434,34 @@ def j14_production_rate(w: Walk, checks) -> None:
             w.window.document.project.node(qcapture).params["commit_interval_ms"] == 200
             and w.window.live.shown.metrics["end2end_latency_ms"] < 0.95 * e2e
             and not field.note.startswith("No effect on this prediction"),
+        )
+    )
+    # then the day: a quiet night at 200 rows/s and an hour of peak at her 2,000, from the form
+    w.key("F6")
+    sim = w.window.view_widget("Simulation")
+    profile = sim.profile_editor
+    profile.kind.setFocus()
+    while profile.kind.currentData() != "bursts":
+        w.key("Down")
+    form = profile.editors["bursts"]
+    w.type_into(form["burst_rows_per_s"].lineEdit(), "2000")
+    QTest.keyClick(form["burst_rows_per_s"], Qt.Key_Return)
+    w.type_into(sim.duration, "24h")
+    saved = w.window.document.project.simulation.profile
+    checks.append(
+        (
+            "the profile form sets a daily peak of 2,000 rows/s in the project",
+            saved is not None and saved["kind"] == "bursts" and saved["burst_rows_per_s"] == 2000,
+        )
+    )
+    w.click(sim.run_button)
+    checks.append(("a day of peak and quiet night is simulated", w.idle(600) and sim.outcome is not None))
+    m = sim.outcome.metrics if sim.outcome else {}
+    checks.append(
+        (
+            "the day stays physical: throughput the day's mean rate, finite END2END",
+            0 < m.get("throughput_rows_per_s", 0) < 2000
+            and 0 < m.get("end2end_latency_p99_ms", float("nan")) < 60_000,
         )
     )
 
