@@ -148,6 +148,21 @@ def flows(project: Project, limit: int | None = None) -> list[list[Node]]:
     return found
 
 
+#: Flows :func:`queue_manager_roles` looks at (a meshed project can have millions).
+ROLE_FLOWS = 64
+
+
+def queue_manager_roles(project: Project) -> dict[str, frozenset]:
+    """Each queue manager's roles in the project's complete flows: ``send`` (its transmission queue
+    feeds the channel) and ``receive`` (it holds the receive queue); a queue manager in no complete
+    flow (of the first :data:`ROLE_FLOWS`) is left out, its role unknown."""
+    roles: dict[str, set] = {}
+    for flow in flows(project, limit=ROLE_FLOWS):
+        roles.setdefault(flow[SEND_QM].id, set()).add("send")
+        roles.setdefault(flow[RECEIVE_QM].id, set()).add("receive")
+    return {node_id: frozenset(r) for node_id, r in roles.items()}
+
+
 def partner_flows(project: Project | None) -> list[list[Node]]:
     """The two flows of a two-way project (bidirectional or peer-to-peer), one per system.
 

@@ -7,7 +7,10 @@ it with the model; a refused value is marked inline with the model's message and
 the typed text stays in the field, also when another node is selected and this
 one again later (:attr:`Inspector.pending`). A knob the live prediction does not depend on
 says so under its value, with the engine's reason (:meth:`Inspector.show_prediction`), so a
-value changed without effect is explained. With no node selected the inspector
+value changed without effect is explained. A knob that cannot apply to the node at all (its
+platform's, :attr:`engine.registry.params.ParamSpec.platforms`, or its role's in the flow:
+BUFFPOOL on a Linux queue manager) is not listed, unless "Show all knobs" is checked; the form
+is rebuilt when the platform or role changes. With no node selected the inspector
 edits the project's name and description. :meth:`Inspector.flush` commits what a
 field shows but has not sent yet (the window calls it before saving or closing),
 so a value typed and followed by Ctrl+S is saved.
@@ -15,8 +18,9 @@ so a value typed and followed by Ctrl+S is saved.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -34,6 +38,7 @@ from engine.metrics import knob_label
 from engine.model import Project
 from engine.predict import ignored_knobs
 from engine.registry import KINDS
+from engine.registry.params import applies
 
 
 class Inspector(QWidget):
@@ -53,6 +58,14 @@ class Inspector(QWidget):
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.RichText)
         outer.addWidget(self.title)
+        #: Knobs that cannot apply to the node's platform or role are hidden unless this is checked.
+        self.show_all = QCheckBox("Show all knobs")
+        self.show_all.setToolTip(
+            "Also list the knobs that cannot apply to this node's platform (BUFFPOOL on Linux) or its role "
+            "in the flow (the run mode on the sending queue manager)"
+        )
+        self.show_all.toggled.connect(lambda _on: self.show_node(self.node_id))
+        outer.addWidget(self.show_all)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -91,6 +104,7 @@ class Inspector(QWidget):
             hint = QLabel("Select a node on the canvas to edit its knobs.")
             hint.setWordWrap(True)
             form.addRow(hint)
+            self.show_all.hide()
         else:
             node = project.node(node_id)
             kind = KINDS[node.kind]
@@ -106,7 +120,17 @@ class Inspector(QWidget):
             self.label_error.setStyleSheet(f"color: {style.BOTTLENECK}; font-size: {style.NOTE_PT}pt;")
             self.label_error.hide()
             form.addRow("", self.label_error)
+            shown = self.shown_knobs(project, node_id)
+            hidden = len(kind.params) - len(shown)
+            self.show_all.setText(
+                f"Show all knobs ({hidden} cannot apply here)"
+                if hidden or self.show_all.isChecked()
+                else "Show all knobs"
+            )
+            self.show_all.setVisible(bool(hidden) or self.show_all.isChecked())
             for spec in kind.params:
+                if spec.name not in shown:
+                    continue
                 field = make_field(spec)
                 field.set_value(node.params[spec.name])
                 field.committed.connect(lambda value, name=spec.name: self.commit(name, value))
@@ -119,6 +143,27 @@ class Inspector(QWidget):
                     field.restore(*self.pending[(node_id, spec.name)])
             self._mark_no_effect()
         self.scroll.setWidget(body)
+
+    def applicable_knobs(self, project: Project, node_id: str) -> list[str]:
+        """The knobs of ``node_id`` that can apply to its platform and its role in the flow."""
+        from engine.topology import queue_manager_roles
+
+        node = project.node(node_id)
+        roles = queue_manager_roles(project).get(node_id) if node.kind == "queue_manager" else None
+        return [spec.name for spec in KINDS[node.kind].params if applies(spec, node.params, roles)]
+
+    def shown_knobs(self, project: Project, node_id: str) -> list[str]:
+        """The knobs the form lists: those that can apply, or all of them with Show all knobs."""
+        if self.show_all.isChecked():
+            return [spec.name for spec in KINDS[project.node(node_id).kind].params]
+        return self.applicable_knobs(project, node_id)
+
+    def _rebuild_if_stale(self) -> None:
+        """Rebuild the form when the knobs it lists are no longer those that apply."""
+        project = self.document.project
+        if self.node_id and self.node_id in {n.id for n in project.nodes}:
+            if set(self.shown_knobs(project, self.node_id)) != set(self.fields):
+                self.show_node(self.node_id)
 
     # -- the live prediction -------------------------------------------------------------
     def show_prediction(self, project: Project, prediction) -> None:
@@ -214,6 +259,9 @@ class Inspector(QWidget):
         old_label = (
             next((n.label for n in old.nodes if n.id == self.node_id), None) if old is not None else None
         )
+        if set(self.shown_knobs(new, self.node_id)) != set(self.fields):  # its platform or role changed
+            # rebuilt once the edit's signal has returned: the field that sent it must outlive it
+            QTimer.singleShot(0, self._rebuild_if_stale)
         if self.label_edit is not None and node.label != old_label:  # renamed (undo, redo): the model wins
             self.label_edit.setText(node.label)
             self.label_error.hide()

@@ -65,7 +65,6 @@ class EventsEditor(QGroupBox):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.table.setToolTip(
             "Times as 600, 90s, 20m or 1h from the start of the run; Speed is the target Db2's "
             "speed while it is slowed down (0.5: half speed)"
@@ -109,6 +108,8 @@ class EventsEditor(QGroupBox):
             kind.setCurrentIndex(kind.findData(event["kind"]))
             kind.activated.connect(lambda _i, r=row, box=kind: self.change(r, kind=box.currentData()))
             start, length = time_edit(event["start_s"]), time_edit(event["duration_s"])
+            for edit in (start, length):
+                edit.setMaximumWidth(edit.fontMetrics().horizontalAdvance("00000s") + 12)
             start.editingFinished.connect(lambda r=row, e=start: self._time_changed(r, "start_s", e.text()))
             length.editingFinished.connect(
                 lambda r=row, e=length: self._time_changed(r, "duration_s", e.text())
@@ -126,8 +127,10 @@ class EventsEditor(QGroupBox):
             speed.valueChanged.connect(lambda v, r=row: self.change(r, factor=v))
             for col, widget in enumerate((kind, start, length, speed)):
                 self.table.setCellWidget(row, col, widget)
-        self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        header = self.table.horizontalHeader()
+        for col in range(1, len(COLUMNS)):  # times and speed as narrow as they read; the event takes the rest
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
 
     # -- edits ----------------------------------------------------------------------------------
     def _time_changed(self, row: int, key: str, text: str) -> None:

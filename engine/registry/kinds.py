@@ -430,6 +430,7 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.buffpool_pages", MOV: "buffpool_buffers"},
             minimum=1000,
             maximum=50_000_000,
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "pageclas",
@@ -440,6 +441,7 @@ QUEUE_MANAGER = NodeKind(
             f"{SEED_MQ_V8}, Buffer pools",
             {MOV: "pageclas"},
             choices=("4KB", "FIXED4KB"),
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "dwp_start_pct",
@@ -451,6 +453,7 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.dwp_start_pct", MOV: "dwp_start_pct"},
             minimum=1,
             maximum=100,
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "dwp_target_pct",
@@ -460,6 +463,7 @@ QUEUE_MANAGER = NodeKind(
             "Usage band the deferred write processor holds.",
             f"{SEED_MQ_V8}, Deferred write processor",
             {MOV: "dwp_target_pct"},
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "maxshortmsgs",
@@ -495,6 +499,7 @@ QUEUE_MANAGER = NodeKind(
             "MQ security checking (the seeds switched it off).",
             f"{_RP}, Table 5-4 MQ security",
             {Q: "mq.security"},
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "read_ahead",
@@ -504,6 +509,7 @@ QUEUE_MANAGER = NodeKind(
             "Pre-stage messages of deep queues into the buffer pool (PM63802; the seeds switched it on).",
             f"{_RP}, Table 2-3 READ-AHEAD",
             {Q: "mq.read_ahead", MOV: "read_ahead"},
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "logload",
@@ -515,6 +521,7 @@ QUEUE_MANAGER = NodeKind(
             {Q: "mq.logload"},
             minimum=200,
             maximum=16_000_000,
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "global_trace",
@@ -542,6 +549,7 @@ QUEUE_MANAGER = NodeKind(
             "Queues shared in a coupling facility instead of private queues.",
             f"{_RP}, Table 5-5 Shared queues",
             {Q: "mq.shared_queue"},
+            platforms=pk.ZOS_ONLY,
         ),
         _p(
             "run_mode",
@@ -555,6 +563,7 @@ QUEUE_MANAGER = NodeKind(
             f"{SEED_QREP_2005}, Figure 6",
             {Q: "run.mode"},
             choices=("steady", "drain", "catch-up"),
+            roles=("receive",),
         ),
         _p(
             "initial_depth_msgs",
@@ -566,6 +575,7 @@ QUEUE_MANAGER = NodeKind(
             {Q: "run.initial_receive_queue_depth"},
             minimum=0,
             maximum=1_000_000_000,
+            roles=("receive",),
         ),
         _p(
             "catch_up_payload_msgs",
@@ -579,6 +589,7 @@ QUEUE_MANAGER = NodeKind(
             {Q: "run.catch_up_payload_msgs"},
             minimum=0,
             maximum=1_000_000_000,
+            roles=("receive",),
         ),
     )
     + pk.QUEUE_MANAGER_KNOBS

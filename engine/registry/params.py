@@ -66,6 +66,12 @@ class ParamSpec:
         Where the value lives in a scenario of ../shared/validation's format,
         keyed by scenario kind (``{"qrep": "qcapture.trans_batch_sz"}``). A path
         may contain ``{role}``, replaced by the node's ``role`` parameter.
+    platforms : tuple of str
+        The node's ``os_platform`` values the knob exists on (BUFFPOOL on z/OS, LogBufferPages on
+        Linux/UNIX/Windows); empty: every platform.
+    roles : tuple of str
+        The node's roles in a flow the knob belongs to (a queue manager is ``send``, the
+        transmission queue's, or ``receive``, the receive queue's; :func:`applies`); empty: any.
     """
 
     name: str
@@ -81,6 +87,8 @@ class ParamSpec:
     null_meaning: str = ""
     scenario_paths: dict = field(default_factory=dict)
     integer_step: str = ""
+    platforms: tuple = ()
+    roles: tuple = ()
 
     @property
     def label(self) -> str:
@@ -140,6 +148,19 @@ class ParamSpec:
         if not self._within(value):
             raise ValueRangeError(path, value, self.allowed())
         return value
+
+
+def applies(spec: ParamSpec, params: dict, roles: frozenset | None = None) -> bool:
+    """Whether knob ``spec`` can act on a node with knob values ``params`` and flow ``roles``.
+
+    A knob of some platforms only applies when the node's ``os_platform`` is one of them (a node
+    without one applies); a knob of some roles only when ``roles`` (None: not known, e.g. an
+    incomplete flow) shares one.
+    """
+    platform = params.get("os_platform")
+    if spec.platforms and platform is not None and platform not in spec.platforms:
+        return False
+    return not (spec.roles and roles is not None and not set(spec.roles) & set(roles))
 
 
 def _representable(value: int | float) -> bool:

@@ -17,6 +17,8 @@ transmission queue's) under ``send_qm.*``, the receiving one under ``recv_qm.*``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.registry.params import SEED_MQ_V8, SEED_QREP_2005, ParamSpec
 
 #: Operating systems a node may run on (IBM's names); the first is the default.
@@ -30,6 +32,9 @@ PROCESSOR_FAMILY = {
     "Windows x86-64": "x86",
 }
 ZOS = PLATFORMS[0]
+#: Where a knob of z/OS only applies, and one of Linux/UNIX/Windows only (:attr:`ParamSpec.platforms`).
+ZOS_ONLY = (ZOS,)
+LUW = PLATFORMS[1:]
 CONNECTIONS = ("bindings", "client")
 LOG_TYPES = ("CIRCULAR", "LINEAR")
 Q = "qrep"
@@ -69,6 +74,7 @@ def _ghz(path: str, what: str) -> ParamSpec:
         path,
         minimum=0.5,
         maximum=10.0,
+        platforms=LUW,
     )
 
 
@@ -147,6 +153,12 @@ def _qm_knobs(group: str) -> tuple:
             f"platform.{group}",
             choices=PLATFORMS,
         ),
+    ) + tuple(replace(spec, platforms=LUW) for spec in _qm_ini_knobs(group))
+
+
+def _qm_ini_knobs(group: str) -> tuple:
+    """The ``qm.ini`` log and queue buffer knobs and the log disk of a Linux/UNIX/Windows queue manager."""
+    return (
         _p(
             "logtype",
             "enum",

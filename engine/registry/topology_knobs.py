@@ -11,7 +11,10 @@ CFLEVEL(5)), the CFRM policy's structure SIZE and SCMMAXSIZE, the replication qu
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.registry.params import SEED_MQ_V8, SEED_QREP_2005, SEED_QREP_ZOS, ParamSpec
+from engine.registry.platform_knobs import ZOS_ONLY
 
 Q = "qrep"
 _CF = f"{SEED_MQ_V8}, Regression - shared queue - CFLEVEL(5)"
@@ -50,53 +53,56 @@ def _offload_pair(level: int, threshold_pct: int, size_kb: int) -> tuple:
 
 
 #: Queue manager: the coupling-facility list structure of a shared queue and its offload.
-QSG_PARAMS = (
-    _p(
-        "cf_structure_size_mb",
-        "int",
-        512,
-        "MB",
-        "Size of the CF list structure holding the shared queues (CFRM policy SIZE).",
-        _CF,
-        "mq.cf_structure_size_mb",
-        minimum=16,
-        maximum=1_000_000,
-    ),
-    _p(
-        "offload",
-        "enum",
-        "SMDS",
-        "",
-        "Where large shared messages go: shared message data sets (CFLEVEL(5)) or Db2 tables.",
-        _CF,
-        "mq.offload",
-        choices=("SMDS", "DB2"),
-    ),
-    *_offload_pair(1, 70, 32),
-    *_offload_pair(2, 80, 4),
-    *_offload_pair(3, 90, 0),
-    _p(
-        "scmmaxsize_gb",
-        "float",
-        0.0,
-        "GB",
-        "Storage-class memory extending the structure when its real storage is full (0: none).",
-        _CF,
-        "mq.scmmaxsize_gb",
-        minimum=0,
-        maximum=16_384,
-    ),
-    _p(
-        "cf_cps",
-        "int",
-        2,
-        "CF processors",
-        "Dedicated processors of the coupling facility (seed 003 used an internal CF with 4).",
-        f"{SEED_MQ_V8}, Coupling Facility",
-        "mq.cf_cps",
-        minimum=1,
-        maximum=64,
-    ),
+QSG_PARAMS = tuple(
+    replace(spec, platforms=ZOS_ONLY)  # queue-sharing groups are z/OS only
+    for spec in (
+        _p(
+            "cf_structure_size_mb",
+            "int",
+            512,
+            "MB",
+            "Size of the CF list structure holding the shared queues (CFRM policy SIZE).",
+            _CF,
+            "mq.cf_structure_size_mb",
+            minimum=16,
+            maximum=1_000_000,
+        ),
+        _p(
+            "offload",
+            "enum",
+            "SMDS",
+            "",
+            "Where large shared messages go: shared message data sets (CFLEVEL(5)) or Db2 tables.",
+            _CF,
+            "mq.offload",
+            choices=("SMDS", "DB2"),
+        ),
+        *_offload_pair(1, 70, 32),
+        *_offload_pair(2, 80, 4),
+        *_offload_pair(3, 90, 0),
+        _p(
+            "scmmaxsize_gb",
+            "float",
+            0.0,
+            "GB",
+            "Storage-class memory extending the structure when its real storage is full (0: none).",
+            _CF,
+            "mq.scmmaxsize_gb",
+            minimum=0,
+            maximum=16_384,
+        ),
+        _p(
+            "cf_cps",
+            "int",
+            2,
+            "CF processors",
+            "Dedicated processors of the coupling facility (seed 003 used an internal CF with 4).",
+            f"{SEED_MQ_V8}, Coupling Facility",
+            "mq.cf_cps",
+            minimum=1,
+            maximum=64,
+        ),
+    )
 )
 
 #: Q Capture: how many replication queue maps the tables are spread over.

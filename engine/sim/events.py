@@ -40,10 +40,10 @@ EVENT_TARGETS = {
 }
 #: Event kind -> what a user reads (forms, headlines).
 EVENT_LABELS = {
-    "channel_stop": "MQ channel stopped",
-    "apply_stop": "Q Apply stopped",
-    "target_slow": "Target Db2 slowed down",
-    "mirror_suspend": "Db2 Mirror suspended",
+    "channel_stop": "MQ channel stop",
+    "apply_stop": "Q Apply stop",
+    "target_slow": "Target Db2 slow-down",
+    "mirror_suspend": "Db2 Mirror suspend",
 }
 
 

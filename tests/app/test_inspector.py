@@ -24,6 +24,9 @@ def type_into(qtbot, field, text):
 def test_form_has_every_knob_with_unit_range_default_and_seed_in_tooltip(qtbot):
     _, insp, _ = make(qtbot)
     kind = KINDS["qapply"]
+    # every knob but the core clock, which a Q Apply on z/OS (CPs rated by the CPU model) cannot have
+    assert list(insp.fields) == [p.name for p in kind.params if p.name != "core_ghz"]
+    insp.show_all.setChecked(True)
     assert list(insp.fields) == [p.name for p in kind.params]
     f = insp.fields["num_apply_agents"]
     assert isinstance(f, TextField) and f.edit.text() == "16"

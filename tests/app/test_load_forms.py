@@ -94,9 +94,9 @@ def test_events_are_added_changed_removed_and_undone(document, qtbot, tmp_path):
     assert document.project.simulation.event_texts() == ["channel-stop@2m+20m"]
     kinds = editor.table.cellWidget(0, 0)
     assert [kinds.itemText(i) for i in range(kinds.count())] == [
-        "MQ channel stopped",
-        "Q Apply stopped",
-        "Target Db2 slowed down",
+        "MQ channel stop",
+        "Q Apply stop",
+        "Target Db2 slow-down",
     ]
     kinds.setCurrentIndex(2)
     kinds.activated.emit(2)

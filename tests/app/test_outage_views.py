@@ -24,7 +24,7 @@ def outage(catch_up_s, drive=False):
 
 def test_headline_names_peak_backlog_and_catch_up_time():
     text = headline(outage(1076.0))
-    assert "MQ channel stopped at 2.0 min for 20.0 min" in text and "channel_stop" not in text
+    assert "MQ channel stop at 2.0 min for 20.0 min" in text and "channel_stop" not in text
     assert "peak backlog 30,018,045 rows" in text and "caught up 17.9 min" in text
     late = headline(outage(None))
     assert "not caught up by the end of the run" in late and "12,029,525 rows still in flight" in late
