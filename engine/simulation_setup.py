@@ -2,12 +2,12 @@
 
 The project file keeps them under ``simulation`` (``{"profile": {...}, "events": [...]}``), so the
 window's forms, ``qrtune simulate`` and ``qrtune sweep --simulate`` run the same load and outages.
-The profile is a document of :mod:`engine.sim.profiles` (``constant``, ``steps``, ``bursts``,
+The profile is a document of :mod:`engine.load_profiles` (``constant``, ``steps``, ``bursts``,
 ``batch_window``; a CSV is imported as ``steps``); absent, the run offers the project's own
 workload (the source's OFFERED_ROWS_PER_S, or the predicted capacity). Each event is an
-:class:`engine.sim.events.Event` as plain data.
+:class:`engine.outage_events.Event` as plain data.
 
-This module imports nothing heavy: the simulator's modules are imported only to check a
+This module imports nothing heavy: the profile and event modules are imported only to check a
 profile or an event (numpy), so reading a project without ``simulation`` stays light.
 """
 
@@ -32,7 +32,7 @@ class SimulationSetup:
     Attributes
     ----------
     profile : Mapping or None
-        A profile document (:func:`engine.sim.profiles.from_dict`); None offers the project's
+        A profile document (:func:`engine.load_profiles.from_dict`); None offers the project's
         own workload.
     events : tuple of Mapping
         Events as ``{"kind", "start_s", "duration_s", "factor"}`` (s; factor a speed fraction).
@@ -55,22 +55,22 @@ class SimulationSetup:
         return out
 
     def profile_model(self):
-        """The :class:`engine.sim.profiles.Profile` to simulate, or None (the project's workload)."""
+        """The :class:`engine.load_profiles.Profile` to simulate, or None (the project's workload)."""
         if self.profile is None:
             return None
-        from engine.sim import profiles
+        from engine import load_profiles as profiles
 
         return profiles.from_dict(dict(self.profile), "simulation.profile")
 
     def event_models(self) -> list:
-        """The events as :class:`engine.sim.events.Event`, in start order."""
-        from engine.sim.events import event_from_dict
+        """The events as :class:`engine.outage_events.Event`, in start order."""
+        from engine.outage_events import event_from_dict
 
         return [event_from_dict(dict(e), f"simulation.events[{i}]") for i, e in enumerate(self.events)]
 
     def event_texts(self) -> list[str]:
         """The events in the command line's form (``channel-stop@2m+20m``), in start order."""
-        from engine.sim.events import event_text
+        from engine.outage_events import event_text
 
         return [event_text(e) for e in self.event_models()]
 
@@ -104,7 +104,7 @@ def build_setup(raw: Any, path: str = "simulation") -> SimulationSetup:
 
 def _checked_profile(doc: Any, path: str) -> dict:
     """``doc`` as stored once the simulator accepts it."""
-    from engine.sim import profiles
+    from engine import load_profiles as profiles
 
     if isinstance(doc, Mapping) and isinstance(doc.get("steps"), list) and len(doc["steps"]) > MAX_STEPS:
         raise FieldError(f"{path}.steps", f"{len(doc['steps'])} steps", f"at most {MAX_STEPS}")
@@ -117,7 +117,7 @@ def _checked_profile(doc: Any, path: str) -> dict:
 
 def _checked_event(doc: Any, path: str) -> dict:
     """``doc`` as an event's plain data (every field, numbers as floats) once the simulator accepts it."""
-    from engine.sim.events import event_from_dict
+    from engine.outage_events import event_from_dict
 
     try:
         event = event_from_dict(doc, path)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app import style
 from app.document import Document
 from engine.errors import FieldError, QrtuneError
-from engine.sim.events import duration_text, parse_duration_s
+from engine.outage_events import duration_text, parse_duration_s
 
 #: Kinds the form offers: profile kind (None: the project's workload) -> what the user reads.
 PROFILE_KINDS = {
@@ -289,7 +289,7 @@ class ProfileEditor(QGroupBox):
             return False
         from pathlib import Path
 
-        from engine.sim.profiles import from_csv
+        from engine.load_profiles import from_csv
 
         try:
             doc = from_csv(path).to_json()

@@ -26,12 +26,14 @@ from app import style
 from app.document import Document
 from app.panels.load_profile import time_edit, user_message
 from engine.errors import FieldError, QrtuneError
-from engine.sim.events import EVENT_LABELS, parse_duration_s
+from engine.outage_events import EVENT_LABELS, parse_duration_s
 
 #: The form's columns.
 COLUMNS = ("Event", "Starts at", "Lasts", "Speed")
 #: Labels of the fields the engine's messages name.
 FIELD_LABELS = {"kind": "Event", "start_s": "Starts at", "duration_s": "Lasts", "factor": "Speed"}
+#: Most events the table shows without scrolling.
+VISIBLE_ROWS = 4
 #: A new event: the MQ channel stopped 2 minutes in, for 20 minutes (journey 4).
 NEW_EVENT = {"start_s": 120.0, "duration_s": 1200.0}
 
@@ -131,6 +133,10 @@ class EventsEditor(QGroupBox):
         for col in range(1, len(COLUMNS)):  # times and speed as narrow as they read; the event takes the rest
             header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.Stretch)
+        rows = max(2, min(len(events), VISIBLE_ROWS))  # the table as tall as its events, scrolling beyond
+        self.table.setFixedHeight(
+            header.sizeHint().height() + rows * self.table.verticalHeader().defaultSectionSize() + 4
+        )
 
     # -- edits ----------------------------------------------------------------------------------
     def _time_changed(self, row: int, key: str, text: str) -> None:

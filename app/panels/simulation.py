@@ -68,16 +68,17 @@ def split_series(timeseries: dict) -> tuple[dict, dict, dict, dict]:
     return depth, latency, rate, castout
 
 
-#: How a simulation's series are named in the legends (the catalogue names the latencies).
+#: How a simulation's series are named in the legends: by the monitor column the simulator writes
+#: the same figure to (:mod:`engine.sim.monitor`) where there is one; the catalogue names the latencies.
 SERIES_LABELS = {
-    "xmitq.depth_msgs": "transmit queue",
-    "recvq.depth_msgs": "receive queue",
-    "mq_pageset.msgs_per_s": "transmit queue to page set",
-    "recvq_pageset.msgs_per_s": "receive queue to page set",
-    "source.rows_per_s": "source",
-    "qcapture.rows_per_s": "Q Capture",
-    "mq_channel.rows_per_s": "channel",
-    "qapply.rows_per_s": "Q Apply",
+    "xmitq.depth_msgs": "transmit queue (XMITQDEPTH)",
+    "recvq.depth_msgs": "receive queue (QDEPTH)",
+    "mq_pageset.msgs_per_s": "MQ channel, from the transmit queue's page set",
+    "recvq_pageset.msgs_per_s": "Q Apply browser, from the receive queue's page set",
+    "source.rows_per_s": "source (offered)",
+    "qcapture.rows_per_s": "Q Capture (ROWS_PROCESSED)",
+    "mq_channel.rows_per_s": "MQ channel",
+    "qapply.rows_per_s": "Q Apply (ROWS_APPLIED)",
 }
 
 
@@ -154,7 +155,8 @@ class SimulationView(QWidget):
         self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
         self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
         self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
-        self.castout_chart = LineChart("Cast out to the page set (deferred write)", "time (s)", "msgs/s")
+        # the messages read back from the page set (those that found their buffer pool full), not cast-out
+        self.castout_chart = LineChart("Messages read back from the page set", "time (s)", "msgs/s")
         self.summary = read_only_table(["Summary", "Value", "Unit"], stretch_column=0)
         self.lower = QTabWidget()
         self.lower.setDocumentMode(True)
@@ -262,6 +264,24 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
 
+def buffer_pool_note(outcome) -> str:
+    """When the transmit queue outgrew its buffer pool: that BUFFPOOL and READ_AHEAD act in this run,
+    although the inspector's notes (the steady-state prediction, where no backlog builds) may say
+    they have no effect; "" otherwise."""
+    m = outcome.metrics
+    pool = getattr(outcome, "buffer_pool_msgs", None)
+    peak = m.get("peak_xmitq_depth_msgs")
+    if not pool or peak is None or peak <= pool:
+        return ""
+    read_back = m.get("pageset_msgs")
+    back = f"; {format_number(read_back)} messages were read back from the page set" if read_back else ""
+    return (
+        f"The transmit queue outgrew its buffer pool (peak {format_number(peak)} messages, the pool holds "
+        f"{format_number(pool)}){back}: BUFFPOOL and READ_AHEAD act in this run, whatever the "
+        "inspector notes of the steady state, where no backlog builds"
+    )
+
+
 def headline(outcome) -> str:
     """What the user came for, as rich text: each event's peak backlog and catch-up time (the time,
     after the event ends, to apply everything in flight: the recovery time to promise), and a warning
@@ -305,6 +325,9 @@ def headline(outcome) -> str:
             f"flight is applied in <b style='color:{style.GOOD}'>{format_metric('in_flight_drain_s', drain)}"
             "</b>: the recovery time to promise under this workload",
         )
+    overflow = buffer_pool_note(outcome)
+    if overflow:
+        lines.append(overflow)
     offered = m.get("offered_rows_per_s")
     if lines and getattr(outcome, "drive_to_maximum", False) and offered:
         lines.append(

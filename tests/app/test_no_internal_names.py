@@ -1,5 +1,5 @@
 """No internal stage, settings path or node id in the text a user reads, on every sample (headline, Results,
-canvas tooltips, every node's inspector)."""
+canvas tooltips, every node's inspector; the Sweep, Simulation and Compare tabs with a result of the sample)."""
 
 import re
 from pathlib import Path
@@ -40,6 +40,11 @@ def test_views_name_no_internal_stage_path_or_node_id(window, sample):
         window.scene.select_node(node.id)
         window.inspector.show_prediction(project, window.live.prediction)
         texts += _texts(window.inspector)
+    _assert_no_internal_names(project, texts)
+
+
+def _assert_no_internal_names(project, texts: list[str]) -> None:
+    """No internal stage name, settings path or machine-made node id of ``project`` in ``texts``."""
     text = "\n".join(texts)
     found = [s for s in INTERNAL_STAGES if f" {s}" in text or f">{s}" in text or f"({s}" in text]
     assert not found, found
@@ -49,3 +54,36 @@ def test_views_name_no_internal_stage_path_or_node_id(window, sample):
     machine_ids = [n.id for n in project.nodes if "-" in n.id or any(ch.isdigit() for ch in n.id)]
     ids = [i for i in machine_ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
     assert not ids, [(i, [t[:160] for t in texts if i in t][:2]) for i in ids]
+
+
+def _idle(window, qtbot, timeout_ms: int = 120_000) -> None:
+    qtbot.waitUntil(lambda: not window.tasks.busy(), timeout=timeout_ms)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_sweep_simulation_and_compare_name_no_internal_stage_path_or_node_id(window, qtbot, sample):
+    """Each tab after a result of the sample: a two-point sweep of the view's first knob, a short
+    simulation with an outage from the events form (or why it cannot run), two recorded runs compared."""
+    from app.tasks import simulation_available
+
+    assert window.open_project(str(sample), ask=False)
+    project = window.document.project
+    sweep = window.show_view("Sweep")
+    axis, _, values = sweep.axis_text().partition("=")
+    low = values.split(",")[0].split("..")[0]
+    two = ",".join(values.split(",")[:2]) if ".." not in values else f"{low},{int(low) + 1}"
+    assert window.sweep(f"{axis}={two}"), sweep.status.text()
+    _idle(window, qtbot)
+    simulation = window.show_view("Simulation")
+    simulation.events_editor.add_event()
+    simulation.duration.setText("20s")
+    if not simulation_available() and window.simulate(20.0, 1):
+        _idle(window, qtbot)
+    first = window.predict_and_record()
+    second = window.predict_and_record()
+    if first is not None and second is not None:
+        assert window.compare_runs([first, second])
+    texts = [window.last_message]
+    for name in ("Sweep", "Simulation", "Compare"):
+        texts += _texts(window.view_widget(name))
+    _assert_no_internal_names(project, texts)

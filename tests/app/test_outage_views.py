@@ -88,12 +88,13 @@ def test_outage_charts_read_in_minutes_with_the_buffer_pool_and_cast_out(qtbot):
     qtbot.addWidget(view)
     view.show_outcome(outcome)
     assert view.depth_chart.getAxis("bottom").labelText == "elapsed minutes"
-    x, _ = view.depth_chart.curves["transmit queue"].getData()
+    x, _ = view.depth_chart.curves["transmit queue (XMITQDEPTH)"].getData()
     assert x.max() == 2391.0 / 60
     assert [line.value() for line in view.depth_chart.lines] == [
         300_000.0
     ]  # the buffer pool, against the depth
-    assert set(view.castout_chart.curves) == {"transmit queue to page set"}
+    # what the channel read back from the page set: the messages that found the buffer pool full
+    assert set(view.castout_chart.curves) == {"MQ channel, from the transmit queue's page set"}
     assert view.latency_chart.getAxis("left").labelText == "min"  # 1.5e6 ms read as 25 min
     assert "Planned switch-over" in view.headline.text() and "0.64 s" in view.headline.text()
 
