@@ -108,12 +108,53 @@ def rate_spin(value: float, maximum: float = 1e7, suffix: str = " rows/s") -> QD
     return spin
 
 
-class ProfileEditor(QGroupBox):
+class SimulationForm(QGroupBox):
+    """A form of the project's simulation setup: its edits and the line that says why one was refused.
+
+    Parameters
+    ----------
+    title : str
+        The group's title.
+    document : Document
+        The open project.
+    labels : dict
+        Field key -> the label the form shows it under (what a refusal names).
+    """
+
+    def __init__(self, title: str, document: Document, labels: dict, parent=None):
+        super().__init__(title, parent)
+        self.document = document
+        self.labels = labels
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(f"color: {style.BOTTLENECK};")
+        self.message.hide()
+
+    def edit(self, text: str, **change) -> bool:
+        """Set ``change`` (``profile=`` or ``events=``) in the project as one undo step named ``text``;
+        a refused one is said under the form and nothing changes."""
+        try:
+            self.document.set_simulation(replace(self.document.project.simulation, **change), text)
+        except QrtuneError as e:
+            self._refused(user_message(e, self.labels))
+            return False
+        self.message.hide()
+        self.refresh()
+        return True
+
+    def refresh(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _refused(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+
+
+class ProfileEditor(SimulationForm):
     """The project's load profile as a form (edits go to ``document``, one undo step each)."""
 
     def __init__(self, document: Document, parent=None):
-        super().__init__("Load profile", parent)
-        self.document = document
+        super().__init__("Load profile", document, FIELD_LABELS, parent)
         self.shown: dict | None = None  # the profile document the form shows
         self._built = False
         layout = QVBoxLayout(self)
@@ -124,10 +165,6 @@ class ProfileEditor(QGroupBox):
         layout.addWidget(self.kind)
         self.pages = QStackedWidget()
         layout.addWidget(self.pages)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {style.BOTTLENECK};")
-        self.message.hide()
         layout.addWidget(self.message)
         self.editors: dict[str, dict[str, QWidget]] = {}
         self.page_of: dict[str | None, int] = {}
@@ -303,16 +340,4 @@ class ProfileEditor(QGroupBox):
 
     def commit(self, doc: dict | None, text: str) -> bool:
         """Make ``doc`` the project's profile; a refused one is said under the form (nothing changes)."""
-        setup = self.document.project.simulation
-        try:
-            self.document.set_simulation(replace(setup, profile=doc), text)
-        except QrtuneError as e:
-            self._refused(user_message(e, FIELD_LABELS))
-            return False
-        self.message.hide()
-        self.refresh()
-        return True
-
-    def _refused(self, text: str) -> None:
-        self.message.setText(text)
-        self.message.show()
+        return self.edit(text, profile=doc)

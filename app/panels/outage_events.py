@@ -8,24 +8,19 @@ simulate (Db2 Mirror suspends only on a Db2 Mirror pair).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableWidget,
     QVBoxLayout,
 )
 
-from app import style
 from app.document import Document
-from app.panels.load_profile import time_edit, user_message
-from engine.errors import FieldError, QrtuneError
+from app.panels.load_profile import SimulationForm, time_edit
+from engine.errors import FieldError
 from engine.outage_events import EVENT_LABELS, parse_duration_s
 
 #: The form's columns.
@@ -56,12 +51,11 @@ def new_event(kind: str, after: dict | None = None) -> dict:
     }
 
 
-class EventsEditor(QGroupBox):
+class EventsEditor(SimulationForm):
     """The project's outage events as rows of fields (edits go to ``document``)."""
 
     def __init__(self, document: Document, parent=None):
-        super().__init__("Outages and slow-downs", parent)
-        self.document = document
+        super().__init__("Outages and slow-downs", document, FIELD_LABELS, parent)
         self.shown: tuple | None = None
         layout = QVBoxLayout(self)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -79,10 +73,6 @@ class EventsEditor(QGroupBox):
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {style.BOTTLENECK};")
-        self.message.hide()
         layout.addWidget(self.message)
         self.add_button.clicked.connect(self.add_event)
         self.remove_button.clicked.connect(self.remove_event)
@@ -177,16 +167,4 @@ class EventsEditor(QGroupBox):
         return self._commit(events, f"Remove event: {EVENT_LABELS[gone['kind']]}")
 
     def _commit(self, events: list[dict], text: str) -> bool:
-        setup = self.document.project.simulation
-        try:
-            self.document.set_simulation(replace(setup, events=tuple(events)), text)
-        except QrtuneError as e:
-            self._refused(user_message(e, FIELD_LABELS))
-            return False
-        self.message.hide()
-        self.refresh()
-        return True
-
-    def _refused(self, text: str) -> None:
-        self.message.setText(text)
-        self.message.show()
+        return self.edit(text, events=tuple(events))

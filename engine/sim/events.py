@@ -1,16 +1,7 @@
 """Outages and slow-downs during a simulation, and the time warp they cause.
 
-An event changes the speed of one part of the pipeline for a while:
-
-``channel_stop``
-    The MQ channel is stopped: nothing leaves the transmit queue.
-``apply_stop``
-    Q Apply is stopped: the browser reads nothing and the agents apply nothing.
-``target_slow``
-    The target Db2 runs at ``factor`` times its normal speed (0 < factor < 1 slows it).
-``mirror_suspend``
-    Db2 Mirror replication is suspended; changes are tracked and resynchronised on resume
-    (Db2 Mirror projects only).
+An event (:mod:`engine.outage_events`: a channel stop, a Q Apply stop, a target slow-down, a
+Db2 Mirror suspend) changes the speed of one part of the pipeline for a while.
 
 A stage whose speed changes over time is handled exactly by a *time warp*: the cumulative
 work ``W(t) = integral of speed(s) ds`` the stage can do by time ``t``. In work time the stage
@@ -19,7 +10,7 @@ is an ordinary constant-speed server; results are mapped back with :meth:`Warp.i
 service waits for the stage to be running again).
 
 The events themselves (:class:`Event`, their command-line form ``channel-stop@2m+20m``) are
-:mod:`engine.outage_events`'s, imported here under their old names.
+imported here under their old names.
 """
 
 from __future__ import annotations
