@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -236,7 +237,7 @@ class ProfileEditor(SimulationForm):
         kind = doc.get("kind") if doc else None
         kind = kind if kind in PROFILE_KINDS else "steps"
         self.kind.setCurrentIndex(list(PROFILE_KINDS).index(kind))
-        self.pages.setCurrentIndex(self.page_of[kind])
+        self.show_page(self.page_of[kind])
         self.message.hide()
         if kind == "steps":
             self._show_steps(doc.get("steps") or [])
@@ -250,6 +251,14 @@ class ProfileEditor(SimulationForm):
                 else:
                     editor.setValue(value)
                 editor.blockSignals(False)
+
+    def show_page(self, index: int) -> None:
+        """Show the fields of page ``index``; the form is as tall as they are, not as the tallest page."""
+        for i in range(self.pages.count()):
+            policy = QSizePolicy.Preferred if i == index else QSizePolicy.Ignored
+            self.pages.widget(i).setSizePolicy(policy, policy)
+        self.pages.setCurrentIndex(index)
+        self.pages.adjustSize()
 
     def _show_steps(self, steps: list) -> None:
         self.steps.blockSignals(True)

@@ -165,6 +165,8 @@ class SimulationView(QWidget):
         add_grid(column, [[self.depth_chart, self.latency_chart], [self.rate_chart, self.lower]])
         split.addWidget(results)
         split.setStretchFactor(split.count() - 1, 1)
+        if document is not None:  # the forms as tall as their fields, the charts the rest
+            split.setSizes([split.widget(0).widget().sizeHint().height() + 2, 10_000])
         self.run_button.clicked.connect(self._run)
         self.outcome = None
 
@@ -178,8 +180,8 @@ class SimulationView(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         self.profile_editor = ProfileEditor(document)
         self.events_editor = EventsEditor(document)
-        row.addWidget(self.profile_editor, 1)
-        row.addWidget(self.events_editor, 1)
+        row.addWidget(self.profile_editor, 1, Qt.AlignTop)
+        row.addWidget(self.events_editor, 1, Qt.AlignTop)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
@@ -277,8 +279,8 @@ def buffer_pool_note(outcome) -> str:
     back = f"; {format_number(read_back)} messages were read back from the page set" if read_back else ""
     return (
         f"The transmit queue outgrew its buffer pool (peak {format_number(peak)} messages, the pool holds "
-        f"{format_number(pool)}){back}: BUFFPOOL and READ_AHEAD act in this run, whatever the "
-        "inspector notes of the steady state, where no backlog builds"
+        f"{format_number(pool)}){back}: BUFFPOOL and READ_AHEAD act in this run, whatever the inspector's "
+        "notes of the steady state say"
     )
 
 
