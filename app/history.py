@@ -66,9 +66,12 @@ class RunHistory(QObject):
 
     # -- writing ------------------------------------------------------------------------
     def record_prediction(self, project, prediction, settings: dict | None = None, label: str = "") -> int:
-        """Store one steady-state prediction made in the window; returns its run id."""
+        """Store one steady-state prediction made in the window (kind ``gui``); returns its run id."""
+        from engine.store.bundles import prediction_bundle
+
+        bundle = prediction_bundle(project, prediction, kind="gui", settings=settings, label=label)
         with self.open() as store:
-            run_id = store.record_prediction(project, prediction, kind="gui", settings=settings, label=label)
+            run_id = store.record_run(project, bundle)
         self.runs_changed.emit()
         return run_id
 

@@ -58,9 +58,9 @@ def simulation_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled  # Qt: imported when the task runs in the window
-        from engine.sim.result import flat_metrics
         from engine.sim.run import SimulationCancelled, simulate_settings
         from engine.store import Store
+        from engine.store.sim_bundle import simulation_bundle, simulation_label, simulation_settings
 
         t0 = time.perf_counter()
         try:
@@ -76,38 +76,18 @@ def simulation_task(
             )
         except SimulationCancelled:
             raise Cancelled() from None
-        metrics, units = flat_metrics(res.summary)
-        t_s = res.timeseries["t_s"]
-        series = {k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"}
-        label = (
-            f"{duration_s:g} s seed {seed}"
-            + (" " + " ".join(events) if events else "")
-            + (f", {note}" if note and note != "unchanged" else "")
+        run = simulation_settings(
+            settings, duration_s=duration_s, seed=seed, events=events, profile=res.summary.get("profile")
         )
+        label = simulation_label(duration_s, seed, events, "" if note == "unchanged" else note)
+        bundle = simulation_bundle(project, res, settings=run, label=label)
         with Store.open(db_path, wait_s=5.0) as store:
-            run_id = store.record_simulation(
-                project,
-                metrics,
-                units,
-                timeseries=series,
-                seed=seed,
-                settings={
-                    **settings,
-                    "simulation": {
-                        "duration_s": duration_s,
-                        "events": list(events),
-                        "profile": project.simulation.to_dict().get("profile"),
-                    },
-                },
-                coefficients_version=str(res.summary.get("coefficients_version") or ""),
-                scenario_kind="qrep",
-                label=label,
-            )
+            run_id = store.record_run(project, bundle)
         return SimulationOutcome(
             run_id,
-            metrics,
-            units,
-            series,
+            {m.metric: m.value for m in bundle.metrics},
+            {m.metric: m.unit for m in bundle.metrics},
+            bundle.timeseries,
             time.perf_counter() - t0,
             list(res.summary.get("events") or ()),
             profile is None and (settings.get("workload") or {}).get("offered_rows_per_s") is None,

@@ -197,8 +197,10 @@ def run(args) -> int:
             pred = predict_project(project)
     except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
         if db:  # nothing a user ran is lost: the failure is a run too
+            from engine.store.bundles import failure_bundle
+
             with open_store(args) as store:
-                run_id = store.record_failure(project, e, kind="predict", label=label)
+                run_id = store.record_run(project, failure_bundle(project, e, kind="predict", label=label))
             print(f"qrtune predict: recorded as failed run {run_id} in {store.path}", file=sys.stderr)
         raise
     run_id, not_recorded_why = None, ""

@@ -192,28 +192,21 @@ def format_summary(s: dict, title: str) -> str:
     return "\n".join(lines)
 
 
-def _settings(project, args, duration_s: float, profile) -> dict:
-    """The settings a simulation ran on: the project's scenario plus the ``simulation`` options.
+def _settings(project, args, events: list[str], profile) -> dict:
+    """The settings a simulation ran on (:func:`engine.store.sim_bundle.simulation_settings`): the project's
+    scenario plus the run's options; ``events`` the outages run (``--event`` or the project's own),
+    ``profile`` the workload profile it used (or asked for) or None."""
+    from engine.store.bundles import scenario_or_empty
+    from engine.store.sim_bundle import simulation_settings
 
-    ``profile`` is the workload profile the run used (its summary) or None. When the project
-    cannot even be turned into a scenario (what failed, perhaps) only the options are kept.
-    """
-    from engine.scenario import project_to_scenario
-
-    try:
-        base = project_to_scenario(project)
-    except Exception:  # noqa: BLE001 - the settings themselves may be what failed
-        base = {}
-    return {
-        **base,
-        "simulation": {
-            "duration_s": duration_s,
-            "seed": args.seed,
-            "events": list(args.event or project.simulation.event_texts()),
-            "changes": list(args.changes),
-            "profile": profile,
-        },
-    }
+    return simulation_settings(
+        scenario_or_empty(project),
+        duration_s=argtypes.duration_s(args.duration),
+        seed=args.seed,
+        events=events,
+        changes=args.changes,
+        profile=profile,
+    )
 
 
 def monitor_folder(text: str) -> Path:
@@ -243,6 +236,7 @@ def monitor_folder(text: str) -> Path:
 def run(args) -> int:
     from engine.errors import QrtuneError
     from engine.sim import parse_event, profiles, simulate
+    from engine.store.sim_bundle import simulation_label
     from engine.studies.sweep import with_changes
 
     project = with_changes(projectfile.load(args.project), args.changes)
@@ -257,9 +251,7 @@ def run(args) -> int:
         profile = profiles.load(args.profile)
     elif args.rate is not None:
         profile = profiles.constant(args.rate)
-    label = f"simulate {args.duration} seed {args.seed}" + "".join(
-        " " + x for x in event_texts + args.changes
-    )
+    label = simulation_label(duration_s, args.seed, event_texts, " ".join(args.changes))
     try:
         bar = Progress(duration_s, enabled=not args.quiet, label="simulate", unit=" s")
         try:
@@ -277,16 +269,19 @@ def run(args) -> int:
     except (QrtuneError, ArithmeticError, ValueError, KeyError, TypeError) as e:
         if args.db:  # nothing a user ran is lost: the failure is a run too, as for qrtune predict
             from engine.store import Store
+            from engine.store.bundles import failure_bundle
 
+            asked = None if profile is None else profile.to_json()
+            bundle = failure_bundle(
+                project,
+                e,
+                kind="simulate",
+                seed=args.seed,
+                label=label,
+                settings=_settings(project, args, event_texts, asked),
+            )
             with Store.open(args.db, wait_s=args.wait) as store:
-                failed_id = store.record_failure(
-                    project,
-                    e,
-                    kind="simulate",
-                    seed=args.seed,
-                    label=label,
-                    settings=_settings(project, args, duration_s, None),
-                )
+                failed_id = store.record_run(project, bundle)
             print(f"qrtune simulate: recorded as failed run {failed_id} in {store.path}", file=sys.stderr)
         raise
     if monitor_dir is not None:
@@ -294,36 +289,15 @@ def run(args) -> int:
             atomic_write_text(monitor_dir / f"{table}.csv", res.monitor_csv(table))
     run_id, not_recorded_why = None, ""
     if args.db:
-        from engine.perf.result import StageResult
+        from engine.store.sim_bundle import simulation_bundle
 
-        metrics, units = res.metrics()
-        t_s = res.timeseries["t_s"]
-        util = res.summary.get("utilisation") or {}
-        stages = [
-            StageResult(
-                st["name"],
-                st["capacity_rows_per_s"],
-                util.get("apply" if st["group"] == "apply" else st["name"], 0.0),
-                "rows/s",
-            )
-            for st in res.summary.get("stages") or ()
-        ]
-        settings = _settings(project, args, duration_s, res.summary.get("profile"))
-        run_id, not_recorded_why = record_in_store(
-            args,
-            lambda store: store.record_simulation(
-                project,
-                metrics,
-                units,
-                timeseries={k: (t_s, v) for k, v in res.timeseries.items() if k != "t_s"},
-                seed=args.seed,
-                settings=settings,
-                stages=stages,
-                coefficients_version=str(res.summary.get("coefficients_version") or ""),
-                scenario_kind=str(settings.get("kind", "")),
-                label=label,
-            ),
+        bundle = simulation_bundle(
+            project,
+            res,
+            settings=_settings(project, args, event_texts, res.summary.get("profile")),
+            label=label,
         )
+        run_id, not_recorded_why = record_in_store(args, lambda store: store.record_run(project, bundle))
     if args.json:
         doc = {"project": project.name, **res.to_json(series=args.series)}
         if run_id is not None:

@@ -58,7 +58,8 @@ class SimResult:
 
         Summary numbers keep their names; ``end2end_latency_ms`` becomes its mean plus
         ``end2end_latency_p50_ms`` / ``p95`` / ``p99``; event ``i`` (from 1) gives
-        ``event{i}_catch_up_s`` and ``event{i}_peak_backlog_rows``; utilisations become
+        ``event{i}_catch_up_s`` and ``event{i}_peak_backlog_rows``, and ``catch_up_s`` is the
+        longest of them (:func:`caught_up_s`); utilisations become
         ``{stage}_utilisation_pct``.
         """
         return flat_metrics(self.summary)
@@ -101,6 +102,16 @@ SUMMARY_UNITS = {
 }
 
 
+def caught_up_s(events) -> float | None:
+    """The longest time an event's backlog took to clear after the event ended, s: the largest
+    ``catch_up_s`` of ``events`` (the summary's per-event dicts); None without events or when one
+    was not caught up within the run."""
+    times = [ev.get("catch_up_s") for ev in events]
+    if not times or any(t is None for t in times):
+        return None
+    return max(times)
+
+
 def flat_metrics(summary: dict) -> tuple[dict, dict]:
     """Flat numeric metrics and units from a simulation summary (see :meth:`SimResult.metrics`).
 
@@ -136,9 +147,11 @@ def flat_metrics(summary: dict) -> tuple[dict, dict]:
             put(f"end2end_latency_{q}_ms", e2e.get(q), "ms")
     else:
         put("end2end_latency_ms", e2e, "ms")
-    for i, ev in enumerate(summary.get("events") or (), start=1):
+    events = summary.get("events") or ()
+    for i, ev in enumerate(events, start=1):
         put(f"event{i}_catch_up_s", ev.get("catch_up_s"), "s")
         put(f"event{i}_peak_backlog_rows", ev.get("peak_backlog_rows"), "rows")
+    put("catch_up_s", caught_up_s(events), "s")
     for stage, u in (summary.get("utilisation") or {}).items():
         if isinstance(u, (int, float)) and not isinstance(u, bool):
             put(f"{stage}_utilisation_pct", 100.0 * u, "%")

@@ -13,8 +13,8 @@ Python API (what the GUI uses)
 ------------------------------
 >>> from engine.store import Store, default_db_path
 >>> with Store.open(path) as store:                       # path=None: default file
-...     run_id = store.record_prediction(project, prediction, kind="gui")
-...     sim_id = store.record_simulation(project, metrics, units, timeseries={"qdepth": (t_s, depth)}, seed=7)
+...     run_id = store.record_run(project, prediction_bundle(project, prediction, kind="gui"))
+...     sim_id = store.record_run(project, simulation_bundle(project, result, settings=..., label=...))
 ...     runs = store.list_runs(project_name=project.name)    # RunRecord, newest first
 ...     data = store.load_run(run_id)                        # RunData: run, metrics, stages, timeseries
 >>> from engine.compare import compare_runs
@@ -24,13 +24,13 @@ Python API (what the GUI uses)
   DuckDB allows one writing process per file; when another process holds it, ``open``
   waits up to ``wait_s`` seconds, then raises :class:`StoreLockedError` with a message
   naming the file and the process. Keep a writable store open only while writing.
-* ``record_prediction(project, prediction, kind="predict", settings=None, label="") -> run_id``
-* ``record_simulation(project, metrics, units=None, timeseries=None, seed=None, settings=None,
-  stages=(), coefficients_version="", scenario_kind="", bottleneck=None, label="") -> run_id``
-* ``record_failure(project, error, kind="predict", settings=None, seed=None, label="") -> run_id``:
-  a run the engine rejected, kept as ``failed`` with its error (nothing a user ran is lost).
-* ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps); build bundles
-  with ``bundle_from_prediction`` or ``bundle_failed``.
+* ``record_run(project, bundle) -> run_id``: one run, built by the one set of bundle builders every
+  front end uses (:mod:`engine.store.bundles`: ``prediction_bundle``, ``failure_bundle`` for a run
+  the engine rejected, kept as ``failed`` with its error; :mod:`engine.store.sim_bundle`:
+  ``simulation_bundle``); ``record_prediction(project, prediction, kind="predict", label="")`` is
+  ``record_run`` of a ``prediction_bundle``.
+* ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps, studies); build bundles
+  with ``bundle_from_prediction``, ``bundle_failed`` or ``sim_bundle.bundle_simulation``.
 * ``release()``: let go of the file between writes (a long sweep does, so the workbench can
   open the file meanwhile); the next use reopens it, waiting up to ``REACQUIRE_WAIT_S``.
 * ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)`` (newest first; a sweep's
@@ -45,7 +45,14 @@ Writes are columnar (numpy arrays scanned by DuckDB, or the appender), never ``e
 """
 
 from engine.store.base import REACQUIRE_WAIT_S
-from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction
+from engine.store.bundles import (
+    RunBundle,
+    bundle_failed,
+    bundle_from_prediction,
+    failure_bundle,
+    prediction_bundle,
+    project_identity,
+)
 from engine.store.connection import DEFAULT_FILE_NAME, ENV_DB, connect, default_db_path
 from engine.store.errors import (
     FitError,
@@ -94,6 +101,9 @@ __all__ = [
     "UnknownRunError",
     "bundle_failed",
     "bundle_from_prediction",
+    "failure_bundle",
+    "prediction_bundle",
+    "project_identity",
     "canonical_json",
     "connect",
     "default_db_path",

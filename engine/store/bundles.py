@@ -1,8 +1,11 @@
 """Runs ready to write: a run's record with its metric, stage and time-series rows.
 
-Front ends (a sweep, the window's history) build :class:`RunBundle` objects and hand them to
-:meth:`engine.store.Store.record_runs`, which assigns the run ids and writes every table
-column-wise from the records.
+The one way a run is turned into rows: every front end (``qrtune predict/simulate --db``, the
+window's history and Simulation tab, sweeps and studies) builds its :class:`RunBundle` here
+(:func:`prediction_bundle`, :func:`failure_bundle`, :mod:`engine.store.sim_bundle` for
+simulations) and hands it to :meth:`engine.store.Store.record_run` or
+:meth:`~engine.store.Store.record_runs`, which assign the run ids and write every table
+column-wise from the records; the same run gives the same rows whoever records it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.limit import stored_bottleneck
-from engine.store.provenance import canonical_json, engine_version, utc_now
+from engine.store.provenance import canonical_json, engine_version, error_text, project_hash, utc_now
 from engine.store.records import MetricRow, RunRecord, StageMetricRow
 
 
@@ -124,6 +127,71 @@ def bundle_from_prediction(*, prediction, kind: str, **run) -> RunBundle:
     return RunBundle(record, metric_rows(prediction.metrics, prediction.units), stage_rows(prediction.stages))
 
 
+def project_identity(project) -> dict:
+    """What identifies ``project`` in a run record: ``project_name`` and ``project_hash_`` (keywords of
+    :func:`run_record`)."""
+    return {"project_name": project.name, "project_hash_": project_hash(project)}
+
+
+def scenario_or_empty(project) -> dict:
+    """``project_to_scenario(project)``, or {} when the project cannot even be turned into a scenario
+    (what a failed run failed on, perhaps)."""
+    from engine.scenario import project_to_scenario
+
+    try:
+        return project_to_scenario(project)
+    except Exception:  # noqa: BLE001 - the settings themselves may be what failed
+        return {}
+
+
+def prediction_bundle(project, prediction, *, kind: str, settings: Mapping | None = None, label: str = ""):
+    """The :class:`RunBundle` of a steady-state prediction of ``project``.
+
+    Parameters
+    ----------
+    project : engine.model.Project
+    prediction : engine.perf.result.Prediction
+    kind : str
+        ``predict`` (CLI), ``gui`` (the window), ``advise``, ``goalseek`` ...
+    settings : Mapping, optional
+        The scenario settings predicted from; default ``project_to_scenario(project)``.
+    label : str
+        Text shown in run lists.
+    """
+    if settings is None:
+        from engine.scenario import project_to_scenario
+
+        settings = project_to_scenario(project)
+    return bundle_from_prediction(
+        prediction=prediction, kind=kind, settings=settings, label=label, **project_identity(project)
+    )
+
+
+def failure_bundle(
+    project,
+    error: BaseException | str,
+    *,
+    kind: str,
+    settings: Mapping | None = None,
+    seed: int | None = None,
+    label: str = "",
+) -> RunBundle:
+    """The :class:`RunBundle` of a run of ``project`` that failed: nothing a user ran is lost.
+
+    ``error`` is the exception raised (kept as ``TypeName: message``) or the message itself;
+    ``settings`` default to :func:`scenario_or_empty`; the rest as for :func:`prediction_bundle`.
+    """
+    message = error_text(error) if isinstance(error, BaseException) else str(error)
+    return bundle_failed(
+        settings=scenario_or_empty(project) if settings is None else settings,
+        error=message,
+        kind=kind,
+        seed=seed,
+        label=label,
+        **project_identity(project),
+    )
+
+
 def bundle_failed(*, settings: Mapping, error: str, kind: str, **run) -> RunBundle:
     """A :class:`RunBundle` for a run that failed: status ``failed``, ``error`` set, no metrics.
 
@@ -148,28 +216,3 @@ def bundle_failed(*, settings: Mapping, error: str, kind: str, **run) -> RunBund
         **run,
     )
     return RunBundle(record)
-
-
-def bundle_simulation(
-    *,
-    settings: Mapping,
-    metrics: Mapping[str, float],
-    units: Mapping[str, str] | None = None,
-    stages: Iterable = (),
-    timeseries: Mapping[str, tuple] | None = None,
-    scenario_kind: str = "",
-    **run,
-) -> RunBundle:
-    """A :class:`RunBundle` of a finished simulation (kind ``simulate``): its summary metrics and series.
-
-    ``scenario_kind`` defaults to the settings' kind; ``run`` identifies the run as for
-    :func:`run_record` (``project_name``, ``project_hash_``, ``seed``, ``coefficients_version``,
-    ``bottleneck``, ``label``, ``sweep_id``, ``point_index``).
-    """
-    record = run_record(
-        settings=settings,
-        kind="simulate",
-        scenario_kind=scenario_kind or str(settings.get("kind", "")),
-        **run,
-    )
-    return RunBundle(record, metric_rows(metrics, units), stage_rows(stages), dict(timeseries or {}))

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
 from engine.store.base import where_equal
-from engine.store.bundles import RunBundle, bundle_failed, bundle_from_prediction, bundle_simulation
+from engine.store.bundles import RunBundle, prediction_bundle
 from engine.store.errors import StoreError, UnknownRunError
-from engine.store.provenance import canonical_json, error_text, project_hash
+from engine.store.provenance import canonical_json, project_hash
 from engine.store.records import MetricRow, RunData, RunRecord, StageMetricRow, TimeseriesPoint, column_names
 
 RUN_COLUMNS = ", ".join(column_names(RunRecord))
@@ -115,134 +115,28 @@ class RunsMixin:
                 "metrics", {"run_id": run_ids, "metric": metric, "value": value, "unit": unit}
             )
 
-    def record_prediction(
-        self,
-        project,
-        prediction,
-        kind: str = "predict",
-        settings: Mapping | None = None,
-        label: str = "",
-    ) -> int:
-        """Record a steady-state prediction of ``project``; returns the new run id.
+    def record_run(self, project, bundle: RunBundle) -> int:
+        """Save ``project`` and record the one run ``bundle`` (built for it, :mod:`engine.store.bundles`);
+        all in one transaction; returns the new run id.
 
-        Parameters
-        ----------
-        project : engine.model.Project
-        prediction : engine.perf.result.Prediction
-        kind : str
-            ``predict`` (CLI), ``gui`` ...
-        settings : Mapping, optional
-            The scenario settings predicted from; default ``project_to_scenario(project)``.
-        label : str
-            Text shown in run lists.
-        """
-        return self._record_one(
-            project,
-            settings,
-            lambda **run: bundle_from_prediction(prediction=prediction, kind=kind, label=label, **run),
-        )
-
-    def record_simulation(
-        self,
-        project,
-        metrics: Mapping[str, float],
-        units: Mapping[str, str] | None = None,
-        timeseries: Mapping[str, tuple] | None = None,
-        seed: int | None = None,
-        settings: Mapping | None = None,
-        stages: Iterable = (),
-        coefficients_version: str = "",
-        scenario_kind: str = "",
-        bottleneck: str | None = None,
-        label: str = "",
-    ) -> int:
-        """Record a time-domain simulation of ``project``; returns the new run id.
-
-        Parameters
-        ----------
-        metrics : Mapping[str, float]
-            Summary metrics (throughput, latency percentiles, peak depth, catch-up time ...).
-        units : Mapping[str, str], optional
-            Unit per metric.
-        timeseries : Mapping[str, (t_s, values)], optional
-            Series name -> equal-length arrays of seconds from start and values.
-        seed : int, optional
-            The generator seed; the same settings, engine version and seed give the same numbers.
-        settings : Mapping, optional
-            Settings simulated (default ``project_to_scenario(project)`` plus nothing else:
-            pass the simulation options in here, e.g. ``{"scenario": ..., "duration_s": 600}``).
-        stages : iterable of StageResult-like objects
-            Objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms`` and ``unit``.
-        """
-        return self._record_one(
-            project,
-            settings,
-            lambda **run: bundle_simulation(
-                metrics=metrics,
-                units=units,
-                seed=seed,
-                stages=stages,
-                timeseries=timeseries,
-                coefficients_version=coefficients_version,
-                scenario_kind=scenario_kind,
-                bottleneck=bottleneck,
-                label=label,
-                **run,
-            ),
-        )
-
-    def _record_one(self, project, settings: Mapping | None, make_bundle) -> int:
-        """Save ``project`` and record the one run ``make_bundle`` builds; its id.
-
-        ``make_bundle`` is called with the run's ``project_name``, ``project_hash_`` and
-        ``settings`` (default ``project_to_scenario(project)``) as keywords; all in one transaction.
+        Raises
+        ------
+        ValueError
+            ``bundle`` was built for another project (its ``project_hash`` is not ``project``'s).
         """
         self._check_writable()
-        if settings is None:
-            from engine.scenario import project_to_scenario
-
-            settings = project_to_scenario(project)
         with self.transaction():
             digest = self._save_project(project)
-            bundle = make_bundle(project_name=project.name, project_hash_=digest, settings=settings)
+            if bundle.run.project_hash != digest:
+                raise ValueError(
+                    f"run of project {bundle.run.project_name!r} recorded with project {project.name!r}"
+                )
             return self.record_runs([bundle])[0]
 
-    def record_failure(
-        self,
-        project,
-        error: BaseException | str,
-        kind: str = "predict",
-        settings: Mapping | None = None,
-        seed: int | None = None,
-        label: str = "",
-    ) -> int:
-        """Record a run of ``project`` that failed, with its error; returns the new run id.
-
-        Nothing a user ran is lost: a prediction or simulation the engine rejected is kept
-        as a ``failed`` run whose ``error`` says why, next to the runs that worked.
-
-        Parameters
-        ----------
-        error : BaseException or str
-            The exception raised (kept as ``TypeName: message``) or the message itself.
-        kind : str
-            ``predict``, ``simulate``, ``gui`` ...
-        settings : Mapping, optional
-            Settings run; default ``project_to_scenario(project)`` ({} when that fails too).
-        """
-        if settings is None:
-            try:
-                from engine.scenario import project_to_scenario
-
-                settings = project_to_scenario(project)
-            except Exception:  # noqa: BLE001 - the settings themselves may be what failed
-                settings = {}
-        message = error_text(error) if isinstance(error, BaseException) else str(error)
-        return self._record_one(
-            project,
-            settings,
-            lambda **run: bundle_failed(error=message, kind=kind, seed=seed, label=label, **run),
-        )
+    def record_prediction(self, project, prediction, kind: str = "predict", label: str = "") -> int:
+        """Record a steady-state prediction of ``project`` (:func:`~engine.store.bundles.prediction_bundle`
+        of its scenario); returns the new run id."""
+        return self.record_run(project, prediction_bundle(project, prediction, kind=kind, label=label))
 
     def save_project(self, project) -> str:
         """Keep ``project``'s content (for reproducing its runs); returns its hash."""

@@ -136,55 +136,43 @@ def parse_seeds(n_seeds: int) -> tuple[int, ...]:
     return tuple(range(n_seeds))
 
 
-def catch_up_s(metrics: dict, n_events: int) -> float | None:
-    """Time after the last event ends until the backlog is back to normal, s (None: not within the run)."""
-    times = [metrics.get(f"event{i}_catch_up_s") for i in range(1, n_events + 1)]
-    if not times or any(t is None for t in times):
-        return None
-    return max(times)
-
-
 def run_study_points(project: Project, plan: StudyPlan, batch: Sequence[int]) -> list:
     """Simulate the runs ``batch`` of ``plan`` (runs in a worker).
 
     Returns
     -------
-    list of (index, settings, metrics, units, error)
-        ``metrics`` (with ``catch_up_s`` when every event was caught up) is None and ``error`` a
-        one-line message when the run failed.
+    list of (index, settings, summary, error)
+        ``settings`` as :func:`engine.store.sim_bundle.simulation_settings` gives them; ``summary``
+        the simulation's (:attr:`engine.sim.result.SimResult.summary`: its flat metrics have
+        ``catch_up_s`` when every event was caught up), None and ``error`` a one-line message
+        when the run failed.
     """
-    from engine.scenario import project_to_scenario
     from engine.sim import parse_event, profiles, simulate
+    from engine.store.bundles import scenario_or_empty
+    from engine.store.sim_bundle import simulation_settings
 
     out = []
     for index in batch:
         knob, scenario, seed = plan.point(index)
         events = plan.scenarios[scenario]
-        settings: dict = {}
+        profile = profiles.constant(plan.rate_rows_per_s) if plan.rate_rows_per_s is not None else None
+        p = project
+        asked = {"duration_s": plan.duration_s, "seed": seed, "events": events}
         try:
-            p = project
             for node_id, name, value in plan.changes(knob):
                 p = p.with_param(node_id, name, value)
-            settings = {
-                **project_to_scenario(p),
-                "simulation": {
-                    "duration_s": plan.duration_s,
-                    "seed": seed,
-                    "events": list(events),
-                    "rate_rows_per_s": plan.rate_rows_per_s,
-                },
-            }
-            profile = profiles.constant(plan.rate_rows_per_s) if plan.rate_rows_per_s is not None else None
             result = simulate(
                 p, plan.duration_s, seed=seed, profile=profile, events=[parse_event(e) for e in events]
             )
-            metrics, units = result.metrics()
-            caught_up = catch_up_s(metrics, len(events))
-            if caught_up is not None:
-                metrics["catch_up_s"], units["catch_up_s"] = caught_up, "s"
-            out.append((index, settings, metrics, units, ""))
+            settings = simulation_settings(
+                scenario_or_empty(p), **asked, profile=result.summary.get("profile")
+            )
+            out.append((index, settings, result.summary, ""))
         except (QrtuneError, ValueError, ArithmeticError) as e:
-            out.append((index, settings, None, {}, f"{type(e).__name__}: {e}"))
+            settings = simulation_settings(
+                scenario_or_empty(p), **asked, profile=profile.to_json() if profile else None
+            )
+            out.append((index, settings, None, f"{type(e).__name__}: {e}"))
     return out
 
 
@@ -264,7 +252,6 @@ __all__ = [
     "Axis",
     "Spread",
     "StudyPlan",
-    "catch_up_s",
     "distribution",
     "parse_scenarios",
     "parse_seeds",

@@ -59,10 +59,11 @@ class _Recorder:
         self.n_failed = 0
 
     def add(self, results: list) -> None:
-        from engine.store.bundles import bundle_failed, bundle_simulation
+        from engine.store.bundles import bundle_failed
+        from engine.store.sim_bundle import bundle_simulation
 
         bundles = []
-        for index, settings, metrics, units, error in results:
+        for index, settings, summary, error in results:
             common = {
                 "project_name": self.project.name,
                 "project_hash_": self.digest,
@@ -70,13 +71,14 @@ class _Recorder:
                 "label": self.plan.label(index),
                 "sweep_id": self.sweep_id,
                 "point_index": index,
-                "seed": self.plan.point(index)[2],
             }
-            if metrics is None:
+            if summary is None:
                 self.n_failed += 1
-                bundles.append(bundle_failed(error=error, kind="simulate", **common))
-            else:
-                bundles.append(bundle_simulation(metrics=metrics, units=units, **common))
+                bundles.append(
+                    bundle_failed(error=error, kind="simulate", seed=self.plan.point(index)[2], **common)
+                )
+            else:  # a study keeps its many runs' summaries and stages, not their time series
+                bundles.append(bundle_simulation(summary=summary, **common))
         self.store.record_runs(bundles)
         self.bar.update(len(results))
 

@@ -1,6 +1,7 @@
 """Journey 4 in the views: the catch-up headline of a simulation and simulations overlaid in Compare."""
 
 import numpy as np
+from store_runs import record_simulated
 
 from app.panels.simulation import SimulationView, headline
 from app.simadapter import SimulationOutcome
@@ -49,7 +50,8 @@ def test_compare_overlays_one_time_series_of_every_simulation(window):
     with window.history.open() as store:
         for depth, ra in ((depth_off, False), (depth_on, True)):
             ids.append(
-                store.record_simulation(
+                record_simulated(
+                    store,
                     project,
                     {"throughput_rows_per_s": 100.0 if ra else 80.0, "event1_catch_up_s": 60.0},
                     {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s"},

@@ -224,7 +224,7 @@ def test_cli_simulate_records_a_failed_run_like_predict(tmp_path, capsys):
         runs = store.list_runs(kind="simulate")
         assert [r.status for r in runs] == ["failed", "failed"]
         first = runs[1]
-        assert first.seed == 4 and first.label == "simulate 30s seed 4 mirror-suspend@5s+5s"
+        assert first.seed == 4 and first.label == "30 s seed 4 mirror-suspend@5s+5s"
         assert first.scenario_kind == "qrep" and "mirror" in first.error
         settings = json.loads(first.settings_json)
         assert (

@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 import pytest
 import store_fakes
+from store_runs import record_simulated
 
 from engine.store import (
     SCHEMA_VERSION,
@@ -113,7 +114,8 @@ def test_simulation_round_trip_with_timeseries(db, baseline):
     t = np.arange(0.0, 60.0, 10.0)
     depth = np.array([0, 5, 50, 20, 3, 0.0])
     with Store.open(db) as s:
-        run_id = s.record_simulation(
+        run_id = record_simulated(
+            s,
             baseline,
             {"peak_depth": 50.0, "catch_up_s": 30.0},
             {"peak_depth": "msgs"},

@@ -102,7 +102,7 @@ def test_a_result_the_store_cannot_take_is_printed_and_says_how_to_record_it(
     def disk_full(self, *a, **k):
         raise duckdb.IOException('IO Error: Could not write file "runs.duckdb": No space left on device')
 
-    monkeypatch.setattr(Store, f"record_{'prediction' if command == 'predict' else 'simulation'}", disk_full)
+    monkeypatch.setattr(Store, "record_run", disk_full)
     db = tmp_path / "runs.duckdb"
     extra = ["--duration", "30s", "--quiet"] if command == "simulate" else []
     assert cli.main([command, SAMPLE, *extra, "--db", str(db)]) == 4

@@ -9,8 +9,9 @@ import typing
 import duckdb
 import pytest
 from store_fakes import FAKE
+from store_runs import record_simulated
 
-from engine.store import Store
+from engine.store import Store, failure_bundle
 from engine.store.export import export_runs, safe_cell
 from engine.store.records import TABLE_OF, column_names
 from engine.store.settings_patch import make_patch, merge_patch
@@ -103,12 +104,13 @@ def test_run_summary_view_has_one_row_per_run_with_settings_and_metrics(baseline
 def test_run_summary_gives_every_kind_of_run_its_throughput_and_catch_up(baseline, db):
     """A simulation reports throughput_rows_per_s and event1_catch_up_s; a prediction apply_rows_per_s."""
     with Store.open(db) as s:
-        sim = s.record_simulation(
+        sim = record_simulated(
+            s,
             baseline,
             {"throughput_rows_per_s": 29_950.0, "event1_catch_up_s": 115.0, "peak_backlog_rows": 9.0e5},
             {"throughput_rows_per_s": "rows/s", "event1_catch_up_s": "s", "peak_backlog_rows": "rows"},
         )
-        both = s.record_simulation(baseline, {"catch_up_s": 80.0, "event1_catch_up_s": 115.0}, {})
+        both = record_simulated(s, baseline, {"catch_up_s": 80.0, "event1_catch_up_s": 115.0}, {})
         predicted = _sweep(baseline, s, ["qapply.num_apply_agents=4"])
         predicted_id = s.list_runs(sweep_id=predicted.sweep_id)[0].id
         predicted_rate = s.metrics_of([predicted_id])[predicted_id]["apply_rows_per_s"][0]
@@ -143,7 +145,9 @@ def test_export_csv_and_parquet_of_a_sweep(baseline, db, tmp_path):
 
 def test_csv_export_neutralises_formula_cells(baseline, db, tmp_path):
     with Store.open(db) as s:
-        run_id = s.record_failure(baseline, '=HYPERLINK("http://x")', label="@SUM(A1)")
+        run_id = s.record_run(
+            baseline, failure_bundle(baseline, '=HYPERLINK("http://x")', kind="predict", label="@SUM(A1)")
+        )
         export_runs(s, tmp_path / "r.csv", "csv", run_ids=[run_id])
     row = next(csv.DictReader((tmp_path / "r.csv").open()))
     assert row["error"] == '\'=HYPERLINK("http://x")' and row["label"] == "'@SUM(A1)"
@@ -154,7 +158,7 @@ def test_export_of_an_unknown_run_names_it(baseline, db, tmp_path):
     from engine.store import UnknownRunError
 
     with Store.open(db) as s:
-        s.record_failure(baseline, "x")
+        s.record_run(baseline, failure_bundle(baseline, "x", kind="predict"))
         with pytest.raises(UnknownRunError, match="no run 42"):
             export_runs(s, tmp_path / "r.csv", "csv", run_ids=[1, 42])
 

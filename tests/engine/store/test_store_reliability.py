@@ -19,7 +19,7 @@ from store_fakes import ROOT
 
 from engine.cli import main as qrtune_main
 from engine.errors import ValueRangeError
-from engine.store import SCHEMA_VERSION, Store, StoreError, StoreLockedError
+from engine.store import SCHEMA_VERSION, Store, StoreError, StoreLockedError, failure_bundle
 
 OLD_V1 = ROOT / "tests" / "data" / "stores" / "store-schema-v1.duckdb.gz"
 
@@ -86,9 +86,8 @@ def _settings():
 def test_record_failure_keeps_the_run_and_its_error(db, baseline):
     with Store.open(db) as s:
         ok = s.record_prediction(baseline, store_fakes.predict(_settings()))
-        bad = s.record_failure(
-            baseline, ValueRangeError("qapply.num_apply_agents", 0, "an integer from 1 to 128"), kind="gui"
-        )
+        error = ValueRangeError("qapply.num_apply_agents", 0, "an integer from 1 to 128")
+        bad = s.record_run(baseline, failure_bundle(baseline, error, kind="gui"))
         data = s.load_run(bad)
     assert bad == ok + 1
     assert data.run.status == "failed" and data.run.kind == "gui" and data.metrics == ()
