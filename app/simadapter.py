@@ -58,9 +58,9 @@ def simulation_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled  # Qt: imported when the task runs in the window
+        from engine.sim.bundle import simulation_bundle, simulation_label, simulation_settings
         from engine.sim.run import SimulationCancelled, simulate_settings
         from engine.store import Store
-        from engine.store.sim_bundle import simulation_bundle, simulation_label, simulation_settings
 
         t0 = time.perf_counter()
         try:

@@ -311,9 +311,9 @@ def _stage_deltas(store, ids: list[int]) -> tuple:
     for i, rows in store.stages_of(ids).items():
         named: dict = {}
         for s in rows:  # a stage name seen twice in one run (one per flow) stays two rows: "name #2"
-            key, k = s.stage, 2
+            key, k = s.name, 2
             while key in named:
-                key, k = f"{s.stage} #{k}", k + 1
+                key, k = f"{s.name} #{k}", k + 1
             named[key] = s
         by_run[i] = named
     names: list[str] = []

@@ -141,17 +141,18 @@ def results_table(run: ReportRun) -> Table:
 def stage_table(run: ReportRun) -> Table:
     rows = []
     for s in run.stages:
+        marked = run.is_bottleneck(s)
         rows.append(
             _row(
                 [
-                    ("<b>" + esc(stage_label(s.name)) + "</b>") if s.bottleneck else esc(stage_label(s.name)),
+                    ("<b>" + esc(stage_label(s.name)) + "</b>") if marked else esc(stage_label(s.name)),
                     format_value(s.capacity),
                     esc(s.unit),
                     f"{s.utilisation * 100:.1f}%",
                     format_value(s.latency_ms),
-                    "BOTTLENECK" if s.bottleneck else "",
+                    "BOTTLENECK" if marked else "",
                 ],
-                cls="bott" if s.bottleneck else "",
+                cls="bott" if marked else "",
                 right={1, 3, 4},
             )
         )

@@ -193,11 +193,11 @@ def format_summary(s: dict, title: str) -> str:
 
 
 def _settings(project, args, events: list[str], profile) -> dict:
-    """The settings a simulation ran on (:func:`engine.store.sim_bundle.simulation_settings`): the project's
+    """The settings a simulation ran on (:func:`engine.sim.bundle.simulation_settings`): the project's
     scenario plus the run's options; ``events`` the outages run (``--event`` or the project's own),
     ``profile`` the workload profile it used (or asked for) or None."""
+    from engine.sim.bundle import simulation_settings
     from engine.store.bundles import scenario_or_empty
-    from engine.store.sim_bundle import simulation_settings
 
     return simulation_settings(
         scenario_or_empty(project),
@@ -236,7 +236,7 @@ def monitor_folder(text: str) -> Path:
 def run(args) -> int:
     from engine.errors import QrtuneError
     from engine.sim import parse_event, profiles, simulate
-    from engine.store.sim_bundle import simulation_label
+    from engine.sim.bundle import simulation_label
     from engine.studies.sweep import with_changes
 
     project = with_changes(projectfile.load(args.project), args.changes)
@@ -289,7 +289,7 @@ def run(args) -> int:
             atomic_write_text(monitor_dir / f"{table}.csv", res.monitor_csv(table))
     run_id, not_recorded_why = None, ""
     if args.db:
-        from engine.store.sim_bundle import simulation_bundle
+        from engine.sim.bundle import simulation_bundle
 
         bundle = simulation_bundle(
             project,

@@ -31,7 +31,6 @@ from engine.report.model import (
     Report,
     ReportRun,
     RunComparison,
-    StageRow,
 )
 from engine.report.settings import rows_from_project, rows_from_settings
 
@@ -114,17 +113,6 @@ def run_from_project(project, origin: str = "") -> ReportRun:
     settings = project_to_scenario(project)
     pred = predict_project(project)
     limit = _limit(((s.name, s.utilisation) for s in pred.stages), pred.bottleneck, pred.metrics)
-    stages = tuple(
-        StageRow(
-            s.name,
-            float(s.capacity),
-            s.unit,
-            float(s.utilisation),
-            float(s.latency_ms),
-            s.name == limit["bottleneck"],
-        )
-        for s in pred.stages
-    )
     return ReportRun(
         title=project.name,
         origin=origin or "project predicted for this report",
@@ -135,7 +123,7 @@ def run_from_project(project, origin: str = "") -> ReportRun:
         metrics=dict(pred.metrics),
         units=dict(pred.units),
         bands=dict(pred.bands),
-        stages=stages,
+        stages=tuple(pred.stages),
         setting_rows=rows_from_project(project),
         groups=group_metrics(pred.metrics, pred.units, pred.bands, pred.kind),
         engine_version=_engine_version(),
@@ -209,11 +197,7 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
             project = None
         metrics = {m.metric: m.value for m in data.metrics}
         units = {m.metric: m.unit for m in data.metrics}
-        limit = _limit(((s.stage, s.utilisation) for s in data.stages), run.bottleneck, metrics)
-        stages = tuple(
-            StageRow(s.stage, s.capacity, s.unit, s.utilisation, s.latency_ms, s.stage == limit["bottleneck"])
-            for s in data.stages
-        )
+        limit = _limit(((s.name, s.utilisation) for s in data.stages), run.bottleneck, metrics)
         kind = run.scenario_kind or str(settings.get("kind", ""))
         if project is not None and settings.get("kind") == kind:
             from engine.scenario import apply_scenario
@@ -234,7 +218,7 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                 metrics=metrics,
                 units=units,
                 bands={},
-                stages=stages,
+                stages=data.stages,
                 setting_rows=rows,
                 groups=group_metrics(metrics, units, {}, kind),
                 engine_version=run.engine_version,

@@ -74,18 +74,6 @@ class MetricGroup:
 
 
 @dataclass(frozen=True)
-class StageRow:
-    """One pipeline stage: capacity in ``unit``, utilisation 0..1, latency in ms, bottleneck mark."""
-
-    name: str
-    capacity: float
-    unit: str
-    utilisation: float
-    latency_ms: float
-    bottleneck: bool = False
-
-
-@dataclass(frozen=True)
 class ReportRun:
     """One predicted configuration: a project predicted now, or a run read from the results store.
 
@@ -105,7 +93,8 @@ class ReportRun:
         The scenario settings the engine predicted from.
     metrics, units, bands : dict
         Metric -> value, unit and (low, high) band (the prediction's, :data:`engine.metrics.bands.COVERAGE`).
-    stages : tuple[StageRow, ...]
+    stages : tuple[engine.perf.result.StageResult, ...]
+        Every stage, as the engine gave it or the store read it back; :meth:`is_bottleneck` marks one.
     bottleneck : str or None
         The stage the views mark as the bottleneck (:attr:`engine.limit.Limit.bottleneck`): the
         busiest resource stage, None when the offered rate is held.
@@ -149,6 +138,10 @@ class ReportRun:
     systems_note: str = ""
     holds_offered: bool = False
     limit_text: str = ""
+
+    def is_bottleneck(self, stage) -> bool:
+        """``stage`` (one of :attr:`stages`) is the one the views mark as the bottleneck."""
+        return self.bottleneck is not None and stage.name == self.bottleneck
 
     @property
     def label(self) -> str:

@@ -26,11 +26,11 @@ Python API (what the GUI uses)
   naming the file and the process. Keep a writable store open only while writing.
 * ``record_run(project, bundle) -> run_id``: one run, built by the one set of bundle builders every
   front end uses (:mod:`engine.store.bundles`: ``prediction_bundle``, ``failure_bundle`` for a run
-  the engine rejected, kept as ``failed`` with its error; :mod:`engine.store.sim_bundle`:
+  the engine rejected, kept as ``failed`` with its error; :mod:`engine.sim.bundle`:
   ``simulation_bundle``); ``record_prediction(project, prediction, kind="predict", label="")`` is
   ``record_run`` of a ``prediction_bundle``.
 * ``record_runs(bundles) -> [run_id]``: many runs in one transaction (sweeps, studies); build bundles
-  with ``bundle_from_prediction``, ``bundle_failed`` or ``sim_bundle.bundle_simulation``.
+  with ``bundle_from_prediction``, ``bundle_failed`` or ``engine.sim.bundle.bundle_simulation``.
 * ``release()``: let go of the file between writes (a long sweep does, so the workbench can
   open the file meanwhile); the next use reopens it, waiting up to ``REACQUIRE_WAIT_S``.
 * ``list_runs(project_name=None, kind=None, sweep_id=None, limit=None)`` (newest first; a sweep's

@@ -2,7 +2,7 @@
 
 The one way a run is turned into rows: every front end (``qrtune predict/simulate --db``, the
 window's history and Simulation tab, sweeps and studies) builds its :class:`RunBundle` here
-(:func:`prediction_bundle`, :func:`failure_bundle`, :mod:`engine.store.sim_bundle` for
+(:func:`prediction_bundle`, :func:`failure_bundle`, :mod:`engine.sim.bundle` for
 simulations) and hands it to :meth:`engine.store.Store.record_run` or
 :meth:`~engine.store.Store.record_runs`, which assign the run ids and write every table
 column-wise from the records; the same run gives the same rows whoever records it.

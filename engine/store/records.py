@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 
+from engine.perf.result import StageResult
+
 #: Run kinds qrtune records (``qrtune predict``/``simulate``/``sweep``, the window's ``gui``
 #: predictions, ``fit``, ``qrtune advise`` and the Advisor panel's ``advise`` runs and
 #: ``goalseek`` best points); any other text is accepted and shown as is.
@@ -107,7 +109,9 @@ class MetricRow:
 
 @dataclass(frozen=True)
 class StageMetricRow:
-    """One pipeline stage of a run at its operating point.
+    """The ``stage_metrics`` row of one pipeline stage of a run at its operating point: how the store
+    lays out an :class:`engine.perf.result.StageResult`, the one stage record, which it reads back
+    (:meth:`result`) for every view, report and comparison.
 
     Attributes
     ----------
@@ -125,6 +129,10 @@ class StageMetricRow:
     utilisation: float
     latency_ms: float
     unit: str = "rows/s"
+
+    def result(self) -> StageResult:
+        """The stage as the engines give it (without the run id)."""
+        return StageResult(self.stage, self.capacity, self.utilisation, self.unit, self.latency_ms)
 
 
 @dataclass(frozen=True)
@@ -278,7 +286,7 @@ class RunData:
     ----------
     run : RunRecord
     metrics : tuple[MetricRow, ...]
-    stages : tuple[StageMetricRow, ...]
+    stages : tuple[engine.perf.result.StageResult, ...]
     timeseries : dict[str, tuple[numpy.ndarray, numpy.ndarray]]
         Series name -> (t_s, value) arrays, sorted by time.
     """

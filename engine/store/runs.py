@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from engine.perf.result import StageResult
 from engine.store.base import where_equal
 from engine.store.bundles import RunBundle, prediction_bundle
 from engine.store.errors import StoreError, UnknownRunError
@@ -252,16 +253,16 @@ class RunsMixin:
             out[run_id][metric] = (value, unit or "")
         return out
 
-    def stages_of(self, run_ids: Sequence[int]) -> dict[int, list[StageMetricRow]]:
-        """Run id -> its stage rows (in recorded order) for ``run_ids``."""
+    def stages_of(self, run_ids: Sequence[int]) -> dict[int, list[StageResult]]:
+        """Run id -> its stages (in recorded order) for ``run_ids``."""
         ids = [int(i) for i in run_ids]
-        out: dict[int, list[StageMetricRow]] = {i: [] for i in ids}
+        out: dict[int, list[StageResult]] = {i: [] for i in ids}
         rows = self.con.execute(
             f"SELECT {_STAGE_COLUMNS} FROM stage_metrics WHERE run_id IN (SELECT unnest(?::BIGINT[])) ORDER BY rowid",
             [ids],
         ).fetchall()
         for row in rows:
-            out[row[0]].append(StageMetricRow(*row))
+            out[row[0]].append(StageMetricRow(*row).result())
         return out
 
     def load_run(self, run_id: int) -> RunData:

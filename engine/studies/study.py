@@ -142,14 +142,14 @@ def run_study_points(project: Project, plan: StudyPlan, batch: Sequence[int]) ->
     Returns
     -------
     list of (index, settings, summary, error)
-        ``settings`` as :func:`engine.store.sim_bundle.simulation_settings` gives them; ``summary``
+        ``settings`` as :func:`engine.sim.bundle.simulation_settings` gives them; ``summary``
         the simulation's (:attr:`engine.sim.result.SimResult.summary`: its flat metrics have
         ``catch_up_s`` when every event was caught up), None and ``error`` a one-line message
         when the run failed.
     """
     from engine.sim import parse_event, profiles, simulate
+    from engine.sim.bundle import simulation_settings
     from engine.store.bundles import scenario_or_empty
-    from engine.store.sim_bundle import simulation_settings
 
     out = []
     for index in batch:

@@ -59,8 +59,8 @@ class _Recorder:
         self.n_failed = 0
 
     def add(self, results: list) -> None:
+        from engine.sim.bundle import bundle_simulation
         from engine.store.bundles import bundle_failed
-        from engine.store.sim_bundle import bundle_simulation
 
         bundles = []
         for index, settings, summary, error in results:

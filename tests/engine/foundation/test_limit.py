@@ -109,11 +109,11 @@ def test_the_report_marks_no_stage_of_a_held_rate_predicted_or_read_back(tmp_pat
         stored = runs_from_store(store, [run_id])[0]
     for run in (run_from_project(held), stored):
         assert run.bottleneck is None and run.holds_offered
-        assert not any(s.bottleneck for s in run.stages)
+        assert not any(run.is_bottleneck(s) for s in run.stages)
         assert run.limit_text == limit_of(pred).text("3,000 rows/s")
     driven = run_from_project(_project("redpaper-baseline"))
     assert driven.bottleneck == "qapply_agents" and not driven.holds_offered
-    assert [s.name for s in driven.stages if s.bottleneck] == ["qapply_agents"]
+    assert [s.name for s in driven.stages if driven.is_bottleneck(s)] == ["qapply_agents"]
 
 
 def test_stored_runs_that_held_their_rate_read_as_such_in_runs_and_compare(tmp_path, capsys):

@@ -108,7 +108,7 @@ def test_run_from_project_groups_the_engine_results_under_ibm_names(fake_engine)
         0
     ].band  # the engine's band around the value (bands are attached by predict_settings)
     assert band is None or band[0] <= 4800.0 <= band[1]
-    assert [s.name for s in run.stages if s.bottleneck] == ["qapply_agents"]
+    assert [s.name for s in run.stages if run.is_bottleneck(s)] == ["qapply_agents"]
     assert next(s for s in run.stages if s.name == "qapply_agents").utilisation == pytest.approx(1.0)
 
 

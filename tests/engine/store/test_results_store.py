@@ -93,7 +93,7 @@ def test_prediction_round_trip(db, baseline):
     assert data.run.coefficients_version == "fake-1" and data.run.bottleneck == pred.bottleneck
     assert {m.metric: m.value for m in data.metrics} == pred.metrics
     assert {m.metric: m.unit for m in data.metrics} == pred.units
-    assert [(st.stage, st.capacity, st.utilisation, st.latency_ms) for st in data.stages] == [
+    assert [(st.name, st.capacity, st.utilisation, st.latency_ms) for st in data.stages] == [
         (x.name, x.capacity, x.utilisation, x.latency_ms) for x in pred.stages
     ]
     assert data.settings["qapply"]["num_apply_agents"] == 6 and data.settings["kind"] == "qrep"

@@ -44,7 +44,7 @@ def test_old_v1_store_file_migrates_and_keeps_everything(old_store):
         run3 = s.load_run(3)
         assert run3.metric("apply_rows_per_s") == pytest.approx(10000 * 8**0.5)
         assert run3.metric("end2end_latency_ms") == pytest.approx(125.0)
-        assert run3.stages[0].stage == "qapply_agents" and run3.run.bottleneck == "qapply_cpu"
+        assert run3.stages[0].name == "qapply_agents" and run3.run.bottleneck == "qapply_cpu"
         sim = s.load_run(5)
         assert sim.run.seed == 7 and list(sim.timeseries["xmitq_depth"][1]) == [0, 1, 4, 9, 16, 25]
         assert [(m.table_name, m.n_rows) for m in s.list_monitor_imports("Old baseline")] == [

@@ -37,7 +37,7 @@ def _points(db, sweep_id) -> dict:
             out[r.point_index] = (
                 r.settings_json,
                 {m.metric: m.value for m in data.metrics},
-                [(x.stage, x.capacity, x.utilisation, x.latency_ms) for x in data.stages],
+                [(x.name, x.capacity, x.utilisation, x.latency_ms) for x in data.stages],
                 r.bottleneck,
                 r.coefficients_version,
             )

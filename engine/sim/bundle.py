@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.perf.result import StageResult
+from engine.sim.result import flat_metrics
 from engine.store.bundles import RunBundle, metric_rows, project_identity, run_record, stage_rows
 
 
@@ -105,8 +106,6 @@ def bundle_simulation(
         What identifies the run, as for :func:`engine.store.bundles.run_record` (``project_name``,
         ``project_hash_``, ``label``, ``sweep_id``, ``point_index``).
     """
-    from engine.sim.result import flat_metrics
-
     metrics, units = flat_metrics(summary)
     series = {}
     if timeseries:
