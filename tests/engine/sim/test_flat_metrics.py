@@ -21,6 +21,7 @@ def test_percentiles_events_and_utilisation_flatten_with_units():
         "end2end_latency_ms": 5.0,
         "end2end_latency_p95_ms": 9.0,
         "event1_catch_up_s": 12.5,
+        "catch_up_s": 12.5,  # the longest catch-up of every event (one here)
         "qapply_utilisation_pct": 25.0,
         "rows_generated": 100.0,
     }
