@@ -111,14 +111,14 @@ def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:
 
 
 def _platform_batch_log_us(settings: dict, zos_batch_log_us: float) -> float:
-    """Per-batch log time (us) with each side's queue manager on its platform (:mod:`engine.perf.qrep.distributed_qm`)."""
-    from engine.perf.qrep import distributed_qm
+    """Per-batch log time (us) with each side's queue manager on its platform (:mod:`engine.perf.qrep.channel`)."""
+    from engine.perf.qrep import channel
     from engine.perf.qrep.inputs import read_inputs
     from engine.perf.qrep.platforms import assumptions
 
     platform = read_inputs(settings)[0].platform
     # persistence is applied by the caller (the log time counts only for persistent batches)
-    return distributed_qm.channel_batch_log_us(platform, True, zos_batch_log_us, assumptions())
+    return channel.batch_log_us(platform, True, zos_batch_log_us, assumptions())
 
 
 def _solution(settings: dict, coefficients=None):

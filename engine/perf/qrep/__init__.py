@@ -31,8 +31,8 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate.qrep``)
   coupling facility (shared queues), checkpoints (LOGLOAD), page-set reads and read-ahead.
 * Channel: per message, per KB, per 32 KB segment and per BATCHSZ batch (persistent batches
   force the log), network round trip per batch and bandwidth; COMPMSG compression and TLS
-  (16 KB segments, encryption, key renegotiation) from the MQ calculators
-  (:mod:`.channel`), with ``mq.compressibility`` the share compression removes.
+  (16 KB segments, encryption, key renegotiation) from the MQ calculators, all in
+  :mod:`.channel`, with ``mq.compressibility`` the share compression removes.
 * Q Apply: one browser (MQ browse, parsing, dependency analysis per row, unique index and
   transaction) feeding NUM_APPLY_AGENTS agents; each agent's time per target transaction is
   Db2 class 2 elapsed (SQL CPU inflated by contention on the apply LPAR, commit, per-row and
@@ -91,7 +91,8 @@ Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation
 inputs' ``sleep_interval_ms`` and ``commit_interval_ms``, ``Solution.msgs_per_commit``,
 the coefficients ``maxtrans_per_commit`` and ``log_merge_delay_ms`` (data-sharing merged log
 read) and the functions of :mod:`engine.perf.qrep.latency` (``reader_cycle_ms``,
-``commit_period_ms``, ``commit_wait_ms``, ``channel_ms``, ``burst_wait_ms``). ``Prediction.stages`` carries the same stages as
+``commit_period_ms``, ``commit_wait_ms``, ``burst_wait_ms``) and :mod:`engine.perf.qrep.channel`
+(``visible_ms``, ``batch_msgs``). ``Prediction.stages`` carries the same stages as
 :class:`QrepStageResult` (capacity in rows/s plus ``capacity_msgs_per_s``, ``servers``,
 ``service_ms``, ``fixed_delay_ms``).
 

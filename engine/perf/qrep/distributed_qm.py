@@ -48,6 +48,7 @@ from dataclasses import replace
 
 from engine.perf.mqtransport import MB, distributed_log, qm_cpu
 from engine.perf.mqtransport import coefficients as mq_components
+from engine.perf.qrep import channel
 from engine.perf.qrep.platforms import LOG_PAGE_BYTES, QueueManagerPlatform, assumptions
 
 #: Stage name -> bottleneck vocabulary of ../shared/validation/README.md.
@@ -165,7 +166,7 @@ def adjust(flow, fp) -> None:
     persistent = flow.inp.persistent
     if persistent and not flow.drain:
         zos_us = flow.c.ch_batch_log_us
-        flow.batch_end_us += channel_batch_log_us(fp.inputs, True, zos_us, k) - zos_us
+        flow.batch_end_us += channel.batch_log_us(fp.inputs, True, zos_us, k) - zos_us
     if recv.distributed:
         flow.apply_log_cap_rows_per_s = 0.0  # no z/OS log stage: the distributed log is its own stage
         flow.pageset_miss = 0.0  # no buffer pool or page set: queue buffers and files instead
@@ -216,16 +217,6 @@ def capacities(flow, fp, point) -> None:
                 1000.0 * d.apply_log_bytes_per_msg / bytes_per_s,
             )
         )
-
-
-def channel_batch_log_us(platform, persistent: bool, zos_batch_log_us: float, k: dict) -> float:
-    """Log time (us) ending a persistent channel batch: each z/OS side's share, each distributed side's write."""
-    if not persistent:
-        return 0.0
-    return sum(
-        qm.log_write_us if qm.distributed else k["zos_batch_log_share"] * zos_batch_log_us
-        for qm in (platform.send_qm, platform.recv_qm)
-    )
 
 
 def queue_file_backlog(

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 
-from engine.perf.qrep import data_sharing
+from engine.perf.qrep import channel, data_sharing
 from engine.perf.qrep.queueing import RHO_CAP
 
 #: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
@@ -143,38 +143,12 @@ def commit_wait_ms(flow, rows_per_s: float) -> float:
     return commit_period_ms(flow, rows_per_s) / 2.0
 
 
-def channel_batch_msgs(flow, point) -> float:
-    """Messages in one channel batch: BATCHSZ, or fewer when one commit's messages empty the xmitq."""
-    return min(float(flow.inp.batchsz), max(point.mpc, 1.0))
-
-
-def channel_ms(flow, stages: dict, point) -> float:
-    """Time (ms) from Q Capture's MQ commit until the message is visible on the receive queue.
-
-    Persistent messages become visible when the receiver commits their batch: the whole batch
-    is sent and its syncpoint (log force, confirm flow) completes, after the residual of a
-    batch already in flight (the sender starts a batch only when the previous one is
-    confirmed). A non-persistent message (NPMSPEED FAST) is visible once sent: the channel's
-    M/M/1 time plus its place in the commit's burst (a commit releases its messages at once,
-    so a message waits on average for half of the others to be sent before it).
-    """
-    channel = stages.get("mq_channel")
-    if channel is None:  # a client reading the send queue: visible at Q Capture's commit
-        return 0.0
-    if not flow.inp.persistent:
-        burst_ahead = (channel_batch_msgs(flow, point) - 1.0) / 2.0
-        return channel.latency_ms + burst_ahead * point.channel_us / 1000.0
-    batch_us = channel_batch_msgs(flow, point) * point.channel_us + flow.batch_end_us
-    busy = min(channel.utilisation, RHO_CAP)
-    return (busy * 0.5 * batch_us + batch_us) / 1000.0
-
-
 def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     """QLATENCY (ms): time in MQ from the MQPUT to the agent's MQGET."""
     return (
         commit_wait_ms(flow, rows_per_s)
         + point.commit_us / 1000.0
-        + channel_ms(flow, stages, point)
+        + channel.visible_ms(flow, stages, point)
         + (flow.inp.network_latency_ms if "mq_channel" in stages else 0.0)
         + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
     )
@@ -194,7 +168,7 @@ def burst_wait_ms(flow, stages: dict, point) -> float:
     g = flow.geometry
     agents = stages["qapply_agents"]
     per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
-    burst_txns = max(1.0, channel_batch_msgs(flow, point) / g.msgs_per_target_txn)
+    burst_txns = max(1.0, channel.batch_msgs(flow, point) / g.msgs_per_target_txn)
     rho = min(agents.utilisation, RHO_CAP)
     return min(per_txn_ms * (burst_txns - 1.0) / (2.0 * (1.0 - rho)), flow.apply_memory_txns * per_txn_ms)
 

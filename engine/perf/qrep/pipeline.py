@@ -363,19 +363,9 @@ class _Flow:
             inp.capture_memory_limit_mb * 1048576.0 / max(g.txn_bytes * c.capture_memory_expansion, 1.0)
         )
         self.log_force_us_per_msg = c.mq_log_force_kb_us * g.msg_kb if persistent else 0.0
-        chinit_trace = 1.0 + c.chinit_trace_factor * (1.0 if inp.chinit_trace else 0.0)
-        self.channel_cpu_us_per_msg = (
-            (c.ch_msg_us + c.ch_kb_us * g.msg_kb * d.wire_fraction + c.ch_seg_us * g.segments_per_msg)
-            * chinit_trace
-            + d.channel_send_us
-            + d.channel_receive_us
-        ) * self.time_factor
-        self.wire_us_per_msg = (
-            g.msg_bytes * d.wire_fraction * 8.0 / inp.network_mbps if inp.network_mbps else 0.0
-        )
-        self.batch_end_us = (
-            c.ch_batch_us + (c.ch_batch_log_us if persistent else 0.0) + 2000.0 * inp.network_latency_ms
-        )
+        self.channel_cpu_us_per_msg = channel.cpu_us_per_msg(inp, c, g, d, self.time_factor)
+        self.wire_us_per_msg = channel.wire_us_per_msg(inp, g.msg_bytes, d.wire_fraction)
+        self.batch_end_us = channel.batch_end_us(inp, c)
         self.log_bytes_per_s_max = c.mq_log_mb_s_max * 1e6
         self.apply_log_cap_rows_per_s = (
             self.log_bytes_per_s_max * g.rows_per_msg / d.apply_log_bytes_per_msg
@@ -528,13 +518,7 @@ class _Flow:
         p.capture_log_bytes_per_row = (
             d.capture_log_bytes_per_msg + c.restart_bytes_per_commit / mpc
         ) / g.rows_per_msg
-        p.channel_us = (
-            self.channel_cpu_us_per_msg * 0.5 * (f_c + f_a)
-            + self.batch_end_us / self.inp.batchsz
-            + self.wire_us_per_msg
-            + p.backlog_us["mq_channel"]
-            + 2.0 * self.shared_queue_us
-        )
+        p.channel_us = channel.send_us_per_msg(self, p, f_c, f_a)
         p.caps.append(
             ("qcapture", 1e6 / busiest_us * self.capture_blocking, 1, busiest_us * g.rows_per_msg / 1000.0)
         )
