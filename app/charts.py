@@ -1,7 +1,8 @@
 """pyqtgraph charts of the workbench; each builds its items once and then only sets data.
 
-* :class:`LatencyBreakdownChart` - stacked CAPTURE / Q / APPLY latency (one bar per run or flow).
-* :class:`StageChart` - utilisation of every stage, the bottleneck in red.
+* :class:`SpecBarChart` - a chart the PDF report draws too (:mod:`engine.report.charts`); its
+  :class:`LatencyBreakdownChart` (stacked CAPTURE_LATENCY / QLATENCY / APPLY_LATENCY, one bar per
+  run or flow) and :class:`StageChart` (utilisation of every stage, the bottleneck in red).
 * :class:`BarChart` - named values (CPU per row on each side, metric deltas).
 * :class:`HBarChart` - named values as horizontal bars (long names stay readable).
 * :class:`SpanChart` - one bar per row from a start to an end, its own colour and a text at its
@@ -19,15 +20,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextOption
 
 from app import style
-from engine.metrics.stages import stage_label
+from engine.report.charts import BarChartSpec, latency_breakdown, stage_utilisation
 
 pg.setConfigOptions(antialias=True, background="w", foreground=style.CHART_FOREGROUND)
-
-LATENCY_PARTS = (
-    ("capture_latency_ms", "CAPTURE", style.CAPTURE),
-    ("qlatency_ms", "Q", style.QUEUE),
-    ("apply_latency_ms", "APPLY", style.APPLY),
-)
 
 
 class WrappingTitle(pg.LabelItem):
@@ -111,48 +106,147 @@ def _legend(chart: pg.PlotWidget):
     )
 
 
-class LatencyBreakdownChart(Chart):
-    """Horizontal stacked bars: CAPTURE, Q and APPLY latency in ms; one bar per label."""
+class SpecBarChart(Chart):
+    """Draws a :class:`engine.report.charts.BarChartSpec` (the charts the PDF draws too): horizontal bars,
+    categories top to bottom, stacked or side by side, the colour key on its own title line.
 
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        _frame(self, "", grid_x=True)
-        self.set_title("Latency breakdown (ms)")
-        self.bars = []
-        for _, _name, colour in LATENCY_PARTS:
-            bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], brush=colour, pen=pg.mkPen("w"))
-            self.addItem(bar)
-            self.bars.append(bar)
-        self.labels: list[str] = []
-        self.values = np.zeros((0, 3))
+    A stacked bar writes each part's value in its segment; one too narrow for it writes it after
+    the bar (the last part) or under its segment (the others). Side-by-side bars write their value
+    after the bar. Items are built once and then only given data.
+    """
 
     #: Room (px) a value label leaves inside its segment.
     label_padding_px = 6.0
 
-    def _px_per_ms(self, span_ms: float) -> float:
-        """Pixels per ms when the x axis spans ``span_ms``."""
-        return self.getViewBox().width() / max(span_ms, 1e-9)
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        _frame(self, "", grid_x=True)
+        self.chart: BarChartSpec | None = None
+        self.bars: list[pg.BarGraphItem] = []
+        self.texts: list[pg.TextItem] = []
+        self.lines: list[pg.InfiniteLine] = []
+        self.labels: list[str] = []
+        self.values = np.zeros((0, 0))
+        # the view narrows when the category labels widen the axis: what fits is measured again
+        self.getViewBox().sigResized.connect(self._layout)
 
-    @staticmethod
-    def _label_texts(vals: np.ndarray) -> list[list[str]]:
-        """Each part's value as written (``576.0 ms``, ``2.50 s``), one list per bar."""
-        from engine.metrics import format_metric
+    def show_chart(self, chart: BarChartSpec, title: str | None = None) -> None:
+        """Draw ``chart``; ``title`` replaces its title (a view's own wording)."""
+        self.chart = chart
+        self.labels = list(chart.categories)
+        n = len(chart.categories)
+        self.values = np.array(
+            [[chart.value(i, j) for j in range(len(chart.series))] for i in range(n)], dtype=float
+        ).reshape(n, len(chart.series))
+        unit = f" ({chart.axis.unit})" if chart.axis.unit else ""
+        self.set_title(f"{chart.title}{unit}" if title is None else title, key=bool(n))
+        while len(self.bars) < len(chart.series):
+            bar = pg.BarGraphItem(x0=[0], y=[0], height=0.6, width=[0], pen=pg.mkPen("w"))
+            self.addItem(bar)
+            self.bars.append(bar)
+        for j, bar in enumerate(self.bars):
+            bar.setVisible(j < len(chart.series))
+            if j < len(chart.series):
+                bar.setOpts(**self._bar_opts(j))
+        self._show_lines()
+        self.getAxis("left").setTicks([[(self._row_y(i), c) for i, c in enumerate(chart.categories)]])
+        self._layout()
 
-        return [[format_metric(key, float(v)) for (key, _, _), v in zip(LATENCY_PARTS, row)] for row in vals]
+    def _row_y(self, i: int) -> float:
+        """The y of category ``i``: the first at the top."""
+        return float(len(self.labels) - 1 - i)
 
-    def _inside(self, vals: np.ndarray, widths_px: np.ndarray, span_ms: float) -> np.ndarray:
-        """Which parts' values (labels ``widths_px`` wide) fit in their segment when the axis spans ``span_ms``."""
-        return (vals > 0) & (vals * self._px_per_ms(span_ms) >= widths_px + self.label_padding_px)
+    def _bar_opts(self, j: int) -> dict:
+        """Where series ``j``'s bars go and their colours (the bottleneck red: filled, or outlined
+        when there are several series)."""
+        chart, n = self.chart, len(self.labels)
+        y = np.array([self._row_y(i) for i in range(n)])
+        colour = style.role_colour(chart.series[j].role)
+        red = [(i, j) in chart.highlighted for i in range(n)]
+        multi = len(chart.series) > 1
+        if chart.stacked or not n:  # pyqtgraph takes no empty list of pens
+            left = self.values[:, :j].sum(axis=1)
+            return {"x0": left, "y": y, "width": self.values[:, j], "height": 0.6, "brush": colour}
+        height = 0.74 / len(chart.series)
+        return {
+            "x0": np.zeros(n),
+            "y": y + 0.37 - height * (j + 0.5),
+            "width": np.minimum(self.values[:, j], chart.top()),
+            "height": height * 0.9,
+            "brushes": [pg.mkBrush(style.BOTTLENECK if r and not multi else colour) for r in red],
+            "pens": [pg.mkPen(style.BOTTLENECK, width=2) if r and multi else pg.mkPen("w") for r in red],
+        }
 
-    def _label_segments(self, vals: np.ndarray, texts: list, y: np.ndarray, inside: np.ndarray) -> None:
-        """Write each part's value in its segment; one too narrow for it writes it after the bar (the
-        last part) or under its segment (the others)."""
-        for item in getattr(self, "texts", []):
+    def _show_lines(self) -> None:
+        """The chart's dashed reference lines."""
+        for line in self.lines:
+            self.removeItem(line)
+        self.lines = []
+        for value, label, role in self.chart.lines:
+            colour = style.role_colour(role)
+            line = pg.InfiniteLine(
+                pos=value, angle=90, pen=pg.mkPen(colour, style=Qt.DashLine), label=label or None
+            )
+            self.addItem(line)
+            self.lines.append(line)
+
+    def set_title(self, text: str, key: bool = True) -> None:
+        """Title with the colour key on a line of its own (a legend box would cover the bars; on the title's
+        line the key made the chart wider than a narrow column and its last bars were cut off)."""
+        keys = self.chart.keys if key and self.chart is not None else ()
+        line = " &nbsp;".join(  # a key's square and name never part
+            f"<span style='color:{style.role_colour(r)}'>\u25a0</span>&nbsp;{n}" for n, r in keys
+        )
+        self.setTitle(f"{text}<br>{line}" if line else text, size=style.CHART_TITLE_SIZE)
+
+    def _px_per_unit(self, span: float) -> float:
+        """Pixels per axis unit when the x axis spans ``span``."""
+        return self.getViewBox().width() / max(span, 1e-9)
+
+    def _text_item(self, text: str, colour: str, anchor: tuple, pos: tuple) -> None:
+        item = pg.TextItem(text, color=colour, anchor=anchor)
+        item.setPos(*pos)
+        self.addItem(item)
+        self.texts.append(item)
+
+    def _layout(self, *_) -> None:
+        """The x range and the value labels for the current data and width: a label written after
+        a bar gets room for it in the range."""
+        for item in self.texts:
             self.removeItem(item)
         self.texts = []
-        last = len(LATENCY_PARTS) - 1
-        for row, row_texts, y_row, fits in zip(vals, texts, y, inside):
-            left = 0.0
+        chart = self.chart
+        if chart is None or not self.labels:
+            return
+        texts = [[s.texts[i] for s in chart.series] for i in range(len(self.labels))]
+        widths_px = np.array([[pg.TextItem(t).boundingRect().width() for t in row] for row in texts])
+        ends = np.array([min(chart.extent(i), chart.top()) for i in range(len(self.labels))])
+        span = max(chart.top(), 1e-3) * 1.08
+        width_px = max(self.getViewBox().width(), 1.0)
+        inside = self._inside(widths_px, span) if chart.stacked else np.zeros(widths_px.shape, dtype=bool)
+        after_px = widths_px[:, -1] if chart.stacked else widths_px.max(axis=1)
+        outside = ~inside[:, -1] if chart.stacked else np.ones(len(ends), dtype=bool)
+        for end, label_px in zip(ends[outside], after_px[outside]):
+            share = min((label_px + 2 * self.label_padding_px) / width_px, 0.6)  # room after the bar
+            span = max(span, float(end) / (1.0 - share))
+        self.setXRange(0, span, padding=0)
+        self.setYRange(-0.6, len(self.labels) - 0.4, padding=0)
+        if chart.stacked:
+            self._label_segments(texts, self._inside(widths_px, span))
+        else:
+            self._label_ends(texts)
+
+    def _inside(self, widths_px: np.ndarray, span: float) -> np.ndarray:
+        """Which parts' values (labels ``widths_px`` wide) fit in their segment when the axis spans ``span``."""
+        return (self.values > 0) & (
+            self.values * self._px_per_unit(span) >= widths_px + self.label_padding_px
+        )
+
+    def _label_segments(self, texts: list, inside: np.ndarray) -> None:
+        """Each part's value in its segment, or after the bar (the last part) or under its segment."""
+        last = len(self.chart.series) - 1
+        for i, (row, row_texts, fits) in enumerate(zip(self.values, texts, inside)):
+            y_row, left = self._row_y(i), 0.0
             for c, (value, label, fit) in enumerate(zip(row, row_texts, fits)):
                 if value > 0:
                     if fit:
@@ -161,106 +255,49 @@ class LatencyBreakdownChart(Chart):
                         anchor, pos = (0.0, 0.5), (left + value, y_row)
                     else:
                         anchor, pos = (0.5, 0.0), (left + value / 2, y_row - 0.32)
-                    item = pg.TextItem(label, color="w" if fit else "#333", anchor=anchor)
-                    item.setPos(*pos)
-                    self.addItem(item)
-                    self.texts.append(item)
+                    self._text_item(label, "w" if fit else "#333", anchor, pos)
                 left += float(value)
 
-    def _layout_bars(self) -> None:
-        """The x range and the value labels for the current data and width: a last part whose
-        value does not fit in it writes it after the bar, so the range leaves room for it."""
-        vals = self.values
-        texts = self._label_texts(vals)
-        # each label's drawn width (a TextItem's, margins included), measured once per layout
-        widths_px = np.array([[pg.TextItem(t).boundingRect().width() for t in row] for row in texts]).reshape(
-            vals.shape
-        )
-        if not len(vals):
-            self._label_segments(vals, texts, np.zeros(0), np.zeros(vals.shape, dtype=bool))  # no labels
-            return
-        totals_ms = vals.sum(axis=1)
-        span_ms = max(float(totals_ms.max()), 1e-3) * 1.08
-        width_px = max(self.getViewBox().width(), 1.0)
-        last_outside = ~self._inside(vals, widths_px, span_ms)[:, -1] & (vals[:, -1] > 0)
-        for total_ms, label_px in zip(totals_ms[last_outside], widths_px[last_outside, -1]):
-            share = min((label_px + 2 * self.label_padding_px) / width_px, 0.6)  # room after the bar
-            span_ms = max(span_ms, float(total_ms) / (1.0 - share))
-        self.setXRange(0, span_ms, padding=0)
-        self.setYRange(-0.6, len(vals) - 0.4, padding=0)
-        inside = self._inside(vals, widths_px, span_ms)
-        self._label_segments(vals, texts, np.arange(len(vals), dtype=float), inside)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        if getattr(self, "values", None) is not None and getattr(self, "plotItem", None) is not None:
-            self._layout_bars()  # what fits in a segment depends on the width
-
-    def set_title(self, text: str, key: bool = True) -> None:
-        """Title with the colour key on a line of its own (a legend box would cover the bars; on the title's
-        line the key made the chart wider than a narrow column and the APPLY part was cut off)."""
-        keys = (
-            " ".join(f"<span style='color:{c}'>\u25a0</span> {n}" for _, n, c in LATENCY_PARTS) if key else ""
-        )
-        self.setTitle(f"{text}<br>{keys}" if keys else text, size=style.CHART_TITLE_SIZE)
-
-    def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
-        """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts count as 0)."""
-        self.labels = list(labels)
-        vals = np.array([[float(m.get(k) or 0.0) for k, _, _ in LATENCY_PARTS] for m in metrics]).reshape(
-            -1, 3
-        )
-        self.values = vals
-        y = np.arange(len(labels), dtype=float)
-        left = np.zeros(len(labels))
-        for i, bar in enumerate(self.bars):
-            bar.setOpts(x0=left.copy(), y=y, width=vals[:, i], height=0.6)
-            left += vals[:, i]
-        self.getAxis("left").setTicks([[(float(i), str(label)) for i, label in enumerate(labels)]])
-        self._layout_bars()
+    def _label_ends(self, texts: list) -> None:
+        """Each side-by-side bar's value after its end."""
+        top = self.chart.top()
+        for j in range(len(self.chart.series)):
+            ys = self._bar_opts(j)["y"]
+            for i, row in enumerate(texts):
+                if row[j]:
+                    self._text_item(
+                        row[j], style.CHART_FOREGROUND, (0.0, 0.5), (min(self.values[i, j], top), ys[i])
+                    )
 
 
-class StageChart(Chart):
-    """Utilisation (%) per stage as horizontal bars, names on the left (legible however many stages);
-    the bottleneck stage in red, the 90% line dashed, each bar's value at its end."""
+class LatencyBreakdownChart(SpecBarChart):
+    """CAPTURE_LATENCY, QLATENCY and APPLY_LATENCY stacked (ms), one bar per label
+    (:func:`engine.report.charts.latency_breakdown`)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        _frame(self, "Stage utilisation (%)")
-        self.bar = pg.BarGraphItem(x0=[0], y=[0], width=[0], height=0.7, brush=style.CAPTURE)
-        self.addItem(self.bar)
-        self.limit = pg.InfiniteLine(
-            pos=90, angle=90, pen=pg.mkPen(style.BOTTLENECK, style=pg.QtCore.Qt.DashLine)
-        )
-        self.addItem(self.limit)
-        self.getViewBox().invertY(True)  # pipeline order from the top
+        self.show_chart(latency_breakdown([], []))
+
+    def set_data(self, labels: Sequence[str], metrics: Sequence[dict]) -> None:
+        """One stacked bar per ``labels[i]`` from ``metrics[i]`` (missing parts have no segment)."""
+        self.show_chart(latency_breakdown(labels, metrics))
+
+
+class StageChart(SpecBarChart):
+    """Utilisation (%) per stage (:func:`engine.report.charts.stage_utilisation`): names on the left,
+    pipeline order from the top, the bottleneck in red, the saturation line dashed."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
         self.names: list[str] = []
         self.utilisation_pct = np.zeros(0)
-        self.texts: list[pg.TextItem] = []
+        self.set_data([], [], None)
 
     def set_data(self, names: Sequence[str], utilisation: Sequence[float], bottleneck: str | None) -> None:
         """``utilisation`` in 0..1 per stage ``names`` (shown by their labels); ``bottleneck`` is drawn red."""
         self.names = list(names)
         self.utilisation_pct = np.asarray(utilisation, dtype=float) * 100.0
-        brushes = [pg.mkBrush(style.BOTTLENECK if n == bottleneck else style.CAPTURE) for n in names]
-        y = np.arange(len(names), dtype=float)
-        self.bar.setOpts(
-            x0=np.zeros(len(names)), y=y, width=self.utilisation_pct, brushes=brushes, height=0.7
-        )
-        self.getAxis("left").setTicks([[(i, stage_label(n)) for i, n in enumerate(names)]])  # a user's words
-        while len(self.texts) < len(names):  # value labels are kept and reused, never rebuilt per prediction
-            text = pg.TextItem("", color=style.CHART_FOREGROUND, anchor=(0.0, 0.5))
-            self.addItem(text)
-            self.texts.append(text)
-        for i, text in enumerate(self.texts):
-            text.setVisible(i < len(names))
-            if i < len(names):
-                text.setText(f"{self.utilisation_pct[i]:.0f}%")
-                text.setPos(float(self.utilisation_pct[i]), float(i))
-        self.setXRange(
-            0, max(115.0, float(self.utilisation_pct.max()) * 1.12 if len(names) else 115.0), padding=0
-        )
-        self.setYRange(-0.6, max(len(names) - 0.4, 0.4), padding=0)
+        self.show_chart(stage_utilisation(self.names, [("", dict(zip(self.names, utilisation)), bottleneck)]))
 
 
 class _Bars(Chart):

@@ -120,6 +120,17 @@ CHART_RULE = "#ccc"
 REFERENCE_LINE = "#888"
 """A reference line on a chart: zero, identity (predicted = measured)."""
 
+_ROLE_COLOURS = {"capture": CAPTURE, "queue": QUEUE, "apply": APPLY, "bottleneck": BOTTLENECK}
+
+
+def role_colour(role: str) -> str:
+    """The colour of a chart role of :mod:`engine.report.charts`: a latency part, the bottleneck,
+    or run ``runN`` (:data:`RUN_COLOURS` in turn); grey for a role without a colour."""
+    if role.startswith("run") and role[3:].isdigit():
+        return RUN_COLOURS[int(role[3:]) % len(RUN_COLOURS)]
+    return _ROLE_COLOURS.get(role, UNKNOWN_PART)
+
+
 # -- fonts -------------------------------------------------------------------------------------------
 REPORT_FONT_FAMILY = "DejaVu Sans"
 """The PDF report's font (shipped with every Linux desktop; metrics do not depend on the system)."""

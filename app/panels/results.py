@@ -300,7 +300,7 @@ class ResultsPanel(QWidget):
             prediction.kind == "qrep"
         )  # its latencies are missing only when queues grow without end
         self.latency_chart.set_title(
-            "Latency breakdown"
+            "Latency breakdown (ms)"
             if has_latency
             else "No steady-state latency: the offered rate is above what the pipeline sustains"
             if breakdown_kind

@@ -1,7 +1,7 @@
 """Vector charts for PDF reports, drawn with QPainter (sharp at any zoom, text extractable).
 
-* :func:`draw_latency_bars` - stacked CAPTURE_LATENCY / QLATENCY / APPLY_LATENCY bars, one per run.
-* :func:`draw_utilisation` - utilisation of every stage (several runs as grouped bars), bottleneck in red.
+* :func:`draw_bars` - a chart the window draws too (:mod:`engine.report.charts`: the latency
+  breakdown, stage utilisation), horizontal bars stacked or side by side.
 * :func:`draw_metric_panels` - small multiples: one panel per metric, a bar per run, deltas against the first.
 
 Colours match the workbench's charts (:mod:`app.charts`), which are not imported
@@ -18,10 +18,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from app import style
 from app.report.layout import Context, report_font
-from engine.metrics.stages import stage_label
+from app.style import role_colour
+from engine.report.charts import BarChartSpec
 from engine.report.model import format_value
-
-PART_COLOURS = {"CAPTURE_LATENCY": style.CAPTURE, "QLATENCY": style.QUEUE, "APPLY_LATENCY": style.APPLY}
 
 
 def nice_ticks(top: float, n: int = 5) -> list[float]:
@@ -97,129 +96,93 @@ def _bar_plot_area(
     )
 
 
-def draw_latency_bars(
-    painter: QPainter,
-    rect: QRectF,
-    ctx: Context,
-    bars: Sequence[tuple[str, Sequence[tuple[str, float]], float | None]],
-) -> None:
-    """Stacked latency bars: ``bars`` is [(run label, [(part name, ms)], END2END ms or None)]."""
+def draw_bars(painter: QPainter, rect: QRectF, ctx: Context, chart: BarChartSpec) -> None:
+    """Draw ``chart`` (:class:`engine.report.charts.BarChartSpec`) in ``rect``: its colour key, the
+    category labels, the bars with their values, reference lines and the value axis."""
     painter.setRenderHint(QPainter.Antialiasing)
-    present = [name for name in PART_COLOURS if any(name == p for _, parts, _ in bars for p, _ in parts)]
-    head = _legend(painter, rect.left(), rect.top(), [(n, PART_COLOURS[n]) for n in present], ctx)
-    painter.setFont(_font(7.5))
+    head = _legend(painter, rect.left(), rect.top(), [(n, role_colour(r)) for n, r in chart.keys], ctx)
+    painter.setFont(_font(7.5, bold=True))  # bold labels and totals: measure as bold
     fm = QFontMetricsF(painter.font(), painter.device())
-    label_w = max((fm.horizontalAdvance(lab) for lab, _, _ in bars), default=0) + ctx.mm(2)
-    end_w = fm.horizontalAdvance("END2END_LATENCY 99,999 ms") + ctx.mm(1)
-    plot = _bar_plot_area(rect, head, label_w, end_w, fm, ctx)
-    totals = [sum(v for _, v in parts) for _, parts, _ in bars]
-    ticks = nice_ticks(max(totals + [e for _, _, e in bars if e], default=1.0))
-    _x_axis(painter, plot, ticks, "ms", ctx)
-    n = max(len(bars), 1)
-    slot = plot.height() / n
-    bar_h = min(slot * 0.62, ctx.mm(9))
+    label_w = max((fm.horizontalAdvance(c) for c in chart.categories), default=0) + ctx.mm(2)
+    after = [*chart.totals] if chart.stacked else [t for s in chart.series for t in s.texts]
+    value_w = max((fm.horizontalAdvance(t) for t in after), default=0) + ctx.mm(2)
+    plot = _bar_plot_area(rect, head, label_w, value_w, fm, ctx)
+    ticks = nice_ticks(chart.top())
+    _x_axis(painter, plot, ticks, chart.axis.text, ctx)
     scale = plot.width() / ticks[-1]
-    for i, (label, parts, end2end) in enumerate(bars):
+    for value, _, role in chart.lines:
+        x = plot.left() + value * scale
+        painter.setPen(QPen(QColor(role_colour(role)), ctx.pt(0.7), Qt.DashLine))
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+    slot = plot.height() / max(len(chart.categories), 1)
+    for i, category in enumerate(chart.categories):
         cy = plot.top() + slot * (i + 0.5)
+        painter.setFont(_font(7.5, bold=i in chart.bold))
         painter.setPen(QColor(style.TEXT))
-        painter.setFont(_font(7.5))
         painter.drawText(
             QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
             Qt.AlignRight | Qt.AlignVCenter,
-            label,
+            category,
         )
-        x = plot.left()
-        for name, ms in parts:
-            w = max(ms, 0.0) * scale
-            seg = QRectF(x, cy - bar_h / 2, w, bar_h)
-            painter.setPen(QPen(QColor("white"), ctx.pt(0.6)))
-            painter.setBrush(QColor(PART_COLOURS.get(name, style.UNKNOWN_PART)))
-            painter.drawRect(seg)
-            text = format_value(ms)
-            painter.setFont(_font(7))
-            if QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(text) + ctx.mm(1.5) < w:
-                painter.setPen(QColor("white"))
-                painter.drawText(seg, Qt.AlignCenter, text)
-            x += w
-        total = end2end if end2end is not None else sum(v for _, v in parts)
+        if chart.stacked:
+            _stacked_row(painter, plot, ctx, chart, i, (cy, min(slot * 0.62, ctx.mm(9)), scale, fm))
+        else:
+            _grouped_row(painter, plot, ctx, chart, i, (cy, slot, scale, ticks[-1]))
+
+
+def _stacked_row(
+    painter: QPainter, plot: QRectF, ctx: Context, chart: BarChartSpec, i: int, geometry
+) -> None:
+    """Category ``i``'s parts end to end (each value inside its segment where it fits), then its total;
+    ``geometry`` is (centre y, bar height, device units per axis unit, font metrics)."""
+    cy, bar_h, scale, fm = geometry
+    x = plot.left()
+    for j, s in enumerate(chart.series):
+        w = chart.value(i, j) * scale
+        if w <= 0:
+            continue
+        seg = QRectF(x, cy - bar_h / 2, w, bar_h)
+        painter.setPen(QPen(QColor("white"), ctx.pt(0.6)))
+        painter.setBrush(QColor(role_colour(s.role)))
+        painter.drawRect(seg)
+        painter.setFont(_font(7))
+        if QFontMetricsF(painter.font(), painter.device()).horizontalAdvance(s.texts[i]) + ctx.mm(1.5) < w:
+            painter.setPen(QColor("white"))
+            painter.drawText(seg, Qt.AlignCenter, s.texts[i])
+        x += w
+    if i < len(chart.totals) and chart.totals[i]:
         painter.setPen(QColor(style.TEXT))
         painter.setFont(_font(7.5, bold=True))
-        painter.drawText(
-            QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)),
-            f"END2END_LATENCY {format_value(total)} ms",
-        )
+        painter.drawText(QPointF(x + ctx.mm(1.2), cy + fm.ascent() / 2 - ctx.pt(1)), chart.totals[i])
 
 
-def draw_utilisation(
-    painter: QPainter,
-    rect: QRectF,
-    ctx: Context,
-    stages: Sequence[str],
-    series: Sequence[tuple[str, dict, str | None]],
+def _grouped_row(
+    painter: QPainter, plot: QRectF, ctx: Context, chart: BarChartSpec, i: int, geometry
 ) -> None:
-    """Horizontal utilisation bars (0..100%+) per stage.
-
-    ``series`` is [(run label, {stage: utilisation 0..1}, bottleneck stage or None)]; with one
-    run the bars are blue and the bottleneck red, with several each run has its colour and a
-    red outline marks each run's bottleneck.
-    """
-    painter.setRenderHint(QPainter.Antialiasing)
-    multi = len(series) > 1
-    items = (
-        [(lab, style.RUN_COLOURS[i % len(style.RUN_COLOURS)]) for i, (lab, _, _) in enumerate(series)]
-        if multi
-        else [("utilisation", style.RUN_COLOURS[0])]
-        + ([("bottleneck", style.BOTTLENECK)] if any(b for _, _, b in series) else [])
-    )
-    head = _legend(painter, rect.left(), rect.top(), items, ctx)
-    painter.setFont(_font(7.5, bold=True))  # bottleneck labels are bold: measure as bold
-    fm = QFontMetricsF(painter.font(), painter.device())
-    label_w = max((fm.horizontalAdvance(stage_label(s)) for s in stages), default=0) + ctx.mm(2)
-    value_w = fm.horizontalAdvance("100.0%") + ctx.mm(2)
-    plot = _bar_plot_area(rect, head, label_w, value_w, fm, ctx)
-    top_u = max([1.0] + [u for _, us, _ in series for u in us.values() if math.isfinite(u)])
-    ticks = [t / 100 for t in nice_ticks(min(top_u, 3.0) * 100)]
-    _x_axis(painter, plot, [t * 100 for t in ticks], "% busy", ctx)
-    scale = plot.width() / ticks[-1]
-    x100 = plot.left() + scale
-    pen = QPen(QColor(style.BOTTLENECK), ctx.pt(0.7), Qt.DashLine)
-    painter.setPen(pen)
-    painter.drawLine(QPointF(x100, plot.top()), QPointF(x100, plot.bottom()))
-    slot = plot.height() / max(len(stages), 1)
-    group_h = min(slot * 0.74, ctx.mm(4.2) * len(series))
-    bar_h = group_h / max(len(series), 1)
-    for i, stage in enumerate(stages):
-        cy = plot.top() + slot * (i + 0.5)
-        painter.setFont(_font(7.5, bold=any(b == stage for _, _, b in series)))
+    """Category ``i``'s bars side by side, each value after its bar, the bottleneck filled (one series)
+    or outlined (several) red; ``geometry`` is (centre y, slot height, device units per axis unit,
+    the axis' top)."""
+    cy, slot, scale, top = geometry
+    n = max(len(chart.series), 1)
+    multi = n > 1
+    group_h = min(slot * 0.74, ctx.mm(4.2) * n)
+    bar_h = group_h / n
+    for j, s in enumerate(chart.series):
+        if s.values[i] is None:
+            continue
+        y = cy - group_h / 2 + j * bar_h
+        w = min(chart.value(i, j), top) * scale
+        red = (i, j) in chart.highlighted
+        painter.setBrush(QColor(role_colour("bottleneck" if red and not multi else s.role)))
+        painter.setPen(QPen(QColor(style.BOTTLENECK), ctx.pt(1.4)) if multi and red else Qt.NoPen)
+        painter.drawRect(QRectF(plot.left(), y + bar_h * 0.08, w, bar_h * 0.84))
+        painter.setFont(_font(6.8 if multi else 7.2))
         painter.setPen(QColor(style.TEXT))
         painter.drawText(
-            QRectF(rect.left(), cy - slot / 2, label_w - ctx.mm(1.5), slot),
-            Qt.AlignRight | Qt.AlignVCenter,
-            stage_label(stage),
+            QRectF(plot.left() + w + ctx.mm(0.8), y, ctx.mm(30), bar_h),
+            Qt.AlignLeft | Qt.AlignVCenter,
+            s.texts[i],
         )
-        for j, (_, utils, bottleneck) in enumerate(series):
-            u = utils.get(stage)
-            if u is None or not math.isfinite(u):
-                continue
-            y = cy - group_h / 2 + j * bar_h
-            w = min(u, ticks[-1]) * scale
-            colour = (
-                style.RUN_COLOURS[j % len(style.RUN_COLOURS)]
-                if multi
-                else (style.BOTTLENECK if stage == bottleneck else style.RUN_COLOURS[0])
-            )
-            painter.setBrush(QColor(colour))
-            painter.setPen(
-                QPen(QColor(style.BOTTLENECK), ctx.pt(1.4)) if multi and stage == bottleneck else Qt.NoPen
-            )
-            painter.drawRect(QRectF(plot.left(), y + bar_h * 0.08, w, bar_h * 0.84))
-            painter.setFont(_font(6.8 if multi else 7.2))
-            painter.setPen(QColor(style.TEXT))
-            painter.drawText(
-                QRectF(plot.left() + w + ctx.mm(0.8), y, value_w + ctx.mm(20), bar_h),
-                Qt.AlignLeft | Qt.AlignVCenter,
-                f"{u * 100:.1f}%",
-            )
 
 
 def draw_metric_panels(

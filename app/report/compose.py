@@ -15,7 +15,7 @@ from engine.metrics.bands import band_label
 from engine.metrics.stages import stage_label
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
-from engine.report.model import END2END
+from engine.report.charts import latency_breakdown, stage_utilisation
 
 #: Metrics shown as small-multiple charts in a comparison, when the runs have them.
 COMPARE_PANELS = (
@@ -245,28 +245,19 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
     out.append(results_table(run))
     out += run_systems_blocks(run)
     out += run_sql_comparison_blocks(run)
-    breakdown = run.latency_breakdown()
-    if breakdown:
+    if run.latency_breakdown():
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
-        e2e = run.metrics.get(END2END[0])
-        out.append(
-            Drawing(
-                24,
-                lambda p, rect, ctx, b=breakdown, e=e2e: charts.draw_latency_bars(
-                    p, rect, ctx, [("predicted", b, e)]
-                ),
-            )
-        )
+        latency = latency_breakdown(["predicted"], [run.metrics])
+        out.append(Drawing(24, lambda p, rect, ctx, c=latency: charts.draw_bars(p, rect, ctx, c)))
     if run.stages:
         out.append(Html("<h3>Stage utilisation</h3>", keep_with_next=True, space_after_mm=1))
         names = [s.name for s in run.stages]
-        utils = {s.name: s.utilisation for s in run.stages}
+        utilisation = stage_utilisation(
+            names, [("", {s.name: s.utilisation for s in run.stages}, run.bottleneck)]
+        )
         out.append(
             Drawing(
-                12 + 5.2 * len(names),
-                lambda p, rect, ctx, n=names, u=utils, b=run.bottleneck: charts.draw_utilisation(
-                    p, rect, ctx, n, [("", u, b)]
-                ),
+                12 + 5.2 * len(names), lambda p, rect, ctx, c=utilisation: charts.draw_bars(p, rect, ctx, c)
             )
         )
         out.append(stage_table(run))
@@ -365,16 +356,13 @@ def _key_result_panels(cmp, labels: list) -> list[Block]:
 
 def _latency_comparison(runs, labels: list) -> list[Block]:
     """The CAPTURE / Q / APPLY latency bars of the runs that have them (two or more)."""
-    bars = [
-        (lab, r.latency_breakdown(), r.metrics.get(END2END[0]))
-        for lab, r in zip(labels, runs)
-        if r.latency_breakdown()
-    ]
-    if len(bars) < 2:
+    shown = [(lab, r.metrics) for lab, r in zip(labels, runs) if r.latency_breakdown()]
+    if len(shown) < 2:
         return []
+    chart = latency_breakdown([lab for lab, _ in shown], [m for _, m in shown])
     return [
         Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1),
-        Drawing(14 + 9 * len(bars), lambda p, rect, ctx: charts.draw_latency_bars(p, rect, ctx, bars)),
+        Drawing(14 + 9 * len(shown), lambda p, rect, ctx: charts.draw_bars(p, rect, ctx, chart)),
     ]
 
 
@@ -385,7 +373,10 @@ def _utilisation_comparison(runs, labels: list) -> list[Block]:
         stage_names += [s.name for s in r.stages if s.name not in stage_names]
     if not stage_names or sum(bool(r.stages) for r in runs) < 2:
         return []
-    series = [(lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)]
+    chart = stage_utilisation(
+        stage_names,
+        [(lab, {s.name: s.utilisation for s in r.stages}, r.bottleneck) for lab, r in zip(labels, runs)],
+    )
     return [
         Html(
             "<h3>Stage utilisation</h3><p class='muted small'>Each run's bottleneck outlined in red.</p>",
@@ -394,7 +385,7 @@ def _utilisation_comparison(runs, labels: list) -> list[Block]:
         ),
         Drawing(
             12 + min(3.2 * len(runs) + 1.5, 8) * len(stage_names),
-            lambda p, rect, ctx: charts.draw_utilisation(p, rect, ctx, stage_names, series),
+            lambda p, rect, ctx: charts.draw_bars(p, rect, ctx, chart),
         ),
     ]
 
