@@ -372,7 +372,7 @@ def crossvalidate(
         Path(keep_dir).mkdir(parents=True, exist_ok=True)
     kinds = [k for k in kinds if k in fitters]
     held = _held_out_tables(data, kinds, list(only))
-    tasks = [(k, None, []) for k in kinds if any(key[0] == k for key in held)]
+    tasks: list[tuple] = [(k, None, []) for k in kinds if any(key[0] == k for key in held)]
     tasks += [(k, label, ids) for (k, label), ids in held.items()]
     results = _run_folds(tasks, data, max_nfev, fitters, keep_dir, jobs, progress)
     full = {r["kind"]: r for r in results if r["table"] is None}

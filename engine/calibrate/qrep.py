@@ -484,7 +484,7 @@ class GeometryProblem(Problem):
 def residual_table(problem: Problem, x) -> dict:
     """Per metric: n, median and 90th-percentile absolute percentage error, SD of log ratios."""
     preds = problem.predictions(x)
-    per = {}
+    per: dict[str, list] = {}
     for s in problem.scenarios:
         for metric, meas in s.get("measured", {}).items():
             v = preds[s["id"]].get(metric)

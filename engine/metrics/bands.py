@@ -419,7 +419,7 @@ def fit_bands(scenarios: list | None = None, coverage: float = COVERAGE) -> dict
     n_in = n_loo = n_all = 0
     per_metric: dict = {}
     for kind, metrics in sorted(res.items()):
-        pooled = {}
+        pooled: dict[str, list] = {}
         for metric, xs in metrics.items():
             pooled.setdefault(metric_class(metric, kind), []).extend(xs)
         kinds[kind] = {}

@@ -11,6 +11,7 @@ overturns it. Timestamps other than MONITOR_TIME are stored as seconds since the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +21,7 @@ from engine.monitor.layouts import TableSpec
 from engine.monitor.values import NULLS, parse_timestamp, to_float
 
 
-def _floats(values: list[str]) -> np.ndarray | None:
+def _floats(values: Sequence[str]) -> np.ndarray | None:
     """``values`` as finite floats in one numpy conversion; None when any is not a finite number."""
     try:
         out = np.asarray(values, dtype=np.float64)
@@ -36,7 +37,7 @@ _DIGIT_POSITIONS = {
 """Where a fixed-width timestamp has digits (``YYYY-MM-DD-HH.MM.SS[.ffffff]`` or the ISO form)."""
 
 
-def _fixed_width_times(texts: list) -> np.ndarray | None:
+def _fixed_width_times(texts: Sequence) -> np.ndarray | None:
     """The usual timestamp forms parsed by numpy in one go; None when any text is not one of them."""
     widths = set(map(len, texts))
     width = widths.pop() if len(widths) == 1 else 0

@@ -64,9 +64,10 @@ def _read_pass(cfg: PipelineConfig, avail: float, end: float, going_on: bool) ->
     return False, wake
 
 
-def _capture_times(cfg: PipelineConfig, commit, rows) -> tuple[list[float], list[float]]:
+def _capture_times(cfg: PipelineConfig, commit, rows) -> tuple[list[float], list[int]]:
     """Rule 1: the pass that reads each transaction and when it leaves the capture-side stages, s."""
-    cap_dep, read_pass = [], []
+    cap_dep: list[float] = []
+    read_pass: list[int] = []
     last = [-math.inf] * len(cfg.capture_stages)
     end, k_pass, wake = -cfg.sleep_interval_s, 0, 0.0
     for a, r in zip(commit, rows):
