@@ -7,7 +7,7 @@ imported rows in the store (:func:`engine.calibrate.fit.sample_intervals`, like 
 :data:`engine.calibrate.fit.MAX_INTERVALS` fitted and as many held out, evenly spaced in time, so a
 million imported rows cost no more than a thousand), predict those intervals at their measured
 offered rates for the overlay, and optionally fit the engine's coefficients on them
-(:func:`engine.calibrate.fit.fit_sample`, within its time and prediction budget), keeping the fit in the
+(:func:`engine.calibrate.fit.fit_with_timing`, within its time and prediction budget), keeping the fit in the
 store like ``qrtune fit``.
 """
 
@@ -79,7 +79,13 @@ def monitor_task(
 
     def fn(progress, cancelled, partial):
         from app.worker import Cancelled
-        from engine.calibrate.fit import engine_fit_model, fit_sample, predict_intervals, sample_intervals
+        from engine.calibrate.fit import (
+            engine_fit_model,
+            fit_with_timing,
+            measures_timing,
+            predict_intervals,
+            sample_intervals,
+        )
         from engine.monitor.importer import import_files
         from engine.store import Store
 
@@ -107,7 +113,7 @@ def monitor_task(
                 (*sample.fit, *sample.held), key=lambda iv: (iv.monitor_time, iv.queue)
             )
             outcome.n_intervals = sample.n_fit_total + sample.n_holdout_total
-            model = engine_fit_model(settings)
+            model = engine_fit_model(settings, timing=measures_timing(sample))
             progress(0.3, f"predicting {len(outcome.intervals)} intervals")
             base = {k: float(v[0]) for k, v in model.parameters.items()}
             outcome.predicted = predict_intervals(model, settings, outcome.intervals, base)
@@ -119,7 +125,7 @@ def monitor_task(
                 check()
                 progress(0.4 + 0.5 * fraction, text)
 
-            result = fit_sample(model, settings, sample, progress=fitting)
+            result = fit_with_timing(model, settings, sample, progress=fitting)
             check()
             outcome.held_out = [id(iv) in held for iv in outcome.intervals]
             outcome.fitted = predict_intervals(model, settings, outcome.intervals, result.fitted)

@@ -29,6 +29,7 @@ from app.charts import LineChart
 from app.panels.results import format_number
 from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app.worker import TaskRunner
+from engine.calibrate.fit_timing import timing_label
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
 
@@ -150,7 +151,10 @@ class MonitorView(QWidget):
         self.coefficients = read_only_table(
             ["Coefficient", "Unit", "Before", "Fitted", "Change"], resize_to_contents=True
         )
-        self.errors = read_only_table(["Held-out error (median)", "Before", "After"], stretch_column=0)
+        self.errors = read_only_table(
+            ["Held-out error (median)", "Before", "After", "After, fitted without the timing columns"],
+            stretch_column=0,
+        )
         add_grid(layout, [list(self.charts.values()), [self.coefficients, self.errors]])
         self.import_button.clicked.connect(self._import_dialog)
         self.show_button.clicked.connect(lambda: self.run())
@@ -304,14 +308,16 @@ class MonitorView(QWidget):
         for r, (name, before) in enumerate(fit.base.items()):
             self._show_coefficient(r, fit, name, before)
         metrics = list(b["by_metric"])
+        without = (fit.without_timing.get("after") or {}).get("by_metric", {})
         self.errors.setRowCount(len(metrics))
         for r, metric in enumerate(metrics):
-            after = a["by_metric"].get(metric)
+            after, plain = a["by_metric"].get(metric), without.get(metric)
             for c, text in enumerate(
                 (
-                    metric_label(metric),
+                    timing_label(metric) or metric_label(metric),
                     f"{b['by_metric'][metric]:.1f}%",
                     "" if after is None else f"{after:.1f}%",
+                    "" if plain is None else f"{plain:.1f}%",
                 )
             ):
                 item = QTableWidgetItem(text)

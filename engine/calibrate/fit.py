@@ -58,6 +58,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.calibrate.fit_timing import TIMING_COLUMNS, TIMING_METRICS, columns_of, of_table
 from engine.errors import QrtuneError
 from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor.importer import interval_lengths_sql
@@ -114,6 +115,8 @@ class FitModel:
     parameters: dict
     predict: Callable
     version: str = ""
+    timing: tuple = ()
+    """The coefficients of ``parameters`` only the timing columns pin (the engine's ``timing_fit_parameters``)."""
 
 
 def _normalise_entry(name: str, entry, module_name: str) -> tuple[float, float, float, str]:
@@ -205,8 +208,12 @@ def _close(a, b, rel: float = 1e-9) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
 
-def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel:
+def engine_fit_model(settings: dict, module_name: str | None = None, timing: bool = False) -> FitModel:
     """The :class:`FitModel` of the engine for ``settings["kind"]`` (or of ``module_name``).
+
+    With ``timing`` (the intervals have the 10.2.1+ timing columns) the model also offers the
+    coefficients of the engine's optional ``timing_fit_parameters(settings)`` (same form as
+    ``fit_parameters``), named in :attr:`FitModel.timing`.
 
     Raises
     ------
@@ -225,8 +232,15 @@ def engine_fit_model(settings: dict, module_name: str | None = None) -> FitModel
         raise FitError(
             f"the {settings.get('kind')} engine ({module_name}) offers no coefficient to fit for this project"
         )
+    extra = {}
+    if timing and hasattr(module, "timing_fit_parameters"):
+        extra = {
+            k: _normalise_entry(k, v, module_name)
+            for k, v in module.timing_fit_parameters(settings).items()
+            if k not in params
+        }
     version = module.predict(settings).coefficients_version  # the plain one, not an override's
-    return FitModel(module_name, params, module.predict, version or "")
+    return FitModel(module_name, {**params, **extra}, module.predict, version or "", tuple(extra))
 
 
 def fitted_predict(settings: dict, fit: Mapping, module_name: str | None = None):
@@ -413,6 +427,10 @@ class FitResult:
     n_predictions: int = 0
     stopped_at: str = ""
     bounds: dict = field(default_factory=dict)
+    without_timing: dict = field(default_factory=dict)
+    """When the intervals have timing columns: the same fit without them (neither fitted to nor
+    their coefficients adjusted), ``fitted`` and ``after`` (:func:`error_pct` on the held-out
+    intervals); else empty."""
 
     def bound_hit(self, name: str) -> str:
         """``"upper"`` or ``"lower"`` when coefficient ``name`` was fitted to that end of its range
@@ -453,6 +471,12 @@ class FitResult:
             "n_predictions": self.n_predictions,
             "stopped_at_budget": self.stopped_at,
             "at_bound": self.at_bound(),
+            "without_timing": {
+                "fitted": self.without_timing.get("fitted", {}),
+                "holdout_error_after": self.without_timing.get("after", {}),
+            }
+            if self.without_timing
+            else {},
         }
 
 
@@ -472,13 +496,33 @@ def evenly(items: Sequence, n: int) -> list:
     return [items[k] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-_APPLY_COLUMNS = ("MONITOR_INTERVAL", "ROWS_APPLIED", "TRANS_APPLIED", *LATENCY_COLUMNS)
+_APPLY_COLUMNS = (
+    "MONITOR_INTERVAL",
+    "ROWS_APPLIED",
+    "TRANS_APPLIED",
+    *LATENCY_COLUMNS,
+    *columns_of("IBMQREP_APPLYMON"),
+)
 """IBMQREP_APPLYMON columns an interval is made of."""
-_CAPQ_COLUMNS = ("MONITOR_INTERVAL", "ROWS_PUBLISHED", "MQ_MESSAGES", "MQ_BYTES")
-"""IBMQREP_CAPQMON columns that give an interval's offered rate and message size."""
+_CAPQ_COLUMNS = (
+    "MONITOR_INTERVAL",
+    "ROWS_PUBLISHED",
+    "MQ_MESSAGES",
+    "MQ_BYTES",
+    *columns_of("IBMQREP_CAPQMON"),
+)
+"""IBMQREP_CAPQMON columns that give an interval's offered rate, message size and MQPUT time."""
+_CAPMON_COLUMNS = columns_of("IBMQREP_CAPMON")
+"""IBMQREP_CAPMON columns that give an interval's MQCMIT time."""
 _SAMPLED = "_qrtune_fit_intervals"
 """Temporary table of the usable intervals while :func:`sample_intervals` picks its sample."""
-_MEASURED = ("apply_rows_per_s", *LATENCY_COLUMNS.values(), "capture_rows_per_s", "msg_size_kb")
+_MEASURED = (
+    "apply_rows_per_s",
+    *LATENCY_COLUMNS.values(),
+    "capture_rows_per_s",
+    "msg_size_kb",
+    *TIMING_METRICS,
+)
 """Measured metrics of an interval, in the order :attr:`Interval.measured` lists them."""
 
 
@@ -494,50 +538,71 @@ def _seconds(column: str) -> str:
     return f"(epoch_us({column}) / 1e6)"
 
 
+def _timing_picks(table: str) -> str:
+    return "".join(f", {t.sql()} AS {t.metric}" for t in of_table(table))
+
+
 def _capq_sql(default_interval_s: float) -> str:
-    """The IBMQREP_CAPQMON rows (relation ``capq_wide``) as offered rows/s and message size (KB) by MONITOR_TIME."""
+    """The IBMQREP_CAPQMON rows (relation ``capq_wide``) as offered rows/s, message size (KB) and MQPUT time by MONITOR_TIME."""
     return (
-        "SELECT monitor_time AS c_time, CASE WHEN ROWS_PUBLISHED > 0 THEN ROWS_PUBLISHED / interval_s END AS pub, "
-        "CASE WHEN MQ_MESSAGES > 0 THEN MQ_BYTES / MQ_MESSAGES / 1024.0 END AS kb "
-        f"FROM ({_lengths_sql('capq_wide', default_interval_s)})"
+        "SELECT monitor_time AS c_time, CASE WHEN ROWS_PUBLISHED > 0 THEN ROWS_PUBLISHED / interval_s END AS "
+        "capture_rows_per_s, CASE WHEN MQ_MESSAGES > 0 THEN MQ_BYTES / MQ_MESSAGES / 1024.0 END AS msg_size_kb"
+        f"{_timing_picks('IBMQREP_CAPQMON')} FROM ({_lengths_sql('capq_wide', default_interval_s)})"
     )
 
 
-def _intervals_sql(has_trans: bool, with_capq: bool, default_interval_s: float) -> str:
-    """SQL of the usable intervals, in time order, from relations ``apply_wide`` and ``capq_wide``.
+def _capmon_sql() -> str:
+    """The IBMQREP_CAPMON rows (relation ``capmon_wide``) as MQCMIT time by MONITOR_TIME."""
+    return f"SELECT monitor_time AS c_time{_timing_picks('IBMQREP_CAPMON')} FROM capmon_wide"
+
+
+def _nearest_sql(base: str, relation: str, metrics: Sequence[str]) -> str:
+    """``base`` with ``metrics`` of the row of ``relation`` (by ``c_time``) nearest its MONITOR_TIME within half an interval."""
+    t, p, n = _seconds("b.monitor_time"), _seconds("p.c_time"), _seconds("n.c_time")
+    prev = f"p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t})"
+    near = f"(CASE WHEN {prev} THEN {t} - {p} ELSE {n} - {t} END) <= 0.5 * b.interval_s"
+    picks = "".join(
+        f", CASE WHEN {near} THEN (CASE WHEN {prev} THEN p.{m} ELSE n.{m} END) END AS {m}" for m in metrics
+    )
+    return (
+        f"SELECT b.*{picks} FROM ({base}) b ASOF LEFT JOIN {relation} p ON b.monitor_time >= p.c_time "
+        f"ASOF LEFT JOIN {relation} n ON b.monitor_time <= n.c_time"
+    )
+
+
+def _intervals_sql(
+    has_trans: bool, with_capq: bool, default_interval_s: float, with_capmon: bool = False
+) -> str:
+    """SQL of the usable intervals, in time order, from relations ``apply_wide``, ``capq_wide``, ``capmon_wide``.
 
     Columns ``monitor_time``, ``queue``, ``interval_s``, ``offered_rows_per_s``, ``k`` (0-based
     position in time order) and one per :data:`_MEASURED` metric (NULL where not measured).
     ``has_trans``: IBMQREP_APPLYMON has TRANS_APPLIED (latencies only of intervals that applied
-    transactions); ``with_capq``: match the nearest IBMQREP_CAPQMON row within half an interval.
+    transactions); ``with_capq`` (``with_capmon``): match the nearest IBMQREP_CAPQMON
+    (IBMQREP_CAPMON) row within half an interval.
     """
     trans_ok = "TRANS_APPLIED > 0" if has_trans else "TRUE"
     latencies = ", ".join(
         f'CASE WHEN {trans_ok} AND "{col}" > 0 THEN "{col}" END AS {metric}'
         for col, metric in LATENCY_COLUMNS.items()
     )
-    base = (
-        f"SELECT monitor_time, queue, interval_s, ROWS_APPLIED / interval_s AS apply_rows_per_s, {latencies} "
+    source = (
+        f"SELECT monitor_time, queue, interval_s, ROWS_APPLIED / interval_s AS apply_rows_per_s, {latencies}"
+        f"{_timing_picks('IBMQREP_APPLYMON')} "
         f"FROM ({_lengths_sql('apply_wide', default_interval_s)}) WHERE ROWS_APPLIED > 0"
     )
-    if with_capq:
-        t, p, n = _seconds("b.monitor_time"), _seconds("p.c_time"), _seconds("n.c_time")
-        nearest = (
-            f"SELECT b.*, CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) "
-            f"THEN {t} - {p} ELSE {n} - {t} END AS gap_s, "
-            f"CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) THEN p.pub ELSE n.pub END AS c_pub, "
-            f"CASE WHEN p.c_time IS NOT NULL AND (n.c_time IS NULL OR {t} - {p} <= {n} - {t}) THEN p.kb ELSE n.kb END AS c_kb "
-            f"FROM ({base}) b ASOF LEFT JOIN capq p ON b.monitor_time >= p.c_time "
-            "ASOF LEFT JOIN capq n ON b.monitor_time <= n.c_time"
-        )
-        matched = (
-            "SELECT *, CASE WHEN gap_s <= 0.5 * interval_s THEN c_pub END AS capture_rows_per_s, "
-            f"CASE WHEN gap_s <= 0.5 * interval_s THEN c_kb END AS msg_size_kb FROM ({nearest})"
-        )
-        source, prefix = matched, f"WITH capq AS ({_capq_sql(default_interval_s)}) "
-    else:
-        source = f"SELECT *, NULL::DOUBLE AS capture_rows_per_s, NULL::DOUBLE AS msg_size_kb FROM ({base})"
-        prefix = ""
+    relations = []
+    for wanted, name, sql in (
+        (with_capq, "capq", _capq_sql(default_interval_s)),
+        (with_capmon, "capmon", _capmon_sql()),
+    ):
+        metrics = [m for m in _MEASURED if f" AS {m}" in sql]
+        if wanted:
+            source = _nearest_sql(source, name, metrics)
+            relations.append(f"{name} AS ({sql})")
+        else:
+            source = f"SELECT *{''.join(f', NULL::DOUBLE AS {m}' for m in metrics)} FROM ({source})"
+    prefix = f"WITH {', '.join(relations)} " if relations else ""
     return (
         f"{prefix}SELECT monitor_time, queue, interval_s, coalesce(capture_rows_per_s, apply_rows_per_s) "
         f"AS offered_rows_per_s, {', '.join(_MEASURED)}, "
@@ -602,11 +667,14 @@ def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float
         raise _no_rows_error()
     capq = tables.get("IBMQREP_CAPQMON")
     with_capq = capq is not None and "ROWS_PUBLISHED" in capq
+    capmon = tables.get("IBMQREP_CAPMON")
+    with_capmon = capmon is not None and any(c in capmon for c in _CAPMON_COLUMNS)
     con = duckdb.connect()
     try:
         _wide_relation(con, "apply_wide", apply_, _APPLY_COLUMNS)
         _wide_relation(con, "capq_wide", capq if with_capq else None, _CAPQ_COLUMNS)
-        sql = _intervals_sql("TRANS_APPLIED" in apply_, with_capq, default_interval_s)
+        _wide_relation(con, "capmon_wide", capmon if with_capmon else None, _CAPMON_COLUMNS)
+        sql = _intervals_sql("TRANS_APPLIED" in apply_, with_capq, default_interval_s, with_capmon)
         out = _interval_objects(con.execute(sql + " ORDER BY k").fetchall())
     finally:
         con.close()
@@ -677,13 +745,17 @@ def sample_intervals(
     with_capq = "ROWS_PUBLISHED" in present.get("IBMQREP_CAPQMON", ())
     apply_sql, apply_args = store.monitor_wide_sql("IBMQREP_APPLYMON", _APPLY_COLUMNS, project_name)
     capq_sql, capq_args = store.monitor_wide_sql("IBMQREP_CAPQMON", _CAPQ_COLUMNS, project_name)
+    with_capmon = any(c in present.get("IBMQREP_CAPMON", ()) for c in _CAPMON_COLUMNS)
+    capmon_sql, capmon_args = store.monitor_wide_sql("IBMQREP_CAPMON", _CAPMON_COLUMNS, project_name)
+    intervals = _intervals_sql("TRANS_APPLIED" in apply_cols, with_capq, default_interval_s, with_capmon)
     sql = (
-        f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}) "
-        f"SELECT * FROM ({_intervals_sql('TRANS_APPLIED' in apply_cols, with_capq, default_interval_s)})"
+        f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}), capmon_wide AS ({capmon_sql}) "
+        f"SELECT * FROM ({intervals})"
     )
     con = store.con
     with store.monitor_memory_limit():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_SAMPLED} AS {sql}", apply_args + capq_args).fetchall()
+        args = apply_args + capq_args + capmon_args
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_SAMPLED} AS {sql}", args).fetchall()
         try:
             n = int(con.execute(f"SELECT count(*) FROM {_SAMPLED}").fetchall()[0][0])
             if not n:
@@ -929,6 +1001,39 @@ def fit_sample(
     )
 
 
+def measures_timing(sample: IntervalSample) -> bool:
+    """Whether some interval of ``sample`` has a timing column (:data:`engine.calibrate.fit_timing.TIMING_COLUMNS`)."""
+    return any(m in iv.measured for iv in (*sample.fit, *sample.held) for m in TIMING_METRICS)
+
+
+def fit_with_timing(
+    model: FitModel,
+    settings: dict,
+    sample: IntervalSample,
+    only: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    **budget,
+) -> FitResult:
+    """:func:`fit_sample`, and when ``sample`` has timing columns the same fit without them for comparison.
+
+    The fit without them fits to the other measured metrics and leaves the coefficients only
+    they pin (:attr:`FitModel.timing`) at their base values; its fitted coefficients and
+    held-out errors (every metric, the timing ones included) are the result's ``without_timing``.
+    ``budget`` holds :func:`fit_sample`'s ``budget_s``, ``max_predictions``, ``progress`` (each
+    fit gets the whole budget).
+    """
+    result = fit_sample(model, settings, sample, only, metrics, **budget)
+    if not measures_timing(sample):
+        return result
+    names = [n for n in _fitted_names(model, only) if n not in model.timing]
+    measured = {m for iv in sample.fit for m in iv.measured}
+    others = [m for m in (metrics or sorted(measured)) if m not in TIMING_METRICS]
+    if not names or not others:
+        return result
+    plain = fit_sample(model, settings, sample, names, others, **budget)
+    return replace(result, without_timing={"fitted": plain.fitted, "after": plain.after})
+
+
 def _counted_row(
     t: datetime, queue: tuple[str, str], interval_s: float, counted: str, rows: float, rows_per_txn: float
 ) -> dict:
@@ -966,16 +1071,18 @@ def synthesize_intervals(
     start: datetime | None = None,
     recvq: str = "QA.TO.QB.RECVQ",
     sendq: str = "QA.TO.QB.SENDQ",
+    timing: bool = False,
 ) -> dict[str, list[dict]]:
     """Monitor rows (APPLYMON and CAPQMON, real column names and units) from the steady-state model.
 
     Each interval is predicted at its offered rate with ``coefficients``; counters are
     rates times the interval, latencies the predicted means; every value gets
     multiplicative log-normal noise of relative size ``noise``. This stands in for the
-    time-domain simulator where that is not available.
+    time-domain simulator where that is not available. With ``timing`` the rows also have
+    the 10.2.1+ timing columns (:func:`_timing_cells`) and IBMQREP_CAPMON rows are made.
     """
     start = start or datetime(2024, 1, 1)
-    apply_rows, capq_rows = [], []
+    apply_rows, capq_rows, capmon_rows = [], [], []
     rows_per_txn = float((settings.get("workload") or {}).get("rows_per_txn") or 1)
     for k, offered in enumerate(offered_rows_per_s):
         pred = model.predict(_settings_at(settings, offered), coefficients).metrics
@@ -1004,7 +1111,33 @@ def synthesize_intervals(
             crow["MQ_MESSAGES"] = msgs
             crow["MQ_BYTES"] = round(jitter(pred["msg_size_kb"]) * 1024 * msgs)
         capq_rows.append(crow)
-    return {"IBMQREP_APPLYMON": apply_rows, "IBMQREP_CAPQMON": capq_rows}
+        if timing:
+            capmon = {"MONITOR_TIME": t, "MONITOR_INTERVAL": int(interval_s * 1000)}
+            _timing_cells(pred, (row, crow, capmon), applied, jitter)
+            capmon_rows.append(capmon)
+    out = {"IBMQREP_APPLYMON": apply_rows, "IBMQREP_CAPQMON": capq_rows}
+    return {**out, "IBMQREP_CAPMON": capmon_rows} if timing else out
+
+
+def _timing_cells(pred: dict, rows: tuple, applied_rows: float, jitter: Callable) -> None:
+    """Add the timing columns of one interval to its (APPLYMON, CAPQMON, CAPMON) rows.
+
+    The counters are the interval's calls (a commit per transaction, an MQGET per message, the
+    CAPQMON row's MQ_MESSAGES, the messages over ``msgs_per_mq_commit``); each time column is
+    the predicted mean per call (with noise) times its counter, in ms.
+    """
+    apply_row, capq_row, capmon_row = rows
+    messages = max(1.0, applied_rows / pred["rows_per_msg"])
+    apply_row["NUM_DBMS_COMMITS"] = apply_row["TRANS_APPLIED"]
+    apply_row["NUM_MQGETS"] = round(messages)
+    if "MQ_MESSAGES" in capq_row:
+        capmon_row["NUM_MQCMITS"] = max(1, round(capq_row["MQ_MESSAGES"] / pred["msgs_per_mq_commit"]))
+    by_table = {"IBMQREP_APPLYMON": apply_row, "IBMQREP_CAPQMON": capq_row, "IBMQREP_CAPMON": capmon_row}
+    for t in TIMING_COLUMNS:
+        row = by_table[t.table]
+        calls = row.get(t.per[0])
+        if t.metric in pred and calls:
+            row[t.column] = round(jitter(pred[t.metric]) * calls / t.per_ms, 3)
 
 
 __all__ = [
@@ -1024,6 +1157,8 @@ __all__ = [
     "IntervalSample",
     "fit_coefficients",
     "fit_sample",
+    "fit_with_timing",
+    "measures_timing",
     "sample_intervals",
     "sample_of",
     "fitted_predict",

@@ -1,9 +1,12 @@
 """``qrtune fit PROJECT --db PATH``: fit the project's coefficients to its imported monitor intervals.
 
-Uses the IBMQREP_APPLYMON / IBMQREP_CAPQMON rows imported for the project (qrtune
-import-monitor --project PROJECT); every ``--holdout-every``-th interval is held out of
-the fit, and the error on those intervals is printed before and after. The fitted
-coefficients are kept in the store.
+Uses the IBMQREP_APPLYMON / IBMQREP_CAPQMON / IBMQREP_CAPMON rows imported for the project
+(qrtune import-monitor --project PROJECT); every ``--holdout-every``-th interval is held out
+of the fit, and the error on those intervals is printed before and after. With the 10.2.1+
+timing columns (DBMS_TIME, MQGET_TIME, MQPUT_TIME, MQCMIT_TIME) the fit also adjusts the
+coefficients they pin, and prints each timing column's held-out error with the base
+coefficients, fitted without the timing columns and fitted with them. The fitted
+coefficients and those errors are kept in the store.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 import textwrap
 
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
+from engine.calibrate.fit_timing import NOT_PREDICTED, timing_label
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
@@ -102,14 +106,14 @@ def _export(path: str, model, settings: dict, result) -> None:
 
 def run(args) -> int:
     from engine import projectfile
-    from engine.calibrate.fit import engine_fit_model, fit_sample, sample_intervals
+    from engine.calibrate.fit import engine_fit_model, fit_with_timing, measures_timing, sample_intervals
     from engine.progress import Progress
     from engine.scenario import project_to_scenario
 
     project = projectfile.load(args.project)
     settings = project_to_scenario(project)
     default_s = float((settings.get("qapply") or {}).get("monitor_interval_ms") or 10_000) / 1000.0
-    model = engine_fit_model(settings, args.model)
+    engine_fit_model(settings, args.model)  # an engine without a fit is refused before the store is read
     spacing = (default_s, args.holdout_every, args.max_intervals or MAX_INTERVALS)
     with open_store(args, read_only=True) as store:  # the file is not held while fitting
         project_name, note = project.name, ""
@@ -117,11 +121,12 @@ def run(args) -> int:
             project_name = ""
             note = " (imports not tied to a project)" if store.monitor_columns("") else ""
         sample = sample_intervals(store, project_name, *spacing)
+    model = engine_fit_model(settings, args.model, timing=measures_timing(sample))
     only = [x.strip() for x in args.only.split(",")] if args.only else None
     metrics = [x.strip() for x in args.metrics.split(",")] if args.metrics else None
     bar = Progress(100, enabled=not args.quiet and sys.stderr.isatty(), label="fit", unit=" %")
     try:
-        result = fit_sample(
+        result = fit_with_timing(
             model,
             settings,
             sample,
@@ -182,7 +187,33 @@ def format_fit(result) -> list[str]:
         f"before {b['mean_metric_pct']:.1f}%, after {a['mean_metric_pct']:.1f}%",
     ]
     for metric in b["by_metric"]:
+        if timing_label(metric):
+            continue
         after = a["by_metric"].get(metric)
         after_text = "-" if after is None else f"{after:.1f}%"
         lines.append(f"    {metric_label(metric):<22} {b['by_metric'][metric]:>7.1f}% -> {after_text:>6}")
+    return lines + timing_lines(result)
+
+
+def _pct(value) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def timing_lines(result) -> list[str]:
+    """The held-out error of each timing column (IBM's names): base coefficients, fitted without them, with them."""
+    timed = [m for m in result.after["by_metric"] if timing_label(m)]
+    if not timed:
+        return []
+    without = (result.without_timing.get("after") or {}).get("by_metric", {})
+    lines = [
+        "",
+        "  timing columns on held-out intervals (median absolute % of the time per call):",
+        f"    {'column':<34} {'before':>7} {'fit without them':>17} {'fit with them':>14}",
+    ]
+    for metric in timed:
+        lines.append(
+            f"    {timing_label(metric):<34} {_pct(result.before['by_metric'].get(metric)):>7} "
+            f"{_pct(without.get(metric)):>17} {_pct(result.after['by_metric'][metric]):>14}"
+        )
+    lines.append(f"    not predicted by the engine, left out: {', '.join(NOT_PREDICTED)}")
     return lines

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import os
 import re
 import stat
@@ -117,15 +118,28 @@ class RawTable:
 def file_encoding(path: str) -> str:
     """The codec of a file: UTF-8 (BOM dropped) when all of it is UTF-8, else EBCDIC 037 if it looks like it, else Latin-1.
 
+    The answer is kept for the file's size and modification time (an import looks at each
+    file twice, and reading a large file through the decoder takes a while).
+
     Raises
     ------
     MonitorImportError
         The file cannot be read.
     """
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise MonitorImportError(f"{path}: cannot read the file: {e}") from None
+    if not stat.S_ISREG(st.st_mode):  # /dev/zero or a pipe would never end
+        raise MonitorImportError(f"{path}: not a regular file (expected an export of a monitor table)")
+    return _encoding_of(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _encoding_of(path: str, size: int, mtime_ns: int) -> str:
+    """:func:`file_encoding` of the file at ``path`` as it is with ``size`` and ``mtime_ns``."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero or a pipe would never end
-            raise MonitorImportError(f"{path}: not a regular file (expected an export of a monitor table)")
         with open(path, "rb") as f:
             head = block = f.read(BLOCK_CHARS)
             try:

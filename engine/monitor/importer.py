@@ -18,8 +18,9 @@ Units are the product's: counters (ROWS_PUBLISHED, TRANS_PUBLISHED, ROWS_APPLIED
 are per monitor interval; latencies (END2END_LATENCY, QLATENCY, APPLY_LATENCY,
 CAPTURE_LATENCY) are the interval's average in milliseconds; MONITOR_INTERVAL is in
 milliseconds; CURRENT_MEMORY in bytes; MQ_BYTES in bytes. Values are stored
-unchanged, one cell per row of ``monitor_rows``; timestamp columns other than
-MONITOR_TIME are stored as seconds since the epoch.
+unchanged (a wide table per file read by DuckDB, else one cell per row of ``monitor_rows``;
+:mod:`engine.store.monitor`); timestamp columns other than MONITOR_TIME are stored as seconds
+since the epoch.
 
 A delimited file (header CSV, DEL, UNLOAD DELIMITED) is read, checked and written by DuckDB's
 CSV reader in streaming passes (:mod:`engine.monitor.sqlimport`); a file with a problem to
@@ -715,10 +716,10 @@ def parse_file(
     job = _monitor_job(str(path), max_errors, release, columns)
     with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "parse.duckdb") as store:
         [(import_id, done)] = _import_all(store, [(job, interval_ms)], "", chunk_rows, None)
+        cells_sql, args = store.import_cells_sql(import_id)
         cells = store.con.execute(
-            "SELECT line, monitor_time, queue, col, value FROM monitor_rows WHERE import_id = ? "
-            "ORDER BY list_position(?, col) NULLS LAST, line",
-            [import_id, list(job.names)],
+            f"SELECT * FROM ({cells_sql}) ORDER BY list_position(?, col) NULLS LAST, line",
+            [*args, list(job.names)],
         ).fetchnumpy()
     return ParsedFile(
         **{f.name: getattr(done, f.name) for f in fields(ImportedFile)},

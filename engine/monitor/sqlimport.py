@@ -6,10 +6,13 @@ file, so neither the rows nor their cells are held in memory:
 
 1. for columns no layout lists (a header CSV may have them): whether all their values are
    numbers or all timestamps;
-2. the cells: every numeric and timestamp cell written to ``monitor_rows`` (UNPIVOT); a cell that
-   is not what its column holds is written as NaN, and one scan of the import's cells finds it;
-3. the row keys (line, MONITOR_TIME, queue): they count the rows, and give each queue's
-   intervals when the file has no MONITOR_INTERVAL column.
+2. the cells: ``CREATE TABLE monitor_cells_<import id> AS SELECT ... FROM read_csv(...)``, one
+   DOUBLE column per numeric and timestamp column (:mod:`engine.store.monitor_tables`), no
+   Python per row; the reader converts those fields itself (DOUBLE, TIMESTAMP in the first
+   row's form) and refuses the file at a value that is not one; one scan of the written table
+   finds values that are not finite (and counts the rows and each column's values);
+3. the row keys (line, MONITOR_TIME, queue), copied from that table when the file has no
+   MONITOR_INTERVAL column (they give each queue's intervals).
 
 A value that is not what its column holds, a row with another number of fields, a timestamp in
 another form than the first row's, EBCDIC: :func:`import_delimited` removes what it wrote and
@@ -25,12 +28,13 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
 from engine.monitor.values import NULLS
+from engine.store.monitor_tables import KEY_COLUMNS, cells_table, create_cells_table, register_cells_table
 
 ENCODINGS = {"utf-8-sig": "utf-8", "latin-1": "latin-1"}
 """Python codec of a file -> DuckDB's ``read_csv`` encoding (others go the row-by-row way)."""
@@ -43,8 +47,6 @@ TIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S",
 )
 """Timestamp forms read in SQL: Db2's, ISO with a blank or a T (others go the row-by-row way)."""
-KEYS = "_qrtune_sql_keys"
-"""Temporary table of a file's row keys when the caller needs none of its own."""
 POLL_S = 0.2
 """How often DuckDB's progress is read while a pass runs."""
 
@@ -134,8 +136,19 @@ def readable_copy(path: str, encoding: str) -> Iterator[str]:
         os.unlink(copy)
 
 
-def source_sql(path: str, n_fields: int, delimiter: str, header: bool, encoding: str) -> str:
-    """``read_csv`` of the file with its fields as text columns ``c0`` .. ``c{n-1}`` (NULL as exports write it).
+def source_sql(
+    path: str,
+    n_fields: int,
+    delimiter: str,
+    header: bool,
+    encoding: str,
+    types: Mapping[int, str] | None = None,
+    time_format: str = TIME_FORMATS[0],
+) -> str:
+    """``read_csv`` of the file with its fields as columns ``c0`` .. ``c{n-1}`` (NULL as exports write it).
+
+    A field is text unless ``types`` gives it ``DOUBLE`` or ``TIMESTAMP`` (in ``time_format``):
+    then DuckDB's reader converts it and refuses the file at a value that is not one.
 
     Raises
     ------
@@ -144,10 +157,12 @@ def source_sql(path: str, n_fields: int, delimiter: str, header: bool, encoding:
     """
     if encoding not in ENCODINGS:
         raise NotPlain(f"encoding {encoding}")
-    columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_fields))
+    types = types or {}
+    columns = ", ".join(f"'c{i}': '{types.get(i, 'VARCHAR')}'" for i in range(n_fields))
     nulls = ", ".join(_lit(n) for n in sorted(NULLS))
     return (
         f"read_csv({_lit(path)}, delim={_lit(delimiter)}, quote='\"', escape='\"', header={str(header).lower()}, "
+        f"timestampformat={_lit(time_format)}, "
         f"columns={{{columns}}}, auto_detect=false, strict_mode=true, encoding={_lit(ENCODINGS[encoding])}, "
         f"nullstr=[{nulls}], null_padding=false, new_line='\\n')"
     )
@@ -165,9 +180,9 @@ class Plan:
     other: dict
     time_format: str
 
-    def time(self, i: int, strict: bool = False) -> str:
-        """SQL of column ``c{i}`` as a TIMESTAMP (NULL where it is not one; an error if ``strict``)."""
-        return f"{'' if strict else 'try_'}strptime(c{i}, {_lit(self.time_format)})"
+    def time(self, i: int) -> str:
+        """SQL of text column ``c{i}`` as a TIMESTAMP (NULL where it is not one)."""
+        return f"try_strptime(c{i}, {_lit(self.time_format)})"
 
     @property
     def queue(self) -> str:
@@ -253,80 +268,93 @@ def _kinds(plan: Plan, con, source: str, report) -> dict:
     return kinds
 
 
-def _cells_sql(plan: Plan, kinds: dict, source: str, first_line: int) -> str:
-    """The file's numeric and timestamp cells in long form (line, monitor_time, queue, col, value).
-
-    A cell whose text is not a number (a timestamp) becomes NaN, so that one scan finds them.
-    """
-    nan = "'NaN'::DOUBLE"
-    picks = []
+def _stored_types(plan: Plan, kinds: dict) -> dict[int, str]:
+    """Field index -> the type DuckDB's reader gives it for the write pass: MONITOR_TIME and the stored columns."""
+    types = {plan.time_index: "TIMESTAMP"}
     for i, name in enumerate(plan.names):
-        kind = kinds.get(name) or ""
-        value = {"number": f"TRY_CAST(c{i} AS DOUBLE)", "time": f"epoch_us({plan.time(i)}) / 1e6"}.get(kind)
-        if value:
-            picks.append(f"CASE WHEN c{i} IS NOT NULL THEN coalesce({value}, {nan}) END AS {_q(name)}")
-    if not picks:
-        return ""
-    wide = (
-        f"SELECT row_number() OVER () + {first_line - 1} AS _qrtune_line, "
-        f"{plan.time(plan.time_index, strict=True)} AS _qrtune_time, {plan.queue} AS _qrtune_queue, "
-        f"{', '.join(picks)} FROM {source}"
-    )
-    return (
-        f"UNPIVOT ({wide}) ON COLUMNS(* EXCLUDE (_qrtune_line, _qrtune_time, _qrtune_queue)) "
-        "INTO NAME col VALUE value"
-    )
+        kind = kinds.get(name)
+        if kind in ("number", "time"):
+            types[i] = "DOUBLE" if kind == "number" else "TIMESTAMP"
+    return types
 
 
-_BAD_KEYS = "monitor_time IS NULL OR queue IS NULL OR starts_with(queue, '''')"
+def _cells_sql(plan: Plan, kinds: dict, source: str, first_line: int) -> tuple[str, tuple]:
+    """The file's rows as the wide cell table stores them, and the stored columns (IBM's names).
+
+    ``source`` reads the fields with :func:`_stored_types`. Columns
+    :data:`engine.store.monitor_tables.KEY_COLUMNS`, then one DOUBLE per numeric and timestamp
+    column (timestamps as seconds since the epoch).
+    """
+    picks, stored = [], []
+    for i, name in enumerate(plan.names):
+        kind = kinds.get(name)
+        if kind in ("number", "time"):
+            value = f"c{i}" if kind == "number" else f"epoch_us(c{i}) / 1e6"
+            picks.append(f", {value} AS {_q(name)}")
+            stored.append(name)
+    line, time, queue = KEY_COLUMNS
+    sql = (
+        f"SELECT CAST(row_number() OVER () + {first_line - 1} AS INTEGER) AS {line}, "
+        f"c{plan.time_index} AS {time}, {plan.queue} AS {queue}{''.join(picks)} FROM {source}"
+    )
+    return sql, tuple(stored)
+
+
+_BAD_KEYS = "{time} IS NULL OR {queue} IS NULL OR starts_with({queue}, '''')"
 """A row key that the row-by-row reader must report or unescape (no time, no queue, an escaped name)."""
 
 
 @dataclass(frozen=True)
 class _Target:
-    """Where one file's passes write: the import, its table name and the row-key table."""
+    """Where one file's passes write: the import, its table name and the row-key table (or None)."""
 
     import_id: int
     table: str
-    keys: str
+    keys: str | None
     first_line: int
 
 
+def _checks_sql(table: str, stored: tuple, has_queue: bool) -> str:
+    """One scan of a wide cell table: rows, first and last MONITOR_TIME, bad keys, bad cells, values per column."""
+    _, time, queue = KEY_COLUMNS
+    bad_keys = _BAD_KEYS.format(time=time, queue=queue) + (f" OR {queue} = ''" if has_queue else "")
+    bad_cells = " OR ".join(f"NOT isfinite({_q(c)})" for c in stored) or "FALSE"
+    counts = "".join(f", count({_q(c)})" for c in stored)
+    return (
+        f"SELECT count(*), min({time}), max({time}), count_if({bad_keys}), count_if({bad_cells}){counts} "
+        f"FROM {table}"
+    )
+
+
 def _write(con, plan: Plan, kinds: dict, source: str, target: _Target, part) -> tuple:
-    """Passes 2 and 3: the cells and the row keys; :class:`NotPlain` when a value is not its column's.
+    """Pass 2: the wide cell table, read straight from the file; :class:`NotPlain` when a value is not its column's.
+
+    The row keys (when the caller wants them) and the checks are read from the written table,
+    not from the file again.
 
     Returns
     -------
     (n_rows, first MONITOR_TIME, last MONITOR_TIME)
     """
-    cells = _cells_sql(plan, kinds, source, target.first_line)
-    if cells:
-        _run(
-            con,
-            "INSERT INTO monitor_rows SELECT ?, ?, _qrtune_line, _qrtune_time, _qrtune_queue, col, value "
-            f"FROM ({cells})",
-            [target.import_id, target.table],
-            part(1, "reading"),
-        )
-    _run(
-        con,
-        f"INSERT INTO {target.keys} SELECT row_number() OVER () + {target.first_line - 1}, "
-        f"{plan.time(plan.time_index, strict=True)}, {plan.queue} FROM {source}",
-        [],
-        part(2, "row keys"),
-    )
-    empty_queue = " OR queue = ''" if plan.queue_index is not None else ""
-    n_rows, first, last, bad_keys = con.execute(
-        f"SELECT count(*), min(monitor_time), max(monitor_time), count_if({_BAD_KEYS}{empty_queue}) "
-        f"FROM {target.keys}"
+    cells, stored = _cells_sql(plan, kinds, source, target.first_line)
+    with _Poll(con, part(1, "reading")):
+        table = create_cells_table(con, target.import_id, cells, [])
+    n_rows, first, last, bad_keys, bad_cells, *counts = con.execute(
+        _checks_sql(table, stored, plan.queue_index is not None)
     ).fetchall()[0]
-    bad_cells = con.execute(
-        "SELECT count(*) FROM monitor_rows WHERE import_id = ? AND NOT isfinite(value)", [target.import_id]
-    ).fetchall()[0][0]
     if bad_keys or bad_cells:
         raise NotPlain(f"{bad_keys + bad_cells} value(s) to report")
     if not n_rows:  # the file has a first row (read_raw found it): DuckDB did not read it
         raise NotPlain("no row read")
+    register_cells_table(con, target.import_id, [c for c, n in zip(stored, counts) if n])
+    if target.keys:
+        line, time, queue = KEY_COLUMNS
+        _run(
+            con,
+            f"INSERT INTO {target.keys} SELECT {line}, {time}, {queue} FROM {table}",
+            [],
+            part(2, "row keys"),
+        )
     return int(n_rows), first, last
 
 
@@ -364,14 +392,19 @@ def import_delimited(
     if raw.encoding not in ENCODINGS:
         raise NotPlain(f"encoding {raw.encoding}")
     with readable_copy(job.path, raw.encoding) as path:
-        source = source_sql(path, len(job.names), raw.delimiter, raw.header is not None, raw.encoding)
+
+        def source(types=None) -> str:
+            header = raw.header is not None
+            return source_sql(
+                path, len(job.names), raw.delimiter, header, raw.encoding, types, plan.time_format
+            )
+
         return _passes(store, job, import_id, keys_table, plan, source, report)
 
 
-def _passes(store, job, import_id: int, keys_table: str | None, plan: Plan, source: str, report) -> Result:
-    """The passes of :func:`import_delimited` over ``source``; what is written is removed on any problem."""
-    raw = job.raw
-    shares = (0.1, 0.75, 0.15) if plan.other else (0.0, 0.85, 0.15)
+def _passes(store, job, import_id: int, keys_table: str | None, plan: Plan, source, report) -> Result:
+    """The passes of :func:`import_delimited` over ``source(types)``; what is written is removed on any problem."""
+    shares = (0.1, 0.8, 0.1) if plan.other else (0.0, 0.9, 0.1)
 
     def part(k: int, what: str):
         if report is None:
@@ -379,22 +412,17 @@ def _passes(store, job, import_id: int, keys_table: str | None, plan: Plan, sour
         return lambda share: report(sum(shares[:k]) + shares[k] * share, what)
 
     con = store.con
-    target = _Target(import_id, job.table.name, keys_table or KEYS, raw.first[0])
-    if not keys_table:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {KEYS} (line BIGINT, monitor_time TIMESTAMP, queue VARCHAR)"
-        )
+    target = _Target(import_id, job.table.name, keys_table, job.raw.first[0])
     try:
-        kinds = _kinds(plan, con, source, part(0, "checking columns"))
+        kinds = _kinds(plan, con, source(), part(0, "checking columns"))
         with store.transaction():
-            n_rows, first, last = _write(con, plan, kinds, source, target, part)
+            n_rows, first, last = _write(con, plan, kinds, source(_stored_types(plan, kinds)), target, part)
     except Exception as e:
-        con.execute("DELETE FROM monitor_rows WHERE import_id = ?", [import_id]).fetchall()
-        con.execute(f"DELETE FROM {target.keys}").fetchall()
+        con.execute(f"DROP TABLE IF EXISTS {cells_table(import_id)}").fetchall()
+        con.execute("DELETE FROM monitor_cell_tables WHERE import_id = ?", [import_id]).fetchall()
+        if keys_table:
+            con.execute(f"DELETE FROM {keys_table}").fetchall()
         if isinstance(e, NotPlain):
             raise
         raise NotPlain(str(e).splitlines()[0]) from None  # DuckDB's reader refused something
-    finally:
-        if not keys_table:
-            con.execute(f"DROP TABLE IF EXISTS {KEYS}").fetchall()
     return Result(n_rows, kinds, first, last)

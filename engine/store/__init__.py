@@ -5,8 +5,8 @@ Tables (flat records of :mod:`engine.store.records`, schema in :mod:`engine.stor
 seed, kind, started, status, scenario kind, bottleneck, sweep and point), ``metrics``
 (run, metric, value, unit), ``stage_metrics`` (run, stage, capacity, utilisation,
 latency_ms, unit), ``timeseries`` (run, t_s, series, value), ``sweeps``,
-``monitor_imports`` and ``monitor_rows`` (imported IBMQREP_CAPMON / CAPQMON / APPLYMON
-cells in long form), ``fits`` and ``projects`` (project content by hash). The file
+``monitor_imports``, ``monitor_cell_tables`` (one wide table per import read by DuckDB's CSV
+reader) and ``monitor_rows`` (imported IBMQREP_CAPMON / CAPQMON / APPLYMON cells in long form), ``fits`` and ``projects`` (project content by hash). The file
 carries a schema version; opening it for writing migrates it.
 
 Python API (what the GUI uses)

@@ -1,12 +1,16 @@
-"""Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in ``monitor_rows``.
+"""Imported monitor-table files: one ``monitor_imports`` row per file, its numeric cells in a wide
+table of its own or in ``monitor_rows``.
 
-A file is written batch by batch (:meth:`MonitorMixin.begin_monitor_import`,
-:meth:`~MonitorMixin.append_monitor_cells`, :meth:`~MonitorMixin.finish_monitor_import`), each
-batch committed so that DuckDB's memory stays bounded. Until it is finished an import has
-``n_rows = -1`` (:data:`UNFINISHED`): readers skip it, a failed import is removed
+DuckDB's CSV reader writes a file as one wide table (:mod:`engine.store.monitor_tables`). The
+row-by-row reader writes it batch by batch in long form, one ``monitor_rows`` row per cell
+(:meth:`MonitorMixin.begin_monitor_import`, :meth:`~MonitorMixin.append_monitor_cells`,
+:meth:`~MonitorMixin.finish_monitor_import`), each batch committed so that DuckDB's memory stays
+bounded; imports of stores before schema version 5 are in that form too. Until it is finished an
+import has ``n_rows = -1`` (:data:`UNFINISHED`): readers skip it, a failed import is removed
 (:meth:`~MonitorMixin.discard_monitor_imports`) and one left by a killed process is removed by the
-next import, so an import that fails half way leaves nothing behind. :meth:`~MonitorMixin.monitor_wide_sql` reads the cells back one row per queue
-and MONITOR_TIME, aggregated by DuckDB, so a reader never holds the long form in memory.
+next import, so an import that fails half way leaves nothing behind.
+:meth:`~MonitorMixin.monitor_wide_sql` reads both forms back one row per queue and MONITOR_TIME,
+aggregated by DuckDB, so a reader never holds the rows in memory.
 """
 
 from __future__ import annotations
@@ -19,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.store.monitor_tables import ROW_KEY, drop_cells_tables, import_cells_sql, quoted, sources_sql
 from engine.store.provenance import utc_now
 from engine.store.records import MonitorImport
 
 _batch_names = itertools.count()
-_ROW_KEY = "r.import_id * 4294967296 + r.line"
-"""Orders a queue's cells of one MONITOR_TIME: a later import, then a later line, wins."""
 
 
 MONITOR_MEMORY_LIMIT = "384MB"
@@ -38,10 +41,6 @@ UNFINISHED = -1
 """``monitor_imports.n_rows`` of an import still being written (or left by a killed process)."""
 CHECKPOINT_EVERY = 4
 """Batches of an import between checkpoints (DuckDB lets go of the memory of written rows at one)."""
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _finished_imports(prefix: str, project_name: str | None) -> tuple[str, list]:
@@ -88,10 +87,11 @@ class MonitorMixin:
         return new_id
 
     def discard_monitor_imports(self, import_ids=None) -> None:
-        """Remove imports and their cells: those of ``import_ids``, or (None) every unfinished one."""
+        """Remove imports and their cells (long form and wide tables): those of ``import_ids``, or (None) every unfinished one."""
         where = "id = ANY(?::BIGINT[])" if import_ids is not None else f"n_rows = {UNFINISHED}"
         args = [[int(i) for i in import_ids]] if import_ids is not None else []
         with self.transaction():
+            drop_cells_tables(self.con, where, args)
             self.con.execute(
                 f"DELETE FROM monitor_rows WHERE import_id IN (SELECT id FROM monitor_imports WHERE {where})",
                 args,
@@ -135,7 +135,7 @@ class MonitorMixin:
             full = np.full(len(mask), np.nan)
             full[mask] = values
             batch[f"v{k}"] = full
-        wide = ", ".join(f"v{k} AS {_quoted(column)}" for k, (column, _, _) in enumerate(cells))
+        wide = ", ".join(f"v{k} AS {quoted(column)}" for k, (column, _, _) in enumerate(cells))
         name = f"_qrtune_cells_{next(_batch_names)}"
         self.con.register(name, batch)
         try:
@@ -191,10 +191,11 @@ class MonitorMixin:
         where, args = _finished_imports("i.", project_name)
         sql = (
             "SELECT DISTINCT r.table_name, r.col FROM monitor_rows r JOIN monitor_imports i ON i.id = r.import_id "
-            f"WHERE {where}"
+            f"WHERE {where} UNION SELECT DISTINCT i.table_name, unnest(CAST(t.columns_json AS JSON)::VARCHAR[]) "
+            f"FROM monitor_cell_tables t JOIN monitor_imports i ON i.id = t.import_id WHERE {where}"
         )
         out: dict[str, list] = {}
-        for table, col in self.con.execute(sql + " ORDER BY 1, 2", args).fetchall():
+        for table, col in self.con.execute(sql + " ORDER BY 1, 2", args + args).fetchall():
             out.setdefault(table, []).append(col)
         return {t: tuple(c) for t, c in out.items()}
 
@@ -204,16 +205,19 @@ class MonitorMixin:
         Columns ``queue``, ``monitor_time`` and one DOUBLE per name in ``columns`` (NULL where no
         import has the cell). Rows imported more than once (overlapping exports) are merged: each
         column takes the value of the latest import that has it (the later line within one file).
+        Imports in long form (``monitor_rows``) and in wide tables are read alike.
         """
-        picks = ", ".join(
-            f"arg_max(r.value, {_ROW_KEY}) FILTER (WHERE r.col = ?) AS {_quoted(c)}" for c in columns
-        )
         where, where_args = _finished_imports("i.", project_name)
-        sql = (
-            f"SELECT r.queue, r.monitor_time{', ' + picks if picks else ''} FROM monitor_rows r "
-            f"JOIN monitor_imports i ON i.id = r.import_id WHERE {where} AND r.table_name = ?"
+        source, args = sources_sql(self.con, table_name, columns, where, where_args)
+        picks = "".join(
+            f", arg_max({quoted(c)}, {ROW_KEY}) FILTER (WHERE {quoted(c)} IS NOT NULL) AS {quoted(c)}"
+            for c in columns
         )
-        return sql + " GROUP BY r.queue, r.monitor_time", [*columns, *where_args, table_name]
+        return f"SELECT queue, monitor_time{picks} FROM ({source}) GROUP BY queue, monitor_time", args
+
+    def import_cells_sql(self, import_id: int) -> tuple[str, list]:
+        """SQL (and its parameters) of one import's cells in long form: line, monitor_time, queue, col, value."""
+        return import_cells_sql(self.con, import_id)
 
     def list_monitor_imports(self, project_name: str | None = None) -> list[MonitorImport]:
         """Imported monitor files, oldest first (not those still being written)."""

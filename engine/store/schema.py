@@ -14,6 +14,9 @@ Schema history
 3. ``sweeps.base_settings_json`` (sweep points stored as patches); the views.
 4. The views again: ``run_summary`` gives simulations' throughput and catch-up
    (``throughput_rows_per_s``, ``event1_catch_up_s``) as ``apply_rows_per_s`` and ``catch_up_s``.
+5. ``monitor_cell_tables``: monitor imports written as wide tables (``monitor_cells_<import id>``,
+   one DOUBLE column per IBM column; :mod:`engine.store.monitor_tables`). Imports of earlier
+   versions keep their cells in ``monitor_rows`` and are read as before.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from engine.store.errors import StoreError
 from engine.store.views import VIEW_STATEMENTS
 
 #: Version a store written by this qrtune has.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = [
     """CREATE TABLE schema_info (version INTEGER NOT NULL, migrated TIMESTAMP NOT NULL)""",
@@ -76,9 +79,13 @@ _V2 = [
 
 _V3 = ["ALTER TABLE sweeps ADD COLUMN base_settings_json VARCHAR", *VIEW_STATEMENTS]
 _V4 = [*VIEW_STATEMENTS]
+_V5 = [
+    """CREATE TABLE monitor_cell_tables (
+        import_id BIGINT PRIMARY KEY, cells_table VARCHAR NOT NULL, columns_json VARCHAR NOT NULL)""",
+]
 
 #: Version reached -> statements that reach it from the version before.
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 
 
 def current_version(con) -> int:

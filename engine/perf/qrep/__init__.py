@@ -367,6 +367,38 @@ FIT_PARAMETERS = {
 }
 
 
+#: Coefficients the 10.2.1+ timing columns pin (:func:`timing_fit_parameters`): the MQ API's
+#: per-call costs behind MQGET_TIME (IBMQREP_APPLYMON), MQPUT_TIME (IBMQREP_CAPQMON) and
+#: MQCMIT_TIME (IBMQREP_CAPMON); DBMS_TIME pins ``class2_commit_ms``, which the fit offers already.
+TIMING_FIT_PARAMETERS = {
+    "mq_get_us": (0.2, 5.0),
+    "mq_put_us": (0.2, 5.0),
+    "mq_commit_us": (0.2, 5.0),
+}
+
+
+def _fit_entries(multiples: dict) -> dict:
+    """Name -> ``(current value, low, high, unit)`` of each coefficient of ``multiples`` (see :func:`fit_parameters`)."""
+    c = load()
+    out = {}
+    for name, (lo_mult, hi_mult) in multiples.items():
+        value = c.values[name]
+        lo, hi = c.bounds.get(name, (0.0, float("inf")))
+        low = max(value * lo_mult, lo if lo > 0 else 0.0)
+        out[name] = (value, low, min(value * hi_mult, hi), c.units.get(name, ""))
+    return out
+
+
+def timing_fit_parameters(settings: dict) -> dict:
+    """Coefficients a fit may adjust besides :func:`fit_parameters` when the intervals have the timing columns.
+
+    The optional part of the contract of :mod:`engine.calibrate.fit`: the coefficients that the
+    10.2.1+ columns (DBMS_TIME, MQGET_TIME, MQPUT_TIME, MQCMIT_TIME) measure directly and
+    throughput and latencies barely move. Same form and errors as :func:`fit_parameters`.
+    """
+    return _fit_entries(TIMING_FIT_PARAMETERS)
+
+
 def fit_parameters(settings: dict) -> dict:
     """Coefficients a fit to monitor intervals may adjust (the contract of :mod:`engine.calibrate.fit`).
 
@@ -386,14 +418,7 @@ def fit_parameters(settings: dict) -> dict:
     CoefficientsError
         The coefficient file is missing or malformed.
     """
-    c = load()
-    out = {}
-    for name, (lo_mult, hi_mult) in FIT_PARAMETERS.items():
-        value = c.values[name]
-        lo, hi = c.bounds.get(name, (0.0, float("inf")))
-        low = max(value * lo_mult, lo if lo > 0 else 0.0)
-        out[name] = (value, low, min(value * hi_mult, hi), c.units.get(name, ""))
-    return out
+    return _fit_entries(FIT_PARAMETERS)
 
 
 def _coefficients(coefficients) -> Coefficients:

@@ -135,6 +135,7 @@ def test_malformed_rows_name_file_and_line_and_import_nothing(tmp_path, db):
             import_files(s, [good, bad])
         assert s.list_monitor_imports() == []
         assert s.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 0
+        assert s.con.execute("SELECT count(*) FROM monitor_cell_tables").fetchall()[0][0] == 0
     msg = str(e.value)
     assert "nothing was imported" in msg
     assert f"{bad}:3: ROWS_PUBLISHED '5O000' is not a number" in msg

@@ -64,6 +64,12 @@ def store(tmp_path_factory):
         yield s
 
 
+def _cells(store, import_id: int, what: str, where: str, args=()) -> list:
+    """``SELECT what`` over one import's stored cells (long form) ``WHERE where``."""
+    cells, cell_args = store.import_cells_sql(import_id)
+    return store.con.execute(f"SELECT {what} FROM ({cells}) WHERE {where}", [*cell_args, *args]).fetchall()
+
+
 @pytest.mark.parametrize("fmt", ["del-raw", "del-hex", "clp", "clp-x", "csv"])
 @pytest.mark.parametrize(
     "layout", LAYOUTS, ids=lambda lay: f"{lay.table.removeprefix('IBMQREP_')}-{lay.label}"
@@ -77,14 +83,10 @@ def test_every_layout_in_every_format_imports_every_row(tmp_path, store, layout,
     assert found is table and names == layout.names, (found.name, layout.label)
     [(import_id, done)] = import_files(store, [f], f"p-{layout.table}-{layout.label}-{fmt}")
     assert done.n_rows == len(rows) and done.table is table
-    stored = store.con.execute(
-        "SELECT value FROM monitor_rows WHERE import_id = ? AND col = ?", [import_id, ROWS_COLUMN[table.name]]
-    ).fetchall()
+    stored = _cells(store, import_id, "value", "col = ?", [ROWS_COLUMN[table.name]])
     assert len(stored) == len(rows) and {v for (v,) in stored} == {690_000.0}
     if "ROWS_PROCESSED" in names and "Q_PERCENT_FULL" in names:  # the z/OS order is read as z/OS's
-        percent = store.con.execute(
-            "SELECT max(value) FROM monitor_rows WHERE import_id = ? AND col = 'Q_PERCENT_FULL'", [import_id]
-        ).fetchall()[0][0]
+        percent = _cells(store, import_id, "max(value)", "col = 'Q_PERCENT_FULL'")[0][0]
         assert percent <= 100
 
 
@@ -175,9 +177,7 @@ def test_raw_bit_data_of_any_bytes_is_read_by_duckdb(tmp_path, store, monkeypatc
     monkeypatch.setattr(importer, "_stream_rows", lambda *a, **k: fell_back.append(1))
     [(import_id, done)] = import_files(store, [f], f"raw-bytes-{len(line_end)}")
     assert not fell_back and done.n_rows == len(rows)
-    count = store.con.execute(
-        "SELECT count(*) FROM monitor_rows WHERE import_id = ? AND col = 'ROWS_APPLIED'", [import_id]
-    ).fetchall()[0][0]
+    count = _cells(store, import_id, "count(*)", "col = 'ROWS_APPLIED'")[0][0]
     assert count == len(rows)
 
 

@@ -53,9 +53,8 @@ def _stored(db, chunk_rows: int, files) -> tuple:
     with Store.open(db) as store:
         done = import_files(store, files, "p", chunk_rows=chunk_rows)
         wide = load_monitor_rows(store, "p")["IBMQREP_APPLYMON"]
-        cells = store.con.execute(
-            "SELECT line, monitor_time, queue, col, value FROM monitor_rows ORDER BY col, line"
-        ).fetchall()
+        cells_sql, args = store.import_cells_sql(done[0][0])
+        cells = store.con.execute(f"SELECT * FROM ({cells_sql}) ORDER BY col, line", args).fetchall()
     return done[0][1], wide, cells
 
 
@@ -93,6 +92,10 @@ def test_a_bad_row_in_the_second_batch_names_file_line_column_value_and_leaves_n
             import_files(store, [good, f], "p", chunk_rows=3)
         assert store.list_monitor_imports() == []
         assert store.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 0
+        assert store.con.execute("SELECT count(*) FROM monitor_cell_tables").fetchall()[0][0] == 0
+        assert not store.con.execute(
+            "SELECT * FROM duckdb_tables() WHERE table_name LIKE 'monitor_cells_%'"
+        ).fetchall()
     assert f"{f}:8: ROWS_APPLIED '12x' is not a number (expected a finite number or NULL)" in str(e.value)
     assert "nothing was imported" in str(e.value)
 
@@ -227,4 +230,8 @@ def test_an_import_killed_half_way_is_invisible_and_removed_by_the_next(tmp_path
         import_files(store, [f], "p")
         assert [m.n_rows for m in store.list_monitor_imports()] == [12]
         assert store.con.execute("SELECT count(*) FROM monitor_imports").fetchall()[0][0] == 1
-        assert store.con.execute("SELECT count(DISTINCT import_id) FROM monitor_rows").fetchall()[0][0] == 1
+        assert (
+            store.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 0
+        )  # the killed import's
+        [(_, name, _)] = store.con.execute("SELECT * FROM monitor_cell_tables").fetchall()  # the new one
+        assert store.con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0] == 12

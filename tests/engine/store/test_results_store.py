@@ -33,7 +33,7 @@ def _pred(project):
 
 def test_new_store_has_current_schema(db):
     with Store.open(db) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
         assert s.count_runs() == 0
 
 
