@@ -135,16 +135,18 @@ class _ReportingStore:
         self.sweep_id = self.store.create_sweep(key, project, axes_data, n_points)
         return self.sweep_id
 
-    def record_runs(self, bundles):
+    def record_point_columns(self, points):
         if self.cancelled() and not self._cancel_raised:
             # Stop here; run_sweep records the points it has finished (it calls us again) and re-raises.
             self._cancel_raised = True
             raise _cancelled_error()
-        ids = self.store.record_runs(bundles)
-        for run_id, b in zip(ids, bundles):
-            metrics = {m.metric: m.value for m in b.metrics}
-            units = {m.metric: m.unit for m in b.metrics}
-            self.points[b.run.point_index] = _point(self.axes, b.run, run_id, metrics, units)
+        ids = self.store.record_point_columns(points)
+        metrics = points.metrics_by_point()
+        from engine.store.records import StoredPoint
+
+        for run in points.run_records(ids):
+            p = StoredPoint.of(run, metrics[run.point_index])
+            self.points[run.point_index] = _point(self.axes, run, run.id, p.metrics, p.units)
         self._report()
         return ids
 

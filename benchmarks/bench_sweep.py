@@ -88,16 +88,16 @@ def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
     sampler.start()
     t0, c0 = time.perf_counter(), time.process_time()
     with Store.open(db) as store:
-        original = store.record_runs
+        original = store.record_point_columns
 
-        def counting(bundles):
-            recorded[0] += len(bundles)
+        def counting(points):
+            recorded[0] += points.n
             if stop_after is not None and recorded[0] >= stop_after:
-                original(bundles)
+                original(points)
                 raise KeyboardInterrupt  # as Ctrl-C would stop it
-            return original(bundles)
+            return original(points)
 
-        store.record_runs = counting
+        store.record_point_columns = counting
         try:
             result = sweep.run_sweep(
                 project,

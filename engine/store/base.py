@@ -50,6 +50,36 @@ def where_equal(conditions: Mapping[str, object]) -> tuple[str, list]:
     return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in given), [value for _, value in given]
 
 
+def record_columns(records: Sequence, names: Sequence[str] | None = None, record_type=None) -> dict:
+    """Fields of ``records`` (of one type of :mod:`engine.store.records`) as columns, by field name.
+
+    Parameters
+    ----------
+    records : sequence
+        Records of one type (may be empty when ``record_type`` is given).
+    names : sequence of str, optional
+        The fields wanted (default: every field), in the record's order.
+    record_type : type, optional
+        The records' type (default: the first record's).
+
+    Returns
+    -------
+    dict[str, numpy.ndarray]
+        int and float fields as int64/float64, datetimes as ``datetime64[us]``, anything else
+        (text, optional values) as objects; a ``json`` field holds its value as JSON text.
+    """
+    record_type = record_type or type(records[0])
+    out = {}
+    for f in fields(record_type):
+        if names is not None and f.name not in names:
+            continue
+        values = [getattr(r, f.name) for r in records]
+        if f.metadata.get("json"):
+            values = [json.dumps(list(v) if isinstance(v, tuple) else v) for v in values]
+        out[f.name] = np.array(values, dtype=_DTYPES.get(f.type, object))
+    return out
+
+
 class StoreBase:
     """An open results store (one DuckDB file).
 
@@ -223,13 +253,8 @@ class StoreBase:
         if not records:
             return
         record_type = type(records[0])
-        for f in fields(record_type):
-            if f.name not in columns:
-                values = [getattr(r, f.name) for r in records]
-                if f.metadata.get("json"):
-                    values = [json.dumps(list(v) if isinstance(v, tuple) else v) for v in values]
-                columns[f.name] = np.array(values, dtype=_DTYPES.get(f.type, object))
-        self.insert_record_columns(record_type, **columns)
+        rest = [f.name for f in fields(record_type) if f.name not in columns]
+        self.insert_record_columns(record_type, **record_columns(records, rest), **columns)
 
     def insert_record_columns(self, record_type: type, **columns: np.ndarray) -> None:
         """Write rows of ``record_type`` given column-wise, one array per field (by field name).

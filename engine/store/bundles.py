@@ -26,17 +26,18 @@ def _float(value) -> float:
         return float("nan")
 
 
-def metric_rows(metrics: Mapping[str, float], units: Mapping[str, str] | None = None) -> list[MetricRow]:
-    """Metric rows (``run_id`` 0) of ``metrics``, with their units; a value that is no number becomes NaN."""
+def metric_values(metrics: Mapping[str, float], units: Mapping[str, str] | None = None) -> list[tuple]:
+    """``(metric, value, unit)`` of each of ``metrics``, the fields of a :class:`MetricRow` but its run;
+    a value that is no number becomes NaN."""
     units = units or {}
-    return [MetricRow(0, name, _float(value), units.get(name, "")) for name, value in metrics.items()]
+    return [(name, _float(value), units.get(name, "")) for name, value in metrics.items()]
 
 
-def stage_rows(stages: Iterable) -> list[StageMetricRow]:
-    """Stage rows (``run_id`` 0) of objects with ``name``, ``capacity``, ``utilisation``, ``latency_ms``, ``unit``."""
+def stage_values(stages: Iterable) -> list[tuple]:
+    """``(stage, capacity, utilisation, latency_ms, unit)`` of objects with ``name``, ``capacity``,
+    ``utilisation``, ``latency_ms`` and ``unit``: the fields of a :class:`StageMetricRow` but its run."""
     return [
-        StageMetricRow(
-            0,
+        (
             s.name,
             _float(s.capacity),
             _float(s.utilisation),
@@ -45,6 +46,16 @@ def stage_rows(stages: Iterable) -> list[StageMetricRow]:
         )
         for s in stages
     ]
+
+
+def metric_rows(metrics: Mapping[str, float], units: Mapping[str, str] | None = None) -> list[MetricRow]:
+    """Metric rows (``run_id`` 0) of ``metrics``, with their units (:func:`metric_values`)."""
+    return [MetricRow(0, *v) for v in metric_values(metrics, units)]
+
+
+def stage_rows(stages: Iterable) -> list[StageMetricRow]:
+    """Stage rows (``run_id`` 0) of stage objects (:func:`stage_values`)."""
+    return [StageMetricRow(0, *v) for v in stage_values(stages)]
 
 
 @dataclass
@@ -111,19 +122,25 @@ def run_record(
     )
 
 
-def bundle_from_prediction(*, prediction, kind: str, **run) -> RunBundle:
-    """Build a :class:`RunBundle` from an engine :class:`~engine.perf.result.Prediction`.
+def prediction_record(*, prediction, kind: str, **run) -> RunRecord:
+    """The :class:`RunRecord` of an engine :class:`~engine.perf.result.Prediction` (its rows aside).
 
     ``run``: what identifies the run, as for :func:`run_record` (``project_name``,
     ``project_hash_``, ``settings``, ``label``, ``sweep_id``, ``point_index``, ``started``).
     """
-    record = run_record(
+    return run_record(
         kind=kind,
         coefficients_version=prediction.coefficients_version or "",
         scenario_kind=prediction.kind,
         bottleneck=stored_bottleneck(prediction),
         **run,
     )
+
+
+def bundle_from_prediction(*, prediction, kind: str, **run) -> RunBundle:
+    """Build a :class:`RunBundle` from an engine :class:`~engine.perf.result.Prediction`
+    (``run`` as for :func:`prediction_record`)."""
+    record = prediction_record(prediction=prediction, kind=kind, **run)
     return RunBundle(record, metric_rows(prediction.metrics, prediction.units), stage_rows(prediction.stages))
 
 

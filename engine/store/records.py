@@ -96,6 +96,11 @@ class StoredPoint:
     metrics: dict[str, float]
     units: dict[str, str]
 
+    @classmethod
+    def of(cls, run: RunRecord, metrics: dict[str, tuple[float, str]]) -> StoredPoint:
+        """The point ``run`` with ``metrics`` given as {metric: (value, unit)}."""
+        return cls(run, {k: v for k, (v, _) in metrics.items()}, {k: u for k, (_, u) in metrics.items()})
+
 
 @dataclass(frozen=True)
 class MetricRow:

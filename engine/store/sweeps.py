@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from engine.store.base import where_equal
+from engine.store.point_columns import PointColumns
 from engine.store.provenance import canonical_json, utc_now
-from engine.store.records import RunRecord, StoredPoint, SweepRecord
+from engine.store.records import MetricRow, RunRecord, StageMetricRow, StoredPoint, SweepRecord
 from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
 
 
@@ -110,16 +111,25 @@ class SweepsMixin:
         points: dict[int, StoredPoint] = {}
         for r in runs:
             if r.point_index not in points:
-                m = metrics[r.id]
-                points[r.point_index] = StoredPoint(
-                    r, {k: v for k, (v, _) in m.items()}, {k: u for k, (_, u) in m.items()}
-                )
+                points[r.point_index] = StoredPoint.of(r, metrics[r.id])
         return list(points.values())
 
     # -- compact settings of sweep points ------------------------------------------------
     def _base_settings(self, sweep_id: int) -> str | None:
         rows = self.con.execute("SELECT base_settings_json FROM sweeps WHERE id = ?", [sweep_id]).fetchall()
         return rows[0][0] if rows else None
+
+    def sweep_base_settings(self, sweep_id: int, settings_json: str | None = None) -> str | None:
+        """The settings (JSON) the points of ``sweep_id`` are stored against; a sweep without any yet
+        gets ``settings_json`` (its first point's), when given. None: the sweep has no base."""
+        text = self._base_settings(sweep_id)
+        if text is None and settings_json is not None:
+            self._check_writable()
+            self.con.execute(
+                "UPDATE sweeps SET base_settings_json = ? WHERE id = ?", [settings_json, sweep_id]
+            ).fetchall()
+            text = settings_json
+        return text
 
     def encode_settings(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
         """``runs`` with each sweep point's settings as a patch against its sweep's base settings.
@@ -134,15 +144,33 @@ class SweepsMixin:
                 out.append(run)
                 continue
             if run.sweep_id not in bases:
-                text = self._base_settings(run.sweep_id)
-                if text is None:
-                    text = run.settings_json
-                    self.con.execute(
-                        "UPDATE sweeps SET base_settings_json = ? WHERE id = ?", [text, run.sweep_id]
-                    ).fetchall()
-                bases[run.sweep_id] = json.loads(text)
-            out.append(replace(run, settings_json=_as_patch(bases[run.sweep_id], run.settings_json)))
+                bases[run.sweep_id] = json.loads(self.sweep_base_settings(run.sweep_id, run.settings_json))
+            out.append(encode_point_settings(bases[run.sweep_id], run))
         return out
+
+    def record_point_columns(self, points: PointColumns) -> np.ndarray:
+        """Append sweep points given column-wise (a worker's :class:`PointColumns`) in one transaction.
+
+        The settings are stored as given: encode them first with :func:`encode_point_settings`
+        against :meth:`sweep_base_settings`. Nothing is done per point but the run ids' arithmetic.
+
+        Returns
+        -------
+        numpy.ndarray
+            The new run ids (int64), in the order of ``points``.
+        """
+        self._check_writable()
+        if not points.n:
+            return np.zeros(0, dtype=np.int64)
+        with self.transaction():
+            first = self._allocate_run_ids(points.n)
+            ids = np.arange(first, first + points.n, dtype=np.int64)
+            self.insert_record_columns(RunRecord, id=ids, **points.runs)
+            for record_type, rows in ((MetricRow, points.metrics), (StageMetricRow, points.stages)):
+                columns = dict(rows)
+                run_id = ids[points.row_positions(columns.pop("point_index"))]
+                self.insert_record_columns(record_type, run_id=run_id, **columns)
+        return ids
 
     def expand_settings(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
         """``runs`` with every stored patch applied: each record carries its full settings."""
@@ -195,6 +223,14 @@ def point_axes(stored: Any) -> list[dict]:
             "values": list(stored.get("seeds", [0])),
         },
     ]
+
+
+def encode_point_settings(base: dict | None, run: RunRecord) -> RunRecord:
+    """``run`` (a sweep point) with its settings as a patch against ``base`` (its sweep's base settings,
+    parsed) when it finished ``ok`` and a patch gives them back exactly; else unchanged."""
+    if base is None or run.status != "ok":
+        return run
+    return replace(run, settings_json=_as_patch(base, run.settings_json))
 
 
 def _as_patch(base: dict, settings_json: str) -> str:

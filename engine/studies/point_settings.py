@@ -11,12 +11,12 @@ part of a path (``role``) rebuilds the project.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
 from engine.model import Project
 from engine.scenario import project_to_scenario, scenario_and_knob_paths, set_path
+from engine.settings import copy_settings
 
 #: Knobs whose value is part of other knobs' settings paths (``hardware.{role}_cores``).
 PATH_KNOBS = frozenset({"role"})
@@ -55,7 +55,7 @@ class PointSettings:
             project = project.with_param(node_id, name, value)
         if any(name in PATH_KNOBS for _, name, _ in changes):
             return project_to_scenario(project)
-        out = copy.deepcopy(self.base)
+        out = copy_settings(self.base)
         for node_id, name, _ in changes:
             path = self.paths.get((node_id, name))
             if path is not None:

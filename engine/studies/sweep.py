@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import itertools
+import json
 import math
 import multiprocessing
 import os
@@ -70,6 +71,9 @@ class Axis:
         """``target.param`` as written on the command line."""
         return f"{self.target}.{self.param}"
 
+
+#: Most points one worker task predicts (pickling a task and its result costs ~0.1-0.2 ms whatever its size).
+MAX_BATCH_POINTS = 256
 
 #: Largest sweep grid run without asking (``qrtune sweep --yes`` runs larger ones); also the most values
 #: one ``LOW..HIGH`` range may expand to.
@@ -378,18 +382,89 @@ def local_executor(workers: int | None = None) -> Executor:
     )
 
 
+@dataclass(frozen=True)
+class PointContext:
+    """What turns a sweep's predicted points into the runs the store keeps (sent to every worker).
+
+    Attributes
+    ----------
+    project_name, project_hash : str
+        The base project's name and content hash.
+    sweep_id : int
+        The sweep the points belong to.
+    base_settings : dict or None
+        The sweep's base settings (:meth:`engine.store.Store.sweep_base_settings`), parsed; each
+        point's settings are stored as a patch against them (None: stored whole).
+    """
+
+    project_name: str
+    project_hash: str
+    sweep_id: int
+    base_settings: dict | None
+
+
+def stored_points(results: Sequence, axes: Sequence[Axis], context: PointContext):
+    """The runs ``results`` (of :func:`run_points`) are recorded as, column-wise
+    (:class:`engine.store.point_columns.PointColumns`), settings already encoded."""
+    from engine.store import bundle_failed
+    from engine.store.bundles import metric_values, prediction_record, stage_values
+    from engine.store.point_columns import PointColumns
+    from engine.store.sweeps import encode_point_settings
+
+    runs, metrics, stages = [], [], []
+    for index, settings, prediction, error in results:
+        common = {
+            "project_name": context.project_name,
+            "project_hash_": context.project_hash,
+            "settings": settings,
+            "kind": "sweep",
+            "label": point_label(axes, index),
+            "sweep_id": context.sweep_id,
+            "point_index": index,
+        }
+        if prediction is None:
+            run, point_metrics, point_stages = bundle_failed(error=error, **common).run, [], []
+        else:
+            run = prediction_record(prediction=prediction, **common)
+            point_metrics = metric_values(prediction.metrics, prediction.units)
+            point_stages = stage_values(prediction.stages)
+        runs.append(encode_point_settings(context.base_settings, run))
+        metrics.append(point_metrics)
+        stages.append(point_stages)
+    return PointColumns.build(runs, metrics, stages)
+
+
+def run_point_batch(
+    project: Project,
+    indexes: Sequence[int],
+    axes: Sequence[Axis],
+    predictor: str,
+    context: PointContext,
+):
+    """Predict the points ``indexes`` of ``axes`` on ``project`` (runs in a worker): their
+    :func:`stored_points`, ready for :meth:`engine.store.Store.record_point_columns`.
+
+    Raises
+    ------
+    UnsupportedKindError
+        No engine exists for the project's kind.
+    """
+    results = run_points(project, [(i, point_changes(axes, i)) for i in indexes], predictor)
+    return stored_points(results, axes, context)
+
+
 class _Writer:
     """Records finished points into the store: grouped, point-ordered, optionally releasing the file.
 
-    Results are buffered and written at most every ``flush_interval_s`` (0: every batch at once),
-    one transaction per write; with ``release`` the store lets go of its file after each write so
-    other processes can open it in between, and points another run of the same sweep recorded
-    meanwhile are not written twice. The progress bar counts finished points.
+    Batches (:class:`~engine.store.point_columns.PointColumns`) are buffered and written at most
+    every ``flush_interval_s`` (0: every batch at once), one transaction per write; with
+    ``release`` the store lets go of its file after each write so other processes can open it in
+    between, and points another run of the same sweep recorded meanwhile are not written twice.
+    The progress bar counts finished points. Nothing is kept per point once written.
     """
 
-    def __init__(self, store, project, digest, axes, sweep_id, bar, flush_interval_s: float, release: bool):
-        self.store, self.project, self.digest, self.axes = store, project, digest, axes
-        self.sweep_id, self.bar = sweep_id, bar
+    def __init__(self, store, sweep_id, bar, flush_interval_s: float, release: bool):
+        self.store, self.sweep_id, self.bar = store, sweep_id, bar
         self.flush_interval_s, self.release = flush_interval_s, release
         self.buffer: list = []
         self.last_flush = time.monotonic()
@@ -397,45 +472,31 @@ class _Writer:
         self.n_recorded = 0
         self.n_recorded_elsewhere = 0  # points another run of the same sweep wrote first
 
-    def add(self, results: list) -> None:
-        self.buffer.extend(results)
+    def add(self, points) -> None:
+        self.buffer.append(points)
         if time.monotonic() - self.last_flush >= self.flush_interval_s:
             self.flush()
 
     def flush(self) -> None:
-        from engine.store import bundle_failed, bundle_from_prediction
+        from engine.store.point_columns import PointColumns
 
         if not self.buffer:
             return
-        results = sorted(self.buffer, key=lambda r: r[0])
+        # batches hold consecutive runs of the points to do: ordered by their first point, in point order
+        points = PointColumns.concat(sorted(self.buffer, key=lambda p: int(p.index[0])))
+        n_finished = points.n
         if self.release:  # the file was let go: another run of the same sweep may have recorded some points
-            done = self.store.done_points_between(self.sweep_id, results[0][0], results[-1][0])
-            mine = [r for r in results if r[0] not in done]
-            self.n_recorded_elsewhere += len(results) - len(mine)
-            results = mine
-        bundles = []
-        for index, settings, prediction, error in results:
-            common = {
-                "project_name": self.project.name,
-                "project_hash_": self.digest,
-                "settings": settings,
-                "kind": "sweep",
-                "label": point_label(self.axes, index),
-                "sweep_id": self.sweep_id,
-                "point_index": index,
-            }
-            if prediction is None:
-                bundles.append(bundle_failed(error=error, **common))
-            else:
-                bundles.append(bundle_from_prediction(prediction=prediction, **common))
-        self.store.record_runs(bundles)
+            done = self.store.done_points_between(self.sweep_id, points.index.min(), points.index.max())
+            points = points.without(done)
+            self.n_recorded_elsewhere += n_finished - points.n
+        self.store.record_point_columns(points)
         if self.release:
             self.store.release()
-        self.bar.update(len(self.buffer))
+        self.bar.update(n_finished)
         self.buffer = []
         self.last_flush = time.monotonic()
-        self.n_failed += sum(1 for r in results if r[2] is None)
-        self.n_recorded += len(results)
+        self.n_failed += int(np.count_nonzero(points.runs["status"] != "ok"))
+        self.n_recorded += points.n
 
 
 def run_sweep(
@@ -477,7 +538,7 @@ def run_sweep(
         ``tcp://HOST:PORT`` of a Dask scheduler; points then run on that cluster (every worker
         checked first, see :func:`engine.studies.cluster.dask_executor`).
     batch_size : int, optional
-        Points per task (default: enough for ~8 tasks per worker, at most 64).
+        Points per task (default: enough for ~8 tasks per worker, at most :data:`MAX_BATCH_POINTS`).
     predictor : str
         ``module:function`` taking settings and returning a Prediction (tests inject fakes).
     progress : bool
@@ -498,7 +559,7 @@ def run_sweep(
         With ``release_between_writes``: another process kept the file for longer than
         :data:`engine.store.REACQUIRE_WAIT_S` (every point written until then is kept).
     """
-    from engine.store import engine_version, project_hash
+    from engine.store import canonical_json, engine_version, project_hash
 
     t0 = time.monotonic()
     total = n_points(axes)
@@ -518,6 +579,10 @@ def run_sweep(
             for a in axes
         ]
         sweep_id = store.create_sweep(key, project, axes_data, total)
+    base = store.sweep_base_settings(
+        sweep_id, canonical_json(probe[0][1]) if probe[0][2] is not None else None
+    )
+    context = PointContext(project.name, digest, sweep_id, None if base is None else json.loads(base))
     done = store.done_point_mask(sweep_id, total)  # a byte a point: memory flat in the sweep's size
     n_done = int(done.sum())
     if release_between_writes:
@@ -525,20 +590,29 @@ def run_sweep(
     todo = np.flatnonzero(~done)  # point indexes still to run, in order (8 bytes each)
     del done
     bar = Progress(total, n_done, enabled=progress)
-    writer = _Writer(store, project, digest, axes, sweep_id, bar, flush_interval_s, release_between_writes)
+    writer = _Writer(store, sweep_id, bar, flush_interval_s, release_between_writes)
     try:
         if len(todo) and todo[0] == 0:
-            writer.add(probe)
+            writer.add(stored_points(probe, axes, context))
             todo = todo[1:]
         if len(todo):
             if workers == 0 and executor is None and scheduler is None:
-                step = batch_size or 64
+                step = batch_size or MAX_BATCH_POINTS
                 for k in range(0, len(todo), step):
-                    chunk = todo[k : k + step].tolist()
-                    writer.add(run_points(project, [(i, point_changes(axes, i)) for i in chunk], predictor))
+                    writer.add(
+                        run_point_batch(project, todo[k : k + step].tolist(), axes, predictor, context)
+                    )
             else:
-                _run_parallel(
-                    project, axes, todo, predictor, writer.add, workers, client, batch_size, executor
+                run_batches(
+                    run_point_batch,
+                    lambda batch: (project, batch, axes, predictor, context),
+                    todo,
+                    writer.add,
+                    workers=workers,
+                    client=client,
+                    batch_size=batch_size,
+                    executor=executor,
+                    max_batch=MAX_BATCH_POINTS,
                 )
     except BaseException:
         try:
@@ -562,24 +636,6 @@ def run_sweep(
         writer.n_failed,
         time.monotonic() - t0,
         coefficients_version,
-    )
-
-
-def _run_parallel(project, axes, todo, predictor, add, workers, client, batch_size, executor) -> None:
-    """Run ``todo`` in batches on ``executor`` (a Dask ``client``'s, a given one, or a new local pool)."""
-
-    def args_of(batch):
-        return project, [(i, point_changes(axes, i)) for i in batch], predictor
-
-    run_batches(
-        run_points,
-        args_of,
-        todo,
-        add,
-        workers=workers,
-        client=client,
-        batch_size=batch_size,
-        executor=executor,
     )
 
 
@@ -704,7 +760,9 @@ def _stop_now(executor: Executor) -> None:
 
 __all__ = [
     "DEFAULT_PREDICTOR",
+    "MAX_BATCH_POINTS",
     "Axis",
+    "PointContext",
     "SweepResult",
     "local_executor",
     "n_points",
@@ -714,7 +772,9 @@ __all__ = [
     "point_label",
     "point_values",
     "run_batches",
+    "run_point_batch",
     "run_points",
     "run_sweep",
+    "stored_points",
     "sweep_key",
 ]

@@ -164,15 +164,16 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     """The window redraws every batch it is sent; a flood of batches would freeze it."""
     from app import tasks
     from engine.store import MetricRow, RunBundle, utc_now
+    from engine.store.point_columns import PointColumns
     from engine.store.records import RunRecord
     from engine.studies.sweep import Axis
 
     class FakeStore:
         next_id = 1
 
-        def record_runs(self, bundles):
-            ids = list(range(self.next_id, self.next_id + len(bundles)))
-            self.next_id += len(bundles)
+        def record_point_columns(self, points):
+            ids = list(range(self.next_id, self.next_id + points.n))
+            self.next_id += points.n
             return ids
 
     clock = [0.0]
@@ -185,35 +186,37 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     )
 
     def batch(start):
-        return [
-            RunBundle(
-                RunRecord(
-                    id=0,
-                    project_name="p",
-                    project_hash="h",
-                    settings_json="{}",
-                    engine_version="v",
-                    coefficients_version="",
-                    seed=None,
-                    kind="sweep",
-                    started=utc_now(),
-                    status="ok",
-                    scenario_kind="qrep",
-                    sweep_id=1,
-                    point_index=i,
-                    label="",
-                ),
-                [MetricRow(0, "x", 1.0, "")],
-            )
-            for i in range(start, start + 100)
-        ]
+        return PointColumns.from_bundles(
+            [
+                RunBundle(
+                    RunRecord(
+                        id=0,
+                        project_name="p",
+                        project_hash="h",
+                        settings_json="{}",
+                        engine_version="v",
+                        coefficients_version="",
+                        seed=None,
+                        kind="sweep",
+                        started=utc_now(),
+                        status="ok",
+                        scenario_kind="qrep",
+                        sweep_id=1,
+                        point_index=i,
+                        label="",
+                    ),
+                    [MetricRow(0, "x", 1.0, "")],
+                )
+                for i in range(start, start + 100)
+            ]
+        )
 
     for k in range(9):  # nine batches within half a second: one redraw, nine progress reports
         clock[0] = 0.05 * k
-        rs.record_runs(batch(100 * k))
+        rs.record_point_columns(batch(100 * k))
     assert len(sent) == 1 and len(progress) == 9
     clock[0] = 2.0
-    rs.record_runs(batch(900))  # the last batch always goes out
+    rs.record_point_columns(batch(900))  # the last batch always goes out
     assert len(sent) == 2 and len(sent[-1]) == 1000 and progress[-1] == 1.0
 
     cancel[0] = True  # Cancel: the next write raises; run_sweep writes the batch again and re-raises
@@ -221,9 +224,9 @@ def test_big_sweeps_send_points_a_few_times_a_second_but_always_the_last(monkeyp
     from app.worker import Cancelled
 
     with pytest.raises(Cancelled):
-        rs2.record_runs(batch(0))
+        rs2.record_point_columns(batch(0))
     assert rs2.points == {}
-    rs2.record_runs(batch(0))
+    rs2.record_point_columns(batch(0))
     assert len(rs2.points) == 100 and len(sent[-1]) == 100  # what was kept is shown at once
 
 

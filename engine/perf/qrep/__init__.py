@@ -473,8 +473,9 @@ def predict(settings: dict, coefficients: Coefficients | Mapping[str, float] | N
     if inputs.topology == "sql-replication":
         return sql_replication.prediction(settings, inputs, c, topology_coefficients.load())
     sol = solve(inputs, c)
-    unused = unused_settings(settings, _used_paths(inputs, used))
-    present = set(setting_paths(settings))
+    paths = setting_paths(settings)
+    unused = unused_settings(settings, _used_paths(inputs, used), paths)
+    present = set(paths)
     inert_here = {p: why for p, why in sol.inert_settings.items() if p in present}
     metrics = metrics_of(sol)
     metrics.update(system_metrics(sol, c))
