@@ -50,7 +50,7 @@ def _read(store, sweep_id) -> list:
                 r.bottleneck,
                 r.label,
                 [(m.metric, m.value, m.unit) for m in data.metrics],
-                [(x.stage, x.capacity, x.utilisation, x.latency_ms, x.unit) for x in data.stages],
+                [(x.name, x.capacity, x.utilisation, x.latency_ms, x.unit) for x in data.stages],
             )
         )
     return out
