@@ -5,10 +5,11 @@ The run is cut into bins of ``dt_s``; edge ``k`` is time ``k * dt_s``. Three kin
 * **counts/sums** of events in each bin (rows applied, latency sums...);
 * **levels** at each edge (queue depth, memory, rows in flight): ``+w`` when something enters,
   ``-w`` when it leaves, a cumulative sum gives the level just before each edge;
-* **busy time** in each bin (utilisation, MEM_FULL_TIME) from ``(start, end)`` intervals, via
-  the integral ``I(t) = sum_j (min(t, e_j) - min(t, s_j))`` evaluated at the edges:
-  ``sum_j min(t_k, x_j)`` is the sum of the ``x`` in bins before ``k`` plus ``t_k`` times the
-  number of the others.
+* **busy time** in each bin (utilisation, MEM_FULL_TIME) from ``(start, end)`` intervals: each
+  interval's overlap with the bins it touches; and **areas** (rows in flight times time) from
+  when items enter and leave: an item of size ``w`` present from ``t`` covers ``w min(dt,
+  max(0, (k + 1) dt - t))`` of bin ``k``, computed in the bins a chunk touches, the later bins
+  (``w dt`` each) through a running total of what is present from each bin on.
 
 Everything goes through per-bin sums (:class:`Binned`): the times are put into their bins once
 and several weights summed per bin; times that are already in order (FIFO departures,
@@ -28,14 +29,29 @@ HIST_EDGES_MS = np.exp(
 )
 
 
+class BinSums:
+    """Per-bin values over the bins a set of times touches: ``values[i]`` is bin ``lo + i``.
+
+    A chunk of a long run touches a few of its bins; the accumulators add these values to
+    those bins only, so a chunk costs work per transaction, not per bin of the run.
+    """
+
+    __slots__ = ("lo", "values")
+
+    def __init__(self, lo: int, values: np.ndarray):
+        self.lo = lo
+        self.values = values
+
+
 class Binned:
     """Events at times ``t`` put into an accumulator's bins once, for per-bin sums of several weights.
 
     Bin ``k < nbins`` holds the times in ``[k dt, (k + 1) dt)`` (times before 0 count in bin
-    0), bin ``nbins`` those at or after the end. Times in non-decreasing order (checked) are
-    split at the edges with ``np.searchsorted`` and summed in contiguous runs
-    (``np.add.reduceat``), others binned one by one (:meth:`Accumulator.index`) and summed with
-    ``np.bincount``.
+    0), bin ``nbins`` those at or after the end; only the bins from the earliest time's
+    (``lo``) to the latest's (``hi - 1``) are computed (:class:`BinSums`). Times in
+    non-decreasing order (checked) are split at the edges with ``np.searchsorted`` and summed
+    in contiguous runs (``np.add.reduceat``), others binned one by one
+    (:meth:`Accumulator.index`) and summed with ``np.bincount``.
 
     Parameters
     ----------
@@ -48,73 +64,71 @@ class Binned:
     def __init__(self, acc: Accumulator, t):
         self.t = np.asarray(t, dtype=float)
         self.nb = acc.nbins
+        self.dt = acc.dt
+        self.edges = acc.edges
         self.n = self.t.shape[0]
         self.ordered = self.n < 2 or bool(np.all(self.t[1:] >= self.t[:-1]))
+        self.lo = self.hi = 0
+        self.idx = None
         if self.ordered:
-            # bin k: [bounds[k], bounds[k + 1]); bin 0 from the first time, bin nbins to the last;
-            # only the edges between the first and the last time are searched (a chunk of a long run
-            # spans a few of its bins)
-            self.bounds = np.empty(self.nb + 2, dtype=np.int64)
+            if self.n:
+                self.lo = int(np.searchsorted(acc.edges[1:], self.t[0], side="right"))
+                self.hi = int(np.searchsorted(acc.edges[1:], self.t[-1], side="right")) + 1
+            # local bin i (bin lo + i): [bounds[i], bounds[i + 1])
+            self.bounds = np.empty(self.hi - self.lo + 1, dtype=np.int64)
             self.bounds[0] = 0
             self.bounds[-1] = self.n
-            inner = self.bounds[1:-1]
-            if self.n:
-                lo = int(np.searchsorted(acc.edges[1:], self.t[0], side="right"))
-                hi = int(np.searchsorted(acc.edges[1:], self.t[-1], side="right"))
-                inner[:lo] = 0
-                inner[lo:hi] = np.searchsorted(self.t, acc.edges[1 + lo : 1 + hi])
-                inner[hi:] = self.n
-            else:
-                inner[:] = 0
+            self.bounds[1:-1] = np.searchsorted(self.t, acc.edges[self.lo + 1 : self.hi])
             # the bins with events, and where their runs start (each run ends where the next begins)
             self.full = np.flatnonzero(self.bounds[:-1] < self.bounds[1:])
             self.full_starts = self.bounds[self.full]
-            self.idx = None
         else:
-            self.idx = acc.index(self.t)
+            idx = acc.index(self.t)
+            self.lo, self.hi = int(idx.min()), int(idx.max()) + 1
+            self.idx = idx - self.lo
 
-    def sums(self, weights=None) -> np.ndarray:
-        """Sum of ``weights`` (default 1 each) per bin, length ``nbins + 1``."""
+    def sums(self, weights=None) -> BinSums:
+        """Sum of ``weights`` (default 1 each) per bin."""
+        span = self.hi - self.lo
         if weights is None:
             if self.ordered:
-                return np.diff(self.bounds).astype(float)
-            return np.bincount(self.idx, minlength=self.nb + 1).astype(float)
+                return BinSums(self.lo, np.diff(self.bounds).astype(float))
+            return BinSums(self.lo, np.bincount(self.idx, minlength=span).astype(float))
         w = np.asarray(weights, dtype=float)
         if not self.ordered:
-            return np.bincount(self.idx, weights=w, minlength=self.nb + 1)
-        out = np.zeros(self.nb + 1)
+            return BinSums(self.lo, np.bincount(self.idx, weights=w, minlength=span))
+        out = np.zeros(span)
         if self.n:
             out[self.full] = np.add.reduceat(w, self.full_starts)
-        return out
+        return BinSums(self.lo, out)
 
-    def maxima(self, values) -> np.ndarray:
-        """Largest of ``values`` per bin (-inf where there is none), length ``nbins + 1``."""
+    def maxima(self, values) -> BinSums:
+        """Largest of ``values`` per bin (-inf where there is none)."""
         v = np.asarray(values, dtype=float)
+        out = np.full(self.hi - self.lo, -np.inf)
         if not self.ordered:
-            out = np.full(self.nb + 1, -np.inf)
             np.maximum.at(out, self.idx, v)
-            return out
-        out = np.full(self.nb + 1, -np.inf)
-        if self.n:
+        elif self.n:
             out[self.full] = np.maximum.reduceat(v, self.full_starts)
-        return out
+        return BinSums(self.lo, out)
 
-    def sum_min(self, edges, weights=None) -> np.ndarray:
-        """``sum_j w_j min(edge_k, t_j)`` at every edge (``edges[k] = k dt``, length ``nbins + 1``)."""
-        w = None if weights is None else np.asarray(weights, dtype=float)
-        below = self.sums(self.t if w is None else w * self.t)  # per bin: sum of w t
-        count = self.sums(w)  # per bin: sum of w
-        out = np.empty(self.nb + 1)
-        out[0] = 0.0
-        np.cumsum(below[: self.nb], out=out[1:])
-        before = np.empty(self.nb + 1)
-        before[0] = 0.0
-        np.cumsum(count[: self.nb], out=before[1:])
-        out += edges * (count.sum() - before)
-        neg = self.t < 0.0 if not self.ordered or (self.n and self.t[0] < 0.0) else None
-        if neg is not None and neg.any():  # min(0, t) = t for the times before 0
-            out[0] += float(self.t[neg].sum() if w is None else (w[neg] * self.t[neg]).sum())
-        return out
+    def area_after(self, weights) -> tuple[BinSums, float]:
+        """Area per bin of items of size ``weights`` present from the times on, in the bins touched,
+        and their total size (present in every bin from ``hi`` on).
+
+        An item of size ``w`` from time ``t`` covers ``w min(dt, max(0, (k + 1) dt - t))`` of bin
+        ``k``: ``w dt`` in the bins after its own, ``w ((k + 1) dt - t)`` in its own (nothing
+        after the end, and a time before 0 counts as 0).
+        """
+        w = np.asarray(weights, dtype=float)
+        count = self.sums(w).values
+        below = self.sums(w * np.maximum(self.t, 0.0)).values  # per bin: sum of w t
+        start = self.edges[self.lo : self.hi]
+        before = np.cumsum(count) - count  # size of the items in earlier touched bins
+        area = self.dt * before + (start + self.dt) * count - below
+        if self.hi > self.nb:  # the times at or after the end cover every bin before it
+            area = area[: self.nb - self.lo]
+        return BinSums(self.lo, area), float(count.sum())
 
 
 class Accumulator:
@@ -135,7 +149,10 @@ class Accumulator:
         self.maxes: dict[str, np.ndarray] = {}
         self.level_in: dict[str, np.ndarray] = {}
         self.level_out: dict[str, np.ndarray] = {}
-        self.busy_int: dict[str, np.ndarray] = {}
+        #: Area per bin (:meth:`area_in`, :meth:`area_out`) in the bins chunks touched, and the
+        #: size present from each bin on (added to every later bin by :meth:`settle_areas`).
+        self.area_bins: dict[str, np.ndarray] = {}
+        self.area_from: dict[str, np.ndarray] = {}
         self.busy_bins: dict[str, np.ndarray] = {}
         self.mins: dict[str, np.ndarray] = {}
         self.hist: dict[str, np.ndarray] = {}
@@ -159,35 +176,55 @@ class Accumulator:
         """Times ``t`` (pipeline clock) put into the bins, for :meth:`add_sums`, :meth:`enter_sums`, :meth:`leave_sums`."""
         return Binned(self, self.real(t))
 
-    def add_sums(self, name: str, sums) -> None:
+    def _span(self, sums: BinSums, length: int) -> tuple[int, int]:
+        """The part of ``sums`` within the first ``length`` bins: (first bin, how many)."""
+        return sums.lo, max(0, min(len(sums.values), length - sums.lo))
+
+    def add_sums(self, name: str, sums: BinSums) -> None:
         """Add per-bin sums (:meth:`Binned.sums`) to series ``name`` (times at or after the end left out)."""
         acc = self.sums.setdefault(name, np.zeros(self.nbins))
-        acc += sums[: self.nbins]
+        lo, n = self._span(sums, self.nbins)
+        acc[lo : lo + n] += sums.values[:n]
 
-    def enter_sums(self, name: str, sums) -> None:
+    def enter_sums(self, name: str, sums: BinSums) -> None:
         """Level ``name`` rises by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
         acc = self.level_in.setdefault(name, np.zeros(self.nbins + 1))
-        acc[1:] += sums[: self.nbins]
+        lo, n = self._span(sums, self.nbins)
+        acc[lo + 1 : lo + 1 + n] += sums.values[:n]
 
-    def leave_sums(self, name: str, sums) -> None:
+    def leave_sums(self, name: str, sums: BinSums) -> None:
         """Level ``name`` falls by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
         acc = self.level_out.setdefault(name, np.zeros(self.nbins + 1))
-        acc[1:] += sums[: self.nbins]
+        lo, n = self._span(sums, self.nbins)
+        acc[lo + 1 : lo + 1 + n] += sums.values[:n]
 
     def maximum(self, name: str, binned: Binned, values) -> None:
         """Keep the largest of ``values`` per bin (events at ``binned``'s times; those at or after the end left out)."""
         acc = self.maxes.setdefault(name, np.zeros(self.nbins))
-        np.maximum(acc, binned.maxima(values)[: self.nbins], out=acc)
+        top = binned.maxima(values)
+        lo, n = self._span(top, self.nbins)
+        np.maximum(acc[lo : lo + n], top.values[:n], out=acc[lo : lo + n])
 
     def area_in(self, name: str, binned: Binned, weights) -> None:
         """Items of size ``weights`` present from ``binned``'s times on: adds their area per bin."""
-        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        acc -= binned.sum_min(self.edges, weights)
+        self._area(name, binned, weights, 1.0)
 
     def area_out(self, name: str, binned: Binned, weights) -> None:
         """Items of size ``weights`` gone from ``binned``'s times on (pairs with :meth:`area_in`)."""
-        acc = self.busy_int.setdefault(name, np.zeros(self.nbins + 1))
-        acc += binned.sum_min(self.edges, weights)
+        self._area(name, binned, weights, -1.0)
+
+    def _area(self, name: str, binned: Binned, weights, sign: float) -> None:
+        area, total = binned.area_after(weights)
+        acc = self.area_bins.setdefault(name, np.zeros(self.nbins))
+        lo, n = self._span(area, self.nbins)
+        acc[lo : lo + n] += sign * area.values[:n]
+        self.area_from.setdefault(name, np.zeros(self.nbins + 1))[min(binned.hi, self.nbins)] += sign * total
+
+    def settle_areas(self) -> None:
+        """Add to each area series the items present from before each bin (kept aside while chunks come)."""
+        for name, present in self.area_from.items():
+            self.area_bins[name] += self.dt * np.cumsum(present)[: self.nbins]
+            present[:] = 0.0
 
     def busy(self, name: str, start, end, scale: float = 1.0, weights=None) -> None:
         """Add ``scale`` (times ``weights``) times the overlap of intervals ``[start, end)`` with each bin.
@@ -248,12 +285,18 @@ class Accumulator:
             return
         commit, done = self.real(np.asarray(commit, dtype=float)), self.real(np.asarray(done, dtype=float))
         prefix_done = np.maximum.accumulate(done)
-        i = np.searchsorted(prefix_done, self.edges, side="right")  # first item still in flight at the edge
+        # only the edges after the first commit and before the last item is done can have one in flight
+        lo = int(np.searchsorted(self.edges, commit[0], side="right"))
+        hi = int(np.searchsorted(self.edges, prefix_done[-1], side="left"))
+        if hi <= lo:
+            return
+        edges = self.edges[lo:hi]
+        i = np.searchsorted(prefix_done, edges, side="right")  # first item still in flight at the edge
         ok = i < len(commit)
-        cand = np.full(self.edges.shape, np.inf)
-        cand[ok] = np.asarray(commit)[i[ok]]
-        cand[cand >= self.edges] = np.inf
-        np.minimum(acc, cand, out=acc)
+        cand = np.full(edges.shape, np.inf)
+        cand[ok] = commit[i[ok]]
+        cand[cand >= edges] = np.inf
+        np.minimum(acc[lo:hi], cand, out=acc[lo:hi])
 
     def histogram(self, name: str, values_ms, at_s=None) -> None:
         """Add values (ms) to a log-spaced histogram for percentiles.
@@ -268,11 +311,12 @@ class Accumulator:
         weights = None
         if self.hist_weights and at_s is not None:
             window = (self.real(np.asarray(at_s, dtype=float)) / self.hist_window_s).astype(np.int64)
-            keys = np.fromiter(self.hist_weights, dtype=np.int64)
-            found = np.isin(window, keys)
+            keys = np.fromiter(sorted(self.hist_weights), dtype=np.int64)
+            at = np.minimum(np.searchsorted(keys, window), len(keys) - 1)
+            found = keys[at] == window
             if found.any():
                 weights = np.ones(len(v))
-                weights[found] = [self.hist_weights[int(k)] for k in window[found]]
+                weights[found] = np.array([self.hist_weights[int(k)] for k in keys])[at[found]]
         acc += np.bincount(i, weights=weights, minlength=len(acc))
 
     def weigh_window(self, start_s: float, w_s: float, copies: int) -> None:
@@ -293,13 +337,13 @@ class Accumulator:
 
     def busy_per_bin(self, name: str) -> np.ndarray:
         """Busy time in each bin (or area, for :meth:`area_in` and :meth:`area_out`), s."""
-        if name in self.busy_bins:
-            return self.busy_bins[name]
-        return np.diff(self.busy_int.get(name, np.zeros(self.nbins + 1)))
+        if name in self.area_bins:
+            return self.area_bins[name] + self.dt * np.cumsum(self.area_from[name])[: self.nbins]
+        return self.busy_bins.get(name, np.zeros(self.nbins))
 
     def busy_names(self) -> list[str]:
         """Names of the busy-time and area series."""
-        return list(self.busy_bins) + [n for n in self.busy_int if n not in self.busy_bins]
+        return list(self.busy_bins) + [n for n in self.area_bins if n not in self.busy_bins]
 
     def percentile_ms(self, name: str, q: float) -> float | None:
         """``q``-th percentile (0..100) of a histogram, ms (upper edge of its bin); None if empty."""

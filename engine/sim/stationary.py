@@ -258,8 +258,8 @@ def fill_stretches(acc, stretches) -> None:
     """
     dt = acc.dt
     levels = {name: acc.level_at_edges(name) for name in set(acc.level_in) | set(acc.level_out)}
-    busy = {name: np.diff(v) for name, v in acc.busy_int.items()}
-    busy.update(acc.busy_bins)  # per bin already: filled in place
+    acc.settle_areas()
+    busy = {**acc.area_bins, **acc.busy_bins}  # per bin: filled in place
     for s in stretches:
         first, ref, per, copies = (
             round(s.start_s / dt),
@@ -301,5 +301,3 @@ def fill_stretches(acc, stretches) -> None:
                 lo = first + c * per
                 n = max(0, min(per, len(v) - lo))
                 v[lo : lo + n] = block[:n] + (lo - ref) * dt
-    for name, v in acc.busy_int.items():
-        acc.busy_int[name] = np.concatenate(([v[0]], v[0] + np.cumsum(busy[name])))
