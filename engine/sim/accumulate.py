@@ -29,6 +29,14 @@ HIST_EDGES_MS = np.exp(
 )
 
 
+def _series(series: dict, name: str, length: int, fill: float = 0.0) -> np.ndarray:
+    """``series[name]``, made (``length`` values of ``fill``) the first time it is asked for."""
+    values = series.get(name)
+    if values is None:
+        values = series[name] = np.full(length, fill)
+    return values
+
+
 class BinSums:
     """Per-bin values over the bins a set of times touches: ``values[i]`` is bin ``lo + i``.
 
@@ -182,25 +190,25 @@ class Accumulator:
 
     def add_sums(self, name: str, sums: BinSums) -> None:
         """Add per-bin sums (:meth:`Binned.sums`) to series ``name`` (times at or after the end left out)."""
-        acc = self.sums.setdefault(name, np.zeros(self.nbins))
+        acc = _series(self.sums, name, self.nbins)
         lo, n = self._span(sums, self.nbins)
         acc[lo : lo + n] += sums.values[:n]
 
     def enter_sums(self, name: str, sums: BinSums) -> None:
         """Level ``name`` rises by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
-        acc = self.level_in.setdefault(name, np.zeros(self.nbins + 1))
+        acc = _series(self.level_in, name, self.nbins + 1)
         lo, n = self._span(sums, self.nbins)
         acc[lo + 1 : lo + 1 + n] += sums.values[:n]
 
     def leave_sums(self, name: str, sums: BinSums) -> None:
         """Level ``name`` falls by per-bin sums (:meth:`Binned.sums`) after the bins' times."""
-        acc = self.level_out.setdefault(name, np.zeros(self.nbins + 1))
+        acc = _series(self.level_out, name, self.nbins + 1)
         lo, n = self._span(sums, self.nbins)
         acc[lo + 1 : lo + 1 + n] += sums.values[:n]
 
     def maximum(self, name: str, binned: Binned, values) -> None:
         """Keep the largest of ``values`` per bin (events at ``binned``'s times; those at or after the end left out)."""
-        acc = self.maxes.setdefault(name, np.zeros(self.nbins))
+        acc = _series(self.maxes, name, self.nbins)
         top = binned.maxima(values)
         lo, n = self._span(top, self.nbins)
         np.maximum(acc[lo : lo + n], top.values[:n], out=acc[lo : lo + n])
@@ -215,10 +223,10 @@ class Accumulator:
 
     def _area(self, name: str, binned: Binned, weights, sign: float) -> None:
         area, total = binned.area_after(weights)
-        acc = self.area_bins.setdefault(name, np.zeros(self.nbins))
+        acc = _series(self.area_bins, name, self.nbins)
         lo, n = self._span(area, self.nbins)
         acc[lo : lo + n] += sign * area.values[:n]
-        self.area_from.setdefault(name, np.zeros(self.nbins + 1))[min(binned.hi, self.nbins)] += sign * total
+        _series(self.area_from, name, self.nbins + 1)[min(binned.hi, self.nbins)] += sign * total
 
     def settle_areas(self) -> None:
         """Add to each area series the items present from before each bin (kept aside while chunks come)."""
@@ -231,7 +239,7 @@ class Accumulator:
 
         Only the bins the intervals touch are written (a chunk of a long run touches a few).
         """
-        acc = self.busy_bins.setdefault(name, np.zeros(self.nbins))
+        acc = _series(self.busy_bins, name, self.nbins)
         if np.size(start) == 0:
             return
         w = scale * (
@@ -280,7 +288,7 @@ class Accumulator:
 
         ``commit`` must be sorted ascending.
         """
-        acc = self.mins.setdefault(name, np.full(self.nbins + 1, np.inf))
+        acc = _series(self.mins, name, self.nbins + 1, np.inf)
         if len(commit) == 0:
             return
         commit, done = self.real(np.asarray(commit, dtype=float)), self.real(np.asarray(done, dtype=float))
@@ -304,7 +312,7 @@ class Accumulator:
         ``at_s`` (pipeline clock): when each value was measured; a value in a window that copied
         windows repeat (:meth:`weigh_window`) counts once more for each copy.
         """
-        acc = self.hist.setdefault(name, np.zeros(len(HIST_EDGES_MS) + 1))
+        acc = _series(self.hist, name, len(HIST_EDGES_MS) + 1)
         v = np.maximum(np.asarray(values_ms, dtype=float), 1e-300)
         i = np.floor((np.log(v) - _LOG_FIRST) * _INV_LOG_STEP).astype(np.int64) + 1
         np.clip(i, 0, len(acc) - 1, out=i)

@@ -166,8 +166,9 @@ def generate_blocks(
 
     The same transactions as :func:`generate` called block by block and :func:`concat`-enated:
     block ``k`` is ``[bounds_s[k], bounds_s[k + 1])`` and draws from ``rngs[k]`` in the same
-    order. Without batch windows the draws are written straight into one set of arrays (no
-    per-block arrays to join), which is most of the cost of a run's workload.
+    order. Where no batch window overlaps the blocks (a batch window draws nothing outside its
+    own time) the draws are written straight into one set of arrays (no per-block arrays to
+    join), which is most of the cost of a run's workload.
 
     Parameters
     ----------
@@ -180,7 +181,7 @@ def generate_blocks(
     rngs : list of numpy.random.Generator
         One generator per block.
     """
-    if profile.batches:
+    if any(w.start_s < bounds_s[-1] and w.end_s > bounds_s[0] for w in profile.batches):
         return concat(
             [generate(profile, a, b, rows_per_txn, g) for a, b, g in zip(bounds_s, bounds_s[1:], rngs)]
         )

@@ -109,9 +109,15 @@ class Plan:
         self.n_windows = int(math.floor(duration_s / w_s + 1e-9))
         self.stats: list[WindowStats | None] = []  # per window: measured, or None for a copy
         self.copies_in_a_row = 0
+        self._rates: dict[int, float | None] = {}
 
     def _rate(self, k: int) -> float | None:
         """The constant OLTP rate of window ``k``, or None (rate changes in it, or a batch window)."""
+        if k not in self._rates:
+            self._rates[k] = self._window_rate(k)
+        return self._rates[k]
+
+    def _window_rate(self, k: int) -> float | None:
         a, b = k * self.w_s, (k + 1) * self.w_s
         breaks = np.asarray(self.profile.breaks_s)
         if np.any((breaks > a) & (breaks < b)):
@@ -216,7 +222,14 @@ class TimeMap:
         if self._arrays is None:
             self._arrays = (np.asarray(self.at_tau), np.concatenate(([0.0], self.offset_after)))
         at, offsets = self._arrays
-        return tau + offsets[np.searchsorted(at, tau, side="left")]
+        first = np.min(tau) if np.ndim(tau) and np.size(tau) else math.nan
+        if math.isnan(first):  # a scalar, no times, or NaN among them: every time searched
+            return tau + offsets[np.searchsorted(at, tau, side="left")]
+        # a chunk's times span few insertion points: search only those (one offset when none)
+        lo, hi = np.searchsorted(at, (first, np.max(tau)), side="left")
+        if lo == hi:
+            return tau + offsets[lo]
+        return tau + offsets[lo + np.searchsorted(at[lo:hi], tau, side="left")]
 
     def gaps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each stretch's insertion point (pipeline clock) and its start and end in run time, s."""
