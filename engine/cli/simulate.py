@@ -235,11 +235,17 @@ def monitor_folder(text: str) -> Path:
 
 def run(args) -> int:
     from engine.errors import QrtuneError
+    from engine.scenario import SCENARIO_KIND
+    from engine.sim.kernels import warm_up_in_background
+
+    project = projectfile.load(args.project)
+    if SCENARIO_KIND.get(project.topology) == "qrep":
+        warm_up_in_background()  # numba and its cached kernels load while the rest is imported and set up
     from engine.sim import parse_event, profiles, simulate
     from engine.sim.bundle import simulation_label
     from engine.studies.sweep import with_changes
 
-    project = with_changes(projectfile.load(args.project), args.changes)
+    project = with_changes(project, args.changes)
     duration_s = argtypes.duration_s(args.duration)
     monitor_dir = monitor_folder(args.monitor_csv) if args.monitor_csv else None
     if args.db:

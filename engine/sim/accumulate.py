@@ -258,6 +258,9 @@ class Accumulator:
         if not keep.any():
             return
         s, e, w = s[keep], e[keep], w[keep]
+        if s.size > 1 and bool(np.all(s[1:] >= e[:-1])):
+            self._add_serial(acc, s, e, w)
+            return
         first = np.minimum((s / self.dt).astype(np.int64), self.nbins - 1)
         last = np.minimum((e / self.dt).astype(np.int64), self.nbins - 1)
         lo, n = int(first.min()), int(last.max() - first.min()) + 2
@@ -272,6 +275,21 @@ class Accumulator:
         )
         local += np.cumsum(steps) * self.dt
         acc[lo : lo + n - 1] += local[: n - 1]
+
+    def _add_serial(self, acc, s, e, w) -> None:
+        """:meth:`_add_overlaps` for intervals in order, none overlapping the next (one server's busy
+        periods): the weighted busy time up to each edge the intervals span, differenced."""
+        lo = min(int(s[0] / self.dt), self.nbins - 1)
+        hi = min(int(e[-1] / self.dt), self.nbins - 1)
+        edges = self.edges[lo : hi + 2]
+        done = np.zeros(s.size + 1)
+        np.cumsum(w * (e - s), out=done[1:])  # busy time of the intervals before each
+        j = np.searchsorted(e, edges, side="right")  # intervals ended by each edge
+        upto = done[j]
+        inside = j < s.size
+        k = j[inside]
+        upto[inside] += w[k] * np.maximum(edges[inside] - s[k], 0.0)  # the one going on at the edge
+        acc[lo : hi + 1] += np.diff(upto)
 
     def _cut_at_stretches(self, timemap, acc, start, end, w) -> None:
         """Take out of busy intervals that cross a stretch of copied windows (of ``timemap``) the stretch itself."""
