@@ -10,7 +10,7 @@ from engine.sim.config import PipelineConfig
 from engine.sim.monitor import rows_from_columns, to_csv
 
 #: Version of the simulation's rules; goes into stored runs.
-SIM_VERSION = "sim-4"
+SIM_VERSION = "sim-5"
 
 
 class SimulationCancelled(QrtuneError):
