@@ -10,6 +10,7 @@ import pytest
 from engine import projectfile
 from engine.errors import FieldError
 from engine.sim.events import Event, event_text, parse_event
+from engine.sim.result import flat_metrics
 from engine.simulation_setup import build_setup
 
 
@@ -76,7 +77,8 @@ def test_a_simulation_study_runs_the_projects_events_and_profile(baseline):
     assert _plan(_study_args(), project).scenarios == (("channel-stop@5s+5s",),)
     assert _plan(_study_args(scenario=["none"]), project).scenarios == ((),)  # given: the option wins
     assert _plan(_study_args(), baseline).scenarios == ((),)
-    [(_, settings, metrics, _, error)] = run_study_points(project, _plan(_study_args(), project), [0])
+    [(_, settings, summary, error)] = run_study_points(project, _plan(_study_args(), project), [0])
+    metrics, _ = flat_metrics(summary)
     assert not error and settings["simulation"]["events"] == ["channel-stop@5s+5s"]
     assert metrics["offered_rows_per_s"] == pytest.approx(1500, rel=0.1)  # the saved profile's rate
     assert metrics["event1_peak_backlog_rows"] > 1000
