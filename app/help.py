@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from app.help_window import USER_GUIDE
+from app.menus import add_menu
 
 ROOT = Path(__file__).resolve().parents[1]
 COEFFICIENTS = ROOT / "assets" / "coefficients"
@@ -79,7 +80,7 @@ def shortcuts_html(actions) -> str:
 
 def build_help_menu(window) -> dict[str, QAction]:
     """Add the Help menu to ``window`` (a :class:`app.main_window.MainWindow`); returns its actions by name."""
-    menu = window.menuBar().addMenu("&Help")
+    menu = add_menu(window, window.menuBar(), "&Help")
     guide = QAction("&User Guide", window, shortcut=QKeySequence.HelpContents)
     guide.triggered.connect(lambda: open_user_guide(window))
     keys = QAction("&Keyboard Shortcuts", window, shortcut=QKeySequence("Ctrl+/"))

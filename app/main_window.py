@@ -36,6 +36,7 @@ from app.gui_gc import collect_in_gui_thread
 from app.history import RunHistory
 from app.launchers import TaskLaunchers
 from app.live import LivePredictor
+from app.menus import add_menu
 from app.panels.inspector import Inspector
 from app.stages import node_loads
 from app.worker import TaskRunner
@@ -269,8 +270,8 @@ class MainWindow(TaskLaunchers, QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
-        new_menu = file_menu.addMenu("&New from Template")
+        file_menu = add_menu(self, mb, "&File")
+        new_menu = add_menu(self, file_menu, "&New from Template")
         for key, title in TEMPLATE_TITLES.items():
             a = QAction(title, self)
             if key == "unidirectional":
@@ -284,7 +285,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         act_tables.triggered.connect(lambda: self.new_from_control_tables())
         file_menu.addAction(act_tables)
         file_menu.addAction(self.act_open)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu = add_menu(self, file_menu, "Open &Recent")
         self.act_monitor_sample = QAction("Open Sample &Monitor Exports", self)
         self.act_monitor_sample.setStatusTip(
             "Journey 8: the Redpaper baseline with three days of CAPMON, CAPQMON "
@@ -297,9 +298,10 @@ class MainWindow(TaskLaunchers, QMainWindow):
             file_menu, (None, self.act_save, self.act_save_as, self.act_export_report, None, self.act_quit)
         )
         _add_actions(
-            mb.addMenu("&Edit"), (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all)
+            add_menu(self, mb, "&Edit"),
+            (self.act_undo, self.act_redo, None, self.act_delete, self.act_select_all),
         )
-        view = mb.addMenu("&View")
+        view = add_menu(self, mb, "&View")
         _add_actions(
             view,
             (
@@ -316,7 +318,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         for dock in (self.palette_dock, self.inspector_dock, self.runs_dock, self.advisor_dock):
             view.addAction(dock.toggleViewAction())
         _add_actions(
-            mb.addMenu("&Run"),
+            add_menu(self, mb, "&Run"),
             (self.act_predict, self.act_simulate, self.act_sweep, self.act_validate, None, self.act_cancel),
         )
         from app.help import build_help_menu

@@ -222,10 +222,14 @@ def _lock_holder(message: str) -> str:
 #: Seconds between two reports of :func:`connect`'s ``on_wait`` while it waits for the lock.
 WAIT_REPORT_S = 5.0
 
-STORAGE_COMPATIBILITY_VERSION = "v1.3.0"
-"""DuckDB's on-disk format a new store is created in: that of DuckDB 1.3, the lowest version qrtune
-supports (``duckdb>=1.3``), so the DuckDB CLI and Python package of 1.3 or any later release open
-a store a newer DuckDB created (``duckdb -readonly runs.duckdb``). Stores created before keep theirs."""
+STORAGE_COMPATIBILITY_VERSION = "v1.2.0"
+"""DuckDB's on-disk format a new store is created in, so the DuckDB CLI and Python package of 1.3
+(the lowest qrtune allows, ``duckdb>=1.3``) or any later release open a store a newer DuckDB created
+(``duckdb -readonly runs.duckdb``). It is DuckDB 1.2's, not 1.3's: in the 1.3 format DuckDB 2.0.1
+keeps a text column's NULLs inside its dictionary segments ("Empty Validity"), which DuckDB 1.3.0
+reads as all NULL (every run's ``bottleneck`` came back NULL); the 1.2 format stores them apart
+and 1.3.0 reads every value (.ci/lowest-versions compares every table). Stores created before
+keep their format."""
 
 _CONFIG = {"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
 

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from engine.calibrate.mq_components.fit import fit, group_errors
+from engine.calibrate.mq_components.fit import PRIOR_WEIGHT, fit, group_errors
 from engine.calibrate.mq_components.observations import GROUPS, not_represented, observations
 from engine.calibrate.mq_components.parameters import PARAMETERS
 from engine.io.atomicfile import atomic_write_text
@@ -74,6 +74,9 @@ def note(doc: dict) -> str:
         f"Coefficients `{doc['version']}`, written by `python -m engine.calibrate.mq_components` from",
         "`validation/components/mq-components.json`. Error is |predicted / measured - 1| per measured value;",
         f"{doc['records']['represented']} of {doc['records']['total']} records are represented.",
+        f"Every fitted coefficient is also pulled towards its starting value (weight {PRIOR_WEIGHT:g} per unit",
+        "of relative change, a group's weight being 1), so one that no record pins stays there (e.g. the log",
+        "speed of a report's server without persistent tests) instead of wherever the optimiser stopped.",
         "",
         "| mechanism group | what it models | values | median error | p90 error |",
         "|---|---|---:|---:|---:|",
