@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from cli_run import qrtune
 
 from engine.cli.exitcodes import EXIT_INPUT, EXIT_OK, EXIT_USAGE
@@ -16,6 +20,18 @@ SAMPLE = ROOT / "sample_runs" / "redpaper-baseline.json"
 def test_version():
     out = qrtune("--version")
     assert out.returncode == EXIT_OK and out.stdout.startswith("qrtune ")
+
+
+def test_version_names_a_commit_of_this_repository():
+    # from git (setuptools-scm): 0.1.devN+gHASH between tags, X.Y.Z on a tag vX.Y.Z; an editable
+    # install names the commit it was installed at (pip install -e . again to move it on)
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    version = qrtune("--version").stdout.split()[-1]
+    commit = re.search(r"\+g([0-9a-f]{7,})", version)
+    ref = f"{commit.group(1)}^{{commit}}" if commit else f"refs/tags/v{version}"
+    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", ref], capture_output=True)
+    assert known.returncode == 0, f"qrtune --version says {version}: no such commit or tag here"
 
 
 def test_a_project_from_standard_input_predicts_like_the_file():
