@@ -42,11 +42,12 @@ load falls and rises only through queueing as the load grows:
   bandwidth are added, and the channel's M/M/1 queue.
 * **Browser** (QLATENCY, it precedes the agents' MQGET): one thread per receive queue, M/M/1.
 * **Agents** (APPLY_LATENCY). NUM_APPLY_AGENTS servers (M/M/c); a busy agent's time grows with
-  the number of other busy agents (Db2 latches, log and commit serialisation:
-  ``agent_latch_share``), so scaling is sub-linear before the CPU saturates. A dependent
-  transaction waits for its predecessor (half a service). A commit or channel batch delivers
-  ``K`` transactions at once (batch arrivals): they wait ``(K - 1) / (2 (1 - rho))`` aggregate
-  services more than single arrivals, bounded by what Q Apply's MEMORY_LIMIT holds.
+  the number of other busy agents (Db2 lock and latch contention, log and commit
+  serialisation: ``agent_latch_share``), so scaling is sub-linear before the CPU saturates. A
+  dependent transaction waits for its predecessor (half a service). A commit or channel batch
+  delivers ``K`` transactions at once (batch arrivals): they wait ``(K - 1) / (2 (1 - rho))``
+  aggregate services more than single arrivals, in Q Apply's memory as far as MEMORY_LIMIT
+  holds, the rest on the receive queue (QLATENCY).
 """
 
 from __future__ import annotations
@@ -151,29 +152,36 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
         + channel.visible_ms(flow, stages, point)
         + (flow.inp.network_latency_ms if "mq_channel" in stages else 0.0)
         + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
+        + burst_wait_ms(flow, stages, point)[1]  # beyond MEMORY_LIMIT the burst waits on the receive queue
     )
 
 
-def burst_wait_ms(flow, stages: dict, point) -> float:
-    """Mean wait (ms) a target transaction adds by arriving in a burst (batch arrivals, M^X/M/c).
+def burst_wait_ms(flow, stages: dict, point) -> tuple[float, float]:
+    """Mean wait (ms) a target transaction adds by arriving in a burst (batch arrivals, M^X/M/c),
+    as ``(in Q Apply's memory, on the receive queue)``.
 
     One Q Capture commit (or channel batch) makes ``K`` target transactions visible at once.
     With the agents pooled (aggregate service ``S`` per transaction) a batch-Poisson queue
     waits ``S (K - 1) / (2 (1 - rho))`` more than single arrivals: the drain of the burst at
-    light load, growing as the agents fill. Bounded by what Q Apply's MEMORY_LIMIT holds
-    (beyond it messages wait on the receive queue). A drain has no bursts.
+    light load, growing as the agents fill. The browser reads ahead only as far as Q Apply's
+    MEMORY_LIMIT holds (``M`` transactions, ``M S`` of the wait, after the MQGET: APPLY_LATENCY);
+    the rest of the wait is spent on the receive queue before the browser reads the message
+    (QLATENCY): a small MEMORY_LIMIT moves the wait, it never removes it. A drain has no bursts.
     """
     if flow.drain:
-        return 0.0
+        return 0.0, 0.0
     g = flow.geometry
     agents = stages["qapply_agents"]
     per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
     burst_txns = max(1.0, channel.batch_msgs(flow, point) / g.msgs_per_target_txn)
     rho = min(agents.utilisation, RHO_CAP)
-    return min(per_txn_ms * (burst_txns - 1.0) / (2.0 * (1.0 - rho)), flow.apply_memory_txns * per_txn_ms)
+    wait_ms = per_txn_ms * (burst_txns - 1.0) / (2.0 * (1.0 - rho))
+    in_memory_ms = min(wait_ms, flow.apply_memory_txns * per_txn_ms)
+    return in_memory_ms, wait_ms - in_memory_ms
 
 
 def apply_latency_ms(flow, stages: dict, point) -> float:
     """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit."""
     agents = stages["qapply_agents"]
-    return agents.latency_ms + flow.dependent * agents.service_ms / 2.0 + burst_wait_ms(flow, stages, point)
+    in_memory_ms, _ = burst_wait_ms(flow, stages, point)
+    return agents.latency_ms + flow.dependent * agents.service_ms / 2.0 + in_memory_ms
