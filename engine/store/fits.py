@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from engine.store.base import StoreBase
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import FitRecord
 
 
-class FitsMixin:
+class FitsMixin(StoreBase):
     """The fits part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
     def record_fit(self, project, result) -> int:

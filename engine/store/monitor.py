@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.store.base import StoreBase
 from engine.store.monitor_tables import ROW_KEY, drop_cells_tables, import_cells_sql, quoted, sources_sql
 from engine.store.provenance import utc_now
 from engine.store.records import MonitorImport
@@ -54,7 +55,7 @@ def _finished_imports(prefix: str, project_name: str | None) -> tuple[str, list]
     return f"{where} AND {prefix}project_name = ?", [project_name]
 
 
-class MonitorMixin:
+class MonitorMixin(StoreBase):
     """The monitor-import part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
     con: Any

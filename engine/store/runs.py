@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import numpy as np
 
 from engine.perf.result import StageResult
-from engine.store.base import where_equal
+from engine.store.base import StoreBase, where_equal
 from engine.store.bundles import RunBundle, prediction_bundle
 from engine.store.errors import StoreError, UnknownRunError
 from engine.store.provenance import canonical_json, project_hash
@@ -21,7 +21,7 @@ _STAGE_COLUMNS = ", ".join(column_names(StageMetricRow))
 RUN_CHUNK_ROWS = 2048
 
 
-class RunsMixin:
+class RunsMixin(StoreBase):
     """The runs part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
     def _allocate_run_ids(self, n: int) -> int:

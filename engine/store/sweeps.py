@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.store.base import where_equal
+from engine.store.base import StoreBase, where_equal
 from engine.store.point_columns import PointColumns
 from engine.store.provenance import canonical_json, utc_now
 from engine.store.records import MetricRow, RunRecord, StageMetricRow, StoredPoint, SweepRecord
 from engine.store.settings_patch import PATCH_KEY, make_patch, merge_patch
 
 
-class SweepsMixin:
+class SweepsMixin(StoreBase):
     """The sweeps part of :class:`engine.store.Store` (needs :class:`~engine.store.base.StoreBase`)."""
 
     def sweep_by_key(self, sweep_key: str) -> int | None:
