@@ -35,6 +35,16 @@ from engine.registry import ParamSpec
 ERROR_STYLE = f"border: 2px solid {style.BOTTLENECK}; background: {style.FIELD_ERROR_BACKGROUND};"
 
 
+def add_remove_row(add_text: str, remove_text: str) -> tuple[QHBoxLayout, QPushButton, QPushButton]:
+    """A row of an Add and a Remove button (left-aligned) under a table; returns it and the buttons."""
+    row = QHBoxLayout()
+    add_button, remove_button = QPushButton(add_text), QPushButton(remove_text)
+    row.addWidget(add_button)
+    row.addWidget(remove_button)
+    row.addStretch(1)
+    return row, add_button, remove_button
+
+
 def tooltip(spec: ParamSpec) -> str:
     """Help, allowed values, product default and the seed section, as rich text."""
     default = "null" if spec.default is None else json.dumps(spec.default)
@@ -286,13 +296,8 @@ class ColumnMapField(ParamField):
         self.total = QLabel()
         col = QVBoxLayout()
         col.addWidget(self.table)
-        buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add")
+        buttons, self.add_button, self.remove_button = add_remove_row("Add", "Remove")
         self.add_button.setToolTip("Add a column type")
-        self.remove_button = QPushButton("Remove")
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
         col.addLayout(buttons)
         col.addWidget(self.total)
         self.row.addLayout(col, 1)

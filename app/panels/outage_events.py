@@ -11,14 +11,13 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QHeaderView,
-    QPushButton,
     QTableWidget,
     QVBoxLayout,
 )
 
 from app.document import Document
+from app.panels.fields import add_remove_row
 from app.panels.load_profile import SimulationForm, time_edit
 from engine.errors import FieldError
 from engine.outage_events import EVENT_LABELS, parse_duration_s
@@ -66,12 +65,7 @@ class EventsEditor(SimulationForm):
             "speed while it is slowed down (0.5: half speed)"
         )
         layout.addWidget(self.table)
-        buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add event")
-        self.remove_button = QPushButton("Remove event")
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
+        buttons, self.add_button, self.remove_button = add_remove_row("Add event", "Remove event")
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         self.add_button.clicked.connect(self.add_event)
