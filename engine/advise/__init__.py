@@ -14,6 +14,8 @@ Modules
 ``qrep_rules``       Q Replication rules (TRANS_BATCH_SZ, locking, column suppression, buffer
                      pools, read-ahead, indexes, columns, transaction size, apply agents,
                      persistence, trace).
+``platform_rules``   Linux/UNIX/Windows: bindings or client, LogBufferPages, queue buffers.
+``luw_log_rules``    Linux/UNIX/Windows: the log device, parallel send queues.
 ``mirror_mq_rules``  Db2 Mirror (storage, cores, job sets, memory pools, read-only opens) and
                      MQ buffer pool (page-fix, backlog, read-ahead) rules.
 ``goalseek``         Minimise or maximise one metric subject to bounds on others.
@@ -36,11 +38,17 @@ MIN_GAIN_PCT = 1.0
 
 def all_rules(outage_min: float | None = None) -> list:
     """Every rule, Q Replication first."""
+    from engine.advise.luw_log_rules import luw_log_rules
     from engine.advise.mirror_mq_rules import mirror_mq_rules
     from engine.advise.platform_rules import platform_rules
     from engine.advise.qrep_rules import OUTAGE_MIN, qrep_rules
 
-    return qrep_rules(OUTAGE_MIN if outage_min is None else outage_min) + platform_rules() + mirror_mq_rules()
+    return (
+        qrep_rules(OUTAGE_MIN if outage_min is None else outage_min)
+        + platform_rules()
+        + luw_log_rules()
+        + mirror_mq_rules()
+    )
 
 
 @dataclass

@@ -19,6 +19,7 @@ import math
 
 from engine.advise.base import Rule, first, metric
 from engine.metrics import knob_label
+from engine.metrics.stages import stage_label
 from engine.perf.qrep.distributed_qm import queue_buffer_knob
 from engine.registry import KINDS
 from engine.registry.platform_knobs import ZOS
@@ -63,7 +64,7 @@ class BindingsRule(Rule):
         rtt = first(project, "qapply").params["client_rtt_us"]
         return (
             f"every MQGET of Q Apply is a {rtt:g} us network round trip to the remote queue manager, and "
-            f"the {prediction.bottleneck} stage limits throughput to {metric(prediction, 'apply_rows_per_s'):,.0f} rows/s"
+            f"the bottleneck is the {stage_label(prediction.bottleneck)}, at {metric(prediction, 'apply_rows_per_s'):,.0f} rows/s"
         )
 
     def change(self, project, prediction):

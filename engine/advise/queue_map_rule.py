@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from engine.advise.base import Rule, first, knob_axis, metric
 from engine.advise.goalseek import Constraint, make_goal, seek, seek_change
+from engine.metrics.stages import stage_label
 from engine.perf.qrep.queue_maps import PER_MAP_STAGES, base_name
 
 #: Most queue maps the rule tries.
@@ -47,7 +48,7 @@ class QueueMapsRule(Rule):
 
     def reason(self, project, prediction) -> str:
         return (
-            f"{prediction.bottleneck} (one queue map's own stage) limits throughput with "
+            f"the bottleneck is the {stage_label(prediction.bottleneck)} (one queue map's own stage) with "
             f"{_maps(project)} queue map(s)"
         )
 
