@@ -190,7 +190,7 @@ def _with_knob_labels(reason: str, labels: dict) -> str:
 def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str, str, tuple[str, ...]]]:
     """:func:`ignored_knobs` as a user reads them: ``(node, reason, knob labels)`` in node order.
 
-    ``node`` is ``"<label> (<id>)"``; the knobs of one node that share a reason are listed together,
+    ``node`` is the node's label; the knobs of one node that share a reason are listed together,
     by IBM's names where the knob is an IBM parameter (:func:`engine.metrics.knob_label`).
     Settings the prediction ignores that are no node's knob come last, under ``"other settings"``,
     by settings path.
@@ -200,12 +200,14 @@ def ignored_by_node(project: Project, prediction: Prediction) -> list[tuple[str,
     TopologyError
         The project is not complete enough to predict.
     """
-    groups: dict[tuple[str, str], list[str]] = {}  # (node, reason) -> labels, in node then registry order
+    groups: dict[tuple[str, str], list[str]] = {}  # (node id, reason) -> labels, in registry order
     known: set[str] = set()
     for node, spec, names, why in _matched_knobs(project, prediction):
-        groups.setdefault((f"{node.label} ({node.id})", why), []).append(spec.label)
+        groups.setdefault((node.id, why), []).append(spec.label)
         known.update(names)
-    out = [(node, why, tuple(labels)) for (node, why), labels in groups.items()]
+    order = {node.id: i for i, node in enumerate(project.nodes)}
+    keys = sorted(groups, key=lambda key: order.get(key[0], len(order)))  # stable: reasons keep their order
+    out = [(project.node(node_id).label, why, tuple(groups[(node_id, why)])) for node_id, why in keys]
     for path in prediction.ignored:
         if path not in known:
             out.append(("other settings", prediction.ignored_reasons.get(path, NO_REASON), (path,)))

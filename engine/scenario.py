@@ -114,7 +114,7 @@ def _unread_reason(project: Project, kind: str, source: str | None) -> str:
     """Why a knob of a node the scenario does not read has no effect (the knob is the reason's key)."""
     if source is None:
         return "this node is not on the path the engine models"
-    why = f"the engine takes the value of node {source}"
+    why = f"the engine takes the value of {project.node(source).label}"
     if kind == "qrep" and project.topology != "unidirectional":
         why += " (the engine models both directions of a two-way project with the first flow's settings)"
     return why

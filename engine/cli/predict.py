@@ -15,6 +15,7 @@ from engine.metrics import label as metric_label
 from engine.metrics.bands import band_label
 from engine.metrics.catalog import format_number
 from engine.metrics.sections import QREP_SECTIONS
+from engine.metrics.stages import stage_label
 from engine.perf import Prediction
 from engine.predict import ignored_by_node, predict_project
 
@@ -80,13 +81,14 @@ def _format_sections(pred: Prediction, lines: list, limit: Limit, project=None) 
         lines.append("  Other")
         lines += [_metric_line(pred, m, metric_label(m)) for m in rest]
         lines.append("")
+    width = _label_width(pred)
     lines.append(
-        f"  {'stage':<16} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
+        f"  {'stage':<{width}} {'rows/s':>11} {'msgs/s':>10} {'servers':>7} {'utilisation':>11} {'latency ms':>10}"
     )
     for s in pred.stages:
         mark = _stage_mark(s.name, limit)
         lines.append(
-            f"  {s.name:<16} {format_number(s.capacity):>11} {format_number(getattr(s, 'capacity_msgs_per_s', None)):>10} "
+            f"  {stage_label(s.name):<{width}} {format_number(s.capacity):>11} {format_number(getattr(s, 'capacity_msgs_per_s', None)):>10} "
             f"{getattr(s, 'servers', 1):>7d} {100 * s.utilisation:>10.1f}% {format_number(s.latency_ms):>10}{mark}"
         )
 
@@ -128,15 +130,21 @@ def format_prediction(pred: Prediction, title: str, project) -> str:
         return "\n".join(lines)
     lines += [_metric_line(pred, name, metric_label(name, pred.kind), indent=2) for name in pred.metrics]
     if pred.stages:
-        lines += ["", f"  {'stage':<16} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
+        width = _label_width(pred)
+        lines += ["", f"  {'stage':<{width}} {'capacity':>12} {'unit':<10} {'utilisation':>11}"]
         for s in pred.stages:
             mark = _stage_mark(s.name, limit)
             lines.append(
-                f"  {s.name:<16} {format_number(s.capacity):>12} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
+                f"  {stage_label(s.name):<{width}} {format_number(s.capacity):>12} {s.unit:<10} {100 * s.utilisation:>10.1f}%{mark}"
             )
     lines += closing
     lines += format_ignored(pred, project)
     return "\n".join(lines)
+
+
+def _label_width(pred: Prediction) -> int:
+    """Width of the stage table's first column: its longest stage label."""
+    return max([len("stage"), *(len(stage_label(s.name)) for s in pred.stages)])
 
 
 def _stage_mark(name: str, limit: Limit) -> str:
