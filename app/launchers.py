@@ -134,6 +134,7 @@ class TaskLaunchers:
             self._lazy_views["Sweep"].show_points(data, self._sweep_axis)
 
     def _task_done_ui(self) -> None:
+        self.statusBar().clearMessage()  # the last progress line ("simulated 2970 of 3000 s") is over
         self.progress.hide()
         self.cancel_button.hide()
         for view in self._lazy_views.values():

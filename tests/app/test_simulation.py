@@ -27,6 +27,8 @@ def test_simulation_with_progress_records_a_run(fake_engine, window, qtbot):
         assert window.tasks.busy()
     assert progress and progress[-1] == pytest.approx(1.0)
     assert all(b >= a for a, b in itertools.pairwise(progress))
+    qtbot.waitUntil(lambda: view.outcome is not None, timeout=5000)
+    assert "simulated" not in window.statusBar().currentMessage()  # no progress line outlives the run
     out = view.outcome
     assert out.run_id is not None and out.metrics["throughput_rows_per_s"] > 0
     # the window records the engine's flat metrics (engine.sim.result.flat_metrics), not a copy of them
