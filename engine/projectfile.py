@@ -13,8 +13,10 @@ Format history
    ``id``, ``source``, ``target``; a ``description``.
 3. A queue manager's ``run_mode`` (steady, drain, catch-up) says what a run measures; in version 2
    any ``initial_depth_msgs`` above 0 made the run a drain, so such files become ``run_mode`` drain.
-   An optional ``simulation`` object holds the load profile and outage events the project is
+4. An optional ``simulation`` object holds the load profile and outage events the project is
    simulated with (:mod:`engine.simulation_setup`); a file without it offers its own workload.
+   Version-3 files written by the qrtune that introduced the Simulation tab's forms, before this
+   version existed, may already carry one: it is kept as it is (the shape did not change).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from engine.io import jsonfile
 from engine.io.atomicfile import atomic_write_text
 from engine.model import Project, build_project, to_dict
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 
 
@@ -84,6 +86,12 @@ def _v2_to_v3(data: dict) -> dict:
     return out
 
 
+@migrates(3, 4)
+def _v3_to_v4(data: dict) -> dict:
+    """Version 4 names the optional ``simulation`` object; a version-3 file keeps its own, if any."""
+    return dict(data)
+
+
 def _depth_msgs(node: dict) -> float:
     """A version-2 queue manager's ``initial_depth_msgs`` (0 when absent or not a number)."""
     value = (node.get("params") or {}).get("initial_depth_msgs", 0)
@@ -104,7 +112,7 @@ def _list(data: dict, key: str) -> list:
 
 
 #: The JSON type of each field a project file may hold, by format version; checked where the file
-#: is read, before any migration touches it (versions 2 and 3 share node and link fields).
+#: is read, before any migration touches it (versions 2 to 4 share node and link fields).
 _NUMBER = (int, float)
 _TOP_FIELDS: dict[str, Any] = {
     "name": str,

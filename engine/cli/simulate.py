@@ -47,6 +47,10 @@ from engine.errors import FieldError
 from engine.io import jsonout
 from engine.io.atomicfile import atomic_write_text
 from engine.metrics.catalog import display_value, format_number
+from engine.metrics.catalog import info as metric_info
+from engine.metrics.catalog import label as metric_label
+from engine.metrics.stages import stage_label
+from engine.outage_events import EVENT_LABELS
 from engine.progress import Progress
 
 
@@ -105,7 +109,7 @@ def register(sub) -> None:
 
 
 #: Units of things counted one by one: printed as whole numbers.
-COUNT_UNITS = ("msgs", "rows", "txns")
+COUNT_UNITS = ("msgs", "rows", "txns", "changes")
 
 
 def _fmt(v, unit="") -> str:
@@ -117,6 +121,19 @@ def _fmt(v, unit="") -> str:
         return f"{format_number(round(v))} {unit}"
     shown, shown_unit = display_value(v, unit)
     return f"{format_number(shown)} {shown_unit}".rstrip()
+
+
+def _labelled_lines(s: dict) -> list[str]:
+    """One line per number of a summary other than Q Replication's (a Db2 Mirror pair's): the metric
+    catalogue's label and the value in its display unit."""
+    kind = "db2mirror" if "changes_per_s" in s else None
+    rows = [
+        (metric_label(k, kind), _fmt(v, metric_info(k, kind).unit))
+        for k, v in s.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seed"
+    ]
+    width = max((len(name) for name, _ in rows), default=0)
+    return [f"  {name:<{width}}  {value}" for name, value in rows]
 
 
 def format_summary(s: dict, title: str) -> str:
@@ -176,14 +193,15 @@ def format_summary(s: dict, title: str) -> str:
             lines += [
                 "",
                 "  stage utilisation: "
-                + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["utilisation"].items()),
+                + ", ".join(f"{stage_label(k)} {100 * v:.1f}%" for k, v in s["utilisation"].items()),
             ]
     else:
-        lines += [f"  {k:<22} {_fmt(v)}" for k, v in s.items() if isinstance(v, (int, float)) and k != "seed"]
+        lines += _labelled_lines(s)
     for i, e in enumerate(s.get("events") or (), start=1):
         cu = e.get("catch_up_s")
+        kind = EVENT_LABELS.get(e["kind"], e["kind"].replace("_", " "))
         lines.append(
-            f"  event {i}: {e['kind']} {e['start_s']:g}-{e['end_s']:g} s: peak backlog "
+            f"  event {i}: {kind} {e['start_s']:g}-{e['end_s']:g} s: peak backlog "
             f"{_fmt(e.get('peak_backlog_rows'))}, caught up "
             + (f"{cu:,.0f} s after it ended" if cu is not None else "not within the run")
         )

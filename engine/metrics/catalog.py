@@ -306,6 +306,32 @@ _ENTRIES = {
     "peak_backlog_msgs": ("Peak backlog", "messages", _DOWN, "backlog", "", ""),
     "rows_in_flight_at_end": ("Rows in flight at the end", "rows", _DOWN, "backlog", "", ""),
     "duration_s": ("Simulated time", "s", _NONE, "time", "", ""),
+    # a simulated Db2 Mirror pair (engine.sim.mirror)
+    "changes_per_s": (
+        "Mirrored changes",
+        "changes/s",
+        _NONE,
+        "throughput",
+        "",
+        "Changes the source node makes",
+    ),
+    "resync_changes_per_s": (
+        "Resynchronisation rate",
+        "changes/s",
+        _UP,
+        "throughput",
+        "",
+        "Tracked changes sent to the secondary node after a suspend",
+    ),
+    "peak_tracked_changes": (
+        "Peak tracked changes",
+        "changes",
+        _DOWN,
+        "backlog",
+        "",
+        "Changes tracked while Db2 Mirror was suspended, waiting for resynchronisation",
+    ),
+    "tracked_changes_at_end": ("Tracked changes at the end", "changes", _DOWN, "backlog", "", ""),
     # shared queues, catch-up and the SQL Replication comparison (engine.perf.qrep topology modules)
     "cf_cpu_pct": ("Coupling facility CPU busy", "%", _DOWN, "cpu", "", "CF processors' busy share"),
     "cf_cpu_us_per_row": ("Coupling facility CPU per row", "us/row", _DOWN, "cpu", "", ""),

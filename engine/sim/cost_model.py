@@ -52,7 +52,8 @@ def _coefficient_values(coefficients) -> dict:
 
 
 def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
-    """Time before Q Capture can read a committed change from the log, s, and the coefficient it came from."""
+    """Time before Q Capture can read a committed change from the log, s, and where it came from (in a
+    user's words: the note that quotes it is printed by ``qrtune simulate`` and the Simulation tab)."""
     if LOG_DELAY_COEFFICIENT not in values:
         return None, ""
     if knob(settings, "platform.source_db2") != ZOS:  # db2ReadLog: no data-sharing merged log
@@ -61,7 +62,8 @@ def _log_delay_s(settings: dict, values: dict) -> tuple[float | None, str]:
         knob(settings, "hardware.data_sharing_members"),
         knob(settings, "hardware.capture_colocated_with_source"),
     )
-    return float(values[LOG_DELAY_COEFFICIENT]) * factor * 1e-3, LOG_DELAY_COEFFICIENT
+    delay_ms = float(values[LOG_DELAY_COEFFICIENT]) * factor
+    return delay_ms * 1e-3, "the fitted data-sharing merged-log read delay"
 
 
 def qrep_delays(settings: dict, coefficients=None) -> tuple[dict, list[str]]:

@@ -87,3 +87,35 @@ def test_sweep_simulation_and_compare_name_no_internal_stage_path_or_node_id(win
     for name in ("Sweep", "Simulation", "Compare"):
         texts += _texts(window.view_widget(name))
     _assert_no_internal_names(project, texts)
+
+
+#: One sample of each shape ``qrtune simulate`` prints: a flow with an outage, a pair of systems, several
+#: queue maps, a Db2 Mirror pair with a suspend, and a kind it cannot simulate (its one-line refusal).
+SIMULATED = {
+    "redpaper-baseline": ["--event", "channel-stop@2s+2s"],
+    "redpaper-bidirectional": [],
+    "four-queue-maps": ["--event", "apply-stop@1s+1s"],
+    "mirror-active-passive": ["--event", "mirror-suspend@1s+2s"],
+    "mq-buffer-pool-mover": [],
+}
+
+
+@pytest.mark.parametrize("stem", sorted(SIMULATED))
+def test_simulate_text_names_no_internal_stage_path_or_node_id(stem, tmp_path, capsys):
+    """``qrtune simulate``'s text (summary, stage utilisation, events, notes, or its refusal) reads in the
+    metric catalogue's labels: no stage name, settings path, node id or other snake_case identifier."""
+    from engine import projectfile
+    from engine.cli import main
+
+    sample = next(p for p in SAMPLES if p.stem == stem)
+    db = tmp_path / "runs.duckdb"
+    status = main(["simulate", str(sample), "--duration", "5s", "--quiet", "--db", str(db), *SIMULATED[stem]])
+    out = capsys.readouterr()
+    text = (out.out + out.err).replace(str(db), "the store")
+    assert status in (0, 2) and text.strip(), text
+    _assert_no_internal_names(projectfile.load(sample), [text])
+    assert not re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text), text
+    if stem == "redpaper-baseline":
+        assert "stage utilisation: " in text and "MQ channel stop 2-4 s" in text
+    if stem == "mirror-active-passive":
+        assert "Peak tracked changes" in text and "Db2 Mirror suspend" in text

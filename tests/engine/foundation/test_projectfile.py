@@ -65,6 +65,40 @@ def test_v2_pre_loaded_queue_migrates_to_a_drain_run(name, mode):
     )
 
 
+def test_v3_with_a_simulation_migrates_to_v4_and_round_trips(tmp_path):
+    """Version-3 files written before the ``simulation`` object had its own version keep it; saved
+    again they are version 4, and a version-4 file reads back unchanged."""
+    old = projectfile.load(ROOT / "tests/data/projects/v3-simulation.json")
+    current = projectfile.load(ROOT / "tests/data/projects/v4-simulation.json")
+    assert old == current
+    assert old.simulation.event_texts() == ["channel-stop@2m+20m"]
+    assert old.simulation.profile == {"kind": "constant", "rows_per_s": 2000}
+    out = tmp_path / "saved.json"
+    projectfile.save(old, out)
+    saved = json.loads(out.read_text())
+    assert saved["format_version"] == projectfile.FORMAT_VERSION == 4
+    assert saved == json.loads((ROOT / "tests/data/projects/v4-simulation.json").read_text())
+    assert projectfile.load(out) == old
+
+
+def test_v3_without_a_simulation_gains_none():
+    project = projectfile.load(ROOT / "tests/data/projects/v3-drain.json")
+    assert project.simulation.is_empty()
+    assert '"simulation"' not in projectfile.dumps(project)
+
+
+def test_a_file_newer_than_this_qrtune_is_refused_naming_both_versions(tmp_path):
+    data = json.loads((ROOT / "tests/data/projects/v4-simulation.json").read_text())
+    data["format_version"] = projectfile.FORMAT_VERSION + 1
+    path = tmp_path / "newer.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FormatVersionError) as info:
+        projectfile.load(path)
+    text = str(info.value)
+    assert f"format_version: {projectfile.FORMAT_VERSION + 1} is newer" in text
+    assert f"1 to {projectfile.FORMAT_VERSION}" in text and "\n" not in text
+
+
 @pytest.mark.parametrize(
     "name, error, words",
     [

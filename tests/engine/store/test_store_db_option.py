@@ -30,7 +30,7 @@ def good_store(tmp_path_factory):
 
 def _not_stores(tmp_path, good_store):
     json_file = tmp_path / "existing.json"
-    json_file.write_text('{"format_version": 3}')
+    json_file.write_text('{"format_version": 4}')
     folder = tmp_path / "folder"
     folder.mkdir()
     half = tmp_path / "half.duckdb"
