@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QTextOption
 
 from app import style
@@ -232,7 +232,7 @@ class SpecBarChart(Chart):
         self.setXRange(0, span, padding=0)
         self.setYRange(-0.6, len(self.labels) - 0.4, padding=0)
         if chart.stacked:
-            self._label_segments(texts, self._inside(widths_px, span))
+            self._label_segments(texts, widths_px, span)
         else:
             self._label_ends(texts)
 
@@ -242,21 +242,33 @@ class SpecBarChart(Chart):
             self.values * self._px_per_unit(span) >= widths_px + self.label_padding_px
         )
 
-    def _label_segments(self, texts: list, inside: np.ndarray) -> None:
-        """Each part's value in its segment, or after the bar (the last part) or under its segment."""
-        last = len(self.chart.series) - 1
+    def _label_segments(self, texts: list, widths_px: np.ndarray, span: float) -> None:
+        """Each part's value in its segment, or after the bar (the last part) or under its segment;
+        a label under a segment starts after the one under the segment before it, and one that
+        would still cover another label or the axis's numbers is left out (the value is in the
+        results table)."""
+        last, unit_px = len(self.chart.series) - 1, self._px_per_unit(span)
+        row_px = self.getViewBox().height() / max(len(self.labels), 1)  # the y range is one unit a row
+        height_px = pg.TextItem("0").boundingRect().height()
+        inside, under, boxes = self._inside(widths_px, span), [], []
         for i, (row, row_texts, fits) in enumerate(zip(self.values, texts, inside)):
-            y_row, left = self._row_y(i), 0.0
+            y_row, left, free_px = self._row_y(i), 0.0, 0.0
             for c, (value, label, fit) in enumerate(zip(row, row_texts, fits)):
-                if value > 0:
-                    if fit:
-                        anchor, pos = (0.5, 0.5), (left + value / 2, y_row)
-                    elif c == last:
-                        anchor, pos = (0.0, 0.5), (left + value, y_row)
-                    else:
-                        anchor, pos = (0.5, 0.0), (left + value / 2, y_row - 0.32)
-                    self._text_item(label, "w" if fit else "#333", anchor, pos)
+                if value > 0 and (fit or c == last):
+                    x, anchor = (left + value / 2, (0.5, 0.5)) if fit else (left + value, (0.0, 0.5))
+                    self._text_item(label, "w" if fit else "#333", anchor, (x, y_row))
+                    boxes.append(_box_px(x * unit_px, -y_row * row_px, widths_px[i, c], height_px, anchor))
+                elif value > 0:
+                    start_px = max((left + value / 2) * unit_px - widths_px[i, c] / 2, free_px)
+                    free_px = start_px + widths_px[i, c] + self.label_padding_px
+                    box = _box_px(start_px, -(y_row - 0.32) * row_px, widths_px[i, c], height_px, (0.0, 0.0))
+                    under.append((label, (start_px / unit_px, y_row - 0.32), box))
                 left += float(value)
+        floor_px = 0.6 * row_px  # the bottom of the view (y -0.6): below it are the axis's numbers
+        for label, pos, box in under:
+            if box.bottom() <= floor_px and not any(box.intersects(b) for b in boxes):
+                self._text_item(label, "#333", (0.0, 0.0), pos)
+                boxes.append(box)
 
     def _label_ends(self, texts: list) -> None:
         """Each side-by-side bar's value after its end."""
@@ -268,6 +280,11 @@ class SpecBarChart(Chart):
                     self._text_item(
                         row[j], style.CHART_FOREGROUND, (0.0, 0.5), (min(self.values[i, j], top), ys[i])
                     )
+
+
+def _box_px(x_px: float, y_px: float, width_px: float, height_px: float, anchor: tuple) -> QRectF:
+    """The rectangle (px, y down) of a label ``width_px`` x ``height_px`` anchored at ``(x_px, y_px)``."""
+    return QRectF(x_px - anchor[0] * width_px, y_px - anchor[1] * height_px, width_px, height_px)
 
 
 class LatencyBreakdownChart(SpecBarChart):

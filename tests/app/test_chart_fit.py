@@ -169,3 +169,31 @@ def test_a_deep_queue_reads_in_millions_and_thousands_not_in_exponents(qtbot):
     assert axis.tickStrings([0.0, 500.0, 1000.0], 1.0, 500.0) == ["0", "500", "1000"]
     shown = [text for _, level in axis.tickValues(*axis.range, axis.height()) for text in level]
     assert shown and not any("e+" in s for s in axis.tickStrings(shown, 1.0, 5e5))
+
+
+def test_latency_labels_under_their_segments_never_overlap(qtbot):
+    """Four runs in a narrow Compare column: CAPTURE_LATENCY's and QLATENCY's values do not fit in
+    their segments, so both go under the bar, one after the other."""
+    from app.charts import LatencyBreakdownChart
+
+    chart = LatencyBreakdownChart()
+    qtbot.addWidget(chart)
+    chart.resize(220, 250)
+    chart.show()
+    metrics = [
+        {"capture_latency_ms": 580.1, "qlatency_ms": q, "apply_latency_ms": a}
+        for q, a in ((42.0, 44.6), (40.8, 48.2), (10.2, 31.9), (467.0, 139.7))
+    ]
+    chart.set_data(["#24", "#25", "#26", "#27"], metrics)
+    qtbot.wait(50)
+    boxes = [t.mapRectToScene(t.boundingRect()) for t in chart.texts]
+    shown = {t.textItem.toPlainText() for t in chart.texts}
+    assert {"44.6 ms", "48.2 ms", "31.9 ms", "139.7 ms"} <= shown  # every bar keeps its end value
+    assert len(shown) > 4  # and values under the bars where they fit
+    clashes = [
+        (chart.texts[i].textItem.toPlainText(), chart.texts[j].textItem.toPlainText())
+        for i in range(len(boxes))
+        for j in range(i + 1, len(boxes))
+        if boxes[i].intersects(boxes[j])
+    ]
+    assert not clashes, clashes
