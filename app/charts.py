@@ -7,7 +7,9 @@
 * :class:`HBarChart` - named values as horizontal bars (long names stay readable).
 * :class:`SpanChart` - one bar per row from a start to an end, its own colour and a text at its
   end, with labelled reference lines (a limit, a size now).
-* :class:`LineChart` - series against time or a swept knob, several curves overlaid.
+* :class:`LineChart` - series against time or a swept knob, several curves overlaid; its
+  :class:`SpecLineChart` draws a line chart the PDF report draws too
+  (:mod:`engine.report.line_charts`: the sweep curves, the simulation's time series).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from PySide6.QtGui import QColor, QTextOption
 
 from app import style
 from engine.report.charts import BarChartSpec, latency_breakdown, stage_utilisation
+from engine.report.line_charts import LineChartSpec
 
 pg.setConfigOptions(antialias=True, background="w", foreground=style.CHART_FOREGROUND)
 
@@ -588,11 +591,13 @@ class LineChart(Chart):
         series: dict[str, tuple[Sequence[float], Sequence[float]]],
         symbols: bool = False,
         unit: str | None = None,
+        colours: dict[str, str] | None = None,
     ) -> None:
         """Show exactly ``series`` (name -> (x, y)); other curves are hidden.
 
         ``unit`` (the y values' unit) rescales times and sizes to the unit of their magnitude
-        (:func:`engine.metrics.catalog.display_scale`) and labels the y axis with it.
+        (:func:`engine.metrics.catalog.display_scale`) and labels the y axis with it. ``colours``
+        (name -> colour) colours the curves; without it a new curve takes the next of the palette.
         """
         self.scale = 1.0
         if unit is not None:
@@ -625,6 +630,9 @@ class LineChart(Chart):
                 self.legend.addItem(curve, name)
             elif (curve.opts["symbol"] is not None) != symbols:
                 curve.setSymbol("o" if symbols else None)
+            if colours and name in colours:
+                curve.setPen(pg.mkPen(colours[name], width=2))
+                curve.setSymbolBrush(colours[name])
             curve.setData(np.asarray(x, dtype=float), np.asarray(y, dtype=float) * self.scale)
             curve.setVisible(True)
         for name in [n for n in self.curves if n not in series]:  # gone from the plot and the legend
@@ -693,3 +701,104 @@ class LineChart(Chart):
 
     def set_x_label(self, text: str) -> None:
         self.setLabel("bottom", text)
+
+
+class SpecLineChart(LineChart):
+    """Draws a :class:`engine.report.line_charts.LineChartSpec` (a chart the PDF draws too): its curves
+    in their colours, the dashed reference lines, the pick (a dashed vertical line and a ring on each
+    curve) and shaded bands (an outage), the x ticks at the knob's values when they are categories or
+    on a log scale. Items are built once and then only given data.
+    """
+
+    #: Point markers are drawn up to this many points; thousands only slow the drawing.
+    max_symbols = 300
+    #: Opacity (0..255) of a band's shade.
+    band_alpha = 40
+
+    def __init__(self, title: str = "", parent=None):
+        super().__init__(title, "", "", parent)
+        self.chart: LineChartSpec | None = None
+        self.vline = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen(style.GOOD, width=1.5, style=Qt.DashLine),
+            label="",
+            labelOpts={"position": 0.06, "color": style.GOOD, "anchors": [(0, 1), (0, 1)]},
+        )
+        self.vline.setVisible(False)
+        self.addItem(self.vline)
+        self.rings = pg.ScatterPlotItem(size=13, symbol="o", pen=pg.mkPen(style.GOOD, width=2), brush=None)
+        self.addItem(self.rings)
+        self.bands: list[pg.LinearRegionItem] = []
+        self.band_labels: list[pg.InfLineLabel] = []
+
+    def show_chart(self, chart: LineChartSpec | None) -> None:
+        """Draw ``chart``; None empties the chart."""
+        self.chart = chart
+        if chart is None:
+            self.set_series({})
+            self.set_lines([])
+            self.vline.setVisible(False)
+            self.rings.setData([], [])
+            self._show_bands(())
+            return
+        self._title(chart)
+        self.set_x_label(chart.x.text)
+        self.setLabel("left", chart.y.unit)
+        x = chart.x
+        custom = not x.numeric or x.log
+        self.getAxis("bottom").setTicks([x.ticks()] if custom else None)
+        names = [f"{chart.legend_title} {s.name}" if chart.legend_title else s.name for s in chart.series]
+        n_points = sum(len(s.points) for s in chart.series)
+        self.set_series(
+            {
+                name: ([x.position(v) for v in s.xs], [np.nan if y is None else y for y in s.ys])
+                for name, s in zip(names, chart.series)
+            },
+            symbols=n_points <= self.max_symbols,
+            colours={
+                name: style.line_colour(s.role, i, len(chart.series))
+                for i, (name, s) in enumerate(zip(names, chart.series))
+            },
+        )
+        self.legend.setVisible(chart.legend)
+        self.set_lines([(float(line.at), line.label, style.role_colour(line.role)) for line in chart.hlines])
+        self._show_pick(chart)
+        self._show_bands(chart.bands)
+
+    def _title(self, chart: LineChartSpec) -> None:
+        note = f" <span style='color:{style.NOTE_TEXT}'>{chart.note}</span>" if chart.note else ""
+        self.setTitle(chart.title + note, size=style.CHART_TITLE_SIZE)
+
+    def _show_pick(self, chart: LineChartSpec) -> None:
+        """The dashed vertical line at the pick and a ring on each curve's pick."""
+        vline = chart.vline
+        self.vline.setVisible(vline is not None)
+        if vline is not None:
+            self.vline.setPos(chart.x.position(vline.at))
+            self.vline.label.setFormat(f" {vline.label}")
+        marks = chart.markers
+        self.rings.setData([chart.x.position(v) for v, _ in marks], [float(y) for _, y in marks])
+
+    def _show_bands(self, bands) -> None:
+        """A shaded region per band, its label at the top; regions are reused."""
+        while len(self.bands) < len(bands):
+            region = pg.LinearRegionItem(movable=False)
+            region.setZValue(-10)
+            label = pg.InfLineLabel(
+                region.lines[0], "", position=0.92, color=style.TEXT, anchors=[(0, 0), (0, 0)]
+            )
+            self.addItem(region)
+            self.bands.append(region)
+            self.band_labels.append(label)
+        for i, region in enumerate(self.bands):
+            region.setVisible(i < len(bands))
+            if i < len(bands):
+                band = bands[i]
+                colour = QColor(style.role_colour(band.role))
+                colour.setAlpha(self.band_alpha)
+                region.setBrush(pg.mkBrush(colour))
+                for line in region.lines:
+                    line.setPen(pg.mkPen(colour.darker(110), width=1))
+                region.setRegion((band.start, band.end))
+                self.band_labels[i].setFormat(f" {band.label}")

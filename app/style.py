@@ -120,7 +120,15 @@ CHART_RULE = "#ccc"
 REFERENCE_LINE = "#888"
 """A reference line on a chart: zero, identity (predicted = measured)."""
 
-_ROLE_COLOURS = {"capture": CAPTURE, "queue": QUEUE, "apply": APPLY, "bottleneck": BOTTLENECK}
+_ROLE_COLOURS = {
+    "capture": CAPTURE,
+    "queue": QUEUE,
+    "apply": APPLY,
+    "bottleneck": BOTTLENECK,
+    "target": TARGET_LINE,
+    "good": GOOD,
+    "outage": BOTTLENECK,
+}
 
 
 def role_colour(role: str) -> str:
@@ -129,6 +137,27 @@ def role_colour(role: str) -> str:
     if role.startswith("run") and role[3:].isdigit():
         return RUN_COLOURS[int(role[3:]) % len(RUN_COLOURS)]
     return _ROLE_COLOURS.get(role, UNKNOWN_PART)
+
+
+def series_colour(i: int, n: int = 1) -> str:
+    """Colour of curve ``i`` of ``n`` in a line chart (window and PDF): :data:`RUN_COLOURS` in turn, or
+    for more curves than those the :data:`SEQUENTIAL` palette (neighbouring values of a second knob
+    get neighbouring colours)."""
+    if n <= len(RUN_COLOURS):
+        return RUN_COLOURS[i % len(RUN_COLOURS)]
+    f = i / (n - 1) * (len(SEQUENTIAL) - 1)
+    k = min(int(f), len(SEQUENTIAL) - 2)
+    a, b, t = SEQUENTIAL[k], SEQUENTIAL[k + 1], f - k
+    channels = (
+        int(a[j : j + 2], 16) + (int(b[j : j + 2], 16) - int(a[j : j + 2], 16)) * t for j in (1, 3, 5)
+    )
+    return "#" + "".join(f"{round(c):02x}" for c in channels)
+
+
+def line_colour(role: str, i: int, n: int) -> str:
+    """Colour of curve ``i`` of ``n`` with colour ``role`` (:mod:`engine.report.line_charts`): its
+    role's, or its position's when it has none."""
+    return role_colour(role) if role else series_colour(i, n)
 
 
 # -- fonts -------------------------------------------------------------------------------------------

@@ -36,16 +36,17 @@ from PySide6.QtWidgets import (
 )
 
 from app import style
-from app.charts import LineChart
+from app.charts import SpecLineChart
 from app.panels.results import format_number
 from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from engine.errors import FieldError
 from engine.limit import bottleneck_label
 from engine.metrics import knob_label
-from engine.metrics import label as metric_label
 from engine.model import Project
 from engine.registry import KINDS
-from engine.report.sweep import rate_note
+from engine.report.line_charts import is_number
+from engine.report.sweep import section_of_points
+from engine.report.sweep_charts import chart_kind, sweep_charts
 from engine.studies.sweep import knob_spec
 from engine.studies.sweep_pick import (  # noqa: F401 - RATE_METRICS, CPU_SUFFIXES, pick_smallest: kept importable from here
     CPU_LIMIT_PCT,
@@ -68,8 +69,6 @@ START_TEXT = "Sweep a knob over a range; every point is recorded in the run hist
 #: Targets and knobs offered first (the questions users bring: agents, batching, cores).
 PREFERRED_TARGETS = ("qapply", "qcapture", "db2_mirror_node", "channel", "queue_manager")
 PREFERRED_KNOBS = ("num_apply_agents", "trans_batch_sz", "cores", "job_sets", "batchsz", "buffpool_pages")
-#: Point markers are drawn up to this many points.
-MAX_SYMBOLS = 300
 
 
 def default_values(spec, current) -> str:
@@ -292,9 +291,9 @@ class SweepView(QWidget):
         self.pick_label.setStyleSheet(f"color:{style.PICKED}; font-weight:bold;")
         self.pick_label.hide()
         layout.addWidget(self.pick_label)
-        self.rate_chart = LineChart("Throughput", "", "")
-        self.latency_chart = LineChart("Latency", "", "ms")
-        self.cpu_chart = LineChart("CPU busy (%)", "", "%")
+        self.rate_chart = SpecLineChart("Throughput")
+        self.latency_chart = SpecLineChart("Latency")
+        self.cpu_chart = SpecLineChart("CPU busy (%)")
         self.table = read_only_table(["Value", "For each", "Throughput", "END2END_LATENCY\nms", "Bottleneck"])
         self.table.setColumnHidden(1, True)
         self.table.setWordWrap(False)
@@ -395,6 +394,7 @@ class SweepView(QWidget):
         one per curve, and its target, the same the sweep's PDF and ``qrtune report --sweep`` name."""
         self.section = section
         self.set_finished(section.sweep_id)
+        self.show_charts(section)
         picks = [(series, p) for series, p in section.picks if p is not None]
         self.pick = picks[0][1].point if len(section.picks) == 1 and picks else None
         if not picks:
@@ -425,8 +425,7 @@ class SweepView(QWidget):
         self.pick_label.clear()
         self.pick_label.hide()
         for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
-            chart.set_series({})
-            chart.set_lines([])
+            chart.show_chart(None)
             chart.set_x_label(axis_title(axis_name, self.base_project))
         self.table.setRowCount(0)
 
@@ -435,60 +434,28 @@ class SweepView(QWidget):
         self._axis_name = axis_name
         self.points = sorted(points, key=lambda p: p.index)
         ok = [p for p in self.points if not p.error]
-        x = _XPositions(self.points)
-        if not x.numeric:
-            for chart in (self.rate_chart, self.latency_chart, self.cpu_chart):
-                chart.getAxis("bottom").setTicks([x.ticks()])
-        names = {k for p in ok for k in p.metrics}
-        rates, lats, cpus = (
-            rate_metrics(names),
-            [m for m in LATENCY_METRICS if m in names],
-            cpu_metrics(names),
-        )
-        groups = list(dict.fromkeys(p.series for p in ok))
-        two = groups not in ([()], [])
-        by_name = self.by.axis_text().partition("=")[0].rpartition(".")[2] if groups != [()] else ""
-        shown = _charted_metrics(ok, rates, lats, cpus, two)
-        self._title_charts(
-            shown, two, f" {rate_note(self.goal_rate(axis_name))}" + _latency_gap_note(ok, lats)
-        )
-
-        def series(metric_names) -> dict:
-            """Curve name -> (x, y): one curve per metric, or with a second knob one per value of it."""
-            out = {}
-            for g in groups or [()]:
-                pts = [p for p in ok if p.series == g]
-                for m in metric_names:  # with a second knob the chart title names the metric
-                    name = f"{knob_label(by_name)}={_values_text(g)}" if two else metric_label(m)
-                    out[name] = ([x.of(p) for p in pts], [p.metrics.get(m, math.nan) for p in pts])
-            return out
-
-        rate_unit = next((p.units.get(rates[0], "") for p in ok if rates), "")
-        self.rate_chart.setLabel("left", rate_unit)
-        symbols = len(ok) <= MAX_SYMBOLS  # markers help few points; thousands only slow the drawing
-        self.rate_chart.set_series(series(shown["rate"]), symbols=symbols)
-        self.latency_chart.set_series(series(shown["lat"]), symbols=symbols, unit="ms")
-        self.cpu_chart.set_series(series(shown["cpu"]), symbols=symbols)
-        target = self.goal_rate(axis_name)
-        self.rate_chart.set_lines(
-            [(target, f"target {format_number(target)} {rate_unit}", style.BOTTLENECK)] if target else []
-        )
-        self.cpu_chart.set_lines(
-            [(CPU_LIMIT_PCT, f"{CPU_LIMIT_PCT:.0f}% CPU", style.BOTTLENECK)] if cpus else []
-        )
+        two = any(p.series for p in self.points)
+        by_name = self.by.axis_text().partition("=")[0] if two else ""
+        x_name = axis_name or self.axis.axis_text().partition("=")[0]
+        if self.points:
+            names = [x_name, by_name] if two else [x_name]
+            self.show_charts(section_of_points(self.points, names, self.base_project or self.project))
         self._fill_table()
-        self._label_table(two, by_name, axis_name)
-        self._show_pick(ok, rates, cpus, x.numeric and groups in ([()], []), axis_name)
+        self._label_table(two, by_name.rpartition(".")[2], axis_name)
+        metrics = {k for p in ok for k in p.metrics}
+        numeric = all(is_number(p.value) for p in self.points)
+        self._show_pick(ok, rate_metrics(metrics), cpu_metrics(metrics), numeric and not two, axis_name)
 
-    def _title_charts(self, shown: dict, two: bool, latency_note: str) -> None:
-        """Each chart's title; with a second knob it names the one metric charted."""
-        for chart, title, key in (
-            (self.rate_chart, "Throughput", "rate"),
-            (self.latency_chart, "Latency", "lat"),
-            (self.cpu_chart, "CPU busy (%)", "cpu"),
+    def show_charts(self, section) -> None:
+        """The throughput, latency and CPU charts of ``section`` (:func:`engine.report.sweep_charts.sweep_charts`,
+        as the sweep's PDF draws them); a chart without metrics is emptied."""
+        charts = {chart_kind(c): c for c in sweep_charts(section)}
+        for kind, view in (
+            ("rate", self.rate_chart),
+            ("latency", self.latency_chart),
+            ("cpu", self.cpu_chart),
         ):
-            text = f"{title}: {metric_label(shown[key][0])}" if two and shown[key] else title
-            chart.setTitle(text + (latency_note if key == "lat" else ""), size="9pt")
+            view.show_chart(charts.get(kind))
 
     def _fill_table(self) -> None:
         """One row per point; streamed points arrive in order, so only the new rows are filled."""
@@ -552,44 +519,6 @@ class SweepView(QWidget):
             return
         self.pick_label.setText(pick.describe(format_number))
         self.pick_label.show()
-
-
-class _XPositions:
-    """Where each sweep point stands on the x axis: its value when every value is a number, else the
-    position of its value among the distinct values (in sweep order), labelled by the value."""
-
-    def __init__(self, points: list):
-        self.numeric = all(
-            isinstance(p.value, (int, float)) and not isinstance(p.value, bool) for p in points
-        )
-        self.values = list(dict.fromkeys(p.value for p in points))
-
-    def of(self, point) -> float:
-        return float(point.value) if self.numeric else float(self.values.index(point.value))
-
-    def ticks(self) -> list:
-        """``(x, text)`` of every distinct value (for values that are not numbers)."""
-        return [(float(i), str(v)) for i, v in enumerate(self.values)]
-
-
-def _charted_metrics(ok: list, rates: list, lats: list, cpus: list, two: bool) -> dict:
-    """The metrics each chart draws (``rate``, ``lat``, ``cpu``): a few of each, or, with a second knob
-    (one curve per value of it), the headline metric of each chart only (the busiest CPU)."""
-    if not two:
-        return {"rate": rates[:3], "lat": lats[:4], "cpu": cpus[:4]}
-    busiest = max(cpus, key=lambda m: max(p.metrics.get(m, 0.0) for p in ok)) if cpus else None
-    return {"rate": rates[:1], "lat": lats[:1], "cpu": [busiest] if busiest else []}
-
-
-def _latency_gap_note(ok: list, lats: list) -> str:
-    """A note for the latency chart's title where points have no latency: a gap in a curve is said, never silent."""
-    n_missing = sum(1 for p in ok if lats and not any(m in p.metrics for m in lats))
-    if not n_missing:
-        return ""
-    return (
-        f" <span style='color:{style.NOTE_TEXT}'>(none at {n_missing} point(s): the offered rate is above "
-        "capacity and the queues grow)</span>"
-    )
 
 
 def _values_text(values) -> str:

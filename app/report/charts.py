@@ -20,18 +20,8 @@ from app import style
 from app.report.layout import Context, report_font
 from app.style import role_colour
 from engine.report.charts import BarChartSpec
+from engine.report.line_charts import nice_ticks
 from engine.report.model import format_value
-
-
-def nice_ticks(top: float, n: int = 5) -> list[float]:
-    """Round tick values from 0 to at least ``top`` (about ``n`` of them)."""
-    if not math.isfinite(top) or top <= 0:
-        return [0.0, 1.0]
-    raw = top / n
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    count = math.ceil(top / step - 1e-9)
-    return [i * step for i in range(count + 1)]
 
 
 def _font(pt: float, bold: bool = False) -> QFont:

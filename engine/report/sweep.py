@@ -293,19 +293,32 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         )
         for p in stored
     ]
-    ok = [p for p in points if not p.error]
-    names = {k for p in ok for k in p.metrics}
-    rate, latency, lats, cpus = _chart_metrics(names)
-    target = target_rate(project, {a.param for a in axes})
-    series = list(dict.fromkeys(p.series for p in points)) or [()]
-    picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
-    return SweepSection(
+    return _section(
+        points,
+        axes,
+        project,
+        target_rate(project, {a.param for a in axes}),
         sweep_id=info["id"],
         store=Path(str(store.path)).name,
         project_name=info["project_name"],
-        project=project,
         started=info.get("started"),
         n_points=info["n_points"],
+        setting_rows=_setting_rows(project, info["axes"], axes),
+        engine_versions=_distinct(r.engine_version for r in runs),
+        coefficients_versions=_distinct(r.coefficients_version for r in runs),
+    )
+
+
+def _section(points: list, axes: tuple, project, target: float | None, **recorded) -> SweepSection:
+    """A :class:`SweepSection` of ``points``: the charted metrics, units, labels and picks worked out,
+    ``recorded`` the fields the store knows (id, file, name, start, size, settings, versions)."""
+    ok = [p for p in points if not p.error]
+    names = {k for p in ok for k in p.metrics}
+    rate, latency, lats, cpus = _chart_metrics(names)
+    series = list(dict.fromkeys(p.series for p in points)) or [()]
+    picks = tuple((s, choose([p for p in ok if p.series == s], axes[0].label, target)) for s in series)
+    return SweepSection(
+        project=project,
         n_done=len(points),
         n_failed=sum(1 for p in points if p.error),
         axes=axes,
@@ -318,10 +331,66 @@ def sweep_section(store, sweep_id: int) -> SweepSection:
         labels={m: _metric_label(m) for m in names},
         target_rate=target,
         picks=picks,
-        setting_rows=_setting_rows(project, info["axes"], axes),
-        engine_versions=_distinct(r.engine_version for r in runs),
-        coefficients_versions=_distinct(r.coefficients_version for r in runs),
+        **recorded,
     )
+
+
+def section_of_points(points: Sequence, axis_names: Sequence[str], project=None) -> SweepSection:
+    """The sweep of ``points`` not yet read back from a store (the points a sweep has streamed so far).
+
+    Parameters
+    ----------
+    points : sequence
+        Each with ``index``, ``value`` (of the first knob), ``series`` (of the others), ``run_id``,
+        ``metrics``, ``units``, ``bottleneck`` and ``error`` (:class:`app.tasks.SweepPoint`).
+    axis_names : sequence of str
+        ``target.param`` of each knob, the first the x axis.
+    project : engine.model.Project, optional
+        The project swept: its target rate is the pick's goal, its knobs name the axes.
+    """
+    rows = [
+        SweepPointRow(
+            p.index,
+            (p.value, *p.series),
+            p.run_id,
+            p.metrics,
+            p.units,
+            bottleneck_label(p.bottleneck),
+            p.error,
+        )
+        for p in sorted(points, key=lambda p: p.index)
+    ]
+    axes = tuple(
+        _axis_info(
+            {
+                "target": name.rpartition(".")[0],
+                "param": name.rpartition(".")[2],
+                "values": _distinct_values(r.values[i] for r in rows),
+            },
+            project,
+        )
+        for i, name in enumerate(axis_names)
+    )
+    target = target_rate(project, {a.param for a in axes}) if project is not None else None
+    return _section(
+        rows,
+        axes,
+        project,
+        target,
+        sweep_id=0,
+        store="",
+        project_name=getattr(project, "name", ""),
+        started=None,
+        n_points=len(rows),
+        setting_rows=(),
+        engine_versions=(),
+        coefficients_versions=(),
+    )
+
+
+def _distinct_values(values) -> tuple:
+    """Each value once, in first-seen order."""
+    return tuple(dict.fromkeys(values))
 
 
 def _stored_project(store, project_hash: str):
@@ -430,6 +499,7 @@ __all__ = [
     "UnknownSweepError",
     "build_sweep_report",
     "rate_note",
+    "section_of_points",
     "sweep_section",
     "values_text",
 ]
