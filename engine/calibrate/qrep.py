@@ -59,6 +59,29 @@ CPU_MODELS = {
     },
     "zEC12-2827": {"mips_per_cp": 1514.0, "storage": "ds8000", "note": "approximate single-engine rating"},
     "z13-2964": {"mips_per_cp": 1695.0, "storage": "ds8000", "note": "approximate single-engine rating"},
+    # z14 to z17: IBM's published capacity of one full-capacity general CP (the 701 model's PCI,
+    # Processor Capacity Index, from the LSPR multi-image tables), which IBM sets MIPS ratings from.
+    "z14-3906": {
+        "mips_per_cp": 1832.0,
+        "storage": "ds8000",
+        "note": "IBM LSPR (SC28-1187), z14 3906-701 PCI 1,832",
+    },
+    "z15-8561": {
+        "mips_per_cp": 2055.0,
+        "storage": "ds8000",
+        "note": "IBM LSPR (SC28-1187), z15 8561-701 PCI 2,055",
+    },
+    "z16-3931": {
+        "mips_per_cp": 2253.0,
+        "storage": "ds8000",
+        "note": "IBM z16 Technical Overview (Washington Systems Center, 2022): 701 = 100% = about 2,253 PCI",
+    },
+    "z17-9175": {
+        "mips_per_cp": 2500.0,
+        "storage": "ds8000",
+        "note": "approximate: IBM's z17 announcement (2025) gives a per-processor gain over the z16; "
+        "the 9175-701 PCI is to be checked against IBM's LSPR tables",
+    },
     "POWER9": {"mips_per_cp": 1800.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
     "POWER10": {"mips_per_cp": 2300.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
 }
@@ -599,6 +622,15 @@ def _data_label(path: Path) -> str:
         return str(path)
 
 
+def _write_cpu_models(out: Path) -> int:
+    """Replace the CPU models of the coefficient file ``out`` with :data:`CPU_MODELS` (nothing refitted)."""
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    doc["cpu_models"] = CPU_MODELS
+    atomic_write_text(out, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    print(f"wrote the {len(CPU_MODELS)} CPU models of {out} ({doc['version']})")
+    return 0
+
+
 def main(argv=None) -> int:
     from engine.calibrate.misc.sources import add_exclude_option
 
@@ -610,8 +642,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--warm", action="store_true", help="start from the current coefficient file, not the priors"
     )
+    ap.add_argument(
+        "--cpu-models-only",
+        action="store_true",
+        help="rewrite only the CPU models of the coefficient file (their ratings change no fitted value)",
+    )
     add_exclude_option(ap, "rp-t3-3-*")
     a = ap.parse_args(argv)
+    if a.cpu_models_only:
+        return _write_cpu_models(Path(a.out))
     data = json.loads(Path(a.data).read_text(encoding="utf-8"))
     start = {}
     if a.warm and Path(a.out).exists():

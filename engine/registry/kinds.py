@@ -29,7 +29,20 @@ from engine.registry.topology_knobs import (
     SQL_APPLY_PARAMS,
 )
 
-CPU_MODELS = ("z900-2064-216", "z196-2817-778", "zEC12-2827", "z13-2964", "POWER9", "POWER10")
+#: Processor models a CPU speed is stored for (``cpu_models`` of ``assets/coefficients/qrep.json``,
+#: written by ``python -m engine.calibrate.qrep``, each with its source).
+CPU_MODELS = (
+    "z900-2064-216",
+    "z196-2817-778",
+    "zEC12-2827",
+    "z13-2964",
+    "z14-3906",
+    "z15-8561",
+    "z16-3931",
+    "z17-9175",
+    "POWER9",
+    "POWER10",
+)
 Q = "qrep"
 MIR = "db2mirror"
 MOV = "mq-mover"
