@@ -32,7 +32,7 @@ def _offload_pair(level: int, threshold_pct: int, size_kb: int) -> tuple:
             "int",
             threshold_pct,
             "%",
-            f"Structure usage from which messages larger than OFFLD{level}SZ are offloaded.",
+            f"Structure usage from which messages larger than OFFLD{level}SZ are offloaded (100: rule off).",
             _CF,
             f"mq.offld{level}thr",
             minimum=0,
@@ -43,11 +43,11 @@ def _offload_pair(level: int, threshold_pct: int, size_kb: int) -> tuple:
             "int",
             size_kb,
             "KB",
-            f"Messages larger than this are offloaded once usage passes OFFLD{level}THR (0: all).",
+            f"Messages larger than this are offloaded once usage passes OFFLD{level}THR (0: all; 64: rule off).",
             _CF,
             f"mq.offld{level}sz",
             minimum=0,
-            maximum=63,
+            maximum=64,
         ),
     )
 
@@ -85,7 +85,7 @@ QSG_PARAMS = tuple(
             "float",
             0.0,
             "GB",
-            "Storage-class memory extending the structure when its real storage is full (0: none).",
+            "Storage-class memory (CFRM SCMMAXSIZE) taking entries once the structure is 90% full (0: none).",
             _CF,
             "mq.scmmaxsize_gb",
             minimum=0,
@@ -129,6 +129,18 @@ QUEUE_MAP_PARAMS = (
         "qcapture.num_parallel_sendqs",
         minimum=1,
         maximum=16,
+    ),
+    _p(
+        "qfull_retry_delay_ms",
+        "int",
+        250,
+        "ms",
+        "Q Capture's wait before putting again after a put fails on a full queue or CF structure "
+        "(QFULL_RETRY_DELAY; MQRC 2192 on a full structure).",
+        f"{SEED_MQ_V8}, Exploit 64-bit storage without increasing size of buffer pool (retry mode)",
+        "qcapture.qfull_retry_delay_ms",
+        minimum=10,
+        maximum=3_600_000,
     ),
 )
 

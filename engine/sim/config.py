@@ -170,6 +170,7 @@ class PipelineConfig:
     dependent_share: float = 0.0
     coefficients_version: str = ""
     notes: tuple = field(default=())
+    cf_structure: tuple | None = None
 
     @property
     def commit_cycle_s(self) -> float:
@@ -610,5 +611,6 @@ def build_config(
         dependent_share=share,
         coefficients_version=getattr(prediction, "coefficients_version", ""),
         notes=tuple(notes),
+        cf_structure=cost_model.cf_structure_of(settings),
         **knobs,
     )

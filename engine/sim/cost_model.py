@@ -238,6 +238,17 @@ def _zos_pool(qm: dict, settings: dict, coefficients, which: str) -> tuple[float
     return held, read_us * 1e-6, [note]
 
 
+def cf_structure_of(settings: dict) -> tuple | None:
+    """``(TopologyInputs, TopologyCoefficients)`` of a shared queue's CF structure, or None for
+    private queues (:mod:`engine.sim.cf_course` walks it through the run)."""
+    if not knob(settings, "mq.shared_queue"):
+        return None
+    from engine.perf.qrep import topology_coefficients
+    from engine.perf.qrep.inputs import read_inputs
+
+    return read_inputs(settings)[0].topo, topology_coefficients.load()
+
+
 def queue_pool(
     qm: dict, settings: dict, msg_bytes: float, which: str, coefficients=None
 ) -> tuple[float, float, list[str]]:

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import FieldError, QrtuneError
+from engine.sim.cf_course import SUMMARY_UNITS as CF_UNITS
 from engine.sim.config import PipelineConfig
 from engine.sim.monitor import rows_from_columns, to_csv
 
@@ -99,6 +100,7 @@ SUMMARY_UNITS = {
     "peak_tracked_changes": "changes",
     "initial_queue_applied_s": "s",
     "in_flight_drain_s": "s",
+    **CF_UNITS,
 }
 
 

@@ -12,8 +12,8 @@ from datetime import datetime
 import numpy as np
 
 from engine.errors import FieldError, QrtuneError, UnsupportedKindError, ValueRangeError
+from engine.sim import cf_course, stationary
 from engine.sim import profiles as _profiles
-from engine.sim import stationary
 from engine.sim.accumulate import Accumulator
 from engine.sim.config import PipelineConfig, build_config
 from engine.sim.events import Event, Warp
@@ -426,11 +426,13 @@ def simulate_config(
     summary.update(_copied_figures(copied, n_txn, n_rows))
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
     summary.update(_drain_figures(summary, duration_s, last_done, initial_recvq_msgs, preload_applied_s))
+    cf_summary, cf_series = cf_course.course(acc, cfg, initial_recvq_msgs)
+    summary.update(cf_summary)
     if tr is not None:
         tr = {k: np.concatenate(v) for k, v in tr.items()}
     start = start_time or datetime(2024, 1, 1)
     mon = monitor_columns(acc, cfg.capture_monitor_s, cfg.apply_monitor_s, start)
-    return SimResult(mon, _timeseries(acc, cfg), summary, cfg, tr)
+    return SimResult(mon, {**_timeseries(acc, cfg), **cf_series}, summary, cfg, tr)
 
 
 def _stationary_plan(profile, events, duration_s: float, dt: float, cfg, chunk_txns: int, allowed: bool):

@@ -31,13 +31,22 @@ backlog left at that moment, on average half the initial backlog's apply time
 (``catch_up_wait_ms``); the latencies reported are those once caught up. The stages are the
 capture side's at the workload's rate and the apply side's at its catch-up rate; the busiest,
 the apply side's limiting stage, is the bottleneck (it sets the catch-up time).
+
+On shared queues the CF structure fills and empties with the depth in time
+(:mod:`engine.perf.qrep.catch_up_cf`): when it fills, puts fail (MQRC 2192), Q Capture retries
+and slows to Q Apply's rate, and the times above come from that course instead of the closed form.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from engine.metrics.catalog import info
+from engine.perf.qrep import catch_up_cf
 from engine.perf.qrep.queue_maps import base_name
+
+#: Q Capture's retry delay, which matters only when a put fails on a full CF structure.
+RETRY_DELAY = "qcapture.qfull_retry_delay_ms"
 
 #: Units of the metrics a catch-up adds.
 UNITS = {
@@ -48,6 +57,7 @@ UNITS = {
     "catch_up_apply_s": "s",
     "catch_up_peak_depth_msgs": "msgs",
     "elapsed_s": "s",
+    **{name: info(name).unit for name in catch_up_cf.METRICS},
 }
 
 
@@ -116,10 +126,25 @@ def solve(inp, c, solve_one, order: tuple):
         extra["catch_up_wait_ms"] = 1000.0 * backlog_rows / (2.0 * apply_rows_per_s)
     else:
         extra["backlog_growth_rows_per_s"] = capture_rows_per_s - apply_rows_per_s
+    capture_latency_ms = steady.capture_latency_ms
+    inert_settings = steady.inert_settings
+    if inp.shared_queue:
+        cf = catch_up_cf.structure_in_time(
+            inp, drain.geometry.msg_bytes, rows_per_msg, capture_rows_per_s, apply_rows_per_s
+        )
+        if cf is not None:
+            extra.update(cf["figures"])
+            extra.update({name: v for name, v in cf["times"].items() if name != "capture_rows_per_s"})
+            capture_rows_per_s = cf["times"].get("capture_rows_per_s", capture_rows_per_s)
+            capture_latency_ms += cf["figures"].get("cf_capture_wait_ms", 0.0)
+            if cf["figures"]["cf_put_failures"] > 0:
+                inert_settings = {k: v for k, v in inert_settings.items() if k != RETRY_DELAY}
     return dataclasses.replace(
         steady,
         overloaded=steady.overloaded
         and not inp.catch_up_payload_msgs,  # a finite job's backlog stops growing
+        capture_latency_ms=capture_latency_ms,
+        inert_settings=inert_settings,
         rows_per_s=capture_rows_per_s,
         stages=tuple(capture) + tuple(st for st in drain.stages if not _capture_side(st.name, order)),
         bottleneck=drain.bottleneck,

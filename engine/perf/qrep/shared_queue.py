@@ -7,20 +7,22 @@ MQPUT, the channel's MQGET and MQPUT, Q Apply's browse and destructive MQGET
 coefficient) and uses the CF's processors (``cf_cpu_us_per_request`` plus
 ``cf_cpu_us_per_kb`` of entry data): the ``cf_structure`` stage, ``mq.cf_cps`` servers.
 
-Where the message data lives (seed 003, "Regression - shared queue - CFLEVEL(5)"): a
-message larger than 63 KB is always offloaded (to shared message data sets, SMDS, or Db2
-with ``mq.offload``), leaving a small entry in the structure. Smaller messages are
-offloaded once the structure's usage passes a tier: from OFFLD1THR on, messages larger than
-OFFLD1SZ, and so on for levels 2 and 3 (MQ defaults 70%/32 KB, 80%/4 KB, 90%/0 KB). The
-usage comes from the queued depth (:func:`placement`): the first messages of a deep queue
-stay in the structure, later ones are offloaded as the tiers are passed. An offloaded
-message costs an SMDS block write at the put and a read at the first get of each shared
-queue (``smds`` stage, ``smds_parallel_ios`` concurrent I/Os), or a Db2 row insert and
-select with ``OFFLOAD(DB2)``. SCM (``mq.scmmaxsize_gb``) extends the structure beyond
-its real storage: entries kept there cost ``scm_access_us`` to bring back. A depth beyond
-structure and SCM cannot be queued: puts fail (MQRC 2192, storage medium full) and Q
-Capture retries them, so the backlog waits in the Db2 log (:func:`placement`'s
-``held_back_msgs``).
+Where the message data lives (seed 003, "Regression - shared queue - CFLEVEL(5)", and IBM's
+CFSTRUCT documentation; the rules are :mod:`engine.perf.qrep.cf_structure`'s): a message
+larger than 63 KB is always offloaded (to shared message data sets, SMDS, or Db2 with
+``mq.offload``), leaving a small entry in the structure. Smaller messages are offloaded once
+the structure's usage passes a tier: from OFFLD1THR on, messages larger than OFFLD1SZ, and so
+on for levels 2 and 3 (MQ defaults 70%/32 KB, 80%/4 KB, 90%/0 KB; OFFLDnSZ 64 KB or
+OFFLDnTHR 100% turns a rule off). The usage comes from the queued depth (:func:`placement`):
+the first messages of a deep queue stay in the structure, later ones are offloaded as the
+tiers are passed. An offloaded message costs an SMDS block write at the put and a read at
+the first get of each shared queue (``smds`` stage, ``smds_parallel_ios`` concurrent I/Os),
+or a Db2 row insert and select with ``OFFLOAD(DB2)``. SCM (``mq.scmmaxsize_gb``) takes the
+entries the CF moves out once the structure is 90% full: entries kept there cost
+``scm_access_us`` to bring back. A depth beyond structure and SCM cannot be queued: puts fail
+(MQRC 2192, storage medium full) and Q Capture retries them, so the backlog waits in the Db2
+log (:func:`placement`'s ``held_back_msgs``; in time, a catch-up's and a simulation's
+structure fills and empties with the depth, :mod:`engine.perf.qrep.cf_structure`).
 
 Coefficients are documented priors in ``assets/coefficients/topologies.json`` (no seed gives
 CF figures; each one's assumption is stated there).
@@ -31,9 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.metrics.catalog import info
+from engine.perf.qrep.cf_structure import ALWAYS_OFFLOAD_BYTES, CfStructure
 
-#: Messages larger than this are always offloaded from a CF structure (63 KB, MQ CFLEVEL(5)).
-ALWAYS_OFFLOAD_BYTES = 63 * 1024
+__all__ = ["ALWAYS_OFFLOAD_BYTES", "CfStructure", "costs", "metrics", "placement", "sim_holding", "stages"]
+
 #: CF requests per message when both queues are shared: Q Capture's put, the channel's get
 #: and put, Q Apply's browse and destructive get.
 CF_REQUESTS_PER_MSG = 5
@@ -41,6 +44,8 @@ CF_REQUESTS_PER_MSG = 5
 #: each queue's first get (the destructive get after a browse finds the block in DSBUFS).
 OFFLOAD_IOS_PER_MSG = 4
 BYTES_PER_MB = 1048576.0
+#: More messages than any structure holds (to find how many it does).
+ENOUGH_MSGS = 1e18
 #: Metrics of :func:`metrics`, with their units from the metric catalogue.
 METRICS = (
     "cf_cpu_pct",
@@ -75,20 +80,13 @@ class Placement:
     held_back_msgs: float
 
 
-def _offload_from(topo, msg_bytes: float) -> float:
-    """Structure usage share (0..1) from which a message of ``msg_bytes`` is offloaded."""
-    if msg_bytes > ALWAYS_OFFLOAD_BYTES:
-        return 0.0
-    thresholds = [thr for thr, size in topo.offload_rules if msg_bytes > size]
-    return min(thresholds, default=1.0)
-
-
 def placement(topo, k, msg_bytes: float, depth_msgs: float) -> Placement:
-    """Fill the structure with ``depth_msgs`` messages of ``msg_bytes`` in arrival order.
+    """Fill an empty structure with ``depth_msgs`` messages of ``msg_bytes`` in arrival order.
 
     Messages put while usage is below their offload threshold keep their data in the
     structure (``msg_bytes`` plus ``cf_entry_overhead_bytes``); later ones leave only the
-    entry. Entries beyond the real storage go to SCM; beyond SCM puts fail.
+    entry; with no rule selecting them (offload turned off) all keep their data. From 90% of
+    the real storage on, entries go to SCM (if any); beyond structure and SCM puts fail.
 
     Parameters
     ----------
@@ -99,21 +97,14 @@ def placement(topo, k, msg_bytes: float, depth_msgs: float) -> Placement:
     depth_msgs : float
         Messages on the queue.
     """
-    real = topo.cf_structure_mb * BYTES_PER_MB
-    full_entry = msg_bytes + k.cf_entry_overhead_bytes
-    small_entry = k.cf_entry_overhead_bytes
-    in_cf = min(depth_msgs, _offload_from(topo, msg_bytes) * real / full_entry)
-    offloaded = depth_msgs - in_cf
-    used = in_cf * full_entry + offloaded * small_entry
-    capacity = real + topo.scm_mb * BYTES_PER_MB
-    held_back = max(0.0, (used - capacity) / small_entry) if used > capacity else 0.0
-    kept = max(depth_msgs - held_back, 1e-12)
-    scm_bytes = min(max(used - real, 0.0), topo.scm_mb * BYTES_PER_MB)
+    cf = CfStructure.of(topo, k, msg_bytes)
+    kept, offloaded = cf.put(depth_msgs)
+    share = 1.0 / kept if kept > 0 else 0.0
     return Placement(
-        offloaded_share=min(offloaded, kept) / kept if depth_msgs > 0 else 0.0,
-        scm_share=scm_bytes / small_entry / kept if depth_msgs > 0 else 0.0,
-        used_share=min(used, real) / real,
-        held_back_msgs=held_back,
+        offloaded_share=offloaded * share,
+        scm_share=cf.scm_msgs() * share,
+        used_share=cf.real_used_share,
+        held_back_msgs=depth_msgs - kept,
     )
 
 
@@ -233,13 +224,13 @@ def sim_holding(inp, k, msg_bytes: float) -> tuple[float, str]:
     held_msgs, note
     """
     topo = inp.topo
-    real = topo.cf_structure_mb * BYTES_PER_MB
-    full_entry, small_entry = msg_bytes + k.cf_entry_overhead_bytes, k.cf_entry_overhead_bytes
-    in_cf = _offload_from(topo, msg_bytes) * real / full_entry
-    held = in_cf + (real + topo.scm_mb * BYTES_PER_MB - in_cf * full_entry) / small_entry
+    cf = CfStructure.of(topo, k, msg_bytes)
+    held, offloaded = cf.put(ENOUGH_MSGS)
+    in_cf = held - offloaded
     note = (
         f"shared queue: the {topo.cf_structure_mb:,.0f} MB CF structure (and SCM) holds {held:,.0f} messages, "
-        f"{in_cf:,.0f} of them with their data before offloading to {topo.offload}; puts failing on a full "
-        "structure are not simulated"
+        f"{in_cf:,.0f} of them with their data"
+        + (f" before offloading to {topo.offload}" if offloaded > 0 else " (no offload rule selects them)")
+        + "; the structure's fill, offloads, SCM and failing puts over time are reported beside the run"
     )
     return held, note

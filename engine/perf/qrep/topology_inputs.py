@@ -7,6 +7,8 @@ Scenario fields (``kind: qrep``; defaults and ranges from :mod:`engine.registry.
     The coupling-facility list structure of a shared queue (``mq.shared_queue: true``).
 ``qcapture.queue_maps``, ``qcapture.num_parallel_sendqs``
     Replication queue maps the tables are spread over evenly, and send queues per map.
+``qcapture.qfull_retry_delay_ms``
+    Q Capture's wait before a put that failed on a full CF structure is tried again.
 ``hardware.data_sharing_members``
     Db2 data-sharing members whose merged log Q Capture reads (1: no data sharing).
 ``run.mode: catch-up`` (read with the other Q Replication inputs)
@@ -62,6 +64,8 @@ class TopologyInputs:
         SQL Apply's subscription-set interval, s (0: continuous).
     compare_sql : bool
         Add SQL Replication's figures to a Q Replication prediction.
+    qfull_retry_delay_ms : float
+        Q Capture's wait after a put fails on a full CF structure (MQRC 2192), ms.
     """
 
     cf_structure_mb: float
@@ -75,6 +79,7 @@ class TopologyInputs:
     other_member_log_interval_ms: float | None
     sql_apply_interval_s: float
     compare_sql: bool
+    qfull_retry_delay_ms: float
 
 
 def read_topology(reader: SettingsReader) -> TopologyInputs:
@@ -112,6 +117,7 @@ def read_topology(reader: SettingsReader) -> TopologyInputs:
         other_member_log_interval_ms=reader.optional("hardware.other_member_log_interval_ms"),
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
+        qfull_retry_delay_ms=reader.number("qcapture.qfull_retry_delay_ms"),
     )
 
 

@@ -1,0 +1,136 @@
+"""A catch-up on shared queues: the CF structure fills and empties with the depth in time.
+
+:mod:`engine.perf.qrep.catch_up` gives the capture side's and Q Apply's rates; on shared queues
+(``mq.shared_queue``) the queued messages live in one CF list structure
+(:mod:`engine.perf.qrep.cf_structure`), and its course decides what a catch-up reports: the
+initial backlog is put into an empty structure, then each step Q Capture puts at its rate and Q
+Apply deletes at its catch-up rate. Messages put while the usage is past an OFFLDnTHR are
+offloaded (exactly those), SCM takes entries from 90% on, and once the structure is full puts fail
+(MQRC 2192) and Q Capture retries every ``qcapture.qfull_retry_delay_ms``: it then puts only what
+Q Apply frees, so capture slows to Q Apply's rate, the captured transactions wait in the Db2 log
+(CAPTURE_LATENCY grows by ``cf_capture_wait_ms``) and a finite job's capture ends later.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.perf.qrep import topology_coefficients
+from engine.perf.qrep.cf_structure import CfStructure, Walk, walk
+
+#: Figures a catch-up on shared queues adds.
+METRICS = (
+    "cf_structure_peak_used_pct",
+    "cf_scm_peak_mb",
+    "cf_offloaded_msgs",
+    "cf_put_failures",
+    "cf_full_s",
+    "cf_capture_wait_ms",
+    "cf_full_after_s",
+)
+#: Time steps of a catch-up's walk (its length over this is the step).
+STEPS = 4000
+#: Steps past the point the structure fills, for a catch-up whose backlog keeps growing.
+AFTER_FULL = 1.25
+#: Walk length over the closed-form end, so the end falls inside the walk.
+SLACK = 1.05
+EMPTY_MSGS = 1e-6
+
+
+def _horizon_s(cf: CfStructure, backlog: float, payload: float, capture: float, apply: float):
+    """Length of the walk, s: past a finite job's end, a catch-up's end, or the structure's filling
+    (None: a backlog that never grows nor shrinks)."""
+    if payload > 0:
+        return SLACK * (payload / capture + (backlog + payload) / apply)
+    if capture < apply:
+        return SLACK * backlog / (apply - capture)
+    if capture == apply:
+        return None
+    room_msgs = max(cf.capacity_bytes - cf.used_bytes, 0.0) / cf.small_entry_bytes
+    return AFTER_FULL * (room_msgs / (capture - apply) + 1.0)
+
+
+def _walk(
+    inp, msg_bytes: float, capture: float, apply: float
+) -> tuple[Walk, float, float, float, float] | None:
+    """The walk from the initial backlog: (walk, backlog kept in the structure, of it offloaded,
+    peak real usage %, peak SCM MB); None when there is nothing to walk."""
+    topo, backlog, payload = inp.topo, inp.initial_depth_msgs, inp.catch_up_payload_msgs
+    cf = CfStructure.of(topo, topology_coefficients.load(), msg_bytes)
+    kept, off0 = cf.put(backlog)
+    horizon = _horizon_s(cf, backlog, payload, capture, apply)
+    if horizon is None or horizon <= 0.0:
+        return None
+    dt = horizon / STEPS
+    wanted = np.full(STEPS, capture * dt)
+    if payload > 0:
+        cum = np.minimum(np.cumsum(wanted), payload)
+        wanted = np.diff(cum, prepend=0.0)
+    wanted[0] += backlog - kept  # the backlog beyond the structure is still Q Capture's to put
+    used0, scm0 = 100.0 * cf.real_used_share, cf.scm_used_bytes / 1048576.0
+    w = walk(cf, dt, wanted, np.full(STEPS, apply * dt), topo.qfull_retry_delay_ms / 1000.0)
+    return w, kept, off0, max(used0, float(w.used_pct.max()), 0.0), max(scm0, float(w.scm_mb.max()))
+
+
+def structure_in_time(
+    inp, msg_bytes: float, rows_per_msg: float, capture_rows_per_s: float, apply_rows_per_s
+):
+    """The catch-up's figures on shared queues, or None when the walk does not apply.
+
+    Parameters
+    ----------
+    inp : QrepInputs
+        A catch-up on shared queues (its backlog, payload, structure and retry delay).
+    msg_bytes, rows_per_msg : float
+        Bytes and rows of one message.
+    capture_rows_per_s, apply_rows_per_s : float
+        Q Capture's rate (the workload's or its capacity) and Q Apply's catch-up rate.
+
+    Returns
+    -------
+    dict or None
+        ``figures`` (metric -> value: the structure's peak usage and SCM, the messages offloaded,
+        the failing puts and time full, Q Capture's wait) and what the catch-up reports instead of
+        its closed form (``catch_up_capture_s``, ``catch_up_apply_s``, ``elapsed_s``,
+        ``catch_up_peak_depth_msgs``, ``catch_up_s``, ``capture_rows_per_s``), under ``times``.
+    """
+    capture, apply = capture_rows_per_s / rows_per_msg, apply_rows_per_s / rows_per_msg
+    out = _walk(inp, msg_bytes, capture, apply)
+    if out is None:
+        return None
+    w, kept, off0, used_peak, scm_peak = out
+    put_total = kept + float(w.put_msgs.sum())
+    offloaded = off0 + float(w.offloaded_msgs.sum())
+    figures = {
+        "cf_structure_peak_used_pct": used_peak,
+        "cf_scm_peak_mb": scm_peak,
+        "cf_offloaded_msgs": offloaded,
+        "offloaded_msgs_pct": 100.0 * offloaded / put_total if put_total > 0 else 0.0,
+        "cf_put_failures": float(w.failed_puts.sum()),
+        "cf_full_s": float(w.full_s.sum()),
+    }
+    times: dict = {}
+    pending = w.held_msgs
+    empty = (w.depth_msgs <= EMPTY_MSGS) & (pending <= EMPTY_MSGS)
+    if inp.catch_up_payload_msgs > 0:
+        to_put = inp.catch_up_payload_msgs + inp.initial_depth_msgs - kept
+        captured = np.cumsum(w.put_msgs) >= to_put - EMPTY_MSGS
+        capture_s = w.first_time(captured & (pending <= EMPTY_MSGS)) or float(w.t_s[-1])
+        apply_s = w.first_time(empty) or float(w.t_s[-1])
+        times = {
+            "catch_up_capture_s": capture_s,
+            "catch_up_apply_s": max(apply_s, capture_s),
+            "elapsed_s": max(apply_s, capture_s),
+            "catch_up_peak_depth_msgs": max(kept, float(w.depth_msgs.max())),
+            "capture_rows_per_s": inp.catch_up_payload_msgs * rows_per_msg / capture_s,
+        }
+        figures["cf_capture_wait_ms"] = 1000.0 * w.wait_msg_s / put_total if put_total > 0 else 0.0
+    elif capture < apply:
+        times["catch_up_s"] = w.first_time(empty) or float(w.t_s[-1])
+        figures["cf_capture_wait_ms"] = 1000.0 * w.wait_msg_s / put_total if put_total > 0 else 0.0
+    else:
+        full_after = w.first_time(w.failed_puts > 0)
+        if full_after is not None:
+            figures["cf_full_after_s"] = full_after
+            times["capture_rows_per_s"] = apply_rows_per_s  # Q Capture puts only what Q Apply frees
+    return {"figures": figures, "times": times}
