@@ -63,7 +63,7 @@ def course(acc, cfg, initial_msgs: float) -> tuple[dict, dict]:
     series = {
         "cf.used_pct": w.used_pct,
         "cf.scm_mb": w.scm_mb,
-        "cf.depth_msgs": w.depth_msgs,
+        "cf.msgs": w.depth_msgs,
         "cf.offloaded_msgs_per_s": w.offloaded_msgs / acc.dt,
         "cf.put_failures": w.failed_puts,
         "cf.held_msgs": w.held_msgs,
