@@ -1,8 +1,11 @@
 """The advisor panel: engine-checked recommendations and goal seeking for the open project.
 
 "Advise" runs every advisor rule (:func:`engine.advise.advise`) in a background
-:class:`app.worker.TaskRunner`; "Seek" searches a goal (a named one such as
-``fewest-agents:60000`` or ``outage-pool:20``, or one written out). Each result lists what
+:class:`app.worker.TaskRunner`; "Seek goal" searches the goal of the goal form
+(:class:`app.panels.goal_form.GoalForm`: a goal kind in a DBA's words, its value and unit, the node
+by label), or a goal written in the engine's syntax (a named one such as ``fewest-agents:60000``
+or ``outage-pool:20``, or one written out) when the form says "Write the goal yourself". Each
+result lists what
 to change, the predicted throughput, latency and CPU before and after (with their
 prediction bands), the cost or risk and the seed section. Applying a result edits the
 document through its undo stack (one undoable step), changing only the knobs the result
@@ -28,11 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.panels.goal_form import GoalForm
 from app.panels.tables import panel_column
 from app.worker import Cancelled, TaskRunner
 from engine.limit import limit_text
+from engine.metrics import knob_label
 from engine.metrics import label as metric_label
-from engine.metrics.catalog import format_number
+from engine.metrics.catalog import format_number, format_value
 
 #: A written goal for Q Replication projects (the goal box accepts any written goal).
 QREP_WRITTEN_GOAL = (
@@ -156,14 +161,17 @@ class AdvisorPanel(QWidget):
             "fewest-agents:RATE, outage-pool:MINUTES, or "
             "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'"
         )
+        self.goal_form = GoalForm(lambda: self.document.project, self.goal_box)
+        self.goal_title = ""  # the form's goal in words, while its result shows
         self.seek_button = QPushButton("Seek goal")
-        self.seek_button.clicked.connect(lambda: self.run_goal(self.goal_box.currentText()))
+        self.seek_button.setToolTip("Search the goal with the engine")
+        self.seek_button.clicked.connect(self.seek_form_goal)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.tasks.cancel)
         row.addWidget(self.advise_button)
         row.addWidget(self.seek_button)
-        layout.addWidget(self.goal_box)  # a row of its own: the dock stays narrow
+        layout.addWidget(self.goal_form)  # rows of their own: the dock stays narrow
         layout.addLayout(row)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -219,6 +227,7 @@ class AdvisorPanel(QWidget):
         self.goal_box.lineEdit().setPlaceholderText(
             "" if presets else "no named goal for this kind: write one"
         )
+        self.goal_form.reset()
         self.status.setText("Press Advise to check the project against the tuning rules.")
 
     # -- running -----------------------------------------------------------------------------
@@ -238,8 +247,22 @@ class AdvisorPanel(QWidget):
         """Check every rule in the background."""
         return self._start("Checking the tuning rules", advise_task(self.document.project, self.db_path_fn()))
 
-    def run_goal(self, text: str) -> bool:
-        """Seek ``text`` in the background; a malformed goal is reported at once."""
+    def seek_form_goal(self) -> bool:
+        """Seek the goal form's goal (or the written goal, when the form says so); a field the engine
+        refuses is reported at once, naming the field and what it allows."""
+        from engine.errors import QrtuneError
+
+        try:
+            text = self.goal_form.goal_text()
+        except QrtuneError as e:
+            self.status.setText(str(e))
+            return False
+        if text is None:
+            return self.run_goal(self.goal_box.currentText())
+        return self.run_goal(text, title=self.goal_form.describe())
+
+    def run_goal(self, text: str, title: str = "") -> bool:
+        """Seek ``text`` in the background (``title``: the goal in words); a malformed goal is reported at once."""
         from engine.errors import QrtuneError
 
         try:
@@ -247,6 +270,7 @@ class AdvisorPanel(QWidget):
         except QrtuneError as e:
             self.status.setText(str(e))
             return False
+        self.goal_title = title
         return self._start("Seeking the goal", fn)
 
     def _done(self, text: str) -> None:
@@ -295,12 +319,22 @@ class AdvisorPanel(QWidget):
         self.results = [result]
         self.list.clear()
         head = "Goal met" if result.feasible else "No point meets the goal; nearest miss"
-        self.list.addItem(QListWidgetItem(f"{head}: " + " ".join(f"{n}={v}" for n, v in result.changes())))
+        self.list.addItem(QListWidgetItem(f"{head}: {self.changes_text(result)}"))
         self._done(
             f"{result.method} search: {result.evaluations} engine runs of {result.goal.n_points:,} points in "
             f"{result.elapsed_s * 1000:.0f} ms."
         )
         self.list.setCurrentRow(0)
+
+    def changes_text(self, result) -> str:
+        """The best point's knobs as a user reads them: ``Q Apply B: NUM_APPLY_AGENTS 4``."""
+        project = self.document.project
+        labels = {n.id: n.label for n in project.nodes}
+        parts = []
+        for axis, value in zip(result.goal.knobs, result.values):
+            nodes = ", ".join(labels.get(i, i) for i in axis.node_ids)
+            parts.append(f"{nodes}: {knob_label(axis.param)} {format_value(value)}")
+        return "; ".join(parts)
 
     def _checked_html(self) -> str:
         if self.advice is None:
@@ -358,7 +392,8 @@ class AdvisorPanel(QWidget):
             )
         else:
             cons = "".join(
-                f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: {html.escape(str(c))} "
+                f"<li>{'met' if c.satisfied(r.metrics) else '<b>missed</b>'}: "
+                f"{html.escape(f'{metric_label(c.metric)} {c.op} {format_number(c.value)}')} "
                 f"(predicted {format_number(r.metrics.get(c.metric, float('nan')))})</li>"
                 for c in r.goal.constraints
             )
@@ -376,8 +411,8 @@ class AdvisorPanel(QWidget):
                 if m in r.metrics
             ]
             body = (
-                f"<h3>{html.escape(r.goal.describe())}</h3>"
-                f"<p><b>Best:</b> {html.escape(' '.join(f'{n}={v}' for n, v in r.changes()))}</p><ul>{cons}</ul>"
+                f"<h3>{html.escape(self.goal_title or r.goal.describe())}</h3>"
+                f"<p><b>Best:</b> {html.escape(self.changes_text(r))}</p><ul>{cons}</ul>"
                 + "<p>Before: the project as it is; after: the best point.</p>"
                 + self._effect_table(
                     {k: r.baseline.get(k, math.nan) for k in keys},
@@ -404,7 +439,7 @@ class AdvisorPanel(QWidget):
         else:
             base = self.document.project
             changes = diff_projects(base, r.project)
-            text = "Goal: " + " ".join(f"{n}={v}" for n, v in r.changes())
+            text = "Goal: " + self.changes_text(r)
         project = self.document.project
         try:
             for c in changes:

@@ -117,3 +117,55 @@ def test_goals_follow_the_project_kind_and_every_open_resets_the_advisor(window,
     window.new_from_template("mq-mover")
     assert window.advisor.goal_box.count() == 0
     assert "write one" in window.advisor.goal_box.lineEdit().placeholderText()
+
+
+def test_the_goal_form_offers_goals_in_words_with_value_unit_and_node(panel, doc):
+    form = panel.goal_form
+    labels = [form.kind_box.itemText(i) for i in range(form.kind_box.count())]
+    assert labels[0] == "Reach a target rate with the fewest apply agents"
+    assert "Minimise END2END latency at a target rate" in labels and labels[-1] == "Write the goal yourself"
+    assert form.value_label.text() == "Target rate" and form.unit.text() == "rows/s"
+    assert form.value.text() == "60,000"  # the baseline sets no offered rate
+    assert form.node_box.isHidden()  # one Q Apply: nothing to choose
+    assert panel.goal_box.isHidden()
+    form.kind_box.setCurrentIndex(form.kind_box.count() - 1)
+    assert not panel.goal_box.isHidden() and form.value_row.isHidden()
+    assert form.goal_text() is None
+    assert (
+        form.choose("max_rate") and form.value_label.text() == "Q Apply CPU limit" and form.unit.text() == "%"
+    )
+
+
+def test_seek_from_the_form_runs_the_goal_the_engine_takes(panel, doc, qtbot):
+    form = panel.goal_form
+    assert form.choose("fewest_agents")
+    form.value.setText("40,000")
+    with qtbot.waitSignal(panel.tasks.finished, timeout=30000):
+        panel.seek_button.click()
+    result = panel.results[0]
+    assert result.feasible and result.goal.text == " ".join(form.goal_text().split())
+    item = panel.list.item(0).text()
+    assert item == f"Goal met: Q Apply B: NUM_APPLY_AGENTS {result.values[0]}"
+    detail = panel.detail.toPlainText()
+    assert "Reach a target rate with the fewest apply agents: 40,000 rows/s" in detail
+    assert "ROWS_APPLIED >= 39,960" in detail and "apply_rows_per_s" not in detail
+
+
+def test_a_bad_form_field_is_named_and_nothing_runs(panel):
+    form = panel.goal_form
+    form.choose("min_end2end")
+    form.value.setText("lots")
+    assert not panel.seek_form_goal()
+    assert panel.status.text().startswith('Target rate: "lots" is not allowed; expected a number from 1 to')
+    assert not panel.tasks.busy()
+
+
+def test_a_two_way_project_chooses_the_q_apply_by_label(window, root):
+    assert window.open_project(str(root / "sample_runs" / "redpaper-bidirectional.json"), ask=False)
+    form = window.advisor.goal_form
+    assert not form.node_box.isHidden() and form.node_label.text() == "Q Apply"
+    assert [form.node_box.itemText(i) for i in range(form.node_box.count())] == ["Q Apply B", "Q Apply A"]
+    form.node_box.setCurrentIndex(1)
+    assert "ba-5-qapply.num_apply_agents" in form.goal_text()
+    window.new_from_template("mq-mover")
+    assert [form.kind_box.itemText(i) for i in range(form.kind_box.count())] == ["Write the goal yourself"]
