@@ -1,4 +1,5 @@
-"""The Help menu: the user guide (F1), the keyboard shortcuts and About (versions, coefficient versions)."""
+"""The Help menu: the start page, the user guide (F1), the keyboard shortcuts and About (versions,
+coefficient versions)."""
 
 from __future__ import annotations
 
@@ -89,10 +90,14 @@ def build_help_menu(window) -> dict[str, QAction]:
     )
     about = QAction("&About qrtune", window)
     about.triggered.connect(lambda: show_about(window))
+    start = QAction("&Start Page", window)
+    start.setStatusTip("The questions qrtune answers, each opening the sample project that answers it")
+    start.triggered.connect(lambda: window.show_start_page())
+    menu.addAction(start)
     for action in (guide, keys, about):
         window.addAction(action)
         menu.addAction(action)
-    return {"guide": guide, "shortcuts": keys, "about": about}
+    return {"guide": guide, "shortcuts": keys, "about": about, "start": start}
 
 
 def open_user_guide(window) -> bool:

@@ -36,7 +36,11 @@ def run_gui(project_path: str | None, smoke_test_dir: str | None = None) -> int:
         print(f"qrtune: {window.last_message}", file=sys.stderr)
         return 2
     window.show()
-    window.offer_recovery()
+    if not window.offer_recovery() and not project_path:
+        from app.start_page import shows_at_start
+
+        if shows_at_start(window.settings):
+            window.show_start_page()
     return app.exec()
 
 

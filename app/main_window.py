@@ -265,6 +265,11 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.act_validate = self._action("&Validation", self.open_validation, "F8")
         self.act_topology = self._action("&Topology", lambda: self.show_view("Topology"), "Ctrl+Shift+T")
         self.act_results = self._action("&Results", lambda: self.show_view("Results"), "Ctrl+2")
+        self.act_start_page = self._action(
+            "S&tart Page...",
+            lambda: self.show_start_page(),
+            tip="The questions qrtune answers, each opening the sample project that answers it",
+        )
         self.act_cancel = self._action("&Cancel Background Task", self.tasks.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
 
@@ -293,6 +298,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         )
         self.act_monitor_sample.triggered.connect(lambda: self.open_monitor_sample())
         file_menu.addAction(self.act_monitor_sample)
+        file_menu.addAction(self.act_start_page)
         self._fill_recent_menu()
         _add_actions(
             file_menu, (None, self.act_save, self.act_save_as, self.act_export_report, None, self.act_quit)
@@ -559,6 +565,12 @@ class MainWindow(TaskLaunchers, QMainWindow):
                 view.reset(self.document.project)
             elif name in ("Simulation", "Compare", "Monitor"):
                 view.clear()
+
+    def show_start_page(self):
+        """The start page (:mod:`app.start_page`): each journey linked to the sample that answers it."""
+        from app.start_page import show_start_page
+
+        return show_start_page(self)
 
     def open_monitor_sample(self, ask: bool = True) -> bool:
         """Open the baseline sample and import its monitor exports in the background (journey 8)."""
