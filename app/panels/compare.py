@@ -35,9 +35,14 @@ from app.panels.tables import panel_column
 from engine.compare import mixed_engines_note
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import delta_verdict, display_scale
+from engine.metrics.stages import stage_label
 
 #: What the view says before its first comparison.
 START_TEXT = "Pick two or more runs in the Runs panel and press Compare selected."
+
+#: The narrowest the metric names may get (px) to make room for every run's values and deltas.
+MIN_NAME_PX = 110
+
 
 #: Metrics shown as percent-delta bars when present (rates and latencies users compare first).
 KEY_METRICS = (
@@ -110,7 +115,7 @@ def series_label(name: str) -> str:
         return SERIES_TITLES[name]
     owner, _, key = name.rpartition(".")
     if key == "utilisation":
-        return f"{owner} utilisation"
+        return f"{stage_label(owner)} utilisation"
     unit = "ms" if key.endswith("_ms") else ""
     text = f"{owner} {metric_label(key)}".strip()
     return f"{text} ({unit})" if unit else text
@@ -175,6 +180,7 @@ class CompareView(QWidget):
         for t in (self.settings_table, self.metrics_table):
             # the row titles (setting, metric) are the vertical header: they stay put while the runs scroll
             t.verticalHeader().setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+            t.verticalHeader().setTextElideMode(Qt.ElideRight)  # a name cut to fit ends in an ellipsis
             t.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
             t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
             t.setEditTriggers(QTableWidget.NoEditTriggers)
@@ -275,6 +281,10 @@ class CompareView(QWidget):
         table.setHorizontalHeaderLabels([h if h in ("Unit", "\u0394 %") else header_text(h) for h in headers])
         table.setRowCount(len(cmp.metrics))
         table.setVerticalHeaderLabels([metric_label(m.metric, kind) for m in cmp.metrics])
+        for r, m in enumerate(cmp.metrics):  # a name cut short to fit still reads whole on hover
+            table.verticalHeaderItem(r).setToolTip(metric_label(m.metric, kind))
+        for c, h in enumerate(headers):
+            table.horizontalHeaderItem(c).setToolTip(h if h != "\u0394 %" else "change against the first run")
         for r, m in enumerate(cmp.metrics):
             factor, unit = display_scale(_magnitude(m.values), m.unit)
             cells = [unit, _fmt(_scaled(m.values[0], factor))]
@@ -290,13 +300,50 @@ class CompareView(QWidget):
                         _colour_verdict(item, delta_verdict(m.metric, pct))
                 table.setItem(r, c, item)
         table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        table.verticalHeader().setMaximumWidth(max(150, self.width() // 4))
-        table.resizeColumnsToContents()
+        self.fit_metric_columns()
         for t in (self.settings_table, table):  # a new comparison starts at its top left
             t.scrollToTop()
             t.horizontalScrollBar().setValue(0)
         self._systems(cmp, short)
         self._charts(cmp)
+
+    def fit_metric_columns(self) -> None:
+        """Every run's value and delta side by side within the table's width where they can be.
+
+        The columns fit their contents and the metric names take at most a quarter of the view; when
+        that is still wider than the table (three runs at 1280x800, or at 150%), the metric names give
+        way first, down to :data:`MIN_NAME_PX` (each name whole in its tooltip), then the run titles,
+        down to their values' width. Called on every comparison and every resize of the view.
+        """
+        table = self.metrics_table
+        names = table.verticalHeader()
+        table.resizeColumnsToContents()
+        widths = [table.columnWidth(c) for c in range(table.columnCount())]
+        values = [max(table.sizeHintForColumn(c), 24) for c in range(table.columnCount())]
+        names_px = min(names.sizeHint().width(), max(150, self.width() // 4))
+        scroll_px = table.verticalScrollBar().sizeHint().width() if table.rowCount() else 0
+        room = table.width() - 2 * table.frameWidth() - scroll_px
+        over = names_px + sum(widths) - room
+        if over > 0:
+            cut = min(over, max(0, names_px - MIN_NAME_PX))
+            names_px, over = names_px - cut, over - cut
+        spare = [w - v for w, v in zip(widths, values)]
+        if over > 0 and sum(spare) > 0:  # the run titles give way, each in proportion to its spare width
+            share = min(1.0, over / sum(spare))
+            widths = [w - int(math.ceil(s * share)) for w, s in zip(widths, spare)]
+        names.setFixedWidth(names_px)
+        for c, w in enumerate(widths):
+            table.setColumnWidth(c, w)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.comparison is not None:
+            self.fit_metric_columns()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self.comparison is not None:
+            self.fit_metric_columns()
 
     def _fill_settings(self, cmp: ComparisonView, labels: tuple, kind: str) -> None:
         """The settings that differ, by IBM's names (the node's path as a tooltip), one column per run."""

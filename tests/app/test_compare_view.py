@@ -126,3 +126,41 @@ def test_values_read_in_the_unit_their_magnitude_suits_and_huge_changes_as_times
     row = next(r for r in range(table.rowCount()) if table.verticalHeaderItem(r).text() == "APPLY_LATENCY")
     assert [table.item(row, c).text() for c in range(4)] == ["s", "4.00", "2.00", "-50.0%"]
     assert delta_text(177_115.0) == "x1,772" and delta_text(-99.5) == "-99.5%" and delta_text(None) == ""
+
+
+def _columns_outside(table) -> list:
+    """The metric table's columns whose right edge lies beyond its viewport (scrolled to the left)."""
+    room = table.viewport().width()
+    return [
+        c for c in range(table.columnCount()) if table.columnViewportPosition(c) + table.columnWidth(c) > room
+    ]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1100, 800)])
+def test_three_runs_show_every_value_and_delta_within_the_view(fake_engine, window, qtbot, size):
+    """At 1280x800 (and narrower: 150% leaves the same room, docks wider) the metric names stay as frozen
+    row titles and every run's value and delta is on screen, no sideways scrolling."""
+    from app.panels.compare import MIN_NAME_PX
+
+    qcap = window.document.project.nodes_of("qcapture")[0].id
+    ids = []
+    for batch in (1, 3, 5):
+        window.document.set_param(qcap, "trans_batch_sz", batch)
+        ids.append(window.predict_and_record())
+    window.fit_on_show = False  # the offscreen screen is smaller than the window asked for
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.compare_runs(ids)
+    view = window.view_widget("Compare")
+    table = view.metrics_table
+    names = table.verticalHeader()
+    qtbot.waitUntil(lambda: names.isVisible() and table.viewport().width() > 0)
+    assert table.columnCount() == 6  # unit, first run, then each run's value and delta
+    assert not _columns_outside(table), (table.viewport().width(), [table.columnWidth(c) for c in range(6)])
+    assert table.horizontalScrollBar().maximum() == 0
+    assert names.width() >= MIN_NAME_PX
+    row = next(r for r in range(table.rowCount()) if table.verticalHeaderItem(r).text() == "ROWS_APPLIED")
+    assert table.verticalHeaderItem(row).toolTip() == "ROWS_APPLIED"
+    window.resize(size[0] - 120, size[1])  # the window narrowed: the columns fit again
+    qtbot.waitUntil(lambda: not _columns_outside(table))
