@@ -36,11 +36,9 @@ def run_gui(project_path: str | None, smoke_test_dir: str | None = None) -> int:
         print(f"qrtune: {window.last_message}", file=sys.stderr)
         return 2
     window.show()
-    if not window.offer_recovery() and not project_path:
-        from app.start_page import shows_at_start
+    from app.start_page import offer_at_start
 
-        if shows_at_start(window.settings):
-            window.show_start_page()
+    offer_at_start(window, project_path, recovered=window.offer_recovery())
     return app.exec()
 
 

@@ -253,6 +253,14 @@ def shows_at_start(settings) -> bool:
     return value not in (False, "false", "0", 0)
 
 
+def offer_at_start(window, project_path: str | None, recovered: bool) -> StartPage | None:
+    """The page the workbench opens with: shown when it started without a project, recovered none and the
+    user has not turned the page off; None otherwise."""
+    if project_path or recovered or not shows_at_start(window.settings):
+        return None
+    return show_start_page(window)
+
+
 def show_start_page(window) -> StartPage:
     """Show the start page over ``window`` (one page per window, raised when already open)."""
     page = getattr(window, "start_page", None)

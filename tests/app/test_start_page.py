@@ -93,3 +93,16 @@ def test_the_evidence_journey_opens_the_validation_view_and_keeps_the_project(pa
     assert page.open_row(_row("Show me the evidence."))
     assert window.document.project is before
     assert window.tabs.tabText(window.tabs.currentIndex()) == "Validation"
+
+
+def test_the_page_opens_with_the_workbench_only_without_a_project(window, qtbot):
+    from app.start_page import offer_at_start
+
+    assert offer_at_start(window, "sample_runs/redpaper-baseline.json", recovered=False) is None
+    assert offer_at_start(window, None, recovered=True) is None
+    page = offer_at_start(window, None, recovered=False)
+    qtbot.addWidget(page)
+    assert page is not None and page.isVisible() and page.list.currentRow() == 0
+    page.show_at_start.setChecked(False)
+    page.close()
+    assert offer_at_start(window, None, recovered=False) is None
