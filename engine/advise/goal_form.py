@@ -58,21 +58,23 @@ class GoalKind:
 
 
 _MAX_RATE = float(registry_kind("source_db2").param("offered_rows_per_s").maximum or 1e7)
-_RATE = dict(value_field="Target rate", unit="rows/s", minimum=1.0, maximum=_MAX_RATE)
-_APPLY = dict(node_kind="qapply", node_field="Q Apply")
+
+
+def _at_target_rate(
+    kind_id: str, label: str, node_kind: str = "qapply", node_field: str = "Q Apply"
+) -> GoalKind:
+    """A goal whose value is the rate to hold, rows/s, on a node chosen by label."""
+    return GoalKind(kind_id, label, "Target rate", "rows/s", 1.0, _MAX_RATE, node_kind, node_field)
+
 
 #: Every goal kind, in the order the form lists them.
 GOAL_KINDS: tuple[GoalKind, ...] = (
-    GoalKind("fewest_agents", "Reach a target rate with the fewest apply agents", **_RATE, **_APPLY),
-    GoalKind(
-        "fewest_queue_maps",
-        "Reach a target rate with the fewest queue maps",
-        **_RATE,
-        node_kind="qcapture",
-        node_field="Q Capture",
+    _at_target_rate("fewest_agents", "Reach a target rate with the fewest apply agents"),
+    _at_target_rate(
+        "fewest_queue_maps", "Reach a target rate with the fewest queue maps", "qcapture", "Q Capture"
     ),
-    GoalKind("min_end2end", "Minimise END2END latency at a target rate", **_RATE, **_APPLY),
-    GoalKind("min_cpu_per_row", "Minimise Q Apply CPU per row at a target rate", **_RATE, **_APPLY),
+    _at_target_rate("min_end2end", "Minimise END2END latency at a target rate"),
+    _at_target_rate("min_cpu_per_row", "Minimise Q Apply CPU per row at a target rate"),
     GoalKind(
         "max_rate",
         "Reach the highest rate with Q Apply CPU under a limit",
@@ -80,7 +82,8 @@ GOAL_KINDS: tuple[GoalKind, ...] = (
         unit="%",
         minimum=1.0,
         maximum=100.0,
-        **_APPLY,
+        node_kind="qapply",
+        node_field="Q Apply",
     ),
     GoalKind(
         "outage_pool",
