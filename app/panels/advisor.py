@@ -87,6 +87,17 @@ def advise_task(project, db_path: str | None, outage_min: float = 20.0):
     return run
 
 
+def goal_changes_text(result, project) -> str:
+    """A goal result's best point as a user reads it: ``Q Apply B: NUM_APPLY_AGENTS 4`` (node labels of
+    ``project``, IBM's parameter names)."""
+    labels = {n.id: n.label for n in project.nodes}
+    parts = []
+    for axis, value in zip(result.goal.knobs, result.values):
+        nodes = ", ".join(labels.get(i, i) for i in axis.node_ids)
+        parts.append(f"{nodes}: {knob_label(axis.param)} {format_value(value)}")
+    return "; ".join(parts)
+
+
 def goal_task(project, goal_text: str, db_path: str | None):
     """Background function seeking a goal and recording the best point.
 
@@ -112,7 +123,7 @@ def goal_task(project, goal_text: str, db_path: str | None):
         if db_path:
             from engine.store import Store
 
-            label = "goal: " + " ".join(f"{n}={v}" for n, v in result.changes())
+            label = "goal: " + goal_changes_text(result, project)
             with Store.open(db_path, wait_s=5.0) as store:
                 store.record_prediction(result.project, result.prediction, kind="goalseek", label=label)
         return result
@@ -327,14 +338,8 @@ class AdvisorPanel(QWidget):
         self.list.setCurrentRow(0)
 
     def changes_text(self, result) -> str:
-        """The best point's knobs as a user reads them: ``Q Apply B: NUM_APPLY_AGENTS 4``."""
-        project = self.document.project
-        labels = {n.id: n.label for n in project.nodes}
-        parts = []
-        for axis, value in zip(result.goal.knobs, result.values):
-            nodes = ", ".join(labels.get(i, i) for i in axis.node_ids)
-            parts.append(f"{nodes}: {knob_label(axis.param)} {format_value(value)}")
-        return "; ".join(parts)
+        """The best point's knobs as a user reads them (:func:`goal_changes_text`)."""
+        return goal_changes_text(result, self.document.project)
 
     def _checked_html(self) -> str:
         if self.advice is None:

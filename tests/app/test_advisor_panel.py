@@ -149,6 +149,11 @@ def test_seek_from_the_form_runs_the_goal_the_engine_takes(panel, doc, qtbot):
     detail = panel.detail.toPlainText()
     assert "Reach a target rate with the fewest apply agents: 40,000 rows/s" in detail
     assert "ROWS_APPLIED >= 39,960" in detail and "apply_rows_per_s" not in detail
+    from engine.store import Store
+
+    with Store.open(panel.db_path_fn(), read_only=True) as store:
+        labels = [r.label for r in store.list_runs(kind="goalseek")]
+    assert labels == [f"goal: Q Apply B: NUM_APPLY_AGENTS {result.values[0]}"]
 
 
 def test_a_bad_form_field_is_named_and_nothing_runs(panel):
