@@ -37,6 +37,25 @@ def test_open_a_bad_file_keeps_the_current_project(window, root):
     assert "is not allowed" in window.last_message
 
 
+def test_a_file_from_a_newer_qrtune_is_refused_naming_its_version_and_an_older_one_opens(window, root, tmp_path):
+    data = json.loads((root / "tests/data/projects/v4-simulation.json").read_text())
+    data["format_version"] = projectfile.FORMAT_VERSION + 1
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(data))
+    before = window.document.project
+    assert not window.open_project(str(newer), ask=False)
+    assert window.document.project is before
+    assert window.last_message == (
+        f"format_version: {projectfile.FORMAT_VERSION + 1} is newer than this qrtune understands "
+        f"(1 to {projectfile.FORMAT_VERSION}); update qrtune to open it"
+    )
+    assert window.open_project(str(root / "tests/data/projects/v3-simulation.json"), ask=False)
+    assert window.document.project.simulation.event_texts() == ["channel-stop@2m+20m"]
+    out = tmp_path / "saved.json"
+    assert window.save_as(str(out))
+    assert json.loads(out.read_text())["format_version"] == projectfile.FORMAT_VERSION
+
+
 def test_new_from_each_template(window):
     for key in ("unidirectional", "bidirectional", "peer-to-peer", "db2-mirror-pair"):
         assert window.new_from_template(key)
