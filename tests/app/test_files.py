@@ -37,7 +37,9 @@ def test_open_a_bad_file_keeps_the_current_project(window, root):
     assert "is not allowed" in window.last_message
 
 
-def test_a_file_from_a_newer_qrtune_is_refused_naming_its_version_and_an_older_one_opens(window, root, tmp_path):
+def test_a_file_from_a_newer_qrtune_is_refused_naming_its_version_and_an_older_one_opens(
+    window, root, tmp_path
+):
     data = json.loads((root / "tests/data/projects/v4-simulation.json").read_text())
     data["format_version"] = projectfile.FORMAT_VERSION + 1
     newer = tmp_path / "newer.json"
