@@ -173,6 +173,7 @@ class AdvisorPanel(QWidget):
             "'min|max OBJECTIVE [subject to METRIC<=V, ...] over TARGET.PARAM=VALUES ...'"
         )
         self.goal_form = GoalForm(lambda: self.document.project, self.goal_box)
+        document.project_changed.connect(lambda _old, _new: self.goal_form.project_edited())
         self.goal_title = ""  # the form's goal in words, while its result shows
         self.seek_button = QPushButton("Seek goal")
         self.seek_button.setToolTip("Search the goal with the engine")

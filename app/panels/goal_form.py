@@ -108,14 +108,32 @@ class GoalForm(QWidget):
                 f"{kind.value_field}, {goal_form.number_text(kind.minimum)} to "
                 f"{goal_form.number_text(kind.maximum)} {kind.unit}"
             )
-        labels = goal_form.node_labels(kind, project) if kind is not None else []
-        self.node_box.clear()
-        self.node_box.addItems(labels)
-        for w in (self.node_label, self.node_box):
-            w.setVisible(len(labels) > 1)
+        self.refresh_nodes()
         if kind is not None and kind.node_field:
             self.node_label.setText(kind.node_field)
         self.written_box.setVisible(kind is None)
+
+    def refresh_nodes(self) -> None:
+        """List the nodes the chosen goal can be about, by label, keeping the one chosen if it is still
+        there; the node field shows only when there are several."""
+        kind = self.current_kind()
+        labels = goal_form.node_labels(kind, self.project_fn()) if kind is not None else []
+        chosen = self.node_box.currentText()
+        self.node_box.clear()
+        self.node_box.addItems(labels)
+        if chosen in labels:
+            self.node_box.setCurrentIndex(labels.index(chosen))
+        for w in (self.node_label, self.node_box):
+            w.setVisible(len(labels) > 1)
+
+    def project_edited(self) -> None:
+        """The open project changed: offer its goals anew if they differ, else refresh the node list
+        (a second Q Apply drawn on the canvas shows the Q Apply field)."""
+        offered = [k.id for k in goal_form.goal_kinds(self.project_fn())]
+        if offered != [k.id for k in self.kinds]:
+            self.reset()
+        else:
+            self.refresh_nodes()
 
     def describe(self) -> str:
         """The chosen goal in words, with its value and node (``Reach a target rate ... : 30,000 rows/s``)."""

@@ -174,3 +174,15 @@ def test_a_two_way_project_chooses_the_q_apply_by_label(window, root):
     assert "ba-5-qapply.num_apply_agents" in form.goal_text()
     window.new_from_template("mq-mover")
     assert [form.kind_box.itemText(i) for i in range(form.kind_box.count())] == ["Write the goal yourself"]
+
+
+def test_a_second_q_apply_drawn_shows_the_q_apply_field(panel, doc):
+    form = panel.goal_form
+    assert form.choose("min_cpu_per_row") and form.node_box.isHidden()
+    form.value.setText("25,000")
+    doc.add_node("qapply", 0.0, 0.0, label="Q Apply C")
+    assert not form.node_box.isHidden() and form.current_kind().id == "min_cpu_per_row"
+    assert [form.node_box.itemText(i) for i in range(form.node_box.count())] == ["Q Apply B", "Q Apply C"]
+    assert form.value.text() == "25,000"  # what the user typed stays
+    doc.undo_stack.undo()
+    assert form.node_box.isHidden()
