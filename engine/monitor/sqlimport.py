@@ -36,8 +36,14 @@ from datetime import datetime
 from engine.monitor.values import NULLS
 from engine.store.monitor_tables import KEY_COLUMNS, cells_table, create_cells_table, register_cells_table
 
-ENCODINGS = {"utf-8-sig": "utf-8", "latin-1": "latin-1"}
-"""Python codec of a file -> DuckDB's ``read_csv`` encoding (others go the row-by-row way)."""
+ENCODINGS = {"utf-8-sig": "utf-8", "latin-1": "utf-8"}
+"""Python codec of a file -> DuckDB's ``read_csv`` encoding (others go the row-by-row way).
+
+A Latin-1 file is read as UTF-8: DuckDB decodes only the fields a pass reads (numbers,
+timestamps, the queue), which are ASCII in an export (a queue name that is not ASCII sends the
+file the row-by-row way, :data:`_NOT_ASCII`); decoding the whole file as Latin-1 would cost a
+pass of its own and refuse the bytes 0x80 .. 0x9F of raw FOR BIT DATA.
+"""
 TIME_FORMATS = (
     "%Y-%m-%d-%H.%M.%S.%f",
     "%Y-%m-%d-%H.%M.%S",
@@ -92,8 +98,6 @@ def time_format(text: str) -> str | None:
     return form if form in TIME_FORMATS else None
 
 
-_C1_CONTROLS = bytes(range(0x80, 0xA0))
-"""Bytes DuckDB's Latin-1 decoder refuses; they occur only in raw FOR BIT DATA, which is not stored."""
 COPY_BLOCK = 1 << 22
 """Bytes copied at a time by :func:`readable_copy`."""
 
@@ -107,30 +111,28 @@ def line_ending(path: str) -> str:
 
 
 @contextmanager
-def readable_copy(path: str, encoding: str) -> Iterator[str]:
-    """The file as DuckDB reads it: itself, or a cleaned temporary copy with LF line ends.
+def readable_copy(path: str) -> Iterator[str]:
+    """The file as DuckDB reads it: itself, or (lines ending in CR LF) a temporary copy with LF line ends.
 
     DuckDB's strict CSV reader reads no row of a file whose lines end in CR LF (an export written
-    on Windows), and its Latin-1 decoder refuses bytes 0x80 .. 0x9F, which a Latin-1 file holds in
-    raw FOR BIT DATA (log sequence numbers) with CRs inside quoted values. Those values are not
-    stored, and no number, timestamp or queue name has such bytes, so the copy ends every line
-    with a LF (a CR LF becomes a LF, anywhere), maps a CR elsewhere to ``?`` and, for Latin-1,
-    bytes 0x80 .. 0x9F to ``?``. It is written block by block and removed afterwards.
+    on Windows; its ``new_line='\\r\\n'`` does not read them either), so such a file is copied
+    block by block with every CR LF made a LF (inside a quoted value too: only raw FOR BIT DATA
+    and text columns hold one, and they are not stored) and removed afterwards. A file with LF
+    line ends is read where it is, whatever bytes its quoted values hold (a CR, a LF, bytes that
+    are not UTF-8: DuckDB decodes only the fields a pass reads).
     """
-    latin = encoding == "latin-1"
-    if not latin and line_ending(path) == "\n":
+    if line_ending(path) == "\n":
         yield path
         return
-    table = bytes.maketrans(_C1_CONTROLS, b"?" * len(_C1_CONTROLS)) if latin else None
     fd, copy = tempfile.mkstemp(prefix="qrtune-import-", suffix=".del")
     try:
         with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
             carry = b""
             while block := src.read(COPY_BLOCK):
-                block = carry + (block.translate(table) if table else block)
+                block = carry + block
                 carry, block = (b"\r", block[:-1]) if block.endswith(b"\r") else (b"", block)
-                dst.write(block.replace(b"\r\n", b"\n").replace(b"\r", b"?"))
-            dst.write(carry.replace(b"\r", b"?"))
+                dst.write(block.replace(b"\r\n", b"\n"))
+            dst.write(carry)
         yield copy
     finally:
         os.unlink(copy)
@@ -302,22 +304,29 @@ def _cells_sql(plan: Plan, kinds: dict, source: str, first_line: int) -> tuple[s
 
 _BAD_KEYS = "{time} IS NULL OR {queue} IS NULL OR starts_with({queue}, '''')"
 """A row key that the row-by-row reader must report or unescape (no time, no queue, an escaped name)."""
+_NOT_ASCII = " OR strlen({queue}) <> length({queue})"
+"""A queue name that is not ASCII: in a Latin-1 file (read as UTF-8) the row-by-row reader decodes it."""
 
 
 @dataclass(frozen=True)
 class _Target:
-    """Where one file's passes write: the import, its table name and the row-key table (or None)."""
+    """Where one file's passes write: the import, its table name, the row-key table (or None), the file's codec."""
 
     import_id: int
     table: str
     keys: str | None
     first_line: int
+    encoding: str
 
 
-def _checks_sql(table: str, stored: tuple, has_queue: bool) -> str:
-    """One scan of a wide cell table: rows, first and last MONITOR_TIME, bad keys, bad cells, values per column."""
+def _checks_sql(table: str, stored: tuple, has_queue: bool, latin: bool = False) -> str:
+    """One scan of a wide cell table: rows, first and last MONITOR_TIME, bad keys, bad cells, values per column.
+
+    ``latin``: the file is Latin-1 (read as UTF-8), so a queue name that is not ASCII is a bad key.
+    """
     _, time, queue = KEY_COLUMNS
     bad_keys = _BAD_KEYS.format(time=time, queue=queue) + (f" OR {queue} = ''" if has_queue else "")
+    bad_keys += _NOT_ASCII.format(queue=queue) if latin else ""
     bad_cells = " OR ".join(f"NOT isfinite({_q(c)})" for c in stored) or "FALSE"
     counts = "".join(f", count({_q(c)})" for c in stored)
     return (
@@ -340,7 +349,7 @@ def _write(con, plan: Plan, kinds: dict, source: str, target: _Target, part) -> 
     with _Poll(con, part(1, "reading")):
         table = create_cells_table(con, target.import_id, cells, [])
     n_rows, first, last, bad_keys, bad_cells, *counts = con.execute(
-        _checks_sql(table, stored, plan.queue_index is not None)
+        _checks_sql(table, stored, plan.queue_index is not None, target.encoding == "latin-1")
     ).fetchall()[0]
     if bad_keys or bad_cells:
         raise NotPlain(f"{bad_keys + bad_cells} value(s) to report")
@@ -391,7 +400,7 @@ def import_delimited(
     plan = plan_of(job.names, job.table, raw.first[1])
     if raw.encoding not in ENCODINGS:
         raise NotPlain(f"encoding {raw.encoding}")
-    with readable_copy(job.path, raw.encoding) as path:
+    with readable_copy(job.path) as path:
 
         def source(types=None) -> str:
             header = raw.header is not None
@@ -412,7 +421,7 @@ def _passes(store, job, import_id: int, keys_table: str | None, plan: Plan, sour
         return lambda share: report(sum(shares[:k]) + shares[k] * share, what)
 
     con = store.con
-    target = _Target(import_id, job.table.name, keys_table, job.raw.first[0])
+    target = _Target(import_id, job.table.name, keys_table, job.raw.first[0], job.raw.encoding)
     try:
         kinds = _kinds(plan, con, source(), part(0, "checking columns"))
         with store.transaction():

@@ -189,3 +189,51 @@ def test_a_windows_export_with_crlf_line_ends_imports_every_row(tmp_path, store)
         f.write_bytes(_export(fmt, names, rows).replace(b"\n", b"\r\n"))
         [(_, done)] = import_files(store, [f], f"crlf-{fmt}")
         assert done.n_rows == len(rows), fmt
+
+
+def _stored(store, import_id: int) -> list:
+    return _cells(store, import_id, "line, monitor_time, queue, col, value", "TRUE ORDER BY col, line")
+
+
+@pytest.mark.parametrize("line_end", [b"\n", b"\r\n"])
+def test_a_del_with_raw_bit_data_stores_what_the_header_csv_of_the_same_rows_stores(
+    tmp_path, store, monkeypatch, line_end
+):
+    """Raw log sequence numbers holding the delimiter, quotes, CR, LF, CR LF and bytes that are not UTF-8."""
+    import engine.monitor.importer as importer
+
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=8)
+    tricky = (b',"",\r\n\x85\x9f', b'\r"\n,\xa0\xff""', b'\n\r\r\n"', b"\x80,\x0d\x0a\x22\x22\xc3\x28")
+    for k, row in enumerate(rows):
+        for j, col in enumerate(("OLDEST_COMMIT_LSN", "OLDEST_COMMIT_SEQ")):
+            row[names.index(col)] = tricky[(k + j) % len(tricky)].ljust(10 if k % 2 else 16, b",")
+    raw = tmp_path / f"raw-{len(line_end)}.del"
+    raw.write_bytes(b"".join(del_bytes([r]).removesuffix(b"\n") + line_end for r in rows))
+    header = tmp_path / f"same-{len(line_end)}.csv"
+    header.write_bytes(_csv_text(names, rows).encode())
+    fell_back = []
+    monkeypatch.setattr(importer, "_stream_rows", lambda *a, **k: fell_back.append(1))
+    [(raw_id, raw_done)] = import_files(store, [raw], f"raw-vs-csv-{len(line_end)}")
+    [(csv_id, csv_done)] = import_files(store, [header], f"csv-vs-raw-{len(line_end)}")
+    assert not fell_back and raw_done.n_rows == csv_done.n_rows == len(rows)
+    assert raw_done.numeric_columns == csv_done.numeric_columns
+    from_raw, from_csv = _stored(store, raw_id), _stored(store, csv_id)
+    first = min(r[0] for r in from_raw)  # the first row's last line: its values hold line breaks
+    assert [r[0] - first for r in from_raw if r[3] == "ROWS_APPLIED"] == list(range(len(rows)))  # file order
+    assert from_raw == [(line - 2 + first, *rest) for line, *rest in from_csv]  # the CSV's header is line 1
+
+
+def test_a_latin1_queue_name_that_is_not_ascii_is_decoded_as_latin1(tmp_path, store):
+    """Its bytes C3 A9 would read as UTF-8 'é': the file is Latin-1 (raw bit data is not UTF-8), so they are 'Ã©'."""
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=3)
+    for row in rows:
+        row[names.index("RECVQ")] = "ASN.QÃ©.RECVQ"
+        row[names.index("OLDEST_COMMIT_LSN")] = b"\xff" * 16
+    f = tmp_path / "latin1.del"
+    f.write_bytes(del_bytes(rows).replace("Ã©".encode(), "Ã©".encode("latin-1")))
+    [(import_id, done)] = import_files(store, [f], "latin-1 queue")
+    assert done.n_rows == len(rows)
+    queues = {q for (q,) in _cells(store, import_id, "DISTINCT queue", "TRUE")}
+    assert queues == {"ASN.QÃ©.RECVQ"}
