@@ -144,7 +144,8 @@ def _encoding_of(path: str, size: int, mtime_ns: int) -> str:
             head = block = f.read(BLOCK_CHARS)
             try:
                 while block:
-                    decoder.decode(block)
+                    if not (block.isascii() and not decoder.getstate()[0]):  # ASCII needs no decoding
+                        decoder.decode(block)
                     block = f.read(BLOCK_CHARS)
                 decoder.decode(b"", final=True)
                 return "utf-8-sig"

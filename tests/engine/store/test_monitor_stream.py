@@ -163,6 +163,15 @@ def test_a_byte_that_is_not_utf8_late_in_the_file_decodes_it_all_as_latin1(tmp_p
     assert file_encoding(str(f)) == "utf-8-sig"
 
 
+@pytest.mark.parametrize(("tail", "codec"), [("é".encode(), "utf-8-sig"), (b"\xc3", "latin-1")])
+def test_a_character_split_across_read_blocks_is_decoded_whole(tmp_path, monkeypatch, tail, codec):
+    """The block after a character's first byte is plain ASCII: it still completes (or breaks) the character."""
+    monkeypatch.setattr(monitor_formats, "BLOCK_CHARS", 16)
+    f = tmp_path / f"split-{codec}.del"
+    f.write_bytes(b"x" * 15 + tail + b"y" * 40)
+    assert file_encoding(str(f)) == codec
+
+
 def test_a_queue_name_escaped_for_spreadsheets_reads_back_unchanged(tmp_path):
     f = _write(tmp_path / "q_APPLYMON.csv", _rows(3, queues=("=HYPERLINK(1)",)))
     assert "'=HYPERLINK(1)" in (tmp_path / "q_APPLYMON.csv").read_text()
