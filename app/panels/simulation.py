@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -11,14 +10,16 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTabWidget,
+    QToolButton,
     QWidget,
 )
 
 from app import style
-from app.charts import LineChart
+from app.charts import SpecLineChart
 from app.panels.results import format_number
 from app.panels.tables import (
     add_grid,
@@ -29,7 +30,12 @@ from app.panels.tables import (
     read_only_table,
 )
 from engine.errors import QrtuneError
+from engine.report.sim_charts import event_spans, simulation_charts
 
+#: Charts keep at least this height (px), enough to read them; the results scroll below it.
+CHART_MIN_HEIGHT_PX = 230
+#: Share of the view's height the shown forms take at most (their fields scroll beyond it).
+FORMS_SHARE = 0.38
 #: What the view says before its first simulation.
 START_TEXT = "Simulate the open project over time: bursts, outages, backlog and catch-up."
 
@@ -50,58 +56,6 @@ def parse_duration_s(text: str) -> float:
 
         raise FieldError("duration", text, "a time above 0 such as 600, 90s, 20m or 1h")
     return value
-
-
-def split_series(timeseries: dict) -> tuple[dict, dict, dict, dict]:
-    """(queue depth, latency, row rate, page-set cast-out) series by name; memory and utilisation are left out."""
-    depth, latency, rate, castout = {}, {}, {}, {}
-    for name, tv in timeseries.items():
-        low = name.lower()
-        if "depth" in low:
-            depth[name] = tv
-        elif "latency" in low:
-            latency[name] = tv
-        elif low.endswith("rows_per_s"):
-            rate[name] = tv
-        elif "pageset" in low and low.endswith("msgs_per_s"):
-            castout[name] = tv
-    return depth, latency, rate, castout
-
-
-#: How a simulation's series are named in the legends: by the monitor column the simulator writes
-#: the same figure to (:mod:`engine.sim.monitor`) where there is one; the catalogue names the latencies.
-SERIES_LABELS = {
-    "xmitq.depth_msgs": "transmit queue (XMITQDEPTH)",
-    "recvq.depth_msgs": "receive queue (QDEPTH)",
-    "mq_pageset.msgs_per_s": "MQ channel, from the transmit queue's page set",
-    "recvq_pageset.msgs_per_s": "Q Apply browser, from the receive queue's page set",
-    "source.rows_per_s": "source (offered)",
-    "qcapture.rows_per_s": "Q Capture (ROWS_PROCESSED)",
-    "mq_channel.rows_per_s": "MQ channel",
-    "qapply.rows_per_s": "Q Apply (ROWS_APPLIED)",
-}
-
-
-def elapsed_axis(t_s) -> tuple[float, str]:
-    """Divisor and x-axis label for elapsed time: minutes from 10 minutes on, hours from 5 hours on."""
-    end = float(np.nanmax(t_s)) if len(t_s) else 0.0
-    if end >= 5 * 3600:
-        return 3600.0, "elapsed hours"
-    if end >= 600:
-        return 60.0, "elapsed minutes"
-    return 1.0, "elapsed seconds"
-
-
-def shown_series(series: dict, limit: int = 4) -> tuple[dict, str]:
-    """The first ``limit`` series with time in the axis' unit and their legend names; and the axis label."""
-    from engine.metrics import label as metric_label
-
-    first = next(iter(series.values()), ((), ()))[0]
-    divisor, axis = elapsed_axis(first)
-    out = {}
-    for name, (t, v) in list(series.items())[:limit]:
-        out[SERIES_LABELS.get(name, metric_label(name))] = (np.asarray(t, dtype=float) / divisor, v)
-    return out, axis
 
 
 class SimulationView(QWidget):
@@ -135,15 +89,26 @@ class SimulationView(QWidget):
         self.run_button = QPushButton("Simulate")
         for w in (QLabel("Duration"), self.duration, QLabel("Seed"), self.seed):
             row.addWidget(w)
+        self.forms_button = QToolButton()
+        self.forms_button.setCheckable(True)
+        self.forms_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.forms_button.setToolTip(
+            "Show or hide the load profile and the outage events (the charts take the room)"
+        )
+        self.forms_button.toggled.connect(self.show_forms)
+        row.addWidget(self.forms_button)
         row.addStretch(1)
         row.addWidget(self.run_button)
         layout.addLayout(row)
-        split = QSplitter(Qt.Vertical)
+        self.split = split = QSplitter(Qt.Vertical)
         split.setChildrenCollapsible(False)
         layout.addWidget(split, 1)
         self.profile_editor = self.events_editor = None
+        self.forms = None
         if document is not None:
-            split.addWidget(self._setup_forms(document))
+            self.forms = self._setup_forms(document)
+            split.addWidget(self.forms)
+        self.forms_button.setVisible(self.forms is not None)
         results = QWidget()
         column = panel_column(results)
         column.setContentsMargins(0, 0, 0, 0)
@@ -152,21 +117,28 @@ class SimulationView(QWidget):
         self.headline = message_label(rich=True)
         self.headline.hide()
         column.addWidget(self.headline)
-        self.depth_chart = LineChart("Queue depth", "time (s)", "messages")
-        self.latency_chart = LineChart("Latency over time", "time (s)", "ms")
-        self.rate_chart = LineChart("Rows per second over time", "time (s)", "rows/s")
-        # the messages read back from the page set (those that found their buffer pool full), not cast-out
-        self.castout_chart = LineChart("Messages read back from the page set", "time (s)", "msgs/s")
+        self.depth_chart = SpecLineChart("Queue depth")
+        self.latency_chart = SpecLineChart("Latency over time")
+        self.rate_chart = SpecLineChart("Rows per second over time")
+        self.castout_chart = SpecLineChart("Messages read back from the page set")
+        for chart in self.charts().values():  # as tall as the room allows, never below readable
+            chart.setMinimumHeight(CHART_MIN_HEIGHT_PX)
+            chart.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
         self.summary = read_only_table(["Summary", "Value", "Unit"], stretch_column=0)
         self.lower = QTabWidget()
         self.lower.setDocumentMode(True)
+        self.lower.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
         self.lower.addTab(self.summary, "Summary")
         self.lower.addTab(self.castout_chart, "Page set")
         add_grid(column, [[self.depth_chart, self.latency_chart], [self.rate_chart, self.lower]])
-        split.addWidget(results)
+        scroll = QScrollArea()  # the charts never squashed: with the forms shown the results scroll
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setWidget(results)
+        split.addWidget(scroll)
         split.setStretchFactor(split.count() - 1, 1)
-        if document is not None:  # the forms as tall as their fields, the charts the rest
-            split.setSizes([split.widget(0).widget().sizeHint().height() + 2, 10_000])
+        self.show_forms(True)
         self.run_button.clicked.connect(self._run)
         self.outcome = None
 
@@ -182,12 +154,47 @@ class SimulationView(QWidget):
         self.events_editor = EventsEditor(document)
         row.addWidget(self.profile_editor, 1, Qt.AlignTop)
         row.addWidget(self.events_editor, 1, Qt.AlignTop)
+        self.forms_body = body
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setWidget(body)
         scroll.setMinimumHeight(120)
         return scroll
+
+    def charts(self) -> dict[str, SpecLineChart]:
+        """The charts by kind (:data:`engine.report.sim_charts.KINDS`)."""
+        return {
+            "depth": self.depth_chart,
+            "latency": self.latency_chart,
+            "rate": self.rate_chart,
+            "castout": self.castout_chart,
+        }
+
+    def show_forms(self, shown: bool) -> None:
+        """Show the load profile and outage forms (as tall as their fields), or hide them: the charts
+        take the room (at 1280x800 they are too short to read under the forms)."""
+        if self.forms is None:
+            return
+        self.forms_button.blockSignals(True)
+        self.forms_button.setChecked(shown)
+        self.forms_button.blockSignals(False)
+        self.forms_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.forms_button.setText("Load profile and outages" + ("" if shown else f": {self.forms_summary()}"))
+        self.forms.setVisible(shown)
+        if shown:  # as tall as their fields, up to a share of the view (they scroll beyond it)
+            room_px = self.split.height() if self.split.height() > 100 else 10_000
+            forms_px = min(self.forms_body.sizeHint().height() + 2, max(120, int(FORMS_SHARE * room_px)))
+            self.split.setSizes([forms_px, max(room_px - forms_px, 1)])
+
+    def forms_summary(self) -> str:
+        """What the hidden forms hold, in a few words: ``steady workload, 1 event``."""
+        if self.document is None:
+            return ""
+        sim = self.document.project.simulation
+        n = len(sim.events)
+        profile = "the project's workload" if sim.profile is None else "a load profile"
+        return f"{profile}, {n} event{'s' if n != 1 else ''}"
 
     def event_texts(self) -> list[str]:
         """The project's events in the command line's form (none without a document)."""
@@ -209,9 +216,9 @@ class SimulationView(QWidget):
     def clear(self) -> None:
         """Back to the view as it starts (another project was opened): no outcome, charts or summary."""
         self.outcome = None
-        for chart in (self.depth_chart, self.latency_chart, self.rate_chart, self.castout_chart):
-            chart.set_series({})
-            chart.set_lines([])
+        for chart in self.charts().values():
+            chart.show_chart(None)
+        self.show_forms(True)
         self.summary.setRowCount(0)
         self.headline.clear()
         self.headline.hide()
@@ -221,30 +228,17 @@ class SimulationView(QWidget):
         self.status.setText(text)
 
     def show_outcome(self, outcome) -> None:
-        """Plot a :class:`app.simadapter.SimulationOutcome`."""
+        """Plot a :class:`app.simadapter.SimulationOutcome` (:func:`engine.report.sim_charts.simulation_charts`,
+        as a report of the run draws it); the forms fold away so the charts have the room."""
         self.outcome = outcome
-        depth, latency, rate, castout = split_series(outcome.timeseries)
-        for chart, series, unit in (
-            (self.depth_chart, depth, None),
-            (self.latency_chart, latency, "ms"),
-            (self.rate_chart, rate, None),
-            (self.castout_chart, castout, None),
-        ):
-            shown, axis = shown_series(series)
-            chart.set_series(shown, unit=unit)
-            chart.set_x_label(axis)
-        pool = getattr(outcome, "buffer_pool_msgs", None)
-        self.depth_chart.set_lines(
-            [
-                (
-                    pool,
-                    f"buffer pool holds {format_number(pool)} messages; beyond it the page set",
-                    style.BOTTLENECK,
-                )
-            ]
-            if pool
-            else []
+        specs = simulation_charts(
+            outcome.timeseries,
+            event_spans(getattr(outcome, "events", ()) or ()),
+            getattr(outcome, "buffer_pool_msgs", None),
         )
+        for kind, chart in self.charts().items():
+            chart.show_chart(specs[kind])
+        self.show_forms(False)
         rows = [(k, v) for k, v in outcome.metrics.items() if isinstance(v, (int, float))]
         self.summary.setRowCount(len(rows))
         for r, (k, v) in enumerate(rows):

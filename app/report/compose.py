@@ -8,6 +8,7 @@ import math
 from app.report import charts
 from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
+from app.report.line_charts import chart_block
 from app.report.sql_comparison import run_sql_comparison_blocks
 from app.report.systems import comparison_systems_blocks, run_systems_blocks
 from engine.compare import mixed_engines_note
@@ -16,6 +17,7 @@ from engine.metrics.stages import stage_label
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.charts import latency_breakdown, stage_utilisation
+from engine.report.sim_charts import simulation_charts
 
 #: Metrics shown as small-multiple charts in a comparison, when the runs have them.
 COMPARE_PANELS = (
@@ -249,6 +251,7 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
         out.append(Html("<h3>Latency breakdown</h3>", keep_with_next=True, space_after_mm=1))
         latency = latency_breakdown(["predicted"], [run.metrics])
         out.append(Drawing(24, lambda p, rect, ctx, c=latency: charts.draw_bars(p, rect, ctx, c)))
+    out += simulation_blocks(run)
     if run.stages:
         out.append(Html("<h3>Stage utilisation</h3>", keep_with_next=True, space_after_mm=1))
         names = [s.name for s in run.stages]
@@ -266,6 +269,23 @@ def run_blocks(run: ReportRun, index: int, n_runs: int) -> list[Block]:
     if run.ignored:
         out.append(ignored_table(run))
     return out
+
+
+def simulation_blocks(run: ReportRun) -> list[Block]:
+    """A stored simulation's queue depths, latencies, row rates and page-set reads over time
+    (:func:`engine.report.sim_charts.simulation_charts`, as the window's Simulation tab draws them)."""
+    if not run.timeseries:
+        return []
+    charts = [c for c in simulation_charts(run.timeseries, run.events).values() if c.series]
+    if not charts:
+        return []
+    note = "; outages and slow-downs shaded" if run.events else ""
+    head = Html(
+        f"<h3>Over simulated time</h3><p class='muted small'>The run's series as the simulator recorded them{note}.</p>",
+        keep_with_next=True,
+        space_after_mm=1,
+    )
+    return [head, *(chart_block(c) for c in charts)]
 
 
 def comparison_blocks(report: Report) -> list[Block]:

@@ -226,9 +226,27 @@ def runs_from_store(store, run_ids: Sequence[int]) -> list[ReportRun]:
                 started=run.started,
                 **_systems(metrics, project),
                 **limit,
+                **_simulated(data, settings),
             )
         )
     return out
+
+
+def _simulated(data, settings: dict) -> dict:
+    """A stored simulation's series over time and its events (:class:`ReportRun` fields); {} for a prediction."""
+    if not data.timeseries:
+        return {}
+    from engine.outage_events import parse_event
+    from engine.report.sim_charts import event_spans
+
+    texts = (settings.get("simulation") or {}).get("events") or ()
+    events = []
+    for text in texts:
+        try:
+            events.append(parse_event(str(text)))
+        except QrtuneError:  # a run recorded by another version: its series still chart
+            continue
+    return {"timeseries": dict(data.timeseries), "events": tuple(event_spans(events))}
 
 
 def compare(runs: Sequence[ReportRun]) -> RunComparison:

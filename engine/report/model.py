@@ -11,7 +11,7 @@ published measurements. :mod:`engine.report.build` fills these records;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.compare import MetricDelta, SettingDiff
@@ -115,6 +115,10 @@ class ReportRun:
     limit_text : str
         The limit as every view names it (:meth:`engine.limit.Limit.text`): ``"qapply_agents (95% busy)"``
         or ``"none: holds 3,000 rows/s; headroom 393% at qapply_cpu (20% busy)"``.
+    timeseries : dict
+        A stored simulation's series over time: name -> (t_s, values); empty for a prediction.
+    events : tuple of (str, float, float)
+        A simulation's outages and slow-downs: kind, start and end (s).
     """
 
     title: str
@@ -138,6 +142,8 @@ class ReportRun:
     systems_note: str = ""
     holds_offered: bool = False
     limit_text: str = ""
+    timeseries: dict = field(default_factory=dict)
+    events: tuple = ()
 
     def is_bottleneck(self, stage) -> bool:
         """``stage`` (one of :attr:`stages`) is the one the views mark as the bottleneck."""

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from app.panels.simulation import split_series
 from app.tasks import simulation_available
+from engine.report.sim_charts import split_series
 from engine.sim.result import SUMMARY_UNITS
 
 pytestmark = pytest.mark.skipif(bool(simulation_available()), reason=simulation_available() or "")

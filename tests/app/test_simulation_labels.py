@@ -36,3 +36,26 @@ def test_a_queue_beyond_its_buffer_pool_says_buffpool_and_read_ahead_act_in_this
     )
     assert "BUFFPOOL and READ_AHEAD act in this run" in note and note in headline(over)
     assert buffer_pool_note(outcome(50_000.0, 0.0)) == ""  # within the pool: the steady-state notes hold
+
+
+def test_the_forms_fold_away_when_a_result_arrives_so_the_charts_are_readable_at_1280x800(qtbot):
+    from pathlib import Path
+
+    from app.document import Document
+    from engine import projectfile
+
+    root = Path(__file__).resolve().parents[2]
+    view = SimulationView(Document(projectfile.load(root / "sample_runs" / "redpaper-baseline.json")))
+    qtbot.addWidget(view)
+    view.resize(1000, 620)  # the tab's room in a 1280x800 window
+    view.show()
+    assert view.forms_button.isChecked() and view.forms.isVisible()
+    short = view.depth_chart.height()
+    view.show_outcome(outcome(240_000.0, 12_000.0))
+    qtbot.wait(10)
+    assert not view.forms.isVisible() and not view.forms_button.isChecked()
+    assert "the project's workload, 0 events" in view.forms_button.text()
+    assert view.depth_chart.height() > short and view.depth_chart.height() >= 200
+    assert [line.value() for line in view.depth_chart.lines] == [102_000.0]  # the buffer pool, dashed
+    view.forms_button.click()  # back to the forms to change the scenario
+    assert view.forms.isVisible() and view.forms_button.isChecked()
