@@ -117,6 +117,19 @@ PARAMETERS = {
         "extra elapsed to bring an entry back from storage-class memory",
         "flash read latency of tens of us; MQ's prefetch of list entries hides part of it",
     ),
+    "ooo_browse_share": (
+        0.1,
+        0.0,
+        1.0,
+        False,
+        "browse MQGETs per message passed",
+        "Q Apply browser work for each message it passes, with parallel send queues, to find the next "
+        "message in sequence",
+        "the browser reads each message once and keeps those it passes until their turn: a message "
+        "passed costs a look-up among the held ones and a repositioning of the browse cursor, taken as "
+        "a tenth of a browse MQGET (1 would be browsing again from the head of the queue for each); no "
+        "seed or MQ component record measures parallel send queues, so this stays on its prior",
+    ),
     "scm_cf_cpu_us": (
         10.0,
         1.0,
@@ -278,14 +291,31 @@ def document(values: dict, summary: dict) -> dict:
     }
 
 
+def _kept_fitted(path: Path) -> tuple[dict, dict]:
+    """The fitted values of the coefficient file at ``path`` and its fit summary, priors for the rest."""
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    values = {name: spec[0] for name, spec in PARAMETERS.items()}
+    for name, spec in PARAMETERS.items():
+        if spec[3] and name in stored.get("parameters", {}):
+            values[name] = stored["parameters"][name]["value"]
+    return values, stored.get("fit", {})
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fit and write the file; one line of summary."""
     ap = argparse.ArgumentParser(prog="python -m engine.calibrate.topologies")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--out", type=Path, default=COEFF_PATH)
+    ap.add_argument(
+        "--keep-fitted",
+        action="store_true",
+        help="keep the fitted values of the coefficient file, every other one at its prior (adds new priors)",
+    )
     a = ap.parse_args(argv)
-    doc = json.loads(a.data.read_text(encoding="utf-8"))
-    values, summary = fit(doc)
+    if a.keep_fitted:
+        values, summary = _kept_fitted(a.out)
+    else:
+        values, summary = fit(json.loads(a.data.read_text(encoding="utf-8")))
     atomic_write_text(a.out, json.dumps(document(values, summary), indent=1, allow_nan=False) + "\n")
     print(f"wrote {a.out}: sql_apply_row_wait_us {values['sql_apply_row_wait_us']:g} us, {summary}")
     return 0

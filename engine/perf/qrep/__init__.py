@@ -114,6 +114,7 @@ from engine.perf.qrep import sql_replication, topology_coefficients, zos_mq_cpu
 from engine.perf.qrep.catch_up import UNITS as CATCH_UP_UNITS
 from engine.perf.qrep.coefficients import Coefficients, CoefficientsError, load
 from engine.perf.qrep.inputs import QrepInputs, read_inputs
+from engine.perf.qrep.parallel_sendqs import UNITS as PARALLEL_SENDQS_UNITS
 from engine.perf.qrep.pipeline import VOCABULARY, Solution, Stage, solve
 from engine.perf.qrep.queue_maps import base_name
 from engine.perf.qrep.shared_queue import UNITS as SHARED_QUEUE_UNITS
@@ -192,6 +193,7 @@ UNITS = {
     **metric_units(),  # per system of a bidirectional or peer-to-peer configuration (.systems)
     **sql_replication.COMPARISON_UNITS,  # SQL Replication side by side (sql_apply.compare)
     **SHARED_QUEUE_UNITS,
+    **PARALLEL_SENDQS_UNITS,
     **CATCH_UP_UNITS,
     **zos_mq_cpu.UNITS,
 }

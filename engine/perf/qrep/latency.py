@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 
-from engine.perf.qrep import channel, data_sharing
+from engine.perf.qrep import channel, data_sharing, parallel_sendqs
 from engine.perf.qrep.queueing import RHO_CAP
 
 #: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
@@ -153,6 +153,7 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
         + (flow.inp.network_latency_ms if "mq_channel" in stages else 0.0)
         + stages.get("mq_client", stages["qapply_browser"]).latency_ms  # a client browser's gets: round trips
         + burst_wait_ms(flow, stages, point)[1]  # beyond MEMORY_LIMIT the burst waits on the receive queue
+        + parallel_sendqs.gap_wait_ms(flow, stages, point)  # predecessors on another send queue
     )
 
 

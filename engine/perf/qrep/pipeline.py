@@ -28,6 +28,7 @@ from engine.perf.qrep import (
     distributed_qm,
     inert,
     latency,
+    parallel_sendqs,
     platform_flow,
     queue_maps,
     shared_queue,
@@ -489,7 +490,10 @@ class _Flow:
 
     def _apply_capacities(self, p, t: float, f_a: float) -> None:
         g, d = self.geometry, self.demands
-        p.browser_us = d.browser_msg_us * t * f_a + self.browser_fixed_us + p.backlog_us["qapply_browser"]
+        p.ooo_us = parallel_sendqs.browse_us_per_msg(self, p, t, f_a)  # out-of-order arrival
+        p.browser_us = (
+            d.browser_msg_us * t * f_a + self.browser_fixed_us + p.backlog_us["qapply_browser"] + p.ooo_us
+        )
         p.class2_ms = self.class2_cpu_ref_us * t * f_a / 1000.0 + d.class2_wait_ms
         p.agent_ms = p.class2_ms + self.agent_cpu_ref_us * t * f_a / 1000.0 + self.agent_fixed_ms
         agent_cap = (
@@ -807,9 +811,14 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         apply_cpu_us_per_row=apply_cpu,
         apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,
         inert_settings={**inert.inert_settings(flow, rows_per_s), **topology_inert_settings(flow)},
-        topology_metrics=shared_queue.metrics(flow.sq, inp.topo, rows_per_s / g.rows_per_msg, rows_per_s)
-        if inp.shared_queue
-        else {},
+        topology_metrics={
+            **(
+                shared_queue.metrics(flow.sq, inp.topo, rows_per_s / g.rows_per_msg, rows_per_s)
+                if inp.shared_queue
+                else {}
+            ),
+            **parallel_sendqs.metrics(flow, point, t, point.inflation["A"], (by_name, map_point)),
+        },
     )
     if flow.drain:
         return Solution(
