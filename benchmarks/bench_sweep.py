@@ -9,9 +9,13 @@ a temporary folder, as ``qrtune sweep PROJECT --set ... --workers 2 --db runs.du
 (the command's write interval, the store let go between writes).
 A thread samples this (the main) process's resident memory every 0.2 s; the figures are the
 wall time, points per second, the main process's CPU time, its resident memory before the
-sweep and at its peak, and the growth per point between a fifth of the sweep and its end (what
-a longer sweep would add). The machine's load average is printed with each line: other work on
-the machine stretches the wall time.
+sweep and at its peak, and the growth per point (what a longer sweep would add): the highest
+resident memory of the last fifth of the sweep against that of the second fifth, per point
+between them, and the same for the lowest (the floor). Peaks are compared with peaks because
+every store write lifts the resident set by tens of MB for a moment (DuckDB writing its
+checkpoint as the file is let go); a peak against a floor would count that lift as growth. The
+machine's load average is printed with each line: other work on the machine stretches the wall
+time.
 
 ``--resume`` runs the largest case in two parts: interrupted (the first run is stopped after a
 third of its points) and resumed by the same call, and checks every point is stored once.
@@ -56,14 +60,19 @@ class MemorySampler(threading.Thread):
         while not self.stop.wait(self.every_s):
             self.samples.append((self.recorded(), rss_mb()))
 
-    def growth_kb_per_point(self, total: int) -> float:
-        """Resident memory added per point recorded from a fifth of the sweep to its end, KB."""
-        later = [(n, mb) for n, mb in self.samples if n >= total / 5]
-        if len(later) < 2 or later[-1][0] == later[0][0]:
+    def growth_kb_per_point(self, total: int, pick=max) -> float:
+        """Resident memory added per point recorded between the second fifth of the sweep and its last, KB.
+
+        ``pick`` of the samples of each window is compared (``max``: the peaks, ``min``: the
+        floors): each store write lifts the resident set by tens of MB for a moment (DuckDB
+        writing its checkpoint), so a peak is compared with a peak and a floor with a floor.
+        """
+        second = [mb for n, mb in self.samples if total / 5 <= n < 2 * total / 5]
+        last = [mb for n, mb in self.samples if n >= 4 * total / 5]
+        if not second or not last:
             return math.nan
-        n0, mb0 = later[0]
-        n1 = max(n for n, _ in later)
-        return (max(mb for _, mb in later) - mb0) * 1024 / (n1 - n0)
+        # the windows' middles are 0.6 x total points apart
+        return (pick(last) - pick(second)) * 1024 / (0.6 * total)
 
 
 def axes_for(points: int) -> list[str]:
@@ -88,6 +97,7 @@ def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
     sampler.start()
     t0, c0 = time.perf_counter(), time.process_time()
     with Store.open(db) as store:
+        recorded[0] = store.count_runs()  # a resumed sweep's points already stored count towards its fifths
         original = store.record_point_columns
 
         def counting(points):
@@ -122,6 +132,7 @@ def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
         "rss_before_mb": before,
         "rss_peak_mb": max([mb for _, mb in sampler.samples] + [rss_mb()]),
         "growth_kb_per_point": sampler.growth_kb_per_point(total),
+        "floor_growth_kb_per_point": sampler.growth_kb_per_point(total, min),
         "load": os.getloadavg()[0],
     }
 
@@ -131,7 +142,8 @@ def show(label: str, r: dict) -> None:
     print(
         f"{label:<34} {r['run']:>9,} run {r['skipped']:>9,} skipped  {r['wall_s']:7.1f} s  {rate:7.0f} points/s  "
         f"main CPU {r['cpu_s']:6.1f} s  RSS {r['rss_before_mb']:6.0f} -> {r['rss_peak_mb']:6.0f} MB  "
-        f"growth {r['growth_kb_per_point']:6.3f} KB/point  (load {r['load']:.1f})",
+        f"growth {r['growth_kb_per_point']:6.3f} KB/point (floor {r['floor_growth_kb_per_point']:6.3f})  "
+        f"(load {r['load']:.1f})",
         flush=True,
     )
 

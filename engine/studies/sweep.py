@@ -40,6 +40,7 @@ from engine.errors import FieldError, QrtuneError, UnsupportedKindError
 from engine.model import Project
 from engine.progress import Progress
 from engine.registry import KINDS
+from engine.studies.point_ranges import PointRanges
 
 #: The predictor a sweep uses unless told otherwise (``module:function``).
 DEFAULT_PREDICTOR = "engine.predict:predict_settings"
@@ -74,6 +75,10 @@ class Axis:
 
 #: Most points one worker task predicts (pickling a task and its result costs ~0.1-0.2 ms whatever its size).
 MAX_BATCH_POINTS = 256
+
+#: Most finished points the sweep holds before writing them, whatever the write interval (a bound on
+#: the memory the points waiting to be written take).
+MAX_BUFFERED_POINTS = 8192
 
 #: Largest sweep grid run without asking (``qrtune sweep --yes`` runs larger ones); also the most values
 #: one ``LOW..HIGH`` range may expand to.
@@ -457,7 +462,8 @@ class _Writer:
     """Records finished points into the store: grouped, point-ordered, optionally releasing the file.
 
     Batches (:class:`~engine.store.point_columns.PointColumns`) are buffered and written at most
-    every ``flush_interval_s`` (0: every batch at once), one transaction per write; with
+    every ``flush_interval_s`` (0: every batch at once) or once :data:`MAX_BUFFERED_POINTS` wait,
+    one transaction per write; with
     ``release`` the store lets go of its file after each write so other processes can open it in
     between, and points another run of the same sweep recorded meanwhile are not written twice.
     The progress bar counts finished points. Nothing is kept per point once written.
@@ -467,6 +473,7 @@ class _Writer:
         self.store, self.sweep_id, self.bar = store, sweep_id, bar
         self.flush_interval_s, self.release = flush_interval_s, release
         self.buffer: list = []
+        self.n_buffered = 0  # points in the buffer
         self.last_flush = time.monotonic()
         self.n_failed = 0
         self.n_recorded = 0
@@ -474,7 +481,11 @@ class _Writer:
 
     def add(self, points) -> None:
         self.buffer.append(points)
-        if time.monotonic() - self.last_flush >= self.flush_interval_s:
+        self.n_buffered += points.n
+        if (
+            time.monotonic() - self.last_flush >= self.flush_interval_s
+            or self.n_buffered >= MAX_BUFFERED_POINTS
+        ):
             self.flush()
 
     def flush(self) -> None:
@@ -493,7 +504,7 @@ class _Writer:
         if self.release:
             self.store.release()
         self.bar.update(n_finished)
-        self.buffer = []
+        self.buffer, self.n_buffered = [], 0
         self.last_flush = time.monotonic()
         self.n_failed += int(np.count_nonzero(points.runs["status"] != "ok"))
         self.n_recorded += points.n
@@ -587,14 +598,14 @@ def run_sweep(
     n_done = int(done.sum())
     if release_between_writes:
         store.release()
-    todo = np.flatnonzero(~done)  # point indexes still to run, in order (8 bytes each)
+    todo = PointRanges.not_done(done)  # point indexes still to run, in order: memory per gap, not per point
     del done
     bar = Progress(total, n_done, enabled=progress)
     writer = _Writer(store, sweep_id, bar, flush_interval_s, release_between_writes)
     try:
-        if len(todo) and todo[0] == 0:
+        if todo.first() == 0:
             writer.add(stored_points(probe, axes, context))
-            todo = todo[1:]
+            todo = todo.without_first()
         if len(todo):
             if workers == 0 and executor is None and scheduler is None:
                 step = batch_size or MAX_BATCH_POINTS
@@ -660,7 +671,8 @@ def run_batches(
     args_of : callable
         A batch (list of point indexes) -> the arguments of ``task``.
     todo : sequence of int
-        Point indexes to run (a list or a numpy array: anything with a length that slices).
+        Point indexes to run (a list, a numpy array or a
+        :class:`~engine.studies.point_ranges.PointRanges`: anything with a length that slices).
     add : callable
         Called in this process with each finished batch's result, as batches finish.
     workers : int, optional
@@ -761,6 +773,7 @@ def _stop_now(executor: Executor) -> None:
 __all__ = [
     "DEFAULT_PREDICTOR",
     "MAX_BATCH_POINTS",
+    "MAX_BUFFERED_POINTS",
     "Axis",
     "PointContext",
     "SweepResult",
