@@ -24,7 +24,7 @@ def test_predict_prints_a_readable_breakdown():
         "APPLY_LATENCY",
         "END2END_LATENCY",
         "CPU",
-        "qapply_agents",
+        "Q Apply agents",
         "bottleneck",
         "rows/s",
     ):
@@ -83,7 +83,7 @@ def test_predict_prints_numbers_without_exponents_and_labels_every_kind():
         assert "e+0" not in text and " inf " not in text and "nan" not in text.lower()
     assert re.search(r"Q Apply\s+\d{2},\d{3} rows/s\s+\(80% band \d{2},\d{3} \.\. \d{2},\d{3}\)", qrep.stdout)
     assert re.search(r"Response time\s+[\d.]+ ms", mirror.stdout)
-    assert re.search(r"mirror_link\s+unbounded txn/s", mirror.stdout)
+    assert re.search(r"Db2 Mirror RoCE link\s+unbounded txn/s", mirror.stdout)
     band_high = re.search(
         r"Secondary node CPU busy\s+([\d.]+) %\s+\(80% band [\d.]+ \.\. ([\d.]+)\)", mirror.stdout
     )
