@@ -72,10 +72,9 @@ def shortcuts_html(actions) -> str:
         keys = ", ".join(k.toString(QKeySequence.NativeText) for k in action.shortcuts())
         if keys:
             rows.append(f"<tr><td>{action.text().replace('&', '')}</td><td><b>{keys}</b></td></tr>")
-    extra = (
-        "<tr><td>Pan the canvas</td><td><b>middle button, or Space + drag</b></td></tr>"
-        "<tr><td>Zoom the canvas</td><td><b>mouse wheel</b></td></tr>"
-    )
+    from app.canvas.view import CANVAS_KEYS
+
+    extra = "".join(f"<tr><td>{what}</td><td><b>{keys}</b></td></tr>" for what, keys in CANVAS_KEYS)
     return f"<table cellspacing='6'>{''.join(rows)}{extra}</table>"
 
 

@@ -187,6 +187,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.live.loading.connect(self._loading)
         self.scene.message.connect(self.show_message)
         self.scene.node_selected.connect(self.inspector.show_node)
+        self.scene.properties_requested.connect(self.show_properties)
         self.palette.kind_activated.connect(self.add_kind_at_centre)
         self.runs.compare_requested.connect(self.compare_runs)
         self.document.modified_changed.connect(self._update_title)
@@ -252,7 +253,7 @@ class MainWindow(TaskLaunchers, QMainWindow):
             "Zoom &In", lambda: self.view.zoom_by(1.25), [K(K.ZoomIn), K("Ctrl+=")]
         )
         self.act_zoom_out = self._action("Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
-        self.act_fit = self._action("&Fit to View", self.view.fit_to_view, "Ctrl+0")
+        self.act_fit = self._action("&Fit to View", self.view.fit_whole, "Ctrl+0")
         self.act_actual = self._action("Actual &Size", self.view.reset_zoom, "Ctrl+1")
         self.act_predict = self._action(
             "&Predict and Record",
@@ -459,6 +460,14 @@ class MainWindow(TaskLaunchers, QMainWindow):
         self.banner.show()
         self.banner_timer.start()
         self.statusBar().showMessage(text, 10000)
+
+    def show_properties(self, node_id: str) -> None:
+        """Show node ``node_id``'s knobs in the inspector and give it the keyboard (Enter or Properties on the canvas)."""
+        self.inspector.show_node(node_id)
+        self.inspector_dock.show()
+        self.inspector_dock.raise_()
+        self.inspector.setFocus()
+        self.inspector.focusNextChild()  # its first field
 
     def add_kind_at_centre(self, kind_id: str) -> None:
         centre = self.view.mapToScene(self.view.viewport().rect().center())

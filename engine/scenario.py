@@ -17,7 +17,13 @@ from engine.model import Node, Project
 from engine.registry import KINDS, ParamSpec
 from engine.registry.platform_knobs import RECEIVE_QM_PATH_OF, SEND_QM_PATH_OF
 from engine.settings import get_path, read_paths, set_path
-from engine.topology import RECEIVE_QM, SEND_QM, check_complete, flows, partner_flows
+from engine.topology import (
+    check_complete,
+    flows,
+    partner_flows,
+    receive_queue_manager,
+    send_queue_manager,
+)
 
 #: Project topology -> scenario kind.
 SCENARIO_KIND = {
@@ -70,9 +76,15 @@ def _scenario_nodes(project: Project, kind: str) -> list[Node]:
 
 
 def _queue_manager_platforms(project: Project, settings: dict, sources: dict) -> None:
-    """The two queue managers' platform knobs: ``send_qm.*`` from the sending one, ``recv_qm.*`` from the receiving one."""
+    """The two queue managers' platform knobs: ``send_qm.*`` from the sending one, ``recv_qm.*`` from the
+    receiving one (none when Q Apply reads the send queue: the engine's defaults, which it does not use)."""
     flow = flows(project, limit=1)[0]
-    for qm, paths in ((flow[SEND_QM], SEND_QM_PATH_OF), (flow[RECEIVE_QM], RECEIVE_QM_PATH_OF)):
+    for qm, paths in (
+        (send_queue_manager(flow), SEND_QM_PATH_OF),
+        (receive_queue_manager(flow), RECEIVE_QM_PATH_OF),
+    ):
+        if qm is None:
+            continue
         for name, path in paths.items():
             set_path(settings, path, qm.params[name])
             sources[path] = qm.id
@@ -127,7 +139,8 @@ def knob_paths(project: Project) -> Iterator[tuple[Node, ParamSpec, str]]:
     a Q Replication flow has its platform knobs under ``recv_qm`` (the registry's are ``send_qm``).
     """
     kind = SCENARIO_KIND[project.topology]
-    receive_qm = flows(project, limit=1)[0][RECEIVE_QM].id if kind == "qrep" else None
+    receiving = receive_queue_manager(flows(project, limit=1)[0]) if kind == "qrep" else None
+    receive_qm = receiving.id if receiving is not None else None
     for node in project.nodes:
         for spec in KINDS[node.kind].params:
             template = spec.scenario_paths.get(kind)
@@ -254,13 +267,14 @@ def apply_scenario(project: Project, scenario: dict) -> Project:
 def _apply_receive_qm(project: Project, scenario: dict) -> Project:
     """Set the receiving queue manager's platform knobs from the scenario's ``recv_qm`` settings."""
     found = flows(project, limit=1)
+    receiving = receive_queue_manager(found[0]) if found else None
     for name, path in RECEIVE_QM_PATH_OF.items():
         try:
             value = get_path(scenario, path)
         except KeyError:
             continue
-        if found and value is not None:
-            project = project.with_param(found[0][RECEIVE_QM].id, name, value)
+        if receiving is not None and value is not None:
+            project = project.with_param(receiving.id, name, value)
     return project
 
 

@@ -44,6 +44,24 @@ def flow_nodes(
     return nodes, links
 
 
+def client_flow_nodes(prefix: str, src: str, dst: str, row: int) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Nodes and links of a flow whose Q Apply, an MQ client, reads the send queue on Q Capture's queue manager.
+
+    No channel and no queue manager at site ``dst``: Q Apply's client connection is the link from
+    site ``src``'s queue manager.
+    """
+    names = [
+        ("source_db2", f"Db2 {src} (source)", {}),
+        ("qcapture", f"Q Capture {src}", {}),
+        ("queue_manager", f"QMGR {src} (sendq)", {}),
+        ("qapply", f"Q Apply {dst}", {"mq_connection": "client", "reads_send_queue": True}),
+        ("target_db2", f"Db2 {dst} (target)", {}),
+    ]
+    ids = [f"{prefix}-{i}-{kind.replace('_', '-')}" for i, (kind, _, _) in enumerate(names)]
+    nodes = [_node(ids[i], kind, label, i, row, **params) for i, (kind, label, params) in enumerate(names)]
+    return nodes, list(zip(ids, ids[1:]))
+
+
 def _project(
     name: str, topology: str, nodes: list[dict], links: list[tuple[str, str]], description: str
 ) -> Project:
@@ -62,6 +80,18 @@ def unidirectional(name: str = "Unidirectional") -> Project:
     """Site A replicating to site B."""
     nodes, links = flow_nodes("ab", "A", "B", 0, False)
     return _project(name, "unidirectional", nodes, links, "One Q Replication flow from site A to site B.")
+
+
+def client_reads_send_queue(name: str = "Unidirectional, Q Apply reading the send queue") -> Project:
+    """Site A replicating to site B, whose Q Apply is an MQ client of site A's queue manager (no channel)."""
+    nodes, links = client_flow_nodes("ab", "A", "B", 0)
+    return _project(
+        name,
+        "unidirectional",
+        nodes,
+        links,
+        "One Q Replication flow from site A to site B; Q Apply B reads the send queue on QMGR A as an MQ client.",
+    )
 
 
 def _two_way(name: str, topology: str, description: str) -> Project:

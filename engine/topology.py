@@ -1,7 +1,10 @@
 """Flows through a topology and the checks that a topology is complete enough to predict.
 
 A Q Replication flow is the path ``source_db2 -> qcapture -> queue_manager ->
-channel -> queue_manager -> qapply -> target_db2``. A unidirectional project has
+channel -> queue_manager -> qapply -> target_db2``; when its Q Apply reads the send queue
+(``reads_send_queue``: an MQ client of Q Capture's queue manager) it is the shorter path
+``source_db2 -> qcapture -> queue_manager -> qapply -> target_db2``, with no channel and no
+second queue manager (:data:`CLIENT_FLOW_KINDS`). A unidirectional project has
 one, bidirectional and peer-to-peer projects two in opposite directions.
 Loading a project never requires completeness (a user may be half-way through
 drawing it); predicting does.
@@ -22,9 +25,40 @@ from engine.model import Node, Project
 from engine.registry import KINDS
 
 FLOW_KINDS = ("source_db2", "qcapture", "queue_manager", "channel", "queue_manager", "qapply", "target_db2")
+#: A Q Apply that reads the send queue, as the flow search tells it from a Q Apply fed by a receive queue.
+SEND_QUEUE_READER = "qapply:reads_send_queue"
+#: The flow of a client Q Apply reading the send queue on Q Capture's queue manager: one queue manager, no channel.
+CLIENT_FLOW_KINDS = ("source_db2", "qcapture", "queue_manager", SEND_QUEUE_READER, "target_db2")
 FLOWS_NEEDED = {"unidirectional": 1, "bidirectional": 2, "peer-to-peer": 2}
 #: Positions in :data:`FLOW_KINDS` of the sending and the receiving queue manager (never the same node).
 SEND_QM, CHANNEL, RECEIVE_QM = 2, 3, 4
+#: Position in :data:`CLIENT_FLOW_KINDS` of each position of :data:`FLOW_KINDS` it has.
+_CLIENT_POSITION = {0: 0, 1: 1, SEND_QM: 2, 5: 3, 6: 4}
+
+
+def reads_send_queue(node: Node) -> bool:
+    """True for a Q Apply that reads the send queue on Q Capture's queue manager (no channel)."""
+    return node.kind == "qapply" and bool(node.params.get("reads_send_queue"))
+
+
+def send_queue_manager(flow: list[Node]) -> Node:
+    """The queue manager Q Capture puts to (holding the send queue) of a flow."""
+    return flow[SEND_QM]
+
+
+def receive_queue_manager(flow: list[Node]) -> Node | None:
+    """The queue manager holding the receive queue, None when Q Apply reads the send queue."""
+    return flow[RECEIVE_QM] if len(flow) == len(FLOW_KINDS) else None
+
+
+def channel_of(flow: list[Node]) -> Node | None:
+    """The flow's channel, None when Q Apply reads the send queue."""
+    return flow[CHANNEL] if len(flow) == len(FLOW_KINDS) else None
+
+
+def _flow_kinds(project: Project) -> dict[str, str]:
+    """Node id -> kind id, a Q Apply reading the send queue as :data:`SEND_QUEUE_READER`."""
+    return {n.id: SEND_QUEUE_READER if reads_send_queue(n) else n.kind for n in project.nodes}
 
 
 def _adjacency(project: Project, forwards: bool) -> dict[str, list[str]]:
@@ -95,38 +129,44 @@ def _first_two(adjacency: dict[str, list[str]], allowed: set):
 
 
 def _walk(path: list[str], done: list[set], successors: dict[str, list[str]]) -> Iterator[list[str]]:
-    """Every flow extending ``path`` through completing nodes, depth first in link order."""
+    """Every flow extending ``path`` through completing nodes (``done``, one set per position of
+    :data:`FLOW_KINDS` or :data:`CLIENT_FLOW_KINDS`), depth first in link order."""
     pos = len(path)
-    if pos == len(FLOW_KINDS):
+    if pos == len(done):
         yield list(path)
         return
+    two_qms = len(done) == len(FLOW_KINDS)
     for nxt in successors[path[-1]]:
-        if nxt in done[pos] and not (pos == RECEIVE_QM and nxt == path[SEND_QM]):
+        if nxt in done[pos] and not (two_qms and pos == RECEIVE_QM and nxt == path[SEND_QM]):
             path.append(nxt)
             yield from _walk(path, done, successors)
             path.pop()
 
 
 def iter_flows(project: Project) -> Iterator[list[Node]]:
-    """Every complete flow, lazily, each as its nodes in :data:`FLOW_KINDS` order.
+    """Every complete flow, lazily, each as its nodes in :data:`FLOW_KINDS` order (seven nodes), or
+    in :data:`CLIENT_FLOW_KINDS` order (five) when its Q Apply reads the send queue.
 
     Flows come ordered by source node, then target node (both in file order), then depth
-    first in link order: the order of ``networkx.all_simple_paths`` for each pair. Each flow
-    costs a walk of its own seven nodes; each target node one pass over nodes and links.
+    first in link order: the order of ``networkx.all_simple_paths`` for each pair (for a pair,
+    the flows through a channel first). Each flow costs a walk of its own nodes; each target
+    node one pass over nodes and links per flow shape.
     """
-    kinds = {n.id: n.kind for n in project.nodes}
+    kinds = _flow_kinds(project)
     by_id = {n.id: n for n in project.nodes}
     successors = _adjacency(project, forwards=True)
     targets = project.nodes_of("target_db2")
-    per_target: dict[str, list[set]] = {}
+    per_target: dict[tuple[str, int], list[set]] = {}
     for src in project.nodes_of("source_db2"):
         for tgt in targets:
-            if tgt.id not in per_target:
-                per_target[tgt.id] = _completing(kinds, successors, {tgt.id}, FLOW_KINDS)
-            done = per_target[tgt.id]
-            if src.id in done[0]:
-                for ids in _walk([src.id], done, successors):
-                    yield [by_id[i] for i in ids]
+            for order in (FLOW_KINDS, CLIENT_FLOW_KINDS):
+                key = (tgt.id, len(order))
+                if key not in per_target:
+                    per_target[key] = _completing(kinds, successors, {tgt.id}, order)
+                done = per_target[key]
+                if src.id in done[0]:
+                    for ids in _walk([src.id], done, successors):
+                        yield [by_id[i] for i in ids]
 
 
 def flows(project: Project, limit: int | None = None) -> list[list[Node]]:
@@ -158,8 +198,10 @@ def queue_manager_roles(project: Project) -> dict[str, frozenset]:
     flow (of the first :data:`ROLE_FLOWS`) is left out, its role unknown."""
     roles: dict[str, set] = {}
     for flow in flows(project, limit=ROLE_FLOWS):
-        roles.setdefault(flow[SEND_QM].id, set()).add("send")
-        roles.setdefault(flow[RECEIVE_QM].id, set()).add("receive")
+        roles.setdefault(send_queue_manager(flow).id, set()).add("send")
+        receiving = receive_queue_manager(flow)
+        if receiving is not None:
+            roles.setdefault(receiving.id, set()).add("receive")
     return {node_id: frozenset(r) for node_id, r in roles.items()}
 
 
@@ -178,23 +220,45 @@ def partner_flows(project: Project | None) -> list[list[Node]]:
 def nodes_on_flows(project: Project, position: int) -> list[Node]:
     """The nodes at ``position`` of :data:`FLOW_KINDS` on at least one complete flow, in file order.
 
-    Linear in nodes plus links however many flows the project has: a node lies on a flow
-    when it can be reached from a source Db2 along the flow's kinds and can go on to a
-    target Db2 (and, for a channel, through two different queue managers).
+    A flow whose Q Apply reads the send queue has no channel and no receiving queue manager:
+    its nodes are found at the other positions. Linear in nodes plus links however many flows
+    the project has: a node lies on a flow when it can be reached from a source Db2 along the
+    flow's kinds and can go on to a target Db2 (and, for a channel, through two different
+    queue managers).
     """
-    kinds = {n.id: n.kind for n in project.nodes}
+    kinds = _flow_kinds(project)
     successors = _adjacency(project, forwards=True)
     predecessors = _adjacency(project, forwards=False)
-    last = len(FLOW_KINDS) - 1
-    ahead = _completing(kinds, successors, {n.id for n in project.nodes_of("target_db2")}, FLOW_KINDS)
+    targets = {n.id for n in project.nodes_of("target_db2")}
     sources = {n.id for n in project.nodes_of("source_db2")}
-    behind = _completing(kinds, predecessors, sources, FLOW_KINDS[::-1])
-    on = ahead[position] & behind[last - position]
-    if position == CHANNEL:
-        before = _first_two(predecessors, behind[last - SEND_QM])
-        after = _first_two(successors, ahead[RECEIVE_QM])
-        on = {c for c in on if any(a != b for a in before(c) for b in after(c))}
+    on: set = set()
+    for order, pos in ((FLOW_KINDS, position), (CLIENT_FLOW_KINDS, _CLIENT_POSITION.get(position))):
+        if pos is None:
+            continue
+        last = len(order) - 1
+        ahead = _completing(kinds, successors, targets, order)
+        behind = _completing(kinds, predecessors, sources, order[::-1])
+        here = ahead[pos] & behind[last - pos]
+        if order is FLOW_KINDS and position == CHANNEL:
+            before = _first_two(predecessors, behind[last - SEND_QM])
+            after = _first_two(successors, ahead[RECEIVE_QM])
+            here = {c for c in here if any(a != b for a in before(c) for b in after(c))}
+        on |= here
     return [n for n in project.nodes if n.id in on]
+
+
+def _chains(project: Project) -> str:
+    """The flow shapes a user can draw, the one without a channel named when a Q Apply reads the send queue."""
+    chain = " -> ".join(KINDS[k].name for k in FLOW_KINDS)
+    readers = [n for n in project.nodes if reads_send_queue(n)]
+    if not readers:
+        return chain
+    short = " -> ".join(KINDS[k].name for k in CLIENT_FLOW_KINDS[:3])
+    names = ", ".join(n.label for n in readers)
+    return (
+        f"{short} -> {names} (reads the send queue: a client of Q Capture's queue manager, "
+        f"no channel) -> {KINDS['target_db2'].name}; or, reading a receive queue, {chain}"
+    )
 
 
 def check_complete(project: Project) -> None:
@@ -211,9 +275,8 @@ def check_complete(project: Project) -> None:
         need = FLOWS_NEEDED[t]
         got = flows(project, limit=need)
         if len(got) < need:
-            chain = " -> ".join(KINDS[k].name for k in FLOW_KINDS)
             raise TopologyError(
-                f"A {t} project needs {need} complete flow{'s' if need > 1 else ''} ({chain}); "
+                f"A {t} project needs {need} complete flow{'s' if need > 1 else ''} ({_chains(project)}); "
                 f"this one has {len(got)}. Link the missing nodes."
             )
         if need == 2:

@@ -214,6 +214,12 @@ def zos_to_linux(name: str, client: bool) -> Project:
     return on_receive_side(configure(project, {"channel": LINUX_CHANNEL}), LINUX_RECEIVE_QM)
 
 
+def zos_to_linux_reading_the_send_queue(name: str) -> Project:
+    """Journey 11's client project without the channel: Q Apply on Linux reads the send queue on the z/OS queue manager."""
+    project = configure(templates.client_reads_send_queue(name), REDPAPER, LINUX_TARGET)
+    return configure(project, {"qapply": LINUX_CLIENT})
+
+
 #: Topologies of issue 14 (part 2) built on the seeds' configurations: the settings added to each.
 #: A shared capture and receive queue in a CF list structure (seed 003's CFLEVEL(5) with SMDS, MQ's
 #: default OFFLD tiers); the Redpaper table with a 4,685-byte VARCHAR added (5,000-byte rows), so
@@ -285,6 +291,9 @@ def samples() -> dict[str, Project]:
         **each_topology("dw2005-zos", "2005 z/OS study", DW2005),
         "zos-to-linux-bindings.json": zos_to_linux("z/OS to Linux, Q Apply in bindings mode", client=False),
         "zos-to-linux-client.json": zos_to_linux("z/OS to Linux, Q Apply as an MQ client", client=True),
+        "zos-to-linux-client-send-queue.json": zos_to_linux_reading_the_send_queue(
+            "z/OS to Linux, Q Apply as an MQ client reading the send queue"
+        ),
         "aix-unidirectional.json": configure(
             templates.unidirectional("2005 AIX study, unidirectional"), DW2005, AIX_2005
         ),

@@ -14,6 +14,8 @@ from engine.registry.platform_knobs import ZOS
 
 #: Label of a client connection (the link from the remote queue manager to Q Apply).
 CLIENT_LINK_TEXT = "client"
+#: Label of the client connection of a Q Apply reading the send queue on Q Capture's queue manager.
+SEND_QUEUE_LINK_TEXT = "client: reads the send queue"
 #: The knob counting the processors of the server a node kind runs on.
 _PROCESSORS = {"source_db2": "source_lpar_cps", "qcapture": "capture_lpar_cps", "qapply": "apply_lpar_cps"}
 
@@ -36,3 +38,8 @@ def is_client_link(source: Node, target: Node) -> bool:
         and target.kind == "qapply"
         and target.params.get("mq_connection") == "client"
     )
+
+
+def client_link_text(target: Node) -> str:
+    """What a client connection to Q Apply ``target`` is labelled: reading the send queue or a receive queue."""
+    return SEND_QUEUE_LINK_TEXT if target.params.get("reads_send_queue") else CLIENT_LINK_TEXT

@@ -5,7 +5,13 @@ rebuilds only what changed between two project snapshots. User gestures become
 document edits: dropping a kind adds a node, dragging from an output port to a
 node adds a link (a refused link reports the model's message unchanged through
 :attr:`TopologyScene.message`), releasing a drag moves the nodes, Delete removes
-the selection.
+the selection, a right click opens the node's, the link's or the canvas's menu
+(:mod:`app.canvas.menus`), and the keyboard moves the selection and the nodes
+(:meth:`TopologyScene.select_step`, :meth:`TopologyScene.select_towards`,
+:meth:`TopologyScene.nudge_selected`).
+
+After every change the scene turns each node to face the way its data flows and
+draws the links of a flow's queue-map section one lane per queue map.
 """
 
 from __future__ import annotations
@@ -15,12 +21,18 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
 from app import style
-from app.canvas.items import NODE_H, NODE_W, LinkItem, NodeItem, PortItem, link_path
+from app.canvas import navigation
+from app.canvas.geometry import facing_left, link_path
+from app.canvas.items import NODE_H, NODE_W, LinkItem, NodeItem, PortItem
 from app.document import Document
 from app.stages import NodeLoad
 from engine.errors import QrtuneError
 from engine.model import Project
 from engine.registry import KINDS
+from engine.topology import ROLE_FLOWS, flows
+
+#: Scene units a node moves per arrow key with Ctrl (with Ctrl+Shift: one unit).
+NUDGE = 10.0
 
 #: Mime type of a node kind dragged from the palette (payload: the kind id, UTF-8).
 KIND_MIME = "application/x-qrtune-kind"
@@ -35,10 +47,16 @@ class TopologyScene(QGraphicsScene):
         Something the user should read: a refused link (the model's message), a refused drop.
     node_selected(str)
         The id of the single selected node, or "" when none or several.
+    properties_requested(str)
+        The user asked for a node's properties (Enter, or Properties in a menu).
+    fit_requested()
+        Fit to View was chosen in a menu.
     """
 
     message = Signal(str)
     node_selected = Signal(str)
+    properties_requested = Signal(str)
+    fit_requested = Signal()
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -84,6 +102,20 @@ class TopologyScene(QGraphicsScene):
                 self.addItem(item)
             else:
                 item.update_path()
+        self._arrange(new)
+
+    def _arrange(self, project: Project) -> None:
+        """Turn each node to face its data's way and split queue-map sections into lanes."""
+        for node_id, left in facing_left(project).items():
+            self.nodes[node_id].set_facing(left)
+        lanes, notes = queue_map_lanes(project)
+        for node in project.nodes_of("qapply"):
+            if node.params.get("mq_connection") == "client":
+                notes.setdefault(node.id, "MQ client")
+        for link_id, item in self.links.items():
+            item.set_lanes(lanes.get(link_id, 1))
+        for node_id, item in self.nodes.items():
+            item.set_note(notes.get(node_id, ""))
 
     def _remove_link_item(self, link_id: str) -> None:
         item = self.links.pop(link_id, None)
@@ -121,6 +153,69 @@ class TopologyScene(QGraphicsScene):
         """Delete the selected nodes and links as one undo step."""
         self.document.remove_items(self.selected_node_ids(), self.selected_link_ids())
 
+    def select_all(self) -> None:
+        """Select every node."""
+        for item in self.nodes.values():
+            item.setSelected(True)
+
+    def open_properties(self, node_id: str) -> None:
+        """Select ``node_id`` and ask for its properties."""
+        self.select_node(node_id)
+        self.properties_requested.emit(node_id)
+
+    # -- keyboard ----------------------------------------------------------------------------
+    def _centres(self) -> dict[str, tuple[float, float]]:
+        return {
+            node_id: (item.pos().x() + NODE_W / 2, item.pos().y() + NODE_H / 2)
+            for node_id, item in self.nodes.items()
+        }
+
+    def current_node_id(self) -> str | None:
+        """The keyboard's node: the focused node if selected, else the single selected node."""
+        focus = self.focusItem()
+        if isinstance(focus, NodeItem) and focus.isSelected():
+            return focus.node_id
+        ids = self.selected_node_ids()
+        return ids[0] if len(ids) == 1 else None
+
+    def focus_node(self, node_id: str) -> None:
+        """Select ``node_id`` alone and give it the keyboard focus (drawn with a dotted frame)."""
+        self.select_node(node_id)
+        self.setFocusItem(self.nodes[node_id])
+
+    def select_step(self, forwards: bool) -> bool:
+        """Select the next (or previous) node in reading order; False past the last (or first) node,
+        where the selection is cleared so Tab can leave the canvas."""
+        order = navigation.reading_order(self._centres(), NODE_H)
+        node_id = navigation.step(order, self.current_node_id(), forwards)
+        if node_id is None:
+            self.clearSelection()
+            self.setFocusItem(None)
+            return False
+        self.focus_node(node_id)
+        return True
+
+    def select_towards(self, direction: str) -> bool:
+        """Select the nearest node ``direction`` (``left``...) of the current one (the first without one)."""
+        current = self.current_node_id()
+        if current is None:
+            return self.select_step(forwards=True)
+        node_id = navigation.nearest(self._centres(), current, direction)
+        if node_id is not None:
+            self.focus_node(node_id)
+        return node_id is not None
+
+    def nudge_selected(self, dx: float, dy: float) -> None:
+        """Move the selected nodes by (``dx``, ``dy``) scene units; consecutive nudges are one undo step."""
+        ids = self.selected_node_ids()
+        if not ids:
+            return
+        positions = {}
+        for node_id in ids:
+            node = self.document.project.node(node_id)
+            positions[node_id] = (round(node.x + dx, 1), round(node.y + dy, 1))
+        self.document.move_nodes(positions, merge=True)
+
     # -- gestures ----------------------------------------------------------------------------
     def try_link(self, source_id: str, target_id: str) -> bool:
         """Ask the document to link two nodes; a refusal emits the model's message unchanged."""
@@ -140,6 +235,12 @@ class TopologyScene(QGraphicsScene):
         self.select_node(node_id)
         return node_id
 
+    def contextMenuEvent(self, event) -> None:
+        from app.canvas.menus import menu_for
+
+        menu_for(self, event.scenePos(), event.widget()).exec(event.screenPos())
+        event.accept()
+
     def mousePressEvent(self, event) -> None:
         item = self.itemAt(event.scenePos(), self.views()[0].transform() if self.views() else _identity())
         if isinstance(item, PortItem) and item.output and event.button() == Qt.LeftButton:
@@ -148,7 +249,10 @@ class TopologyScene(QGraphicsScene):
             self._drag_line.setPen(QPen(QColor(style.QUEUE), 2, Qt.DashLine))
             self._drag_line.setZValue(5)
             self.addItem(self._drag_line)
-            self._drag_line.setPath(link_path(item.scene_centre(), event.scenePos()))
+            self._drag_line.setPath(link_path(item.scene_centre(), event.scenePos(), item.side()))
+            event.accept()
+            return
+        if event.button() == Qt.RightButton:  # the menu's press: keep the selection the menu acts on
             event.accept()
             return
         super().mousePressEvent(event)
@@ -158,7 +262,8 @@ class TopologyScene(QGraphicsScene):
 
     def mouseMoveEvent(self, event) -> None:
         if self._drag_line is not None:
-            self._drag_line.setPath(link_path(self._drag_port.scene_centre(), event.scenePos()))
+            port = self._drag_port
+            self._drag_line.setPath(link_path(port.scene_centre(), event.scenePos(), port.side()))
             event.accept()
             return
         super().mouseMoveEvent(event)
@@ -197,6 +302,10 @@ class TopologyScene(QGraphicsScene):
                 return item
         return None
 
+    def link_at(self, pos: QPointF) -> LinkItem | None:
+        """The link item under scene position ``pos``, if any."""
+        return next((i for i in self.items(pos) if isinstance(i, LinkItem) and i.shape().contains(pos)), None)
+
     # -- drops from the palette ------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
@@ -217,6 +326,36 @@ class TopologyScene(QGraphicsScene):
             event.acceptProposedAction()
         else:
             super().dropEvent(event)
+
+
+def queue_map_lanes(project: Project) -> tuple[dict[str, int], dict[str, str]]:
+    """Lanes of each link inside a flow's queue-map section, and the note of the nodes carrying them.
+
+    A Q Capture with ``queue_maps`` above one sends each map over its own send queue, channel and
+    receive queue to its own Q Apply browser: every link from Q Capture to Q Apply of its flows
+    is drawn as one lane per queue map, and Q Capture and the channel say how many.
+
+    Returns
+    -------
+    (dict, dict)
+        Link id -> lanes (only links with more than one); node id -> note (``4 queue maps``).
+    """
+    if project.topology not in ("unidirectional", "bidirectional", "peer-to-peer"):
+        return {}, {}
+    link_ids = {(link.source, link.target): link.id for link in project.links}
+    lanes: dict[str, int] = {}
+    notes: dict[str, str] = {}
+    for flow in flows(project, limit=ROLE_FLOWS):
+        maps = int(flow[1].params.get("queue_maps", 1) or 1)
+        if maps <= 1:
+            continue
+        section = flow[1:-1]  # Q Capture .. Q Apply
+        for a, b in zip(section, section[1:]):
+            lanes[link_ids[(a.id, b.id)]] = maps
+        for node in section:
+            if node.kind in ("qcapture", "channel"):
+                notes[node.id] = f"{maps} queue maps"
+    return lanes, notes
 
 
 def _identity():

@@ -12,8 +12,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
 from app import style
+from app.canvas.geometry import end_angle, facing_left
 from app.canvas.items import (
-    NODE_H,
     NODE_W,
     PORT_R,
     arrow_head,
@@ -26,6 +26,18 @@ from app.canvas.platform_marks import CLIENT_LINK_TEXT, is_client_link, platform
 from app.report.layout import Context, report_font
 from app.stages import node_loads
 from engine.registry import KINDS
+
+#: Height of a node's box in the report (the canvas's boxes are taller: they hold text at the screen's size).
+NODE_H = 64.0
+
+
+def _ends(a, b, left: dict) -> tuple[QPointF, QPointF, float, float]:
+    """Output port of ``a`` and input port of ``b`` on the sides their data leaves and enters by."""
+    out_dir = -1.0 if left[a.id] else 1.0
+    in_dir = -1.0 if left[b.id] else 1.0
+    start = QPointF(a.x + (0.0 if left[a.id] else NODE_W), a.y + NODE_H / 2)
+    end = QPointF(b.x + (NODE_W if left[b.id] else 0.0), b.y + NODE_H / 2)
+    return start, end, out_dir, in_dir
 
 
 def _font(pt: float, bold: bool = False) -> QFont:
@@ -65,24 +77,23 @@ def draw_topology(painter: QPainter, rect: QRectF, ctx: Context, project, run=No
     # unit is ``scale`` device pixels at ctx.dpi, so the same text-to-box proportion needs this factor
     k = 1.3 * 96.0 / ctx.dpi  # 1.3: print the labels a little larger than on screen (boxes are small on A4)
     nodes = {n.id: n for n in project.nodes}
+    left = facing_left(project)
     for link in project.links:
         a, b = nodes.get(link.source), nodes.get(link.target)
         if a is None or b is None:
             continue
-        start = QPointF(a.x + NODE_W, a.y + NODE_H / 2)
-        end = QPointF(b.x, b.y + NODE_H / 2)
+        start, end, out_dir, in_dir = _ends(a, b, left)
+        path = link_path(start, end, out_dir, in_dir)
         client = is_client_link(a, b)
         painter.setPen(QPen(QColor(style.OUTLINE), 1.8, Qt.DashLine if client else Qt.SolidLine))
         painter.setBrush(Qt.NoBrush)
-        painter.drawPath(link_path(start, end))
+        painter.drawPath(path)
         if client:
             label_font = _font(style.NODE_DETAIL_PT * k * 0.75)
-            draw_link_label(
-                painter, link_path(start, end), CLIENT_LINK_TEXT, QColor(style.OUTLINE), label_font
-            )
+            draw_link_label(painter, path, CLIENT_LINK_TEXT, QColor(style.OUTLINE), label_font)
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(style.OUTLINE))
-        painter.drawPolygon(arrow_head(end, 0.0))
+        painter.drawPolygon(arrow_head(end, end_angle(path)))
     for node in project.nodes:
         load = loads.get(node.id)
         box = QRectF(node.x, node.y, NODE_W, NODE_H)

@@ -23,15 +23,19 @@ from engine.metrics.stages import stage_label
 from engine.perf.qrep.distributed_qm import queue_buffer_knob
 from engine.registry import KINDS
 from engine.registry.platform_knobs import ZOS
-from engine.topology import RECEIVE_QM, SEND_QM, flows
+from engine.topology import flows, receive_queue_manager, send_queue_manager
 
 #: Largest LogBufferPages MQ accepts.
 MAX_LOGBUFFERPAGES = 4096
 
 
-def _flow_queue_manager(project, position: int):
+def _flow_queue_manager(project, receiving: bool):
+    """The first flow's receiving (or sending) queue manager; None without a flow, and for the
+    receiving one when Q Apply reads the send queue."""
     found = flows(project, limit=1)
-    return found[0][position] if found else None
+    if not found:
+        return None
+    return receive_queue_manager(found[0]) if receiving else send_queue_manager(found[0])
 
 
 #: Stages of a client connection (:mod:`engine.perf.qrep.client_apply`).
@@ -68,7 +72,7 @@ class BindingsRule(Rule):
         )
 
     def change(self, project, prediction):
-        qm = _flow_queue_manager(project, RECEIVE_QM)
+        qm = _flow_queue_manager(project, receiving=True)
         qapply = first(project, "qapply")
         if qm is None:
             return None
@@ -86,9 +90,9 @@ class LogBufferRule(Rule):
 
     def _queue_manager(self, project, prediction):
         if prediction.bottleneck == "mq_log_disk":
-            return _flow_queue_manager(project, SEND_QM)
+            return _flow_queue_manager(project, receiving=False)
         if prediction.bottleneck == "apply_mq_log_disk":
-            return _flow_queue_manager(project, RECEIVE_QM)
+            return _flow_queue_manager(project, receiving=True)
         return None
 
     def applies(self, project, prediction) -> bool:
@@ -139,7 +143,8 @@ class QueueBufferRule(Rule):
         depth and can still grow."""
         found = flows(project, limit=1)
         param, depth_bytes = self._param(project), self._depth_bytes(prediction)
-        qms = {qm.id: qm for qm in (found[0][SEND_QM], found[0][RECEIVE_QM])} if found else {}
+        ends = (send_queue_manager(found[0]), receive_queue_manager(found[0])) if found else ()
+        qms = {qm.id: qm for qm in ends if qm is not None}
         return [
             qm
             for qm in qms.values()

@@ -382,6 +382,13 @@ def sort_stages(prediction, shape: MessageShape, notes: list) -> StageGroups:
     return groups
 
 
+def reads_the_send_queue(settings: dict) -> bool:
+    """True when a client Q Apply reads the send queue on Q Capture's queue manager (no channel)."""
+    return (
+        bool(knob(settings, "qapply.reads_send_queue")) and knob(settings, "qapply.mq_connection") == "client"
+    )
+
+
 def complete_stages(groups: StageGroups, settings: dict, prediction, notes: list) -> None:
     """Fill the places a prediction may leave empty; raise when the pipeline cannot run.
 
@@ -404,6 +411,10 @@ def complete_stages(groups: StageGroups, settings: dict, prediction, notes: list
                     f"drain: no {EXAMPLE_STAGE[side]} stage in the prediction (not running); "
                     "taken as instantaneous"
                 )
+    if not groups.channel and reads_the_send_queue(settings):
+        # the send queue is the receive queue: what Q Capture commits is on Q Apply's queue at once
+        groups.channel.append((EXAMPLE_STAGE["channel"], math.inf))
+        notes.append("Q Apply reads the send queue: no channel, messages reach Q Apply's queue at once")
     for side, example in EXAMPLE_STAGE.items():
         if not getattr(groups, side):
             raise FieldError(

@@ -32,8 +32,14 @@ UNITS = {
 
 
 def _zos_cp_factor(sol, role: str, mp_loss: float) -> float:
-    """Reference-CPU us -> CP us on the z/OS LPAR hosting ``role`` (multiprocessor loss included)."""
-    lpar = next(lp for lp in sol.lpars if role in lp.roles)
+    """Reference-CPU us -> CP us on the z/OS LPAR hosting ``role`` (multiprocessor loss included).
+
+    An LPAR the solution does not model (Q Capture's while a drain runs without capture, where a
+    client reading the send queue still gets its messages) costs one CP's time, no loss.
+    """
+    lpar = next((lp for lp in sol.lpars if role in lp.roles), None)
+    if lpar is None:
+        return sol.time_factor
     return sol.time_factor * (1.0 + mp_loss * (lpar.cps - 1))
 
 

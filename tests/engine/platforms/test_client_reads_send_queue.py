@@ -56,3 +56,61 @@ def test_a_bindings_q_apply_cannot_read_the_send_queue():
     s["platform"]["recv_qm"] = s["platform"]["qapply"]
     with pytest.raises(ValueRangeError, match=r"qapply\.reads_send_queue"):
         predict(s)
+
+
+# -- the topology as a user draws it: no channel, no second queue manager ---------------------------
+SEND_QUEUE_SAMPLE = ROOT / "sample_runs" / "zos-to-linux-client-send-queue.json"
+
+
+def test_a_client_reading_the_send_queue_is_a_flow_of_five_nodes():
+    from engine.topology import channel_of, flows, queue_manager_roles, receive_queue_manager
+
+    project = projectfile.load(SEND_QUEUE_SAMPLE)
+    (flow,) = flows(project)
+    assert [n.kind for n in flow] == ["source_db2", "qcapture", "queue_manager", "qapply", "target_db2"]
+    assert channel_of(flow) is None and receive_queue_manager(flow) is None
+    assert not project.nodes_of("channel") and len(project.nodes_of("queue_manager")) == 1
+    assert queue_manager_roles(project) == {flow[2].id: frozenset({"send"})}
+
+
+def test_the_project_file_round_trips_and_predicts_as_the_scenario_format_does():
+    project = projectfile.load(SEND_QUEUE_SAMPLE)
+    assert projectfile.loads(projectfile.dumps(project)) == project
+    settings = project_to_scenario(project)
+    assert settings["qapply"]["reads_send_queue"] is True and settings["qapply"]["mq_connection"] == "client"
+    assert "recv_qm" not in settings  # no receiving queue manager to read
+    from engine.predict import predict_project
+
+    drawn = predict_project(project)
+    assert drawn.metrics == predict(_client(True)).metrics  # the channel-drawn sample with the flag set
+    assert "mq_client" in {st.name for st in drawn.stages}
+    assert "mq_channel" not in {st.name for st in drawn.stages}
+
+
+def test_a_drawn_channel_does_not_complete_a_flow_whose_q_apply_reads_the_send_queue():
+    from engine.errors import TopologyError
+    from engine.topology import check_complete, flows
+
+    project = projectfile.load(ROOT / "sample_runs" / "zos-to-linux-client.json")
+    qapply = project.nodes_of("qapply")[0]
+    reader = project.with_param(qapply.id, "reads_send_queue", True)
+    assert flows(project) and not flows(reader)
+    with pytest.raises(TopologyError, match=r"Q Apply B \(reads the send queue"):
+        check_complete(reader)
+
+
+def test_the_queue_manager_a_reader_is_linked_from_carries_the_send_side_stages():
+    from engine.topology import CHANNEL, RECEIVE_QM, SEND_QM, nodes_on_flows
+
+    project = projectfile.load(SEND_QUEUE_SAMPLE)
+    qm = project.nodes_of("queue_manager")[0]
+    assert [n.id for n in nodes_on_flows(project, SEND_QM)] == [qm.id]
+    assert nodes_on_flows(project, RECEIVE_QM) == [] and nodes_on_flows(project, CHANNEL) == []
+    assert [n.id for n in nodes_on_flows(project, 5)] == [project.nodes_of("qapply")[0].id]
+
+
+def test_a_drain_of_a_client_reading_the_send_queue_predicts():
+    s = _client(True)
+    s["run"] = {"mode": "drain", "initial_receive_queue_depth": 100_000}
+    metrics = predict(s).metrics
+    assert metrics["apply_rows_per_s"] > 0 and metrics["zos_mq_cpu_us_per_msg"] > 0
