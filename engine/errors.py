@@ -119,6 +119,13 @@ class DanglingLinkError(TopologyError, FieldError):
         FieldError.__init__(self, path, value, allowed)
 
 
+class SendQueueReaderError(TopologyError, FieldError):
+    """A Q Apply is linked straight from Q Capture's queue manager (no channel) but does not read the send queue."""
+
+    def __init__(self, path: str, value: Any, allowed: str):
+        FieldError.__init__(self, path, value, allowed)
+
+
 class DuplicateIdError(TopologyError, FieldError):
     """Two nodes (or two links) share one id."""
 

@@ -58,7 +58,10 @@ def client_flow_nodes(prefix: str, src: str, dst: str, row: int) -> tuple[list[d
         ("target_db2", f"Db2 {dst} (target)", {}),
     ]
     ids = [f"{prefix}-{i}-{kind.replace('_', '-')}" for i, (kind, _, _) in enumerate(names)]
-    nodes = [_node(ids[i], kind, label, i, row, **params) for i, (kind, label, params) in enumerate(names)]
+    cols = (0, 1, 2, 4, 5)  # a column's room between the sites for the client connection
+    nodes = [
+        _node(ids[i], kind, label, cols[i], row, **params) for i, (kind, label, params) in enumerate(names)
+    ]
     return nodes, list(zip(ids, ids[1:]))
 
 

@@ -2,9 +2,10 @@
 
 A Q Replication flow is the path ``source_db2 -> qcapture -> queue_manager ->
 channel -> queue_manager -> qapply -> target_db2``; when its Q Apply reads the send queue
-(``reads_send_queue``: an MQ client of Q Capture's queue manager) it is the shorter path
+(``reads_send_queue``: an MQ client of Q Capture's queue manager) it is drawn as the shorter path
 ``source_db2 -> qcapture -> queue_manager -> qapply -> target_db2``, with no channel and no
-second queue manager (:data:`CLIENT_FLOW_KINDS`). A unidirectional project has
+second queue manager (:data:`CLIENT_FLOW_KINDS`); drawn with a channel, the engine leaves the
+channel and the receiving queue manager out and reports their knobs without effect. A unidirectional project has
 one, bidirectional and peer-to-peer projects two in opposite directions.
 Loading a project never requires completeness (a user may be half-way through
 drawing it); predicting does.
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.errors import TopologyError
+from engine.errors import SendQueueReaderError, TopologyError
+from engine.metrics.knobs import knob_label
 from engine.model import Node, Project
 from engine.registry import KINDS
 
@@ -56,8 +58,11 @@ def channel_of(flow: list[Node]) -> Node | None:
     return flow[CHANNEL] if len(flow) == len(FLOW_KINDS) else None
 
 
-def _flow_kinds(project: Project) -> dict[str, str]:
-    """Node id -> kind id, a Q Apply reading the send queue as :data:`SEND_QUEUE_READER`."""
+def _flow_kinds(project: Project, order: tuple) -> dict[str, str]:
+    """Node id -> kind id for a search along ``order``: in :data:`CLIENT_FLOW_KINDS`, only a Q Apply
+    reading the send queue completes a flow (its kind :data:`SEND_QUEUE_READER`)."""
+    if order is not CLIENT_FLOW_KINDS:
+        return {n.id: n.kind for n in project.nodes}
     return {n.id: SEND_QUEUE_READER if reads_send_queue(n) else n.kind for n in project.nodes}
 
 
@@ -152,7 +157,7 @@ def iter_flows(project: Project) -> Iterator[list[Node]]:
     the flows through a channel first). Each flow costs a walk of its own nodes; each target
     node one pass over nodes and links per flow shape.
     """
-    kinds = _flow_kinds(project)
+    kinds = {order: _flow_kinds(project, order) for order in (FLOW_KINDS, CLIENT_FLOW_KINDS)}
     by_id = {n.id: n for n in project.nodes}
     successors = _adjacency(project, forwards=True)
     targets = project.nodes_of("target_db2")
@@ -162,7 +167,7 @@ def iter_flows(project: Project) -> Iterator[list[Node]]:
             for order in (FLOW_KINDS, CLIENT_FLOW_KINDS):
                 key = (tgt.id, len(order))
                 if key not in per_target:
-                    per_target[key] = _completing(kinds, successors, {tgt.id}, order)
+                    per_target[key] = _completing(kinds[order], successors, {tgt.id}, order)
                 done = per_target[key]
                 if src.id in done[0]:
                     for ids in _walk([src.id], done, successors):
@@ -226,7 +231,6 @@ def nodes_on_flows(project: Project, position: int) -> list[Node]:
     flow's kinds and can go on to a target Db2 (and, for a channel, through two different
     queue managers).
     """
-    kinds = _flow_kinds(project)
     successors = _adjacency(project, forwards=True)
     predecessors = _adjacency(project, forwards=False)
     targets = {n.id for n in project.nodes_of("target_db2")}
@@ -236,6 +240,7 @@ def nodes_on_flows(project: Project, position: int) -> list[Node]:
         if pos is None:
             continue
         last = len(order) - 1
+        kinds = _flow_kinds(project, order)
         ahead = _completing(kinds, successors, targets, order)
         behind = _completing(kinds, predecessors, sources, order[::-1])
         here = ahead[pos] & behind[last - pos]
@@ -261,11 +266,30 @@ def _chains(project: Project) -> str:
     )
 
 
+def _check_send_queue_readers(project: Project) -> None:
+    """Raise :class:`SendQueueReaderError` for a Q Apply linked straight from the queue manager Q Capture
+    puts to (no channel between) that does not read the send queue: the drawing's shape needs it."""
+    by_id = {n.id: n for n in project.nodes}
+    fed_by_capture = {link.target for link in project.links if by_id[link.source].kind == "qcapture"}
+    for link in project.links:
+        qm, qapply = by_id[link.source], by_id[link.target]
+        if qm.id in fed_by_capture and qapply.kind == "qapply" and not reads_send_queue(qapply):
+            raise SendQueueReaderError(
+                f"{qapply.label} {knob_label('reads_send_queue')}",
+                False,
+                f"true: {qapply.label} is linked straight from {qm.label}, the queue manager Q Capture "
+                "puts to, with no channel (a client reading the send queue); or link it from a "
+                "receiving queue manager fed by a channel",
+            )
+
+
 def check_complete(project: Project) -> None:
     """Raise a :class:`TopologyError` saying what is missing before the engine can predict.
 
     Raises
     ------
+    SendQueueReaderError
+        A Q Apply linked straight from Q Capture's queue manager does not read the send queue.
     TopologyError
         Too few complete flows for the topology type, or a Db2 Mirror pair
         without its two nodes and RoCE link, or an MQ mover without its parts.
@@ -275,6 +299,7 @@ def check_complete(project: Project) -> None:
         need = FLOWS_NEEDED[t]
         got = flows(project, limit=need)
         if len(got) < need:
+            _check_send_queue_readers(project)
             raise TopologyError(
                 f"A {t} project needs {need} complete flow{'s' if need > 1 else ''} ({_chains(project)}); "
                 f"this one has {len(got)}. Link the missing nodes."

@@ -390,7 +390,8 @@ class LinkItem(QGraphicsPathItem):
         if client:
             font = canvas_font(painter)
             text = client_link_text(self.target.node)
-            if QFontMetricsF(font).horizontalAdvance(text) < self.path().length() - 2 * PORT_R:
+            widest = max(QFontMetricsF(font).horizontalAdvance(line) for line in text.split("\n"))
+            if widest < self.path().length() - 2 * PORT_R:
                 draw_link_label(painter, self.path(), text, colour, font)  # only where the gap holds it
         painter.setBrush(colour)
         painter.setPen(Qt.NoPen)
@@ -445,10 +446,12 @@ def draw_bottleneck_tag(painter: QPainter, font: QFont) -> None:
 
 
 def draw_link_label(painter: QPainter, path: QPainterPath, text: str, colour: QColor, font: QFont) -> None:
-    """Write ``text`` in ``font`` above the middle of a link (a client connection's name)."""
+    """Write ``text`` (one or more lines) in ``font`` above the middle of a link (a client connection's name)."""
     middle = path.pointAtPercent(0.5)
     metrics = QFontMetricsF(font, painter.device())  # the device's resolution: a PDF is not 96 dpi
-    width, height = metrics.horizontalAdvance(text) + 4, metrics.height()
+    lines = text.split("\n")
+    width = max(metrics.horizontalAdvance(line) for line in lines) + 4
+    height = metrics.height() * len(lines)
     painter.save()
     painter.setFont(font)
     painter.setPen(colour)

@@ -15,7 +15,7 @@ from engine.registry.platform_knobs import ZOS
 #: Label of a client connection (the link from the remote queue manager to Q Apply).
 CLIENT_LINK_TEXT = "client"
 #: Label of the client connection of a Q Apply reading the send queue on Q Capture's queue manager.
-SEND_QUEUE_LINK_TEXT = "client: reads the send queue"
+SEND_QUEUE_LINK_TEXT = "MQ client\nof the send queue"
 #: The knob counting the processors of the server a node kind runs on.
 _PROCESSORS = {"source_db2": "source_lpar_cps", "qcapture": "capture_lpar_cps", "qapply": "apply_lpar_cps"}
 

@@ -6,7 +6,7 @@ scenario path depends on the nodes and links, not on the values
 with each changed value written at the path its knob reaches: the same settings
 :func:`engine.scenario.project_to_scenario` builds from the changed project (a test compares
 the two for every knob of every sample), at a fraction of the cost. A change to a knob that is
-part of a path (``role``) rebuilds the project.
+part of a path (``role``) or of a flow's shape (``reads_send_queue``) rebuilds the project.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from engine.model import Project
 from engine.scenario import project_to_scenario, scenario_and_knob_paths, set_path
 from engine.settings import copy_settings
 
-#: Knobs whose value is part of other knobs' settings paths (``hardware.{role}_cores``).
-PATH_KNOBS = frozenset({"role"})
+#: Knobs whose value is part of other knobs' settings paths (``hardware.{role}_cores``), or of the flows'
+#: shape (a Q Apply reading the send queue completes a flow without a channel).
+PATH_KNOBS = frozenset({"role", "reads_send_queue"})
 
 
 class PointSettings:

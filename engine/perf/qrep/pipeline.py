@@ -846,7 +846,11 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
     trigger = d.trigger_row_us * t * mp["S"] if inp.topology == "peer-to-peer" else 0.0
     fixed = {
         "qcapture": latency.reader_wait_ms(flow, rows_per_s) + latency.log_merge_delay_ms(flow),
-        "mq_channel": latency.commit_wait_ms(flow, rows_per_s),
+        # the wait for Q Capture's MQCMIT, on the stage the messages leave the send queue by: the
+        # channel, or the client's gets when Q Apply reads the send queue (no channel)
+        ("mq_client" if flow.platform.inputs.no_channel else "mq_channel"): latency.commit_wait_ms(
+            flow, rows_per_s
+        ),
     }
     return Solution(
         **common,

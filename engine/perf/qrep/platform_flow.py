@@ -190,6 +190,9 @@ def inert_settings(flow, rows_per_s: float) -> dict:
                 _CHANNEL_PATHS, "Q Apply reads the send queue (qapply.reads_send_queue): no channel"
             )
         )
+        out["qcapture.num_parallel_sendqs"] = (
+            "Q Apply reads the send queue (qapply.reads_send_queue): no channel to spread over send queues"
+        )
     if not p.client:
         why = "Q Apply connects in bindings mode (qapply.mq_connection)"
         out["hardware.client_rtt_us"] = why

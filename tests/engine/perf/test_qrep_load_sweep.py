@@ -66,7 +66,9 @@ def _open(settings: dict, rows_per_s: float, **changes) -> dict:
 def _queueing_latencies(settings: dict, rows_per_s: float) -> list[float]:
     """CAPTURE, Q, APPLY and END2END latency without the wait for Q Capture's MQ commit."""
     p = _prediction(settings, rows_per_s)
-    commit_wait_ms = next(st.fixed_delay_ms for st in p.stages if st.name.startswith("mq_channel"))
+    # the channel's stage carries the wait; the client's gets when Q Apply reads the send queue (no channel)
+    carrier = "mq_channel" if any(st.name.startswith("mq_channel") for st in p.stages) else "mq_client"
+    commit_wait_ms = next(st.fixed_delay_ms for st in p.stages if st.name.startswith(carrier))
     m = p.metrics
     assert all(math.isfinite(m[k]) and m[k] >= 0 for k in LATENCIES), (rows_per_s, m)
     return [

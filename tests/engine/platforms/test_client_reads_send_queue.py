@@ -87,16 +87,30 @@ def test_the_project_file_round_trips_and_predicts_as_the_scenario_format_does()
     assert "mq_channel" not in {st.name for st in drawn.stages}
 
 
-def test_a_drawn_channel_does_not_complete_a_flow_whose_q_apply_reads_the_send_queue():
-    from engine.errors import TopologyError
-    from engine.topology import check_complete, flows
+def test_a_reader_drawn_with_a_channel_predicts_as_drawn_without_one():
+    from engine.predict import predict_project
 
     project = projectfile.load(ROOT / "sample_runs" / "zos-to-linux-client.json")
     qapply = project.nodes_of("qapply")[0]
     reader = project.with_param(qapply.id, "reads_send_queue", True)
-    assert flows(project) and not flows(reader)
-    with pytest.raises(TopologyError, match=r"Q Apply B \(reads the send queue"):
-        check_complete(reader)
+    drawn_with = predict_project(reader)
+    assert drawn_with.metrics == predict_project(projectfile.load(SEND_QUEUE_SAMPLE)).metrics
+    assert "reads the send queue" in drawn_with.ignored_reasons["mq.batchsz"]
+
+
+def test_a_q_apply_linked_straight_from_q_captures_queue_manager_must_read_the_send_queue():
+    from engine.errors import FieldError, SendQueueReaderError, TopologyError
+    from engine.predict import predict_project
+
+    project = projectfile.load(SEND_QUEUE_SAMPLE)
+    qapply = project.nodes_of("qapply")[0]
+    with pytest.raises(SendQueueReaderError) as refused:
+        predict_project(project.with_param(qapply.id, "reads_send_queue", False))
+    assert isinstance(refused.value, TopologyError) and isinstance(refused.value, FieldError)
+    text = str(refused.value)
+    assert (
+        text.startswith("Q Apply B Reads send queue: ") and "QMGR A (sendq)" in text and "no channel" in text
+    )
 
 
 def test_the_queue_manager_a_reader_is_linked_from_carries_the_send_side_stages():
@@ -114,3 +128,10 @@ def test_a_drain_of_a_client_reading_the_send_queue_predicts():
     s["run"] = {"mode": "drain", "initial_receive_queue_depth": 100_000}
     metrics = predict(s).metrics
     assert metrics["apply_rows_per_s"] > 0 and metrics["zos_mq_cpu_us_per_msg"] > 0
+
+
+def test_the_wait_for_q_captures_commit_is_on_the_client_gets_without_a_channel():
+    via_channel, direct = predict(_client(False)), predict(_client(True))
+    channel_wait = next(st.fixed_delay_ms for st in via_channel.stages if st.name == "mq_channel")
+    client_wait = next(st.fixed_delay_ms for st in direct.stages if st.name == "mq_client")
+    assert client_wait == pytest.approx(channel_wait, rel=1e-3) and client_wait > 0  # the same commit period
