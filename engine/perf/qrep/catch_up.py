@@ -137,7 +137,7 @@ def solve(inp, c, solve_one, order: tuple):
             extra.update({name: v for name, v in cf["times"].items() if name != "capture_rows_per_s"})
             capture_rows_per_s = cf["times"].get("capture_rows_per_s", capture_rows_per_s)
             capture_latency_ms += cf["figures"].get("cf_capture_wait_ms", 0.0)
-            if cf["figures"]["cf_put_failures"] > 0:
+            if cf["figures"].get("cf_put_failures", 0.0) > 0 or "cf_full_after_s" in cf["figures"]:
                 inert_settings = {k: v for k, v in inert_settings.items() if k != RETRY_DELAY}
     return dataclasses.replace(
         steady,

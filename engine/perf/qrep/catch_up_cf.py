@@ -30,7 +30,7 @@ METRICS = (
 )
 #: Time steps of a catch-up's walk (its length over this is the step).
 STEPS = 4000
-#: Steps past the point the structure fills, for a catch-up whose backlog keeps growing.
+#: Walk length over the estimated time the structure takes to fill, for a backlog that keeps growing.
 AFTER_FULL = 1.25
 #: Walk length over the closed-form end, so the end falls inside the walk.
 SLACK = 1.05
@@ -46,8 +46,9 @@ def _horizon_s(cf: CfStructure, backlog: float, payload: float, capture: float, 
         return SLACK * backlog / (apply - capture)
     if capture == apply:
         return None
-    room_msgs = max(cf.capacity_bytes - cf.used_bytes, 0.0) / cf.small_entry_bytes
-    return AFTER_FULL * (room_msgs / (capture - apply) + 1.0)
+    # at most the structure full of entries alone, once the messages already queued are deleted
+    entries = cf.capacity_bytes / cf.small_entry_bytes
+    return AFTER_FULL * (entries / (capture - apply) + cf.msgs / apply + 1.0)
 
 
 def _walk(
@@ -128,7 +129,9 @@ def structure_in_time(
     elif capture < apply:
         times["catch_up_s"] = w.first_time(empty) or float(w.t_s[-1])
         figures["cf_capture_wait_ms"] = 1000.0 * w.wait_msg_s / put_total if put_total > 0 else 0.0
-    else:
+    else:  # the backlog keeps growing: counts over the walk would only measure its length
+        for name in ("cf_offloaded_msgs", "offloaded_msgs_pct", "cf_put_failures", "cf_full_s"):
+            figures.pop(name)
         full_after = w.first_time(w.failed_puts > 0)
         if full_after is not None:
             figures["cf_full_after_s"] = full_after

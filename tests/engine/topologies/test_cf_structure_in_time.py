@@ -212,3 +212,10 @@ def test_a_simulated_structure_too_small_for_the_outage_fails_puts_and_offload_o
     assert off["cf_offloaded_msgs"] == 0.0 and off["cf_put_failures"] > small["cf_put_failures"]
     scm = _simulated(16, mq__scmmaxsize_gb=1.0).metrics()[0]
     assert scm["cf_put_failures"] == 0.0 and scm["cf_scm_peak_mb"] > 0
+
+
+def test_a_growing_catch_up_fills_the_structure_and_capture_then_keeps_pace_with_q_apply():
+    m = _catch_up(mq__cf_structure_size_mb=64, run__catch_up_payload_msgs=0).metrics
+    assert m["backlog_growth_rows_per_s"] > 0 and m["cf_full_after_s"] > 0
+    assert m["capture_rows_per_s"] == pytest.approx(m["apply_rows_per_s"])
+    assert "cf_put_failures" not in m  # a count over an open-ended catch-up would measure nothing
