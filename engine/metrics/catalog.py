@@ -361,7 +361,7 @@ _ENTRIES = {
         _DOWN,
         "mq",
         "",
-        "Messages the OFFLDnTHR / OFFLDnSZ rules (or the 63 KB limit) sent to SMDS or Db2 at their put",
+        "Messages the OFFLDnTH / OFFLDnSZ rules (or the 63 KB limit) sent to SMDS or Db2 at their put",
     ),
     "cf_put_failures": (
         "Puts failing, CF structure full",

@@ -19,6 +19,10 @@ IBM_NAMES = {
     "max_message_size_kb": "MAX_MESSAGE_SIZE",
     "extended_region_mb": "EXTENDED REGION SIZE (MAX)",
     "scmmaxsize_gb": "SCMMAXSIZE",
+    # DEFINE CFSTRUCT's offload rules (MQSC keywords OFFLD1TH..OFFLD3TH)
+    "offld1thr": "OFFLD1TH",
+    "offld2thr": "OFFLD2TH",
+    "offld3thr": "OFFLD3TH",
     # the queue manager's qm.ini stanzas (Log, TuningParameters) on Linux, UNIX and Windows
     "logtype": "LogType",
     "logbufferpages": "LogBufferPages",
@@ -45,11 +49,8 @@ IBM_AS_IS = frozenset(
         "commit_count",
         "num_parallel_sendqs",
         "offload",
-        "offld1thr",
         "offld1sz",
-        "offld2thr",
         "offld2sz",
-        "offld3thr",
         "offld3sz",
     }
 )

@@ -4,7 +4,7 @@ queue manager's ``run_mode`` ``catch-up``).
 
 They extend the node kinds of :mod:`engine.registry.kinds` (each tuple is appended to one
 kind's parameters) and are read by :mod:`engine.perf.qrep.topology_inputs`. Names follow
-IBM's: the CFSTRUCT attributes OFFLOAD, OFFLD1THR/OFFLD1SZ..OFFLD3THR/OFFLD3SZ (MQ for z/OS,
+IBM's: the CFSTRUCT attributes OFFLOAD, OFFLD1TH/OFFLD1SZ..OFFLD3TH/OFFLD3SZ (MQ for z/OS,
 CFLEVEL(5)), the CFRM policy's structure SIZE and SCMMAXSIZE, the replication queue map
 (REPLQMAP) and its parallel send queues (NUM_PARALLEL_SENDQS), Db2 data-sharing members.
 """
@@ -25,7 +25,7 @@ def _p(name, type_, default, unit, help_, seed, path, **kw) -> ParamSpec:
 
 
 def _offload_pair(level: int, threshold_pct: int, size_kb: int) -> tuple:
-    """OFFLDnTHR and OFFLDnSZ (MQ's documented defaults 70/32K, 80/4K, 90/0K)."""
+    """OFFLDnTH and OFFLDnSZ (MQ's documented defaults 70/32K, 80/4K, 90/0K)."""
     return (
         _p(
             f"offld{level}thr",
@@ -43,7 +43,7 @@ def _offload_pair(level: int, threshold_pct: int, size_kb: int) -> tuple:
             "int",
             size_kb,
             "KB",
-            f"Messages larger than this are offloaded once usage passes OFFLD{level}THR (0: all; 64: rule off).",
+            f"Messages larger than this are offloaded once usage passes OFFLD{level}TH (0: all; 64: rule off).",
             _CF,
             f"mq.offld{level}sz",
             minimum=0,

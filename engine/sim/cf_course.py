@@ -4,7 +4,7 @@ With ``mq.shared_queue`` the transmission and receive queues live in one CF list
 simulation's per-bin MQPUTs (Q Capture's published messages) and deletes (Q Apply's applied
 messages, a pre-loaded queue's included) step the structure of
 :mod:`engine.perf.qrep.cf_structure` through the run: its real storage in use, the messages the
-OFFLDnTHR / OFFLDnSZ rules offload at their put (exactly those), the SCM it takes from 90% on, and
+OFFLDnTH / OFFLDnSZ rules offload at their put (exactly those), the SCM it takes from 90% on, and
 the puts that find it full (MQRC 2192), Q Capture retrying every ``qcapture.qfull_retry_delay_ms``.
 The simulated Q Capture is not slowed by those failures (its puts are simulated before the
 structure is walked); the messages it could not have put yet are reported (``cf.held_msgs``).

@@ -4,7 +4,7 @@
 (``mq.shared_queue``) the queued messages live in one CF list structure
 (:mod:`engine.perf.qrep.cf_structure`), and its course decides what a catch-up reports: the
 initial backlog is put into an empty structure, then each step Q Capture puts at its rate and Q
-Apply deletes at its catch-up rate. Messages put while the usage is past an OFFLDnTHR are
+Apply deletes at its catch-up rate. Messages put while the usage is past an OFFLDnTH are
 offloaded (exactly those), SCM takes entries from 90% on, and once the structure is full puts fail
 (MQRC 2192) and Q Capture retries every ``qcapture.qfull_retry_delay_ms``: it then puts only what
 Q Apply frees, so capture slows to Q Apply's rate, the captured transactions wait in the Db2 log

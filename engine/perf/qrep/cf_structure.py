@@ -5,8 +5,8 @@ documents the CFSTRUCT and the CFRM policy:
 
 * **Offload rules.** A message larger than 63 KB always keeps its data in SMDS (or Db2) and only
   an entry in the structure. A smaller one is offloaded when, at its MQPUT, the structure's usage
-  has reached OFFLDnTHR for a rule whose OFFLDnSZ it exceeds (MQ's defaults 70% / 32 KB, 80% /
-  4 KB, 90% / 0 KB). A rule with OFFLDnSZ 64 KB (no message up to 63 KB exceeds it) or OFFLDnTHR
+  has reached OFFLDnTH for a rule whose OFFLDnSZ it exceeds (MQ's defaults 70% / 32 KB, 80% /
+  4 KB, 90% / 0 KB). A rule with OFFLDnSZ 64 KB (no message up to 63 KB exceeds it) or OFFLDnTH
   100% never selects a message: with every rule so, nothing up to 63 KB is offloaded.
 * **SCM.** With SCMMAXSIZE in the CFRM policy (SCMALGORITHM KEYPRIORITY1), the CF moves list
   entries and their data to storage-class memory once the structure is 90% full

@@ -11,9 +11,9 @@ Where the message data lives (seed 003, "Regression - shared queue - CFLEVEL(5)"
 CFSTRUCT documentation; the rules are :mod:`engine.perf.qrep.cf_structure`'s): a message
 larger than 63 KB is always offloaded (to shared message data sets, SMDS, or Db2 with
 ``mq.offload``), leaving a small entry in the structure. Smaller messages are offloaded once
-the structure's usage passes a tier: from OFFLD1THR on, messages larger than OFFLD1SZ, and so
+the structure's usage passes a tier: from OFFLD1TH on, messages larger than OFFLD1SZ, and so
 on for levels 2 and 3 (MQ defaults 70%/32 KB, 80%/4 KB, 90%/0 KB; OFFLDnSZ 64 KB or
-OFFLDnTHR 100% turns a rule off). The usage comes from the queued depth (:func:`placement`):
+OFFLDnTH 100% turns a rule off). The usage comes from the queued depth (:func:`placement`):
 the first messages of a deep queue stay in the structure, later ones are offloaded as the
 tiers are passed. An offloaded message costs an SMDS block write at the put and a read at
 the first get of each shared queue (``smds`` stage, ``smds_parallel_ios`` concurrent I/Os),

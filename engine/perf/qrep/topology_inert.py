@@ -24,7 +24,7 @@ _CF_PATHS = (
 
 
 def _offload_rules(flow) -> dict:
-    """OFFLDnTHR / OFFLDnSZ that cannot change where this flow's messages live."""
+    """OFFLDnTH / OFFLDnSZ that cannot change where this flow's messages live."""
     topo, msg_bytes = flow.inp.topo, flow.geometry.msg_bytes
     used = flow.sq.placement.used_share
     out = {}
@@ -34,7 +34,7 @@ def _offload_rules(flow) -> dict:
     for level, (threshold, size) in enumerate(topo.offload_rules, start=1):
         if used < threshold:
             out[f"mq.offld{level}sz"] = (
-                f"the structure is {100 * used:.0f}% used, below OFFLD{level}THR ({100 * threshold:g}%)"
+                f"the structure is {100 * used:.0f}% used, below OFFLD{level}TH ({100 * threshold:g}%)"
             )
         if msg_bytes <= size and used < threshold:
             out[f"mq.offld{level}thr"] = (

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from engine.errors import ValueRangeError
 from engine.settings import SettingsReader, registry_defaults
 
-#: Offload level -> (threshold path, size path) of the CFSTRUCT's OFFLDnTHR / OFFLDnSZ.
+#: Offload level -> (threshold path, size path) of the CFSTRUCT's OFFLDnTH / OFFLDnSZ.
 OFFLOAD_LEVELS = tuple((f"mq.offld{i}thr", f"mq.offld{i}sz") for i in (1, 2, 3))
 
 
@@ -85,7 +85,7 @@ class TopologyInputs:
 def read_topology(reader: SettingsReader) -> TopologyInputs:
     """Read the topology settings with the Q Replication inputs' reader.
 
-    The OFFLDnTHR thresholds must not fall from one level to the next (MQ refuses that too).
+    The OFFLDnTH thresholds must not fall from one level to the next (MQ refuses that too).
 
     Parameters
     ----------
@@ -95,7 +95,7 @@ def read_topology(reader: SettingsReader) -> TopologyInputs:
     Raises
     ------
     ValueRangeError
-        A setting is out of its registry range, or the OFFLDnTHR thresholds do not rise.
+        A setting is out of its registry range, or the OFFLDnTH thresholds do not rise.
     """
     rules = tuple(
         (reader.integer(thr) / 100.0, reader.integer(size) * 1024.0) for thr, size in OFFLOAD_LEVELS

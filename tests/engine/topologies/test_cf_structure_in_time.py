@@ -1,4 +1,4 @@
-"""Shared queues in time: the CF structure fills with the depth, offloads by OFFLDnTHR / OFFLDnSZ,
+"""Shared queues in time: the CF structure fills with the depth, offloads by OFFLDnTH / OFFLDnSZ,
 extends into SCM from 90% and fails puts (MQRC 2192) when full; a catch-up's Q Capture retries."""
 
 from __future__ import annotations
@@ -52,13 +52,13 @@ def test_the_offload_threshold_of_a_message_follows_its_size_and_the_rules():
     assert offload_from(_topo(), 2 * KB) == 0.9  # OFFLD3SZ 0 KB: every size
     assert offload_from(_topo(), 70 * KB) == 0.0  # over 63 KB: always offloaded
     assert offload_from(_topo(RULES_OFF), 25 * KB) is None
-    assert offload_from(_topo(((1.0, 0.0),) * 3), 25 * KB) is None  # OFFLDnTHR 100%: the rule never fires
+    assert offload_from(_topo(((1.0, 0.0),) * 3), 25 * KB) is None  # OFFLDnTH 100%: the rule never fires
 
 
 def test_as_the_depth_grows_usage_rises_puts_offload_past_the_threshold_and_fail_when_full():
     usage, off, failed = _fill_one_by_one(_cf(), 20_000)
     assert np.all(np.diff(usage) >= 0.0) and usage[-1] == pytest.approx(1.0, abs=1e-3)
-    # offloaded exactly when the usage at the put had reached OFFLD2THR (80%), kept whole before
+    # offloaded exactly when the usage at the put had reached OFFLD2TH (80%), kept whole before
     assert np.all(off[usage < 0.8 - 1e-3] == 0.0) and np.all(off[usage >= 0.8] == 1.0)
     assert failed > 0  # the structure fills with entries: MQRC 2192
 
@@ -201,7 +201,7 @@ def test_a_simulated_structure_fills_while_the_channel_is_stopped_and_empties_af
     assert used[peak] > 50.0 and used[-1] < 0.2 * used[peak]  # fills during the stop, empties after
     assert np.corrcoef(used, depth)[0, 1] > 0.9
     m = res.metrics()[0]
-    assert m["cf_put_failures"] == 0.0 and m["cf_offloaded_msgs"] > 0  # past OFFLD2THR 80%
+    assert m["cf_put_failures"] == 0.0 and m["cf_offloaded_msgs"] > 0  # past OFFLD2TH 80%
 
 
 def test_a_simulated_structure_too_small_for_the_outage_fails_puts_and_offload_off_offloads_none():

@@ -60,7 +60,7 @@ def test_small_messages_on_a_lightly_used_structure_stay_in_the_cf():
 
 
 def test_offload_tiers_offload_a_growing_share_as_a_backlog_fills_the_structure():
-    """~25 KB messages: kept in the CF below OFFLD1THR (70%), offloaded above OFFLD2THR's 4 KB (80%)."""
+    """~25 KB messages: kept in the CF below OFFLD1TH (70%), offloaded above OFFLD2TH's 4 KB (80%)."""
     base = _with(
         _sample("qsg-shared-capture-queue"),
         qcapture__trans_batch_sz=1,
