@@ -17,7 +17,7 @@ from engine.metrics.stages import stage_label
 from engine.report import Report, ReportRun, describe, format_delta, format_setting, format_value
 from engine.report.build import short_limit
 from engine.report.charts import latency_breakdown, stage_utilisation
-from engine.report.sim_charts import simulation_charts
+from engine.report.sim_charts import BUFFER_POOL_METRIC, simulation_charts
 
 #: Metrics shown as small-multiple charts in a comparison, when the runs have them.
 COMPARE_PANELS = (
@@ -276,7 +276,8 @@ def simulation_blocks(run: ReportRun) -> list[Block]:
     (:func:`engine.report.sim_charts.simulation_charts`, as the window's Simulation tab draws them)."""
     if not run.timeseries:
         return []
-    charts = [c for c in simulation_charts(run.timeseries, run.events).values() if c.series]
+    pool = run.metrics.get(BUFFER_POOL_METRIC)
+    charts = [c for c in simulation_charts(run.timeseries, run.events, pool).values() if c.series]
     if not charts:
         return []
     note = "; outages and slow-downs shaded" if run.events else ""

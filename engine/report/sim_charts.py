@@ -38,6 +38,8 @@ SERIES_LABELS = {
 }
 #: Curves a chart shows at most.
 MAX_CURVES = 4
+#: The summary figure a run records the transmit queue's buffer pool in (messages; absent: unbounded).
+BUFFER_POOL_METRIC = "xmitq_buffer_msgs"
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,7 @@ def event_spans(events: Iterable) -> list[tuple[str, float, float]]:
 
 
 __all__ = [
+    "BUFFER_POOL_METRIC",
     "KINDS",
     "SERIES_LABELS",
     "elapsed_axis",

@@ -85,6 +85,7 @@ SUMMARY_UNITS = {
     "peak_backlog_rows": "rows",
     "peak_xmitq_depth_msgs": "messages",
     "peak_recvq_depth_msgs": "messages",
+    "xmitq_buffer_msgs": "messages",
     "peak_capture_memory_bytes": "bytes",
     "peak_apply_memory_bytes": "bytes",
     "trans_spilled": "txns",

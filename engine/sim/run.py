@@ -280,6 +280,7 @@ def _summary(
         "peak_backlog_rows": float(inflight.max()),
         "peak_xmitq_depth_msgs": float(acc.level_at_edges("xmitq_msgs").max()),
         "peak_recvq_depth_msgs": float(acc.level_at_edges("recvq_msgs").max()),
+        "xmitq_buffer_msgs": cfg.xmitq_buffer_msgs if math.isfinite(cfg.xmitq_buffer_msgs) else None,
         "peak_capture_memory_bytes": float(acc.level_at_edges("cap_memory").max()),
         "peak_apply_memory_bytes": float(acc.level_at_edges("apply_memory").max()),
         "trans_spilled": float(acc.series("cap_spilled").sum()),
