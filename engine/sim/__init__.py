@@ -62,7 +62,10 @@ Distributions and variability
   (:func:`engine.sim.cost_model.apply_wait_share`). The squared coefficient of variation is
   the wait share squared (0.36 at the Redpaper baseline: 1.17 of 1.96 ms is wait).
 * **Dependencies**: each target transaction depends on the one before with the dependent
-  share (a Bernoulli draw per target transaction).
+  share (a Bernoulli draw per target transaction). It waits for that one within the memory
+  MEMORY_LIMIT gives the browser, so the simulation resolves the dependency graph itself: the
+  agents' capacity is taken without the steady state's graph limit
+  (:func:`engine.sim.cost_model.graph_agents_share`).
 
 Agreement with the steady-state engine is a measurement, not a constraint:
 ``benchmarks/bench_sim_agreement.py`` runs ``qrtune simulate --rate R`` and ``qrtune predict`` at R

@@ -32,9 +32,11 @@ latencies are never read. What else comes from the engine goes through
   merged-log read delay (Q Capture on another LPAR than the source), the source transactions Q Capture puts per MQ commit
   (``maxtrans_per_commit``) and the channel's time per batch;
 * the share of target transactions that depend on an earlier one
-  (:func:`engine.sim.cost_model.dependent_share`); the agents' capacity already carries the
-  parallelism the steady-state engine loses to them, the simulation adds each one's wait for
-  the one before it.
+  (:func:`engine.sim.cost_model.dependent_share`): each waits for the one before it, within
+  the MEMORY_LIMIT the simulated browser holds, so the simulation resolves the dependency graph
+  itself and takes the agents' capacity without the steady state's graph limit
+  (:func:`engine.sim.cost_model.graph_agents_share`); the contention between busy agents (their
+  time and CPU) is in the capacity, evaluated at the load of the prediction.
 
 Knob values, defaults and ranges come from :mod:`engine.registry` (:mod:`engine.sim.knobs`).
 Capacities in msgs/s, MB/s or txns/s are converted to rows/s with the prediction's message
@@ -522,6 +524,17 @@ def _mechanism_notes(commit_count: int, maxtrans: float) -> list[str]:
     return notes
 
 
+def _without_graph_limit(apply_stages: list, graph_share: float) -> list:
+    """The apply-side stages with the agents' own capacity: ``qapply_agents`` over the share of the
+    agents the steady state's dependency graph keeps busy (the simulation finds that limit itself)."""
+    if graph_share >= 1.0 or graph_share <= 0.0:
+        return list(apply_stages)
+    return [
+        (name, rows_per_s / graph_share if base_name(name) == "qapply_agents" else rows_per_s)
+        for name, rows_per_s in apply_stages
+    ]
+
+
 def knob_fields(settings: dict) -> dict:
     """The :class:`PipelineConfig` fields that are knobs, in the simulation's units (s, bytes)."""
     return {
@@ -592,6 +605,9 @@ def build_config(
     batch_msgs, sync_s = channel_batches(settings, delays, notes)
     share, dep_notes = cost_model.dependent_share(settings, coefficients)
     notes += dep_notes
+    graph_share, graph_notes = cost_model.graph_agents_share(settings, coefficients)
+    notes += graph_notes
+    apply_stages = _without_graph_limit(groups.apply, graph_share)
     if wait_share is None:
         wait_share, wait_notes = cost_model.apply_wait_share(settings, coefficients)
         notes += wait_notes
@@ -604,7 +620,7 @@ def build_config(
         put_stages=tuple(groups.put),
         channel_stages=tuple(groups.channel),
         pageset_rows_per_s=pools.pageset_rows_per_s,
-        apply_stages=tuple(groups.apply),
+        apply_stages=tuple(apply_stages),
         source_rows_per_s=groups.source,
         browser_rows_per_s=groups.browser,
         rows_per_txn=shape.rows_per_txn,

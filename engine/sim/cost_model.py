@@ -7,6 +7,8 @@ is adapted here:
 * :func:`qrep_delays`: fitted coefficients used as delays and sizes (the merged-log read
   delay of a data-sharing group, source transactions per MQ commit, channel time per batch);
 * :func:`dependent_share`: the share of target transactions that depend on an earlier one;
+* :func:`graph_agents_share`: the share of the agents the steady state's dependency graph keeps
+  busy within Q Apply's look-ahead (the simulation resolves the dependencies itself);
 * :func:`apply_wait_share`: how an agent's service time splits into CPU (deterministic for a
   transaction of a given size) and Db2 class 2 waits (random), from the cost model's service
   demands at the operating point;
@@ -162,6 +164,37 @@ def dependent_share(settings: dict, coefficients=None) -> tuple[float, list[str]
     note = (
         f"{100 * share:.3g}% of target transactions wait for the one before them to commit "
         f"(workload.dependent_txn_pct {float(pct):g}%)"
+    )
+    return share, [note]
+
+
+def graph_agents_share(settings: dict, coefficients=None) -> tuple[float, list[str]]:
+    """Share of the agents the steady state's dependency graph keeps busy (1: all of them).
+
+    The steady-state engine limits the agents to the chains of dependent transactions its
+    look-ahead (MEMORY_LIMIT) holds (:func:`engine.perf.qrep.apply_parallel.graph_parallelism`)
+    and its ``qapply_agents`` capacity carries that limit. The simulation holds MEMORY_LIMIT and
+    makes each dependent transaction wait for the one before it, so it finds the limit itself:
+    it takes the agents' capacity without it (divided by this share).
+
+    Returns
+    -------
+    share : float
+        ``graph agents / agents``, 0..1; 1 when the engine cannot solve the settings.
+    notes : list of str
+    """
+    try:
+        sol = _solution(settings, coefficients)
+        graph, agents = float(sol.graph_agents), float(sol.parallel_agents)
+    except (QrtuneError, ImportError, AttributeError) as e:
+        return 1.0, [f"agents' capacity taken as predicted (the cost model gives no dependency graph: {e})"]
+    if not (agents > 0 and 0 < graph < agents):
+        return 1.0, []
+    share = graph / agents
+    note = (
+        f"the steady state's dependency graph keeps {graph:.3g} of {agents:.0f} agents busy within "
+        "Q Apply's look-ahead (MEMORY_LIMIT); the simulation resolves the dependencies in its own "
+        "memory and takes the agents' capacity without that limit"
     )
     return share, [note]
 

@@ -39,7 +39,11 @@ Mechanisms (coefficients fitted by ``python -m engine.calibrate.qrep``)
   per-index waits, page-lock contention) plus its own CPU and the destructive MQGET.
   MAXAGENTS_CORRELID and COMMIT_COUNT limit parallelism, and a monster transaction (bigger
   than MEMORY_LIMIT) holds agents in proportion to how far it overflows; a busy agent's time
-  grows with the other busy agents (``agent_latch_share``: sub-linear scaling).
+  grows with the other busy agents (``agent_latch_share``) and so does its CPU
+  (``agent_cpu_share``): sub-linear scaling, more CPU per row as more agents work at once.
+  Dependent transactions form chains the browser resolves within its look-ahead (what
+  MEMORY_LIMIT holds): within it they cost only waits, beyond it they starve the agents
+  (:mod:`.apply_parallel`).
 * Latencies (:mod:`.latency`): the log reader's wait (half a SLEEP_INTERVAL plus its
   queueing) and cycle (SLEEP_INTERVAL / (1 - busy)), the
   data-sharing merged-log delay when Q Capture is not on the source LPAR, the MQ commit at

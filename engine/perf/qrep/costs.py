@@ -133,11 +133,6 @@ def dependent_share(inputs: QrepInputs, g: Geometry) -> float:
     return 1.0 - (1.0 - p) ** n
 
 
-def effective_agents(agents: int, dependent: float) -> float:
-    """Agents' parallelism with a ``dependent`` share applied in order (Amdahl's law)."""
-    return agents / (1.0 + dependent * (agents - 1))
-
-
 def op_weight(inputs: QrepInputs, c) -> float:
     """Mean relative Db2 cost of a changed row over the insert/update/delete mix."""
     return inputs.insert_frac + inputs.update_frac * c.update_weight + inputs.delete_frac * c.delete_weight

@@ -43,8 +43,10 @@ load falls and rises only through queueing as the load grows:
 * **Browser** (QLATENCY, it precedes the agents' MQGET): one thread per receive queue, M/M/1.
 * **Agents** (APPLY_LATENCY). NUM_APPLY_AGENTS servers (M/M/c); a busy agent's time grows with
   the number of other busy agents (Db2 lock and latch contention, log and commit
-  serialisation: ``agent_latch_share``), so scaling is sub-linear before the CPU saturates. A
-  dependent transaction waits for its predecessor (half a service). A commit or channel batch
+  serialisation: ``agent_latch_share``; their CPU by ``agent_cpu_share``), so scaling is
+  sub-linear before the CPU saturates (:mod:`.apply_parallel`). A transaction in a chain of
+  dependent ones waits for the chain ahead of it (half a service per predecessor, the chain no
+  longer than Q Apply's look-ahead). A commit or channel batch
   delivers ``K`` transactions at once (batch arrivals): they wait ``(K - 1) / (2 (1 - rho))``
   aggregate services more than single arrivals, in Q Apply's memory as far as MEMORY_LIMIT
   holds, the rest on the receive queue (QLATENCY).
@@ -54,7 +56,7 @@ from __future__ import annotations
 
 import math
 
-from engine.perf.qrep import channel, data_sharing, parallel_sendqs
+from engine.perf.qrep import apply_parallel, channel, data_sharing, parallel_sendqs
 from engine.perf.qrep.queueing import RHO_CAP
 
 #: Busy share above which Q Capture's log reader is taken never to reach the end of the log.
@@ -185,4 +187,5 @@ def apply_latency_ms(flow, stages: dict, point) -> float:
     """APPLY_LATENCY (ms): from the MQGET of a transaction's first message to the target commit."""
     agents = stages["qapply_agents"]
     in_memory_ms, _ = burst_wait_ms(flow, stages, point)
-    return agents.latency_ms + flow.dependent * agents.service_ms / 2.0 + in_memory_ms
+    chain_ms = apply_parallel.chain_wait_services(flow.dependent, flow.apply_memory_txns) * agents.service_ms
+    return agents.latency_ms + chain_ms + in_memory_ms

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import ValueRangeError
 from engine.perf.qrep import (
+    apply_parallel,
     catch_up,
     channel,
     data_sharing,
@@ -37,7 +38,6 @@ from engine.perf.qrep import (
 from engine.perf.qrep.costs import (
     StaticDemands,
     dependent_share,
-    effective_agents,
     parallel_agents,
     static_demands,
 )
@@ -147,6 +147,9 @@ class Solution:
     apply_log_mb_per_s: float
     source_response_ms: float
     queue_depth_msgs: float = 0.0
+    agent_contention_row_ref_us: float = 0.0
+    parallel_agents: float = 0.0
+    graph_agents: float = 0.0
     inert_settings: dict = field(default_factory=dict)
     fixed_delays_ms: dict = field(default_factory=dict)
     backlog_us_per_msg: dict = field(default_factory=dict)
@@ -377,16 +380,17 @@ class _Flow:
     def _apply_setup(self, inp, c, g, d, page_read_us) -> None:
         target_txn_bytes = g.msg_bytes * g.msgs_per_target_txn
         memory_bytes = inp.apply_memory_limit_mb * 1048576.0
-        self.apply_memory_txns = memory_bytes / max(target_txn_bytes, 1.0)
+        self.apply_memory_txns = apply_parallel.lookahead_txns(inp.apply_memory_limit_mb, target_txn_bytes)
         self.agents = parallel_agents(inp)
         # a transaction bigger than MEMORY_LIMIT is applied alone (monster): the share of the
         # agents it holds grows with how far it overflows the memory, not as a switch
         overflow = target_txn_bytes / memory_bytes
         self.monster_share = min(1.0, max(0.0, overflow - 1.0)) if overflow > 1.0 else 0.0
         self.dependent = dependent_share(inp, g)
-        self.parallelism = (
-            effective_agents(self.agents, self.dependent) * (1.0 - self.monster_share) + self.monster_share
+        self.graph_agents = apply_parallel.graph_parallelism(
+            self.agents, self.dependent, self.apply_memory_txns
         )
+        self.parallelism = self.graph_agents * (1.0 - self.monster_share) + self.monster_share
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
         # the receive queue's buffer pool and page set (a shared queue misses none: pageset_miss_share)
         self.pool_msgs, self.pageset_msg_us = buffer_pool(inp, c, g, page_read_us)
@@ -397,9 +401,11 @@ class _Flow:
             d.apply_agent_row_us * g.rows_per_target_txn + d.get_cpu_us * g.msgs_per_target_txn
         )
         self.agent_fixed_ms = c.agent_txn_ms + self.shared_queue_us * g.msgs_per_target_txn / 1000.0
-        self.latch_stretch_full = 1.0 + c.agent_latch_share * (
-            queue_maps.total_parallelism(self.parallelism, inp) - 1.0
-        )
+        self.all_agents = queue_maps.total_parallelism(self.parallelism, inp)
+        self.latch_stretch_full = apply_parallel.stretch(self.all_agents, c.agent_latch_share)
+        # CPU per row of the agents' own work (Db2 SQL and commit, agent, destructive MQGET), which
+        # contention between busy agents stretches by agent_cpu_share per other busy agent
+        self.agent_cpu_row_ref_us = (self.class2_cpu_ref_us + self.agent_cpu_ref_us) / g.rows_per_target_txn
         self.pageset_cap_rows_per_s = g.rows_per_msg * 1e6 / self.pageset_msg_us
 
     # -- rate-dependent -----------------------------------------------------------------
@@ -437,15 +443,18 @@ class _Flow:
         per_period = msgs_per_s * latency.commit_period_ms(self, rows_per_s) / 1000.0
         return min(max(per_period, 1.0), self.max_msgs_per_commit)
 
-    def lpar_loads(self, rows_per_s: float, capture_row_ref_us: float) -> list:
-        """Per LPAR: (busy share, CPU inflation, capacity rows/s, reference us per row)."""
+    def lpar_loads(
+        self, rows_per_s: float, capture_row_ref_us: float, contention_row_ref_us: float = 0.0
+    ) -> list:
+        """Per LPAR: (busy share, CPU inflation, capacity rows/s, reference us per row); the LPAR of
+        Q Apply also carries ``contention_row_ref_us`` per row of its busy agents' contention."""
         out = []
         for i, (_, cps) in enumerate(self.layout):
             has_s, has_c, has_a = self.lpar_roles[i]
             row_ref_us = (
                 (self.source_row_ref_us if has_s else 0.0)
                 + (capture_row_ref_us if has_c else 0.0)
-                + (self.apply_row_ref_us if has_a else 0.0)
+                + (self.apply_row_ref_us + contention_row_ref_us if has_a else 0.0)
             )
             busy = (
                 (rows_per_s * row_ref_us * 1e-6 + self.lpar_base_ref_cps[i]) * self.lpar_time_factor[i] / cps
@@ -468,11 +477,15 @@ class _Flow:
         mpc = self.msgs_per_commit(rows_per_s) if msgs_per_commit is None else msgs_per_commit
         capture_row_ref_us = self.capture_fixed_row_ref_us + d.commit_cpu_us / mpc / g.rows_per_msg
         loads = self.lpar_loads(rows_per_s, capture_row_ref_us)
-        inflation = {"S": 1.0, "C": 1.0, "A": 1.0}
-        for (roles, _), (_, f, _, _) in zip(self.layout, loads):
-            for role in roles:
-                inflation[role] = f * self.platform.speed(roles)  # CPU time on this LPAR's processors
+        inflation = self._inflation(loads)
+        # the agents busy at this rate (their time at this CPU contention) contend for CPU too
+        cpu_stretch = self.agent_cpu_stretch(rows_per_s, inflation["A"])
+        if cpu_stretch > 1.0:
+            extra_ref_us = (cpu_stretch - 1.0) * self.agent_cpu_row_ref_us
+            loads = self.lpar_loads(rows_per_s, capture_row_ref_us, extra_ref_us)
+            inflation = self._inflation(loads)
         p = _Point(mpc, loads, inflation)
+        p.agent_cpu_stretch = cpu_stretch
         p.backlog_us = self.backlog_us_per_msg(self.depth_msgs(mpc) if depth_msgs is None else depth_msgs)
         self._apply_capacities(p, t, inflation["A"])
         if not self.drain:
@@ -488,14 +501,40 @@ class _Flow:
             return p.demand_rows_per_s, min(cap for _, cap, _, _ in p.caps)
         return p
 
+    def _inflation(self, loads: list) -> dict:
+        """Per role (S, C, A): the CPU time factor on its LPAR's processors at ``loads``."""
+        inflation = {"S": 1.0, "C": 1.0, "A": 1.0}
+        for (roles, _), (_, f, _, _) in zip(self.layout, loads):
+            for role in roles:
+                inflation[role] = f * self.platform.speed(roles)
+        return inflation
+
+    def agent_times_ms(self, f_a: float, cpu_stretch: float = 1.0) -> tuple[float, float]:
+        """(Db2 class 2 elapsed, an agent's time) per target transaction, ms, without latch stretch,
+        at the apply LPAR's CPU factor ``f_a`` and the agents' CPU contention ``cpu_stretch``."""
+        cpu_factor = self.time_factor * f_a * cpu_stretch / 1000.0
+        class2_ms = self.class2_cpu_ref_us * cpu_factor + self.demands.class2_wait_ms
+        return class2_ms, class2_ms + self.agent_cpu_ref_us * cpu_factor + self.agent_fixed_ms
+
+    def agent_cpu_stretch(self, rows_per_s: float, f_a: float) -> float:
+        """Factor on the agents' CPU per row from contention between the agents busy at ``rows_per_s``
+        (:func:`engine.perf.qrep.apply_parallel.stretch` with ``agent_cpu_share``)."""
+        share = self.c.agent_cpu_share
+        if share <= 0.0 or rows_per_s <= 0.0:
+            return 1.0
+        txns_per_s = rows_per_s / self.geometry.rows_per_target_txn
+        busy = apply_parallel.busy_agents(
+            txns_per_s, self.agent_times_ms(f_a)[1], self.c.agent_latch_share, self.all_agents
+        )
+        return apply_parallel.stretch(busy, share)
+
     def _apply_capacities(self, p, t: float, f_a: float) -> None:
         g, d = self.geometry, self.demands
         p.ooo_us = parallel_sendqs.browse_us_per_msg(self, p, t, f_a)  # out-of-order arrival
         p.browser_us = (
             d.browser_msg_us * t * f_a + self.browser_fixed_us + p.backlog_us["qapply_browser"] + p.ooo_us
         )
-        p.class2_ms = self.class2_cpu_ref_us * t * f_a / 1000.0 + d.class2_wait_ms
-        p.agent_ms = p.class2_ms + self.agent_cpu_ref_us * t * f_a / 1000.0 + self.agent_fixed_ms
+        p.class2_ms, p.agent_ms = self.agent_times_ms(f_a, p.agent_cpu_stretch)
         agent_cap = (
             self.parallelism
             * g.rows_per_target_txn
@@ -551,6 +590,7 @@ class _Point:
         self.worker_us = self.put_us = self.commit_us = self.channel_us = 0.0
         self.capture_log_bytes_per_row = 0.0
         self.backlog_us: dict = {}  # stage -> us per message reading back from page set / queue file
+        self.agent_cpu_stretch = 1.0  # factor on the agents' CPU from contention between busy agents
 
     @property
     def capacity_rows_per_s(self) -> float:
@@ -689,19 +729,6 @@ def _single_server_latency_ms(service_ms: float, rho: float) -> float:
     return service_ms / (1.0 - r)
 
 
-def _busy_agents(txns_per_s: float, agent_ms: float, latch_share: float, servers: float) -> float:
-    """Agents busy on average when each busy agent's time grows with the others (latch contention).
-
-    Solves ``n = lambda * S0 * (1 + s (n - 1))`` for ``n`` (Little's law with the stretch).
-    """
-    offered = txns_per_s * agent_ms / 1000.0
-    if offered <= 1.0 or latch_share <= 0.0:
-        return min(offered, servers)
-    denom = 1.0 - offered * latch_share
-    n = offered * (1.0 - latch_share) / denom if denom > 0 else servers
-    return min(max(n, 1.0), servers)
-
-
 def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
     """The stages at the operating point, each with its utilisation and latency."""
     g, c = flow.geometry, flow.c
@@ -710,9 +737,8 @@ def _stages(flow: _Flow, rows_per_s: float, point: _Point) -> list:
         rho = min(rows_per_s / cap, 1.0) if cap > 0 else 1.0
         if queue_maps.base_name(name) == "qapply_agents":
             txns_per_s = rows_per_s / g.rows_per_target_txn
-            all_agents = queue_maps.total_parallelism(flow.parallelism, flow.inp)
-            busy = _busy_agents(txns_per_s, service_ms, c.agent_latch_share, all_agents)
-            service_ms *= 1.0 + c.agent_latch_share * max(busy - 1.0, 0.0)
+            busy = apply_parallel.busy_agents(txns_per_s, service_ms, c.agent_latch_share, flow.all_agents)
+            service_ms *= apply_parallel.stretch(busy, c.agent_latch_share)
             latency = service_ms + mmc_wait(servers, rho, service_ms)
         elif servers == 1 and service_ms > 0:
             latency = _single_server_latency_ms(service_ms, rho)
@@ -785,6 +811,8 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         * t
         * mp["A"]
     )
+    contention_ref_us = (point.agent_cpu_stretch - 1.0) * flow.agent_cpu_row_ref_us
+    apply_cpu += contention_ref_us * t * mp["A"]
     apply_other = (d.apply_mq_other_msg_us / g.rows_per_msg + d.apply_other_row_us) * t * mp["A"]
     get_us = _get_elapsed(inp, g, c, t, point.inflation["A"])
     if flow.drain and not inp.read_ahead:  # the browse waits for the page-set read
@@ -806,7 +834,10 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         queue_depth_msgs=flow.depth_msgs(point.mpc),
         apply_latency_ms=apply_lat,
         class2_ms=point.class2_ms,
-        agent_ms=point.agent_ms,
+        agent_ms=point.agent_ms * flow.latch_stretch_full,
+        agent_contention_row_ref_us=contention_ref_us,
+        parallel_agents=float(flow.agents),
+        graph_agents=flow.graph_agents,
         get_us=get_us,
         apply_cpu_us_per_row=apply_cpu,
         apply_log_mb_per_s=d.apply_log_bytes_per_msg * rows_per_s / g.rows_per_msg / 1e6,

@@ -114,6 +114,16 @@ def _role_factors(sol, mp_loss: float) -> dict:
     return out
 
 
+def contention_cpu_us_per_row(sol, coefficients) -> float:
+    """CPU (us on the apply LPAR's CPs) per applied row the busy agents of ``sol`` spend contending.
+
+    It grows with the agents working at once (:mod:`engine.perf.qrep.apply_parallel`), so with the
+    rate and an agent's time per transaction: two flows alike but for peer-to-peer triggers (which
+    lengthen a transaction) differ by it besides the triggers' own CPU.
+    """
+    return sol.agent_contention_row_ref_us * _role_factors(sol, coefficients.mp_loss)["A"]
+
+
 def _one_system(parts: dict, originated: float, applied: float, lpars) -> dict:
     """Figures of one system from its per-row parts and the rows it originates and applies."""
     handled = originated + applied
@@ -177,6 +187,7 @@ def system_metrics(sol, coefficients) -> dict:
         + (d.browser_msg_us + d.get_cpu_us + d.apply_mq_other_msg_us) / rpm
         + d.apply_commit_us / rows_tgt
         + d.apply_other_row_us
+        + sol.agent_contention_row_ref_us
     )
     trig = d.trigger_row_us
     x = sol.rows_per_s

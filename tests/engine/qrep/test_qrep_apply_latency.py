@@ -6,7 +6,6 @@ import pytest
 from qrep_test_helpers import with_setting
 
 from engine.perf.qrep import solve_settings
-from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.queueing import mmc_wait
 
 
@@ -72,29 +71,3 @@ def test_apply_memory_limit_caps_the_queued_part(baseline):
     per_txn_ms = sol.geometry.rows_per_target_txn * 1000.0 / ag.capacity_rows_per_s
     assert queued == pytest.approx(held_txns * per_txn_ms, rel=1e-9)  # the cap binds
     assert sol.apply_latency_ms < solve_settings(baseline).apply_latency_ms
-
-
-def test_dependent_transactions_serialise_the_agents(baseline):
-    """Amdahl's law over the agents; grouping (TRANS_BATCH_SZ 3) makes a target transaction dependent more often."""
-    free = solve_settings(baseline)
-    dep = solve_settings(with_setting(baseline, "workload.dependent_txn_pct", 10.0))
-    agents = _agents(free).servers
-    p_target = 1.0 - 0.9 ** (free.geometry.rows_per_target_txn / baseline["workload"]["rows_per_txn"])
-    assert p_target == pytest.approx(0.271)
-    ag_free, ag_dep = _agents(free), _agents(dep)
-    ratio = (ag_dep.capacity_rows_per_s * dep.agent_ms) / (ag_free.capacity_rows_per_s * free.agent_ms)
-    # fewer agents in parallel also contend less for Db2 latches (agent_latch_share)
-    share = load().agent_latch_share
-    parallel = agents / (1.0 + p_target * (agents - 1))
-    latch = (1.0 + share * (agents - 1)) / (1.0 + share * (parallel - 1))
-    assert ratio == pytest.approx(parallel / agents * latch, rel=1e-6)
-    assert dep.rows_per_s < free.rows_per_s
-    one = with_setting(baseline, "qapply.num_apply_agents", 1)
-    assert solve_settings(with_setting(one, "workload.dependent_txn_pct", 50.0)).rows_per_s == pytest.approx(
-        solve_settings(one).rows_per_s, rel=0.02
-    )  # one agent applies in order anyway
-    light = with_setting(baseline, "workload.offered_rows_per_s", 10_000)
-    assert (
-        solve_settings(with_setting(light, "workload.dependent_txn_pct", 10.0)).apply_latency_ms
-        > solve_settings(light).apply_latency_ms
-    )

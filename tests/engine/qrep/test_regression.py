@@ -11,19 +11,19 @@ from engine import projectfile
 from engine.predict import predict_project
 
 PINNED = {
-    "apply_rows_per_s": 43353.439976015216,
-    "msg_size_kb": 5.817940883999999,
-    "channel_msgs_per_s": 2890.229331734348,
-    "end2end_latency_ms": 769.8614661460819,
-    "capture_latency_ms": 580.06863516106,
-    "qlatency_ms": 43.269573134757266,
-    "apply_latency_ms": 146.52325785026463,
-    "capture_cpu_us_per_row": 14.694967831320444,
-    "apply_cpu_us_per_row": 44.23859986885174,
-    "apply_lpar_busy_pct": 82.32787010357413,
-    "capture_lpar_busy_pct": 29.186607576540762,
-    "apply_db2_class2_ms": 1.8554611953110065,
-    "msgs_per_mq_commit": 43.24642766666666,
+    "apply_rows_per_s": 43284.83179507714,
+    "msg_size_kb": 5.817940737999999,
+    "channel_msgs_per_s": 2885.6554530051426,
+    "end2end_latency_ms": 767.9584314573251,
+    "capture_latency_ms": 578.6738848168683,
+    "qlatency_ms": 42.56974337011518,
+    "apply_latency_ms": 146.71480327034172,
+    "capture_cpu_us_per_row": 14.680483629136491,
+    "apply_cpu_us_per_row": 44.28056886257989,
+    "apply_lpar_busy_pct": 82.24767760552307,
+    "capture_lpar_busy_pct": 29.156510344723657,
+    "apply_db2_class2_ms": 1.8523575927055802,
+    "msgs_per_mq_commit": 43.234115333333335,
 }
 PINNED_BOTTLENECK = "qapply_agents"
 

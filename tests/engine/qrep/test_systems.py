@@ -15,7 +15,13 @@ import pytest
 from engine import projectfile
 from engine.perf.qrep import predict, solve_settings
 from engine.perf.qrep.coefficients import load
-from engine.perf.qrep.systems import FIGURE_NAMES, metric_name, system_metrics, systems_of
+from engine.perf.qrep.systems import (
+    FIGURE_NAMES,
+    contention_cpu_us_per_row,
+    metric_name,
+    system_metrics,
+    systems_of,
+)
 from engine.predict import predict_project
 from engine.scenario import flow_differences, project_to_scenario
 from engine.two_way_note import symmetry_note
@@ -34,6 +40,11 @@ def _project(root, name):
 
 def _system(metrics, k=1):
     return {f: metrics[metric_name(k, f)] for f in FIGURE_NAMES}
+
+
+def _contention_us_per_row(root, name):
+    """CPU per applied row (CP us) the busy agents of sample ``name`` spend contending."""
+    return contention_cpu_us_per_row(solve_settings(project_to_scenario(_project(root, name))), load())
 
 
 @pytest.mark.parametrize("name", TWO_WAY)
@@ -69,22 +80,33 @@ def test_peer_to_peer_costs_each_system_its_triggers_more_than_bidirectional(roo
     assert bidir["trigger_cpu_us_per_row"] == 0.0
     trigger = p2p["trigger_cpu_us_per_row"]
     assert trigger > 0
-    # the rest of the work per row is the same model; only the MQ commit's share may move a little with the rate
+    # the rest of the work per row is the same model; the MQ commit's share may move a little with
+    # the rate, and the agents' contention with how many work at once (each system applies half its rows)
+    c_bidir = _contention_us_per_row(root, f"{study}-bidirectional")
+    c_p2p = _contention_us_per_row(root, f"{study}-peer-to-peer")
+    assert c_bidir > 0.0 and c_p2p > 0.0
     for figure in ("cpu_us_per_row", "replication_cpu_us_per_row"):
-        assert p2p[figure] - bidir[figure] == pytest.approx(trigger, rel=0.01)
-    for figure in ("source_cpu_us_per_row", "apply_cpu_us_per_row", "recursion_cpu_us_per_row"):
+        assert p2p[figure] - bidir[figure] == pytest.approx(trigger + 0.5 * (c_p2p - c_bidir), rel=0.01)
+    for figure in ("source_cpu_us_per_row", "recursion_cpu_us_per_row"):
         assert p2p[figure] == pytest.approx(bidir[figure], rel=1e-12)
+    assert p2p["apply_cpu_us_per_row"] - c_p2p == pytest.approx(
+        bidir["apply_cpu_us_per_row"] - c_bidir, rel=1e-12
+    )
     assert bidir["recursion_cpu_us_per_row"] > 0
     # the synchronous triggers slow each system's own workload down
     assert p2p["originated_rows_per_s"] < bidir["originated_rows_per_s"]
 
 
 def test_redpaper_samples_differ_by_exactly_the_trigger_cost(root):
-    """Both Redpaper runs fill their MQ commits alike, so the triggers are the whole difference."""
+    """Both Redpaper runs fill their MQ commits alike, so the triggers are the whole difference but
+    for the agents' contention (the triggers lengthen a transaction: more agents work at once)."""
     bidir = _system(predict_project(_project(root, "redpaper-bidirectional")).metrics)
     p2p = _system(predict_project(_project(root, "redpaper-peer-to-peer")).metrics)
+    contention = _contention_us_per_row(root, "redpaper-peer-to-peer") - _contention_us_per_row(
+        root, "redpaper-bidirectional"
+    )
     assert p2p["cpu_us_per_row"] - bidir["cpu_us_per_row"] == pytest.approx(
-        p2p["trigger_cpu_us_per_row"], rel=1e-9
+        p2p["trigger_cpu_us_per_row"] + 0.5 * contention, rel=1e-9
     )
 
 
@@ -172,7 +194,10 @@ def test_stored_runs_compare_system_by_system(root, tmp_path):
     assert trig.values == (0.0, pytest.approx(runs[1][1].metrics["system1_trigger_cpu_us_per_row"]))
     assert trig.abs_delta[1] == pytest.approx(trig.values[1]) and trig.pct_delta[1] is None
     cpu = next(m for m in cmp.systems if m.metric == "system2_cpu_us_per_row")
-    assert cpu.abs_delta[1] == pytest.approx(trig.values[1], rel=1e-9)
+    contention = _contention_us_per_row(root, "redpaper-peer-to-peer") - _contention_us_per_row(
+        root, "redpaper-bidirectional"
+    )
+    assert cpu.abs_delta[1] == pytest.approx(trig.values[1] + 0.5 * contention, rel=1e-9)
     doc = json.loads(json.dumps(cmp.to_json()))
     assert (
         doc["systems"][0]["system"] == "Db2 A"

@@ -5,9 +5,12 @@ from pathlib import Path
 import pytest
 
 from engine import projectfile
-from engine.perf.qrep.systems import FIGURE_NAMES
+from engine.perf.qrep import solve_settings
+from engine.perf.qrep.coefficients import load
+from engine.perf.qrep.systems import FIGURE_NAMES, contention_cpu_us_per_row
 from engine.predict import predict_project
 from engine.report import build_report, run_from_project, runs_from_store
+from engine.scenario import project_to_scenario
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_runs"
 
@@ -46,4 +49,9 @@ def test_a_comparison_report_of_stored_runs_puts_the_systems_side_by_side(tmp_pa
     trig = next(m for m in cmp.systems if m.metric == "system1_trigger_cpu_us_per_row")
     cpu = next(m for m in cmp.systems if m.metric == "system1_cpu_us_per_row")
     assert trig.values[0] == 0 and trig.values[1] > 0
-    assert cpu.abs_delta[1] == pytest.approx(trig.values[1], rel=1e-9)
+    # the triggers, and the agents' contention they add by lengthening a transaction (half the rows applied)
+    c_bidir, c_p2p = (
+        contention_cpu_us_per_row(solve_settings(project_to_scenario(projectfile.load(SAMPLES / f))), load())
+        for f in ("redpaper-bidirectional.json", "redpaper-peer-to-peer.json")
+    )
+    assert cpu.abs_delta[1] == pytest.approx(trig.values[1] + 0.5 * (c_p2p - c_bidir), rel=1e-9)

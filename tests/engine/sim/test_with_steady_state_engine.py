@@ -137,3 +137,27 @@ def test_stages_on_z_os_queue_managers_with_room_in_the_buffer_pool_read_nothing
     browser = next(st for st in pred.stages if st.name == "qapply_browser")
     assert browser.backlog_read_ms == 0.0
     assert cfg.browser_rows_per_s == pytest.approx(browser.capacity, rel=1e-12)
+
+
+@pytest.mark.parametrize("memory_mb", [1, 200])
+def test_the_simulation_finds_the_dependency_graphs_limit_itself(baseline, memory_mb):
+    # chains of about 125 dependent target transactions: 1 MB of Q Apply memory holds about one
+    # and a half of them, 200 MB all the agents need; the simulation takes the agents' own
+    # capacity and resolves the dependencies in its own memory, the steady state by Little's law
+    import copy
+
+    from engine.predict import predict_settings
+    from engine.sim.config import build_config
+
+    project, settings, free = baseline
+    s = copy.deepcopy(settings)
+    s["workload"]["dependent_txn_pct"] = 80.0
+    s["qapply"]["memory_limit_mb"] = memory_mb
+    pred = predict_settings(s)
+    cfg = build_config(s, pred, project)
+    own = next(st.capacity for st in free.stages if st.name == "qapply_agents")
+    assert dict(cfg.apply_stages)["qapply_agents"] >= 0.99 * own  # the agents' own capacity, not the graph's
+    res = simulate_settings(s, 20, prediction=pred, project=project, seed=3)
+    predicted = pred.metrics["apply_rows_per_s"]
+    assert (predicted < 0.5 * free.metrics["apply_rows_per_s"]) == (memory_mb == 1)
+    assert res.summary["throughput_rows_per_s"] == pytest.approx(predicted, rel=0.05)
