@@ -42,7 +42,6 @@ from engine.io.atomicfile import atomic_write_text
 from engine.io.packagedata import asset_path
 from engine.validation_summary import is_latency
 
-ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_DATA = asset_path("validation", "calibration.json")
 
 #: A measured step smaller than this share is noise, not a trend (score.py ``CHANGE_THRESHOLD``).

@@ -38,7 +38,8 @@ from engine.perf.qrep.geometry import message_geometry
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.pipeline import solve
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The checkout (or the installed package) holding ``engine/`` and ``assets/``.
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_DATA = asset_path("validation", "calibration.json")
 LATENCY_SUFFIXES = ("latency_ms", "response_time_ms", "_mqput_us", "_mqget_us", "_mqcommit_us")
 

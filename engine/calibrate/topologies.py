@@ -28,13 +28,13 @@ from pathlib import Path
 from scipy.optimize import least_squares
 
 from engine.io.atomicfile import atomic_write_text
+from engine.io.packagedata import asset_path
 from engine.perf.qrep import predict, sql_replication
 from engine.perf.qrep.coefficients import load
 from engine.perf.qrep.inputs import read_inputs
 from engine.perf.qrep.topology_coefficients import COEFF_PATH, TopologyCoefficients
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT / "assets" / "validation" / "calibration.json"
+DEFAULT_DATA = asset_path("validation", "calibration.json")
 #: Weight of the pull of a fitted coefficient toward its prior (per unit of log ratio).
 PRIOR_WEIGHT = 0.1
 #: Metrics of the relations the SQL Apply wait is fitted to.
