@@ -17,6 +17,7 @@ IBM_NAMES = {
     "monitor_interval_ms": "MONITOR_INTERVAL",
     "buffpool_pages": "BUFFPOOL",
     "max_message_size_kb": "MAX_MESSAGE_SIZE",
+    "qfull_retry_delay_ms": "QFULL_RETRY_DELAY",
     "extended_region_mb": "EXTENDED REGION SIZE (MAX)",
     "scmmaxsize_gb": "SCMMAXSIZE",
     # DEFINE CFSTRUCT's offload rules (MQSC keywords OFFLD1TH..OFFLD3TH)
