@@ -685,15 +685,23 @@ class LineChart(Chart):
         width_px = max(60.0, 0.96 * self.getViewBox().width())
         for line in self.lines:
             line.label.setTextWidth(width_px)
+        if _:  # a resize: a label may now wrap onto more lines and need more room above its line
+            self._room_for_line_labels()
 
-    #: Headroom above a reference line for its label, as a share of the line's height.
+    #: Least headroom above a reference line for its label, as a share of the line's height.
     line_label_room = 0.12
+
+    def _label_room(self, line) -> float:
+        """Headroom above ``line`` (share of its height) for its label as wrapped now: the label's
+        height over the plot's, at most half of it."""
+        share = min(0.5, line.label.boundingRect().height() / max(self.getViewBox().height(), 1.0))
+        return max(self.line_label_room, 1.0 / (1.0 - share) - 1.0)
 
     def _room_for_line_labels(self) -> None:
         """Place the invisible points that keep every line's label inside the auto-fitted range."""
         finite = [c.xData[np.isfinite(c.xData)] for c in self.curves.values() if c.xData is not None]
         xs = [float(x.min()) for x in finite if len(x)]
-        ys = [line.value() * (1.0 + self.line_label_room) for line in self.lines]
+        ys = [line.value() * (1.0 + self._label_room(line)) for line in self.lines]
         if not xs or not ys:
             self.line_room.setData([], [])
             return

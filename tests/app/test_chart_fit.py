@@ -197,3 +197,24 @@ def test_latency_labels_under_their_segments_never_overlap(qtbot):
         if boxes[i].intersects(boxes[j])
     ]
     assert not clashes, clashes
+
+
+def test_a_wrapped_reference_line_label_above_the_data_stays_in_view(qtbot):
+    """The simulation's queue depth at 150% with a quiet profile: the line is the top of the chart
+    and its two-line label was cut at the plot's top edge."""
+    text = "buffer pool holds 102,000 messages; beyond it the page set"
+    chart = _line_chart(
+        qtbot,
+        "Queue depth",
+        {"transmit queue": ([0, 90, 180], [0.0, 40.0, 10.0])},
+        [(102_000.0, text, "#c0202a")],
+    )
+    label, view = chart.lines[0].label, chart.getViewBox()
+    top = view.mapViewToScene(pg_point(0.0, view.viewRange()[1][1])).y()
+    assert label.mapRectToScene(label.boundingRect()).top() >= top - 0.5  # the whole label in view
+
+
+def pg_point(x: float, y: float):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
