@@ -34,7 +34,6 @@ Usage: ``.venv/bin/python benchmarks/bench_sweep.py [--points 10000,100000] [--m
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import tempfile
@@ -68,17 +67,18 @@ class MemorySampler(threading.Thread):
         while not self.stop.wait(self.every_s):
             self.samples.append((self.recorded(), rss_mb()))
 
-    def growth_kb_per_point(self, total: int, pick=max) -> float:
+    def growth_kb_per_point(self, total: int, pick=max) -> float | None:
         """Resident memory added per point recorded between the second fifth of the sweep and its last, KB.
 
         ``pick`` of the samples of each window is compared (``max``: the peaks, ``min``: the
         floors): each store write lifts the resident set by tens of MB for a moment (DuckDB
         writing its checkpoint), so a peak is compared with a peak and a floor with a floor.
+        None when the run recorded no point in one of the windows (an interrupted part).
         """
         second = [mb for n, mb in self.samples if total / 5 <= n < 2 * total / 5]
         last = [mb for n, mb in self.samples if n >= 4 * total / 5]
         if not second or not last:
-            return math.nan
+            return None
         # the windows' middles are 0.6 x total points apart
         return (pick(last) - pick(second)) * 1024 / (0.6 * total)
 
@@ -145,12 +145,16 @@ def run_case(points: int, db: Path, stop_after: int | None = None) -> dict:
     }
 
 
+def _kb(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value:6.3f}"
+
+
 def show(label: str, r: dict) -> None:
     rate = r["run"] / r["wall_s"] if r["wall_s"] else 0.0
     print(
         f"{label:<34} {r['run']:>9,} run {r['skipped']:>9,} skipped  {r['wall_s']:7.1f} s  {rate:7.0f} points/s  "
         f"main CPU {r['cpu_s']:6.1f} s  RSS {r['rss_before_mb']:6.0f} -> {r['rss_peak_mb']:6.0f} MB  "
-        f"growth {r['growth_kb_per_point']:6.3f} KB/point (floor {r['floor_growth_kb_per_point']:6.3f})  "
+        f"growth {_kb(r['growth_kb_per_point'])} KB/point (floor {_kb(r['floor_growth_kb_per_point'])})  "
         f"(load {r['load']:.1f})",
         flush=True,
     )
