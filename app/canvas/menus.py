@@ -47,7 +47,8 @@ def link_menu(scene, item: LinkItem, parent: QWidget | None = None) -> QMenu:
 def background_menu(scene, pos: QPointF, parent: QWidget | None = None) -> QMenu:
     """Add any kind of node at ``pos`` (scene coordinates), select every node, or fit the view."""
     menu = QMenu(parent)
-    add = menu.addMenu("&Add Node")
+    add = QMenu("&Add Node", menu)  # parented: PySide6 6.9 deletes an addMenu(title) menu with its wrapper
+    menu.addMenu(add)
     for kind in KINDS.values():
         add.addAction(kind.name, lambda kind_id=kind.id: scene.add_kind_at(kind_id, pos))
     menu.addSeparator()
