@@ -16,12 +16,12 @@ Each change is judged by the engine like every other rule (:mod:`engine.advise`)
 
 from __future__ import annotations
 
-import json
+import functools
 from dataclasses import dataclass
 
 from engine.advise.base import Rule, first, metric
-from engine.io.packagedata import asset_path
 from engine.metrics.stages import stage_label
+from engine.perf.mqtransport import parameter_entries
 from engine.perf.qrep.queue_maps import base_name
 from engine.registry import KINDS
 from engine.registry.platform_knobs import ZOS
@@ -89,16 +89,16 @@ def devices_of(params: dict) -> list[LogDevice]:
     return out
 
 
-def log_devices() -> list[LogDevice]:
-    """The pinned log devices of the MQ component fit (:func:`devices_of` of its coefficient file).
+@functools.lru_cache(maxsize=1)
+def log_devices() -> tuple[LogDevice, ...]:
+    """The pinned log devices of the MQ component fit (:func:`devices_of` of its coefficients).
 
     Raises
     ------
     FileNotFoundError
         The coefficient file is missing (run ``python -m engine.calibrate.mq_components``).
     """
-    with open(asset_path("coefficients", "mq_components.json"), encoding="utf-8") as f:
-        return devices_of(json.load(f)["parameters"])
+    return tuple(devices_of(parameter_entries()))
 
 
 def _log_bound_queue_manager(project, prediction):

@@ -24,8 +24,9 @@ LOG_PAGE_BYTES = 4096.0
 
 
 @functools.lru_cache(maxsize=1)
-def coefficients() -> dict:
-    """The fitted component coefficients (``assets/coefficients/mq_components.json``), name -> value.
+def parameter_entries() -> dict:
+    """The stored component coefficients as the fit wrote them: name -> its entry (``value``,
+    ``unit``, ``bounds``, ``fitted``, ``meaning``) of ``assets/coefficients/mq_components.json``.
 
     Raises
     ------
@@ -33,8 +34,19 @@ def coefficients() -> dict:
         The coefficient file is missing (run ``python -m engine.calibrate.mq_components``).
     """
     with open(asset_path("coefficients", "mq_components.json"), encoding="utf-8") as f:
-        doc = json.load(f)
-    return {name: float(entry["value"]) for name, entry in doc["parameters"].items()}
+        return json.load(f)["parameters"]
+
+
+@functools.lru_cache(maxsize=1)
+def coefficients() -> dict:
+    """The fitted component coefficients (:func:`parameter_entries`), name -> value.
+
+    Raises
+    ------
+    FileNotFoundError
+        The coefficient file is missing (run ``python -m engine.calibrate.mq_components``).
+    """
+    return {name: float(entry["value"]) for name, entry in parameter_entries().items()}
 
 
 def version() -> str:
