@@ -87,13 +87,13 @@ def render_pdf(report, progress: Callable[[float, str], None]) -> tuple[bytes | 
     if not painter.begin(writer):
         return None, len(pages)
     try:
-        footer = f"{report.title} - qrtune {report.engine_version} - {report.created:%Y-%m-%d %H:%M}"
+        footer_tail = f"qrtune {report.engine_version} - {report.created:%Y-%m-%d %H:%M}"
         for i, placed in enumerate(pages):
             if i:
                 writer.newPage()
             for p in placed:
                 p.block.draw(painter, p.rect, ctx)
-            draw_footer(painter, page, ctx, footer, i + 1, len(pages))
+            draw_footer(painter, page, ctx, report.title, footer_tail, i + 1, len(pages))
             progress(0.1 + 0.85 * (i + 1) / len(pages), f"page {i + 1} of {len(pages)}")
     finally:
         finished = painter.end()

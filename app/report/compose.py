@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import math
 
+from app.comparison import setting_name
 from app.report import charts
 from app.report.diagram import draw_topology
 from app.report.layout import Block, Drawing, Html, PageBreak, Table
@@ -300,7 +301,7 @@ def comparison_blocks(report: Report) -> list[Block]:
             "absolute and percent deltas." + (f" Note: {esc(note)}." if note else "") + "</p>",
             keep_with_next=True,
         ),
-        _settings_difference_block(cmp, labels),
+        _settings_difference_block(cmp, labels, report.runs[0].scenario_kind),
         _results_comparison_table(cmp, labels),
     ]
     out += comparison_systems_blocks(report)
@@ -310,19 +311,25 @@ def comparison_blocks(report: Report) -> list[Block]:
     return out
 
 
-def _settings_difference_block(cmp, labels: list) -> Block:
-    """The settings that differ between the runs (or a line saying none does)."""
+def _settings_difference_block(cmp, labels: list, scenario_kind: str) -> Block:
+    """The settings that differ between the runs by IBM's names, as the Compare view shows them
+    (or a line saying none does)."""
     if not cmp.settings:
         return Html("<p>The runs have identical settings.</p>")
     rows = [
-        _row([f"<b>{esc(s.name)}</b>", esc(s.path), *(esc(format_setting(v)) for v in s.values)])
+        _row(
+            [
+                f"<b>{esc(s.name or setting_name(s.path, scenario_kind))}</b>",
+                *(esc(format_setting(v)) for v in s.values),
+            ]
+        )
         for s in cmp.settings
     ]
-    value_pct = max(8, 46 // len(labels))
+    value_pct = max(8, 70 // len(labels))
     return Table(
-        ["Parameter", "Settings path", *map(esc, labels)],
+        ["Parameter", *map(esc, labels)],
         rows,
-        [24, 30] + [value_pct] * len(labels),
+        [30] + [value_pct] * len(labels),
         caption="Settings that differ",
     )
 

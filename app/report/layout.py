@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSizeF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QTextDocument
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTextDocument
 
 from app import style
 
@@ -320,15 +320,26 @@ def paginate(blocks: list[Block], page: QSizeF, ctx: Context, footer_h: float) -
     return [p for p in pages if p] or [[]]
 
 
-def draw_footer(painter: QPainter, page: QSizeF, ctx: Context, left: str, index: int, count: int) -> None:
-    """A thin rule and ``left`` text with "page i of n" at the bottom of the page."""
+def draw_footer(
+    painter: QPainter, page: QSizeF, ctx: Context, title: str, tail: str, index: int, count: int
+) -> None:
+    """A thin rule, ``title - tail`` on the left and "page i of n" on the right, at the bottom of the page.
+
+    A title too long for the room the page number leaves is shortened in its middle ("...");
+    ``tail`` (the version and the date) is always printed whole.
+    """
     y = page.height() - ctx.mm(6)
     painter.save()
     painter.setPen(QPen(QColor(style.RULE), ctx.pt(0.5)))
     painter.drawLine(0, int(y), int(page.width()), int(y))
     painter.setFont(report_font(7))
     painter.setPen(QColor(style.MUTED))
+    metrics = QFontMetricsF(painter.font(), painter.device())
+    right = f"page {index} of {count}"
+    sep = " - "
+    room = page.width() - metrics.horizontalAdvance(right + sep + tail) - ctx.mm(4)
+    left = metrics.elidedText(title, Qt.ElideMiddle, max(room, 0.0)) + sep + tail
     box = QRectF(0, y + ctx.mm(1), page.width(), ctx.mm(5))
     painter.drawText(box, Qt.AlignLeft | Qt.AlignTop, left)
-    painter.drawText(box, Qt.AlignRight | Qt.AlignTop, f"page {index} of {count}")
+    painter.drawText(box, Qt.AlignRight | Qt.AlignTop, right)
     painter.restore()

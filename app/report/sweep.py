@@ -44,7 +44,7 @@ def title_block(report: Report) -> Html:
     s: SweepSection = report.sweep
     axes = "<br>".join(
         f"<b>{esc(a.label)}</b>{esc(_unit_text(a.unit))} = {esc(a.values_text)} "
-        f"<span class='muted'>({len(a.values)} values; {esc(a.name)}"
+        f"<span class='muted'>({len(a.values)} values"
         f"{' on ' + esc(', '.join(a.nodes)) if a.nodes else ''})</span>"
         for a in s.axes
     )

@@ -108,7 +108,8 @@ def test_two_runs_compared_with_deltas(fake_engine, tmp_path):
     assert main(["report", "1", "2", "--db", str(db), "--out", str(out), "--no-validation"]) == 0
     text = pdf_text(out)
     assert "Comparison of 2 runs" in text and "Settings that differ" in text
-    assert re.search(r"NUM_APPLY_AGENTS\s+qapply.num_apply_agents\s+6\s+3", text)
+    assert re.search(r"NUM_APPLY_AGENTS\s+6\s+3", text)
+    assert "qapply." not in text  # IBM's names only, never a settings path
     # Q Apply 4,800 -> 2,400 rows/s; END2END 916.7 -> 1,583 ms (APPLY_LATENCY 4000 / agents)
     assert re.search(r"Q Apply\s+rows/s\s+4,800\s+2,400\s+-2,400 \(-50.0%\)", text)
     assert re.search(r"END2END_LATENCY\s+ms\s+916.7\s+1,583\s+\+666.7 \(\+72.7%\)", text)
@@ -220,3 +221,15 @@ def test_a_report_to_a_fifo_or_folder_is_refused_before_any_work(tmp_path, capsy
     os.mkfifo(target) if kind == "fifo" else target.mkdir()
     assert main(["report", str(BASELINE), "--out", str(target)]) == 3
     assert "not a regular file; nothing was written" in capsys.readouterr().err
+
+
+def test_a_long_title_is_shortened_in_the_footer_and_never_covers_the_page_number(fake_engine, tmp_path):
+    name = "A project with a very long name " + "that keeps going " * 8 + "and ends here"
+    out = tmp_path / "long.pdf"
+    assert main(["report", str(project_file(tmp_path, name)), "--out", str(out), "--no-validation"]) == 0
+    footers = [line for line in pdf_text(out).splitlines() if re.search(r"page \d+ of \d+", line)]
+    assert len(footers) == pdf_pages(out) >= 2
+    for line in footers:
+        # the version and the date whole, then the page number, on one line: nothing drawn over them
+        assert re.search(r"….* - qrtune \S+ - \d{4}-\d\d-\d\d \d\d:\d\d\s+page \d+ of \d+\s*$", line), line
+        assert line.lstrip().startswith("A project with a very long name")

@@ -48,6 +48,7 @@ def test_sweep_report_shows_the_knob_every_point_the_pick_and_the_settings(fake_
     # title block: project, the swept knob with its values, versions
     assert "Sweep report test: NUM_APPLY_AGENTS sweep" in text
     assert re.search(r"Swept\s+NUM_APPLY_AGENTS \(agents\) = 1 \.\. 10 \(10 values", text)
+    assert "num_apply_agents" not in text  # IBM's name only, never the settings path
     assert "fake-1" in text and "#1 in runs.duckdb" in text
     # the pick: 4 agents are the fewest holding the channel's 3,000 rows/s; apply LPAR 34% busy
     assert (
@@ -245,4 +246,8 @@ def test_a_simulation_study_is_reported_with_its_scenario_and_seed_axes(tmp_path
     assert main(["report", "--sweep", "1", "--db", str(db), "--out", str(out), "--no-validation"]) == EXIT_OK
     text = pdf_text(out)
     assert "Outage scenario x Seed" in text.replace("\n", " ") and "2 of 2 points recorded" in text
-    assert "Outage scenario = channel-stop@5s+5s" in text and "Seed = 0, 1 (2 values; study.seed)" in text
+    assert (
+        "Outage scenario = channel-stop@5s+5s" in text
+        and "Seed = 0, 1 (2 values)" in text
+        and "study.seed" not in text
+    )
