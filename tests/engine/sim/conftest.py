@@ -63,10 +63,16 @@ def cfg(settings):
 
 @pytest.fixture
 def fake_engine(monkeypatch):
-    """``engine.predict.predict_settings`` answering every scenario with :func:`fake_prediction`."""
+    """``engine.predict.predict_settings`` answering every scenario with :func:`fake_prediction`.
+
+    ``engine.evaluate`` binds the name at import: it is patched there too, so a first import
+    of it during a test cannot keep the stand-in for the tests that run after.
+    """
+    import engine.evaluate
     import engine.predict
 
-    monkeypatch.setattr(engine.predict, "predict_settings", lambda settings: fake_prediction())
+    for module in (engine.predict, engine.evaluate):
+        monkeypatch.setattr(module, "predict_settings", lambda settings: fake_prediction())
 
 
 @pytest.fixture
