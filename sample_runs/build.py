@@ -6,11 +6,14 @@ configuration one seed describes (settings only: no measured value appears).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from engine import projectfile, templates
-from engine.model import Project
-from engine.topology import FLOW_KINDS, RECEIVE_QM, flows
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's engine, installed or not
+
+from engine import projectfile, templates  # noqa: E402
+from engine.model import Project  # noqa: E402
+from engine.topology import FLOW_KINDS, RECEIVE_QM, flows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
