@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QSplitter,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -317,6 +318,7 @@ class CompareView(QWidget):
         """
         table = self.metrics_table
         names = table.verticalHeader()
+        self._fit_run_titles(None)  # whole titles first: the columns size to them where there is room
         table.resizeColumnsToContents()
         widths = [table.columnWidth(c) for c in range(table.columnCount())]
         values = [max(table.sizeHintForColumn(c), 24) for c in range(table.columnCount())]
@@ -334,6 +336,23 @@ class CompareView(QWidget):
         names.setFixedWidth(names_px)
         for c, w in enumerate(widths):
             table.setColumnWidth(c, w)
+        self._fit_run_titles(widths)
+
+    def _fit_run_titles(self, widths: list[int] | None) -> None:
+        """Each run's column title whole where it fits its column (``widths`` in px; None: every title
+        whole), else the run's number alone (``#19``): a title cut at both ends reads as another name.
+        The whole title stays in the tooltip."""
+        table = self.metrics_table
+        metrics = table.horizontalHeader().fontMetrics()
+        margin_px = 2 * table.style().pixelMetric(QStyle.PM_HeaderMargin) + 2
+        for c in range(table.columnCount()):
+            item = table.horizontalHeaderItem(c)
+            title = item.toolTip() if item is not None else ""
+            if not title.startswith("#"):  # Unit and the delta columns
+                continue
+            lines = header_text(title)
+            widest_px = max(metrics.horizontalAdvance(line) for line in lines.splitlines()) + margin_px
+            item.setText(lines if widths is None or widest_px <= widths[c] else title.partition(" ")[0])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

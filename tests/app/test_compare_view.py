@@ -164,3 +164,35 @@ def test_three_runs_show_every_value_and_delta_within_the_view(fake_engine, wind
     assert table.verticalHeaderItem(row).toolTip() == "ROWS_APPLIED"
     window.resize(size[0] - 120, size[1])  # the window narrowed: the columns fit again
     qtbot.waitUntil(lambda: not _columns_outside(table))
+
+
+def test_run_titles_too_wide_for_their_columns_give_way_to_the_run_number(fake_engine, window, qtbot):
+    from app.panels.compare import CompareView
+
+    doc = window.document
+    qcap = doc.project.nodes_of("qcapture")[0].id
+    ids = []
+    for batch in (1, 3, 5, 7):
+        doc.set_param(qcap, "trans_batch_sz", batch)
+        ids.append(window.predict_and_record())
+    assert window.compare_runs(ids)
+    view = CompareView()  # on its own: as wide as the test needs, whatever the test screen's size
+    qtbot.addWidget(view)
+    view.resize(1800, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_comparison(window.view_widget("Compare").comparison)
+    table = view.metrics_table
+
+    def titles():
+        items = [table.horizontalHeaderItem(c) for c in range(table.columnCount())]
+        return [item.text() for item in items if item.toolTip().startswith("#")]
+
+    # room enough: every run's whole title, the setting that sets it apart by IBM's name
+    assert titles() == [f"#{i}\nTRANS_BATCH_SZ\n={b}" for i, b in zip(ids, (1, 3, 5, 7))]
+    # too narrow: the run's number alone, never a title cut at both ends; the whole title on hover
+    view.resize(600, 700)
+    qtbot.waitUntil(lambda: titles() == [f"#{i}" for i in ids])
+    assert table.horizontalHeaderItem(1).toolTip() == f"#{ids[0]} TRANS_BATCH_SZ=1"
+    view.resize(1800, 700)  # and whole again when there is room
+    qtbot.waitUntil(lambda: titles()[0] == f"#{ids[0]}\nTRANS_BATCH_SZ\n=1")
