@@ -47,14 +47,15 @@ load falls and rises only through queueing as the load grows:
   sub-linear before the CPU saturates (:mod:`.apply_parallel`). A transaction in a chain of
   dependent ones waits for the chain ahead of it (half a service per predecessor, the chain no
   longer than Q Apply's look-ahead). A commit or channel batch
-  delivers ``K`` transactions at once (batch arrivals): they wait ``(K - 1) / (2 (1 - rho))``
-  aggregate services more than single arrivals, in Q Apply's memory as far as MEMORY_LIMIT
-  holds, the rest on the receive queue (QLATENCY).
+  delivers ``K`` transactions at once (batch arrivals, :func:`burst_wait`): they wait
+  ``(K - 1) / (2 (1 - rho))`` pooled services more than single arrivals, in Q Apply's memory
+  as far as MEMORY_LIMIT holds, the rest on the receive queue (QLATENCY).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from engine.perf.qrep import apply_parallel, channel, data_sharing, parallel_sendqs
 from engine.perf.qrep.queueing import RHO_CAP
@@ -159,28 +160,85 @@ def qlatency_ms(flow, stages: dict, point, rows_per_s: float) -> float:
     )
 
 
-def burst_wait_ms(flow, stages: dict, point) -> tuple[float, float]:
-    """Mean wait (ms) a target transaction adds by arriving in a burst (batch arrivals, M^X/M/c),
-    as ``(in Q Apply's memory, on the receive queue)``.
+class BurstWait(NamedTuple):
+    """Mean wait (ms) a target transaction adds by arriving in a burst, split where it is spent.
 
-    One Q Capture commit (or channel batch) makes ``K`` target transactions visible at once.
-    With the agents pooled (aggregate service ``S`` per transaction) a batch-Poisson queue
-    waits ``S (K - 1) / (2 (1 - rho))`` more than single arrivals: the drain of the burst at
-    light load, growing as the agents fill. The browser reads ahead only as far as Q Apply's
-    MEMORY_LIMIT holds (``M`` transactions, ``M S`` of the wait, after the MQGET: APPLY_LATENCY);
-    the rest of the wait is spent on the receive queue before the browser reads the message
-    (QLATENCY): a small MEMORY_LIMIT moves the wait, it never removes it. A drain has no bursts.
+    Attributes
+    ----------
+    in_memory_ms : float
+        After the browser's MQGET, held in Q Apply's memory until an agent takes it
+        (APPLY_LATENCY).
+    on_queue_ms : float
+        Before the browser's MQGET, on the receive queue because MEMORY_LIMIT holds no more
+        (QLATENCY).
+    """
+
+    in_memory_ms: float
+    on_queue_ms: float
+
+
+def burst_wait(burst_txns: float, per_txn_ms: float, utilisation: float, lookahead_txns: float) -> BurstWait:
+    """The wait a burst of target transactions adds at Q Apply's agents, and where it is spent.
+
+    One Q Capture MQ commit (or one channel batch of it, at most BATCHSZ messages) makes
+    ``K = burst_txns`` target transactions visible on the receive queue at once, one burst per
+    commit period (:func:`commit_period_ms`: COMMIT_INTERVAL, or less when the transaction limit
+    fills first, so the burst follows the period). Beyond the M/M/c wait of single arrivals (the
+    agents' stage latency) a transaction of a burst waits, at the agents' pooled pace
+    ``S = per_txn_ms`` (an agent's time over the agents working at once), for
+
+    * the transactions of its own burst ahead of it, ``S (K - 1) / 2``;
+    * the earlier bursts' work still being applied, ``rho S (K - 1) / (2 (1 - rho))`` beyond the
+      single-arrival wait, which grows as the agents fill,
+
+    ``S (K - 1) / (2 (1 - rho))`` in all: the batch-Poisson queue (M^X/M/1, exact for one agent).
+    For ``c`` agents an event simulation of batch-Poisson arrivals (tests) lands within about 10%
+    of it; counting that the first ``c`` transactions of a burst start at once, and nothing else,
+    would make it up to 5% too low. Poisson bursts are what the published runs driven to the
+    maximum support: bursts exactly one commit period apart would drain between commits and
+    leave 9-49 ms at the Redpaper's settings, less than each of its 31 published APPLY_LATENCY
+    values (28-873 ms; 43-441 ms for repeats of one setting).
+
+    The browser reads ahead only as far as MEMORY_LIMIT holds, ``M = lookahead_txns``
+    transactions, ``M S`` of the wait (after the browser's MQGET: APPLY_LATENCY); the rest is
+    spent on the receive queue before it (QLATENCY): a small MEMORY_LIMIT moves the wait, it
+    never removes it.
+
+    Parameters
+    ----------
+    burst_txns : float
+        Target transactions made visible together, ``K`` (below 1 counts as 1).
+    per_txn_ms : float
+        The agents' pooled time per target transaction, ms (>= 0).
+    utilisation : float
+        The agents' utilisation (clipped to [0, :data:`~engine.perf.qrep.queueing.RHO_CAP`]).
+    lookahead_txns : float
+        Target transactions Q Apply's MEMORY_LIMIT holds (:func:`apply_parallel.lookahead_txns`).
+
+    Returns
+    -------
+    BurstWait
+        The wait in Q Apply's memory and on the receive queue, ms (both finite, >= 0).
+    """
+    rho = min(max(utilisation, 0.0), RHO_CAP)
+    wait_ms = per_txn_ms * (max(burst_txns, 1.0) - 1.0) / (2.0 * (1.0 - rho))
+    in_memory_ms = min(wait_ms, max(lookahead_txns, 0.0) * per_txn_ms)
+    return BurstWait(in_memory_ms, wait_ms - in_memory_ms)
+
+
+def burst_wait_ms(flow, stages: dict, point) -> BurstWait:
+    """:func:`burst_wait` of the flow at its operating point (a drain has no bursts).
+
+    The burst is one channel batch of a Q Capture commit (:func:`channel.batch_msgs`) in target
+    transactions, the agents' pooled time per transaction their capacity's.
     """
     if flow.drain:
-        return 0.0, 0.0
+        return BurstWait(0.0, 0.0)
     g = flow.geometry
     agents = stages["qapply_agents"]
     per_txn_ms = g.rows_per_target_txn * 1000.0 / agents.capacity_rows_per_s
-    burst_txns = max(1.0, channel.batch_msgs(flow, point) / g.msgs_per_target_txn)
-    rho = min(agents.utilisation, RHO_CAP)
-    wait_ms = per_txn_ms * (burst_txns - 1.0) / (2.0 * (1.0 - rho))
-    in_memory_ms = min(wait_ms, flow.apply_memory_txns * per_txn_ms)
-    return in_memory_ms, wait_ms - in_memory_ms
+    burst_txns = channel.batch_msgs(flow, point) / g.msgs_per_target_txn
+    return burst_wait(burst_txns, per_txn_ms, agents.utilisation, flow.apply_memory_txns)
 
 
 def apply_latency_ms(flow, stages: dict, point) -> float:
