@@ -95,7 +95,8 @@ Each stage gives ``capacity_rows_per_s``, ``capacity_msgs_per_s``, ``utilisation
 inputs' ``sleep_interval_ms`` and ``commit_interval_ms``, ``Solution.msgs_per_commit``,
 the coefficients ``maxtrans_per_commit`` and ``log_merge_delay_ms`` (data-sharing merged log
 read) and the functions of :mod:`engine.perf.qrep.latency` (``reader_cycle_ms``,
-``commit_period_ms``, ``commit_wait_ms``, ``burst_wait_ms``) and :mod:`engine.perf.qrep.channel`
+``commit_period_ms``, ``commit_wait_ms``, ``burst_wait_ms`` and the burst's split between Q
+Apply's memory and the receive queue, ``burst_wait``) and :mod:`engine.perf.qrep.channel`
 (``visible_ms``, ``batch_msgs``). ``Prediction.stages`` carries the same stages as
 :class:`QrepStageResult` (capacity in rows/s plus ``capacity_msgs_per_s``, ``servers``,
 ``service_ms``, ``fixed_delay_ms``).
