@@ -45,6 +45,7 @@ STAGE_LABELS = {
     "db_wait": "database waits (locks, journal)",
     "storage": "storage I/O",
     "mirror_link": "Db2 Mirror RoCE link",
+    "mirror_link_transfer": "Db2 Mirror RoCE link transfer (mirrored bytes over the link speed)",
     "mirror_target_io": "Db2 Mirror target storage I/O",
 }
 

@@ -12,8 +12,14 @@ share of them modifies (``write_pct``). Per transaction it visits:
     the source storage: one synchronous write per modify, by storage type;
 ``mirror_link``
     a RoCE/RDMA round trip for every mirrored action (modifies, reads for
-    update, opens for update and, under commitment control, the commit), a
-    pure delay;
+    update, opens for update and, under commitment control, the commit of a
+    transaction that mirrored any of them: read-only work is not mirrored,
+    seed 002 2.2), a pure delay;
+``mirror_link_transfer``
+    the bytes of those actions over the link speed ``link.speed_gbps``: a
+    modify sends its row image (``workload.row_bytes``), every action its
+    RoCE v2 framing (:data:`ROCE_FRAME_OVERHEAD_BYTES` per frame of at most
+    :data:`ROCE_MTU_BYTES`); one server per direction, so a busy link queues;
 ``target_cpu``
     the target node's cores doing the remote action (QDBMSRVR jobs);
 ``mirror_target_io``
@@ -101,6 +107,8 @@ class MirrorConfig:
     job_sets: int | None
     think_time_ms: float | None
     distance_km: float
+    link_gbps: float
+    row_bytes: float
     target_preload: bool
     source_preload: bool
     resync_tracked_changes: float | None
@@ -113,6 +121,16 @@ POOL_SEPARATE = {"*BASE": True, "separate": True, "application": False}
 
 #: Scenario kind whose registry paths the engine reads.
 SCENARIO_KIND = "db2mirror"
+#: Largest RDMA payload of one RoCE frame, bytes (the InfiniBand path MTU of 4,096 that RoCE
+#: adapters use on jumbo-frame Ethernet).
+ROCE_MTU_BYTES = 4096.0
+#: Bytes a RoCE v2 frame takes on the wire beyond its payload: preamble and start delimiter 8,
+#: Ethernet header 14, IPv4 20, UDP 8, InfiniBand base transport header 12, RDMA extended
+#: transport header 16, invariant CRC 4, frame check sequence 4, inter-frame gap 12
+#: (IEEE 802.3; InfiniBand Architecture Specification, Annex A17 RoCEv2).
+ROCE_FRAME_OVERHEAD_BYTES = 98.0
+#: Station of the mirrored bytes' transfer over the link speed.
+TRANSFER = "mirror_link_transfer"
 
 
 def _pool_separate(r: SettingsReader, role: str) -> bool:
@@ -172,6 +190,8 @@ def parse_settings(settings: dict) -> tuple[MirrorConfig, set[str]]:
         job_sets=r.optional_integer("workload.job_sets"),
         think_time_ms=r.optional("workload.think_time_ms"),
         distance_km=r.number("link.distance_km"),
+        link_gbps=r.number("link.speed_gbps"),
+        row_bytes=r.number("workload.row_bytes"),
         target_preload=r.flag("hardware.target_preload"),
         source_preload=r.flag("hardware.source_preload"),
         resync_tracked_changes=r.optional("resync.tracked_changes"),
@@ -191,7 +211,8 @@ class Demands:
     """Per-transaction service demands in seconds (source side unless named).
 
     ``app_wait_s`` is the application's own waiting of a job stream (0 for job sets and users);
-    ``cpu_s`` includes the stream's application CPU.
+    ``cpu_s`` includes the stream's application CPU; ``link_transfer_s`` is the time the
+    transaction's mirrored bytes occupy one direction of the link.
     """
 
     cpu_s: float
@@ -201,6 +222,7 @@ class Demands:
     target_io_s: float
     mirrored_ops: float
     app_wait_s: float = 0.0
+    link_transfer_s: float = 0.0
 
 
 def is_stream(cfg: MirrorConfig) -> bool:
@@ -233,10 +255,10 @@ def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
     reads = ops * (1.0 - w)
     # actions mirrored with a remote write: modifies, and the commit under commitment control
     mirrored_writes = ops * w
-    commits = g["commit_ops"] if cfg.commitment_control else 0.0
     # actions mirrored as row locks (no remote write): reads for update, opens for update
     locks = reads * g["rfu_share"] if cfg.reads_for_update else 0.0
     lock_like = locks + cfg.opens_for_update_per_txn
+    commits = g["commit_ops"] * mirrored_txn_share(cfg, w, ops, g) if cfg.commitment_control else 0.0
     rtt_s = (g["rdma_rtt_ms"] + 2 * cfg.distance_km * g["fiber_us_per_km"] / 1000.0) / 1000.0
     share = g["lock_cpu_share"]
     src_cpu_op = p["mirror_src_cpu_ms_per_op"] / 1000.0 * hdd
@@ -249,7 +271,37 @@ def demands(cfg: MirrorConfig, coeffs: dict) -> Demands:
     tgt_io = mirrored_writes * write_s + mirrored * faults * write_s + lock_like * lock_read_s
     # a row lock is acquired and later released on the target: two flows
     flows = mirrored_writes + commits + 2.0 * locks + cfg.opens_for_update_per_txn
-    return Demands(cpu, storage, flows * rtt_s, tgt_cpu, tgt_io, mirrored, app_wait)
+    wire_bytes = mirrored_writes * flow_bytes(cfg.row_bytes) + (flows - mirrored_writes) * flow_bytes(0.0)
+    transfer_s = wire_bytes * 8.0 / (cfg.link_gbps * 1e9)
+    return Demands(cpu, storage, flows * rtt_s, tgt_cpu, tgt_io, mirrored, app_wait, transfer_s)
+
+
+def mirrored_txn_share(cfg: MirrorConfig, w: float, ops: float, g: dict) -> float:
+    """Share of transactions that mirror any action, so that their commit is mirrored too.
+
+    Read-only work is not mirrored (seed 002, 2.2): a transaction of ``ops`` operations, each
+    independently a modify (share ``w``) or a read that locks its row for update (``rfu_share``
+    of the reads with ``workload.reads_for_update``), mirrors something unless none of its
+    operations does, ``(1 - p) ** ops``; a transaction that opens a file for update always does.
+    """
+    if cfg.opens_for_update_per_txn > 0.0:
+        return 1.0
+    p = w + (1.0 - w) * (g["rfu_share"] if cfg.reads_for_update else 0.0)
+    return 1.0 - (1.0 - p) ** ops
+
+
+def mirrors_anything(cfg: MirrorConfig) -> bool:
+    """Whether the workload has any mirrored action (a modify, a read or an open for update);
+    ``workload.write_pct`` not stated takes the profile's share, which modifies."""
+    writes = cfg.write_frac is None or cfg.write_frac > 0.0
+    return writes or cfg.reads_for_update or cfg.opens_for_update_per_txn > 0.0
+
+
+def flow_bytes(payload_bytes: float) -> float:
+    """Bytes one mirrored action puts on the link: its payload in RoCE v2 frames of at most
+    :data:`ROCE_MTU_BYTES`, each with :data:`ROCE_FRAME_OVERHEAD_BYTES` (at least one frame)."""
+    frames = max(1, math.ceil(payload_bytes / ROCE_MTU_BYTES))
+    return payload_bytes + frames * ROCE_FRAME_OVERHEAD_BYTES
 
 
 def _node_faults(cfg: MirrorConfig, g: dict, role: str) -> float:
@@ -308,6 +360,8 @@ def _stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
             Station("cpu", node, "multi", src_c),
             Station("target_cpu", node, "multi", tgt_c),
             Station("mirror_link", d.link_s, "delay"),
+            # each node's half of the work sends its bytes on its own direction of the link
+            Station(TRANSFER, d.link_transfer_s, "multi", 2),
         ]
         if cfg.shared_storage:
             st.append(Station("mirror_target_io", 2 * io, "multi", servers))
@@ -321,7 +375,11 @@ def _stations(cfg: MirrorConfig, d: Demands, coeffs: dict) -> list[Station]:
     if cfg.mode == "none":
         st.append(Station("storage", d.storage_s, "multi", servers))
         return st
-    st += [Station("mirror_link", d.link_s, "delay"), Station("target_cpu", d.target_cpu_s, "multi", tgt_c)]
+    st += [
+        Station("mirror_link", d.link_s, "delay"),
+        Station(TRANSFER, d.link_transfer_s, "queue"),
+        Station("target_cpu", d.target_cpu_s, "multi", tgt_c),
+    ]
     if cfg.shared_storage:
         st.append(Station("mirror_target_io", d.storage_s + d.target_io_s, "multi", servers))
     else:
@@ -403,7 +461,7 @@ def solve(cfg: MirrorConfig, coeffs: dict) -> Solution:
         src_busy = x * d.cpu_s
         tgt_busy = x * d.target_cpu_s
     # polling for RDMA completions: jobs waiting remotely burn part of the idle cores
-    remote_s = sum(resid.get(k, 0.0) for k in ("mirror_link", "target_cpu", "mirror_target_io"))
+    remote_s = sum(resid.get(k, 0.0) for k in ("mirror_link", TRANSFER, "target_cpu", "mirror_target_io"))
     if cfg.mode == "active-active":
         remote_s *= 0.5  # each node hosts half the waiting jobs
     if cfg.mode != "none":
@@ -513,7 +571,10 @@ def predict(settings: dict) -> Prediction:
             "mirror_target_io": max(
                 sol.utilisation.get("mirror_target_io", 0.0), sol.utilisation.get("storage", 0.0)
             ),
-            "mirror_link": sol.residence_s.get("mirror_link", 0.0) / max(sol.response_s, 1e-12),
+            "mirror_link": max(
+                sol.residence_s.get("mirror_link", 0.0) / max(sol.response_s, 1e-12),
+                sol.utilisation.get(TRANSFER, 0.0),
+            ),
             "target_cpu": sol.utilisation.get("target_cpu", 0.0),
         }
         bottleneck = max(cands, key=cands.get)
@@ -562,4 +623,13 @@ def inert_settings(cfg: MirrorConfig, settings: dict) -> dict:
             out[f"hardware.{k}"] = why
     if cfg.resync_tracked_changes is None:
         out["resync.parallel_degree"] = "no resync.tracked_changes to apply"
+    if cfg.mode == "none":
+        out["link.speed_gbps"] = out["link.distance_km"] = out["workload.row_bytes"] = (
+            "mode none: nothing is mirrored"
+        )
+    elif not mirrors_anything(cfg):
+        why = "read-only work is not mirrored: nothing crosses the link"
+        out["link.speed_gbps"] = out["link.distance_km"] = out["workload.row_bytes"] = why
+    elif cfg.write_frac == 0.0:
+        out["workload.row_bytes"] = "no mirrored row changes (workload.write_pct 0)"
     return out

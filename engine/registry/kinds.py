@@ -956,6 +956,19 @@ MIRROR_NODE = NodeKind(
             null_meaning="not stated; the workload profile's share",
         ),
         _p(
+            "row_bytes",
+            "float",
+            1000.0,
+            "bytes",
+            "Bytes of one mirrored row change: the row image each mirrored insert, update or delete "
+            "sends over the RoCE link (the case studies do not state their row sizes; 1,000 bytes "
+            "assumed).",
+            f"{SEED_MIRROR}, 2.5 Mirrored Database Performance Overhead",
+            {MIR: "workload.row_bytes"},
+            minimum=1,
+            maximum=32_766,
+        ),
+        _p(
             "commitment_control",
             "bool",
             True,
@@ -1090,8 +1103,10 @@ ROCE_LINK = NodeKind(
             "float",
             100.0,
             "Gb/s",
-            "Bandwidth of the RoCE links together.",
+            "Bandwidth of the RoCE links together, each way: every mirrored action's bytes cross it "
+            "(a row change its row image), so a slow link adds a transfer time and, when busy, a queue.",
             f"{SEED_MIRROR}, 2.4 RoCE",
+            {MIR: "link.speed_gbps"},
             minimum=1,
             maximum=10_000,
         ),
