@@ -11,8 +11,8 @@ Replication's are fitted by :mod:`engine.calibrate.topologies`, see :data:`FITTE
 log-ratio residual per measured metric (rates weighted 1, latencies 0.3, whose published
 repeats differ by 2x), one per published relation, and a pull (weight :data:`PRIOR_WEIGHT`)
 of every fitted coefficient toward its prior so poorly determined coefficients stay physical. Coefficients
-the data cannot determine are fixed at documented priors (``"fitted": false``); two are
-derived from seed statements (see :data:`DERIVED`). The result is written with a version
+the data cannot determine are fixed at documented priors (``"fitted": false``); one is
+derived from a seed statement (see :data:`DERIVED`). The result is written with a version
 string and the residuals per metric (``log_sd`` gives the engine's prediction bands).
 """
 
@@ -339,14 +339,6 @@ PARAMETERS = {
         "from Db2's own work, which a change waits for before the merged read returns it (capture "
         "not on the source LPAR; hardware.other_member_log_interval_ms replaces it when given)",
     ),
-    "page_read_us_ds8000": (
-        159,
-        10,
-        5000,
-        False,
-        "us",
-        "page-set read per 4 KB page, DS8000-class disk (derived, see DERIVED)",
-    ),
     "page_read_us_ess800": (600, 50, 5000, True, "us", "page-set read per 4 KB page, ESS 800 (2005)"),
     "read_ahead_depth": (8, 1, 64, False, "pages", "pages MQ read-ahead keeps in flight (prior)"),
 }
@@ -355,8 +347,6 @@ PARAMETERS = {
 DERIVED = {
     "src_row_us": "seed 001 footnote 2: a simple INSERT cost about 100 us per row on a 200-MIPS z900; "
     "scaled to the reference processor by MIPS",
-    "page_read_us_ds8000": "calibration.json mq-mover scenario with 1-page (2 KB) messages: channel adaptor "
-    "elapsed minus CPU per get from page set",
 }
 
 
@@ -394,18 +384,9 @@ FIT_OPTIONS = {"loss": "soft_l1", "f_scale": 0.1, "diff_step": 1e-4}
 
 
 def _derive(doc: dict, values: dict) -> None:
+    """Set the :data:`DERIVED` coefficients of ``values`` (``doc`` is the calibration document)."""
     ref = next(m for m in CPU_MODELS.values() if m.get("reference"))["mips_per_cp"]
     values["src_row_us"] = 100.0 * CPU_MODELS["z900-2064-216"]["mips_per_cp"] / ref
-    for s in doc.get("scenarios", []):
-        m = s.get("measured", {})
-        if (
-            s.get("kind") == "mq-mover"
-            and s.get("message_bytes", 1e9) <= 4096
-            and "adaptor_elapsed_us_per_msg" in m
-            and "adaptor_cpu_us_per_msg" in m
-        ):
-            values["page_read_us_ds8000"] = m["adaptor_elapsed_us_per_msg"] - m["adaptor_cpu_us_per_msg"]
-            break
 
 
 def document(values: dict, residuals: dict | None = None, fit: dict | None = None) -> dict:
@@ -553,8 +534,8 @@ def calibrate(
     ----------
     data : dict
         A ``qrtune-scenarios/1`` document (its ``kind: qrep`` scenarios and relations are fitted,
-        but for the topologies of :data:`FITTED_ELSEWHERE`;
-        the ``mq-mover`` ones feed :data:`DERIVED`).
+        but for the topologies of :data:`FITTED_ELSEWHERE`; the ``mq-mover`` ones are the MQ
+        mover's, :mod:`engine.calibrate.misc.mq`, whose page-set read the Q Replication engine uses).
     exclude : iterable of str
         Scenario-id patterns (shell style, ``"rp-t3-3-*"``) left out of the fit, with every
         relation naming them (leave-one-table-out cross-validation, :mod:`engine.calibrate.crossval`).

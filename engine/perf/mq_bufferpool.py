@@ -75,6 +75,14 @@ def pages_per_message(message_bytes: int, coeffs: dict | None = None) -> int:
     return max(1, math.ceil(wire / BUFFER_BYTES))
 
 
+def pageset_read_wait_us(pages: float, coeffs: dict | None = None) -> float:
+    """Wait (us) of reading ``pages`` 4 KB pages of one message back from a page set on DS8000-class
+    disk: one synchronous read I/O and the transfer of each page (``mq.json`` ``mover``, fitted by
+    :mod:`engine.calibrate.misc.mq` on every published page-set point of seed 003)."""
+    k = _c(coeffs)["mover"]
+    return k["pageset_read_wait_us"] + k["pageset_read_wait_us_per_page"] * pages
+
+
 def buffers_to_hold(
     messages: float, message_bytes: int, dwp_start_pct: float = DWP_START_PCT, coeffs: dict | None = None
 ) -> int:
@@ -270,12 +278,9 @@ class Channel:
     def pageset_read_us(self, message_bytes: int) -> float:
         """Wait for reading one message back from the page set, microseconds (read-ahead divides it).
 
-        One synchronous read I/O plus the transfer of each of its 4 KB pages.
+        One synchronous read I/O plus the transfer of each of its 4 KB pages (:func:`pageset_read_wait_us`).
         """
-        k = self.c["mover"]
-        wait = k["pageset_read_wait_us"] + k["pageset_read_wait_us_per_page"] * pages_per_message(
-            message_bytes, self.c
-        )
+        wait = pageset_read_wait_us(pages_per_message(message_bytes, self.c), self.c)
         return wait / (self.c["assumed"]["read_ahead_factor"] if self.read_ahead else 1.0)
 
     def dispatcher_cpu_us(self, message_bytes: int) -> float:

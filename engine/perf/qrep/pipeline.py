@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import ValueRangeError
+from engine.perf import mq_bufferpool
 from engine.perf.qrep import (
     apply_parallel,
     catch_up,
@@ -207,8 +208,8 @@ def _lpar_layout(inp: QrepInputs) -> list:
     return [("S", inp.source_lpar_cps), ("C", inp.capture_lpar_cps), ("A", inp.apply_lpar_cps)]
 
 
-def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
-    """(time factor vs the reference CP, page-set read time in us) for the inputs' CPU model.
+def _cpu_model(inp: QrepInputs, c) -> tuple[float, str]:
+    """(time factor vs the reference CP, the storage of its page sets) for the inputs' CPU model.
 
     The time factor is ``(reference MIPS / MIPS per CP) ** mips_scaling_exponent``: rated MIPS
     ratios need not hold for replication work, so the exponent is fitted.
@@ -222,8 +223,7 @@ def _cpu_model(inp: QrepInputs, c) -> tuple[float, float]:
         )
     mips = inp.mips_per_cp or float(model["mips_per_cp"])
     storage = (model or {}).get("storage", "ds8000")
-    page_read = getattr(c, f"page_read_us_{storage}", c.page_read_us_ds8000)
-    return (c.reference_mips / mips) ** c.mips_scaling_exponent, page_read
+    return (c.reference_mips / mips) ** c.mips_scaling_exponent, storage
 
 
 def _processor_text(inp: QrepInputs) -> str:
@@ -238,18 +238,29 @@ def cpu_model_time_factor(inp: QrepInputs, c) -> float:
     return _cpu_model(inp, c)[0]
 
 
-def buffer_pool(inp: QrepInputs, c, geometry: Geometry, page_read_us: float) -> tuple[float, float]:
+def pageset_read_us(pages: float, storage: str, c) -> float:
+    """Wait (us) of reading one message's ``pages`` 4 KB pages back from a page set on ``storage``.
+
+    DS8000-class disk: the MQ mover's page-set read, one synchronous I/O and each page's transfer
+    (:func:`engine.perf.mq_bufferpool.pageset_read_wait_us`, fitted on seed 003's page-set
+    measurements); the 2005 study's ESS 800: ``page_read_us_ess800`` per page (fitted on its runs).
+    """
+    if storage == "ess800":
+        return pages * c.page_read_us_ess800
+    return mq_bufferpool.pageset_read_wait_us(pages)
+
+
+def buffer_pool(inp: QrepInputs, c, geometry: Geometry, storage: str) -> tuple[float, float]:
     """A z/OS queue manager's buffer pool for the flow's messages: ``(messages held, us per page-set read)``.
 
     Beyond what the buffer pool holds (deferred write starts at DWP start % of BUFFPOOL's pages) messages
-    are read back from the page set, each its pages at ``page_read_us`` (the storage's read time
-    per page), divided by ``read_ahead_depth`` with READ_AHEAD on. The simulation uses the same
-    model for the transmit queue's and the receive queue's own queue manager
-    (:func:`queue_manager_pool`).
+    are read back from the page set (:func:`pageset_read_us` on the processor's ``storage``), divided
+    by ``read_ahead_depth`` with READ_AHEAD on. The simulation uses the same model for the transmit
+    queue's and the receive queue's own queue manager (:func:`queue_manager_pool`).
     """
     pages = geometry.pages_per_msg
     held_msgs = inp.dwp_start_pct / 100.0 * inp.buffpool_pages / pages
-    read_us = pages * page_read_us / (c.read_ahead_depth if inp.read_ahead else 1.0)
+    read_us = pageset_read_us(pages, storage, c) / (c.read_ahead_depth if inp.read_ahead else 1.0)
     return held_msgs, read_us
 
 
@@ -285,7 +296,7 @@ class _Flow:
         d = distributed_qm.with_distributed_mq_calls(static_demands(inp, g, c), inp, g.msg_bytes)
         self.demands = d = data_sharing.with_merge_cost(d, inp, self.k)
         self.sq = shared_queue.costs(inp, self.k, c.cf_access_us, g.msg_bytes, self._queued_msgs(inp, c, g))
-        self.time_factor, page_read_us = _cpu_model(inp, c)
+        self.time_factor, storage = _cpu_model(inp, c)
         self.platform = FlowPlatform(inp.platform, self.time_factor)
         self.drain = inp.mode == "drain"
         self.closed = inp.jobs is not None and not self.drain
@@ -294,7 +305,7 @@ class _Flow:
         self.layout = _lpar_layout(inp)
         self._lpar_setup(inp, c, g, d)
         self._capture_setup(inp, c, g, d)
-        self._apply_setup(inp, c, g, d, page_read_us)
+        self._apply_setup(inp, c, g, d, storage)
         platform_flow.adjust(self)
 
     # -- set-up -------------------------------------------------------------------------
@@ -377,7 +388,7 @@ class _Flow:
             else 0.0
         )
 
-    def _apply_setup(self, inp, c, g, d, page_read_us) -> None:
+    def _apply_setup(self, inp, c, g, d, storage) -> None:
         target_txn_bytes = g.msg_bytes * g.msgs_per_target_txn
         memory_bytes = inp.apply_memory_limit_mb * 1048576.0
         self.apply_memory_txns = apply_parallel.lookahead_txns(inp.apply_memory_limit_mb, target_txn_bytes)
@@ -393,7 +404,7 @@ class _Flow:
         self.parallelism = self.graph_agents * (1.0 - self.monster_share) + self.monster_share
         self.agent_blocking = blocking_factor(self.apply_memory_txns)
         # the receive queue's buffer pool and page set (a shared queue misses none: pageset_miss_share)
-        self.pool_msgs, self.pageset_msg_us = buffer_pool(inp, c, g, page_read_us)
+        self.pool_msgs, self.pageset_msg_us = buffer_pool(inp, c, g, storage)
         self.pageset_miss = self.pageset_miss_share(self.depth_msgs(0.0)) if self.drain else 0.0
         self.browser_fixed_us = self.shared_queue_us
         self.class2_cpu_ref_us = d.apply_db2_row_us * g.rows_per_target_txn + d.apply_commit_us
