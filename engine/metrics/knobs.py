@@ -62,6 +62,7 @@ PLAIN = {
     "write_pct": "Write share",
     "dependent_txn_pct": "Dependent transactions",
     "link_gbps": "Link speed",
+    "row_bytes": "Mirrored row size",
     "network_mbps": "Network bandwidth",
     "catalog_gb": "Catalog size",
     "mips_per_cp": "MIPS per processor",
