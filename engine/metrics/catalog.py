@@ -420,6 +420,15 @@ _ENTRIES = {
         "MQRC 2192",
         "From the start of the catch-up until puts first fail",
     ),
+    "qcapture_stopped_s": (
+        "Q Capture stopped, QFULL_NUM_RETRIES used up",
+        "s",
+        _UP,
+        "time",
+        "MQRC 2192",
+        "When a put found the CF structure still full after QFULL_NUM_RETRIES retries QFULL_RETRY_DELAY "
+        "apart: Q Capture takes the send queue's ERROR_ACTION and replication stops",
+    ),
     "initial_backlog_rows": ("Backlog at the start", "rows", _DOWN, "backlog", "", ""),
     "catch_up_capture_s": (
         "Catch-up: capture finishes",

@@ -49,6 +49,7 @@ IBM_AS_IS = frozenset(
         "maxshortmsgs",
         "commit_count",
         "num_parallel_sendqs",
+        "qfull_num_retries",
         "offload",
         "offld1sz",
         "offld2sz",

@@ -142,6 +142,18 @@ QUEUE_MAP_PARAMS = (
         minimum=10,
         maximum=3_600_000,
     ),
+    _p(
+        "qfull_num_retries",
+        "int",
+        30,
+        "retries",
+        "Times Q Capture puts again, QFULL_RETRY_DELAY apart, after a put fails on a full queue or CF "
+        "structure; when they are used up it stops (the send queue's ERROR_ACTION). 0: no retries.",
+        f"{SEED_MQ_V8}, Exploit 64-bit storage without increasing size of buffer pool (retry mode)",
+        "qcapture.qfull_num_retries",
+        minimum=0,
+        maximum=1000,
+    ),
 )
 
 #: Source Db2: data-sharing members writing the log Q Capture reads.

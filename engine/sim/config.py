@@ -173,6 +173,7 @@ class PipelineConfig:
     coefficients_version: str = ""
     notes: tuple = field(default=())
     cf_structure: tuple | None = None
+    cf_gate: object | None = None  # a second run's engine.sim.cf_course.PutGate
 
     @property
     def commit_cycle_s(self) -> float:

@@ -16,7 +16,10 @@ transaction at a time; tests check both agree):
 2. **Messages**: consecutive transactions of one pass are grouped TRANS_BATCH_SZ to a
    message; a transaction larger than MAX_MESSAGE_SIZE goes alone in ``ceil(bytes /
    MAX_MESSAGE_SIZE)`` messages. The message-level stages (``mq_log``) serve the MQPUT; the
-   put completes at their departure (CAPTURE_LATENCY ends here).
+   put completes at their departure (CAPTURE_LATENCY ends here). 2b: on shared queues whose CF
+   structure filled in a first run, no message is put before the structure had room for it
+   (:mod:`engine.sim.cf_course`; Q Capture retrying QFULL_RETRY_DELAY apart, or stopped); the
+   plain event loop of :mod:`engine.sim.reference` has no CF structure.
 3. **MQ commit** (:func:`engine.sim.kernels.commit_times`): as IBM documents it, Q Capture
    commits what it has put every COMMIT_INTERVAL (a timer running from its last commit), or
    sooner, right after the put that brings the source transactions since the last commit to
@@ -177,6 +180,7 @@ class QrepPipeline:
         self.pending: tuple[dict, dict] | None = None  # sent in a channel batch that has not ended yet
         self.apply_carry: tuple[dict, dict] | None = None  # messages of an incomplete COMMIT_COUNT group
         self.pageset_iterations = 0
+        self.gated_msgs = 0.0  # messages through the CF put gate so far (cfg.cf_gate)
 
     @property
     def batched(self) -> bool:
@@ -276,6 +280,11 @@ class QrepPipeline:
     # ------------------------------------------------------------------ put, commit, channel
     def _put(self, m: dict, busy: dict) -> None:
         arr = m["m_ready"]
+        gate = self.cfg.cf_gate
+        if gate is not None:  # rule 2b: no put before the CF structure has room for it
+            through = self.gated_msgs + np.cumsum(m["m_msgs"])
+            self.gated_msgs = float(through[-1])
+            arr = np.maximum.accumulate(np.maximum(arr, gate.earliest_s(through)))
         for k, (name, cap) in enumerate(self.cfg.put_stages):
             work = m["m_rows"] / cap
             dep = fifo_departures(arr, work, self.put_last[k])

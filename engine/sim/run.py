@@ -427,8 +427,27 @@ def simulate_config(
     summary.update(_copied_figures(copied, n_txn, n_rows))
     summary["pageset_fixed_point_iterations"] = pipe.pageset_iterations
     summary.update(_drain_figures(summary, duration_s, last_done, initial_recvq_msgs, preload_applied_s))
-    cf_summary, cf_series = cf_course.course(acc, cfg, initial_recvq_msgs)
+    cf_summary, cf_series, gate = cf_course.course(acc, cfg, initial_recvq_msgs)
+    if gate is not None:  # puts failed: again, Q Capture held back by the structure (cf_course)
+        return simulate_config(
+            dataclasses.replace(cfg, cf_gate=gate),
+            duration_s,
+            seed,
+            profile,
+            events,
+            progress,
+            cancel,
+            trace,
+            start_time,
+            python_kernel,
+            chunk_txns,
+            initial_recvq_msgs,
+            stationary_windows=False,
+        )
     summary.update(cf_summary)
+    note = cf_course.stop_note(cf_summary, cfg.cf_structure[0]) if cfg.cf_structure else None
+    if note is not None:
+        summary["notes"] = [*summary["notes"], note]
     if tr is not None:
         tr = {k: np.concatenate(v) for k, v in tr.items()}
     start = start_time or datetime(2024, 1, 1)

@@ -34,7 +34,9 @@ the apply side's limiting stage, is the bottleneck (it sets the catch-up time).
 
 On shared queues the CF structure fills and empties with the depth in time
 (:mod:`engine.perf.qrep.catch_up_cf`): when it fills, puts fail (MQRC 2192), Q Capture retries
-and slows to Q Apply's rate, and the times above come from that course instead of the closed form.
+and slows to Q Apply's rate, and the times above come from that course instead of the closed form;
+when a put finds no room through QFULL_NUM_RETRIES retries Q Capture stops and the catch-up reports
+when (``qcapture_stopped_s``) and no end time.
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ from engine.metrics.catalog import info
 from engine.perf.qrep import catch_up_cf
 from engine.perf.qrep.queue_maps import base_name
 
-#: Q Capture's retry delay, which matters only when a put fails on a full CF structure.
-RETRY_DELAY = "qcapture.qfull_retry_delay_ms"
+#: Q Capture's retry delay and retries, which matter only when a put fails on a full CF structure.
+RETRY_PATHS = ("qcapture.qfull_retry_delay_ms", "qcapture.qfull_num_retries")
 
 #: Units of the metrics a catch-up adds.
 UNITS = {
@@ -133,12 +135,14 @@ def solve(inp, c, solve_one, order: tuple):
             inp, drain.geometry.msg_bytes, rows_per_msg, capture_rows_per_s, apply_rows_per_s
         )
         if cf is not None:
+            for name in cf.get("drop", ()):
+                extra.pop(name, None)
             extra.update(cf["figures"])
             extra.update({name: v for name, v in cf["times"].items() if name != "capture_rows_per_s"})
             capture_rows_per_s = cf["times"].get("capture_rows_per_s", capture_rows_per_s)
             capture_latency_ms += cf["figures"].get("cf_capture_wait_ms", 0.0)
             if cf["figures"].get("cf_put_failures", 0.0) > 0 or "cf_full_after_s" in cf["figures"]:
-                inert_settings = {k: v for k, v in inert_settings.items() if k != RETRY_DELAY}
+                inert_settings = {k: v for k, v in inert_settings.items() if k not in RETRY_PATHS}
     return dataclasses.replace(
         steady,
         overloaded=steady.overloaded

@@ -13,8 +13,7 @@ documents the CFSTRUCT and the CFRM policy:
   (:data:`SCM_FROM_SHARE`, IBM's MQRC 2192 explanation), the messages at the back of the queues
   first; the real storage then stays at that usage until SCM is full too.
 * **Full.** When the entries and data do not fit (real storage, and SCM if any), the MQPUT fails
-  with MQRC_STORAGE_MEDIUM_FULL (2192). Q Capture waits ``qcapture.qfull_retry_delay`` and puts
-  again; meanwhile the transactions wait in the Db2 log (:func:`walk`).
+  with MQRC_STORAGE_MEDIUM_FULL (2192); Q Capture retries (:mod:`engine.perf.qrep.qfull_retry`).
 
 The offloaded messages are exactly those these rules select at their put; gets take the oldest
 messages first (Q Apply's FIFO browse and delete). Sizes in bytes, times in seconds.
@@ -24,8 +23,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-
-import numpy as np
 
 #: Messages larger than this are always offloaded from a CF structure (63 KB, MQ CFLEVEL(5)).
 ALWAYS_OFFLOAD_BYTES = 63 * 1024
@@ -167,106 +164,3 @@ class CfStructure:
         if not self.segments:
             self.used_bytes = self.msgs = 0.0
         return got
-
-
-@dataclass(frozen=True)
-class Walk:
-    """A structure's course over time steps (:func:`walk`); arrays per step, end of step.
-
-    Attributes
-    ----------
-    t_s : ndarray
-        End of each step, s.
-    put_msgs, offloaded_msgs, failed_puts : ndarray
-        Messages put in the step, of them offloaded, and MQPUTs failing with MQRC 2192 (one per
-        retry while Q Capture waits for room).
-    held_msgs : ndarray
-        Messages Q Capture could not put yet (waiting in the Db2 log), end of step.
-    depth_msgs, used_pct, scm_mb : ndarray
-        Messages in the structure, real storage in use (%), SCM in use (MB), end of step.
-    full_s : ndarray
-        Time of the step the structure was full (puts failing), s.
-    retry_delay_s : float
-        Q Capture's wait after a failed put, s.
-    """
-
-    t_s: np.ndarray
-    put_msgs: np.ndarray
-    offloaded_msgs: np.ndarray
-    failed_puts: np.ndarray
-    held_msgs: np.ndarray
-    depth_msgs: np.ndarray
-    used_pct: np.ndarray
-    scm_mb: np.ndarray
-    full_s: np.ndarray
-    retry_delay_s: float
-
-    @property
-    def wait_msg_s(self) -> float:
-        """Message-seconds spent waiting in the log for room: the messages held back over each step
-        (Little's law) and, for each message put at a retry, half a retry delay on average."""
-        dt = np.diff(self.t_s, prepend=0.0)
-        at_retry = float(np.sum(self.put_msgs[self.full_s > 0.0]))
-        return float(np.sum(self.held_msgs * dt)) + 0.5 * self.retry_delay_s * at_retry
-
-    def first_time(self, when) -> float | None:
-        """End of the first step where the boolean array ``when`` holds, s (None: never)."""
-        hits = np.flatnonzero(when)
-        return float(self.t_s[hits[0]]) if hits.size else None
-
-
-def walk(cf: CfStructure, dt_s, wanted_msgs, gets_msgs, retry_delay_s: float) -> Walk:
-    """Step a structure through puts Q Capture wants to make and gets Q Apply makes.
-
-    Each step, Q Capture puts the messages still waiting from earlier steps and then the step's
-    new ones (``wanted_msgs``); a put that finds the structure full fails (MQRC 2192) and Q
-    Capture waits ``retry_delay_s`` before the next try, so while the structure is full it
-    retries ``dt / retry_delay_s`` times per step and puts only what the gets free. Gets
-    (``gets_msgs``, at most what is in the structure) are made after the step's puts.
-
-    Parameters
-    ----------
-    cf : CfStructure
-        The structure with what it holds at the start (changed in place).
-    dt_s : float or ndarray
-        Step lengths, s.
-    wanted_msgs, gets_msgs : ndarray
-        Per step, messages Q Capture has to put and messages Q Apply can get.
-    retry_delay_s : float
-        Q Capture's wait after a failed put (``qcapture.qfull_retry_delay``), s.
-    """
-    wanted = np.asarray(wanted_msgs, dtype=float)
-    gets = np.asarray(gets_msgs, dtype=float)
-    n = len(wanted)
-    dt = np.broadcast_to(np.asarray(dt_s, dtype=float), (n,))
-    cols = {name: np.zeros(n) for name in ("put", "off", "failed", "held", "depth", "used", "scm", "full")}
-    held = 0.0
-    for i in range(n):
-        todo = held + wanted[i]
-        put, off = cf.put(todo)
-        held = todo - put
-        got = cf.get(gets[i])
-        if held > 1e-9:  # full for the part of the step after room ran out
-            share = 1.0 - put / todo if todo > 0 else 1.0
-            cols["full"][i] = share * dt[i]
-            cols["failed"][i] = max(1.0, cols["full"][i] / retry_delay_s)
-            if got > 0.0:  # what the gets freed is put at the next retry
-                more, more_off = cf.put(min(held, got))
-                put, off, held = put + more, off + more_off, held - more
-        else:
-            held = 0.0
-        cols["put"][i], cols["off"][i], cols["held"][i] = put, off, held
-        cols["depth"][i], cols["used"][i] = cf.msgs, 100.0 * cf.real_used_share
-        cols["scm"][i] = cf.scm_used_bytes / BYTES_PER_MB
-    return Walk(
-        np.cumsum(dt),
-        cols["put"],
-        cols["off"],
-        cols["failed"],
-        cols["held"],
-        cols["depth"],
-        cols["used"],
-        cols["scm"],
-        cols["full"],
-        retry_delay_s,
-    )

@@ -73,16 +73,17 @@ def _modes(flow) -> dict:
     return out
 
 
-def _retry_delay(flow) -> dict:
-    """QFULL_RETRY_DELAY matters only when a put fails on a full CF structure (a catch-up on shared
-    queues whose structure fills takes it back out, :mod:`engine.perf.qrep.catch_up`)."""
+def _retries(flow) -> dict:
+    """QFULL_RETRY_DELAY and QFULL_NUM_RETRIES matter only when a put fails on a full CF structure
+    (a catch-up on shared queues whose structure fills takes them back out,
+    :mod:`engine.perf.qrep.catch_up`)."""
     if not flow.inp.shared_queue:
         why = "the queues are private (mq.shared_queue false): no put fails on a full CF structure"
     else:
         why = "no put fails on a full CF structure (MQRC 2192) in this run: Q Capture never retries"
-    return {"qcapture.qfull_retry_delay_ms": why}
+    return {"qcapture.qfull_retry_delay_ms": why, "qcapture.qfull_num_retries": why}
 
 
 def topology_inert_settings(flow) -> dict:
     """Settings path -> why it cannot change this flow's results (a ``_Flow`` of the pipeline)."""
-    return {**_shared_queue(flow), **_modes(flow), **_retry_delay(flow)}
+    return {**_shared_queue(flow), **_modes(flow), **_retries(flow)}

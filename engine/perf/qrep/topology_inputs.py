@@ -7,8 +7,9 @@ Scenario fields (``kind: qrep``; defaults and ranges from :mod:`engine.registry.
     The coupling-facility list structure of a shared queue (``mq.shared_queue: true``).
 ``qcapture.queue_maps``, ``qcapture.num_parallel_sendqs``
     Replication queue maps the tables are spread over evenly, and send queues per map.
-``qcapture.qfull_retry_delay_ms``
-    Q Capture's wait before a put that failed on a full CF structure is tried again.
+``qcapture.qfull_retry_delay_ms``, ``qcapture.qfull_num_retries``
+    Q Capture's wait before a put that failed on a full CF structure is tried again, and how
+    many times it tries before it stops.
 ``hardware.data_sharing_members``
     Db2 data-sharing members whose merged log Q Capture reads (1: no data sharing).
 ``run.mode: catch-up`` (read with the other Q Replication inputs)
@@ -66,6 +67,8 @@ class TopologyInputs:
         Add SQL Replication's figures to a Q Replication prediction.
     qfull_retry_delay_ms : float
         Q Capture's wait after a put fails on a full CF structure (MQRC 2192), ms.
+    qfull_num_retries : int
+        Q Capture's retries of such a put before it stops (0: none).
     """
 
     cf_structure_mb: float
@@ -80,6 +83,7 @@ class TopologyInputs:
     sql_apply_interval_s: float
     compare_sql: bool
     qfull_retry_delay_ms: float
+    qfull_num_retries: int
 
 
 def read_topology(reader: SettingsReader) -> TopologyInputs:
@@ -118,6 +122,7 @@ def read_topology(reader: SettingsReader) -> TopologyInputs:
         sql_apply_interval_s=reader.number("sql_apply.sleep_minutes") * 60.0,
         compare_sql=reader.flag("sql_apply.compare"),
         qfull_retry_delay_ms=reader.number("qcapture.qfull_retry_delay_ms"),
+        qfull_num_retries=reader.integer("qcapture.qfull_num_retries"),
     )
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from engine import projectfile
-from engine.perf.qrep.cf_structure import SCM_FROM_SHARE, CfStructure, offload_from, walk
+from engine.perf.qrep.cf_structure import SCM_FROM_SHARE, CfStructure, offload_from
+from engine.perf.qrep.qfull_retry import walk
 from engine.predict import predict_settings
 from engine.scenario import project_to_scenario
 from engine.settings import set_path
@@ -97,14 +98,21 @@ def test_a_full_structure_makes_q_capture_retry_and_put_only_what_the_gets_free(
     capacity = cf.put(1e9)[0]
     cf.get(capacity)
     steps, dt, put_rate, get_rate = 400, 0.25, 4 * capacity / 100.0, capacity / 100.0
-    w = walk(cf, dt, np.full(steps, put_rate * dt), np.full(steps, get_rate * dt), retry_delay_s=0.25)
+    w = walk(
+        cf,
+        dt,
+        np.full(steps, put_rate * dt),
+        np.full(steps, get_rate * dt),
+        retry_delay_s=0.25,
+        num_retries=30,
+    )
     full = w.full_s > 0
     assert full.any() and w.failed_puts.sum() >= full.sum()
     late = slice(steps // 2, None)  # once full, puts keep pace with the gets
     assert w.put_msgs[late].mean() == pytest.approx(get_rate * dt, rel=1e-6)
     assert w.held_msgs[-1] > 0 and w.wait_msg_s > 0
     faster = walk(
-        _cf(rules=RULES_OFF), dt, np.full(steps, put_rate * dt), np.full(steps, get_rate * dt), 0.05
+        _cf(rules=RULES_OFF), dt, np.full(steps, put_rate * dt), np.full(steps, get_rate * dt), 0.05, 30
     )
     assert faster.failed_puts.sum() > w.failed_puts.sum()
 
@@ -219,3 +227,4 @@ def test_a_growing_catch_up_fills_the_structure_and_capture_then_keeps_pace_with
     assert m["backlog_growth_rows_per_s"] > 0 and m["cf_full_after_s"] > 0
     assert m["capture_rows_per_s"] == pytest.approx(m["apply_rows_per_s"])
     assert "cf_put_failures" not in m  # a count over an open-ended catch-up would measure nothing
+
