@@ -72,12 +72,16 @@ class Placement:
         Share of the structure's real storage in use (0..1).
     held_back_msgs : float
         Messages that do not fit in structure and SCM (puts fail; the backlog stays in the log).
+    put_offloaded_share : float
+        Share (0 or 1) of the next messages put whose data is offloaded: 1 once the usage has
+        reached their offload threshold (always over 63 KB), 0 with no rule selecting them.
     """
 
     offloaded_share: float
     scm_share: float
     used_share: float
     held_back_msgs: float
+    put_offloaded_share: float
 
 
 def placement(topo, k, msg_bytes: float, depth_msgs: float) -> Placement:
@@ -100,11 +104,13 @@ def placement(topo, k, msg_bytes: float, depth_msgs: float) -> Placement:
     cf = CfStructure.of(topo, k, msg_bytes)
     kept, offloaded = cf.put(depth_msgs)
     share = 1.0 / kept if kept > 0 else 0.0
+    next_offloaded = cf.threshold is not None and cf.real_used_share >= cf.threshold
     return Placement(
         offloaded_share=offloaded * share,
         scm_share=cf.scm_msgs() * share,
         used_share=cf.real_used_share,
         held_back_msgs=depth_msgs - kept,
+        put_offloaded_share=1.0 if next_offloaded else 0.0,
     )
 
 
@@ -121,12 +127,15 @@ class SharedQueueCosts:
         CF processor time per message (all its requests), us.
     offload_us_per_msg : float
         SMDS or Db2 busy time per message (all its accesses), us.
+    offloaded_share : float
+        Share of the flow's messages offloaded, which these costs charge (:func:`costs`).
     placement : Placement
     """
 
     request_us: float
     cf_cpu_us_per_msg: float
     offload_us_per_msg: float
+    offloaded_share: float
     placement: Placement
 
 
@@ -143,16 +152,22 @@ def costs(inp, k, cf_access_us: float, msg_bytes: float, depth_msgs: float) -> S
         Bytes of one message.
     depth_msgs : float
         Messages queued (steady: a commit's worth on each queue; drain or catch-up: the backlog).
+
+    Messages cost the offload of their share: a steady flow's and a drain's, the share of the
+    queued messages offloaded; a catch-up's (Q Capture putting and the channel moving new messages
+    on top of the backlog), the share of new puts offloaded at the backlog's usage, so when the
+    initial depth is past a threshold every new message pays its SMDS or Db2 I/O from the start.
     """
     topo = inp.topo
     where = placement(topo, k, msg_bytes, depth_msgs)
+    offloaded = where.put_offloaded_share if inp.mode == "catch-up" else where.offloaded_share
     kb = msg_bytes / 1024.0
     if topo.offload == "SMDS":
         access_us = k.smds_io_us + kb * 1024.0 / k.smds_mb_s
     else:
         access_us = k.db2_offload_us + kb * 1024.0 / k.smds_mb_s
-    offload_us = where.offloaded_share * OFFLOAD_IOS_PER_MSG * access_us
-    entry_kb = (1.0 - where.offloaded_share) * kb + k.cf_entry_overhead_bytes / 1024.0
+    offload_us = offloaded * OFFLOAD_IOS_PER_MSG * access_us
+    entry_kb = (1.0 - offloaded) * kb + k.cf_entry_overhead_bytes / 1024.0
     cf_cpu = CF_REQUESTS_PER_MSG * (k.cf_cpu_us_per_request + k.cf_cpu_us_per_kb * entry_kb)
     cf_cpu += where.scm_share * k.scm_cf_cpu_us
     request_us = (
@@ -160,7 +175,7 @@ def costs(inp, k, cf_access_us: float, msg_bytes: float, depth_msgs: float) -> S
         + (offload_us + where.scm_share * k.scm_access_us) / CF_REQUESTS_PER_MSG
         + k.cf_cpu_us_per_kb * entry_kb
     )
-    return SharedQueueCosts(request_us, cf_cpu, offload_us, where)
+    return SharedQueueCosts(request_us, cf_cpu, offload_us, offloaded, where)
 
 
 def stages(sq: SharedQueueCosts, topo, k, rows_per_msg: float) -> list:
@@ -199,7 +214,7 @@ def metrics(sq: SharedQueueCosts, topo, msgs_per_s: float, rows_per_s: float) ->
         "cf_cpu_us_per_row": sq.cf_cpu_us_per_msg * msgs_per_s / rows_per_s if rows_per_s > 0 else 0.0,
         "cf_structure_used_pct": 100.0 * where.used_share,
         "offloaded_msgs_pct": 100.0 * where.offloaded_share,
-        "smds_ios_per_s": msgs_per_s * where.offloaded_share * OFFLOAD_IOS_PER_MSG,
+        "smds_ios_per_s": msgs_per_s * sq.offloaded_share * OFFLOAD_IOS_PER_MSG,
         "cf_held_back_msgs": where.held_back_msgs,
     }
 
@@ -210,7 +225,8 @@ def sim_holding(inp, k, msg_bytes: float) -> tuple[float, str]:
     The simulation's queue model has a fast store and a slow one (a buffer pool and its page set).
     A shared queue's store is the CF structure with its SCM; what offloading costs per message is
     already in the stage capacities (:func:`costs`), so nothing is added on reading back.
-    Puts failing on a full structure (Q Capture retrying) are not simulated.
+    Puts failing on a full structure (Q Capture retrying) are walked over the run
+    (:mod:`engine.sim.cf_course`).
 
     Parameters
     ----------

@@ -228,3 +228,21 @@ def test_a_growing_catch_up_fills_the_structure_and_capture_then_keeps_pace_with
     assert m["capture_rows_per_s"] == pytest.approx(m["apply_rows_per_s"])
     assert "cf_put_failures" not in m  # a count over an open-ended catch-up would measure nothing
 
+
+def test_a_catch_up_past_an_offload_threshold_pays_the_offload_of_every_new_message_from_the_start():
+    def catch_up(depth):
+        return _catch_up(
+            mq__cf_structure_size_mb=512,
+            qapply__num_apply_agents=12,  # Q Apply ahead: the backlog shrinks
+            run__initial_receive_queue_depth=depth,
+            run__catch_up_payload_msgs=0,
+        ).metrics
+
+    below, past = catch_up(1000), catch_up(20_000)  # ~5% and ~81% of the structure, OFFLD2TH 80%
+    assert below["cf_structure_used_pct"] < 80.0 < past["cf_structure_used_pct"]
+    assert below["smds_ios_per_s"] == 0.0
+    # every message Q Capture puts now is offloaded: its two SMDS writes and two reads (at the steady
+    # flow's rate, which drives its stages to 95% where the catch-up's capture takes their capacity)
+    msgs_per_s = past["capture_rows_per_s"] / past["rows_per_msg"]
+    assert past["smds_ios_per_s"] == pytest.approx(4.0 * msgs_per_s, rel=0.06)
+    assert past["cf_cpu_us_per_row"] < below["cf_cpu_us_per_row"]  # entries without their data
