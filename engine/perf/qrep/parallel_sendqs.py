@@ -19,8 +19,9 @@ passed, the look-up among the messages held and the repositioning of the browse 
 the seeds nor the MQ component data measure parallel send queues, so no data pins it). Two send
 queues therefore lift a channel-bound map by less than x2 once the browser's extra work shows, and
 lower a browser-bound one. A message out of order also waits for its predecessors on the other send
-queues' batches (:func:`gap_wait_ms`, part of QLATENCY). The browser's extra work is elapsed time
-of its thread; it is not added to the Q Apply LPAR's CPU.
+queues' batches (:func:`gap_wait_ms`, part of QLATENCY). The browser's extra work is CPU of Q
+Apply's LPAR like its other work (:func:`browse_ref_us_per_row`): it lengthens the browser's time
+per message and is charged to the LPAR's busy share and to Q Apply's CPU per row.
 """
 
 from __future__ import annotations
@@ -51,8 +52,27 @@ def batch_msgs_per_sendq(flow, msgs_per_commit_per_map: float) -> float:
     return min(float(flow.inp.batchsz), max(per_queue, 1.0))
 
 
+def browse_ref_us_per_row(flow, mpc: float) -> float:
+    """The browser's extra reference CPU per row for out-of-order arrival, us (0 with one send queue):
+    ``ooo_browse_share`` browse MQGETs per message passed, over the rows of a message.
+
+    Parameters
+    ----------
+    flow : _Flow
+        The flow (its inputs, demands, geometry and topology coefficients).
+    mpc : float
+        Messages per MQ commit over every queue map at the operating point.
+    """
+    if flow.inp.topo.parallel_sendqs <= 1:
+        return 0.0
+    per_map = mpc / flow.inp.topo.queue_maps
+    passed = msgs_passed_per_msg(flow.inp.topo.parallel_sendqs, batch_msgs_per_sendq(flow, per_map))
+    return flow.k.ooo_browse_share * passed * flow.demands.browse_get_cpu_us / flow.geometry.rows_per_msg
+
+
 def browse_us_per_msg(flow, point, time_factor: float, inflation: float) -> float:
-    """The browser's extra time per message for out-of-order arrival, us (0 with one send queue).
+    """The browser's extra time per message for out-of-order arrival, us (0 with one send queue):
+    :func:`browse_ref_us_per_row` of a message at Q Apply's LPAR's speed and contention.
 
     Parameters
     ----------
@@ -63,11 +83,8 @@ def browse_us_per_msg(flow, point, time_factor: float, inflation: float) -> floa
     time_factor, inflation : float
         Reference-CPU to elapsed factors of Q Apply's LPAR (CPU model, CPU contention).
     """
-    if flow.inp.topo.parallel_sendqs <= 1:
-        return 0.0
-    per_map = point.mpc / flow.inp.topo.queue_maps
-    passed = msgs_passed_per_msg(flow.inp.topo.parallel_sendqs, batch_msgs_per_sendq(flow, per_map))
-    return flow.k.ooo_browse_share * passed * flow.demands.browse_get_cpu_us * time_factor * inflation
+    ref_us = browse_ref_us_per_row(flow, point.mpc) * flow.geometry.rows_per_msg
+    return ref_us * time_factor * inflation
 
 
 def gap_wait_ms(flow, stages: dict, point) -> float:

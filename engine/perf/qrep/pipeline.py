@@ -149,6 +149,7 @@ class Solution:
     source_response_ms: float
     queue_depth_msgs: float = 0.0
     agent_contention_row_ref_us: float = 0.0
+    ooo_browse_row_ref_us: float = 0.0
     parallel_agents: float = 0.0
     graph_agents: float = 0.0
     inert_settings: dict = field(default_factory=dict)
@@ -454,18 +455,17 @@ class _Flow:
         per_period = msgs_per_s * latency.commit_period_ms(self, rows_per_s) / 1000.0
         return min(max(per_period, 1.0), self.max_msgs_per_commit)
 
-    def lpar_loads(
-        self, rows_per_s: float, capture_row_ref_us: float, contention_row_ref_us: float = 0.0
-    ) -> list:
+    def lpar_loads(self, rows_per_s: float, capture_row_ref_us: float, apply_extra_row_ref_us: float) -> list:
         """Per LPAR: (busy share, CPU inflation, capacity rows/s, reference us per row); the LPAR of
-        Q Apply also carries ``contention_row_ref_us`` per row of its busy agents' contention."""
+        Q Apply also carries ``apply_extra_row_ref_us`` per row that depends on the operating point
+        (the busy agents' contention, the browser's out-of-order search)."""
         out = []
         for i, (_, cps) in enumerate(self.layout):
             has_s, has_c, has_a = self.lpar_roles[i]
             row_ref_us = (
                 (self.source_row_ref_us if has_s else 0.0)
                 + (capture_row_ref_us if has_c else 0.0)
-                + (self.apply_row_ref_us + contention_row_ref_us if has_a else 0.0)
+                + (self.apply_row_ref_us + apply_extra_row_ref_us if has_a else 0.0)
             )
             busy = (
                 (rows_per_s * row_ref_us * 1e-6 + self.lpar_base_ref_cps[i]) * self.lpar_time_factor[i] / cps
@@ -487,16 +487,18 @@ class _Flow:
         d, g, t = self.demands, self.geometry, self.time_factor
         mpc = self.msgs_per_commit(rows_per_s) if msgs_per_commit is None else msgs_per_commit
         capture_row_ref_us = self.capture_fixed_row_ref_us + d.commit_cpu_us / mpc / g.rows_per_msg
-        loads = self.lpar_loads(rows_per_s, capture_row_ref_us)
+        ooo_ref_us = parallel_sendqs.browse_ref_us_per_row(self, mpc)  # out-of-order arrival
+        loads = self.lpar_loads(rows_per_s, capture_row_ref_us, ooo_ref_us)
         inflation = self._inflation(loads)
         # the agents busy at this rate (their time at this CPU contention) contend for CPU too
         cpu_stretch = self.agent_cpu_stretch(rows_per_s, inflation["A"])
         if cpu_stretch > 1.0:
-            extra_ref_us = (cpu_stretch - 1.0) * self.agent_cpu_row_ref_us
+            extra_ref_us = ooo_ref_us + (cpu_stretch - 1.0) * self.agent_cpu_row_ref_us
             loads = self.lpar_loads(rows_per_s, capture_row_ref_us, extra_ref_us)
             inflation = self._inflation(loads)
         p = _Point(mpc, loads, inflation)
         p.agent_cpu_stretch = cpu_stretch
+        p.ooo_ref_us = ooo_ref_us
         p.backlog_us = self.backlog_us_per_msg(self.depth_msgs(mpc) if depth_msgs is None else depth_msgs)
         self._apply_capacities(p, t, inflation["A"])
         if not self.drain:
@@ -602,6 +604,7 @@ class _Point:
         self.capture_log_bytes_per_row = 0.0
         self.backlog_us: dict = {}  # stage -> us per message reading back from page set / queue file
         self.agent_cpu_stretch = 1.0  # factor on the agents' CPU from contention between busy agents
+        self.ooo_ref_us = 0.0  # the browser's reference us per row searching for out-of-order messages
 
     @property
     def capacity_rows_per_s(self) -> float:
@@ -823,7 +826,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         * mp["A"]
     )
     contention_ref_us = (point.agent_cpu_stretch - 1.0) * flow.agent_cpu_row_ref_us
-    apply_cpu += contention_ref_us * t * mp["A"]
+    apply_cpu += (contention_ref_us + point.ooo_ref_us) * t * mp["A"]
     apply_other = (d.apply_mq_other_msg_us / g.rows_per_msg + d.apply_other_row_us) * t * mp["A"]
     get_us = _get_elapsed(inp, g, c, t, point.inflation["A"])
     if flow.drain and not inp.read_ahead:  # the browse waits for the page-set read
@@ -847,6 +850,7 @@ def _assemble(flow: _Flow, rows_per_s: float, point: _Point, overloaded: bool) -
         class2_ms=point.class2_ms,
         agent_ms=point.agent_ms * flow.latch_stretch_full,
         agent_contention_row_ref_us=contention_ref_us,
+        ooo_browse_row_ref_us=point.ooo_ref_us,
         parallel_agents=float(flow.agents),
         graph_agents=flow.graph_agents,
         get_us=get_us,

@@ -188,6 +188,7 @@ def system_metrics(sol, coefficients) -> dict:
         + d.apply_commit_us / rows_tgt
         + d.apply_other_row_us
         + sol.agent_contention_row_ref_us
+        + sol.ooo_browse_row_ref_us
     )
     trig = d.trigger_row_us
     x = sol.rows_per_s

@@ -60,3 +60,24 @@ def test_the_out_of_order_coefficient_is_a_documented_prior_with_its_unit_and_bo
     assert p["fitted"] is False and p["value"] == p["prior"] == load().ooo_browse_share
     lo, hi = p["bounds"]
     assert lo <= p["value"] <= hi and p["unit"] and p["meaning"] and "prior" in p["assumption"]
+
+
+def _sendqs_on_four_maps(sendqs: int):
+    s = copy.deepcopy(project_to_scenario(projectfile.load(ROOT / "sample_runs" / "four-queue-maps.json")))
+    set_path(s, "qcapture.num_parallel_sendqs", sendqs)
+    return predict_settings(s).metrics
+
+
+def test_the_out_of_order_search_is_cpu_of_the_apply_lpar_and_of_q_apply_per_row():
+    one, two, four = (_sendqs_on_four_maps(n) for n in (1, 2, 4))
+    extra2 = two["apply_cpu_us_per_row"] - one["apply_cpu_us_per_row"]
+    extra4 = four["apply_cpu_us_per_row"] - one["apply_cpu_us_per_row"]
+    assert extra2 > 0.0
+    # the CPU grows with the messages the browser passes, as its time does
+    passed = four["ooo_msgs_passed_per_msg"] / two["ooo_msgs_passed_per_msg"]
+    assert extra4 / extra2 == pytest.approx(passed, rel=0.02)
+    assert four["ooo_browse_us_per_msg"] / two["ooo_browse_us_per_msg"] == pytest.approx(passed, rel=0.02)
+    assert four["total_cpu_us_per_row"] - one["total_cpu_us_per_row"] == pytest.approx(extra4, rel=1e-6)
+    # the apply LPAR is the limit on these maps: the same busy share carries fewer rows
+    assert one["apply_lpar_busy_pct"] == pytest.approx(four["apply_lpar_busy_pct"], rel=1e-3)
+    assert four["apply_rows_per_s"] < two["apply_rows_per_s"] < one["apply_rows_per_s"]
