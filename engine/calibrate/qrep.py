@@ -60,28 +60,42 @@ CPU_MODELS = {
     },
     "zEC12-2827": {"mips_per_cp": 1514.0, "storage": "ds8000", "note": "approximate single-engine rating"},
     "z13-2964": {"mips_per_cp": 1695.0, "storage": "ds8000", "note": "approximate single-engine rating"},
-    # z14 to z17: IBM's published capacity of one full-capacity general CP (the 701 model's PCI,
-    # Processor Capacity Index, from the LSPR multi-image tables), which IBM sets MIPS ratings from.
+    # z14 to z17: meant as IBM's capacity of one full-capacity general CP (the 701 model's PCI,
+    # Processor Capacity Index, of the LSPR multi-image tables); each note says what is verified.
     "z14-3906": {
         "mips_per_cp": 1832.0,
         "storage": "ds8000",
-        "note": "IBM LSPR (SC28-1187), z14 3906-701 PCI 1,832",
+        "note": (
+            "unverified: PCI 1,832 for the 3906-701 (IBM LSPR, SC28-1187) was written from "
+            "memory; no public LSPR table giving it was found (library search, 2026-12-02)"
+        ),
     },
     "z15-8561": {
         "mips_per_cp": 2055.0,
         "storage": "ds8000",
-        "note": "IBM LSPR (SC28-1187), z15 8561-701 PCI 2,055",
+        "note": (
+            "unverified absolute value: PCI 2,055 for the 8561-701 (IBM LSPR) is from memory; its "
+            "ratio to the z14's 1,832 (x1.12) agrees with IBM's z15 Technical Guide (SG24-8851, "
+            "ch. 12: a z15 Model 701 offers more than 12% over the z14 Model 701), "
+            "https://ebookreading.net/view/book/EB9780738458120_16.html"
+        ),
     },
     "z16-3931": {
         "mips_per_cp": 2253.0,
         "storage": "ds8000",
-        "note": "IBM z16 Technical Overview (Washington Systems Center, 2022): 701 = 100% = about 2,253 PCI",
+        "note": (
+            "unverified: about 2,253 PCI for the 3931-701 (IBM z16 Technical Overview, Washington "
+            "Systems Center, 2022, as remembered); no public source giving it was found (library "
+            "search, 2026-12-02)"
+        ),
     },
     "z17-9175": {
         "mips_per_cp": 2500.0,
         "storage": "ds8000",
-        "note": "approximate: IBM's z17 announcement (2025) gives a per-processor gain over the z16; "
-        "the 9175-701 PCI is to be checked against IBM's LSPR tables",
+        "note": (
+            "unverified approximation: no public LSPR rating of the 9175-701 was found (library "
+            "search, 2026-12-02); 2,500 assumes a per-processor gain over the z16 of about 11%"
+        ),
     },
     "POWER9": {"mips_per_cp": 1800.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
     "POWER10": {"mips_per_cp": 2300.0, "storage": "ds8000", "note": "rough z196 equivalence of one core"},
