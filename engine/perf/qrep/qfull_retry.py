@@ -145,13 +145,14 @@ class _Capture:
         """Stop Q Capture if a message found no room through its retries up to ``last_s``: the one
         retried since ``r.since_s`` (its first success at ``first_ok_s``, None: none by ``last_s``),
         then each later one, which waits ``1 / rate`` s for room."""
-        budget_s = self.num_retries * self.delay_s + 1e-9  # retries land on the budget's end exactly
-        if first_ok_s is None or first_ok_s - r.since_s > budget_s:
-            if r.since_s + budget_s <= last_s:
-                self.stopped_s = r.since_s + self.num_retries * self.delay_s
+        budget_s = self.num_retries * self.delay_s
+        tol_s = 1e-6 * self.delay_s  # retries land on the budget's end, up to rounding
+        if first_ok_s is None or first_ok_s - r.since_s > budget_s + tol_s:
+            if r.since_s + budget_s <= last_s + tol_s:
+                self.stopped_s = r.since_s + budget_s
             return
-        if rate > 0 and 1.0 / rate > budget_s and first_ok_s + budget_s <= last_s:
-            self.stopped_s = first_ok_s + self.num_retries * self.delay_s
+        if rate > 0 and 1.0 / rate > budget_s + tol_s and first_ok_s + budget_s <= last_s + tol_s:
+            self.stopped_s = first_ok_s + budget_s
 
     def retry(self, held: float, a_s: float, t1_s: float, gets: float) -> tuple[float, float, int, float]:
         """Retries in ``[a_s, t1_s]`` with ``gets`` messages got over it: (put, offloaded, retries,
@@ -175,16 +176,18 @@ class _Capture:
         rate = put / (last_s - prev_s)
         first_ok = None
         if r.room_msgs + put >= 1.0 - EPS_MSGS:  # room for the message retried, at this retry or before
-            room_s = prev_s + max(1.0 - r.room_msgs, 0.0) / rate
+            room_s = prev_s + max(1.0 - r.room_msgs, 0.0) / rate if rate > 0 else prev_s
             first_ok = r.next_s + self.delay_s * math.ceil(max(room_s - r.next_s, 0.0) / self.delay_s - 1e-9)
             first_ok = min(first_ok, last_s)
         self._stop_check(r, first_ok, last_s, rate)
         if first_ok is None:
             r.room_msgs += put
-        else:  # the last retry at which a whole message went in, and the room freed since
+        elif rate > 0:  # the last retry at which a whole message went in, and the room freed since
             every_s = self.delay_s * max(1.0, math.ceil(1.0 / (rate * self.delay_s) - 1e-9))
             r.since_s = first_ok + every_s * math.floor((last_s - first_ok) / every_s + 1e-9)
-            r.room_msgs = rate * (last_s - r.since_s)
+            r.room_msgs = min(rate * (last_s - r.since_s), 1.0 - EPS_MSGS)
+        else:  # the room carried from before was the message's
+            r.since_s, r.room_msgs = first_ok, 0.0
         r.next_s = last_s + self.delay_s
         return put, off, n, t1_s
 

@@ -180,3 +180,27 @@ def test_a_simulated_q_capture_held_back_by_a_full_structure_puts_no_more_than_i
     assert h["capture_latency_ms"] > 10.0 * b["capture_latency_ms"]
     slower = _simulated(**{"qcapture.qfull_num_retries": 1000, "qcapture.qfull_retry_delay_ms": 2000})
     assert slower.metrics()[0]["capture_latency_ms"] > h["capture_latency_ms"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_walk_of_bursty_puts_and_gets_keeps_its_books(seed):
+    rng = np.random.default_rng(seed)
+    steps, dt = 600, 0.05
+    cap = _capacity_msgs()
+    wanted = rng.exponential(0.5 * cap * dt, steps) * (rng.random(steps) < 0.7)
+    gets = rng.exponential(0.4 * cap * dt, steps) * (rng.random(steps) < 0.5)
+    if seed % 2:  # Q Apply deletes nothing for 15 s
+        gets[200:500] = 0.0
+    delay, retries = float(rng.choice([0.01, 0.25, 1.0])), int(rng.integers(0, 40))
+    w = walk(_cf(), dt, wanted, gets, delay, retries)
+    for arr in (w.put_msgs, w.held_msgs, w.depth_msgs, w.failed_puts, w.full_s, w.used_pct):
+        assert np.all(np.isfinite(arr)) and np.all(arr >= -1e-9)
+    # every message wanted is put or still held; the structure never holds more than it can
+    assert w.put_msgs.sum() + w.held_msgs[-1] == pytest.approx(wanted.sum(), rel=1e-9)
+    assert w.depth_msgs.max() <= cap * (1 + 1e-9) and w.peak_used_pct <= 100.0 + 1e-9
+    assert np.all(w.full_s <= dt + 1e-9)
+    assert w.failed_puts.sum() > 0
+    assert (w.stopped_s is not None) == bool(seed % 2)  # 15 s is longer than any 40 retries here
+    if w.stopped_s is not None:
+        assert np.all(w.put_msgs[w.t_s > w.stopped_s + dt] == 0.0)
+        assert w.stopped_s >= w.first_time(w.failed_puts > 0) - dt
