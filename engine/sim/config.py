@@ -47,11 +47,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engine.errors import FieldError
 from engine.perf.qrep.queue_maps import base_name
 from engine.sim import cost_model
 from engine.sim.knobs import knob
+
+if TYPE_CHECKING:
+    from engine.sim.cf_course import PutGate
 
 CAPTURE_NAMES = {"qcapture", "capture", "capture_cpu", "log_read", "source_log"}
 PUT_NAMES = {"mq_log", "mq_put", "capture_mq_log"}
@@ -173,7 +177,7 @@ class PipelineConfig:
     coefficients_version: str = ""
     notes: tuple = field(default=())
     cf_structure: tuple | None = None
-    cf_gate: object | None = None  # a second run's engine.sim.cf_course.PutGate
+    cf_gate: PutGate | None = None  # a second run's: when Q Capture may put (engine.sim.cf_course)
 
     @property
     def commit_cycle_s(self) -> float:

@@ -140,7 +140,7 @@ def structure_in_time(
         "cf_full_s": float(w.full_s.sum()),
     }
     if w.stopped_s is not None:
-        return _stopped(inp, w, kept, rows_per_msg, figures)
+        return _stopped(inp, w, w.stopped_s, kept, rows_per_msg, figures)
     wait_ms = 1000.0 * w.wait_msg_s / put_total if put_total > 0 else 0.0
     times: dict = {}
     pending = w.held_msgs
@@ -171,11 +171,10 @@ def structure_in_time(
     return {"figures": figures, "times": times}
 
 
-def _stopped(inp, w: Walk, kept: float, rows_per_msg: float, figures: dict) -> dict:
-    """The figures of a catch-up whose Q Capture stopped, its retries used up: when it stopped,
+def _stopped(inp, w: Walk, stop_s: float, kept: float, rows_per_msg: float, figures: dict) -> dict:
+    """The figures of a catch-up whose Q Capture stopped at ``stop_s``, its retries used up: when,
     the rate it captured at until then, the deepest queue; no end time (``drop``) and no capture
     wait (the transactions it did not put wait in the log until it is started again)."""
-    stop_s = float(w.stopped_s)
     new_puts = max(float(w.put_msgs.sum()) - (inp.initial_depth_msgs - kept), 0.0)  # none after the stop
     times = {"capture_rows_per_s": new_puts * rows_per_msg / stop_s if stop_s > 0 else 0.0}
     if inp.catch_up_payload_msgs > 0:

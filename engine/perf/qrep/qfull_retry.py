@@ -154,10 +154,12 @@ class _Capture:
         if rate > 0 and 1.0 / rate > budget_s + tol_s and first_ok_s + budget_s <= last_s + tol_s:
             self.stopped_s = first_ok_s + budget_s
 
-    def retry(self, held: float, a_s: float, t1_s: float, gets: float) -> tuple[float, float, int, float]:
-        """Retries in ``[a_s, t1_s]`` with ``gets`` messages got over it: (put, offloaded, retries,
-        when Q Capture stopped retrying or ``t1_s``). Puts at the last retry what the gets freed."""
-        r = self.retrying
+    def retry(
+        self, r: _Retrying, held: float, a_s: float, t1_s: float, gets: float
+    ) -> tuple[float, float, int, float]:
+        """Retries (``r``: the retrying state) in ``[a_s, t1_s]`` with ``gets`` messages got over it:
+        (put, offloaded, retries, when Q Capture stopped retrying or ``t1_s``). Puts at the last
+        retry what the gets freed."""
         span = t1_s - a_s
         if r.next_s > t1_s:  # no retry in this part of the step
             self.cf.get(gets)
@@ -240,7 +242,7 @@ def walk(cf: CfStructure, dt_s, wanted_msgs, gets_msgs, retry_delay_s: float, nu
                 cf.get(gets[i] - rest)
                 tries, until_s = 0, fail_s
                 if qc.retrying is not None:
-                    more, more_off, tries, until_s = qc.retry(held, fail_s, t1, rest)
+                    more, more_off, tries, until_s = qc.retry(qc.retrying, held, fail_s, t1, rest)
                     put, off, held = put + more, off + more_off, held - more
                     cols["retry"][i] = more
                 else:  # stopped at the failure: no retries
@@ -249,7 +251,7 @@ def walk(cf: CfStructure, dt_s, wanted_msgs, gets_msgs, retry_delay_s: float, nu
                 cols["full"][i] = (until_s if qc.stopped_s is None else qc.stopped_s) - fail_s
         else:
             held += wanted[i]
-            put, off, tries, until_s = qc.retry(held, t0, t1, gets[i])
+            put, off, tries, until_s = qc.retry(qc.retrying, held, t0, t1, gets[i])
             held -= put
             cols["failed"][i], cols["retry"][i] = tries, put
             cols["full"][i] = (until_s if qc.stopped_s is None else min(qc.stopped_s, t1)) - t0
