@@ -11,7 +11,7 @@ and fitted, each command in a fresh process:
     a header CSV of the columns the simulator exports (:data:`CSV_COLUMNS`, about 140 bytes a row);
 ``del``
     ``EXPORT ... OF DEL SELECT *`` at 11.5 FP: no header, all 65 columns, the FOR BIT DATA log
-    sequence numbers as raw bytes (about 330 bytes a row).
+    sequence numbers as raw bytes (about 570 bytes a row).
 
 Wall time, CPU time (user + system) and the command's peak resident memory (``os.wait4``'s
 ``ru_maxrss``) are printed with the load average of the machine, which other work shares (wall

@@ -58,10 +58,11 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
-from engine.calibrate.fit_timing import TIMING_COLUMNS, TIMING_METRICS, columns_of, of_table
+from engine.calibrate.fit_timing import TIMING_COLUMNS, TIMING_METRICS, of_table
 from engine.errors import QrtuneError
 from engine.metrics import APPLYMON_LATENCIES
-from engine.monitor.importer import interval_lengths_sql
+from engine.monitor.catalogue import APPLYMON_READ, CAPMON_READ, CAPQMON_READ
+from engine.monitor.intervals import interval_lengths_sql
 from engine.perf import ENGINE_MODULES, predictor
 from engine.settings import SettingsReader
 from engine.store.errors import FitError
@@ -496,24 +497,6 @@ def evenly(items: Sequence, n: int) -> list:
     return [items[k] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-_APPLY_COLUMNS = (
-    "MONITOR_INTERVAL",
-    "ROWS_APPLIED",
-    "TRANS_APPLIED",
-    *LATENCY_COLUMNS,
-    *columns_of("IBMQREP_APPLYMON"),
-)
-"""IBMQREP_APPLYMON columns an interval is made of."""
-_CAPQ_COLUMNS = (
-    "MONITOR_INTERVAL",
-    "ROWS_PUBLISHED",
-    "MQ_MESSAGES",
-    "MQ_BYTES",
-    *columns_of("IBMQREP_CAPQMON"),
-)
-"""IBMQREP_CAPQMON columns that give an interval's offered rate, message size and MQPUT time."""
-_CAPMON_COLUMNS = columns_of("IBMQREP_CAPMON")
-"""IBMQREP_CAPMON columns that give an interval's MQCMIT time."""
 _SAMPLED = "_qrtune_fit_intervals"
 """Temporary table of the usable intervals while :func:`sample_intervals` picks its sample."""
 _MEASURED = (
@@ -668,12 +651,12 @@ def intervals_from_monitor(tables: Mapping[str, dict], default_interval_s: float
     capq = tables.get("IBMQREP_CAPQMON")
     with_capq = capq is not None and "ROWS_PUBLISHED" in capq
     capmon = tables.get("IBMQREP_CAPMON")
-    with_capmon = capmon is not None and any(c in capmon for c in _CAPMON_COLUMNS)
+    with_capmon = capmon is not None and any(c in capmon for c in CAPMON_READ)
     con = duckdb.connect()
     try:
-        _wide_relation(con, "apply_wide", apply_, _APPLY_COLUMNS)
-        _wide_relation(con, "capq_wide", capq if with_capq else None, _CAPQ_COLUMNS)
-        _wide_relation(con, "capmon_wide", capmon if with_capmon else None, _CAPMON_COLUMNS)
+        _wide_relation(con, "apply_wide", apply_, APPLYMON_READ)
+        _wide_relation(con, "capq_wide", capq if with_capq else None, CAPQMON_READ)
+        _wide_relation(con, "capmon_wide", capmon if with_capmon else None, CAPMON_READ)
         sql = _intervals_sql("TRANS_APPLIED" in apply_, with_capq, default_interval_s, with_capmon)
         out = _interval_objects(con.execute(sql + " ORDER BY k").fetchall())
     finally:
@@ -743,10 +726,10 @@ def sample_intervals(
     if "ROWS_APPLIED" not in apply_cols:
         raise _no_rows_error()
     with_capq = "ROWS_PUBLISHED" in present.get("IBMQREP_CAPQMON", ())
-    apply_sql, apply_args = store.monitor_wide_sql("IBMQREP_APPLYMON", _APPLY_COLUMNS, project_name)
-    capq_sql, capq_args = store.monitor_wide_sql("IBMQREP_CAPQMON", _CAPQ_COLUMNS, project_name)
-    with_capmon = any(c in present.get("IBMQREP_CAPMON", ()) for c in _CAPMON_COLUMNS)
-    capmon_sql, capmon_args = store.monitor_wide_sql("IBMQREP_CAPMON", _CAPMON_COLUMNS, project_name)
+    apply_sql, apply_args = store.monitor_wide_sql("IBMQREP_APPLYMON", APPLYMON_READ, project_name)
+    capq_sql, capq_args = store.monitor_wide_sql("IBMQREP_CAPQMON", CAPQMON_READ, project_name)
+    with_capmon = any(c in present.get("IBMQREP_CAPMON", ()) for c in CAPMON_READ)
+    capmon_sql, capmon_args = store.monitor_wide_sql("IBMQREP_CAPMON", CAPMON_READ, project_name)
     intervals = _intervals_sql("TRANS_APPLIED" in apply_cols, with_capq, default_interval_s, with_capmon)
     sql = (
         f"WITH apply_wide AS ({apply_sql}), capq_wide AS ({capq_sql}), capmon_wide AS ({capmon_sql}) "

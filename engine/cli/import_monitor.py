@@ -144,7 +144,7 @@ def run(args) -> int:
             f"columns; {span}; MONITOR_INTERVAL from the {d['monitor_interval_from']}) -> import {d['import_id']}"
         )
         if d["ignored_columns"]:
-            print(f"  text columns not imported: {', '.join(d['ignored_columns'])}")
+            print(f"  columns qrtune does not read, not imported: {', '.join(d['ignored_columns'])}")
     target = f" for project {project_name!r}" if project_name else ""
     print(f"imported {sum(d['rows'] for d in done)} rows from {len(done)} file(s){target} into {store.path}")
     return 0

@@ -1,22 +1,21 @@
-"""Checking a batch of monitor rows and turning its text fields into numbers, cell by cell.
+"""Checking a batch of monitor rows and turning its stored fields into numbers, cell by cell.
 
 A file is read in batches (:meth:`engine.monitor.formats.RawTable.batches`); each batch is
-checked here: MONITOR_TIME must be a timestamp and the queue column filled, a known numeric
-column must hold numbers and a known timestamp column timestamps. NULL is an empty field,
-``NULL``, ``-`` or ``?``; a NULL cell is not stored. A column the table spec does not know is
-stored when all its values are numbers (or all are timestamps) in the whole file:
-:class:`ColumnKinds` carries that decision from batch to batch and says when a later batch
-overturns it. Timestamps other than MONITOR_TIME are stored as seconds since the epoch.
+checked here: MONITOR_TIME must be a timestamp and the queue column filled, and each column an
+import stores (:data:`engine.monitor.catalogue.STORED`, all numeric) must hold numbers. NULL is
+an empty field, ``NULL``, ``-`` or ``?``; a NULL cell is not stored. The other columns are not
+read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from engine.io.csvcell import plain_text
+from engine.monitor.catalogue import stored_columns
 from engine.monitor.layouts import TableSpec
 from engine.monitor.values import NULLS, parse_timestamp, to_float
 
@@ -160,141 +159,24 @@ def _numbers(
     return np.zeros(len(values))
 
 
-def _timestamps(path: str, name: str, raw: tuple, present: np.ndarray, lines: np.ndarray, errors: list):
-    """A timestamp column's present values (datetime64[us]); the first bad value is an error."""
-    where = np.flatnonzero(present)
-    stamps = parse_timestamps([raw[k] for k in where])
-    invalid = np.flatnonzero(np.isnat(stamps))
-    if invalid.size:
-        bad = where[invalid[0]]
-        errors.append(
-            f"{path}:{lines[bad]}: {name} {raw[bad][:80]!r} is not a timestamp "
-            "(expected YYYY-MM-DD-HH.MM.SS.ffffff, YYYY-MM-DD HH:MM:SS or NULL)"
-        )
-        stamps[invalid] = np.datetime64(0, "us")
-    return stamps
+def batch_cells(path: str, names: tuple, table: TableSpec, rows: CheckedRows, errors: list, max_errors: int):
+    """A batch's stored cells column by column, as ``(column, row mask, values)``.
 
-
-def _kind_of_values(values: list) -> str | None:
-    """``number`` or ``time`` when every value is one, ``skip`` otherwise; None without values."""
-    if not values:
-        return None
-    if _floats(values) is not None:
-        return "number"
-    if not np.isnat(parse_timestamps(values)).any():
-        return "time"
-    return "skip"
-
-
-@dataclass
-class ColumnKinds:
-    """How each column of one file is stored, decided over the whole file batch by batch.
-
-    Attributes
-    ----------
-    table : TableSpec
-    kinds : dict[str, str]
-        Column -> ``number``, ``time`` or ``skip`` once decided. Known columns take the table
-        spec's kind; another column is decided by its first non-NULL values and turned to
-        ``skip`` when a later value does not fit (its stored cells are then dropped).
+    Only the columns :func:`engine.monitor.catalogue.stored_columns` names are read; a value in
+    one that is not a number is an error (one per bad value, up to ``max_errors``).
     """
-
-    table: TableSpec
-    kinds: dict = field(default_factory=dict)
-
-    def kind(self, name: str, raw: tuple, column: _Column) -> tuple[str | None, bool]:
-        """``(kind, overturned)`` of column ``name`` given a batch's text values ``raw`` (:class:`_Column` of them)."""
-        if name in self.table.numeric:
-            return "number", False
-        if name in self.table.times:
-            return "time", False
-        decided = self.kinds.get(name)
-        if decided == "skip":
-            return "skip", False
-        seen = column.kind(raw)
-        if seen is None:
-            return decided, False
-        if decided is None or seen == decided:
-            self.kinds[name] = seen
-            return seen, False
-        self.kinds[name] = "skip"
-        return "skip", True
-
-    def stored(self, names: tuple) -> tuple[str, ...]:
-        """The columns of ``names`` stored (numbers or timestamps), in file order."""
-        return tuple(n for n in names if self._final(n) in ("number", "time"))
-
-    def ignored(self, names: tuple) -> tuple[str, ...]:
-        """The columns of ``names`` not stored: text, or without a value anywhere in the file."""
-        skip = {"MONITOR_TIME", self.table.queue_column} | set(self.table.text)
-        return tuple(n for n in names if n and n not in skip and self._final(n) in ("skip", None))
-
-    def _final(self, name: str) -> str | None:
-        if name in self.table.numeric:
-            return "number"
-        if name in self.table.times:
-            return "time"
-        return self.kinds.get(name)
-
-
-@dataclass(frozen=True)
-class _Column:
-    """One column of a batch: which cells are not NULL, and its values when all are numbers or all timestamps."""
-
-    present: np.ndarray
-    numbers: np.ndarray | None = None
-    stamps: np.ndarray | None = None
-
-    @classmethod
-    def of(cls, raw: tuple) -> _Column:
-        everywhere = np.ones(len(raw), dtype=bool)
+    cells: list[tuple[str, np.ndarray, np.ndarray]] = []
+    if not len(rows):
+        return cells
+    for name in stored_columns(table.name, names):
+        if len(errors) >= max_errors:
+            break
+        i = names.index(name)
+        raw = [fields[i] for fields in rows.fields]
         numbers = _floats(raw)
         if numbers is not None:
-            return cls(everywhere, numbers=numbers)
-        stamps = _fixed_width_times(raw)
-        if stamps is not None:
-            return cls(everywhere, stamps=stamps)
-        return cls(np.fromiter((v.upper() not in NULLS for v in raw), dtype=bool, count=len(raw)))
-
-    def kind(self, raw: tuple) -> str | None:
-        """``number``, ``time`` or ``skip`` by the values (None when all are NULL)."""
-        if self.numbers is not None:
-            return "number"
-        if self.stamps is not None:
-            return "time"
-        return _kind_of_values([v for v, p in zip(raw, self.present) if p])
-
-
-def batch_cells(
-    path: str, names: tuple, kinds: ColumnKinds, rows: CheckedRows, errors: list, max_errors: int
-):
-    """A batch's stored cells column by column: ``(cells, overturned)``.
-
-    ``cells`` holds ``(column, row mask, values)``: known numeric columns must hold numbers and
-    known timestamp columns timestamps (else an error per bad value, up to ``max_errors``);
-    ``overturned`` names columns of earlier batches that turned out not to be all numbers or all
-    timestamps (:meth:`ColumnKinds.kind`).
-    """
-    skip = {"MONITOR_TIME", kinds.table.queue_column} | set(kinds.table.text)
-    cells: list[tuple[str, np.ndarray, np.ndarray]] = []
-    overturned: list[str] = []
-    by_column = list(zip(*rows.fields)) if len(rows) else []
-    for i, name in enumerate(names):
-        if name in skip or not name or len(errors) >= max_errors or not by_column:
+            cells.append((name, np.ones(len(raw), dtype=bool), numbers))
             continue
-        raw = by_column[i]
-        column = _Column.of(raw)
-        kind, was_overturned = kinds.kind(name, raw, column)
-        if was_overturned:
-            overturned.append(name)
-        if kind == "number":
-            values = column.numbers
-            if values is None:
-                values = _numbers(path, name, raw, column.present, rows.line, errors, max_errors)
-            cells.append((name, column.present, values))
-        elif kind == "time":
-            stamps = column.stamps
-            if stamps is None:
-                stamps = _timestamps(path, name, raw, column.present, rows.line, errors)
-            cells.append((name, column.present, stamps.astype(np.int64) / 1e6))
-    return cells, overturned
+        present = np.fromiter((v.upper() not in NULLS for v in raw), dtype=bool, count=len(raw))
+        cells.append((name, present, _numbers(path, name, raw, present, rows.line, errors, max_errors)))
+    return cells

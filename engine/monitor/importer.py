@@ -12,18 +12,21 @@ a file without a header has its table's documented column order
 MONITOR_INTERVAL is a parameter (IBMQREP_APPLYPARMS, IBMQREP_CAPPARMS), not a column of
 IBMQREP_APPLYMON: each row's interval is the time since the queue's previous row, and the
 first row of a queue takes the parameter when its export is imported with the monitor
-files, else the median spacing of MONITOR_TIME (:func:`interval_lengths_sql`).
+files, else the median spacing of MONITOR_TIME (:mod:`engine.monitor.intervals`).
+
+Only the columns qrtune reads are stored (:data:`engine.monitor.catalogue.STORED`: those the
+fit, the Monitor view and the timing comparison use); a file's other columns are listed as not
+imported and not read, so their content (text, bit data, a value of a newer release) does not
+matter.
 
 Units are the product's: counters (ROWS_PUBLISHED, TRANS_PUBLISHED, ROWS_APPLIED ...)
 are per monitor interval; latencies (END2END_LATENCY, QLATENCY, APPLY_LATENCY,
 CAPTURE_LATENCY) are the interval's average in milliseconds; MONITOR_INTERVAL is in
-milliseconds; CURRENT_MEMORY in bytes; MQ_BYTES in bytes. Values are stored
-unchanged (a wide table per file read by DuckDB, else one cell per row of ``monitor_rows``;
-:mod:`engine.store.monitor`); timestamp columns other than MONITOR_TIME are stored as seconds
-since the epoch.
+milliseconds; MQ_BYTES in bytes. Values are stored unchanged (a wide table per file read by
+DuckDB, else one cell per row of ``monitor_rows``; :mod:`engine.store.monitor`).
 
 A delimited file (header CSV, DEL, UNLOAD DELIMITED) is read, checked and written by DuckDB's
-CSV reader in streaming passes (:mod:`engine.monitor.sqlimport`); a file with a problem to
+CSV reader in one streaming pass (:mod:`engine.monitor.sqlimport`); a file with a problem to
 report, CLP output and EBCDIC are read, checked and written in batches of :data:`CHUNK_ROWS`
 rows (:mod:`engine.monitor.cells`), so memory does not grow with the file either way. The files
 of one import are all or nothing: a malformed row is reported with file, line, column and value,
@@ -34,7 +37,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -46,8 +48,10 @@ import numpy as np
 
 from engine.io.atomicfile import atomic_write_text
 from engine.io.csvcell import text_cell
-from engine.monitor.cells import CheckedRows, ColumnKinds, batch_cells, check_rows
+from engine.monitor.catalogue import stored_columns, unread_columns
+from engine.monitor.cells import CheckedRows, batch_cells, check_rows
 from engine.monitor.formats import RawTable, column_name, read_raw
+from engine.monitor.intervals import interval_ms_sql
 from engine.monitor.layouts import (
     APPLYMON,
     CAPMON,
@@ -92,9 +96,9 @@ class ImportedFile:
     n_rows : int
         Data rows imported.
     numeric_columns : tuple[str, ...]
-        Columns stored.
+        Columns stored (:func:`engine.monitor.catalogue.stored_columns`, and MONITOR_INTERVAL).
     ignored_columns : tuple[str, ...]
-        Columns not stored (text, or NULL throughout).
+        The file's columns qrtune does not read, not stored (:func:`engine.monitor.catalogue.unread_columns`).
     interval_source : str
         Where MONITOR_INTERVAL came from.
     first_monitor_time, last_monitor_time : datetime or None
@@ -259,57 +263,15 @@ def _raise_errors(path: str, errors: list, max_errors: int, hint: str) -> None:
     )
 
 
-def interval_lengths_sql(relation: str, order_by: str = "monitor_time", first_s: str = "NULL") -> str:
-    """SQL of ``relation``'s rows with ``length_s``: each row's interval from the spacing of MONITOR_TIME.
-
-    A row's interval is the time since its queue's previous row (``relation`` has columns
-    ``queue`` and ``monitor_time``; ``order_by`` orders a queue's rows); the first row of a queue
-    takes ``first_s`` (an SQL expression: the MONITOR_INTERVAL parameter in s) when not NULL,
-    else the median spacing of its queue. ``length_s`` is NULL for a repeated MONITOR_TIME and
-    for the single row of a queue without ``first_s``.
-    """
-    seconds = "epoch_us(monitor_time) / 1e6"
-    gaps = (
-        f"SELECT *, {seconds} - lag({seconds}) OVER (PARTITION BY queue ORDER BY {order_by}) AS gap_s "
-        f"FROM {relation}"
-    )
-    medians = (
-        f"SELECT *, median(CASE WHEN gap_s > 0 THEN gap_s END) OVER (PARTITION BY queue) AS queue_median_s "
-        f"FROM ({gaps})"
-    )
-    return (
-        f"SELECT *, CASE WHEN gap_s IS NULL THEN coalesce({first_s}, queue_median_s) "
-        f"WHEN gap_s > 0 THEN gap_s END AS length_s FROM ({medians})"
-    )
-
-
-def _parameter_interval_s(value: float, median_s: float | None) -> float:
-    """MONITOR_INTERVAL from IBMQREP_APPLYPARMS/CAPPARMS in s.
-
-    Milliseconds since Version 9.7, seconds before: the unit is the one that brings the value
-    nearer the median spacing of MONITOR_TIME ``median_s`` (milliseconds when the rows cannot tell).
-    """
-    if median_s is None or not median_s > 0:
-        return value / 1000.0
-    return min((value / 1000.0, value), key=lambda s: abs(math.log(s / median_s)) if s > 0 else math.inf)
-
-
 def _write_intervals(store, import_id: int, table_name: str, interval_ms: float | None) -> str:
-    """Store MONITOR_INTERVAL (ms) per row of a file that lacks it (IBMQREP_APPLYMON never has it); returns its source."""
-    con = store.con
-    first_s = None
-    if interval_ms:
-        median_s = con.execute(
-            f"SELECT median(length_s) FROM ({interval_lengths_sql(_ROW_KEYS, 'monitor_time, line')})"
-        )
-        first_s = _parameter_interval_s(interval_ms, median_s.fetchall()[0][0])
-    lengths = interval_lengths_sql(_ROW_KEYS, "monitor_time, line", "CAST(? AS DOUBLE)")
-    con.execute(
-        "INSERT INTO monitor_rows SELECT ?, ?, line, monitor_time, queue, 'MONITOR_INTERVAL', length_s * 1000.0 "
-        f"FROM ({lengths}) WHERE length_s IS NOT NULL",
-        [import_id, table_name, first_s],
+    """Store MONITOR_INTERVAL (ms) per row of a file read row by row that lacks it; returns its source."""
+    sql, args, source = interval_ms_sql(store.con, _ROW_KEYS, interval_ms)
+    store.con.execute(
+        "INSERT INTO monitor_rows SELECT ?, ?, line, monitor_time, queue, 'MONITOR_INTERVAL', interval_ms "
+        f"FROM ({sql})",
+        [import_id, table_name, *args],
     ).fetchall()
-    return "MONITOR_TIME spacing" + (" and the parameter table (first interval)" if first_s else "")
+    return source
 
 
 @dataclass
@@ -360,8 +322,6 @@ class _FileImport:
         Problems collected before giving up.
     names_given : bool
         The column order came from ``--columns``.
-    kinds : ColumnKinds
-        How each column is stored, decided over the batches.
     errors : list of str
         ``file:line: what`` per problem found so far.
     n_rows : int
@@ -376,14 +336,10 @@ class _FileImport:
     names: tuple
     max_errors: int
     names_given: bool = False
-    kinds: ColumnKinds = field(init=False)
     errors: list = field(init=False, default_factory=list)
     n_rows: int = 0
     first_time: datetime | None = None
     last_time: datetime | None = None
-
-    def __post_init__(self):
-        self.kinds = ColumnKinds(self.table)
 
     @property
     def needs_intervals(self) -> bool:
@@ -397,14 +353,11 @@ class _FileImport:
         )
         self.errors += bad
         if len(self.errors) >= self.max_errors:
-            return rows, [], []
-        cells, overturned = batch_cells(self.path, self.names, self.kinds, rows, self.errors, self.max_errors)
-        return rows, cells, overturned
+            return rows, []
+        return rows, batch_cells(self.path, self.names, self.table, rows, self.errors, self.max_errors)
 
-    def write(self, store, import_id: int, rows: CheckedRows, cells: list, overturned: list) -> None:
-        """Write a checked batch (dropping the cells of columns found not to be numeric after all)."""
-        for name in overturned:
-            store.drop_monitor_column(import_id, name)
+    def write(self, store, import_id: int, rows: CheckedRows, cells: list) -> None:
+        """Write a checked batch."""
         if not rows:
             return
         batch = _Batch.of(rows)
@@ -418,10 +371,9 @@ class _FileImport:
         self.n_rows += len(rows)
 
     def take(self, done: SqlResult) -> None:
-        """What DuckDB's passes over the file wrote (:func:`engine.monitor.sqlimport.import_delimited`)."""
+        """What DuckDB's pass over the file wrote (:func:`engine.monitor.sqlimport.import_delimited`)."""
         self.n_rows = done.n_rows
         self.first_time, self.last_time = done.first_time, done.last_time
-        self.kinds.kinds.update({name: kind for name, kind in done.kinds.items() if kind is not None})
 
     def raise_errors(self) -> None:
         """Raise :class:`MonitorImportError` listing :attr:`errors` (with a hint for a headerless file)."""
@@ -457,25 +409,10 @@ def _shares(job: _FileImport, progress):
     return lambda share, what: progress(min(0.99, share), f"{name}: {what}")
 
 
-def _stream_rows(store, job: _FileImport, import_id: int, chunk_rows: int, progress) -> None:
-    """Check and write a file row by row in batches (each committed); problems go to ``job.errors``."""
-    report = _progress_of(job.path, job.raw, progress)
-    for written, raw_rows in enumerate(job.raw.batches(chunk_rows), start=1):
-        rows, cells, overturned = job.check(raw_rows)
-        if job.errors:
-            if len(job.errors) >= job.max_errors:
-                break
-            continue  # look for more problems; nothing more is written
-        with store.transaction():
-            job.write(store, import_id, rows, cells, overturned)
-        store.checkpoint_monitor_rows(written)
-        report(raw_rows[-1][0])
-
-
-def _stream_file(
+def _stream_rows(
     store, job: _FileImport, import_id: int, interval_ms, chunk_rows: int, progress
-) -> ImportedFile:
-    """Write one file batch by batch, each batch committed; what was written (the import stays unfinished).
+) -> str | None:
+    """Check and write a file row by row in batches (each committed); where a derived MONITOR_INTERVAL came from.
 
     Raises
     ------
@@ -487,30 +424,59 @@ def _stream_file(
             f"CREATE OR REPLACE TEMP TABLE {_ROW_KEYS} (line INTEGER, monitor_time TIMESTAMP, queue VARCHAR)"
         ).fetchall()
     try:
-        job.take(
-            import_delimited(
-                store, job, import_id, _ROW_KEYS if job.needs_intervals else None, _shares(job, progress)
-            )
-        )
-    except NotPlain:
-        _stream_rows(store, job, import_id, chunk_rows, progress)
-    if job.errors:
-        job.raise_errors()
-    numeric = job.kinds.stored(job.names)
-    source = "file's MONITOR_INTERVAL column"
-    if job.needs_intervals and job.n_rows:
+        report = _progress_of(job.path, job.raw, progress)
+        for written, raw_rows in enumerate(job.raw.batches(chunk_rows), start=1):
+            rows, cells = job.check(raw_rows)
+            if job.errors:
+                if len(job.errors) >= job.max_errors:
+                    break
+                continue  # look for more problems; nothing more is written
+            with store.transaction():
+                job.write(store, import_id, rows, cells)
+            store.checkpoint_monitor_rows(written)
+            report(raw_rows[-1][0])
+        if job.errors:
+            job.raise_errors()
+        if not job.needs_intervals:
+            return None
+        if not job.n_rows:
+            return "MONITOR_TIME spacing"
         with store.transaction():
-            source = _write_intervals(store, import_id, job.table.name, interval_ms)
+            return _write_intervals(store, import_id, job.table.name, interval_ms)
+    finally:
+        if job.needs_intervals:
+            store.con.execute(f"DROP TABLE IF EXISTS {_ROW_KEYS}").fetchall()
+
+
+def _stream_file(
+    store, job: _FileImport, import_id: int, interval_ms, chunk_rows: int, progress
+) -> ImportedFile:
+    """Write one file (DuckDB's pass, else batch by batch, each batch committed); what was written (the import stays unfinished).
+
+    Raises
+    ------
+    MonitorImportError
+        Malformed rows (up to ``max_errors`` listed); the caller discards the import.
+    """
+    try:
+        done = import_delimited(store, job, import_id, interval_ms, _shares(job, progress))
+        job.take(done)
+        source = done.interval_source
+    except NotPlain:
+        source = _stream_rows(store, job, import_id, interval_ms, chunk_rows, progress)
+    numeric = stored_columns(job.table.name, job.names)
+    if source is None:
+        source = "file's MONITOR_INTERVAL column"
+    elif job.n_rows:
         numeric += ("MONITOR_INTERVAL",)
-    if job.needs_intervals:
-        store.con.execute(f"DROP TABLE IF EXISTS {_ROW_KEYS}").fetchall()
+    keys = ("MONITOR_TIME", job.table.queue_column)
     return ImportedFile(
         job.path,
         job.table,
         job.raw.shape,
         job.n_rows,
         numeric,
-        job.kinds.ignored(job.names),
+        unread_columns(job.table.name, job.names, keys),
         source,
         job.first_time,
         job.last_time,
@@ -845,7 +811,6 @@ __all__ = [
     "TableSpec",
     "detect_table",
     "import_files",
-    "interval_lengths_sql",
     "load_monitor_rows",
     "parse_file",
     "parse_files",

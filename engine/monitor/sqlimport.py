@@ -1,18 +1,16 @@
 """Importing a delimited monitor export with DuckDB's CSV reader, checked column by column in SQL.
 
 A header CSV or a headerless DEL / UNLOAD DELIMITED file (UTF-8 or Latin-1, raw or hex FOR BIT
-DATA) is read by DuckDB's ``read_csv`` with every column as text, in streaming passes over the
-file, so neither the rows nor their cells are held in memory:
-
-1. for columns no layout lists (a header CSV may have them): whether all their values are
-   numbers or all timestamps;
-2. the cells: ``CREATE TABLE monitor_cells_<import id> AS SELECT ... FROM read_csv(...)``, one
-   DOUBLE column per numeric and timestamp column (:mod:`engine.store.monitor_tables`), no
-   Python per row; the reader converts those fields itself (DOUBLE, TIMESTAMP in the first
-   row's form) and refuses the file at a value that is not one; one scan of the written table
-   finds values that are not finite (and counts the rows and each column's values);
-3. the row keys (line, MONITOR_TIME, queue), copied from that table when the file has no
-   MONITOR_INTERVAL column (they give each queue's intervals).
+DATA) is read by DuckDB's ``read_csv`` in one streaming pass, so neither the rows nor their
+cells are held in memory: ``CREATE TABLE monitor_cells_<import id> AS SELECT ... FROM
+read_csv(...)`` writes MONITOR_TIME, the queue and one DOUBLE column per column an import stores
+(:data:`engine.monitor.catalogue.STORED`; :mod:`engine.store.monitor_tables`), no Python per
+row. The reader converts only those fields (DOUBLE, MONITOR_TIME as a TIMESTAMP in the first
+row's form) and refuses the file at a value that is not one; it splits the other fields off
+without reading them. The query has no window or order, so DuckDB reads the file on every core
+and keeps its row order (``preserve_insertion_order``): each row's ``line`` is then set from
+its position in the table. One scan of the written table finds values that are not finite and
+bad row keys (and counts the rows and each column's values).
 
 A value that is not what its column holds, a row with another number of fields, a timestamp in
 another form than the first row's, EBCDIC: :func:`import_delimited` removes what it wrote and
@@ -33,8 +31,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
+from engine.monitor.catalogue import stored_columns
+from engine.monitor.intervals import interval_ms_sql
 from engine.monitor.values import NULLS
-from engine.store.monitor_tables import KEY_COLUMNS, cells_table, create_cells_table, register_cells_table
+from engine.store.monitor_tables import (
+    KEY_COLUMNS,
+    add_column,
+    cells_table,
+    create_cells_table,
+    number_lines,
+    register_cells_table,
+)
 
 ENCODINGS = {"utf-8-sig": "utf-8", "latin-1": "utf-8"}
 """Python codec of a file -> DuckDB's ``read_csv`` encoding (others go the row-by-row way).
@@ -68,16 +75,15 @@ class Result:
     Attributes
     ----------
     n_rows : int
-    kinds : dict[str, str or None]
-        Column -> ``number``, ``time``, ``skip`` (or None: no value) for every column besides
-        MONITOR_TIME, the queue and the text columns.
     first_time, last_time : datetime or None
+    interval_source : str or None
+        Where a derived MONITOR_INTERVAL came from (None: the file has the column).
     """
 
     n_rows: int
-    kinds: dict
     first_time: datetime | None
     last_time: datetime | None
+    interval_source: str | None = None
 
 
 def _q(name: str) -> str:
@@ -172,44 +178,39 @@ def source_sql(
 
 @dataclass(frozen=True)
 class Plan:
-    """One file's columns by what they hold (column -> its index), and the time form of its first row."""
+    """One file's stored columns (column -> its index), MONITOR_TIME's and the queue's index, and the time form of its first row."""
 
     names: tuple
     time_index: int
     queue_index: int | None
     numeric: dict
-    times: dict
-    other: dict
     time_format: str
-
-    def time(self, i: int) -> str:
-        """SQL of text column ``c{i}`` as a TIMESTAMP (NULL where it is not one)."""
-        return f"try_strptime(c{i}, {_lit(self.time_format)})"
 
     @property
     def queue(self) -> str:
         """SQL of the queue column ('' for a table without one)."""
         return f"trim(c{self.queue_index})" if self.queue_index is not None else "''"
 
+    def types(self) -> dict[int, str]:
+        """Field index -> the type DuckDB's reader gives it: MONITOR_TIME and the stored columns."""
+        return {self.time_index: "TIMESTAMP", **{i: "DOUBLE" for i in self.numeric.values()}}
+
 
 def plan_of(names: tuple, table, first_fields: list) -> Plan:
-    """Which columns are stored as numbers or timestamps, which are decided by their values.
+    """The file's stored columns (:func:`engine.monitor.catalogue.stored_columns`) and MONITOR_TIME's form.
 
     Raises
     ------
     NotPlain
         The first row's MONITOR_TIME is in a form :data:`TIME_FORMATS` does not have.
     """
-    skip = {"MONITOR_TIME", table.queue_column, *table.text, ""}
-    numeric = {n: i for i, n in enumerate(names) if n in table.numeric}
-    times = {n: i for i, n in enumerate(names) if n in table.times}
-    other = {n: i for i, n in enumerate(names) if n not in skip and n not in numeric and n not in times}
+    numeric = {n: names.index(n) for n in stored_columns(table.name, names)}
     queue = names.index(table.queue_column) if table.queue_column else None
     at = names.index("MONITOR_TIME")
     form = time_format(first_fields[at]) if len(first_fields) == len(names) else None
     if form is None:
         raise NotPlain("MONITOR_TIME in another form")
-    return Plan(names, at, queue, numeric, times, other, form)
+    return Plan(names, at, queue, numeric, form)
 
 
 class _Poll:
@@ -242,64 +243,17 @@ class _Poll:
                 self.report(1.0)
 
 
-def _run(con, sql: str, args: list, report) -> list:
-    with _Poll(con, report):
-        return con.execute(sql, args).fetchall()
+def _cells_sql(plan: Plan, source: str) -> tuple[str, tuple]:
+    """The file's rows as the wide cell table stores them (but ``line``), and the stored columns (IBM's names).
 
-
-def _kinds(plan: Plan, con, source: str, report) -> dict:
-    """Column -> ``number`` / ``time`` / ``skip`` / None (no value) for every column that may be stored.
-
-    Columns the layouts list take their type; another column is a number (a timestamp) when
-    all its values are, counted in one pass over the file.
+    ``source`` reads the fields with :meth:`Plan.types`. Columns MONITOR_TIME and the queue of
+    :data:`engine.store.monitor_tables.KEY_COLUMNS`, then one DOUBLE per stored column.
     """
-    kinds: dict[str, str | None] = {}
-    kinds.update({n: "number" for n in plan.numeric})
-    kinds.update({n: "time" for n in plan.times})
-    if not plan.other:
-        return kinds
-    parts = [
-        f"count(c{i}), count(TRY_CAST(c{i} AS DOUBLE)), count({plan.time(i)})" for i in plan.other.values()
-    ]
-    counts = _run(con, f"SELECT {', '.join(parts)} FROM {source}", [], report)[0]
-    for k, name in enumerate(plan.other):
-        values, numbers, times = counts[3 * k : 3 * k + 3]
-        kinds[name] = (
-            None if not values else "number" if numbers == values else "time" if times == values else "skip"
-        )
-    return kinds
-
-
-def _stored_types(plan: Plan, kinds: dict) -> dict[int, str]:
-    """Field index -> the type DuckDB's reader gives it for the write pass: MONITOR_TIME and the stored columns."""
-    types = {plan.time_index: "TIMESTAMP"}
-    for i, name in enumerate(plan.names):
-        kind = kinds.get(name)
-        if kind in ("number", "time"):
-            types[i] = "DOUBLE" if kind == "number" else "TIMESTAMP"
-    return types
-
-
-def _cells_sql(plan: Plan, kinds: dict, source: str, first_line: int) -> tuple[str, tuple]:
-    """The file's rows as the wide cell table stores them, and the stored columns (IBM's names).
-
-    ``source`` reads the fields with :func:`_stored_types`. Columns
-    :data:`engine.store.monitor_tables.KEY_COLUMNS`, then one DOUBLE per numeric and timestamp
-    column (timestamps as seconds since the epoch).
-    """
-    picks, stored = [], []
-    for i, name in enumerate(plan.names):
-        kind = kinds.get(name)
-        if kind in ("number", "time"):
-            value = f"c{i}" if kind == "number" else f"epoch_us(c{i}) / 1e6"
-            picks.append(f", {value} AS {_q(name)}")
-            stored.append(name)
-    line, time, queue = KEY_COLUMNS
-    sql = (
-        f"SELECT CAST(row_number() OVER () + {first_line - 1} AS INTEGER) AS {line}, "
-        f"c{plan.time_index} AS {time}, {plan.queue} AS {queue}{''.join(picks)} FROM {source}"
+    _, time, queue = KEY_COLUMNS
+    picks = "".join(f", c{i} AS {_q(name)}" for name, i in plan.numeric.items())
+    return f"SELECT c{plan.time_index} AS {time}, {plan.queue} AS {queue}{picks} FROM {source}", tuple(
+        plan.numeric
     )
-    return sql, tuple(stored)
 
 
 _BAD_KEYS = "{time} IS NULL OR {queue} IS NULL OR starts_with({queue}, '''')"
@@ -310,13 +264,12 @@ _NOT_ASCII = " OR strlen({queue}) <> length({queue})"
 
 @dataclass(frozen=True)
 class _Target:
-    """Where one file's passes write: the import, its table name, the row-key table (or None), the file's codec."""
+    """Where one file's pass writes: the import, the file's first data line and codec, MONITOR_INTERVAL's parameter."""
 
     import_id: int
-    table: str
-    keys: str | None
     first_line: int
     encoding: str
+    interval_ms: float | None
 
 
 def _checks_sql(table: str, stored: tuple, has_queue: bool, latin: bool = False) -> str:
@@ -335,19 +288,19 @@ def _checks_sql(table: str, stored: tuple, has_queue: bool, latin: bool = False)
     )
 
 
-def _write(con, plan: Plan, kinds: dict, source: str, target: _Target, part) -> tuple:
-    """Pass 2: the wide cell table, read straight from the file; :class:`NotPlain` when a value is not its column's.
+def _intervals(con, table: str, target: _Target) -> tuple[bool, str]:
+    """Derive MONITOR_INTERVAL (ms) into the wide table of a file without it: ``(any row has one, its source)``."""
+    line, time, queue = KEY_COLUMNS
+    keys = f"(SELECT {line} AS line, {time} AS monitor_time, {queue} AS queue FROM {table})"
+    sql, args, source = interval_ms_sql(con, keys, target.interval_ms)
+    n_set = add_column(
+        con, target.import_id, "MONITOR_INTERVAL", f"SELECT line, interval_ms AS value FROM ({sql})", args
+    )
+    return n_set > 0, source
 
-    The row keys (when the caller wants them) and the checks are read from the written table,
-    not from the file again.
 
-    Returns
-    -------
-    (n_rows, first MONITOR_TIME, last MONITOR_TIME)
-    """
-    cells, stored = _cells_sql(plan, kinds, source, target.first_line)
-    with _Poll(con, part(1, "reading")):
-        table = create_cells_table(con, target.import_id, cells, [])
+def _check(con, plan: Plan, table: str, stored: tuple, target: _Target) -> Result:
+    """Check the written wide table in one scan, number its lines and derive MONITOR_INTERVAL; :class:`NotPlain` for a value to report."""
     n_rows, first, last, bad_keys, bad_cells, *counts = con.execute(
         _checks_sql(table, stored, plan.queue_index is not None, target.encoding == "latin-1")
     ).fetchall()[0]
@@ -355,23 +308,21 @@ def _write(con, plan: Plan, kinds: dict, source: str, target: _Target, part) -> 
         raise NotPlain(f"{bad_keys + bad_cells} value(s) to report")
     if not n_rows:  # the file has a first row (read_raw found it): DuckDB did not read it
         raise NotPlain("no row read")
-    register_cells_table(con, target.import_id, [c for c, n in zip(stored, counts) if n])
-    if target.keys:
-        line, time, queue = KEY_COLUMNS
-        _run(
-            con,
-            f"INSERT INTO {target.keys} SELECT {line}, {time}, {queue} FROM {table}",
-            [],
-            part(2, "row keys"),
-        )
-    return int(n_rows), first, last
+    number_lines(con, target.import_id, target.first_line)
+    present = [c for c, n in zip(stored, counts) if n]
+    interval_source = None
+    if "MONITOR_INTERVAL" not in plan.names:
+        has_interval, interval_source = _intervals(con, table, target)
+        present += ["MONITOR_INTERVAL"] if has_interval else []
+    register_cells_table(con, target.import_id, present)
+    return Result(int(n_rows), first, last, interval_source)
 
 
 def import_delimited(
     store,
     job,
     import_id: int,
-    keys_table: str | None,
+    interval_ms: float | None = None,
     report: Callable[[float, str], None] | None = None,
 ) -> Result:
     """Check and write one delimited file with DuckDB; :class:`NotPlain` when it needs the row-by-row reader.
@@ -382,11 +333,11 @@ def import_delimited(
     job
         The file's import (:class:`engine.monitor.importer._FileImport`: path, raw, table, names).
     import_id : int
-    keys_table : str or None
-        Temporary table (line, monitor_time, queue) to fill with a row per file row (a file
-        without MONITOR_INTERVAL), or None.
+    interval_ms : float, optional
+        The MONITOR_INTERVAL parameter for the first row of each queue of a file without the
+        column (:func:`engine.monitor.intervals.interval_ms_sql`).
     report : callable, optional
-        ``report(share, what)`` with the share of the file's passes done.
+        ``report(share, what)`` with the share of the file read.
 
     Raises
     ------
@@ -400,38 +351,28 @@ def import_delimited(
     plan = plan_of(job.names, job.table, raw.first[1])
     if raw.encoding not in ENCODINGS:
         raise NotPlain(f"encoding {raw.encoding}")
-    with readable_copy(job.path) as path:
-
-        def source(types=None) -> str:
-            header = raw.header is not None
-            return source_sql(
-                path, len(job.names), raw.delimiter, header, raw.encoding, types, plan.time_format
-            )
-
-        return _passes(store, job, import_id, keys_table, plan, source, report)
-
-
-def _passes(store, job, import_id: int, keys_table: str | None, plan: Plan, source, report) -> Result:
-    """The passes of :func:`import_delimited` over ``source(types)``; what is written is removed on any problem."""
-    shares = (0.1, 0.8, 0.1) if plan.other else (0.0, 0.9, 0.1)
-
-    def part(k: int, what: str):
-        if report is None:
-            return None
-        return lambda share: report(sum(shares[:k]) + shares[k] * share, what)
-
+    target = _Target(import_id, raw.first[0], raw.encoding, interval_ms)
+    part = None if report is None else (lambda share: report(share, "reading"))
     con = store.con
-    target = _Target(import_id, job.table.name, keys_table, job.raw.first[0], job.raw.encoding)
-    try:
-        kinds = _kinds(plan, con, source(), part(0, "checking columns"))
-        with store.transaction():
-            n_rows, first, last = _write(con, plan, kinds, source(_stored_types(plan, kinds)), target, part)
-    except Exception as e:
-        con.execute(f"DROP TABLE IF EXISTS {cells_table(import_id)}").fetchall()
-        con.execute("DELETE FROM monitor_cell_tables WHERE import_id = ?", [import_id]).fetchall()
-        if keys_table:
-            con.execute(f"DELETE FROM {keys_table}").fetchall()
-        if isinstance(e, NotPlain):
-            raise
-        raise NotPlain(str(e).splitlines()[0]) from None  # DuckDB's reader refused something
-    return Result(n_rows, kinds, first, last)
+    with readable_copy(job.path) as path:
+        source = source_sql(
+            path,
+            len(job.names),
+            raw.delimiter,
+            raw.header is not None,
+            raw.encoding,
+            plan.types(),
+            plan.time_format,
+        )
+        cells, stored = _cells_sql(plan, source)
+        try:
+            with _Poll(con, part):  # committed on its own: the table's rowids are then its rows' positions
+                table = create_cells_table(con, import_id, cells, [])
+            with store.transaction():
+                return _check(con, plan, table, stored, target)
+        except Exception as e:
+            con.execute(f"DROP TABLE IF EXISTS {cells_table(import_id)}").fetchall()
+            con.execute("DELETE FROM monitor_cell_tables WHERE import_id = ?", [import_id]).fetchall()
+            if isinstance(e, NotPlain):
+                raise
+            raise NotPlain(str(e).splitlines()[0]) from None  # DuckDB's reader refused something

@@ -150,12 +150,6 @@ class MonitorMixin(StoreBase):
         finally:
             self.con.unregister(name)
 
-    def drop_monitor_column(self, import_id: int, column: str) -> None:
-        """Remove the cells of ``column`` written so far for an import (a column found not to be numeric)."""
-        self.con.execute(
-            "DELETE FROM monitor_rows WHERE import_id = ? AND col = ?", [import_id, column]
-        ).fetchall()
-
     def finish_monitor_import(self, import_id: int, n_rows: int, numeric_columns: tuple) -> None:
         """Record the rows and stored columns of an import written with :meth:`append_monitor_cells`."""
         self.con.execute(

@@ -100,6 +100,9 @@ def test_import_monitor_command(db, env_with_fakes, tmp_path):
         "sample_runs/redpaper-baseline.json",
     )
     assert out.returncode == 0, out.stderr
-    assert "2 rows of IBMQREP_APPLYMON" in out.stdout and "text columns not imported: NOTE" in out.stdout
+    assert (
+        "2 rows of IBMQREP_APPLYMON" in out.stdout
+        and "columns qrtune does not read, not imported: NOTE" in out.stdout
+    )
     assert "2013-04-02 10:00:10 .. 2013-04-02 10:00:20;" in out.stdout  # to the second, as a DBA reads it
     assert "for project 'Redpaper baseline" in out.stdout

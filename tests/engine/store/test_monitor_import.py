@@ -68,11 +68,20 @@ def test_applymon_values_units_and_text_columns(tmp_path):
     f.write_text(to_csv_text("IBMQREP_APPLYMON", _applymon_rows()))
     pf = parse_file(f)
     assert pf.table is APPLYMON and pf.n_rows == 3
-    assert "OLDEST_COMMIT_LSN" not in pf.numeric_columns and "END2END_LATENCY" in pf.numeric_columns
+    assert pf.numeric_columns == (
+        "END2END_LATENCY",
+        "QLATENCY",
+        "APPLY_LATENCY",
+        "CAPTURE_LATENCY",
+        "TRANS_APPLIED",
+        "ROWS_APPLIED",
+        "MONITOR_INTERVAL",
+    )
+    assert pf.ignored_columns == ("QSTART_TIME", "CURRENT_MEMORY", "QDEPTH", "OLDEST_COMMIT_LSN")  # not read
     cells = {(int(line), c): v for line, c, v in zip(pf.line, pf.col, pf.value)}
     assert cells[(2, "END2END_LATENCY")] == 520 and cells[(4, "ROWS_APPLIED")] == 5002
-    assert cells[(3, "CURRENT_MEMORY")] == 2_097_152 and cells[(2, "MONITOR_INTERVAL")] == 10_000
-    assert cells[(2, "QSTART_TIME")] == (T0 - timedelta(hours=1) - datetime(1970, 1, 1)).total_seconds()
+    assert cells[(3, "APPLY_LATENCY")] == 201 and cells[(2, "MONITOR_INTERVAL")] == 10_000
+    assert not {c for _, c in cells} & set(pf.ignored_columns)
 
 
 def test_older_and_newer_releases_columns(tmp_path, db):
@@ -80,17 +89,18 @@ def test_older_and_newer_releases_columns(tmp_path, db):
         {k: v for k, v in r.items() if k not in ("MONITOR_INTERVAL", "CAPTURE_LATENCY", "QSTART_TIME")}
         for r in _applymon_rows()
     ]
-    new = [dict(r, MQ_BYTES=123456, FUTURE_COUNTER=7, FUTURE_NOTE="hello") for r in _applymon_rows()]
+    new = [dict(r, NUM_MQGETS=12, FUTURE_COUNTER=7, FUTURE_NOTE="hello") for r in _applymon_rows()]
     (tmp_path / "old_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", old))
     (tmp_path / "new_APPLYMON.csv").write_text(to_csv_text("IBMQREP_APPLYMON", new))
     pf_new = parse_file(tmp_path / "new_APPLYMON.csv")
-    assert "FUTURE_COUNTER" in pf_new.numeric_columns and pf_new.ignored_columns == ("FUTURE_NOTE",)
+    assert "NUM_MQGETS" in pf_new.numeric_columns and "FUTURE_COUNTER" not in pf_new.numeric_columns
+    assert pf_new.ignored_columns[-2:] == ("FUTURE_COUNTER", "FUTURE_NOTE")  # a newer release's: not read
     with Store.open(db) as s:
         import_files(s, [tmp_path / "old_APPLYMON.csv", tmp_path / "new_APPLYMON.csv"], "proj")
         wide = load_monitor_rows(s, "proj")["IBMQREP_APPLYMON"]
     # the same three intervals exported by two releases: one row each, the newer release's columns joined
     assert len(wide["monitor_time"]) == 3
-    assert list(wide["MQ_BYTES"]) == [123456] * 3 and list(wide["FUTURE_COUNTER"]) == [7] * 3
+    assert list(wide["NUM_MQGETS"]) == [12] * 3 and "FUTURE_COUNTER" not in wide
     assert not np.isnan(wide["CAPTURE_LATENCY"]).any()
     with Store.open(db, read_only=True) as s:  # both files are kept whole
         assert [m.n_rows for m in s.list_monitor_imports("proj")] == [3, 3]
@@ -103,19 +113,18 @@ def test_capqmon_and_capmon_semicolon_quoted(tmp_path, db):
     )
     (tmp_path / "c.csv").write_text(
         "ASN.IBMQREP_CAPMON.MONITOR_TIME,ASN.IBMQREP_CAPMON.CURRENT_MEMORY,ASN.IBMQREP_CAPMON.ROWS_PROCESSED,"
-        "ASN.IBMQREP_CAPMON.TRANS_SPILLED\n2013-04-02 10:00:10,52428800,50000,0\n"
+        "ASN.IBMQREP_CAPMON.MQCMIT_TIME,ASN.IBMQREP_CAPMON.NUM_MQCMITS\n2013-04-02 10:00:10,52428800,50000,41,2\n"
     )
     with Store.open(db) as s:
         import_files(s, [tmp_path / "q.csv", tmp_path / "c.csv"])
         wide = load_monitor_rows(s)
     q = wide["IBMQREP_CAPQMON"]
     assert (
-        q["queue"][0] == "QA.TO.QB.SENDQ"
-        and q["ROWS_PUBLISHED"][0] == 50000
-        and q["TRANS_PUBLISHED"][0] == 10000
+        q["queue"][0] == "QA.TO.QB.SENDQ" and q["ROWS_PUBLISHED"][0] == 50000 and q["MQ_BYTES"][0] == 1800000
     )
-    assert "CURRENT_SEQ" not in q
-    assert wide["IBMQREP_CAPMON"]["CURRENT_MEMORY"][0] == 52428800
+    assert "CURRENT_SEQ" not in q and "TRANS_PUBLISHED" not in q  # not read
+    c = wide["IBMQREP_CAPMON"]
+    assert (c["MQCMIT_TIME"][0], c["NUM_MQCMITS"][0]) == (41, 2) and "CURRENT_MEMORY" not in c
 
 
 def test_malformed_rows_name_file_and_line_and_import_nothing(tmp_path, db):
@@ -170,4 +179,20 @@ def test_an_overlapping_export_imported_again_is_not_doubled(tmp_path, db):
     assert [(m.project_name, m.n_rows) for m in imports] == [("p", 4), ("p", 5), ("other project", 5)]
     times = wide["monitor_time"].astype("datetime64[s]").astype(datetime).tolist()
     assert times == [T0 + timedelta(seconds=10 * i) for i in range(7)]  # each interval once, in time order
-    assert list(wide["QDEPTH"]) == [40, 41, 42, 43, 44, 45, 46] and len(other["monitor_time"]) == 5
+    assert (
+        list(wide["APPLY_LATENCY"]) == [200, 201, 202, 203, 204, 205, 206] and len(other["monitor_time"]) == 5
+    )
+
+
+def test_the_stored_columns_are_numeric_columns_of_their_table_and_documented():
+    from pathlib import Path
+
+    from engine.monitor.catalogue import STORED
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "monitor-export.md").read_text(encoding="utf-8")
+    section = " ".join(doc.split("## What is imported", 1)[1].split("\n## ", 1)[0].split())
+    for table, columns in STORED.items():
+        spec = {t.name: t for t in (APPLYMON, CAPQMON, CAPMON)}[table]
+        assert set(columns) <= set(spec.numeric), table  # the readers convert them to numbers
+        assert "MONITOR_INTERVAL" in columns
+        assert all(c in section for c in columns if c != "MONITOR_INTERVAL"), table

@@ -14,6 +14,7 @@ import io
 
 import pytest
 
+from engine.monitor.catalogue import stored_columns
 from engine.monitor.importer import import_files, read_file
 from engine.monitor.layouts import (
     APPLYMON,
@@ -34,11 +35,8 @@ LAYOUTS = [  # z/OS's where its column order is its own
     for lay in LAYOUTS
     if lay.platform == "luw" or lay.names not in {luw.names for luw in table_layouts(lay.table, "luw")}
 ]
-ROWS_COLUMN = {
-    "IBMQREP_APPLYMON": "ROWS_APPLIED",
-    "IBMQREP_CAPQMON": "ROWS_PUBLISHED",
-    "IBMQREP_CAPMON": "ROWS_PROCESSED",
-}
+ROWS_COLUMN = {"IBMQREP_APPLYMON": "ROWS_APPLIED", "IBMQREP_CAPQMON": "ROWS_PUBLISHED"}
+"""The stored column of each table that counts rows (IBMQREP_CAPMON's ROWS_PROCESSED is not read)."""
 
 
 def _csv_text(columns, rows) -> str:
@@ -83,11 +81,15 @@ def test_every_layout_in_every_format_imports_every_row(tmp_path, store, layout,
     assert found is table and names == layout.names, (found.name, layout.label)
     [(import_id, done)] = import_files(store, [f], f"p-{layout.table}-{layout.label}-{fmt}")
     assert done.n_rows == len(rows) and done.table is table
-    stored = _cells(store, import_id, "value", "col = ?", [ROWS_COLUMN[table.name]])
-    assert len(stored) == len(rows) and {v for (v,) in stored} == {690_000.0}
-    if "ROWS_PROCESSED" in names and "Q_PERCENT_FULL" in names:  # the z/OS order is read as z/OS's
-        percent = _cells(store, import_id, "max(value)", "col = 'Q_PERCENT_FULL'")[0][0]
-        assert percent <= 100
+    assert done.numeric_columns == (*stored_columns(table.name, names), "MONITOR_INTERVAL")
+    intervals = _cells(store, import_id, "value", "col = 'MONITOR_INTERVAL'")
+    assert len(intervals) == len(rows) and {v for (v,) in intervals} == {30_000.0}  # every row, 30 s apart
+    if table.name in ROWS_COLUMN:
+        stored = _cells(store, import_id, "value", "col = ?", [ROWS_COLUMN[table.name]])
+        assert len(stored) == len(rows) and {v for (v,) in stored} == {690_000.0}
+    for timing in {"MQGET_TIME", "NUM_MQCMITS", "MQPUT_TIME"} & set(names):  # 10.2.1+: in its own field
+        values = _cells(store, import_id, "value", "col = ?", [timing])
+        assert sorted({v for (v,) in values}) == [7.0, 8.0, 9.0], timing
 
 
 def test_releases_and_their_column_counts_are_those_of_the_migration_scripts():
@@ -155,7 +157,7 @@ def test_bit_data_of_ten_and_sixteen_bytes_in_one_column(tmp_path, store):
     f.write_bytes(del_bytes(rows))
     [(_, done)] = import_files(store, [f], "bit-data")
     assert done.n_rows == len(rows) and "CURRENT_SEQ" not in done.numeric_columns
-    assert "ROWS_PROCESSED" in done.numeric_columns
+    assert "CURRENT_SEQ" in done.ignored_columns and "MONITOR_INTERVAL" in done.numeric_columns
 
 
 @pytest.mark.parametrize("line_end", [b"\n", b"\r\n"])
@@ -237,3 +239,67 @@ def test_a_latin1_queue_name_that_is_not_ascii_is_decoded_as_latin1(tmp_path, st
     assert done.n_rows == len(rows)
     queues = {q for (q,) in _cells(store, import_id, "DISTINCT queue", "TRUE")}
     assert queues == {"ASN.QÃ©.RECVQ"}
+
+
+def _applymon_del(tmp_path, name: str, rows) -> object:
+    f = tmp_path / name
+    f.write_bytes(del_bytes(rows, bit="hex"))
+    return f
+
+
+def test_columns_qrtune_does_not_read_may_hold_anything_and_duckdb_still_reads_the_file(
+    tmp_path, store, monkeypatch
+):
+    import engine.monitor.importer as importer
+
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=4)
+    odd = {"QDEPTH": "n/a", "QSTART_TIME": "yesterday", "CURRENT_MEMORY": "1e999", "Q_PERCENT_FULL": "nan"}
+    for row in rows:
+        for col, text in odd.items():
+            row[names.index(col)] = text
+    f = _applymon_del(tmp_path, "odd.del", rows)
+    fell_back = []
+    monkeypatch.setattr(importer, "_stream_rows", lambda *a, **k: fell_back.append(1))
+    [(import_id, done)] = import_files(store, [f], "odd unread columns")
+    assert not fell_back and done.n_rows == len(rows)
+    assert set(odd) <= set(done.ignored_columns) and not set(odd) & set(done.numeric_columns)
+    assert {v for (v,) in _cells(store, import_id, "value", "col = 'ROWS_APPLIED'")} == {690_000.0}
+
+
+def test_a_bad_value_in_a_column_qrtune_reads_names_file_line_column_and_value(tmp_path, store):
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=4)
+    rows[4][names.index("MQGET_TIME")] = "12,5"  # line 5; a comma inside quotes: one field
+    f = _applymon_del(tmp_path, "bad.del", rows)
+    with pytest.raises(MonitorImportError) as e:
+        import_files(store, [f], "bad used column")
+    assert f"{f}:5: MQGET_TIME '12,5' is not a number (expected a finite number or NULL)" in str(e.value)
+    assert not [m for m in store.list_monitor_imports() if m.project_name == "bad used column"]
+
+
+@pytest.mark.parametrize("parameter", [None, '"QM1",10080,10080,30000\n'])
+def test_duckdb_and_the_row_by_row_reader_store_the_same_cells(tmp_path, store, monkeypatch, parameter):
+    """Lines, times, queues, values and the derived MONITOR_INTERVAL (first rows from the parameter) alike."""
+    import engine.monitor.importer as importer
+    from engine.monitor.sqlimport import NotPlain
+
+    names = [c.name for c in columns_at("IBMQREP_APPLYMON", "11.5 FP")]
+    rows = _rows(APPLYMON, names, n=5)
+    for k, row in enumerate(rows):
+        row[names.index("END2END_LATENCY")] = 500.25 + k
+        row[names.index("DBMS_TIME")] = None if k % 3 else 41
+    files = [_applymon_del(tmp_path, "same_APPLYMON.del", rows)]
+    if parameter:
+        files.append(tmp_path / "same_APPLYPARMS.del")
+        files[-1].write_text(parameter)
+    [(fast_id, fast)] = import_files(store, files, f"fast-{bool(parameter)}")
+
+    def refuse(*args, **kwargs):
+        raise NotPlain("the row-by-row reader, for the comparison")
+
+    monkeypatch.setattr(importer, "import_delimited", refuse)
+    [(slow_id, slow)] = import_files(store, files, f"slow-{bool(parameter)}")
+    assert (fast.numeric_columns, fast.interval_source) == (slow.numeric_columns, slow.interval_source)
+    assert _stored(store, fast_id) == _stored(store, slow_id)
+    assert len(_cells(store, fast_id, "value", "col = 'MONITOR_INTERVAL'")) == len(rows)

@@ -64,13 +64,13 @@ def test_small_batches_store_exactly_what_one_pass_stores(tmp_path):
     )  # 40 rows, MONITOR_INTERVAL derived
     one, wide_one, cells_one = _stored(tmp_path / "one.duckdb", 1000, [f])
     many, wide_many, cells_many = _stored(tmp_path / "many.duckdb", 3, [f])
-    assert cells_many == cells_one and len(cells_one) == 40 * 5  # 4 stored columns + MONITOR_INTERVAL
+    assert cells_many == cells_one and len(cells_one) == 40 * 4  # 3 stored columns + MONITOR_INTERVAL
     assert (
         (one.n_rows, one.numeric_columns)
         == (many.n_rows, many.numeric_columns)
         == (
             40,
-            ("QSTART_TIME", "END2END_LATENCY", "TRANS_APPLIED", "ROWS_APPLIED", "MONITOR_INTERVAL"),
+            ("END2END_LATENCY", "TRANS_APPLIED", "ROWS_APPLIED", "MONITOR_INTERVAL"),
         )
     )
     assert (many.first_monitor_time, many.last_monitor_time) == (
@@ -104,14 +104,15 @@ def test_problems_of_several_batches_are_all_listed_in_line_order(tmp_path):
     rows = _rows(12)
     rows[1]["MONITOR_TIME"] = "yesterday"
     rows[7]["END2END_LATENCY"] = "nan"
-    rows[10]["QSTART_TIME"] = "2024-13-01-00.00.00.000000"
+    rows[10]["TRANS_APPLIED"] = "1O0"
+    rows[11]["QSTART_TIME"] = "2024-13-01-00.00.00.000000"  # not read: not a problem
     f = _write(tmp_path / "bad_APPLYMON.csv", rows)
     with pytest.raises(MonitorImportError) as e:
         parse_file(f, chunk_rows=4)
     msg = str(e.value)
     assert msg.startswith("3 malformed row(s) in bad_APPLYMON.csv")
     assert msg.index(f"{f}:3: MONITOR_TIME 'yesterday'") < msg.index(f"{f}:9: END2END_LATENCY 'nan'")
-    assert f"{f}:12: QSTART_TIME '2024-13-01-00.00.00.000000' is not a timestamp" in msg
+    assert f"{f}:12: TRANS_APPLIED '1O0' is not a number" in msg and "QSTART_TIME" not in msg
 
 
 def test_an_unknown_column_text_in_a_later_batch_is_not_stored_at_all(tmp_path):
@@ -122,13 +123,12 @@ def test_an_unknown_column_text_in_a_later_batch_is_not_stored_at_all(tmp_path):
         assert not np.any(pf.col == "FUTURE_X"), chunk_rows
 
 
-def test_an_unknown_column_null_in_the_first_batch_is_decided_by_later_values(tmp_path):
+def test_an_unknown_numeric_column_is_not_stored_either(tmp_path):
     f = _write(
         tmp_path / "new_APPLYMON.csv", _rows(6, extra=lambda i: {"FUTURE_N": None if i < 3 else 7 * i})
     )
     pf = parse_file(f, chunk_rows=2)
-    assert "FUTURE_N" in pf.numeric_columns
-    assert sorted(pf.value[pf.col == "FUTURE_N"]) == [21.0, 28.0, 35.0]
+    assert "FUTURE_N" in pf.ignored_columns and not np.any(pf.col == "FUTURE_N")
 
 
 def test_progress_rises_to_the_end_of_every_file(tmp_path, db):
@@ -234,7 +234,7 @@ def test_an_import_killed_half_way_is_invisible_and_removed_by_the_next(tmp_path
             with store.transaction():
                 job.write(store, import_id, *job.check(raw_rows))
     with Store.open(db) as store:
-        assert store.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 10 * 5
+        assert store.con.execute("SELECT count(*) FROM monitor_rows").fetchall()[0][0] == 10 * 4
         assert store.list_monitor_imports() == [] and load_monitor_rows(store) == {}
         import_files(store, [f], "p")
         assert [m.n_rows for m in store.list_monitor_imports()] == [12]
