@@ -29,9 +29,9 @@ from app.charts import LineChart
 from app.panels.results import format_number
 from app.panels.tables import add_grid, message_label, panel_column, read_only_table
 from app.worker import TaskRunner
-from engine.calibrate.fit_timing import timing_label
 from engine.errors import QrtuneError
 from engine.metrics import label as metric_label
+from engine.monitor.timing import timing_label
 
 #: (metric, chart title, unit) overlaid measured against predicted.
 OVERLAID = (

@@ -58,11 +58,11 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
-from engine.calibrate.fit_timing import TIMING_COLUMNS, TIMING_METRICS, of_table
 from engine.errors import QrtuneError
 from engine.metrics import APPLYMON_LATENCIES
 from engine.monitor.catalogue import APPLYMON_READ, CAPMON_READ, CAPQMON_READ
 from engine.monitor.intervals import interval_lengths_sql
+from engine.monitor.timing import TIMING_COLUMNS, TIMING_METRICS, of_table
 from engine.perf import ENGINE_MODULES, predictor
 from engine.settings import SettingsReader
 from engine.store.errors import FitError
@@ -985,7 +985,7 @@ def fit_sample(
 
 
 def measures_timing(sample: IntervalSample) -> bool:
-    """Whether some interval of ``sample`` has a timing column (:data:`engine.calibrate.fit_timing.TIMING_COLUMNS`)."""
+    """Whether some interval of ``sample`` has a timing column (:data:`engine.monitor.timing.TIMING_COLUMNS`)."""
     return any(m in iv.measured for iv in (*sample.fit, *sample.held) for m in TIMING_METRICS)
 
 

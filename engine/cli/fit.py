@@ -16,13 +16,13 @@ import sys
 import textwrap
 
 from engine.calibrate.fit_limits import FIT_BUDGET_S, MAX_INTERVALS, MAX_PREDICTIONS
-from engine.calibrate.fit_timing import NOT_PREDICTED, timing_label
 from engine.cli import argtypes
 from engine.cli.options import project_command
 from engine.cli.runs import add_db_options, open_store
 from engine.io import jsonout
 from engine.metrics import label as metric_label
 from engine.metrics.catalog import format_number
+from engine.monitor.timing import NOT_PREDICTED, timing_label
 
 
 def register(sub) -> None:

@@ -1,7 +1,7 @@
 """The monitor-table columns qrtune reads, table by table: an import stores these and no others.
 
 The fit, the Monitor view (which shows the fit's intervals) and the comparison of the timing
-columns (:mod:`engine.calibrate.fit_timing`) read an interval from a few columns of each table:
+columns (:mod:`engine.monitor.timing`) read an interval from a few columns of each table:
 IBMQREP_APPLYMON's applied rows and transactions, its latencies (ms) and its 10.2.1+ timing
 columns; IBMQREP_CAPQMON's published rows, messages and bytes and its MQPUT time; IBMQREP_CAPMON's
 MQCMIT time. An import stores those (and MONITOR_INTERVAL, in ms) and leaves a file's other
@@ -11,8 +11,8 @@ and a value in it that is not a number does not stop an import.
 
 from __future__ import annotations
 
-from engine.calibrate.fit_timing import columns_of
-from engine.metrics import APPLYMON_LATENCIES
+from engine.metrics.catalog import APPLYMON_LATENCIES
+from engine.monitor.timing import columns_of
 
 APPLYMON_READ = (
     "MONITOR_INTERVAL",

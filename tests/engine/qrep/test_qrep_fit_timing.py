@@ -14,8 +14,8 @@ from qrep_test_helpers import BASELINE_PROJECT
 
 from engine import cli, projectfile
 from engine.calibrate.fit import engine_fit_model, synthesize_intervals
-from engine.calibrate.fit_timing import TIMING_METRICS, timing_label
 from engine.monitor.importer import import_files, write_exports
+from engine.monitor.timing import TIMING_METRICS, timing_label
 from engine.perf.qrep import TIMING_FIT_PARAMETERS, predict
 from engine.scenario import project_to_scenario
 from engine.store import Store
