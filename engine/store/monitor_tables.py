@@ -88,6 +88,9 @@ def drop_cells_tables(con, where: str, args: list) -> None:
     for import_id, name in rows:
         con.execute(f"DROP TABLE IF EXISTS {quoted(name)}").fetchall()
         con.execute("DELETE FROM monitor_cell_tables WHERE import_id = ?", [import_id]).fetchall()
+    # a table written but not yet listed when its process was killed (its id may be given out again)
+    for (import_id,) in con.execute(f"SELECT id FROM monitor_imports WHERE {where}", args).fetchall():
+        con.execute(f"DROP TABLE IF EXISTS {cells_table(import_id)}").fetchall()
     # a table left by a process killed before it was listed
     listed = {r[0] for r in con.execute("SELECT cells_table FROM monitor_cell_tables").fetchall()}
     known = {r[0] for r in con.execute("SELECT id FROM monitor_imports").fetchall()}
