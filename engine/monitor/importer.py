@@ -51,7 +51,7 @@ from engine.io.csvcell import text_cell
 from engine.monitor.catalogue import stored_columns, unread_columns
 from engine.monitor.cells import CheckedRows, batch_cells, check_rows
 from engine.monitor.formats import RawTable, column_name, read_raw
-from engine.monitor.intervals import interval_ms_sql
+from engine.monitor.intervals import write_intervals
 from engine.monitor.layouts import (
     APPLYMON,
     CAPMON,
@@ -263,17 +263,6 @@ def _raise_errors(path: str, errors: list, max_errors: int, hint: str) -> None:
     )
 
 
-def _write_intervals(store, import_id: int, table_name: str, interval_ms: float | None) -> str:
-    """Store MONITOR_INTERVAL (ms) per row of a file read row by row that lacks it; returns its source."""
-    sql, args, source = interval_ms_sql(store.con, _ROW_KEYS, interval_ms)
-    store.con.execute(
-        "INSERT INTO monitor_rows SELECT ?, ?, line, monitor_time, queue, 'MONITOR_INTERVAL', interval_ms "
-        f"FROM ({sql})",
-        [import_id, table_name, *args],
-    ).fetchall()
-    return source
-
-
 @dataclass
 class _Batch:
     """One batch of checked rows as columns: line, MONITOR_TIME, queue code and the queues' names."""
@@ -442,7 +431,7 @@ def _stream_rows(
         if not job.n_rows:
             return "MONITOR_TIME spacing"
         with store.transaction():
-            return _write_intervals(store, import_id, job.table.name, interval_ms)
+            return write_intervals(store.con, import_id, job.table.name, _ROW_KEYS, interval_ms)
     finally:
         if job.needs_intervals:
             store.con.execute(f"DROP TABLE IF EXISTS {_ROW_KEYS}").fetchall()

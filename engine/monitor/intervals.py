@@ -46,23 +46,23 @@ def parameter_interval_s(value: float, median_s: float | None) -> float:
     return min((value / 1000.0, value), key=lambda s: abs(math.log(s / median_s)) if s > 0 else math.inf)
 
 
-def interval_ms_sql(con, keys: str, interval_ms: float | None) -> tuple[str, list, str]:
-    """SQL of each row's MONITOR_INTERVAL (ms) from the row keys ``keys``, its parameters, and where it comes from.
+def write_intervals(con, import_id: int, table_name: str, keys: str, interval_ms: float | None) -> str:
+    """Store each row's MONITOR_INTERVAL (ms) from the row keys ``keys`` in ``monitor_rows``; where it came from.
+
+    The cells are written in long form (one row each), which DuckDB writes within its memory
+    limit whatever the number of rows (an UPDATE of a wide table holds every changed row).
 
     Parameters
     ----------
     con : duckdb.DuckDBPyConnection
+    import_id : int
+    table_name : str
+        The monitor table (``IBMQREP_APPLYMON`` ...).
     keys : str
         A relation with columns ``line``, ``monitor_time`` and ``queue``, one row per file row.
     interval_ms : float or None
         The MONITOR_INTERVAL parameter (ms, or s before Version 9.7) for the first row of each
         queue; None: the queue's median spacing.
-
-    Returns
-    -------
-    (sql, args, source)
-        ``sql`` gives columns ``line``, ``monitor_time``, ``queue`` and ``interval_ms`` for the rows
-        that have an interval; ``source`` says where MONITOR_INTERVAL came from.
     """
     first_s = None
     if interval_ms:
@@ -71,12 +71,12 @@ def interval_ms_sql(con, keys: str, interval_ms: float | None) -> tuple[str, lis
         ).fetchall()[0][0]
         first_s = parameter_interval_s(interval_ms, median_s)
     lengths = interval_lengths_sql(keys, "monitor_time, line", "CAST(? AS DOUBLE)")
-    sql = (
-        "SELECT line, monitor_time, queue, length_s * 1000.0 AS interval_ms "
-        f"FROM ({lengths}) WHERE length_s IS NOT NULL"
-    )
-    source = "MONITOR_TIME spacing" + (" and the parameter table (first interval)" if first_s else "")
-    return sql, [first_s], source
+    con.execute(
+        "INSERT INTO monitor_rows SELECT ?, ?, line, monitor_time, queue, 'MONITOR_INTERVAL', length_s * 1000.0 "
+        f"FROM ({lengths}) WHERE length_s IS NOT NULL",
+        [int(import_id), table_name, first_s],
+    ).fetchall()
+    return "MONITOR_TIME spacing" + (" and the parameter table (first interval)" if first_s else "")
 
 
-__all__ = ["interval_lengths_sql", "interval_ms_sql", "parameter_interval_s"]
+__all__ = ["interval_lengths_sql", "parameter_interval_s", "write_intervals"]

@@ -32,11 +32,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engine.monitor.catalogue import stored_columns
-from engine.monitor.intervals import interval_ms_sql
+from engine.monitor.intervals import write_intervals
 from engine.monitor.values import NULLS
 from engine.store.monitor_tables import (
     KEY_COLUMNS,
-    add_column,
     cells_table,
     create_cells_table,
     number_lines,
@@ -264,9 +263,10 @@ _NOT_ASCII = " OR strlen({queue}) <> length({queue})"
 
 @dataclass(frozen=True)
 class _Target:
-    """Where one file's pass writes: the import, the file's first data line and codec, MONITOR_INTERVAL's parameter."""
+    """Where one file's pass writes: the import and its table, the file's first data line and codec, MONITOR_INTERVAL's parameter."""
 
     import_id: int
+    table: str
     first_line: int
     encoding: str
     interval_ms: float | None
@@ -288,17 +288,6 @@ def _checks_sql(table: str, stored: tuple, has_queue: bool, latin: bool = False)
     )
 
 
-def _intervals(con, table: str, target: _Target) -> tuple[bool, str]:
-    """Derive MONITOR_INTERVAL (ms) into the wide table of a file without it: ``(any row has one, its source)``."""
-    line, time, queue = KEY_COLUMNS
-    keys = f"(SELECT {line} AS line, {time} AS monitor_time, {queue} AS queue FROM {table})"
-    sql, args, source = interval_ms_sql(con, keys, target.interval_ms)
-    n_set = add_column(
-        con, target.import_id, "MONITOR_INTERVAL", f"SELECT line, interval_ms AS value FROM ({sql})", args
-    )
-    return n_set > 0, source
-
-
 def _check(con, plan: Plan, table: str, stored: tuple, target: _Target) -> Result:
     """Check the written wide table in one scan, number its lines and derive MONITOR_INTERVAL; :class:`NotPlain` for a value to report."""
     n_rows, first, last, bad_keys, bad_cells, *counts = con.execute(
@@ -309,12 +298,12 @@ def _check(con, plan: Plan, table: str, stored: tuple, target: _Target) -> Resul
     if not n_rows:  # the file has a first row (read_raw found it): DuckDB did not read it
         raise NotPlain("no row read")
     number_lines(con, target.import_id, target.first_line)
-    present = [c for c, n in zip(stored, counts) if n]
+    register_cells_table(con, target.import_id, [c for c, n in zip(stored, counts) if n])
     interval_source = None
-    if "MONITOR_INTERVAL" not in plan.names:
-        has_interval, interval_source = _intervals(con, table, target)
-        present += ["MONITOR_INTERVAL"] if has_interval else []
-    register_cells_table(con, target.import_id, present)
+    if "MONITOR_INTERVAL" not in plan.names:  # read the row keys from the written table
+        line, time, queue = KEY_COLUMNS
+        keys = f"(SELECT {line} AS line, {time} AS monitor_time, {queue} AS queue FROM {table})"
+        interval_source = write_intervals(con, target.import_id, target.table, keys, target.interval_ms)
     return Result(int(n_rows), first, last, interval_source)
 
 
@@ -335,7 +324,7 @@ def import_delimited(
     import_id : int
     interval_ms : float, optional
         The MONITOR_INTERVAL parameter for the first row of each queue of a file without the
-        column (:func:`engine.monitor.intervals.interval_ms_sql`).
+        column (:func:`engine.monitor.intervals.write_intervals`).
     report : callable, optional
         ``report(share, what)`` with the share of the file read.
 
@@ -351,7 +340,7 @@ def import_delimited(
     plan = plan_of(job.names, job.table, raw.first[1])
     if raw.encoding not in ENCODINGS:
         raise NotPlain(f"encoding {raw.encoding}")
-    target = _Target(import_id, raw.first[0], raw.encoding, interval_ms)
+    target = _Target(import_id, job.table.name, raw.first[0], raw.encoding, interval_ms)
     part = None if report is None else (lambda share: report(share, "reading"))
     con = store.con
     with readable_copy(job.path) as path:

@@ -3,8 +3,8 @@
 An import read by DuckDB's CSV reader (:mod:`engine.monitor.sqlimport`) is written with one
 ``CREATE TABLE monitor_cells_<import id> AS SELECT ... FROM read_csv(...)``: columns
 :data:`KEY_COLUMNS` (the file's line, MONITOR_TIME and queue) and one DOUBLE per stored column,
-named as IBM names it (NULL where the file has no value); the line (:func:`number_lines`) and a
-derived MONITOR_INTERVAL (:func:`add_column`) are set afterwards. ``monitor_cell_tables`` (schema
+named as IBM names it (NULL where the file has no value); the line is numbered afterwards
+(:func:`number_lines`). ``monitor_cell_tables`` (schema
 version 5) lists these tables with the columns that hold a value. Imports of older stores, and
 those written by the row-by-row reader, keep their cells in ``monitor_rows`` (one row per
 cell); :func:`sources_sql` reads both forms as one relation.
@@ -53,21 +53,6 @@ def number_lines(con, import_id: int, first_line: int) -> None:
     name = cells_table(import_id)
     con.execute(f"ALTER TABLE {name} ADD COLUMN {line} INTEGER").fetchall()
     con.execute(f"UPDATE {name} SET {line} = CAST(rowid + ? AS INTEGER)", [int(first_line)]).fetchall()
-
-
-def add_column(con, import_id: int, column: str, values_sql: str, args: list) -> int:
-    """Add DOUBLE ``column`` to the wide table of ``import_id`` with the values ``values_sql`` gives; rows set.
-
-    ``values_sql`` has columns ``line`` and ``value``, at most one row per line; other rows are NULL.
-    """
-    name = cells_table(import_id)
-    line = KEY_COLUMNS[0]
-    con.execute(f"ALTER TABLE {name} ADD COLUMN {quoted(column)} DOUBLE").fetchall()
-    rows = con.execute(
-        f"UPDATE {name} SET {quoted(column)} = v.value FROM ({values_sql}) v WHERE {name}.{line} = v.line",
-        args,
-    ).fetchall()
-    return int(rows[0][0]) if rows else 0
 
 
 def register_cells_table(con, import_id: int, columns) -> None:
@@ -160,7 +145,6 @@ def import_cells_sql(con, import_id: int) -> tuple[str, list]:
 __all__ = [
     "KEY_COLUMNS",
     "ROW_KEY",
-    "add_column",
     "cells_table",
     "create_cells_table",
     "drop_cells_tables",
