@@ -95,9 +95,11 @@ and sleeps SLEEP_INTERVAL each time it reaches the end of the log (:mod:`engine.
 a multiple-vacation queue, so a commit waits half a sleep plus the reader's queueing, and the
 cycle is the sleep plus the pass) and commits at the end of each pass, after
 ``maxtrans_per_commit`` transactions and at COMMIT_INTERVAL boundaries (the MQCMIT itself takes
-no time); the burst a channel batch delivers waits for the single browser on the receive queue
-(QLATENCY), where the steady-state engine charges it to the agents; a dependent transaction depends on the
-one just before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive
+no time); the browser's MQGET takes no time (its work on a message, parsing, dependency analysis
+and a read back from the page set, follows the MQGET, in memory), so the burst a channel batch
+delivers waits in Q Apply's memory (APPLY_LATENCY) as far as MEMORY_LIMIT holds it, as in the
+steady-state engine, but the bursts come one channel batch apart where the steady-state engine
+takes them as Poisson arrivals; a dependent transaction depends on the one just before it (not on a particular in-flight one) and COMMIT_COUNT groups consecutive
 messages (an agent does not commit early when the work queue runs dry); BATCHINT, MQ buffer
 pool synchronous writes slowing the putter and resync competing with the application for CPU
 are not modelled; the MQ buffer-pool mover (``mq-mover``) and Db2 V8 storage kinds are not

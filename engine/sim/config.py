@@ -109,7 +109,7 @@ class PipelineConfig:
         (``inf`` when unknown).
     recvq_buffer_msgs, recvq_pageset_s_per_msg : float
         Messages the receive queue's buffer pool holds, and the extra time (s) the Q Apply
-        browser waits to read a message that did not fit back from the page set.
+        browser spends reading a message that did not fit back from the page set.
     capture_monitor_s, apply_monitor_s : float
         MONITOR_INTERVAL of Q Capture and Q Apply, s.
     predicted_rows_per_s : float or None

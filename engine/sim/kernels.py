@@ -9,11 +9,13 @@ Single server, first come first served
     the loop but for rounding). Waits are ``D - S - A``.
 
 Multi-server with memory back-pressure (:func:`multi_server_memory`)
-    ``c`` servers take customers in arrival order (Kiefer-Wolfowitz); a customer may only
-    enter (be read into memory) when the bytes held by customers entered but not yet
-    departed plus its own fit in ``mem_limit``; one bigger than ``mem_limit`` waits until
-    memory is empty and holds it alone (the customers in memory are kept per server, whose
-    departures only grow, so the next departure is the earliest of ``c`` ring heads). A
+    ``c`` servers take customers in arrival order (Kiefer-Wolfowitz); a customer enters memory
+    (is read off the queue) as soon as it has arrived and the bytes held by customers entered
+    but not yet departed plus its own fit in ``mem_limit``; one bigger than ``mem_limit`` waits
+    until memory is empty and holds it alone (the customers in memory are kept per server, whose
+    departures only grow, so the next departure is the earliest of ``c`` ring heads). A single
+    reader then works on the customers in memory one after another (Q Apply's browser parsing
+    and analysing the messages it got) before a server may take them. A
     *dependent* customer starts no earlier than the
     departure of the one before it (Q Apply's dependency analysis: a transaction waits for the
     one it depends on to commit) without holding up the ones behind it: it takes the server
@@ -124,6 +126,8 @@ def _multi_server_memory_py(
     read,
     dependent,
     last_dep,
+    parsed,
+    last_parsed,
 ):
     """Plain-Python body of :func:`multi_server_memory` (numba compiles the same source).
 
@@ -143,12 +147,13 @@ def _multi_server_memory_py(
         t0 = arr[i]
         t0 = max(t0, last_entry)
         g = n_tail + i
+        work_in = read[i]  # the reader's own work on it, once it holds it
         if queue_cap < math.inf:
             # messages ahead still on the queue: arrived earlier, not yet entered
             while p < g and ent_buf[p] < arr[i]:
                 p += 1
             if cum_buf[g] - cum_buf[p] >= queue_cap:
-                t0 += extra[i]
+                work_in += extra[i]
                 slow[i] = True
         want = t0
         # ``mem_used`` counts customers not yet taken out of the rings, some of which may have
@@ -170,13 +175,14 @@ def _multi_server_memory_py(
             if ring_head[j] == ring_t.shape[1]:
                 ring_head[j] = 0
             ring_n[j] -= 1
-        t0 += read[i]  # the browser reads and parses the message
-        entry[i] = t0
+        entry[i] = t0  # off the queue into memory (the browser's MQGET)
         if queue_cap < math.inf:
             ent_buf[g] = t0
-        block_from[i] = want + read[i]  # when it would have been read with memory to spare
+        block_from[i] = want  # when it would have entered with memory to spare
         last_entry = t0
-        ready = t0
+        ready = max(t0, last_parsed) + work_in  # the reader's work, one customer after another
+        parsed[i] = ready
+        last_parsed = ready
         waits = dependent[i] and last_dep > ready
         if waits:
             ready = last_dep  # waits for the one before it to commit
@@ -200,7 +206,7 @@ def _multi_server_memory_py(
             ring_s[k, pos] = size[i]
             ring_n[k] += 1
             mem_used += size[i]
-    return mem_used, last_entry, p, last_dep, ring_t, ring_s
+    return mem_used, last_entry, p, last_dep, last_parsed, ring_t, ring_s
 
 
 def _agent_for(free, c, ready, waited):
@@ -578,6 +584,8 @@ class MultiServerState:
         (their entry times).
     last_dep : float
         Departure of the last customer (for a dependent one after it).
+    last_parsed : float
+        When the single reader finished its work on the last customer.
     """
 
     def __init__(self, servers: int):
@@ -590,6 +598,7 @@ class MultiServerState:
         self.ring_n = np.zeros(servers, dtype=np.int64)
         self.mem_used = 0.0
         self.last_entry = 0.0
+        self.last_parsed = 0.0
         self.last_dep = -np.inf
         self.queue = QueueBuffer()
 
@@ -629,11 +638,14 @@ def multi_server_memory(
         Run the plain-Python body even when numba is installed (the reference).
     count, extra, queue_cap : array, array, float
         A customer arriving when the customers still waiting to enter ahead of it number
-        (weighted by ``count``, e.g. MQ messages) ``queue_cap`` or more is slowed: its entry takes
-        ``extra`` s longer (a message read back from the page set). Default: never.
+        (weighted by ``count``, e.g. MQ messages) ``queue_cap`` or more is slowed: the reader
+        spends ``extra`` s more on it (a message read back from the page set). Default: never.
     read : array of float, optional
-        Time the single reader in front of the servers (Q Apply's browser) spends on each
-        customer once it fits in memory, s; customers enter one after another. Default 0.
+        Time the single reader between memory and the servers (Q Apply's browser) spends on
+        each customer once it is in memory, s: customers enter memory as soon as they arrive
+        and fit (the browser's MQGET, its look-ahead within MEMORY_LIMIT), the reader works on
+        them one after another, and a customer is ready for a server when the reader is done
+        with it. Default 0.
     dependent : array of bool, optional
         Customers that start no earlier than the departure of the customer before them, on
         the server that became free last by then (else the first to become free); the ones
@@ -641,10 +653,10 @@ def multi_server_memory(
 
     Returns
     -------
-    entry, start, dep, block_from, slow : numpy.ndarray
+    entry, start, dep, block_from, slow, parsed : numpy.ndarray
         Time each customer entered memory, started service and departed; the time it would
-        have entered (been read) had memory not been full (``entry - block_from`` is time blocked); and
-        whether it was slowed by the queue-depth rule.
+        have entered had memory not been full (``entry - block_from`` is time blocked);
+        whether it was slowed by the queue-depth rule; and when the reader was done with it.
     """
     arr = np.ascontiguousarray(arr, dtype=float)
     work = np.ascontiguousarray(work, dtype=float)
@@ -660,8 +672,9 @@ def multi_server_memory(
     queued = queue_cap < math.inf and n > 0
     first = q.extend(np.ones(n) if count is None else count) if queued else q.used
     slow = np.zeros(n, dtype=np.bool_)
+    parsed = np.empty(n)
     fn = _multi_server_memory_py if python else _kernel()
-    mem_used, last_entry, head, last_dep, state.ring_t, state.ring_s = fn(
+    mem_used, last_entry, head, last_dep, last_parsed, state.ring_t, state.ring_s = fn(
         arr,
         work,
         size,
@@ -688,13 +701,16 @@ def multi_server_memory(
         read,
         dependent,
         float(state.last_dep),
+        parsed,
+        float(state.last_parsed),
     )
     if queued:
         q.head = int(head)
     state.mem_used = mem_used
     state.last_entry = last_entry
     state.last_dep = last_dep
-    return entry, start, dep, block, slow
+    state.last_parsed = last_parsed
+    return entry, start, dep, block, slow, parsed
 
 
 def erlang_c(servers: int, offered_erlangs: float) -> float:

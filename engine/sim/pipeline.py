@@ -34,13 +34,18 @@ transaction at a time; tests check both agree):
    reach the receive queue together ``channel_sync_s`` plus the network delay after its last
    message, and the channel starts the next batch after the confirmation comes back. At full
    batches this gives the steady-state channel capacity. Channel stops warp its time (events).
-5. **Receive queue and Q Apply**: messages arrive after the network delay; a message that
-   arrives when the messages ahead of it fill the receive queue's buffer pool is read back from
-   the page set, the browser waiting ``recvq_pageset_s_per_msg`` for it (the messages ahead are
-   those the browser has not read yet; those read but not yet deleted after their target commit
-   are not counted, so the depth, and how often a message is read back, is a lower bound); the
-   single browser reads one into memory when it fits in Q Apply's MEMORY_LIMIT (else waits:
-   MEM_FULL_TIME) and parses it in ``rows / browser capacity`` (QLATENCY ends here);
+5. **Receive queue and Q Apply**: messages arrive after the network delay; the single browser
+   gets each one into memory (its MQGET: QLATENCY ends here) as soon as it is on the receive
+   queue and fits in Q Apply's MEMORY_LIMIT with the messages held ahead of it (else it waits
+   for agents to commit: MEM_FULL_TIME), and then reads and parses the messages it got one
+   after another, ``rows / browser capacity`` each, before an agent may take them. A burst (one
+   channel batch) thus waits in Q Apply's memory as far as MEMORY_LIMIT holds it and on the
+   receive queue beyond, the rule of :func:`engine.perf.qrep.latency.burst_wait`. A message
+   that arrives when the messages ahead of it still on the queue fill the receive queue's
+   buffer pool is read back from the page set, the browser spending
+   ``recvq_pageset_s_per_msg`` more on it (the messages ahead are those the browser has not got
+   yet; those got but not yet deleted after their target commit are not counted, so the depth,
+   and how often a message is read back, is a lower bound);
    NUM_APPLY_AGENTS agents apply messages first come first served, each taking ``rows x agents
    / capacity`` on average (fewer servers when a shared resource caps them,
    :attr:`PipelineConfig.apply_servers`) times a random multiplier of mean 1 and squared
@@ -425,7 +430,7 @@ class QrepPipeline:
             work = work * service_multiplier(u, cfg.agent_service_cv2)
         read = rows / cfg.browser_rows_per_s if cfg.browser_rows_per_s else None
         dependent = v < cfg.dependent_share if cfg.dependent_share > 0 else None
-        entry, start, dep, block, slow = multi_server_memory(
+        entry, start, dep, block, slow, parsed = multi_server_memory(
             w.forward(recv),
             work,
             nbytes,
@@ -438,11 +443,12 @@ class QrepPipeline:
             read=read,
             dependent=dependent,
         )
-        get = w.inverse_right(entry) if read is None else w.inverse_left(entry)
+        get = w.inverse_right(entry)
         ap_start, ap_dep, block_from = w.inverse_right(start), w.inverse_left(dep), w.inverse_right(block)
         busy["apply"] = (ap_start, ap_dep)
         if read is not None:
-            busy["qapply_browser"] = (np.minimum(w.inverse_right(entry - read), get), get)
+            done = w.inverse_left(parsed)
+            busy["qapply_browser"] = (np.minimum(w.inverse_right(parsed - read), done), done)
         if k > 1:
             of = np.arange(n) // k
             blocked_from = block_from

@@ -204,18 +204,21 @@ class _ApplyLoop:
         self.in_memory: list[tuple[float, float]] = []  # heap of (departure, bytes)
         self.used_bytes = 0.0
         self.last_entry = 0.0
+        self.last_read = 0.0  # when the browser was done reading the target transaction before
         self.last_finish = -math.inf  # commit of the target transaction before this one
         self.waiting: deque = deque()  # (entry, messages) of earlier target transactions, entries in order
         self.behind = 0.0  # messages still on the receive queue when a target transaction arrives
 
-    def _enter(self, arrive_s: float, rows: float, msgs: float, nbytes: float) -> float:
-        """When the browser has read a target transaction into memory (rule 5), s."""
+    def _enter(self, arrive_s: float, rows: float, msgs: float, nbytes: float) -> tuple[float, float]:
+        """When the browser gets a target transaction into memory (its MQGET: as soon as it is on
+        the queue and fits in MEMORY_LIMIT) and when it is done reading it (rule 5), s."""
         cfg, w = self.cfg, self.warp
         t = w.next_running(max(arrive_s, self.last_entry))
         while self.waiting and self.waiting[0][0] < arrive_s:
             self.behind -= self.waiting.popleft()[1]
+        work_s = rows / cfg.browser_rows_per_s if cfg.browser_rows_per_s else 0.0
         if self.behind >= cfg.recvq_buffer_msgs:  # read back from the page set
-            t = w.advance(t, msgs * cfg.recvq_pageset_s_per_msg)
+            work_s += msgs * cfg.recvq_pageset_s_per_msg
         while self.in_memory and self.in_memory[0][0] <= t:
             self.used_bytes -= heapq.heappop(self.in_memory)[1]
         while self.in_memory and self.used_bytes + nbytes > cfg.apply_memory_bytes:
@@ -224,12 +227,12 @@ class _ApplyLoop:
             t = max(t, w.next_running(d))
         if not self.in_memory:
             self.used_bytes = 0.0
-        if cfg.browser_rows_per_s:  # the browser reads and parses the messages
-            t = w.advance(t, rows / cfg.browser_rows_per_s)
         self.last_entry = t
         self.waiting.append((t, msgs))
         self.behind += msgs
-        return t
+        # the browser reads, parses and analyses the messages it got, one after another
+        self.last_read = w.advance(max(t, self.last_read), work_s)
+        return t, self.last_read
 
     def _agent(self, ready_s: float, dependent: bool) -> tuple[int, float]:
         """The agent a target transaction ready at ``ready_s`` takes, and when it may start (rule 6)."""
@@ -251,8 +254,8 @@ class _ApplyLoop:
     def apply(self, arrive_s: float, rows: float, msgs: float, nbytes: float, u: float, dependent: bool):
         """One target transaction arriving at ``arrive_s``: returns (browser read, target commit), s."""
         cfg, w = self.cfg, self.warp
-        entry = self._enter(arrive_s, rows, msgs, nbytes)
-        k, ready = self._agent(entry, dependent)
+        entry, read = self._enter(arrive_s, rows, msgs, nbytes)
+        k, ready = self._agent(read, dependent)
         begin = w.next_running(max(ready, self.free[k]))
         service_s = rows * cfg.apply_servers / cfg.apply_rows_per_s * _multiplier(u, cfg.agent_service_cv2)
         finish = w.advance(begin, service_s)

@@ -32,7 +32,7 @@ def test_mmc_mean_wait_within_3pct_of_theory_over_a_million_customers(servers):
     mu, rho = 1.0, 0.75
     lam = rho * servers * mu
     arr = np.cumsum(rng.exponential(1 / lam, N))
-    _, start, _, _, _ = multi_server_memory(
+    _, start, _, _, _, _ = multi_server_memory(
         arr, rng.exponential(1 / mu, N), np.ones(N), MultiServerState(servers)
     )
     theory = mmc_mean_wait_s(lam, mu, servers)
@@ -86,13 +86,15 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
     size = rng.uniform(0.5, 3.0, n)
     size[100] = 10.0  # a monster: bigger than the memory
     dependent = rng.random(n) < 0.3  # these wait for the one before them to depart
+    read = rng.exponential(0.1, n)  # the reader's work on each once it is in memory
     outs = []
     for python in (False, True):
         st = MultiServerState(3)
         kw = {
             "extra": np.full(n, 0.05),
-            "queue_cap": 4.0,  # customers behind 4 waiting ones enter 0.05 s later
+            "queue_cap": 4.0,  # customers behind 4 waiting ones take the reader 0.05 s longer
             "dependent": dependent,
+            "read": read,
         }
         a = multi_server_memory(
             arr[:1000],
@@ -101,7 +103,7 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
             st,
             mem_limit,
             python=python,
-            **{k: (v[:1000] if k in ("extra", "dependent") else v) for k, v in kw.items()},
+            **{k: (v[:1000] if k in ("extra", "dependent", "read") else v) for k, v in kw.items()},
         )
         b = multi_server_memory(
             arr[1000:],
@@ -110,14 +112,15 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
             st,
             mem_limit,
             python=python,
-            **{k: (v[1000:] if k in ("extra", "dependent") else v) for k, v in kw.items()},
+            **{k: (v[1000:] if k in ("extra", "dependent", "read") else v) for k, v in kw.items()},
         )
         outs.append([np.concatenate((x, y)) for x, y in zip(a, b)])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
-    entry, _start, dep, _block, slow = outs[0]
+    entry, _start, dep, _block, slow, parsed = outs[0]
     assert (slow.any() and not slow.all()) if mem_limit < math.inf else not slow.any()
-    assert np.all(entry >= arr) and np.all(_start >= entry) and np.all(dep > _start)
+    assert np.all(entry >= arr) and np.all(parsed >= entry + read) and np.all(_start >= parsed)
+    assert np.all(dep > _start) and np.all(np.diff(parsed) >= read[1:] - 1e-12)
     whole = multi_server_memory(
         arr,
         work,
@@ -127,6 +130,7 @@ def test_compiled_multi_server_equals_its_plain_python_body(mem_limit):
         extra=np.full(n, 0.05),
         queue_cap=4.0,
         dependent=dependent,
+        read=read,
     )
     np.testing.assert_allclose(whole[2], dep, rtol=0, atol=1e-12)  # chunking carries the queue state
     assert np.all(
@@ -158,18 +162,18 @@ def test_without_dependent_customers_the_multi_server_is_plain_fcfs():
 def test_a_dependent_customer_waits_for_the_one_before_without_holding_up_the_next():
     # customer 1 depends on customer 0 (work 5), 2 and 3 do not
     arr, work, size, dependent = [0.0] * 4, [5.0, 1.0, 1.0, 1.0], [1.0] * 4, [False, True, False, False]
-    _, start, dep, _, _ = multi_server_memory(arr, work, size, MultiServerState(3), dependent=dependent)
+    _, start, dep, _, _, _ = multi_server_memory(arr, work, size, MultiServerState(3), dependent=dependent)
     # 1 takes the server free last by 5 (customer 0's), leaving the idle two to 2 and 3, which go first
     assert start.tolist() == [0.0, 5.0, 0.0, 0.0]
     assert dep.tolist() == [5.0, 6.0, 1.0, 1.0]
     # with two servers, 2 and 3 take turns on the other one while 1 waits
-    _, start, _, _, _ = multi_server_memory(arr, work, size, MultiServerState(2), dependent=dependent)
+    _, start, _, _, _, _ = multi_server_memory(arr, work, size, MultiServerState(2), dependent=dependent)
     assert start.tolist() == [0.0, 5.0, 0.0, 1.0]
 
 
 def test_memory_limit_blocks_entry_until_a_departure():
     st = MultiServerState(2)
-    entry, _start, dep, block, _ = multi_server_memory(
+    entry, _start, dep, block, _, _ = multi_server_memory(
         [0.0, 0.0, 0.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], st, 2.0
     )
     assert entry.tolist() == [0.0, 0.0, 1.0]  # the third waits for the first to leave memory
@@ -177,21 +181,41 @@ def test_memory_limit_blocks_entry_until_a_departure():
     assert dep.tolist() == [1.0, 2.0, 2.0]
 
 
-def _memory_limited_fcfs(arr, work, size, c, mem_limit):
+def test_a_burst_waits_in_memory_as_far_as_the_memory_limit_holds_it():
+    # one channel batch of 200 unit-size customers at once; a reader 0.1 s each, 4 servers of 1 s
+    # (pooled 0.25 s: the servers are the bottleneck); a memory of 20 customers, or none
+    n, c = 200, 4
+    arr, work, size, read = np.zeros(n), np.ones(n), np.ones(n), np.full(n, 0.1)
+    free = multi_server_memory(arr, work, size, MultiServerState(c), math.inf, read=read)
+    entry, _, dep, _, _, parsed = free
+    assert np.all(entry == 0.0)  # all got at once: nothing waits on the queue
+    np.testing.assert_allclose(parsed, 0.1 * np.arange(1, n + 1))  # the reader, one after another
+    held = multi_server_memory(arr, work, size, MultiServerState(c), 20.0, read=read)
+    # customer i enters when customer i - 20 departs: the wait moves onto the queue ...
+    np.testing.assert_allclose(held[0][20:], held[2][:-20], atol=1e-12)
+    assert held[0].mean() > 20.0
+    # ... and is not removed: the servers are the bottleneck either way
+    np.testing.assert_allclose(held[2], dep, atol=1e-12)
+    np.testing.assert_allclose(dep[c - 1 :: c], 0.1 * c + np.arange(1, n // c + 1), atol=1e-12)
+
+
+def _memory_limited_fcfs(arr, work, size, c, mem_limit, read):
     """Entry and departure times by the definition: a customer enters when the customers in
-    memory (entered, not departed) plus itself fit, or memory is empty; then takes the earliest
-    free server. Quadratic, for small inputs."""
+    memory (entered, not departed) plus itself fit, or memory is empty; the single reader then
+    works ``read`` on it after the one before; then it takes the earliest free server.
+    Quadratic, for small inputs."""
     free, entered, entry, dep = np.zeros(c), [], [], []
-    last_entry = 0.0
-    for a, w, s in zip(arr, work, size):
+    last_entry = last_read = 0.0
+    for a, w, s, r in zip(arr, work, size, read):
         t = max(a, last_entry)
         while True:
             held = [(d, m) for d, m in entered if d > t]
             if not held or sum(m for _, m in held) + s <= mem_limit:
                 break
             t = min(d for d, _ in held)
+        last_read = max(t, last_read) + r
         k = int(np.argmin(free))
-        free[k] = max(free[k], t) + w
+        free[k] = max(free[k], last_read) + w
         entered.append((free[k], s))
         last_entry = t
         entry.append(t)
@@ -210,26 +234,32 @@ def _arrivals(rng, n: int, servers: int, burst_every: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    ("servers", "burst_every", "mem_limit"),
+    ("servers", "burst_every", "mem_limit", "read_s"),
     [
-        (3, 10**9, 3.0),  # the memory binds often, the rings never fill
-        (3, 10**9, 10.0),
+        (3, 10**9, 3.0, 0.0),  # the memory binds often, the rings never fill
+        (3, 10**9, 10.0, 0.0),
         # between bursts each server's ring (64 places) fills long before a memory of about 200
         # customers does; the bursts of 300 fill it
-        (2, 1000, 200.0),
+        (2, 1000, 200.0, 0.0),
+        # a reader (Q Apply's browser) working on each customer in memory, 60% busy
+        (3, 1000, 10.0, 0.2),
+        (2, 1000, 200.0, 0.3),
     ],
 )
-def test_memory_limited_multi_server_follows_its_definition(servers, burst_every, mem_limit):
+def test_memory_limited_multi_server_follows_its_definition(servers, burst_every, mem_limit, read_s):
     rng = np.random.default_rng(5)
     n = 4000
     arr = _arrivals(rng, n, servers, burst_every)
     work = rng.exponential(1.0, n)
     size = rng.uniform(0.5, 1.5, n)
     size[100] = 2 * mem_limit  # a monster waits for an empty memory
-    want_entry, want_dep = _memory_limited_fcfs(arr, work, size, servers, mem_limit)
+    read = rng.exponential(read_s, n) if read_s else np.zeros(n)
+    want_entry, want_dep = _memory_limited_fcfs(arr, work, size, servers, mem_limit, read)
     st = MultiServerState(servers)
     got = [
-        multi_server_memory(arr[i : i + 700], work[i : i + 700], size[i : i + 700], st, mem_limit)
+        multi_server_memory(
+            arr[i : i + 700], work[i : i + 700], size[i : i + 700], st, mem_limit, read=read[i : i + 700]
+        )
         for i in range(0, n, 700)
     ]
     np.testing.assert_allclose(np.concatenate([g[0] for g in got]), want_entry, rtol=0, atol=1e-9)

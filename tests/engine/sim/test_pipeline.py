@@ -421,3 +421,31 @@ def test_channel_batches_deliver_together_and_cost_a_sync_each(cfg):
     drain = (tr["ch_dep"] > 21) & (tr["ch_dep"] < 24)
     rows_per_s = tr["rows"][drain].sum() / 3.0
     assert rows_per_s == pytest.approx(cfg.channel_rows_per_s, rel=0.03)
+
+
+def test_a_channel_batch_waits_in_q_apply_memory_as_far_as_memory_limit_holds_it(cfg):
+    """The browser gets each message as soon as it is on the receive queue and fits in
+    MEMORY_LIMIT (QLATENCY ends there); a batch of 50 then waits in Q Apply's memory for the
+    browser and the agents (APPLY_LATENCY). A MEMORY_LIMIT of 16 messages moves that wait onto
+    the receive queue without removing it."""
+    msg_bytes = cfg.rows_per_txn * cfg.trans_batch_sz * cfg.bytes_per_row
+    waits = {}
+    for memory_msgs in (math.inf, 16):
+        run_cfg = dataclasses.replace(
+            cfg,
+            channel_batch_msgs=50.0,
+            channel_sync_s=0.004,
+            browser_rows_per_s=1.5 * cfg.apply_rows_per_s,
+            apply_memory_bytes=memory_msgs * msg_bytes,
+        )
+        rate = 0.8 * run_cfg.max_rows_per_s
+        tr = simulate_config(run_cfg, 60, seed=2, profile=profiles.constant(rate), trace=True).trace
+        after = tr["commit"] > 10.0
+        waits[memory_msgs] = (tr["get"][after] - tr["recv"][after], tr["done"][after] - tr["get"][after])
+    on_queue, in_memory = waits[math.inf]
+    assert np.all(on_queue == 0.0)
+    one_service_s = cfg.rows_per_txn * cfg.trans_batch_sz * cfg.apply_servers / cfg.apply_rows_per_s
+    assert in_memory.mean() > 5 * one_service_s  # the batch's wait, in memory
+    held_on_queue, held_in_memory = waits[16]
+    assert np.mean(held_on_queue > 0.0) > 0.9 and held_on_queue.mean() > 5 * held_in_memory.mean()
+    assert (held_on_queue + held_in_memory).mean() == pytest.approx((on_queue + in_memory).mean(), rel=0.02)

@@ -13,12 +13,15 @@ that engine is refitted and reworked from time to time):
   :func:`engine.perf.qrep.latency.reader_wait_ms`), and both read the log-read delay of a
   data-sharing group from the same coefficient;
 * QLATENCY + APPLY_LATENCY (MQ put to target commit): within 50%;
-* QLATENCY: within a factor of 2.5 or 30 ms, APPLY_LATENCY within a factor of 8 or 40 ms. Both
-  engines commit to MQ every COMMIT_INTERVAL or at the transaction limit, but split the wait of
-  the burst a commit or a channel batch delivers differently: in the simulation the single
-  browser reads it message by message (the wait is on the receive queue: QLATENCY) and the
-  agents then queue for it, where the steady-state engine charges batch arrivals to the agents
-  (APPLY_LATENCY); the widest gap, 7.5x, is the four queue maps' at 50% of capacity;
+* QLATENCY: within 30%, APPLY_LATENCY within a factor of 10 or 45 ms. Both engines commit to MQ
+  every COMMIT_INTERVAL or at the transaction limit and split the wait of the burst a commit or
+  a channel batch delivers by one rule (:func:`engine.perf.qrep.latency.burst_wait`): the
+  browser gets the messages as soon as they are on the receive queue and fit in MEMORY_LIMIT,
+  so the burst waits in Q Apply's memory (APPLY_LATENCY). The simulation's bursts come one
+  channel batch apart where the steady-state engine takes them as Poisson arrivals, and its
+  agents run at the smallest apply-side capacity: the widest gap, 8.9x, is the four queue
+  maps' at 50% of capacity, where the apply LPAR's CPU caps them to four servers, half busy,
+  which take a whole commit of 130 messages at once (the steady state's agents are 5% busy);
 * END2END_LATENCY: within 25% (the goal itself), and the simulated parts add up to it.
 
 The same checks of throughput and APPLY_LATENCY hold with 30% dependent transactions and with
@@ -69,7 +72,7 @@ def _within(sim: float, steady: float, factor: float, abs_ms: float) -> bool:
 
 def _assert_apply_latency(a, name):
     sim, steady = a.simulated["APPLY_LATENCY"], a.steady["APPLY_LATENCY"]
-    assert _within(sim, steady, 8.0, 40.0), (
+    assert _within(sim, steady, 10.0, 45.0), (
         f"{name}: APPLY_LATENCY {sim:.1f} ms simulated vs {steady:.1f} ms steady"
     )
 
@@ -86,7 +89,7 @@ def test_monitor_averages_agree_with_the_steady_state(path, load):
     sim, steady = a.simulated, a.steady
     assert sim["rows_per_s"] == pytest.approx(steady["rows_per_s"], rel=0.02)
     assert sim["CAPTURE_LATENCY"] == pytest.approx(steady["CAPTURE_LATENCY"], rel=0.10)
-    assert _within(sim["QLATENCY"], steady["QLATENCY"], 2.5, 30.0)
+    assert sim["QLATENCY"] == pytest.approx(steady["QLATENCY"], rel=0.30)
     _assert_apply_latency(a, path.stem)
     in_mq_and_apply = sim["QLATENCY"] + sim["APPLY_LATENCY"]
     assert in_mq_and_apply == pytest.approx(steady["QLATENCY"] + steady["APPLY_LATENCY"], rel=0.50)
